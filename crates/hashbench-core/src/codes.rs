@@ -1,0 +1,219 @@
+//! Packed binary codes. One code occupies `words_per_code` little-endian `u64`
+//! words; bit `j` of a code lives in word `j / 64` at position `j % 64`. Unused
+//! high bits of the last word are always zero, so Hamming distance is a plain
+//! `count_ones` over XORed words.
+
+use std::io::{self, Read, Write};
+
+use faer::MatRef;
+
+/// Magic bytes opening the on-disk code layout written by [`BitCodes::write_to`].
+pub const CODES_MAGIC: &[u8; 8] = b"HBCODES1";
+
+/// A set of `len` binary codes of `n_bits` bits each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BitCodes {
+    n_bits: usize,
+    words_per_code: usize,
+    words: Vec<u64>,
+}
+
+impl BitCodes {
+    /// `len` all-zero codes of `n_bits` bits.
+    pub fn zeros(len: usize, n_bits: usize) -> Self {
+        let words_per_code = n_bits.div_ceil(64).max(1);
+        Self {
+            n_bits,
+            words_per_code,
+            words: vec![0; len * words_per_code],
+        }
+    }
+
+    /// Codes from real-valued projections (rows = items, columns = bits):
+    /// bit = 1 where the projection is > 0.
+    pub fn from_projections(p: MatRef<'_, f64>) -> Self {
+        Self::from_fn(p.nrows(), p.ncols(), |i, j| p[(i, j)] > 0.0)
+    }
+
+    /// Codes whose bit `j` of item `i` is `f(i, j)`.
+    pub fn from_fn(len: usize, n_bits: usize, mut f: impl FnMut(usize, usize) -> bool) -> Self {
+        let mut c = Self::zeros(len, n_bits);
+        for i in 0..len {
+            for j in 0..n_bits {
+                if f(i, j) {
+                    c.words[i * c.words_per_code + j / 64] |= 1u64 << (j % 64);
+                }
+            }
+        }
+        c
+    }
+
+    /// Number of codes.
+    pub fn len(&self) -> usize {
+        self.words.len() / self.words_per_code
+    }
+
+    /// True when there are no codes.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Bits per code.
+    pub fn n_bits(&self) -> usize {
+        self.n_bits
+    }
+
+    /// `u64` words per code.
+    pub fn words_per_code(&self) -> usize {
+        self.words_per_code
+    }
+
+    /// The packed words of code `i`.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    #[track_caller]
+    pub fn code(&self, i: usize) -> &[u64] {
+        &self.words[i * self.words_per_code..(i + 1) * self.words_per_code]
+    }
+
+    /// All packed words, code after code.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Bit `j` of code `i`.
+    ///
+    /// # Panics
+    /// If `i` or `j` is out of range.
+    #[track_caller]
+    pub fn bit(&self, i: usize, j: usize) -> bool {
+        assert!(j < self.n_bits, "bit {j} out of range 0..{}", self.n_bits);
+        self.words[i * self.words_per_code + j / 64] >> (j % 64) & 1 == 1
+    }
+
+    /// Flips bit `j` in every code (a relabelling of one hash function's output).
+    ///
+    /// # Panics
+    /// If `j >= self.n_bits()`.
+    #[track_caller]
+    pub fn flip_bit_everywhere(&mut self, j: usize) {
+        assert!(j < self.n_bits, "bit {j} out of range 0..{}", self.n_bits);
+        let (w, mask) = (j / 64, 1u64 << (j % 64));
+        for code in self.words.chunks_exact_mut(self.words_per_code) {
+            code[w] ^= mask;
+        }
+    }
+
+    /// The codes at `rows`, in that order.
+    pub fn select(&self, rows: &[usize]) -> Self {
+        let mut words = Vec::with_capacity(rows.len() * self.words_per_code);
+        for &r in rows {
+            words.extend_from_slice(self.code(r));
+        }
+        Self {
+            n_bits: self.n_bits,
+            words_per_code: self.words_per_code,
+            words,
+        }
+    }
+
+    /// Writes the documented binary layout: the 8 bytes `HBCODES1`, then `len` as
+    /// u64 LE, `n_bits` as u32 LE, `words_per_code` as u32 LE, then every word as
+    /// u64 LE, code after code (bit `j` of a code = bit `j % 64` of word `j / 64`).
+    ///
+    /// # Errors
+    /// Any I/O error of the writer.
+    pub fn write_to(&self, mut w: impl Write) -> io::Result<()> {
+        w.write_all(CODES_MAGIC)?;
+        w.write_all(&(self.len() as u64).to_le_bytes())?;
+        w.write_all(&(self.n_bits as u32).to_le_bytes())?;
+        w.write_all(&(self.words_per_code as u32).to_le_bytes())?;
+        for word in &self.words {
+            w.write_all(&word.to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Reads the layout written by [`BitCodes::write_to`].
+    ///
+    /// # Errors
+    /// `InvalidData` on a wrong magic or inconsistent header, `UnexpectedEof` on a
+    /// truncated body.
+    pub fn read_from(mut r: impl Read) -> io::Result<Self> {
+        let mut magic = [0u8; 8];
+        r.read_exact(&mut magic)?;
+        if &magic != CODES_MAGIC {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not a HBCODES1 file",
+            ));
+        }
+        let mut b8 = [0u8; 8];
+        let mut b4 = [0u8; 4];
+        r.read_exact(&mut b8)?;
+        let len = u64::from_le_bytes(b8) as usize;
+        r.read_exact(&mut b4)?;
+        let n_bits = u32::from_le_bytes(b4) as usize;
+        r.read_exact(&mut b4)?;
+        let words_per_code = u32::from_le_bytes(b4) as usize;
+        if words_per_code != n_bits.div_ceil(64).max(1) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{words_per_code} words per code cannot hold {n_bits} bits"),
+            ));
+        }
+        let mut words = Vec::with_capacity(len * words_per_code);
+        for _ in 0..len * words_per_code {
+            r.read_exact(&mut b8)?;
+            words.push(u64::from_le_bytes(b8));
+        }
+        Ok(Self {
+            n_bits,
+            words_per_code,
+            words,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_are_packed_lsb_first_and_padding_stays_zero() {
+        let c = BitCodes::from_fn(2, 70, |i, j| (i == 0 && j == 0) || (i == 1 && j == 69));
+        assert_eq!(c.words_per_code(), 2);
+        assert_eq!(c.code(0), &[1, 0]);
+        assert_eq!(c.code(1), &[0, 1 << 5]);
+        assert!(c.bit(1, 69) && !c.bit(1, 68));
+    }
+
+    #[test]
+    fn projections_threshold_strictly_above_zero() {
+        let p = faer::mat![[0.5, 0.0, -1.0]];
+        let c = BitCodes::from_projections(p.as_ref());
+        assert_eq!(c.code(0), &[0b001]);
+    }
+
+    #[test]
+    fn binary_layout_round_trips_and_rejects_truncation() {
+        let c = BitCodes::from_fn(5, 100, |i, j| (i * 7 + j * 3) % 5 == 0);
+        let mut buf = Vec::new();
+        c.write_to(&mut buf).unwrap();
+        assert_eq!(buf.len(), 8 + 8 + 4 + 4 + 5 * 2 * 8);
+        assert_eq!(BitCodes::read_from(&buf[..]).unwrap(), c);
+        let err = BitCodes::read_from(&buf[..buf.len() - 3]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn flipping_twice_restores_the_codes() {
+        let c = BitCodes::from_fn(4, 12, |i, j| (i + j) % 3 == 0);
+        let mut d = c.clone();
+        d.flip_bit_everywhere(7);
+        assert_ne!(c, d);
+        d.flip_bit_everywhere(7);
+        assert_eq!(c, d);
+    }
+}

@@ -1,0 +1,17 @@
+#![doc = include_str!("../README.md")]
+
+pub mod codes;
+pub mod data;
+pub mod error;
+pub mod linalg;
+pub mod linear;
+pub mod method;
+pub mod search;
+pub mod seed;
+pub mod truth;
+
+pub use codes::BitCodes;
+pub use data::{Data, TrainSet};
+pub use error::{EncodeError, FitError, LinalgError, ParamError};
+pub use method::{HashMethod, HashModel};
+pub use truth::GroundTruth;

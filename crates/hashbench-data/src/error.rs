@@ -1,0 +1,79 @@
+//! Data errors name the file (and where useful the byte offset or line) at fault.
+
+use std::path::{Path, PathBuf};
+
+/// A data loading, registry, split or ground-truth error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file's contents do not follow its format.
+    #[error("{path}: {reason}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with an offset where known.
+        reason: String,
+    },
+    /// A registered file is missing.
+    #[error("dataset `{dataset}`: file {path} is missing; {fix}")]
+    Missing {
+        /// Dataset name.
+        dataset: String,
+        /// Expected path.
+        path: PathBuf,
+        /// How to obtain it.
+        fix: String,
+    },
+    /// A registered file has another checksum.
+    #[error(
+        "dataset `{dataset}`: {path} has sha256 {actual}, the registry expects {expected}; \
+         the file is corrupt or another version; {fix}"
+    )]
+    Checksum {
+        /// Dataset name.
+        dataset: String,
+        /// The file.
+        path: PathBuf,
+        /// Registry value.
+        expected: String,
+        /// Computed value.
+        actual: String,
+        /// How to obtain a good copy.
+        fix: String,
+    },
+    /// A dataset name is not in the registry.
+    #[error("dataset `{0}` is not in the registry (configs/datasets.toml); known: {1}")]
+    UnknownDataset(String, String),
+    /// A split or ground-truth request does not fit the data.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl DataError {
+    /// An I/O error at `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// A format error at `path`.
+    pub fn format(path: &Path, reason: impl Into<String>) -> Self {
+        Self::Format {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, DataError>;

@@ -1,0 +1,44 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+pub mod idx;
+pub mod knn;
+pub mod npm_json;
+pub mod registry;
+pub mod split;
+pub mod truth;
+pub mod vecs;
+
+pub use error::{DataError, Result};
+pub use registry::{Dataset, DatasetEntry, PartEntry, Registry};
+pub use split::{Count, Split, SplitSpec};
+pub use truth::{TruthRule, build_truth};
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+/// Opens `path` for reading, transparently gunzipping when the file starts with
+/// the gzip magic bytes.
+///
+/// # Errors
+/// [`DataError::Io`] naming the path.
+pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn Read>> {
+    let file = File::open(path).map_err(|e| DataError::io(path, e))?;
+    let mut reader = BufReader::new(file);
+    let mut magic = [0u8; 2];
+    let n = peek(&mut reader, &mut magic).map_err(|e| DataError::io(path, e))?;
+    if n == 2 && magic == [0x1f, 0x8b] {
+        Ok(Box::new(flate2::read::MultiGzDecoder::new(reader)))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+fn peek(reader: &mut BufReader<File>, out: &mut [u8; 2]) -> std::io::Result<usize> {
+    use std::io::BufRead;
+    let buf = reader.fill_buf()?;
+    let n = buf.len().min(2);
+    out[..n].copy_from_slice(&buf[..n]);
+    Ok(n)
+}

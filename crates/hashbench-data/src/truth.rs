@@ -1,0 +1,325 @@
+//! Ground-truth rules, named in a spec's `[ground_truth]` table, and their
+//! on-disk cache (exact neighbours are the one expensive step of a run).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use faer::Mat;
+use hashbench_core::GroundTruth;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::knn::k_nearest;
+use crate::registry::hex;
+use crate::{DataError, Dataset, Result, Split};
+
+/// Which database items count as true neighbours of a query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum TruthRule {
+    /// Same class label (SPLH MNIST).
+    SameLabel,
+    /// The `k` nearest by Euclidean distance (SpaH: k = 25).
+    KNearest {
+        /// Neighbours per query.
+        k: usize,
+    },
+    /// The top `percent` percent nearest by Euclidean distance (SPLH SIFT-1M: 2).
+    TopPercent {
+        /// Percentage of the database, in (0, 100].
+        percent: f64,
+    },
+    /// Within the mean Euclidean distance from a database item to its
+    /// `neighbour`-th nearest database item (KLSH Fig. 8, BRE convention: 50);
+    /// the mean is taken over `sample` database items drawn with the split seed.
+    MeanDistanceBall {
+        /// Which neighbour's distance is averaged.
+        #[serde(default = "fifty")]
+        neighbour: usize,
+        /// Database items the mean is estimated from.
+        #[serde(default = "thousand")]
+        sample: usize,
+    },
+}
+
+fn fifty() -> usize {
+    50
+}
+
+fn thousand() -> usize {
+    1000
+}
+
+impl TruthRule {
+    /// Checks the rule's own parameters.
+    ///
+    /// # Errors
+    /// A message naming the bad field.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        match self {
+            TruthRule::KNearest { k: 0 } => Err("ground_truth.k must be at least 1".into()),
+            TruthRule::TopPercent { percent } if !(*percent > 0.0 && *percent <= 100.0) => Err(
+                format!("ground_truth.percent = {percent} must be in (0, 100]"),
+            ),
+            TruthRule::MeanDistanceBall { neighbour: 0, .. }
+            | TruthRule::MeanDistanceBall { sample: 0, .. } => {
+                Err("ground_truth.neighbour and ground_truth.sample must be at least 1".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the rule needs class labels.
+    pub fn needs_labels(&self) -> bool {
+        matches!(self, TruthRule::SameLabel)
+    }
+}
+
+/// Builds the ground truth of `split` under `rule`, reading and writing the
+/// cache in `cache_dir` for the distance-based rules.
+///
+/// # Errors
+/// Missing labels, non-dense data, an impossible k, or cache I/O errors.
+pub fn build_truth(
+    rule: &TruthRule,
+    data: &Dataset,
+    split: &Split,
+    seed: u64,
+    cache_dir: Option<&Path>,
+) -> Result<GroundTruth> {
+    if let TruthRule::SameLabel = rule {
+        let labels = data.labels.as_ref().ok_or_else(|| {
+            DataError::Invalid(format!(
+                "ground_truth.rule = \"same-label\", but dataset `{}` has no labels",
+                data.name
+            ))
+        })?;
+        return Ok(GroundTruth::SameLabel {
+            query_labels: split.queries.iter().map(|&i| labels[i]).collect(),
+            db_labels: split.database.iter().map(|&i| labels[i]).collect(),
+        });
+    }
+    let cache =
+        cache_dir.map(|d| d.join(format!("truth-{}.bin", cache_key(rule, data, split, seed))));
+    if let Some(path) = &cache {
+        if path.exists() {
+            return read_lists(path);
+        }
+    }
+    let x = data.x.as_dense().ok_or_else(|| {
+        DataError::Invalid(format!(
+            "ground truth by Euclidean distance needs dense vectors; `{}` holds {}",
+            data.name,
+            data.x.kind()
+        ))
+    })?;
+    let pick = |rows: &[usize]| Mat::from_fn(rows.len(), x.ncols(), |i, j| x[(rows[i], j)]);
+    let (q, db) = (pick(&split.queries), pick(&split.database));
+    let n_db = db.nrows();
+    let lists: Vec<Vec<u32>> = match rule {
+        TruthRule::SameLabel => unreachable!("handled above"),
+        TruthRule::KNearest { k } => {
+            sorted_ids(k_nearest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, None))
+        }
+        TruthRule::TopPercent { percent } => {
+            let k = ((percent / 100.0) * n_db as f64).round().max(1.0) as usize;
+            sorted_ids(k_nearest(q.as_ref(), db.as_ref(), check_k(k, n_db)?, None))
+        }
+        TruthRule::MeanDistanceBall { neighbour, sample } => {
+            check_k(*neighbour, n_db.saturating_sub(1))?;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut rows: Vec<usize> = (0..n_db).collect();
+            rows.shuffle(&mut rng);
+            rows.truncate((*sample).min(n_db));
+            let s = Mat::from_fn(rows.len(), db.ncols(), |i, j| db[(rows[i], j)]);
+            let nn = k_nearest(s.as_ref(), db.as_ref(), *neighbour, Some(&rows));
+            let threshold =
+                nn.iter().map(|l| l[neighbour - 1].0.sqrt()).sum::<f64>() / nn.len() as f64;
+            let t2 = threshold * threshold;
+            let all = k_nearest(q.as_ref(), db.as_ref(), n_db, None);
+            all.into_iter()
+                .map(|l| {
+                    let mut v: Vec<u32> = l
+                        .into_iter()
+                        .take_while(|p| p.0 <= t2)
+                        .map(|p| p.1)
+                        .collect();
+                    v.sort_unstable();
+                    v
+                })
+                .collect()
+        }
+    };
+    let truth = GroundTruth::Lists { n_db, lists };
+    if let Some(path) = &cache {
+        write_lists(path, &truth)?;
+    }
+    Ok(truth)
+}
+
+fn check_k(k: usize, n_db: usize) -> Result<usize> {
+    if k > n_db {
+        return Err(DataError::Invalid(format!(
+            "ground truth needs {k} neighbours, the database has {n_db} items"
+        )));
+    }
+    Ok(k)
+}
+
+fn sorted_ids(nn: Vec<Vec<(f64, u32)>>) -> Vec<Vec<u32>> {
+    nn.into_iter()
+        .map(|l| {
+            let mut v: Vec<u32> = l.into_iter().map(|p| p.1).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect()
+}
+
+fn cache_key(rule: &TruthRule, data: &Dataset, split: &Split, seed: u64) -> String {
+    let mut h = Sha256::new();
+    h.update(data.name.as_bytes());
+    h.update(data.fingerprint.as_bytes());
+    h.update(format!("{rule:?}/{seed}").as_bytes());
+    for part in [&split.queries, &split.database] {
+        h.update((part.len() as u64).to_le_bytes());
+        for &i in part {
+            h.update((i as u64).to_le_bytes());
+        }
+    }
+    hex(&h.finalize()[..12])
+}
+
+/// Cache layout: u64 LE database size, u64 LE query count, then per query a u32
+/// LE length and that many u32 LE indices.
+fn write_lists(path: &Path, truth: &GroundTruth) -> Result<()> {
+    let GroundTruth::Lists { n_db, lists } = truth else {
+        return Ok(());
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| DataError::io(dir, e))?;
+    }
+    let tmp: PathBuf = path.with_extension("tmp");
+    let mut buf = Vec::new();
+    buf.extend((*n_db as u64).to_le_bytes());
+    buf.extend((lists.len() as u64).to_le_bytes());
+    for l in lists {
+        buf.extend((l.len() as u32).to_le_bytes());
+        l.iter().for_each(|i| buf.extend(i.to_le_bytes()));
+    }
+    std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(&buf))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| DataError::io(path, e))
+}
+
+fn read_lists(path: &Path) -> Result<GroundTruth> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| DataError::io(path, e))?;
+    let bad = || DataError::format(path, "truncated ground-truth cache; delete it to rebuild");
+    let mut words = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()));
+    let mut next = || words.next().ok_or_else(bad);
+    let n_db = (next()? as u64 | (next()? as u64) << 32) as usize;
+    let n_q = (next()? as u64 | (next()? as u64) << 32) as usize;
+    let mut lists = Vec::with_capacity(n_q);
+    for _ in 0..n_q {
+        let len = next()? as usize;
+        lists.push((0..len).map(|_| next()).collect::<Result<Vec<u32>>>()?);
+    }
+    Ok(GroundTruth::Lists { n_db, lists })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashbench_core::Data;
+
+    fn line_dataset(n: usize) -> Dataset {
+        Dataset {
+            name: "line".into(),
+            x: Data::Dense(Mat::from_fn(n, 1, |i, _| i as f64)),
+            labels: Some((0..n as u32).map(|i| i % 2).collect()),
+            parts: vec![],
+            fingerprint: "f".into(),
+        }
+    }
+
+    fn split() -> Split {
+        Split {
+            queries: vec![0, 10],
+            database: (1..10).chain(11..20).collect(),
+            training: vec![],
+            labelled: vec![],
+        }
+    }
+
+    #[test]
+    fn k_nearest_and_top_percent_on_a_line() {
+        let d = line_dataset(20);
+        let t = build_truth(&TruthRule::KNearest { k: 3 }, &d, &split(), 0, None).unwrap();
+        // database positions: items 1..9 at 0..8, items 11..19 at 9..17
+        assert_eq!(
+            t,
+            GroundTruth::Lists {
+                n_db: 18,
+                lists: vec![vec![0, 1, 2], vec![8, 9, 10]]
+            }
+        );
+        // 11.2 percent of 18 items rounds to 2 neighbours
+        let t = build_truth(
+            &TruthRule::TopPercent { percent: 11.2 },
+            &d,
+            &split(),
+            0,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            t,
+            GroundTruth::Lists {
+                n_db: 18,
+                lists: vec![vec![0, 1], vec![8, 9]]
+            }
+        );
+    }
+
+    #[test]
+    fn mean_distance_ball_uses_the_mean_neighbour_distance() {
+        // every database point on the integer line has its 1st neighbour at distance 1
+        let d = line_dataset(20);
+        let rule = TruthRule::MeanDistanceBall {
+            neighbour: 1,
+            sample: 100,
+        };
+        let t = build_truth(&rule, &d, &split(), 0, None).unwrap();
+        assert_eq!(
+            t,
+            GroundTruth::Lists {
+                n_db: 18,
+                lists: vec![vec![0], vec![8, 9]]
+            }
+        );
+    }
+
+    #[test]
+    fn same_label_and_cache_round_trip() {
+        let d = line_dataset(20);
+        let t = build_truth(&TruthRule::SameLabel, &d, &split(), 0, None).unwrap();
+        assert_eq!(t.n_db(), 18);
+        let dir = tempfile::tempdir().unwrap();
+        let rule = TruthRule::KNearest { k: 4 };
+        let a = build_truth(&rule, &d, &split(), 0, Some(dir.path())).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let b = build_truth(&rule, &d, &split(), 0, Some(dir.path())).unwrap();
+        assert_eq!(a, b);
+        let e = build_truth(&TruthRule::KNearest { k: 40 }, &d, &split(), 0, None).unwrap_err();
+        assert!(e.to_string().contains("40 neighbours"));
+    }
+}

@@ -1,0 +1,177 @@
+//! The `.fvecs` / `.ivecs` / `.bvecs` formats of the INRIA ANN benchmarks
+//! (SIFT-1M, GIST-1M): each vector is a little-endian i32 dimension followed by
+//! that many values (f32, i32 or u8). All vectors of a file share the dimension.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::{DataError, Result, open_maybe_gz};
+
+/// The value type of a vecs file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VecsKind {
+    /// `.fvecs`: f32 values.
+    F32,
+    /// `.ivecs`: i32 values.
+    I32,
+    /// `.bvecs`: u8 values.
+    U8,
+}
+
+impl VecsKind {
+    fn width(self) -> usize {
+        match self {
+            VecsKind::F32 | VecsKind::I32 => 4,
+            VecsKind::U8 => 1,
+        }
+    }
+}
+
+/// Reads a vecs file into (number of vectors, dimension, values as f64, row-major).
+/// `limit` stops after that many vectors.
+///
+/// # Errors
+/// I/O errors, a non-positive or changing dimension, or a truncated vector,
+/// naming the path and the vector index.
+pub fn read_vecs(
+    path: &Path,
+    kind: VecsKind,
+    limit: Option<usize>,
+) -> Result<(usize, usize, Vec<f64>)> {
+    let mut r = open_maybe_gz(path)?;
+    let mut bytes = Vec::new();
+    r.read_to_end(&mut bytes)
+        .map_err(|e| DataError::io(path, e))?;
+    let mut values = Vec::new();
+    let (mut pos, mut n, mut dim) = (0usize, 0usize, None);
+    while pos < bytes.len() && limit.is_none_or(|l| n < l) {
+        if bytes.len() - pos < 4 {
+            return Err(DataError::format(
+                path,
+                format!("vector {n}: truncated dimension field at byte {pos}"),
+            ));
+        }
+        let d = i32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap());
+        if d <= 0 {
+            return Err(DataError::format(
+                path,
+                format!("vector {n}: dimension {d} at byte {pos} is not positive"),
+            ));
+        }
+        let d = d as usize;
+        if let Some(first) = dim {
+            if d != first {
+                return Err(DataError::format(
+                    path,
+                    format!("vector {n}: dimension {d}, earlier vectors have {first}"),
+                ));
+            }
+        }
+        dim = Some(d);
+        pos += 4;
+        let need = d * kind.width();
+        if bytes.len() - pos < need {
+            return Err(DataError::format(
+                path,
+                format!(
+                    "vector {n}: needs {need} value bytes at byte {pos}, file ends after {}",
+                    bytes.len() - pos
+                ),
+            ));
+        }
+        let body = &bytes[pos..pos + need];
+        match kind {
+            VecsKind::F32 => values.extend(
+                body.chunks_exact(4)
+                    .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap()))),
+            ),
+            VecsKind::I32 => values.extend(
+                body.chunks_exact(4)
+                    .map(|c| f64::from(i32::from_le_bytes(c.try_into().unwrap()))),
+            ),
+            VecsKind::U8 => values.extend(body.iter().map(|&b| f64::from(b))),
+        }
+        pos += need;
+        n += 1;
+    }
+    Ok((n, dim.unwrap_or(0), values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fvecs(rows: &[&[f32]]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for r in rows {
+            b.extend((r.len() as i32).to_le_bytes());
+            for v in *r {
+                b.extend(v.to_le_bytes());
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn reads_all_three_kinds() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.fvecs");
+        std::fs::write(&f, fvecs(&[&[1.5, -2.0], &[0.0, 3.25]])).unwrap();
+        assert_eq!(
+            read_vecs(&f, VecsKind::F32, None).unwrap(),
+            (2, 2, vec![1.5, -2.0, 0.0, 3.25])
+        );
+        assert_eq!(
+            read_vecs(&f, VecsKind::F32, Some(1)).unwrap(),
+            (1, 2, vec![1.5, -2.0])
+        );
+        let i = dir.path().join("a.ivecs");
+        let mut b = Vec::new();
+        for v in [3i32, 7, -1, 42] {
+            b.extend(v.to_le_bytes());
+        }
+        std::fs::write(&i, b).unwrap();
+        assert_eq!(
+            read_vecs(&i, VecsKind::I32, None).unwrap(),
+            (1, 3, vec![7.0, -1.0, 42.0])
+        );
+        let u = dir.path().join("a.bvecs");
+        std::fs::write(&u, [2, 0, 0, 0, 9, 255, 2, 0, 0, 0, 1, 2]).unwrap();
+        assert_eq!(
+            read_vecs(&u, VecsKind::U8, None).unwrap(),
+            (2, 2, vec![9.0, 255.0, 1.0, 2.0])
+        );
+    }
+
+    #[test]
+    fn truncated_and_malformed_files_name_the_vector() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("bad.fvecs");
+        let mut b = fvecs(&[&[1.0, 2.0], &[3.0, 4.0]]);
+        b.truncate(b.len() - 2);
+        std::fs::write(&f, &b).unwrap();
+        let e = read_vecs(&f, VecsKind::F32, None).unwrap_err().to_string();
+        assert!(e.contains("bad.fvecs") && e.contains("vector 1"), "{e}");
+        std::fs::write(&f, fvecs(&[&[1.0, 2.0], &[3.0]])).unwrap();
+        assert!(
+            read_vecs(&f, VecsKind::F32, None)
+                .unwrap_err()
+                .to_string()
+                .contains("earlier vectors have 2")
+        );
+        std::fs::write(&f, (-3i32).to_le_bytes()).unwrap();
+        assert!(
+            read_vecs(&f, VecsKind::F32, None)
+                .unwrap_err()
+                .to_string()
+                .contains("not positive")
+        );
+        std::fs::write(&f, [1, 0]).unwrap();
+        assert!(
+            read_vecs(&f, VecsKind::F32, None)
+                .unwrap_err()
+                .to_string()
+                .contains("truncated dimension")
+        );
+    }
+}

@@ -1,0 +1,362 @@
+//! Metric policies as written in an experiment spec, and their aggregation over
+//! queries. Queries are evaluated in parallel and reduced in query order, so the
+//! numbers do not depend on the thread count.
+
+use hashbench_core::search::hamming_distances_into;
+use hashbench_core::{BitCodes, GroundTruth};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::per_query::{QueryStats, expected_average_precision, query_stats};
+
+/// Order of database items at equal Hamming distance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TiePolicy {
+    /// Ties broken by database index (stable order).
+    #[default]
+    Index,
+    /// Expected value over random orders of tied items.
+    Expected,
+}
+
+/// Treatment of a query whose Hamming ball is empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmptyPolicy {
+    /// Scores precision 0 (SPLH; Spectral Hashing).
+    #[default]
+    Zero,
+    /// Left out of the precision average.
+    Skip,
+}
+
+/// One metric with its policy, as selected in a spec (`metric = "..."`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "metric", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum MetricSpec {
+    /// Mean average precision over the full Hamming ranking.
+    Map {
+        /// Tie order.
+        #[serde(default)]
+        ties: TiePolicy,
+    },
+    /// Precision (and recall) of the Hamming ball of radius `radius`.
+    PrecisionAtRadius {
+        /// Hamming radius.
+        radius: u32,
+        /// Empty-ball policy.
+        #[serde(default)]
+        empty: EmptyPolicy,
+    },
+    /// F1 of precision and recall at radius `radius`.
+    F1AtRadius {
+        /// Hamming radius.
+        radius: u32,
+        /// Empty-ball policy for the precision.
+        #[serde(default)]
+        empty: EmptyPolicy,
+    },
+    /// Recall of the top N of the ranking against N.
+    RecallCurve {
+        /// Number of N values, evenly spaced up to the database size.
+        #[serde(default = "default_curve_points")]
+        points: usize,
+    },
+    /// Precision of the first M of the ranking.
+    PrecisionFirstM {
+        /// The M values.
+        m: Vec<usize>,
+    },
+    /// Precision-recall of the Hamming ball as the radius sweeps 0..=bits.
+    PrRadiusSweep,
+}
+
+fn default_curve_points() -> usize {
+    50
+}
+
+impl MetricSpec {
+    /// Checks the policy's own parameters.
+    ///
+    /// # Errors
+    /// A message naming the bad field.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            MetricSpec::RecallCurve { points } if *points == 0 => {
+                Err("recall-curve: `points` must be at least 1".into())
+            }
+            MetricSpec::PrecisionFirstM { m } if m.is_empty() || m.contains(&0) => {
+                Err("precision-first-m: `m` must list positive counts".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Names of the scalar metrics this policy writes.
+    pub fn scalar_names(&self) -> Vec<String> {
+        match self {
+            MetricSpec::Map {
+                ties: TiePolicy::Index,
+            } => vec!["map".into()],
+            MetricSpec::Map {
+                ties: TiePolicy::Expected,
+            } => vec!["map-tie-aware".into()],
+            MetricSpec::PrecisionAtRadius { radius, .. } => vec![
+                format!("precision-r{radius}"),
+                format!("recall-r{radius}"),
+                format!("failed-queries-r{radius}"),
+            ],
+            MetricSpec::F1AtRadius { radius, .. } => vec![format!("f1-r{radius}")],
+            _ => vec![],
+        }
+    }
+}
+
+/// A curve: named (x, y) points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// Curve name, e.g. `recall-vs-retrieved`.
+    pub name: String,
+    /// Points in x order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Every scalar and curve of one evaluation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MetricValues {
+    /// (metric name, value).
+    pub scalars: Vec<(String, f64)>,
+    /// Curves.
+    pub curves: Vec<Curve>,
+}
+
+/// Evaluates `specs` for every query code against the database codes.
+///
+/// # Panics
+/// If code lengths differ, or the ground truth's shape differs from the codes.
+#[track_caller]
+pub fn evaluate(
+    specs: &[MetricSpec],
+    db: &BitCodes,
+    queries: &BitCodes,
+    truth: &GroundTruth,
+) -> MetricValues {
+    assert_eq!(
+        db.n_bits(),
+        queries.n_bits(),
+        "query and database code lengths differ"
+    );
+    assert_eq!(truth.n_db(), db.len(), "ground truth database size");
+    assert_eq!(truth.n_queries(), queries.len(), "ground truth query count");
+    let n_db = db.len();
+    let tops = prefix_lengths(specs, n_db);
+    let need_ranking = specs.iter().any(|s| {
+        matches!(
+            s,
+            MetricSpec::Map {
+                ties: TiePolicy::Index
+            } | MetricSpec::RecallCurve { .. }
+                | MetricSpec::PrecisionFirstM { .. }
+        )
+    });
+    let n_bits = db.n_bits() as u32;
+    let stats: Vec<QueryStats> = (0..queries.len())
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; n_db], vec![false; n_db]),
+            |(distances, relevant), q| {
+                hamming_distances_into(queries.code(q), db, distances);
+                truth.fill_relevance(q, relevant);
+                query_stats(distances, relevant, n_bits, &tops, need_ranking)
+            },
+        )
+        .collect();
+    let mut out = MetricValues::default();
+    for spec in specs {
+        aggregate(spec, &stats, &tops, n_db, &mut out);
+    }
+    out
+}
+
+/// The ranking prefixes (top-N, first-M) any spec needs, deduplicated.
+fn prefix_lengths(specs: &[MetricSpec], n_db: usize) -> Vec<usize> {
+    let mut tops = Vec::new();
+    for s in specs {
+        match s {
+            MetricSpec::RecallCurve { points } => tops.extend(recall_grid(*points, n_db)),
+            MetricSpec::PrecisionFirstM { m } => tops.extend(m.iter().map(|&m| m.min(n_db))),
+            _ => {}
+        }
+    }
+    tops.sort_unstable();
+    tops.dedup();
+    tops
+}
+
+fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
+    let mut g: Vec<usize> = (1..=points).map(|k| (k * n_db).div_ceil(points)).collect();
+    g.dedup();
+    g
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 { f64::NAN } else { sum / n as f64 }
+}
+
+/// Mean precision (with the empty policy), mean recall and failed fraction of
+/// the Hamming ball at `radius`.
+fn ball_at(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> (f64, f64, f64) {
+    let mut precisions = Vec::with_capacity(stats.len());
+    let mut recalls = Vec::with_capacity(stats.len());
+    let mut failed = 0usize;
+    for s in stats {
+        let r = (radius as usize).min(s.at_distance.len() - 1);
+        let retrieved: u32 = s.at_distance[..=r].iter().sum();
+        let hits: u32 = s.relevant_at_distance[..=r].iter().sum();
+        if retrieved == 0 {
+            failed += 1;
+            if empty == EmptyPolicy::Zero {
+                precisions.push(0.0);
+            }
+        } else {
+            precisions.push(f64::from(hits) / f64::from(retrieved));
+        }
+        if s.n_relevant > 0 {
+            recalls.push(f64::from(hits) / s.n_relevant as f64);
+        }
+    }
+    let failed = failed as f64 / stats.len().max(1) as f64;
+    (
+        mean(precisions.into_iter()),
+        mean(recalls.into_iter()),
+        failed,
+    )
+}
+
+fn aggregate(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let names = spec.scalar_names();
+    let top_index = |n: usize| tops.binary_search(&n).expect("prefix registered");
+    match spec {
+        MetricSpec::Map { ties } => {
+            let ap = stats.iter().filter_map(|s| match ties {
+                TiePolicy::Index => s.ap_index,
+                TiePolicy::Expected => {
+                    expected_average_precision(&s.at_distance, &s.relevant_at_distance)
+                }
+            });
+            out.scalars.push((names[0].clone(), mean(ap)));
+        }
+        MetricSpec::PrecisionAtRadius { radius, empty } => {
+            let (p, r, failed) = ball_at(stats, *radius, *empty);
+            out.scalars.push((names[0].clone(), p));
+            out.scalars.push((names[1].clone(), r));
+            out.scalars.push((names[2].clone(), failed));
+        }
+        MetricSpec::F1AtRadius { radius, empty } => {
+            let (p, r, _) = ball_at(stats, *radius, *empty);
+            let f1 = if p + r > 0.0 {
+                2.0 * p * r / (p + r)
+            } else {
+                0.0
+            };
+            out.scalars.push((names[0].clone(), f1));
+        }
+        MetricSpec::RecallCurve { points } => {
+            let points = recall_grid(*points, n_db)
+                .into_iter()
+                .map(|n| {
+                    let k = top_index(n);
+                    let recall = mean(
+                        stats
+                            .iter()
+                            .filter(|s| s.n_relevant > 0)
+                            .map(|s| f64::from(s.relevant_in_top[k]) / s.n_relevant as f64),
+                    );
+                    (n as f64, recall)
+                })
+                .collect();
+            out.curves.push(Curve {
+                name: "recall-vs-retrieved".into(),
+                points,
+            });
+        }
+        MetricSpec::PrecisionFirstM { m } => {
+            let points = m
+                .iter()
+                .map(|&m| {
+                    let n = m.min(n_db);
+                    let k = top_index(n);
+                    let p = mean(
+                        stats
+                            .iter()
+                            .map(|s| f64::from(s.relevant_in_top[k]) / n as f64),
+                    );
+                    (m as f64, p)
+                })
+                .collect();
+            out.curves.push(Curve {
+                name: "precision-first-m".into(),
+                points,
+            });
+        }
+        MetricSpec::PrRadiusSweep => pr_sweep(stats, out),
+    }
+}
+
+fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
+    let bits = stats.first().map_or(0, |s| s.at_distance.len() - 1);
+    let (mut macro_pr, mut micro_pr, mut empty_fraction) = (Vec::new(), Vec::new(), Vec::new());
+    let mut retrieved = vec![0u64; stats.len()];
+    let mut hits = vec![0u64; stats.len()];
+    let total_relevant: u64 = stats.iter().map(|s| s.n_relevant as u64).sum();
+    for r in 0..=bits {
+        for (k, s) in stats.iter().enumerate() {
+            retrieved[k] += u64::from(s.at_distance[r]);
+            hits[k] += u64::from(s.relevant_at_distance[r]);
+        }
+        let precision = mean(
+            (0..stats.len())
+                .filter(|&k| retrieved[k] > 0)
+                .map(|k| hits[k] as f64 / retrieved[k] as f64),
+        );
+        let recall = mean(
+            (0..stats.len())
+                .filter(|&k| stats[k].n_relevant > 0)
+                .map(|k| hits[k] as f64 / stats[k].n_relevant as f64),
+        );
+        let empty =
+            retrieved.iter().filter(|&&n| n == 0).count() as f64 / stats.len().max(1) as f64;
+        macro_pr.push((recall, precision));
+        empty_fraction.push((r as f64, empty));
+        let (sum_ret, sum_hits): (u64, u64) = (retrieved.iter().sum(), hits.iter().sum());
+        let micro_p = if sum_ret > 0 {
+            sum_hits as f64 / sum_ret as f64
+        } else {
+            f64::NAN
+        };
+        let micro_r = if total_relevant > 0 {
+            sum_hits as f64 / total_relevant as f64
+        } else {
+            f64::NAN
+        };
+        micro_pr.push((micro_r, micro_p));
+    }
+    for (name, points) in [
+        ("pr-macro", macro_pr),
+        ("pr-micro", micro_pr),
+        ("pr-empty-fraction", empty_fraction),
+    ] {
+        out.curves.push(Curve {
+            name: name.into(),
+            points,
+        });
+    }
+}

@@ -1,0 +1,246 @@
+//! Metric policies on hand-computed cases, and the invariances every Hamming
+//! metric must have.
+
+use hashbench_core::{BitCodes, GroundTruth};
+use hashbench_eval::{EmptyPolicy, MetricSpec, MetricValues, TiePolicy, evaluate};
+use proptest::prelude::*;
+
+fn scalar(v: &MetricValues, name: &str) -> f64 {
+    v.scalars.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+fn codes(rows: &[u64], n_bits: usize) -> BitCodes {
+    BitCodes::from_fn(rows.len(), n_bits, |i, j| rows[i] >> j & 1 == 1)
+}
+
+/// Four-bit database of six items, two queries; labels give relevance.
+fn hand_case() -> (BitCodes, BitCodes, GroundTruth) {
+    let db = codes(&[0b0000, 0b0001, 0b0011, 0b1111, 0b0000, 0b1000], 4);
+    let q = codes(&[0b0000, 0b1111], 4);
+    let truth = GroundTruth::SameLabel {
+        query_labels: vec![0, 1],
+        db_labels: vec![0, 1, 0, 1, 1, 0],
+    };
+    (db, q, truth)
+}
+
+#[test]
+fn hand_case_map_with_index_ties() {
+    // query 0 distances [0,1,2,4,0,1] -> ranking 0,4,1,5,2,3; relevant {0,2,5}
+    //   hits at ranks 1, 4, 5: AP = (1 + 2/4 + 3/5) / 3 = 0.7
+    // query 1 distances [4,3,2,0,4,3] -> ranking 3,2,1,5,0,4; relevant {1,3,4}
+    //   hits at ranks 1, 3, 6: AP = (1 + 2/3 + 3/6) / 3 = 13/18
+    let (db, q, truth) = hand_case();
+    let v = evaluate(
+        &[MetricSpec::Map {
+            ties: TiePolicy::Index,
+        }],
+        &db,
+        &q,
+        &truth,
+    );
+    let expected = (0.7 + 13.0 / 18.0) / 2.0;
+    assert!((scalar(&v, "map") - expected).abs() < 1e-12);
+}
+
+#[test]
+fn hand_case_precision_recall_and_f1_at_radius_one() {
+    // query 0 ball r<=1: {0,4,1,5}, relevant {0,5}: P = 1/2, R = 2/3
+    // query 1 ball r<=1: {3}, relevant: P = 1, R = 1/3
+    let (db, q, truth) = hand_case();
+    let specs = [
+        MetricSpec::PrecisionAtRadius {
+            radius: 1,
+            empty: EmptyPolicy::Zero,
+        },
+        MetricSpec::F1AtRadius {
+            radius: 1,
+            empty: EmptyPolicy::Zero,
+        },
+    ];
+    let v = evaluate(&specs, &db, &q, &truth);
+    let (p, r) = (0.75, 0.5);
+    assert!((scalar(&v, "precision-r1") - p).abs() < 1e-12);
+    assert!((scalar(&v, "recall-r1") - r).abs() < 1e-12);
+    assert_eq!(scalar(&v, "failed-queries-r1"), 0.0);
+    assert!((scalar(&v, "f1-r1") - 2.0 * p * r / (p + r)).abs() < 1e-12);
+}
+
+#[test]
+fn empty_ball_scores_zero_or_is_skipped_by_policy() {
+    // radius 0: query 0 retrieves {0,4} (P = 1/2); query 1 retrieves {3} (P = 1)
+    // shift query 1 to 0b0111 so its radius-0 ball is empty
+    let (db, _, truth) = hand_case();
+    let q = codes(&[0b0000, 0b0111], 4);
+    let zero = evaluate(
+        &[MetricSpec::PrecisionAtRadius {
+            radius: 0,
+            empty: EmptyPolicy::Zero,
+        }],
+        &db,
+        &q,
+        &truth,
+    );
+    let skip = evaluate(
+        &[MetricSpec::PrecisionAtRadius {
+            radius: 0,
+            empty: EmptyPolicy::Skip,
+        }],
+        &db,
+        &q,
+        &truth,
+    );
+    assert!((scalar(&zero, "precision-r0") - 0.25).abs() < 1e-12);
+    assert!((scalar(&skip, "precision-r0") - 0.5).abs() < 1e-12);
+    assert_eq!(scalar(&zero, "failed-queries-r0"), 0.5);
+    assert_eq!(scalar(&skip, "failed-queries-r0"), 0.5);
+}
+
+#[test]
+fn hand_case_precision_first_m_and_recall_curve() {
+    // query 0 ranking 0,4,1,5,2,3 relevant {0,2,5}: top2 -> 1, top3 -> 1
+    // query 1 ranking 3,2,1,5,0,4 relevant {1,3,4}: top2 -> 1, top3 -> 2
+    let (db, q, truth) = hand_case();
+    let specs = [
+        MetricSpec::PrecisionFirstM { m: vec![2, 3, 100] },
+        MetricSpec::RecallCurve { points: 2 },
+    ];
+    let v = evaluate(&specs, &db, &q, &truth);
+    let pm = &v
+        .curves
+        .iter()
+        .find(|c| c.name == "precision-first-m")
+        .unwrap()
+        .points;
+    assert_eq!(pm[0], (2.0, 0.5));
+    assert!((pm[1].1 - 0.5).abs() < 1e-12);
+    // M beyond the database is clipped to it: 3 relevant of 6 for both queries
+    assert!((pm[2].1 - 0.5).abs() < 1e-12);
+    let rc = &v
+        .curves
+        .iter()
+        .find(|c| c.name == "recall-vs-retrieved")
+        .unwrap()
+        .points;
+    assert_eq!(rc.len(), 2);
+    assert_eq!(rc[0].0, 3.0);
+    assert!((rc[0].1 - 0.5).abs() < 1e-12);
+    assert_eq!(rc[1], (6.0, 1.0));
+}
+
+#[test]
+fn hand_case_pr_sweep_macro_and_micro() {
+    // radius 0: q0 ball {0,4} hits 1; q1 ball {3} hits 1.
+    //   macro P = (1/2 + 1)/2 = 0.75, R = (1/3 + 1/3)/2; micro P = 2/3, R = 2/6
+    let (db, q, truth) = hand_case();
+    let v = evaluate(&[MetricSpec::PrRadiusSweep], &db, &q, &truth);
+    let get = |n: &str| {
+        v.curves
+            .iter()
+            .find(|c| c.name == n)
+            .unwrap()
+            .points
+            .clone()
+    };
+    let (mac, mic, empty) = (get("pr-macro"), get("pr-micro"), get("pr-empty-fraction"));
+    assert_eq!(mac.len(), 5);
+    assert!((mac[0].1 - 0.75).abs() < 1e-12 && (mac[0].0 - 1.0 / 3.0).abs() < 1e-12);
+    assert!((mic[0].1 - 2.0 / 3.0).abs() < 1e-12 && (mic[0].0 - 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(mac[4], (1.0, 0.5));
+    assert!(empty.iter().all(|&(_, e)| e == 0.0));
+}
+
+fn all_specs() -> Vec<MetricSpec> {
+    vec![
+        MetricSpec::Map {
+            ties: TiePolicy::Index,
+        },
+        MetricSpec::Map {
+            ties: TiePolicy::Expected,
+        },
+        MetricSpec::PrecisionAtRadius {
+            radius: 2,
+            empty: EmptyPolicy::Zero,
+        },
+        MetricSpec::F1AtRadius {
+            radius: 1,
+            empty: EmptyPolicy::Skip,
+        },
+        MetricSpec::RecallCurve { points: 5 },
+        MetricSpec::PrecisionFirstM { m: vec![1, 3, 7] },
+        MetricSpec::PrRadiusSweep,
+    ]
+}
+
+/// Random codes and labels: (db words, query words, db labels, query labels, bits).
+fn case() -> impl Strategy<Value = (Vec<u64>, Vec<u64>, Vec<u32>, Vec<u32>, usize)> {
+    (1usize..=12, 1usize..40, 1usize..8).prop_flat_map(|(bits, n_db, n_q)| {
+        let mask = (1u64 << bits) - 1;
+        (
+            proptest::collection::vec(any::<u64>().prop_map(move |w| w & mask), n_db),
+            proptest::collection::vec(any::<u64>().prop_map(move |w| w & mask), n_q),
+            proptest::collection::vec(0u32..3, n_db),
+            proptest::collection::vec(0u32..3, n_q),
+            Just(bits),
+        )
+    })
+}
+
+proptest! {
+    #[test]
+    fn flipping_one_bit_position_in_every_code_changes_nothing(
+        (db, q, dl, ql, bits) in case(), which in 0usize..64,
+    ) {
+        let j = which % bits;
+        let (mut dbc, mut qc) = (codes(&db, bits), codes(&q, bits));
+        let truth = GroundTruth::SameLabel { query_labels: ql, db_labels: dl };
+        let before = evaluate(&all_specs(), &dbc, &qc, &truth);
+        dbc.flip_bit_everywhere(j);
+        qc.flip_bit_everywhere(j);
+        prop_assert_eq!(before, evaluate(&all_specs(), &dbc, &qc, &truth));
+    }
+
+    #[test]
+    fn permuting_the_database_leaves_order_free_metrics_unchanged(
+        (db, q, dl, ql, bits) in case(), seed in any::<u64>(),
+    ) {
+        // Metrics that do not read the index tie order are invariant; index-tie
+        // metrics are invariant when the permutation keeps each tie group's order,
+        // which the ranking test below checks through indices.
+        let n = db.len();
+        let mut perm: Vec<usize> = (0..n).collect();
+        let mut s = seed | 1;
+        for i in (1..n).rev() {
+            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+            perm.swap(i, (s % (i as u64 + 1)) as usize);
+        }
+        let truth = GroundTruth::SameLabel { query_labels: ql, db_labels: dl };
+        let (dbc, qc) = (codes(&db, bits), codes(&q, bits));
+        let order_free = vec![
+            MetricSpec::Map { ties: TiePolicy::Expected },
+            MetricSpec::PrecisionAtRadius { radius: 1, empty: EmptyPolicy::Zero },
+            MetricSpec::PrRadiusSweep,
+        ];
+        let before = evaluate(&order_free, &dbc, &qc, &truth);
+        let after = evaluate(&order_free, &dbc.select(&perm), &qc, &truth.permute_db(&perm));
+        for ((na, a), (nb, b)) in before.scalars.iter().zip(&after.scalars) {
+            prop_assert_eq!(na, nb);
+            prop_assert!((a - b).abs() < 1e-12 || (a.is_nan() && b.is_nan()));
+        }
+        for (ca, cb) in before.curves.iter().zip(&after.curves) {
+            for (pa, pb) in ca.points.iter().zip(&cb.points) {
+                prop_assert!(((pa.0 - pb.0).abs() < 1e-12 || pa.0.is_nan()) && ((pa.1 - pb.1).abs() < 1e-12 || pa.1.is_nan()));
+            }
+        }
+        // the ranking of the permuted database is the permuted ranking, up to
+        // the order inside groups of equal distance
+        use hashbench_core::search::{hamming_distances, rank_by_distance};
+        let d = hamming_distances(qc.code(0), &dbc);
+        let dp = hamming_distances(qc.code(0), &dbc.select(&perm));
+        let r: Vec<u32> = rank_by_distance(&d, bits as u32);
+        let rp: Vec<u32> = rank_by_distance(&dp, bits as u32).into_iter().map(|k| perm[k as usize] as u32).collect();
+        let key = |v: &[u32]| { let mut g: Vec<(u32, u32)> = v.iter().map(|&i| (d[i as usize], i)).collect(); g.sort_unstable(); g };
+        prop_assert_eq!(key(&r), key(&rp));
+        prop_assert!(rp.windows(2).all(|w| d[w[0] as usize] <= d[w[1] as usize]));
+    }
+}

@@ -1,0 +1,109 @@
+#![doc = include_str!("../README.md")]
+
+use faer::Mat;
+use hashbench_core::linalg::column_means;
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::check_n_bits;
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+/// Random-hyperplane LSH. It has no hyperparameters: the code length is the
+/// trial's `bits`, and the hyperplanes pass through the training mean.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LshParams {}
+
+impl HashMethod for LshParams {
+    type Model = LinearModel;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        true
+    }
+
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<LinearModel, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        let x = train.dense_finite("lsh", 1)?;
+        let w = Mat::from_fn(x.ncols(), n_bits, |_, _| StandardNormal.sample(rng));
+        Ok(LinearModel {
+            mean: column_means(x),
+            w,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashbench_core::{BitCodes, Data, HashModel};
+    use rand::SeedableRng;
+
+    fn fit(x: &Data, bits: usize, seed: u64) -> LinearModel {
+        LshParams {}
+            .fit(
+                &TrainSet::unlabelled(x),
+                bits,
+                &mut ChaCha8Rng::seed_from_u64(seed),
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn models_are_send_and_sync() {
+        fn is<T: Send + Sync>() {}
+        is::<LshParams>();
+        is::<LinearModel>();
+    }
+
+    #[test]
+    fn same_seed_same_codes_other_seed_other_codes() {
+        let x = Data::Dense(Mat::from_fn(50, 4, |i, j| ((i * 13 + j * 7) % 11) as f64));
+        let a = fit(&x, 16, 1).encode(&x).unwrap();
+        assert_eq!(a, fit(&x, 16, 1).encode(&x).unwrap());
+        assert_ne!(a, fit(&x, 16, 2).encode(&x).unwrap());
+        assert_eq!((a.len(), a.n_bits()), (50, 16));
+    }
+
+    #[test]
+    fn collision_rate_matches_one_minus_angle_over_pi() {
+        // training mean at the origin: points ±e1, ±e2 average to zero
+        let train = Data::Dense(faer::mat![[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]]);
+        let theta: f64 = 1.0;
+        let pair = Data::Dense(faer::mat![[1.0, 0.0], [theta.cos(), theta.sin()]]);
+        let bits = 20_000;
+        let codes: BitCodes = fit(&train, bits, 9).encode(&pair).unwrap();
+        let collisions = (0..bits)
+            .filter(|&j| codes.bit(0, j) == codes.bit(1, j))
+            .count();
+        let rate = collisions as f64 / bits as f64;
+        let expected = 1.0 - theta / std::f64::consts::PI;
+        // binomial standard deviation at 20k draws is about 0.0033
+        assert!((rate - expected).abs() < 0.015, "{rate} vs {expected}");
+    }
+
+    #[test]
+    fn rejects_zero_bits_and_nan() {
+        let x = Data::Dense(faer::mat![[1.0, f64::NAN]]);
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let t = TrainSet::unlabelled(&x);
+        assert!(matches!(
+            LshParams {}.fit(&t, 0, &mut rng),
+            Err(FitError::Param(_))
+        ));
+        assert!(matches!(
+            LshParams {}.fit(&t, 4, &mut rng),
+            Err(FitError::NonFinite { row: 0, col: 1 })
+        ));
+    }
+}

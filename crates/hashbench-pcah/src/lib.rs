@@ -1,0 +1,117 @@
+#![doc = include_str!("../README.md")]
+
+use hashbench_core::linalg::{centered, column_means, gram_of_columns, top_eigenpairs};
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::check_n_bits;
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// PCA hashing (SPLH eq. 8 without labels). No hyperparameters; deterministic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcahParams {}
+
+impl HashMethod for PcahParams {
+    type Model = LinearModel;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        _rng: &mut ChaCha8Rng,
+    ) -> Result<LinearModel, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        let x = train.dense_finite("pcah", 2)?;
+        if n_bits > x.ncols() {
+            return Err(FitError::TooManyBits {
+                method: "pcah",
+                max: x.ncols(),
+                asked: n_bits,
+            });
+        }
+        let mean = column_means(x);
+        let scatter = gram_of_columns(centered(x, &mean).as_ref());
+        let (_, w) = top_eigenpairs(scatter.as_ref(), n_bits).map_err(FitError::from)?;
+        Ok(LinearModel { mean, w })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faer::Mat;
+    use hashbench_core::{Data, HashModel};
+    use rand::SeedableRng;
+
+    fn fit(x: &Data, bits: usize) -> Result<LinearModel, FitError> {
+        PcahParams {}.fit(
+            &TrainSet::unlabelled(x),
+            bits,
+            &mut ChaCha8Rng::seed_from_u64(0),
+        )
+    }
+
+    fn anisotropic(n: usize) -> Data {
+        // coordinates with variances in ratio 100 : 9 : 1 along axes 2, 0, 1
+        Data::Dense(Mat::from_fn(n, 3, |i, j| {
+            let t = ((i * 7919) % n) as f64 / n as f64 - 0.5;
+            let s = ((i * 104_729) % n) as f64 / n as f64 - 0.5;
+            let u = ((i * 1_299_709) % n) as f64 / n as f64 - 0.5;
+            [3.0 * s, u, 10.0 * t][j]
+        }))
+    }
+
+    #[test]
+    fn directions_are_orthonormal_and_ordered_by_variance() {
+        let x = anisotropic(997);
+        let m = fit(&x, 3).unwrap();
+        let gram = m.w.transpose() * &m.w;
+        assert!((&gram - Mat::<f64>::identity(3, 3)).norm_max() < 1e-10);
+        // first direction is the high-variance axis 2, second axis 0
+        assert!(m.w[(2, 0)].abs() > 0.99 && m.w[(0, 1)].abs() > 0.99);
+    }
+
+    #[test]
+    fn first_bit_splits_the_top_principal_axis_at_the_mean() {
+        let x = anisotropic(997);
+        let m = fit(&x, 1).unwrap();
+        let codes = m.encode(&x).unwrap();
+        let xd = x.as_dense().unwrap();
+        let sign = m.w[(2, 0)].signum();
+        let agree = (0..997)
+            .filter(|&i| codes.bit(i, 0) == (sign * (xd[(i, 2)] - m.mean[2]) > 0.0))
+            .count();
+        assert!(agree > 990, "{agree}");
+    }
+
+    #[test]
+    fn deterministic_and_errors_named() {
+        let x = anisotropic(101);
+        assert_eq!(
+            fit(&x, 2).unwrap().encode(&x).unwrap(),
+            fit(&x, 2).unwrap().encode(&x).unwrap()
+        );
+        assert!(matches!(
+            fit(&x, 4),
+            Err(FitError::TooManyBits {
+                max: 3,
+                asked: 4,
+                ..
+            })
+        ));
+        let one = Data::Dense(Mat::zeros(1, 3));
+        assert!(matches!(fit(&one, 1), Err(FitError::TooFewItems { .. })));
+        let wrong = Data::Dense(Mat::zeros(2, 5));
+        assert!(fit(&x, 2).unwrap().encode(&wrong).is_err());
+    }
+}

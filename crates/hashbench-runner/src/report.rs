@@ -1,0 +1,373 @@
+//! Reports derived from the result tables only (so `hashbench figures` can
+//! redraw them without rerunning): mean ± std summaries, the paper-claims
+//! check, and the figure panels.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use hashbench_plot::{Figure, Series, render};
+
+use crate::spec::{ClaimSpec, FigureSpec, Plan};
+use crate::tables::{MetricRow, ResultTables};
+
+/// Mean, sample standard deviation and count over trials.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stat {
+    /// Mean of the finite values (NaN when none).
+    pub mean: f64,
+    /// Sample standard deviation (0 for one trial).
+    pub std: f64,
+    /// Number of trials.
+    pub n: usize,
+}
+
+/// Aggregates rows into (method, metric, bits) → [`Stat`].
+pub fn aggregate(rows: &[MetricRow]) -> BTreeMap<(String, String, usize), Stat> {
+    let mut groups: BTreeMap<(String, String, usize), Vec<f64>> = BTreeMap::new();
+    for r in rows {
+        groups
+            .entry((r.method.clone(), r.metric.clone(), r.bits))
+            .or_default()
+            .push(r.value);
+    }
+    groups
+        .into_iter()
+        .map(|(k, v)| {
+            let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+            let n = finite.len();
+            let mean = if n == 0 {
+                f64::NAN
+            } else {
+                finite.iter().sum::<f64>() / n as f64
+            };
+            let std = if n < 2 {
+                0.0
+            } else {
+                (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+            };
+            (
+                k,
+                Stat {
+                    mean,
+                    std,
+                    n: v.len(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The verdict on one claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Claim text.
+    pub text: String,
+    /// `holds`, `fails`, or `not checked`.
+    pub verdict: &'static str,
+    /// The numbers behind it.
+    pub evidence: String,
+}
+
+/// Checks each claim on the reproduced means.
+pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>) -> Vec<Verdict> {
+    let mean = |m: &str, metric: &str, b: usize| {
+        stats
+            .get(&(m.to_string(), metric.to_string(), b))
+            .map(|s| s.mean)
+    };
+    plan.claims
+        .iter()
+        .map(|c| {
+            let (verdict, evidence) = match c {
+                ClaimSpec::Best {
+                    method,
+                    metric,
+                    bits,
+                    lower_is_better,
+                    ..
+                } => {
+                    let bits = bits.clone().unwrap_or_else(|| plan.bits.clone());
+                    let checked: Vec<usize> = bits
+                        .iter()
+                        .copied()
+                        .filter(|b| plan.bits.contains(b))
+                        .collect();
+                    if checked.is_empty() {
+                        (
+                            "not checked",
+                            "none of the claimed code lengths is in this run".to_string(),
+                        )
+                    } else {
+                        let mut losses = Vec::new();
+                        for b in &checked {
+                            let mine = mean(method, metric, *b).unwrap_or(f64::NAN);
+                            let best_other = plan
+                                .methods
+                                .iter()
+                                .filter(|m| &m.label != method)
+                                .filter_map(|m| {
+                                    mean(&m.label, metric, *b).map(|v| (m.label.clone(), v))
+                                })
+                                .filter(|(_, v)| v.is_finite())
+                                .fold(None::<(String, f64)>, |acc, (l, v)| match acc {
+                                    Some((_, a))
+                                        if (*lower_is_better && a <= v)
+                                            || (!*lower_is_better && a >= v) =>
+                                    {
+                                        acc
+                                    }
+                                    _ => Some((l, v)),
+                                });
+                            if let Some((other, v)) = best_other {
+                                let beaten = if *lower_is_better { v < mine } else { v > mine }
+                                    || mine.is_nan();
+                                if beaten {
+                                    losses.push(format!("{b} bits: {other} {v:.4} vs {mine:.4}"));
+                                }
+                            }
+                        }
+                        if losses.is_empty() {
+                            ("holds", format!("best at {checked:?} bits"))
+                        } else {
+                            ("fails", losses.join("; "))
+                        }
+                    }
+                }
+                ClaimSpec::Falls {
+                    method,
+                    metric,
+                    from,
+                    to,
+                    ..
+                }
+                | ClaimSpec::Rises {
+                    method,
+                    metric,
+                    from,
+                    to,
+                    ..
+                } => match (mean(method, metric, *from), mean(method, metric, *to)) {
+                    (Some(a), Some(b)) => {
+                        let holds = if matches!(c, ClaimSpec::Falls { .. }) {
+                            b < a
+                        } else {
+                            b > a
+                        };
+                        (
+                            if holds { "holds" } else { "fails" },
+                            format!("{metric} {a:.4} at {from} bits, {b:.4} at {to} bits"),
+                        )
+                    }
+                    _ => (
+                        "not checked",
+                        format!("{from} or {to} bits not in this run"),
+                    ),
+                },
+            };
+            Verdict {
+                text: c.text().to_string(),
+                verdict,
+                evidence,
+            }
+        })
+        .collect()
+}
+
+fn method_order(plan: &Plan) -> Vec<String> {
+    plan.methods.iter().map(|m| m.label.clone()).collect()
+}
+
+/// The Markdown summary: protocol, deviation, mean ± std tables per metric,
+/// timings, and the paper-claims section.
+pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> String {
+    let stats = aggregate(&t.metrics);
+    let timing = aggregate(&t.timings);
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: {}\n", plan.id, plan.title);
+    let _ = writeln!(s, "- Paper: {}", plan.paper);
+    let _ = writeln!(
+        s,
+        "- Spec: `{}` (sha256 {}), profile `{}`",
+        plan.spec_path.display(),
+        &plan.spec_sha256[..16],
+        plan.profile
+    );
+    let _ = writeln!(s, "- Dataset: `{}`; split: {split_sizes}", plan.dataset);
+    let _ = writeln!(s, "- Ground truth: `{:?}`", plan.ground_truth);
+    let _ = writeln!(
+        s,
+        "- Trials: {} per randomized method, 1 per deterministic method; values are mean ± sample std over trials",
+        plan.trials
+    );
+    match &plan.deviation {
+        Some(d) => {
+            let _ = writeln!(s, "\n**Deviation from the paper's protocol:** {d}");
+        }
+        None => {
+            let _ = writeln!(s, "\nThis run follows the paper's protocol.");
+        }
+    }
+    let mut metrics: Vec<String> = Vec::new();
+    for r in &t.metrics {
+        if !metrics.contains(&r.metric) {
+            metrics.push(r.metric.clone());
+        }
+    }
+    for (title, names, stats) in [
+        ("Metrics", metrics, &stats),
+        (
+            "Timings (seconds per trial)",
+            crate::spec::TIMING_METRICS
+                .iter()
+                .map(|m| m.to_string())
+                .collect(),
+            &timing,
+        ),
+    ] {
+        let _ = writeln!(s, "\n## {title}");
+        for metric in names {
+            let _ = writeln!(s, "\n### {metric}\n");
+            let _ = write!(s, "| method |");
+            plan.bits.iter().for_each(|b| {
+                let _ = write!(s, " {b} bits |");
+            });
+            let _ = write!(s, "\n|---|");
+            plan.bits.iter().for_each(|_| s.push_str("---|"));
+            s.push('\n');
+            for m in method_order(plan) {
+                let _ = write!(s, "| {m} |");
+                for b in &plan.bits {
+                    match stats.get(&(m.clone(), metric.clone(), *b)) {
+                        Some(st) if st.n > 1 => {
+                            let _ = write!(s, " {:.4} ± {:.4} |", st.mean, st.std);
+                        }
+                        Some(st) => {
+                            let _ = write!(s, " {:.4} |", st.mean);
+                        }
+                        None => s.push_str(" - |"),
+                    }
+                }
+                s.push('\n');
+            }
+        }
+    }
+    let verdicts = check_claims(plan, &stats);
+    if !verdicts.is_empty() {
+        let _ = writeln!(s, "\n## Paper claims, checked on these numbers\n");
+        let _ = writeln!(s, "| claim | verdict | evidence |\n|---|---|---|");
+        for v in verdicts {
+            let _ = writeln!(s, "| {} | **{}** | {} |", v.text, v.verdict, v.evidence);
+        }
+    }
+    s
+}
+
+fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) -> Figure {
+    let timing = crate::spec::TIMING_METRICS.contains(&metric);
+    let stats = aggregate(if timing { &t.timings } else { &t.metrics });
+    let transform = |v: f64| if f.log10 { v.log10() } else { v };
+    let series = method_order(plan)
+        .into_iter()
+        .map(|m| Series {
+            points: plan
+                .bits
+                .iter()
+                .filter_map(|&b| {
+                    stats
+                        .get(&(m.clone(), metric.to_string(), b))
+                        .map(|s| (b as f64, transform(s.mean)))
+                })
+                .collect(),
+            label: m,
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    Figure {
+        title: f.title.clone(),
+        x_label: "Number of bits".into(),
+        y_label: f.y_label.clone().unwrap_or_else(|| metric.to_string()),
+        categorical_x: true,
+        series,
+    }
+}
+
+fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &ResultTables) -> Figure {
+    let mut series = Vec::new();
+    for m in method_order(plan) {
+        let mut by_x: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
+        for r in t
+            .curves
+            .iter()
+            .filter(|r| r.method == m && r.curve == curve && r.bits == bits)
+        {
+            by_x.entry((r.x * 1e6).round() as i64)
+                .or_insert((r.x, vec![]))
+                .1
+                .push(r.y);
+        }
+        let points: Vec<(f64, f64)> = by_x
+            .into_values()
+            .map(|(x, ys)| {
+                let finite: Vec<f64> = ys.into_iter().filter(|y| y.is_finite()).collect();
+                let y = if finite.is_empty() {
+                    f64::NAN
+                } else {
+                    finite.iter().sum::<f64>() / finite.len() as f64
+                };
+                (x, y)
+            })
+            .collect();
+        if !points.is_empty() {
+            series.push(Series { label: m, points });
+        }
+    }
+    Figure {
+        title: f.title.clone(),
+        x_label: f.x_label.clone().unwrap_or_else(|| "x".into()),
+        y_label: f.y_label.clone().unwrap_or_else(|| curve.to_string()),
+        categorical_x: false,
+        series,
+    }
+}
+
+/// Draws every figure of the plan into `dir` (PNG and SVG).
+///
+/// # Errors
+/// A drawing or write failure naming the file.
+pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<String>> {
+    std::fs::create_dir_all(dir)?;
+    let mut drawn = Vec::new();
+    for f in &plan.figures {
+        let fig = match (&f.metric, &f.curve, f.bits) {
+            (Some(metric), _, _) => metric_figure(plan, f, metric, t),
+            (None, Some(curve), Some(bits)) if plan.bits.contains(&bits) => {
+                curve_figure(plan, f, curve, bits, t)
+            }
+            _ => continue,
+        };
+        let mut fig = fig;
+        fig.title = format!("{} [{}]", fig.title, plan.profile);
+        render(&fig, &dir.join(&f.name))?;
+        drawn.push(f.name.clone());
+    }
+    Ok(drawn)
+}
+
+/// The summary without its timing section (timings differ between reruns;
+/// everything else is identical).
+pub fn without_timings(summary: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in summary.lines() {
+        if line.starts_with("## ") {
+            skipping = line.starts_with("## Timings");
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}

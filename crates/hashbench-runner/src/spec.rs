@@ -1,0 +1,641 @@
+//! Experiment specs: the serde mirror of the TOML (`RawSpec`), profiles that
+//! override it, and the validated `Plan` a run executes. Everything that can be
+//! wrong with a spec is found here, before any data is read or trial run, and
+//! reported with the file and line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use hashbench_core::seed::derive_seed;
+use hashbench_data::{SplitSpec, TruthRule};
+use hashbench_eval::MetricSpec;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::methods::MethodSpec;
+
+/// The profile that states the paper's own protocol.
+pub const PAPER_PROFILE: &str = "paper";
+
+/// Scalar metrics the runner itself records for every trial.
+pub const TIMING_METRICS: [&str; 2] = ["fit-seconds", "encode-seconds"];
+
+/// A spec file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    id: String,
+    title: String,
+    paper: String,
+    seed: u64,
+    bits: Vec<usize>,
+    #[serde(default = "one")]
+    trials: usize,
+    dataset: String,
+    split: SplitSpec,
+    ground_truth: TruthRule,
+    methods: Vec<Spanned<toml::Table>>,
+    metrics: Vec<MetricSpec>,
+    #[serde(default)]
+    figures: Vec<Spanned<FigureSpec>>,
+    #[serde(default)]
+    claims: Vec<Spanned<ClaimSpec>>,
+    #[serde(default)]
+    profiles: BTreeMap<String, ProfileSpec>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// How this profile departs from the paper's protocol, and why.
+    deviation: String,
+    dataset: Option<String>,
+    split: Option<SplitSpec>,
+    bits: Option<Vec<usize>>,
+    trials: Option<usize>,
+    ground_truth: Option<TruthRule>,
+    /// Absolute tolerance of the golden-metric check (ci profile).
+    tolerance: Option<f64>,
+}
+
+/// A figure panel: a scalar metric against code length, or a curve at one code length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// File stem under `figures/`.
+    pub name: String,
+    /// Panel title (the paper's caption).
+    pub title: String,
+    /// Scalar metric plotted against bits.
+    pub metric: Option<String>,
+    /// Curve plotted at `bits`.
+    pub curve: Option<String>,
+    /// Code length of a curve panel.
+    pub bits: Option<usize>,
+    /// Plot log10 of the values (the paper's timing panels).
+    #[serde(default)]
+    pub log10: bool,
+    /// y-axis label (default: the metric name).
+    pub y_label: Option<String>,
+    /// x-axis label of a curve panel.
+    pub x_label: Option<String>,
+}
+
+/// A qualitative claim of the paper, checked on the reproduced means.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ClaimSpec {
+    /// `method` has the best mean `metric` at every code length (or at `bits`).
+    Best {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Code lengths checked (default: all of the run).
+        bits: Option<Vec<usize>>,
+        /// Lower is better (e.g. time).
+        #[serde(default)]
+        lower_is_better: bool,
+    },
+    /// Mean `metric` of `method` is lower at `to` bits than at `from` bits.
+    Falls {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Shorter code length.
+        from: usize,
+        /// Longer code length.
+        to: usize,
+    },
+    /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
+    Rises {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Shorter code length.
+        from: usize,
+        /// Longer code length.
+        to: usize,
+    },
+}
+
+impl ClaimSpec {
+    /// The claim's text.
+    pub fn text(&self) -> &str {
+        match self {
+            ClaimSpec::Best { text, .. }
+            | ClaimSpec::Falls { text, .. }
+            | ClaimSpec::Rises { text, .. } => text,
+        }
+    }
+
+    fn method_and_metric(&self) -> (&str, &str) {
+        match self {
+            ClaimSpec::Best { method, metric, .. }
+            | ClaimSpec::Falls { method, metric, .. }
+            | ClaimSpec::Rises { method, metric, .. } => (method, metric),
+        }
+    }
+}
+
+/// One method configuration of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodEntry {
+    /// Label in tables and figures.
+    pub label: String,
+    /// The method and its parameters.
+    pub spec: MethodSpec,
+    /// Canonical JSON of the parameters (with the method tag): the params column.
+    pub params: String,
+}
+
+/// One unit of work: a method configuration at a code length in one trial.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrialKey {
+    /// Index into [`Plan::methods`].
+    pub method: usize,
+    /// Code length.
+    pub bits: usize,
+    /// Trial index.
+    pub trial: usize,
+    /// Seed of this trial's RNG.
+    pub seed: u64,
+}
+
+/// A validated, profile-resolved experiment.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Spec file.
+    pub spec_path: PathBuf,
+    /// sha256 of the spec file.
+    pub spec_sha256: String,
+    /// Experiment id, e.g. `splh-fig3`.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Paper reference.
+    pub paper: String,
+    /// Profile name.
+    pub profile: String,
+    /// Deviation from the paper (None for the paper profile).
+    pub deviation: Option<String>,
+    /// Experiment seed.
+    pub seed: u64,
+    /// Code lengths.
+    pub bits: Vec<usize>,
+    /// Trials of randomized methods.
+    pub trials: usize,
+    /// Registry name of the dataset.
+    pub dataset: String,
+    /// Split.
+    pub split: SplitSpec,
+    /// Ground-truth rule.
+    pub ground_truth: TruthRule,
+    /// Method configurations.
+    pub methods: Vec<MethodEntry>,
+    /// Metric policies.
+    pub metrics: Vec<MetricSpec>,
+    /// Figure panels.
+    pub figures: Vec<FigureSpec>,
+    /// Paper claims.
+    pub claims: Vec<ClaimSpec>,
+    /// Golden-check tolerance.
+    pub tolerance: f64,
+}
+
+/// A parsed spec with all its profiles.
+#[derive(Debug)]
+pub struct Spec {
+    path: PathBuf,
+    text: String,
+    raw: RawSpec,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Spec {
+    /// Reads and parses a spec file; syntax and schema errors carry the line.
+    ///
+    /// # Errors
+    /// Unreadable file, TOML syntax, unknown keys or bad values.
+    pub fn load(path: &Path) -> Result<Spec> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading spec {}", path.display()))?;
+        let raw: RawSpec = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        Ok(Spec {
+            path: path.to_path_buf(),
+            text,
+            raw,
+        })
+    }
+
+    /// The experiment id.
+    pub fn id(&self) -> &str {
+        &self.raw.id
+    }
+
+    /// The spec file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Profile names: `paper` first, then the declared ones.
+    pub fn profiles(&self) -> Vec<String> {
+        std::iter::once(PAPER_PROFILE.to_string())
+            .chain(self.raw.profiles.keys().cloned())
+            .collect()
+    }
+
+    /// The dataset a profile reads.
+    pub fn dataset_of(&self, profile: &str) -> Option<&str> {
+        if profile == PAPER_PROFILE {
+            return Some(&self.raw.dataset);
+        }
+        let p = self.raw.profiles.get(profile)?;
+        Some(p.dataset.as_deref().unwrap_or(&self.raw.dataset))
+    }
+
+    fn at(&self, offset: usize) -> String {
+        format!("{}:{}", self.path.display(), line_of(&self.text, offset))
+    }
+
+    /// Resolves `profile` into a validated plan.
+    ///
+    /// # Errors
+    /// An unknown profile, or any invalid value, with file and line.
+    pub fn plan(&self, profile: &str) -> Result<Plan> {
+        let raw = &self.raw;
+        let file = self.path.display();
+        let over = if profile == PAPER_PROFILE {
+            None
+        } else {
+            Some(raw.profiles.get(profile).ok_or_else(|| {
+                anyhow!(
+                    "{file}: no profile `{profile}` (profiles: {})",
+                    self.profiles().join(", ")
+                )
+            })?)
+        };
+        let pick = |o: Option<&ProfileSpec>| o.cloned();
+        let over = pick(over);
+        let bits = over
+            .as_ref()
+            .and_then(|o| o.bits.clone())
+            .unwrap_or_else(|| raw.bits.clone());
+        let trials = over.as_ref().and_then(|o| o.trials).unwrap_or(raw.trials);
+        let split = over
+            .as_ref()
+            .and_then(|o| o.split.clone())
+            .unwrap_or_else(|| raw.split.clone());
+        let ground_truth = over
+            .as_ref()
+            .and_then(|o| o.ground_truth.clone())
+            .unwrap_or_else(|| raw.ground_truth.clone());
+        let dataset = over
+            .as_ref()
+            .and_then(|o| o.dataset.clone())
+            .unwrap_or_else(|| raw.dataset.clone());
+        if raw.id.is_empty()
+            || !raw
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            bail!(
+                "{file}: id = {:?} must be non-empty letters, digits and '-'",
+                raw.id
+            );
+        }
+        if bits.is_empty() || bits.contains(&0) {
+            bail!("{file}: bits = {bits:?} must list positive code lengths (profile `{profile}`)");
+        }
+        if trials == 0 {
+            bail!("{file}: trials must be at least 1 (profile `{profile}`)");
+        }
+        ground_truth
+            .validate()
+            .map_err(|e| anyhow!("{file}: {e}"))?;
+        for m in &raw.metrics {
+            m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
+        }
+        let methods = self.methods()?;
+        let labels: BTreeSet<&str> = methods.iter().map(|m| m.label.as_str()).collect();
+        let scalars: BTreeSet<String> = raw
+            .metrics
+            .iter()
+            .flat_map(|m| m.scalar_names())
+            .chain(TIMING_METRICS.iter().map(|s| s.to_string()))
+            .collect();
+        for f in &raw.figures {
+            let at = self.at(f.span().start);
+            let fig = f.get_ref();
+            match (&fig.metric, &fig.curve) {
+                (Some(m), None) if !scalars.contains(m) => {
+                    bail!(
+                        "{at}: figure `{}`: metric `{m}` is not produced by this spec's metrics ({})",
+                        fig.name,
+                        join(&scalars)
+                    )
+                }
+                (None, Some(_)) if fig.bits.is_none() => {
+                    bail!("{at}: figure `{}`: a curve panel needs `bits`", fig.name)
+                }
+                (Some(_), Some(_)) | (None, None) => {
+                    bail!(
+                        "{at}: figure `{}`: give exactly one of `metric` and `curve`",
+                        fig.name
+                    )
+                }
+                _ => {}
+            }
+        }
+        for c in &raw.claims {
+            let at = self.at(c.span().start);
+            let (method, metric) = c.get_ref().method_and_metric();
+            if !labels.contains(method) {
+                bail!(
+                    "{at}: claim names method `{method}`, not a label of this spec ({})",
+                    join(&labels)
+                );
+            }
+            if !scalars.contains(metric) {
+                bail!(
+                    "{at}: claim names metric `{metric}`, not produced by this spec's metrics ({})",
+                    join(&scalars)
+                );
+            }
+        }
+        Ok(Plan {
+            spec_path: self.path.clone(),
+            spec_sha256: hashbench_data::registry::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+                self.text.as_bytes(),
+            )),
+            id: raw.id.clone(),
+            title: raw.title.clone(),
+            paper: raw.paper.clone(),
+            profile: profile.to_string(),
+            deviation: over.as_ref().map(|o| o.deviation.clone()),
+            seed: raw.seed,
+            bits,
+            trials,
+            dataset,
+            split,
+            ground_truth,
+            methods,
+            metrics: raw.metrics.clone(),
+            figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
+            claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
+            tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
+        })
+    }
+
+    /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
+    /// lists values per parameter, expanded as a cartesian product.
+    fn methods(&self) -> Result<Vec<MethodEntry>> {
+        let mut out: Vec<MethodEntry> = Vec::new();
+        for (k, table) in self.raw.methods.iter().enumerate() {
+            let at = self.at(table.span().start);
+            let mut base = table.get_ref().clone();
+            let label = match base.remove("label") {
+                Some(toml::Value::String(s)) => Some(s),
+                Some(other) => bail!("{at}: methods[{k}].label must be a string, got {other}"),
+                None => None,
+            };
+            let grid = match base.remove("grid") {
+                Some(toml::Value::Table(t)) => t,
+                Some(other) => {
+                    bail!("{at}: methods[{k}].grid must be a table of lists, got {other}")
+                }
+                None => toml::Table::new(),
+            };
+            let mut combos: Vec<(toml::Table, Vec<String>)> = vec![(base, vec![])];
+            for (key, values) in &grid {
+                let toml::Value::Array(values) = values else {
+                    bail!("{at}: methods[{k}].grid.{key} must be a list of values");
+                };
+                combos = combos
+                    .into_iter()
+                    .flat_map(|(t, tags)| {
+                        values.iter().map(move |v| {
+                            let mut t = t.clone();
+                            t.insert(key.clone(), v.clone());
+                            let mut tags = tags.clone();
+                            tags.push(format!("{key}={v}"));
+                            (t, tags)
+                        })
+                    })
+                    .collect();
+            }
+            for (t, tags) in combos {
+                let spec: MethodSpec = toml::Value::Table(t)
+                    .try_into()
+                    .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
+                spec.validate()
+                    .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
+                let base_label = label
+                    .clone()
+                    .unwrap_or_else(|| spec.default_label().to_string());
+                let label = if tags.is_empty() {
+                    base_label
+                } else {
+                    format!("{base_label} ({})", tags.join(", "))
+                };
+                if out.iter().any(|m| m.label == label) {
+                    bail!(
+                        "{at}: methods[{k}]: label `{label}` is used twice; give each configuration its own `label`"
+                    );
+                }
+                let params =
+                    serde_json::to_string(&spec).context("serialising method parameters")?;
+                out.push(MethodEntry {
+                    label,
+                    spec,
+                    params,
+                });
+            }
+        }
+        if out.is_empty() {
+            bail!("{}: no [[methods]]", self.path.display());
+        }
+        Ok(out)
+    }
+}
+
+fn join<'a>(items: impl IntoIterator<Item = impl AsRef<str> + 'a>) -> String {
+    items
+        .into_iter()
+        .map(|s| s.as_ref().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Plan {
+    /// Seed of the split.
+    pub fn split_seed(&self) -> u64 {
+        derive_seed(self.seed, &["split"])
+    }
+
+    /// Seed of the ground-truth construction.
+    pub fn truth_seed(&self) -> u64 {
+        derive_seed(self.seed, &["truth"])
+    }
+
+    /// Every trial: methods x bits x trials (one trial for deterministic methods).
+    pub fn trials(&self) -> Vec<TrialKey> {
+        let mut out = Vec::new();
+        for (m, entry) in self.methods.iter().enumerate() {
+            let n = if entry.spec.is_randomized() {
+                self.trials
+            } else {
+                1
+            };
+            for &bits in &self.bits {
+                for trial in 0..n {
+                    let seed = derive_seed(
+                        self.seed,
+                        &[&entry.params, &bits.to_string(), &trial.to_string()],
+                    );
+                    out.push(TrialKey {
+                        method: m,
+                        bits,
+                        trial,
+                        seed,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [8, 16]
+trials = 3
+dataset = "d"
+split = { queries = 5 }
+ground_truth = { rule = "same-label" }
+
+[[methods]]
+method = "lsh"
+
+[[methods]]
+method = "sikh"
+label = "SIKH"
+grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
+
+[[metrics]]
+metric = "map"
+
+[[figures]]
+name = "a"
+title = "A"
+metric = "map"
+
+[[claims]]
+kind = "best"
+text = "LSH is best"
+method = "LSH"
+metric = "map"
+
+[profiles.ci]
+deviation = "small"
+bits = [8]
+trials = 1
+"#;
+
+    fn parse(text: &str) -> Result<Spec> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("spec.toml");
+        std::fs::write(&path, text)?;
+        Spec::load(&path)
+    }
+
+    #[test]
+    fn grid_expands_and_profiles_override() {
+        let spec = parse(GOOD).unwrap();
+        let plan = spec.plan("paper").unwrap();
+        let labels: Vec<&str> = plan.methods.iter().map(|m| m.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "LSH",
+                "SIKH (width={ fixed = 1.0 })",
+                "SIKH (width={ fixed = 2.0 })"
+            ]
+        );
+        assert_eq!(plan.trials().len(), 3 * 2 * 3);
+        let ci = spec.plan("ci").unwrap();
+        assert_eq!((ci.bits.clone(), ci.trials().len()), (vec![8], 3));
+        assert_eq!(ci.deviation.as_deref(), Some("small"));
+        let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
+        assert_eq!(seeds.len(), plan.trials().len());
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let typo = GOOD.replace("trials = 3", "trails = 3");
+        let e = parse(&typo).unwrap_err().to_string();
+        assert!(
+            e.contains("spec.toml") && e.contains("line 8") && e.contains("trails"),
+            "{e}"
+        );
+
+        let bad_method = GOOD.replace("method = \"lsh\"", "method = \"lsh\"\nradius = 3");
+        let e = parse(&bad_method)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("spec.toml:12") && e.contains("radius"), "{e}");
+
+        let bad_claim = GOOD.replace("method = \"LSH\"", "method = \"LHS\"");
+        let e = parse(&bad_claim)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("LHS") && e.contains("spec.toml:"), "{e}");
+
+        let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
+        let e = parse(&bad_width)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("width.fixed") && e.contains("-2"), "{e}");
+
+        let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
+        assert!(e.contains("no profile `nope`"), "{e}");
+
+        let bad_metric = GOOD.replace(
+            "metric = \"map\"\n\n[[figures]]",
+            "metric = \"mAP\"\n\n[[figures]]",
+        );
+        let e = parse(&bad_metric).unwrap_err().to_string();
+        assert!(e.contains("mAP") && e.contains("line"), "{e}");
+    }
+}

