@@ -103,7 +103,9 @@ mod tests {
 
     #[test]
     fn ranking_agrees_with_a_stable_comparison_sort() {
-        let d: Vec<u32> = (0..500u32).map(|i| (i * 2_654_435_761) % 33).collect();
+        let d: Vec<u32> = (0..500u64)
+            .map(|i| ((i * 2_654_435_761) % 33) as u32)
+            .collect();
         let mut expected: Vec<u32> = (0..500).collect();
         expected.sort_by_key(|&i| d[i as usize]);
         assert_eq!(rank_by_distance(&d, 32), expected);

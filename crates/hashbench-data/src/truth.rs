@@ -264,12 +264,14 @@ mod tests {
     fn k_nearest_and_top_percent_on_a_line() {
         let d = line_dataset(20);
         let t = build_truth(&TruthRule::KNearest { k: 3 }, &d, &split(), 0, None).unwrap();
-        // database positions: items 1..9 at 0..8, items 11..19 at 9..17
+        // database positions: items 1..9 at 0..8, items 11..19 at 9..17; for query
+        // 10, items 9 and 11 are at distance 1, then 8 and 12 tie at 2 and the lower
+        // database index (item 8, position 7) wins
         assert_eq!(
             t,
             GroundTruth::Lists {
                 n_db: 18,
-                lists: vec![vec![0, 1, 2], vec![8, 9, 10]]
+                lists: vec![vec![0, 1, 2], vec![7, 8, 9]]
             }
         );
         // 11.2 percent of 18 items rounds to 2 neighbours

@@ -600,7 +600,7 @@ trials = 1
         let typo = GOOD.replace("trials = 3", "trails = 3");
         let e = parse(&typo).unwrap_err().to_string();
         assert!(
-            e.contains("spec.toml") && e.contains("line 8") && e.contains("trails"),
+            e.contains("spec.toml") && e.contains("line 7") && e.contains("trails"),
             "{e}"
         );
 

@@ -1,0 +1,69 @@
+//! `just bench`: Hamming ranking throughput (query-code pairs per second, 1000
+//! queries against 1M codes of 64 bits) and exact-kNN ground-truth throughput
+//! (query-item distance pairs per second). Data is built outside the timed
+//! closures with constant seeds.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use faer::Mat;
+use hashbench_core::BitCodes;
+use hashbench_core::search::{hamming_distances_into, rank_by_distance};
+use hashbench_data::knn::k_nearest;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+
+fn random_codes(n: usize, bits: usize, rng: &mut ChaCha8Rng) -> BitCodes {
+    let words: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    BitCodes::from_fn(n, bits, |i, j| words[i] >> j & 1 == 1)
+}
+
+fn hamming_ranking(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let (n_db, n_q, bits) = (1_000_000, 1000, 64);
+    let db = random_codes(n_db, bits, &mut rng);
+    let queries = random_codes(n_q, bits, &mut rng);
+    let mut group = c.benchmark_group("hamming-ranking");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((n_db * n_q) as u64));
+    group.bench_function(
+        BenchmarkId::new(
+            "distances+counting-sort",
+            format!("{n_q}q/{n_db}db/{bits}bits"),
+        ),
+        |b| {
+            let mut d = vec![0u32; n_db];
+            b.iter(|| {
+                for q in 0..n_q {
+                    hamming_distances_into(queries.code(q), &db, &mut d);
+                    black_box(rank_by_distance(&d, bits as u32));
+                }
+            });
+        },
+    );
+    group.finish();
+}
+
+fn exact_knn(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let (n_db, n_q, dim, k) = (100_000, 500, 128, 2000);
+    let db = Mat::from_fn(n_db, dim, |_, _| StandardNormal.sample(&mut rng));
+    let q = Mat::from_fn(n_q, dim, |_, _| StandardNormal.sample(&mut rng));
+    let mut group = c.benchmark_group("exact-knn-ground-truth");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((n_db * n_q) as u64));
+    group.bench_function(
+        BenchmarkId::new(
+            "blocked-gemm+select",
+            format!("{n_q}q/{n_db}db/{dim}d/k{k}"),
+        ),
+        |b| {
+            b.iter(|| black_box(k_nearest(q.as_ref(), db.as_ref(), k, None)));
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, hamming_ranking, exact_knn);
+criterion_main!(benches);

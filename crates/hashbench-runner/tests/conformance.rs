@@ -1,0 +1,104 @@
+//! Every method of the `MethodSpec` set meets the same contract: degenerate
+//! input is an error, never a panic; codes have the asked length; encoding
+//! checks the dimension.
+
+use faer::Mat;
+use hashbench_core::{Data, FitError, TrainSet};
+use hashbench_runner::methods::MethodSpec;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn all_methods() -> Vec<MethodSpec> {
+    ["lsh", "pcah", "sh", "sikh"]
+        .iter()
+        .map(|m| toml::from_str(&format!("method = \"{m}\"")).unwrap())
+        .collect()
+}
+
+fn fit(m: &MethodSpec, x: &Data, bits: usize) -> Result<usize, FitError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    m.fit(&TrainSet::unlabelled(x), bits, &mut rng)
+        .map(|model| model.n_bits())
+}
+
+#[test]
+fn empty_training_set_is_an_error() {
+    for m in all_methods() {
+        let r = fit(&m, &Data::Dense(Mat::zeros(0, 4)), 8);
+        assert!(
+            matches!(r, Err(FitError::TooFewItems { .. })),
+            "{m:?}: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn one_sample_is_an_error_or_a_valid_model() {
+    for m in all_methods() {
+        match fit(&m, &Data::Dense(Mat::from_fn(1, 4, |_, j| j as f64)), 8) {
+            Ok(bits) => assert_eq!(bits, 8, "{m:?}"),
+            Err(e) => assert!(matches!(e, FitError::TooFewItems { .. }), "{m:?}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn more_bits_than_dimensions() {
+    let x = Data::Dense(Mat::from_fn(50, 3, |i, j| ((i * 7 + j * 5) % 13) as f64));
+    for m in all_methods() {
+        match fit(&m, &x, 10) {
+            Ok(bits) => assert_eq!(bits, 10, "{m:?}"),
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e,
+                        FitError::TooManyBits {
+                            max: 3,
+                            asked: 10,
+                            ..
+                        }
+                    ),
+                    "{m:?}: {e}"
+                );
+                assert_eq!(
+                    m.max_bits(3),
+                    Some(3),
+                    "{m:?} refuses bits the runner does not pre-check"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn nan_in_training_data_is_named() {
+    let mut x = Mat::from_fn(20, 3, |i, j| (i + j) as f64);
+    x[(4, 2)] = f64::NAN;
+    for m in all_methods() {
+        let r = fit(&m, &Data::Dense(x.clone()), 4);
+        assert!(
+            matches!(r, Err(FitError::NonFinite { row: 4, col: 2 })),
+            "{m:?}: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn encoding_checks_the_dimension_and_keeps_the_item_count() {
+    let x = Data::Dense(Mat::from_fn(30, 5, |i, j| ((i * 3 + j * 11) % 7) as f64));
+    for m in all_methods() {
+        let model = m
+            .fit(
+                &TrainSet::unlabelled(&x),
+                4,
+                &mut ChaCha8Rng::seed_from_u64(1),
+            )
+            .unwrap();
+        let codes = model.encode(&x).unwrap();
+        assert_eq!((codes.len(), codes.n_bits()), (30, 4), "{m:?}");
+        assert!(
+            model.encode(&Data::Dense(Mat::zeros(2, 6))).is_err(),
+            "{m:?}"
+        );
+    }
+}

@@ -1,0 +1,53 @@
+# hashbench: reproduce binary-hashing papers from TOML specs.
+# The dev profile compiles dependencies and the numeric crates with opt-level 3
+# (see Cargo.toml), so `cargo run` is fast and shares its build with the tests.
+
+hashbench := "cargo run --quiet -p hashbench --"
+
+default:
+    @just --list
+
+# Run every experiment on the data present (the paper's, else the local profile) and list what was skipped.
+run-all:
+    {{hashbench}} run-all
+
+# Format, lint, unit/property/integration tests, then the golden-metric check.
+test:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+    cargo nextest run --workspace --no-fail-fast
+    {{hashbench}} check
+
+# Rerun every spec's ci profile and compare with results/baselines/.
+check:
+    {{hashbench}} check
+
+# Accept the current ci-profile numbers as the new golden baselines.
+bless:
+    {{hashbench}} check --bless
+
+# Redraw summaries and figures from stored results, without rerunning.
+figures:
+    {{hashbench}} figures
+
+# Obtain Fashion-MNIST from its Debian package (no root needed) into data/fashion-mnist/.
+data:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if [ -f data/fashion-mnist/t10k-labels-idx1-ubyte.gz ]; then echo "data/fashion-mnist already present"; exit 0; fi
+    if ! command -v apt-get >/dev/null; then echo "apt-get not found: place the Fashion-MNIST IDX files in data/fashion-mnist/ by hand"; exit 1; fi
+    tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get download dataset-fashion-mnist) || { apt-get update -qq && (cd "$tmp" && apt-get download dataset-fashion-mnist); }
+    dpkg -x "$tmp"/dataset-fashion-mnist_*.deb "$tmp/root"
+    mkdir -p data/fashion-mnist
+    cp "$tmp"/root/usr/share/datasets/fashion-mnist/*.gz data/fashion-mnist/
+    rm -rf "$tmp"
+    ls -l data/fashion-mnist
+
+# Hamming-ranking and exact-kNN throughput (criterion, release build of the numeric crates only).
+bench:
+    cargo bench -p hashbench-data --bench throughput
+
+# List specs, profiles and whether their data is present.
+list:
+    {{hashbench}} list
