@@ -41,7 +41,7 @@ pub fn read_digits_dir(dir: &Path) -> Result<(Vec<u8>, Vec<u32>)> {
                 ),
             )
         })?;
-        if file.data.len() % PIXELS != 0 {
+        if !file.data.len().is_multiple_of(PIXELS) {
             return Err(DataError::format(
                 &path,
                 format!(

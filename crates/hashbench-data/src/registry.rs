@@ -142,16 +142,16 @@ impl DatasetEntry {
                 continue;
             }
             let actual = sha256_file(&path)?;
-            if let Some(expected) = expected {
-                if !expected.eq_ignore_ascii_case(&actual) {
-                    return Err(DataError::Checksum {
-                        dataset: name.to_string(),
-                        path,
-                        expected: expected.to_string(),
-                        actual,
-                        fix: self.obtain.clone(),
-                    });
-                }
+            if let Some(expected) = expected
+                && !expected.eq_ignore_ascii_case(&actual)
+            {
+                return Err(DataError::Checksum {
+                    dataset: name.to_string(),
+                    path,
+                    expected: expected.to_string(),
+                    actual,
+                    fix: self.obtain.clone(),
+                });
             }
             fingerprint.push_str(&actual);
         }
@@ -161,13 +161,13 @@ impl DatasetEntry {
         for p in &self.parts {
             let path = root.join(&p.features);
             let (count, d, values, part_labels) = read_part(p, root, &path)?;
-            if let Some(first) = dim {
-                if d != first {
-                    return Err(DataError::format(
-                        &path,
-                        format!("dimension {d} differs from earlier parts ({first})"),
-                    ));
-                }
+            if let Some(first) = dim
+                && d != first
+            {
+                return Err(DataError::format(
+                    &path,
+                    format!("dimension {d} differs from earlier parts ({first})"),
+                ));
             }
             dim = Some(d);
             rows.extend(values);

@@ -104,10 +104,10 @@ pub fn build_truth(
     }
     let cache =
         cache_dir.map(|d| d.join(format!("truth-{}.bin", cache_key(rule, data, split, seed))));
-    if let Some(path) = &cache {
-        if path.exists() {
-            return read_lists(path);
-        }
+    if let Some(path) = &cache
+        && path.exists()
+    {
+        return read_lists(path);
     }
     let x = data.x.as_dense().ok_or_else(|| {
         DataError::Invalid(format!(

@@ -59,13 +59,13 @@ pub fn read_vecs(
             ));
         }
         let d = d as usize;
-        if let Some(first) = dim {
-            if d != first {
-                return Err(DataError::format(
-                    path,
-                    format!("vector {n}: dimension {d}, earlier vectors have {first}"),
-                ));
-            }
+        if let Some(first) = dim
+            && d != first
+        {
+            return Err(DataError::format(
+                path,
+                format!("vector {n}: dimension {d}, earlier vectors have {first}"),
+            ));
         }
         dim = Some(d);
         pos += 4;

@@ -132,8 +132,8 @@ fn crate_versions(root: &Path) -> serde_json::Value {
     for line in lock.lines() {
         if let Some(n) = line.strip_prefix("name = ") {
             name = Some(n.trim_matches('"').to_string());
-        } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), &name) {
-            if [
+        } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), &name)
+            && [
                 "faer",
                 "polars",
                 "rand",
@@ -143,9 +143,8 @@ fn crate_versions(root: &Path) -> serde_json::Value {
                 "plotters",
             ]
             .contains(&n.as_str())
-            {
-                out.insert(n.clone(), json!(v.trim_matches('"')));
-            }
+        {
+            out.insert(n.clone(), json!(v.trim_matches('"')));
         }
     }
     serde_json::Value::Object(out)
@@ -165,15 +164,15 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     let data = entry.load(&plan.dataset, &ws.root)?;
     let dim = data.x.as_dense().map_or(0, |x| x.ncols());
     for m in &plan.methods {
-        if let Some(max) = m.spec.max_bits(dim) {
-            if let Some(b) = plan.bits.iter().find(|&&b| b > max) {
-                bail!(
-                    "{}: {} gives at most {max} bits on {dim}-dimensional `{}`, the spec asks for {b}",
-                    plan.spec_path.display(),
-                    m.label,
-                    plan.dataset
-                );
-            }
+        if let Some(max) = m.spec.max_bits(dim)
+            && let Some(b) = plan.bits.iter().find(|&&b| b > max)
+        {
+            bail!(
+                "{}: {} gives at most {max} bits on {dim}-dimensional `{}`, the spec asks for {b}",
+                plan.spec_path.display(),
+                m.label,
+                plan.dataset
+            );
         }
     }
     if (plan.split.labelled > 0 || plan.ground_truth.needs_labels()) && data.labels.is_none() {

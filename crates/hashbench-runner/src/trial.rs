@@ -20,6 +20,9 @@ use sha2::{Digest, Sha256};
 use crate::spec::{Plan, TrialKey};
 use crate::tables::{CurveRow, MetricRow, ResultTables};
 
+/// A stored curve: name and (x, y) points, y null where undefined.
+type StoredCurve = (String, Vec<(f64, Option<f64>)>);
+
 /// A stored trial. Undefined values (NaN) are stored as null.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrialRecord {
@@ -30,7 +33,7 @@ pub struct TrialRecord {
     trial: usize,
     seed: u64,
     scalars: Vec<(String, Option<f64>)>,
-    curves: Vec<(String, Vec<(f64, Option<f64>)>)>,
+    curves: Vec<StoredCurve>,
     fit_seconds: f64,
     encode_seconds: f64,
 }

@@ -101,7 +101,7 @@ impl HashMethod for SikhParams {
                 total / pairs as f64
             }
         };
-        if !(sigma > 0.0) {
+        if sigma.is_nan() || sigma <= 0.0 {
             return Err(FitError::Param(ParamError::invalid(
                 "width",
                 sigma,
