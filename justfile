@@ -44,9 +44,10 @@ data:
     rm -rf "$tmp"
     ls -l data/fashion-mnist
 
-# Hamming-ranking and exact-kNN throughput (criterion, release build of the numeric crates only).
+# Throughput (criterion: Hamming ranking, exact kNN) and scale (1M x 128 training and ground truth: time, peak memory).
 bench:
-    cargo bench -p hashbench-data --bench throughput
+    cargo bench -p hashbench-bench --bench throughput
+    cargo bench -p hashbench-bench --bench scale
 
 # List specs, profiles and whether their data is present.
 list:

@@ -105,3 +105,15 @@ impl<'a> TrainSet<'a> {
         Ok(x)
     }
 }
+
+impl TrainSet<'_> {
+    /// The labelled rows of the dense training matrix, centred with `mean`.
+    ///
+    /// # Panics
+    /// If the data is not dense or a labelled index is out of range.
+    #[track_caller]
+    pub fn labelled_centered(&self, mean: &[f64]) -> Mat<f64> {
+        let x = self.x.as_dense().expect("dense training data");
+        Mat::from_fn(self.labelled.len(), x.ncols(), |i, j| x[(self.labelled[i], j)] - mean[j])
+    }
+}

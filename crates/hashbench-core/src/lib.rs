@@ -6,6 +6,7 @@ pub mod error;
 pub mod linalg;
 pub mod linear;
 pub mod method;
+pub mod pairs;
 pub mod search;
 pub mod seed;
 pub mod truth;

@@ -39,6 +39,12 @@ pub trait HashModel: Send + Sync {
     /// Code length.
     fn n_bits(&self) -> usize;
 
+    /// Per-bit weights of a weighted Hamming distance Σₖ wₖ [bits differ], for
+    /// methods that learn one (BSSC); `None` means plain Hamming distance.
+    fn bit_weights(&self) -> Option<Vec<f64>> {
+        None
+    }
+
     /// Encodes every item of `data`.
     ///
     /// # Errors

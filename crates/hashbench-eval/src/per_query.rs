@@ -16,6 +16,8 @@ pub struct QueryStats {
     /// Average precision over the ranking with ties by index (`None` without
     /// relevant items).
     pub ap_index: Option<f64>,
+    /// Tie-aware average precision over the same ranking distance.
+    pub ap_expected: Option<f64>,
     /// Relevant items among the top `n` of the ranking, for each requested `n`.
     pub relevant_in_top: Vec<u32>,
 }
@@ -71,16 +73,19 @@ pub fn expected_average_precision(
     Some(sum / f64::from(total_relevant))
 }
 
-/// Statistics of one query from its distances to the database and the
+/// Statistics of one query from its Hamming distances to the database and the
 /// relevance of each database item. `tops` lists the ranking prefixes whose
 /// relevant counts are wanted; `need_ranking` can be false when no metric reads
-/// the index-tie ranking.
+/// the index-tie ranking. With `weighted` distances (a weighted Hamming distance
+/// such as BSSC's), the ranking and both MAPs use them, ties by index; the
+/// radius-based histograms always use the plain Hamming distance (hash lookup).
 pub fn query_stats(
     distances: &[u32],
     relevant: &[bool],
     n_bits: u32,
     tops: &[usize],
     need_ranking: bool,
+    weighted: Option<&[f64]>,
 ) -> QueryStats {
     let len = n_bits as usize + 1;
     let mut at_distance = vec![0u32; len];
@@ -93,8 +98,28 @@ pub fn query_stats(
             n_relevant += 1;
         }
     }
-    let (ap_index, relevant_in_top) = if need_ranking {
-        let ranking = rank_by_distance(distances, n_bits);
+    let weighted_ranking = weighted.map(|w| {
+        let mut order: Vec<u32> = (0..w.len() as u32).collect();
+        order.sort_by(|&a, &b| w[a as usize].total_cmp(&w[b as usize]));
+        order
+    });
+    let ap_expected = match (weighted, &weighted_ranking) {
+        (Some(w), Some(order)) => {
+            let (mut sizes, mut hits): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+            for (pos, &i) in order.iter().enumerate() {
+                if pos == 0 || w[i as usize] != w[order[pos - 1] as usize] {
+                    sizes.push(0);
+                    hits.push(0);
+                }
+                *sizes.last_mut().expect("group") += 1;
+                *hits.last_mut().expect("group") += u32::from(relevant[i as usize]);
+            }
+            expected_average_precision(&sizes, &hits)
+        }
+        _ => expected_average_precision(&at_distance, &relevant_at_distance),
+    };
+    let (ap_index, relevant_in_top) = if need_ranking || weighted_ranking.is_some() {
+        let ranking = weighted_ranking.unwrap_or_else(|| rank_by_distance(distances, n_bits));
         let mut cumulative = Vec::with_capacity(tops.len());
         let mut hits = 0u32;
         let mut next = 0usize;
@@ -122,6 +147,7 @@ pub fn query_stats(
         at_distance,
         relevant_at_distance,
         ap_index,
+        ap_expected,
         relevant_in_top,
     }
 }
@@ -202,7 +228,7 @@ mod tests {
     fn expected_ap_agrees_with_brute_force_over_tie_orders() {
         let distances = [1, 0, 2, 1, 1, 0, 2, 1];
         let relevant = [true, false, true, false, true, true, false, false];
-        let s = query_stats(&distances, &relevant, 2, &[], false);
+        let s = query_stats(&distances, &relevant, 2, &[], false, None);
         let closed = expected_average_precision(&s.at_distance, &s.relevant_at_distance).unwrap();
         let brute = brute_force_expected_ap(&distances, &relevant);
         assert!((closed - brute).abs() < 1e-12, "{closed} vs {brute}");
@@ -212,9 +238,22 @@ mod tests {
     fn expected_ap_equals_index_ap_without_ties() {
         let distances = [3, 0, 2, 1];
         let relevant = [false, true, true, false];
-        let s = query_stats(&distances, &relevant, 3, &[], true);
+        let s = query_stats(&distances, &relevant, 3, &[], true, None);
         let e = expected_average_precision(&s.at_distance, &s.relevant_at_distance).unwrap();
         assert!((e - s.ap_index.unwrap()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weighted_distances_rank_and_group_by_weight() {
+        // Hamming distances [1, 1, 2]; weighted distances [0.5, 2.0, 0.5]
+        let s = query_stats(&[1, 1, 2], &[false, true, true], 2, &[1], true, Some(&[0.5, 2.0, 0.5]));
+        // weighted ranking 0, 2 (tie at 0.5, by index), then 1: hits at ranks 2, 3
+        assert!((s.ap_index.unwrap() - (0.5 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
+        // tie-aware: group {0, 2} holds one relevant: (1/2)(1/1 + 1/2), then 2/3
+        assert!((s.ap_expected.unwrap() - (0.75 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
+        assert_eq!(s.relevant_in_top, vec![0]);
+        // radius histograms stay on plain Hamming distances
+        assert_eq!(s.at_distance, vec![0, 2, 1]);
     }
 
     #[test]
@@ -226,6 +265,7 @@ mod tests {
             2,
             &[3, 1, 2, 10, 0],
             true,
+            None,
         );
         assert_eq!(s.relevant_in_top, vec![2, 0, 1, 2, 0]);
         assert_eq!(s.at_distance, vec![1, 1, 2]);

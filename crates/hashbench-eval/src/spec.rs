@@ -7,7 +7,7 @@ use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::per_query::{QueryStats, expected_average_precision, query_stats};
+use crate::per_query::{QueryStats, query_stats};
 
 /// Order of database items at equal Hamming distance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -131,7 +131,11 @@ pub struct MetricValues {
     pub curves: Vec<Curve>,
 }
 
-/// Evaluates `specs` for every query code against the database codes.
+/// Evaluates `specs` for every query code against the database codes. With
+/// `bit_weights`, ranking metrics (MAP, recall curve, precision of the first M)
+/// rank by the weighted Hamming distance Σₖ wₖ [bits differ]; radius metrics
+/// (precision, recall and F1 at radius, the PR sweep) always use the plain
+/// Hamming ball, since hash lookup probes buckets of codes.
 ///
 /// # Panics
 /// If code lengths differ, or the ground truth's shape differs from the codes.
@@ -141,6 +145,7 @@ pub fn evaluate(
     db: &BitCodes,
     queries: &BitCodes,
     truth: &GroundTruth,
+    bit_weights: Option<&[f64]>,
 ) -> MetricValues {
     assert_eq!(
         db.n_bits(),
@@ -164,11 +169,15 @@ pub fn evaluate(
     let stats: Vec<QueryStats> = (0..queries.len())
         .into_par_iter()
         .map_init(
-            || (vec![0u32; n_db], vec![false; n_db]),
-            |(distances, relevant), q| {
+            || (vec![0u32; n_db], vec![false; n_db], vec![0f64; if bit_weights.is_some() { n_db } else { 0 }]),
+            |(distances, relevant, weighted), q| {
                 hamming_distances_into(queries.code(q), db, distances);
                 truth.fill_relevance(q, relevant);
-                query_stats(distances, relevant, n_bits, &tops, need_ranking)
+                if let Some(w) = bit_weights {
+                    weighted_distances_into(queries.code(q), db, w, weighted);
+                }
+                let weighted = bit_weights.map(|_| weighted.as_slice());
+                query_stats(distances, relevant, n_bits, &tops, need_ranking, weighted)
             },
         )
         .collect();
@@ -177,6 +186,23 @@ pub fn evaluate(
         aggregate(spec, &stats, &tops, n_db, &mut out);
     }
     out
+}
+
+/// Σₖ wₖ [bit k of the query and the item differ], for every database item.
+fn weighted_distances_into(query: &[u64], db: &BitCodes, weights: &[f64], out: &mut [f64]) {
+    let w = db.words_per_code();
+    for (o, code) in out.iter_mut().zip(db.words().chunks_exact(w)) {
+        let mut sum = 0.0;
+        for (k, (a, b)) in code.iter().zip(query).enumerate() {
+            let mut diff = a ^ b;
+            while diff != 0 {
+                let bit = diff.trailing_zeros() as usize;
+                sum += weights[k * 64 + bit];
+                diff &= diff - 1;
+            }
+        }
+        *o = sum;
+    }
 }
 
 /// The ranking prefixes (top-N, first-M) any spec needs, deduplicated.
@@ -248,9 +274,7 @@ fn aggregate(
         MetricSpec::Map { ties } => {
             let ap = stats.iter().filter_map(|s| match ties {
                 TiePolicy::Index => s.ap_index,
-                TiePolicy::Expected => {
-                    expected_average_precision(&s.at_distance, &s.relevant_at_distance)
-                }
+                TiePolicy::Expected => s.ap_expected,
             });
             out.scalars.push((names[0].clone(), mean(ap)));
         }

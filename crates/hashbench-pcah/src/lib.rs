@@ -3,19 +3,34 @@
 use hashbench_core::linalg::{centered, column_means, gram_of_columns, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::check_n_bits;
+use hashbench_core::pairs::{adjusted_covariance, label_pair_matrix};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-/// PCA hashing (SPLH eq. 8 without labels). No hyperparameters; deterministic.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PcahParams {}
+/// PCA hashing (SPLH eq. 8); deterministic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PcahParams {
+    /// Weight of the covariance term XᵀX/n against the labelled term X_lᵀSX_l/l
+    /// (paper: η). Used only when the training set has labelled items.
+    /// Default 5, the S3PLH default, so PCAH and S3PLH adjust the same matrix.
+    pub eta: f64,
+}
+
+impl Default for PcahParams {
+    fn default() -> Self {
+        Self { eta: 5.0 }
+    }
+}
 
 impl HashMethod for PcahParams {
     type Model = LinearModel;
 
     fn validate(&self) -> Result<(), ParamError> {
+        if !(self.eta.is_finite() && self.eta >= 0.0) {
+            return Err(ParamError::invalid("eta", self.eta, "must be finite and non-negative"));
+        }
         Ok(())
     }
 
@@ -41,7 +56,13 @@ impl HashMethod for PcahParams {
         }
         let mean = column_means(x);
         let scatter = gram_of_columns(centered(x, &mean).as_ref());
-        let (_, w) = top_eigenpairs(scatter.as_ref(), n_bits).map_err(FitError::from)?;
+        let m = if train.labelled.len() >= 2 {
+            let s = label_pair_matrix(train.labels);
+            adjusted_covariance(train.labelled_centered(&mean).as_ref(), s.as_ref(), scatter.as_ref(), x.nrows(), self.eta)
+        } else {
+            scatter
+        };
+        let (_, w) = top_eigenpairs(m.as_ref(), n_bits).map_err(FitError::from)?;
         Ok(LinearModel { mean, w })
     }
 }
@@ -54,7 +75,7 @@ mod tests {
     use rand::SeedableRng;
 
     fn fit(x: &Data, bits: usize) -> Result<LinearModel, FitError> {
-        PcahParams {}.fit(
+        PcahParams::default().fit(
             &TrainSet::unlabelled(x),
             bits,
             &mut ChaCha8Rng::seed_from_u64(0),
@@ -92,6 +113,20 @@ mod tests {
             .filter(|&i| codes.bit(i, 0) == (sign * (xd[(i, 2)] - m.mean[2]) > 0.0))
             .count();
         assert!(agree > 990, "{agree}");
+    }
+
+    #[test]
+    fn labels_adjust_the_covariance_as_in_eq_8() {
+        // with labels, the directions are the top eigenvectors of the adjusted matrix
+        let x = anisotropic(300);
+        let labelled: Vec<usize> = (0..30).collect();
+        let labels: Vec<u32> = labelled.iter().map(|&i| u32::from(x.as_dense().unwrap()[(i, 1)] > 0.0)).collect();
+        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let p = PcahParams { eta: 0.001 };
+        let m = p.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        // labels follow axis 1, whose variance is the smallest: it wins at small η
+        assert!(m.w[(1, 0)].abs() > 0.9, "{:?}", m.w);
+        assert!(PcahParams { eta: f64::NAN }.validate().is_err());
     }
 
     #[test]

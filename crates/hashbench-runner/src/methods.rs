@@ -1,11 +1,14 @@
 //! The closed set of methods a spec can name (`method = "..."`), dispatched to
 //! each method crate. Adding a method = one variant here plus its crate.
 
+use hashbench_bssc::BsscParams;
+use hashbench_rbm::RbmParams;
 use hashbench_core::{FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
 use hashbench_sikh::SikhParams;
 use hashbench_spectral::ShParams;
+use hashbench_splh::{S3plhParams, UsplhParams};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +24,30 @@ pub enum MethodSpec {
     Sh(ShParams),
     /// Shift-invariant kernel hashing.
     Sikh(SikhParams),
+    /// Semi-supervised sequential projection learning.
+    S3plh(S3plhParams),
+    /// Unsupervised sequential projection learning.
+    Usplh(UsplhParams),
+    /// Boosted similarity sensitive coding.
+    Bssc(BsscParams),
+    /// Stacked RBMs fine-tuned with NCA.
+    Rbm(RbmParams),
+}
+
+/// Calls `$body` with `$p` bound to the params of whichever variant `$self` is.
+macro_rules! each_method {
+    ($self:expr, $p:ident => $body:expr) => {
+        match $self {
+            MethodSpec::Lsh($p) => $body,
+            MethodSpec::Pcah($p) => $body,
+            MethodSpec::Sh($p) => $body,
+            MethodSpec::Sikh($p) => $body,
+            MethodSpec::S3plh($p) => $body,
+            MethodSpec::Usplh($p) => $body,
+            MethodSpec::Bssc($p) => $body,
+            MethodSpec::Rbm($p) => $body,
+        }
+    };
 }
 
 impl MethodSpec {
@@ -31,6 +58,10 @@ impl MethodSpec {
             MethodSpec::Pcah(_) => "PCAH",
             MethodSpec::Sh(_) => "SH",
             MethodSpec::Sikh(_) => "SIKH",
+            MethodSpec::S3plh(_) => "S3PLH",
+            MethodSpec::Usplh(_) => "USPLH",
+            MethodSpec::Bssc(_) => "BSSC",
+            MethodSpec::Rbm(_) => "RBMs",
         }
     }
 
@@ -39,31 +70,27 @@ impl MethodSpec {
     /// # Errors
     /// The method's [`ParamError`].
     pub fn validate(&self) -> Result<(), ParamError> {
-        match self {
-            MethodSpec::Lsh(p) => p.validate(),
-            MethodSpec::Pcah(p) => p.validate(),
-            MethodSpec::Sh(p) => p.validate(),
-            MethodSpec::Sikh(p) => p.validate(),
-        }
+        each_method!(self, p => p.validate())
     }
 
     /// Whether trials differ by seed.
     pub fn is_randomized(&self) -> bool {
-        match self {
-            MethodSpec::Lsh(p) => p.is_randomized(),
-            MethodSpec::Pcah(p) => p.is_randomized(),
-            MethodSpec::Sh(p) => p.is_randomized(),
-            MethodSpec::Sikh(p) => p.is_randomized(),
-        }
+        each_method!(self, p => p.is_randomized())
     }
 
     /// The longest code the method can give on `dim`-dimensional data, when
     /// bounded (checked before any trial runs).
     pub fn max_bits(&self, dim: usize) -> Option<usize> {
         match self {
-            MethodSpec::Pcah(_) => Some(dim),
+            MethodSpec::Pcah(_) | MethodSpec::S3plh(_) | MethodSpec::Usplh(_) => Some(dim),
             _ => None,
         }
+    }
+
+    /// Whether the method reads the labelled training items (checked before any
+    /// trial: the split must provide them).
+    pub fn needs_labels(&self) -> bool {
+        matches!(self, MethodSpec::S3plh(_) | MethodSpec::Bssc(_))
     }
 
     /// Fits the method.
@@ -76,11 +103,6 @@ impl MethodSpec {
         bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<Box<dyn HashModel>, FitError> {
-        Ok(match self {
-            MethodSpec::Lsh(p) => Box::new(p.fit(train, bits, rng)?),
-            MethodSpec::Pcah(p) => Box::new(p.fit(train, bits, rng)?),
-            MethodSpec::Sh(p) => Box::new(p.fit(train, bits, rng)?),
-            MethodSpec::Sikh(p) => Box::new(p.fit(train, bits, rng)?),
-        })
+        each_method!(self, p => Ok(Box::new(p.fit(train, bits, rng)?)))
     }
 }

@@ -10,7 +10,7 @@ use anyhow::Result;
 use hashbench_plot::{Figure, Series, render};
 
 use crate::spec::{ClaimSpec, FigureSpec, Plan};
-use crate::tables::{MetricRow, ResultTables};
+use crate::tables::{CurveRow, MetricRow, ResultTables};
 
 /// Mean, sample standard deviation and count over trials.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,7 +71,7 @@ pub struct Verdict {
 }
 
 /// Checks each claim on the reproduced means.
-pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>) -> Vec<Verdict> {
+pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>, curves: &[CurveRow]) -> Vec<Verdict> {
     let mean = |m: &str, metric: &str, b: usize| {
         stats
             .get(&(m.to_string(), metric.to_string(), b))
@@ -135,6 +135,49 @@ pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>
                         }
                     }
                 }
+                ClaimSpec::BestOnCurve { method, curve, bits, fraction, .. } => {
+                    let means = curve_means(curves, curve, *bits);
+                    let mine = means.get(method.as_str());
+                    match mine {
+                        None => ("not checked", format!("no `{curve}` curve at {bits} bits in this run")),
+                        Some(mine) => {
+                            let total = mine.len();
+                            let wins = mine
+                                .iter()
+                                .filter(|(x, y)| {
+                                    means.iter().filter(|(m, _)| *m != method).all(|(_, pts)| {
+                                        pts.iter().find(|(ox, _)| ox == x).is_none_or(|(_, oy)| y >= oy || oy.is_nan())
+                                    })
+                                })
+                                .count();
+                            let share = wins as f64 / total.max(1) as f64;
+                            let verdict = if share >= *fraction { "holds" } else { "fails" };
+                            (verdict, format!("best at {wins} of {total} points (needs {:.0}%)", fraction * 100.0))
+                        }
+                    }
+                }
+                ClaimSpec::Dominates { method, metric, factor, .. } => {
+                    let mut shortfalls = Vec::new();
+                    let mut ratios = Vec::new();
+                    for &b in &plan.bits {
+                        let mine = mean(method, metric, b).unwrap_or(f64::NAN);
+                        for m in plan.methods.iter().filter(|m| &m.label != method) {
+                            if let Some(v) = mean(&m.label, metric, b) {
+                                let ratio = mine / v;
+                                ratios.push(ratio);
+                                if ratio.is_nan() || ratio < *factor {
+                                    shortfalls.push(format!("{b} bits: {ratio:.1}x {}", m.label));
+                                }
+                            }
+                        }
+                    }
+                    let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+                    if shortfalls.is_empty() {
+                        ("holds", format!("smallest ratio {least:.1}x (needs {factor}x)"))
+                    } else {
+                        ("fails", format!("needs {factor}x; {}", shortfalls.join("; ")))
+                    }
+                }
                 ClaimSpec::Falls {
                     method,
                     metric,
@@ -172,6 +215,21 @@ pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>
                 evidence,
             }
         })
+        .collect()
+}
+
+/// Mean curve per method: method → [(x, mean y)] for `curve` at `bits`.
+fn curve_means<'a>(curves: &'a [CurveRow], curve: &str, bits: usize) -> BTreeMap<&'a str, Vec<(f64, f64)>> {
+    let mut acc: BTreeMap<&str, BTreeMap<i64, (f64, f64, usize)>> = BTreeMap::new();
+    for r in curves.iter().filter(|r| r.curve == curve && r.bits == bits) {
+        let e = acc.entry(r.method.as_str()).or_default().entry((r.x * 1e6).round() as i64).or_insert((r.x, 0.0, 0));
+        if r.y.is_finite() {
+            e.1 += r.y;
+            e.2 += 1;
+        }
+    }
+    acc.into_iter()
+        .map(|(m, pts)| (m, pts.into_values().map(|(x, s, n)| (x, if n > 0 { s / n as f64 } else { f64::NAN })).collect()))
         .collect()
 }
 
@@ -253,7 +311,9 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             }
         }
     }
-    let verdicts = check_claims(plan, &stats);
+    let mut all = stats.clone();
+    all.extend(timing.clone());
+    let verdicts = check_claims(plan, &all, &t.curves);
     if !verdicts.is_empty() {
         let _ = writeln!(s, "\n## Paper claims, checked on these numbers\n");
         let _ = writeln!(s, "| claim | verdict | evidence |\n|---|---|---|");

@@ -49,6 +49,10 @@ fn one() -> usize {
     1
 }
 
+fn one_f64() -> f64 {
+    1.0
+}
+
 /// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,6 +122,33 @@ pub enum ClaimSpec {
         /// Longer code length.
         to: usize,
     },
+    /// Mean `metric` of `method` is at least `factor` times that of every other
+    /// method, at every code length (e.g. "RBMs train 100x slower").
+    Dominates {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Required ratio.
+        factor: f64,
+    },
+    /// On `curve` at `bits`, `method`'s mean is the highest at no fewer than
+    /// `fraction` of the curve's points (1.0 = everywhere; "almost all M" < 1).
+    BestOnCurve {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Curve name.
+        curve: String,
+        /// Code length.
+        bits: usize,
+        /// Required share of points, in (0, 1].
+        #[serde(default = "one_f64")]
+        fraction: f64,
+    },
     /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
     Rises {
         /// The claim as the paper states it.
@@ -139,15 +170,20 @@ impl ClaimSpec {
         match self {
             ClaimSpec::Best { text, .. }
             | ClaimSpec::Falls { text, .. }
-            | ClaimSpec::Rises { text, .. } => text,
+            | ClaimSpec::Rises { text, .. }
+            | ClaimSpec::Dominates { text, .. }
+            | ClaimSpec::BestOnCurve { text, .. } => text,
         }
     }
 
-    fn method_and_metric(&self) -> (&str, &str) {
+    /// The method label and the scalar metric (None for curve claims) it names.
+    fn method_and_metric(&self) -> (&str, Option<&str>) {
         match self {
             ClaimSpec::Best { method, metric, .. }
             | ClaimSpec::Falls { method, metric, .. }
-            | ClaimSpec::Rises { method, metric, .. } => (method, metric),
+            | ClaimSpec::Rises { method, metric, .. }
+            | ClaimSpec::Dominates { method, metric, .. } => (method, Some(metric)),
+            ClaimSpec::BestOnCurve { method, .. } => (method, None),
         }
     }
 }
@@ -374,7 +410,7 @@ impl Spec {
                     join(&labels)
                 );
             }
-            if !scalars.contains(metric) {
+            if let Some(metric) = metric.filter(|m| !scalars.contains(*m)) {
                 bail!(
                     "{at}: claim names metric `{metric}`, not produced by this spec's metrics ({})",
                     join(&scalars)

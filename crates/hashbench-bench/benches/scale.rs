@@ -1,0 +1,69 @@
+//! `just bench` (scale part): training PCAH, SH, LSH, SIKH and USPLH on a generated
+//! 1M x 128 set and the top-2-percent exact ground truth of 10K queries over it,
+//! the sizes of SPLH Fig. 6 (SIFT-1M). Each step runs once (they take seconds to
+//! minutes, so criterion's repeated sampling does not fit); the wall time and the
+//! process's peak resident memory after the step are printed.
+
+use std::time::Instant;
+
+use faer::Mat;
+use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
+use hashbench_data::knn::k_nearest;
+use hashbench_lsh::LshParams;
+use hashbench_pcah::PcahParams;
+use hashbench_sikh::SikhParams;
+use hashbench_spectral::ShParams;
+use hashbench_splh::UsplhParams;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+
+/// Peak resident set size of this process in MiB (Linux `VmHWM`).
+fn peak_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_string))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn step<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let out = f();
+    println!("{name:<48} {:>9.2} s   peak RSS {:>8.0} MiB", t.elapsed().as_secs_f64(), peak_mib());
+    out
+}
+
+fn fit_and_encode<M: HashMethod>(name: &str, method: &M, train: &TrainSet<'_>, bits: usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let model = step(&format!("fit {name} ({bits} bits, 1M x 128)"), || method.fit(train, bits, &mut rng).expect("fit"));
+    step(&format!("encode 1M with {name}"), || model.encode(train.x).expect("encode"));
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    faer::set_global_parallelism(faer::Par::Seq);
+    let (n, d, n_q, bits) = (1_000_000, 128, 10_000, 64);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    // a mixture of 64 Gaussian clusters with per-dimension scales, SIFT-like in size
+    let centres = Mat::from_fn(64, d, |_, _| 20.0 * StandardNormal.sample(&mut rng) as f64);
+    let x = step("generate 1M x 128", || {
+        Mat::from_fn(n, d, |i, j| centres[(i % 64, j)] + (1.0 + (j % 8) as f64) * StandardNormal.sample(&mut rng) as f64)
+    });
+    let q = Mat::from_fn(n_q, d, |i, j| centres[((i * 7) % 64, j)] + (1.0 + (j % 8) as f64) * StandardNormal.sample(&mut rng) as f64);
+    let data = Data::Dense(x);
+    let train = TrainSet::unlabelled(&data);
+    fit_and_encode("LSH", &LshParams {}, &train, bits);
+    fit_and_encode("PCAH", &PcahParams::default(), &train, bits);
+    fit_and_encode("SH", &ShParams {}, &train, bits);
+    fit_and_encode("SIKH", &SikhParams::default(), &train, bits);
+    fit_and_encode("USPLH", &UsplhParams::default(), &train, bits);
+    let k = n / 50;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let lists = step(&format!("ground truth: top 2% of 1M for 10K queries ({threads} threads)"), || {
+        k_nearest(q.as_ref(), data.as_dense().expect("dense"), k, None)
+    });
+    println!("ground truth: {} queries x {} neighbours", lists.len(), lists[0].len());
+}

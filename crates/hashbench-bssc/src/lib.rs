@@ -1,0 +1,215 @@
+#![doc = include_str!("../README.md")]
+
+use faer::Mat;
+use hashbench_core::linalg::{column_means, product};
+use hashbench_core::method::{check_n_bits, dense_with_dim};
+use hashbench_core::{BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+/// BoostSSC hyperparameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BsscParams {
+    /// Random directions tried per bit. Default 50.
+    pub candidates: usize,
+}
+
+impl Default for BsscParams {
+    fn default() -> Self {
+        Self { candidates: 50 }
+    }
+}
+
+/// A fitted BoostSSC model: thresholded projections with a weight per bit.
+#[derive(Debug, Clone)]
+pub struct BsscModel {
+    mean: Vec<f64>,
+    w: Mat<f64>,
+    thresholds: Vec<f64>,
+    alphas: Vec<f64>,
+}
+
+/// The best threshold of one direction: (r, threshold), over projections `p` of
+/// the labelled items and the symmetric signed pair weights `signed` (wᵢⱼ yᵢⱼ,
+/// zero diagonal). Returns `None` when all projections are equal.
+pub fn best_threshold(p: &[f64], signed: &Mat<f64>) -> Option<(f64, f64)> {
+    let l = p.len();
+    let mut order: Vec<usize> = (0..l).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    let row_sums: Vec<f64> = (0..l).map(|i| signed.col(i).iter().sum()).collect();
+    // Σ over unordered pairs
+    let total: f64 = row_sums.iter().sum::<f64>() / 2.0;
+    let mut into_left = vec![0.0; l];
+    let mut cut = 0.0;
+    let mut best: Option<(f64, f64)> = None;
+    for m in 0..l - 1 {
+        let k = order[m];
+        cut += row_sums[k] - 2.0 * into_left[k];
+        // column k equals row k (symmetric) and is contiguous
+        for (acc, &v) in into_left.iter_mut().zip(signed.col(k).iter()) {
+            *acc += v;
+        }
+        let (lo, hi) = (p[k], p[order[m + 1]]);
+        if lo < hi {
+            let r = total - 2.0 * cut;
+            if best.is_none_or(|(b, _)| r > b) {
+                best = Some((r, 0.5 * (lo + hi)));
+            }
+        }
+    }
+    best
+}
+
+impl HashMethod for BsscParams {
+    type Model = BsscModel;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        if self.candidates == 0 {
+            return Err(ParamError::invalid("candidates", 0, "needs at least one direction per bit"));
+        }
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        true
+    }
+
+    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, rng: &mut ChaCha8Rng) -> Result<BsscModel, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        let x = train.dense_finite("bssc", 2)?;
+        if train.labelled.len() < 2 {
+            return Err(FitError::MissingLabels { method: "bssc" });
+        }
+        let (d, l) = (x.ncols(), train.labelled.len());
+        let mean = column_means(x);
+        let xl = train.labelled_centered(&mean);
+        let y = |i: usize, j: usize| if train.labels[i] == train.labels[j] { 1.0 } else { -1.0 };
+        let positives = (0..l).flat_map(|i| (i + 1..l).map(move |j| (i, j))).filter(|&(i, j)| y(i, j) > 0.0).count();
+        let negatives = l * (l - 1) / 2 - positives;
+        // pair weights, stored symmetric; positives and negatives each carry 1/2
+        let mut weight = Mat::from_fn(l, l, |i, j| {
+            if i == j {
+                0.0
+            } else if y(i, j) > 0.0 {
+                0.5 / positives.max(1) as f64
+            } else {
+                0.5 / negatives.max(1) as f64
+            }
+        });
+        let (mut w, mut thresholds, mut alphas) = (Mat::zeros(d, n_bits), Vec::new(), Vec::new());
+        for k in 0..n_bits {
+            let signed = Mat::from_fn(l, l, |i, j| weight[(i, j)] * y(i, j));
+            let mut best: Option<(f64, f64, Mat<f64>, Vec<f64>)> = None;
+            for _ in 0..self.candidates {
+                let mut dir: Mat<f64> = Mat::from_fn(d, 1, |_, _| StandardNormal.sample(rng));
+                let norm = dir.norm_l2().max(f64::MIN_POSITIVE);
+                dir = Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm);
+                let proj = product(xl.as_ref(), dir.as_ref());
+                let p: Vec<f64> = (0..l).map(|i| proj[(i, 0)]).collect();
+                if let Some((r, t)) = best_threshold(&p, &signed) {
+                    if best.as_ref().is_none_or(|b| r > b.0) {
+                        best = Some((r, t, dir, p));
+                    }
+                }
+            }
+            let (r, t, dir, p) = best.ok_or(FitError::TooFewItems { method: "bssc", needed: 2, got: 1 })?;
+            let r = r.clamp(-1.0 + 1e-9, 1.0 - 1e-9);
+            let alpha = 0.5 * ((1.0 + r) / (1.0 - r)).ln();
+            let mut total = 0.0;
+            for i in 0..l {
+                for j in 0..l {
+                    if i != j {
+                        let agree = if (p[i] > t) == (p[j] > t) { 1.0 } else { -1.0 };
+                        weight[(i, j)] *= (-alpha * y(i, j) * agree).exp();
+                        total += weight[(i, j)];
+                    }
+                }
+            }
+            // normalise so unordered pairs sum to 1 (each pair is stored twice)
+            let scale = 2.0 / total;
+            weight = Mat::from_fn(l, l, |i, j| weight[(i, j)] * scale);
+            (0..d).for_each(|i| w[(i, k)] = dir[(i, 0)]);
+            thresholds.push(t);
+            alphas.push(alpha);
+        }
+        Ok(BsscModel { mean, w, thresholds, alphas })
+    }
+}
+
+impl HashModel for BsscModel {
+    fn n_bits(&self) -> usize {
+        self.thresholds.len()
+    }
+
+    fn bit_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alphas.clone())
+    }
+
+    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
+        let x = dense_with_dim(data, self.mean.len())?;
+        let p = hashbench_core::linalg::project_centered(x, &self.mean, self.w.as_ref());
+        Ok(BitCodes::from_fn(x.nrows(), self.thresholds.len(), |i, k| p[(i, k)] > self.thresholds[k]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn threshold_sweep_agrees_with_brute_force() {
+        let p = [0.3, -1.0, 2.0, 0.1, -0.4, 1.5];
+        let labels = [0, 1, 0, 0, 1, 0];
+        let signed = Mat::from_fn(6, 6, |i, j| {
+            if i == j { 0.0 } else { (1.0 + (i * j) as f64 * 0.1) * if labels[i] == labels[j] { 1.0 } else { -1.0 } }
+        });
+        let (r, t) = best_threshold(&p, &signed).unwrap();
+        let score = |t: f64| {
+            let mut s = 0.0;
+            for i in 0..6 {
+                for j in i + 1..6 {
+                    s += signed[(i, j)] * if (p[i] > t) == (p[j] > t) { 1.0 } else { -1.0 };
+                }
+            }
+            s
+        };
+        assert!((score(t) - r).abs() < 1e-12);
+        let mut sorted = p.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        for w in sorted.windows(2) {
+            assert!(score(0.5 * (w[0] + w[1])) <= r + 1e-12);
+        }
+        // the labels split {1, 4} (the two lowest) from the rest: the best cut
+        assert!(t > -0.4 && t < 0.1);
+    }
+
+    #[test]
+    fn learns_weighted_bits_that_separate_labels() {
+        let n = 120;
+        let x = Data::Dense(Mat::from_fn(n, 3, |i, j| {
+            let noise = ((i * 37 + j * 11) % 17) as f64 / 17.0 - 0.5;
+            if j == 1 { noise + if i % 2 == 0 { 2.0 } else { -2.0 } } else { 3.0 * noise }
+        }));
+        let labelled: Vec<usize> = (0..40).collect();
+        let labels: Vec<u32> = labelled.iter().map(|&i| (i % 2) as u32).collect();
+        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let p = BsscParams::default();
+        let m = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+        let alphas = m.bit_weights().unwrap();
+        assert_eq!(alphas.len(), 4);
+        // the first bit is chosen on balanced weights: it separates the classes well
+        assert!(alphas[0] > 1.0, "{alphas:?}");
+        let c = m.encode(&x).unwrap();
+        let agree = (0..n).filter(|&i| c.bit(i, 0) == (i % 2 == 0)).count();
+        assert!(agree.max(n - agree) > 110, "{agree}");
+        // seeds
+        let again = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+        assert_eq!(again.encode(&x).unwrap(), c);
+        assert!(matches!(p.fit(&TrainSet::unlabelled(&x), 2, &mut ChaCha8Rng::seed_from_u64(0)), Err(FitError::MissingLabels { .. })));
+        assert!(BsscParams { candidates: 0 }.validate().is_err());
+    }
+}

@@ -1,0 +1,325 @@
+#![doc = include_str!("../README.md")]
+
+use faer::{Mat, MatRef};
+use hashbench_core::linalg::product;
+use hashbench_core::method::{check_n_bits, dense_with_dim};
+use hashbench_core::{BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet};
+use rand::RngExt;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+use serde::{Deserialize, Serialize};
+
+/// Hyperparameters of the stacked-RBM hash (defaults in the crate documentation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RbmParams {
+    /// Hidden layer sizes below the code layer. Default [256].
+    pub hidden: Vec<usize>,
+    /// CD-1 epochs per layer. Default 5.
+    pub epochs: usize,
+    /// Mini-batch size. Default 100.
+    pub batch: usize,
+    /// Pre-training learning rate. Default 0.1.
+    pub learning_rate: f64,
+    /// Full-batch NCA fine-tuning steps on the labelled items. Default 50.
+    pub fine_tune_steps: usize,
+    /// Fine-tuning learning rate (per labelled item). Default 0.01.
+    pub fine_tune_rate: f64,
+}
+
+impl Default for RbmParams {
+    fn default() -> Self {
+        Self { hidden: vec![256], epochs: 5, batch: 100, learning_rate: 0.1, fine_tune_steps: 50, fine_tune_rate: 0.01 }
+    }
+}
+
+/// One layer: weights (inputs × units) and unit biases.
+#[derive(Debug, Clone)]
+struct Layer {
+    w: Mat<f64>,
+    b: Vec<f64>,
+}
+
+/// A fitted stack.
+#[derive(Debug, Clone)]
+pub struct RbmModel {
+    scale: f64,
+    dim: usize,
+    layers: Vec<Layer>,
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// σ(a W + 1 bᵀ).
+fn activate(a: MatRef<'_, f64>, w: MatRef<'_, f64>, b: &[f64]) -> Mat<f64> {
+    let z = product(a, w);
+    Mat::from_fn(z.nrows(), z.ncols(), |i, j| sigmoid(z[(i, j)] + b[j]))
+}
+
+/// Trains one RBM by CD-1 on the rows of `v`; returns the layer and the mean
+/// squared reconstruction error of each epoch.
+fn pretrain_layer(v: MatRef<'_, f64>, units: usize, p: &RbmParams, rng: &mut ChaCha8Rng) -> (Layer, Vec<f64>) {
+    let (n, a) = (v.nrows(), v.ncols());
+    let init = Normal::new(0.0, 0.01).expect("valid normal");
+    let mut w = Mat::from_fn(a, units, |_, _| init.sample(rng));
+    let (mut bv, mut bh) = (vec![0.0; a], vec![0.0; units]);
+    let (mut vw, mut vbv, mut vbh) = (Mat::<f64>::zeros(a, units), vec![0.0; a], vec![0.0; units]);
+    let decay = 2e-4;
+    let mut errors = Vec::with_capacity(p.epochs);
+    let mut order: Vec<usize> = (0..n).collect();
+    for epoch in 0..p.epochs {
+        let momentum = if epoch < p.epochs / 2 { 0.5 } else { 0.9 };
+        order.shuffle(rng);
+        let mut err = 0.0;
+        for chunk in order.chunks(p.batch.max(1)) {
+            let bsz = chunk.len() as f64;
+            let v0 = Mat::from_fn(chunk.len(), a, |i, j| v[(chunk[i], j)]);
+            let h0p = activate(v0.as_ref(), w.as_ref(), &bh);
+            let h0 = Mat::from_fn(h0p.nrows(), units, |i, j| f64::from(u8::from(rng.random::<f64>() < h0p[(i, j)])));
+            let v1 = activate(h0.as_ref(), w.transpose(), &bv);
+            let h1p = activate(v1.as_ref(), w.as_ref(), &bh);
+            let pos = product(v0.transpose(), h0p.as_ref());
+            let neg = product(v1.transpose(), h1p.as_ref());
+            for j in 0..units {
+                for i in 0..a {
+                    let g = (pos[(i, j)] - neg[(i, j)]) / bsz - decay * w[(i, j)];
+                    vw[(i, j)] = momentum * vw[(i, j)] + p.learning_rate * g;
+                    w[(i, j)] += vw[(i, j)];
+                }
+                let g = (0..chunk.len()).map(|r| h0p[(r, j)] - h1p[(r, j)]).sum::<f64>() / bsz;
+                vbh[j] = momentum * vbh[j] + p.learning_rate * g;
+                bh[j] += vbh[j];
+            }
+            for i in 0..a {
+                let g = (0..chunk.len()).map(|r| v0[(r, i)] - v1[(r, i)]).sum::<f64>() / bsz;
+                vbv[i] = momentum * vbv[i] + p.learning_rate * g;
+                bv[i] += vbv[i];
+                err += (0..chunk.len()).map(|r| (v0[(r, i)] - v1[(r, i)]).powi(2)).sum::<f64>();
+            }
+        }
+        errors.push(err / (n * a) as f64);
+    }
+    (Layer { w, b: bh }, errors)
+}
+
+/// The NCA objective Σᵢ Σ_{j ∈ class(i)} pᵢⱼ of outputs `f` (rows) and the
+/// matrix Q = M + Mᵀ of its gradient (see the crate documentation).
+pub fn nca_objective(f: MatRef<'_, f64>, labels: &[u32]) -> (f64, Mat<f64>) {
+    let l = f.nrows();
+    // squared distances from one Gram product: |fᵢ|² + |fₖ|² − 2 fᵢ·fₖ
+    let gram = product(f, f.transpose());
+    let sq: Vec<f64> = (0..l).map(|i| gram[(i, i)]).collect();
+    let mut p = Mat::<f64>::zeros(l, l);
+    let mut objective = 0.0;
+    let mut p_same = vec![0.0; l];
+    let mut dist = vec![0.0; l];
+    for i in 0..l {
+        for k in 0..l {
+            dist[k] = if k == i { f64::INFINITY } else { (sq[i] + sq[k] - 2.0 * gram[(k, i)]).max(0.0) };
+        }
+        let min = dist.iter().copied().fold(f64::INFINITY, f64::min);
+        let z: f64 = dist.iter().map(|&x| (min - x).exp()).sum();
+        for k in 0..l {
+            let pik = (min - dist[k]).exp() / z;
+            p[(k, i)] = pik;
+            if k != i && labels[k] == labels[i] {
+                p_same[i] += pik;
+            }
+        }
+        objective += p_same[i];
+    }
+    // p is stored transposed (column i holds row i of P): Mᵢₖ = pᵢₖ (pᵢ − [same])
+    let m = |i: usize, k: usize| {
+        if i == k { 0.0 } else { p[(k, i)] * (p_same[i] - f64::from(u8::from(labels[i] == labels[k]))) }
+    };
+    let q = Mat::from_fn(l, l, |i, k| m(i, k) + m(k, i));
+    (objective, q)
+}
+
+impl RbmModel {
+    /// Activations of every layer (the input first) for scaled inputs `x`.
+    fn forward(&self, x: MatRef<'_, f64>) -> Vec<Mat<f64>> {
+        let mut acts = vec![Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] / self.scale)];
+        for layer in &self.layers {
+            let next = activate(acts.last().expect("input").as_ref(), layer.w.as_ref(), &layer.b);
+            acts.push(next);
+        }
+        acts
+    }
+
+    /// One gradient-ascent step of NCA on labelled rows `xl`; returns the objective
+    /// before the step.
+    fn fine_tune_step(&mut self, xl: MatRef<'_, f64>, labels: &[u32], rate: f64) -> f64 {
+        let acts = self.forward(xl);
+        let top = acts.last().expect("output");
+        let (objective, q) = nca_objective(top.as_ref(), labels);
+        let (l, b) = (top.nrows(), top.ncols());
+        let qf = product(q.as_ref(), top.as_ref());
+        let row_sums: Vec<f64> = (0..l).map(|i| q.col(i).iter().sum()).collect();
+        // δ at the top: ∂O/∂f ⊙ f(1 − f)
+        let mut delta = Mat::from_fn(l, b, |i, c| {
+            let f = top[(i, c)];
+            2.0 * (row_sums[i] * f - qf[(i, c)]) * f * (1.0 - f)
+        });
+        for k in (0..self.layers.len()).rev() {
+            let input = &acts[k];
+            let grad_w = product(input.transpose(), delta.as_ref());
+            let grad_b: Vec<f64> = (0..delta.ncols()).map(|c| delta.col(c).iter().sum()).collect();
+            let back = if k > 0 {
+                let g = product(delta.as_ref(), self.layers[k].w.transpose());
+                Some(Mat::from_fn(l, input.ncols(), |i, c| g[(i, c)] * input[(i, c)] * (1.0 - input[(i, c)])))
+            } else {
+                None
+            };
+            let layer = &mut self.layers[k];
+            let step = rate / l as f64;
+            for c in 0..layer.w.ncols() {
+                for r in 0..layer.w.nrows() {
+                    layer.w[(r, c)] += step * grad_w[(r, c)];
+                }
+                layer.b[c] += step * grad_b[c];
+            }
+            if let Some(next) = back {
+                delta = next;
+            }
+        }
+        objective
+    }
+}
+
+impl HashMethod for RbmParams {
+    type Model = RbmModel;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        if self.hidden.contains(&0) {
+            return Err(ParamError::invalid("hidden", format!("{:?}", self.hidden), "layer sizes must be positive"));
+        }
+        if self.batch == 0 {
+            return Err(ParamError::invalid("batch", 0, "must be positive"));
+        }
+        for (name, v) in [("learning_rate", self.learning_rate), ("fine_tune_rate", self.fine_tune_rate)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ParamError::invalid(name, v, "must be finite and non-negative"));
+            }
+        }
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        true
+    }
+
+    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, rng: &mut ChaCha8Rng) -> Result<RbmModel, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        let x = train.dense_finite("rbm", 1)?;
+        let scale = x.col_iter().flat_map(|c| c.iter().map(|v| v.abs()).collect::<Vec<_>>()).fold(0.0, f64::max);
+        let scale = if scale > 0.0 { scale } else { 1.0 };
+        let mut model = RbmModel { scale, dim: x.ncols(), layers: Vec::new() };
+        let mut data = model.forward(x).swap_remove(0);
+        for &units in self.hidden.iter().chain(std::iter::once(&n_bits)) {
+            let (layer, _) = pretrain_layer(data.as_ref(), units, self, rng);
+            data = activate(data.as_ref(), layer.w.as_ref(), &layer.b);
+            model.layers.push(layer);
+        }
+        if train.labelled.len() >= 2 {
+            let xl = Mat::from_fn(train.labelled.len(), x.ncols(), |i, j| x[(train.labelled[i], j)]);
+            for _ in 0..self.fine_tune_steps {
+                model.fine_tune_step(xl.as_ref(), train.labels, self.fine_tune_rate);
+            }
+        }
+        Ok(model)
+    }
+}
+
+impl HashModel for RbmModel {
+    fn n_bits(&self) -> usize {
+        self.layers.last().map_or(0, |l| l.b.len())
+    }
+
+    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
+        let x = dense_with_dim(data, self.dim)?;
+        let acts = self.forward(x);
+        let top = acts.last().expect("output");
+        Ok(BitCodes::from_fn(top.nrows(), top.ncols(), |i, k| top[(i, k)] > 0.5))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Two classes of binary-ish 12-pixel patterns.
+    fn patterns(n: usize) -> (Mat<f64>, Vec<u32>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let labels: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+        let x = Mat::from_fn(n, 12, |i, j| {
+            let on = if labels[i] == 0 { j < 6 } else { j >= 6 };
+            let flip = rng.random::<f64>() < 0.1;
+            f64::from(u8::from(on != flip))
+        });
+        (x, labels)
+    }
+
+    #[test]
+    fn contrastive_divergence_lowers_the_reconstruction_error() {
+        let (x, _) = patterns(400);
+        let p = RbmParams { epochs: 20, ..RbmParams::default() };
+        let (_, errors) = pretrain_layer(x.as_ref(), 8, &p, &mut ChaCha8Rng::seed_from_u64(1));
+        assert!(errors.last().unwrap() < &(errors[0] * 0.7), "{errors:?}");
+    }
+
+    #[test]
+    fn nca_gradient_matches_finite_differences() {
+        let f = Mat::from_fn(5, 2, |i, j| ((i * 3 + j * 5) % 7) as f64 / 7.0);
+        let labels = [0, 1, 0, 1, 1];
+        let (o, q) = nca_objective(f.as_ref(), &labels);
+        let qf = product(q.as_ref(), f.as_ref());
+        let h = 1e-6;
+        for a in 0..5 {
+            for c in 0..2 {
+                let row: f64 = q.col(a).iter().sum();
+                let analytic = 2.0 * (row * f[(a, c)] - qf[(a, c)]);
+                let mut g = f.clone();
+                g[(a, c)] += h;
+                let numeric = (nca_objective(g.as_ref(), &labels).0 - o) / h;
+                assert!((analytic - numeric).abs() < 1e-4, "{a},{c}: {analytic} vs {numeric}");
+            }
+        }
+    }
+
+    #[test]
+    fn fine_tuning_raises_the_nca_objective_and_codes_follow_the_classes() {
+        let (x, labels) = patterns(200);
+        let data = Data::Dense(x);
+        let labelled: Vec<usize> = (0..60).collect();
+        let train = TrainSet { x: &data, labelled: &labelled, labels: &labels[..60] };
+        let p = RbmParams { hidden: vec![16], epochs: 10, fine_tune_steps: 0, ..RbmParams::default() };
+        let mut model = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+        let xl = Mat::from_fn(60, 12, |i, j| data.as_dense().unwrap()[(i, j)]);
+        let before = model.fine_tune_step(xl.as_ref(), &labels[..60], 0.5);
+        for _ in 0..100 {
+            model.fine_tune_step(xl.as_ref(), &labels[..60], 0.5);
+        }
+        let after = model.fine_tune_step(xl.as_ref(), &labels[..60], 0.0);
+        assert!(after > before, "{before} -> {after}");
+        let codes = model.encode(&data).unwrap();
+        assert_eq!((codes.len(), codes.n_bits()), (200, 4));
+    }
+
+    #[test]
+    fn seeded_and_validated() {
+        let (x, _) = patterns(50);
+        let data = Data::Dense(x);
+        let p = RbmParams { epochs: 2, ..RbmParams::default() };
+        let a = p.fit(&TrainSet::unlabelled(&data), 8, &mut ChaCha8Rng::seed_from_u64(1)).unwrap().encode(&data).unwrap();
+        let b = p.fit(&TrainSet::unlabelled(&data), 8, &mut ChaCha8Rng::seed_from_u64(1)).unwrap().encode(&data).unwrap();
+        assert_eq!(a, b);
+        assert!(RbmParams { hidden: vec![0], ..RbmParams::default() }.validate().is_err());
+        assert!(RbmParams { batch: 0, ..RbmParams::default() }.validate().is_err());
+    }
+}

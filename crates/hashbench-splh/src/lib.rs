@@ -1,0 +1,36 @@
+#![doc = include_str!("../README.md")]
+
+mod s3plh;
+mod usplh;
+
+pub use s3plh::{S3plhParams, update_labels};
+pub use usplh::{Regions, UsplhParams, boundary_regions};
+
+use faer::{Mat, MatRef};
+
+/// `(I − wwᵀ) C (I − wwᵀ)` for unit `w`: the scatter of the residual
+/// `X (I − wwᵀ)` from the scatter `C = XᵀX`.
+pub(crate) fn deflate_scatter(c: MatRef<'_, f64>, w: &[f64]) -> Mat<f64> {
+    let d = w.len();
+    let cw: Vec<f64> = (0..d).map(|i| (0..d).map(|j| c[(i, j)] * w[j]).sum()).collect();
+    let wcw: f64 = (0..d).map(|i| w[i] * cw[i]).sum();
+    Mat::from_fn(d, d, |i, j| c[(i, j)] - w[i] * cw[j] - cw[i] * w[j] + wcw * w[i] * w[j])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashbench_core::linalg::{gram_of_columns, product};
+
+    #[test]
+    fn deflated_scatter_equals_the_scatter_of_the_residual() {
+        let x = Mat::from_fn(9, 3, |i, j| ((i * 5 + j * 7) % 11) as f64 - 5.0);
+        let norm = (1.0f64 + 4.0 + 4.0).sqrt();
+        let w = [1.0 / norm, -2.0 / norm, 2.0 / norm];
+        let p = Mat::from_fn(3, 3, |i, j| f64::from(u8::from(i == j)) - w[i] * w[j]);
+        let residual = product(x.as_ref(), p.as_ref());
+        let direct = gram_of_columns(residual.as_ref());
+        let fast = deflate_scatter(gram_of_columns(x.as_ref()).as_ref(), &w);
+        assert!((&direct - &fast).norm_max() < 1e-9);
+    }
+}

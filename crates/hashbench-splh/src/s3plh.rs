@@ -1,0 +1,179 @@
+//! S3PLH, Algorithm 1 of the paper (see the crate documentation).
+
+use faer::{Mat, MatRef};
+use hashbench_core::linalg::{centered, column_means, gram_of_columns, top_eigenpairs};
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::check_n_bits;
+use hashbench_core::pairs::{adjusted_covariance as adjusted, label_pair_matrix};
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::deflate_scatter;
+
+/// S3PLH hyperparameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct S3plhParams {
+    /// Weight of the variance regulariser η XᵀX/n against the supervised term
+    /// X_lᵀSX_l/l (paper: η, eq. 7-8). Default 5 (authors' MNIST setting).
+    pub eta: f64,
+}
+
+impl Default for S3plhParams {
+    fn default() -> Self {
+        Self { eta: 5.0 }
+    }
+}
+
+/// One truncated-gradient label update (eqs. 9-10): returns Sₖ₊₁ and the number
+/// of violated pairs that changed. `xl` holds the centred labelled items.
+pub fn update_labels(s: MatRef<'_, f64>, xl: MatRef<'_, f64>, w: &[f64], alpha: f64) -> (Mat<f64>, usize) {
+    let l = xl.nrows();
+    let proj: Vec<f64> = (0..l).map(|i| (0..w.len()).map(|j| xl[(i, j)] * w[j]).sum()).collect();
+    let mut changed = 0;
+    let next = Mat::from_fn(l, l, |i, j| {
+        let tilde = proj[i] * proj[j];
+        if s[(i, j)] * tilde < 0.0 {
+            changed += 1;
+            s[(i, j)] - alpha * tilde
+        } else {
+            s[(i, j)]
+        }
+    });
+    (next, changed)
+}
+
+impl HashMethod for S3plhParams {
+    type Model = LinearModel;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        if !(self.eta.is_finite() && self.eta >= 0.0) {
+            return Err(ParamError::invalid("eta", self.eta, "must be finite and non-negative"));
+        }
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
+    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, _rng: &mut ChaCha8Rng) -> Result<LinearModel, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        let x = train.dense_finite("s3plh", 2)?;
+        if train.labelled.len() < 2 {
+            return Err(FitError::MissingLabels { method: "s3plh" });
+        }
+        let d = x.ncols();
+        let mean = column_means(x);
+        let mut scatter = gram_of_columns(centered(x, &mean).as_ref());
+        let xl = train.labelled_centered(&mean);
+        let mut s = label_pair_matrix(train.labels);
+        let rho = (0..xl.nrows())
+            .map(|i| (0..d).map(|j| xl[(i, j)] * xl[(i, j)]).sum::<f64>())
+            .fold(0.0, f64::max);
+        let alpha = if rho > 0.0 { 1.0 / rho } else { 0.0 };
+        let mut w = Mat::zeros(d, n_bits);
+        for k in 0..n_bits {
+            let m = adjusted(xl.as_ref(), s.as_ref(), scatter.as_ref(), x.nrows(), self.eta);
+            let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
+            let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
+            (0..d).for_each(|i| w[(i, k)] = wk[i]);
+            s = update_labels(s.as_ref(), xl.as_ref(), &wk, alpha).0;
+            scatter = deflate_scatter(scatter.as_ref(), &wk);
+        }
+        Ok(LinearModel { mean, w })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashbench_core::{Data, HashModel};
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+
+    /// Two classes separated along axis 2, with most variance along axis 0.
+    fn two_classes(n: usize) -> (Data, Vec<usize>, Vec<u32>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let x = Mat::from_fn(n, 4, |i, j| {
+            let g: f64 = StandardNormal.sample(&mut rng);
+            match j {
+                0 => 10.0 * g,
+                2 => g + if i % 2 == 0 { 3.0 } else { -3.0 },
+                _ => g,
+            }
+        });
+        let labelled: Vec<usize> = (0..40).collect();
+        let labels = labelled.iter().map(|&i| (i % 2) as u32).collect();
+        (Data::Dense(x), labelled, labels)
+    }
+
+    #[test]
+    fn first_bit_is_the_top_eigenvector_of_the_adjusted_covariance() {
+        let (x, labelled, labels) = two_classes(200);
+        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let p = S3plhParams::default();
+        let model = p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let xd = x.as_dense().unwrap();
+        let mean = column_means(xd);
+        let scatter = gram_of_columns(centered(xd, &mean).as_ref());
+        let m = adjusted(train.labelled_centered(&mean).as_ref(), label_pair_matrix(&labels).as_ref(), scatter.as_ref(), 200, p.eta);
+        let (_, e) = top_eigenpairs(m.as_ref(), 1).unwrap();
+        let dot: f64 = (0..4).map(|i| e[(i, 0)] * model.w[(i, 0)]).sum();
+        assert!((dot.abs() - 1.0).abs() < 1e-10);
+    }
+
+    #[test]
+    fn label_update_changes_only_violated_pairs_and_never_flips_a_sign() {
+        let xl = faer::mat![[1.0, 0.0], [-1.0, 0.5], [2.0, 1.0], [-0.5, -2.0]];
+        let s = label_pair_matrix(&[0, 0, 1, 1]);
+        let w = [1.0, 0.0];
+        let rho = 5.0; // largest squared norm: [2, 1]
+        let (next, changed) = update_labels(s.as_ref(), xl.as_ref(), &w, 1.0 / rho);
+        // projections 1, -1, 2, -0.5: pairs split although same label: (0,1), (2,3);
+        // pairs together although different labels: (0,2), (1,3)
+        assert_eq!(changed, 8);
+        for i in 0..4 {
+            for j in 0..4 {
+                let violated = s[(i, j)] * [1.0, -1.0, 2.0, -0.5][i] * [1.0, -1.0, 2.0, -0.5][j] < 0.0;
+                if violated {
+                    assert!(next[(i, j)].abs() > s[(i, j)].abs(), "({i},{j}) grows");
+                    assert_eq!(next[(i, j)].signum(), s[(i, j)].signum());
+                    assert!(next[(i, j)].abs() <= 2.0);
+                } else {
+                    assert_eq!(next[(i, j)], s[(i, j)], "({i},{j}) unchanged");
+                }
+            }
+        }
+        // (0,1): S = 1, S~ = -1, alpha = 1/5 -> 1.2
+        assert!((next[(0, 1)] - 1.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn labels_pull_the_first_bit_towards_the_class_axis() {
+        let (x, labelled, labels) = two_classes(400);
+        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let supervised = S3plhParams { eta: 0.0 }.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        assert!(supervised.w[(2, 0)].abs() > 0.9, "{:?}", supervised.w);
+        // the bit separates the classes (up to which side is called 1) far better
+        // than the top principal direction, which a huge η recovers
+        let separation = |m: &LinearModel| {
+            let c = m.encode(&x).unwrap();
+            let agree = (0..400).filter(|&i| c.bit(i, 0) == (i % 2 == 0)).count();
+            agree.max(400 - agree)
+        };
+        let unsupervised = S3plhParams { eta: 1e9 }.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        assert!(separation(&supervised) > 330, "{}", separation(&supervised));
+        assert!(separation(&unsupervised) < 260, "{}", separation(&unsupervised));
+    }
+
+    #[test]
+    fn needs_labels_and_valid_eta() {
+        let (x, _, _) = two_classes(50);
+        let r = S3plhParams::default().fit(&TrainSet::unlabelled(&x), 2, &mut ChaCha8Rng::seed_from_u64(0));
+        assert!(matches!(r, Err(FitError::MissingLabels { .. })));
+        assert!(S3plhParams { eta: -1.0 }.validate().is_err());
+    }
+}

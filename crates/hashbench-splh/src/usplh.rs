@@ -1,0 +1,189 @@
+//! USPLH, Algorithm 2 of the paper (see the crate documentation).
+
+use faer::{Mat, MatRef};
+use hashbench_core::linalg::{centered, column_means, gram_of_columns, product, top_eigenpairs};
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::check_n_bits;
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::deflate_scatter;
+
+/// USPLH hyperparameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UsplhParams {
+    /// Weight of the residual covariance XᵀX/n (paper: η). Default 8.
+    pub eta: f64,
+    /// Decay of earlier pseudo-label matrices (paper: λ). Default 0.125.
+    pub decay: f64,
+    /// Items per boundary region r−, r+, R−, R+ (paper: 2000). Default 2000.
+    pub region: usize,
+}
+
+impl Default for UsplhParams {
+    fn default() -> Self {
+        Self { eta: 8.0, decay: 0.125, region: 2000 }
+    }
+}
+
+/// The four boundary regions of one bit (Fig. 2), as item indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Regions {
+    /// r−: negative side, nearest the boundary.
+    pub near_negative: Vec<usize>,
+    /// r+: positive side, nearest the boundary.
+    pub near_positive: Vec<usize>,
+    /// R−: negative side, farthest from the boundary.
+    pub far_negative: Vec<usize>,
+    /// R+: positive side, farthest from the boundary.
+    pub far_positive: Vec<usize>,
+}
+
+/// The regions of projections `p` with threshold 0: up to `size` items each, and
+/// at most half of a side, so near and far regions never overlap. Ties by index.
+pub fn boundary_regions(p: &[f64], size: usize) -> Regions {
+    let mut neg: Vec<usize> = (0..p.len()).filter(|&i| p[i] <= 0.0).collect();
+    let mut pos: Vec<usize> = (0..p.len()).filter(|&i| p[i] > 0.0).collect();
+    // nearest the boundary first
+    neg.sort_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
+    pos.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    let take = |side: &[usize]| {
+        let k = size.min(side.len() / 2);
+        (side[..k].to_vec(), side[side.len() - k..].to_vec())
+    };
+    let (near_negative, far_negative) = take(&neg);
+    let (near_positive, far_positive) = take(&pos);
+    Regions { near_negative, near_positive, far_negative, far_positive }
+}
+
+fn region_sum(x: MatRef<'_, f64>, rows: &[usize]) -> Vec<f64> {
+    (0..x.ncols()).map(|j| rows.iter().map(|&i| x[(i, j)]).sum()).collect()
+}
+
+/// B = X_MCᵀ S_MC X_MC for the pseudo-pairs of `r`: r− × r+ neighbours with weight
+/// 1/|M|, r− × R− and r+ × R+ non-neighbours with weight −1/|C|, both orders.
+pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions) -> Mat<f64> {
+    let d = xc.ncols();
+    let (sn, sp, fnn, fp) = (
+        region_sum(xc, &r.near_negative),
+        region_sum(xc, &r.near_positive),
+        region_sum(xc, &r.far_negative),
+        region_sum(xc, &r.far_positive),
+    );
+    let m_pairs = (r.near_negative.len() * r.near_positive.len()) as f64;
+    let c_pairs = (r.near_negative.len() * r.far_negative.len() + r.near_positive.len() * r.far_positive.len()) as f64;
+    let wm = if m_pairs > 0.0 { 1.0 / m_pairs } else { 0.0 };
+    let wc = if c_pairs > 0.0 { 1.0 / c_pairs } else { 0.0 };
+    Mat::from_fn(d, d, |i, j| {
+        wm * (sn[i] * sp[j] + sp[i] * sn[j]) - wc * (sn[i] * fnn[j] + fnn[i] * sn[j] + sp[i] * fp[j] + fp[i] * sp[j])
+    })
+}
+
+impl HashMethod for UsplhParams {
+    type Model = LinearModel;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        if !(self.eta.is_finite() && self.eta > 0.0) {
+            return Err(ParamError::invalid("eta", self.eta, "must be positive and finite"));
+        }
+        if !(self.decay.is_finite() && self.decay >= 0.0) {
+            return Err(ParamError::invalid("decay", self.decay, "must be finite and non-negative"));
+        }
+        if self.region == 0 {
+            return Err(ParamError::invalid("region", 0, "needs at least one item per region"));
+        }
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
+    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, _rng: &mut ChaCha8Rng) -> Result<LinearModel, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        let x = train.dense_finite("usplh", 2)?;
+        let (n, d) = (x.nrows(), x.ncols());
+        let mean = column_means(x);
+        let xc = centered(x, &mean);
+        let mut scatter = gram_of_columns(xc.as_ref());
+        let mut accumulated = Mat::<f64>::zeros(d, d);
+        let mut w = Mat::zeros(d, n_bits);
+        for k in 0..n_bits {
+            let m = Mat::from_fn(d, d, |i, j| accumulated[(i, j)] + self.eta * scatter[(i, j)] / n as f64);
+            let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
+            let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
+            (0..d).for_each(|i| w[(i, k)] = wk[i]);
+            if k + 1 < n_bits {
+                let proj = product(xc.as_ref(), top.as_ref());
+                let p: Vec<f64> = (0..n).map(|i| proj[(i, 0)]).collect();
+                let b = pseudo_pair_scatter(xc.as_ref(), &boundary_regions(&p, self.region));
+                accumulated = Mat::from_fn(d, d, |i, j| self.decay * (accumulated[(i, j)] + b[(i, j)]));
+                scatter = deflate_scatter(scatter.as_ref(), &wk);
+            }
+        }
+        Ok(LinearModel { mean, w })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashbench_core::Data;
+    use rand::SeedableRng;
+
+    #[test]
+    fn regions_are_the_nearest_and_farthest_on_each_side() {
+        let p = [-3.0, -0.1, 0.2, 5.0, -1.0, 0.05, -0.2, 2.0, -7.0, 1.0];
+        let r = boundary_regions(&p, 2);
+        assert_eq!(r.near_negative, vec![1, 6]);
+        assert_eq!(r.far_negative, vec![0, 8]);
+        assert_eq!(r.near_positive, vec![5, 2]);
+        assert_eq!(r.far_positive, vec![7, 3]);
+        // a side with 3 items gives at most 1 per region, never overlapping
+        let r = boundary_regions(&[-1.0, -2.0, -3.0, 1.0, 2.0], 5);
+        assert_eq!((r.near_negative, r.far_negative), (vec![0], vec![2]));
+        assert_eq!((r.near_positive, r.far_positive), (vec![3], vec![4]));
+    }
+
+    #[test]
+    fn pseudo_pair_scatter_matches_the_explicit_label_matrix() {
+        let xc = faer::mat![[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [-1.0, 3.0], [2.0, -1.0], [0.5, 0.5]];
+        let r = Regions { near_negative: vec![0], near_positive: vec![1, 2], far_negative: vec![3], far_positive: vec![4, 5] };
+        let mut s = Mat::<f64>::zeros(6, 6);
+        let set = |s: &mut Mat<f64>, a: &[usize], b: &[usize], v: f64| {
+            for &i in a {
+                for &j in b {
+                    s[(i, j)] = v;
+                    s[(j, i)] = v;
+                }
+            }
+        };
+        set(&mut s, &[0], &[1, 2], 1.0 / 2.0);
+        set(&mut s, &[0], &[3], -1.0 / 5.0);
+        set(&mut s, &[1, 2], &[4, 5], -1.0 / 5.0);
+        let explicit = hashbench_core::pairs::labelled_scatter(xc.as_ref(), s.as_ref());
+        assert!((&explicit - &pseudo_pair_scatter(xc.as_ref(), &r)).norm_max() < 1e-12);
+    }
+
+    #[test]
+    fn first_bit_is_the_top_principal_direction_and_codes_are_deterministic() {
+        let x = Data::Dense(Mat::from_fn(300, 3, |i, j| {
+            let t = ((i * 7919) % 300) as f64 / 300.0 - 0.5;
+            let s = ((i * 104_729) % 300) as f64 / 300.0 - 0.5;
+            [5.0 * t, s, 0.3 * s + 0.1 * t][j]
+        }));
+        let p = UsplhParams { region: 50, ..UsplhParams::default() };
+        let a = p.fit(&TrainSet::unlabelled(&x), 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let b = p.fit(&TrainSet::unlabelled(&x), 3, &mut ChaCha8Rng::seed_from_u64(9)).unwrap();
+        assert_eq!(a.w, b.w);
+        let xd = x.as_dense().unwrap();
+        let mean = column_means(xd);
+        let (_, pc) = top_eigenpairs(gram_of_columns(centered(xd, &mean).as_ref()).as_ref(), 1).unwrap();
+        let dot: f64 = (0..3).map(|i| pc[(i, 0)] * a.w[(i, 0)]).sum();
+        assert!((dot.abs() - 1.0).abs() < 1e-10);
+        assert!(UsplhParams { region: 0, ..UsplhParams::default() }.validate().is_err());
+    }
+}
