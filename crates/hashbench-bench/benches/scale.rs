@@ -22,22 +22,38 @@ use rand_distr::{Distribution, StandardNormal};
 fn peak_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_string))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(str::to_string)
+        })
+        .and_then(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 fn step<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let out = f();
-    println!("{name:<48} {:>9.2} s   peak RSS {:>8.0} MiB", t.elapsed().as_secs_f64(), peak_mib());
+    println!(
+        "{name:<48} {:>9.2} s   peak RSS {:>8.0} MiB",
+        t.elapsed().as_secs_f64(),
+        peak_mib()
+    );
     out
 }
 
 fn fit_and_encode<M: HashMethod>(name: &str, method: &M, train: &TrainSet<'_>, bits: usize) {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let model = step(&format!("fit {name} ({bits} bits, 1M x 128)"), || method.fit(train, bits, &mut rng).expect("fit"));
-    step(&format!("encode 1M with {name}"), || model.encode(train.x).expect("encode"));
+    let model = step(&format!("fit {name} ({bits} bits, 1M x 128)"), || {
+        method.fit(train, bits, &mut rng).expect("fit")
+    });
+    step(&format!("encode 1M with {name}"), || {
+        model.encode(train.x).expect("encode")
+    });
 }
 
 fn main() {
@@ -48,11 +64,19 @@ fn main() {
     let (n, d, n_q, bits) = (1_000_000, 128, 10_000, 64);
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     // a mixture of 64 Gaussian clusters with per-dimension scales, SIFT-like in size
-    let centres = Mat::from_fn(64, d, |_, _| 20.0 * StandardNormal.sample(&mut rng) as f64);
-    let x = step("generate 1M x 128", || {
-        Mat::from_fn(n, d, |i, j| centres[(i % 64, j)] + (1.0 + (j % 8) as f64) * StandardNormal.sample(&mut rng) as f64)
+    let centres = Mat::from_fn(64, d, |_, _| {
+        20.0 * Distribution::<f64>::sample(&StandardNormal, &mut rng)
     });
-    let q = Mat::from_fn(n_q, d, |i, j| centres[((i * 7) % 64, j)] + (1.0 + (j % 8) as f64) * StandardNormal.sample(&mut rng) as f64);
+    let x = step("generate 1M x 128", || {
+        Mat::from_fn(n, d, |i, j| {
+            centres[(i % 64, j)]
+                + (1.0 + (j % 8) as f64) * Distribution::<f64>::sample(&StandardNormal, &mut rng)
+        })
+    });
+    let q = Mat::from_fn(n_q, d, |i, j| {
+        centres[((i * 7) % 64, j)]
+            + (1.0 + (j % 8) as f64) * Distribution::<f64>::sample(&StandardNormal, &mut rng)
+    });
     let data = Data::Dense(x);
     let train = TrainSet::unlabelled(&data);
     fit_and_encode("LSH", &LshParams {}, &train, bits);
@@ -62,8 +86,13 @@ fn main() {
     fit_and_encode("USPLH", &UsplhParams::default(), &train, bits);
     let k = n / 50;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let lists = step(&format!("ground truth: top 2% of 1M for 10K queries ({threads} threads)"), || {
-        k_nearest(q.as_ref(), data.as_dense().expect("dense"), k, None)
-    });
-    println!("ground truth: {} queries x {} neighbours", lists.len(), lists[0].len());
+    let lists = step(
+        &format!("ground truth: top 2% of 1M for 10K queries ({threads} threads)"),
+        || k_nearest(q.as_ref(), data.as_dense().expect("dense"), k, None),
+    );
+    println!(
+        "ground truth: {} queries x {} neighbours",
+        lists.len(),
+        lists[0].len()
+    );
 }

@@ -3,7 +3,9 @@
 use faer::Mat;
 use hashbench_core::linalg::{column_means, product};
 use hashbench_core::method::{check_n_bits, dense_with_dim};
-use hashbench_core::{BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet};
+use hashbench_core::{
+    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
+};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
@@ -67,7 +69,11 @@ impl HashMethod for BsscParams {
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.candidates == 0 {
-            return Err(ParamError::invalid("candidates", 0, "needs at least one direction per bit"));
+            return Err(ParamError::invalid(
+                "candidates",
+                0,
+                "needs at least one direction per bit",
+            ));
         }
         Ok(())
     }
@@ -76,7 +82,12 @@ impl HashMethod for BsscParams {
         true
     }
 
-    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, rng: &mut ChaCha8Rng) -> Result<BsscModel, FitError> {
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<BsscModel, FitError> {
         self.validate()?;
         check_n_bits(n_bits)?;
         let x = train.dense_finite("bssc", 2)?;
@@ -86,8 +97,17 @@ impl HashMethod for BsscParams {
         let (d, l) = (x.ncols(), train.labelled.len());
         let mean = column_means(x);
         let xl = train.labelled_centered(&mean);
-        let y = |i: usize, j: usize| if train.labels[i] == train.labels[j] { 1.0 } else { -1.0 };
-        let positives = (0..l).flat_map(|i| (i + 1..l).map(move |j| (i, j))).filter(|&(i, j)| y(i, j) > 0.0).count();
+        let y = |i: usize, j: usize| {
+            if train.labels[i] == train.labels[j] {
+                1.0
+            } else {
+                -1.0
+            }
+        };
+        let positives = (0..l)
+            .flat_map(|i| (i + 1..l).map(move |j| (i, j)))
+            .filter(|&(i, j)| y(i, j) > 0.0)
+            .count();
         let negatives = l * (l - 1) / 2 - positives;
         // pair weights, stored symmetric; positives and negatives each carry 1/2
         let mut weight = Mat::from_fn(l, l, |i, j| {
@@ -109,13 +129,17 @@ impl HashMethod for BsscParams {
                 dir = Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm);
                 let proj = product(xl.as_ref(), dir.as_ref());
                 let p: Vec<f64> = (0..l).map(|i| proj[(i, 0)]).collect();
-                if let Some((r, t)) = best_threshold(&p, &signed) {
-                    if best.as_ref().is_none_or(|b| r > b.0) {
-                        best = Some((r, t, dir, p));
-                    }
+                if let Some((r, t)) = best_threshold(&p, &signed)
+                    && best.as_ref().is_none_or(|b| r > b.0)
+                {
+                    best = Some((r, t, dir, p));
                 }
             }
-            let (r, t, dir, p) = best.ok_or(FitError::TooFewItems { method: "bssc", needed: 2, got: 1 })?;
+            let (r, t, dir, p) = best.ok_or(FitError::TooFewItems {
+                method: "bssc",
+                needed: 2,
+                got: 1,
+            })?;
             let r = r.clamp(-1.0 + 1e-9, 1.0 - 1e-9);
             let alpha = 0.5 * ((1.0 + r) / (1.0 - r)).ln();
             let mut total = 0.0;
@@ -135,7 +159,12 @@ impl HashMethod for BsscParams {
             thresholds.push(t);
             alphas.push(alpha);
         }
-        Ok(BsscModel { mean, w, thresholds, alphas })
+        Ok(BsscModel {
+            mean,
+            w,
+            thresholds,
+            alphas,
+        })
     }
 }
 
@@ -151,7 +180,11 @@ impl HashModel for BsscModel {
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
         let x = dense_with_dim(data, self.mean.len())?;
         let p = hashbench_core::linalg::project_centered(x, &self.mean, self.w.as_ref());
-        Ok(BitCodes::from_fn(x.nrows(), self.thresholds.len(), |i, k| p[(i, k)] > self.thresholds[k]))
+        Ok(BitCodes::from_fn(
+            x.nrows(),
+            self.thresholds.len(),
+            |i, k| p[(i, k)] > self.thresholds[k],
+        ))
     }
 }
 
@@ -165,7 +198,11 @@ mod tests {
         let p = [0.3, -1.0, 2.0, 0.1, -0.4, 1.5];
         let labels = [0, 1, 0, 0, 1, 0];
         let signed = Mat::from_fn(6, 6, |i, j| {
-            if i == j { 0.0 } else { (1.0 + (i * j) as f64 * 0.1) * if labels[i] == labels[j] { 1.0 } else { -1.0 } }
+            if i == j {
+                0.0
+            } else {
+                (1.0 + (i * j) as f64 * 0.1) * if labels[i] == labels[j] { 1.0 } else { -1.0 }
+            }
         });
         let (r, t) = best_threshold(&p, &signed).unwrap();
         let score = |t: f64| {
@@ -192,11 +229,19 @@ mod tests {
         let n = 120;
         let x = Data::Dense(Mat::from_fn(n, 3, |i, j| {
             let noise = ((i * 37 + j * 11) % 17) as f64 / 17.0 - 0.5;
-            if j == 1 { noise + if i % 2 == 0 { 2.0 } else { -2.0 } } else { 3.0 * noise }
+            if j == 1 {
+                noise + if i % 2 == 0 { 2.0 } else { -2.0 }
+            } else {
+                3.0 * noise
+            }
         }));
         let labelled: Vec<usize> = (0..40).collect();
         let labels: Vec<u32> = labelled.iter().map(|&i| (i % 2) as u32).collect();
-        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let train = TrainSet {
+            x: &x,
+            labelled: &labelled,
+            labels: &labels,
+        };
         let p = BsscParams::default();
         let m = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
         let alphas = m.bit_weights().unwrap();
@@ -209,7 +254,14 @@ mod tests {
         // seeds
         let again = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
         assert_eq!(again.encode(&x).unwrap(), c);
-        assert!(matches!(p.fit(&TrainSet::unlabelled(&x), 2, &mut ChaCha8Rng::seed_from_u64(0)), Err(FitError::MissingLabels { .. })));
+        assert!(matches!(
+            p.fit(
+                &TrainSet::unlabelled(&x),
+                2,
+                &mut ChaCha8Rng::seed_from_u64(0)
+            ),
+            Err(FitError::MissingLabels { .. })
+        ));
         assert!(BsscParams { candidates: 0 }.validate().is_err());
     }
 }

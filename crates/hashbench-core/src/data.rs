@@ -114,6 +114,8 @@ impl TrainSet<'_> {
     #[track_caller]
     pub fn labelled_centered(&self, mean: &[f64]) -> Mat<f64> {
         let x = self.x.as_dense().expect("dense training data");
-        Mat::from_fn(self.labelled.len(), x.ncols(), |i, j| x[(self.labelled[i], j)] - mean[j])
+        Mat::from_fn(self.labelled.len(), x.ncols(), |i, j| {
+            x[(self.labelled[i], j)] - mean[j]
+        })
     }
 }

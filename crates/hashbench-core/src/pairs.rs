@@ -27,7 +27,11 @@ pub fn label_pair_matrix(labels: &[u32]) -> Mat<f64> {
 /// If `s` is not l × l.
 #[track_caller]
 pub fn labelled_scatter(xl: MatRef<'_, f64>, s: MatRef<'_, f64>) -> Mat<f64> {
-    assert_eq!((s.nrows(), s.ncols()), (xl.nrows(), xl.nrows()), "label matrix shape");
+    assert_eq!(
+        (s.nrows(), s.ncols()),
+        (xl.nrows(), xl.nrows()),
+        "label matrix shape"
+    );
     product(xl.transpose(), product(s, xl).as_ref())
 }
 
@@ -38,10 +42,18 @@ pub fn labelled_scatter(xl: MatRef<'_, f64>, s: MatRef<'_, f64>) -> Mat<f64> {
 /// # Panics
 /// On inconsistent shapes.
 #[track_caller]
-pub fn adjusted_covariance(xl: MatRef<'_, f64>, s: MatRef<'_, f64>, scatter: MatRef<'_, f64>, n: usize, eta: f64) -> Mat<f64> {
+pub fn adjusted_covariance(
+    xl: MatRef<'_, f64>,
+    s: MatRef<'_, f64>,
+    scatter: MatRef<'_, f64>,
+    n: usize,
+    eta: f64,
+) -> Mat<f64> {
     let l = xl.nrows().max(1) as f64;
     let sup = labelled_scatter(xl, s);
-    Mat::from_fn(scatter.nrows(), scatter.ncols(), |i, j| sup[(i, j)] / l + eta * scatter[(i, j)] / n.max(1) as f64)
+    Mat::from_fn(scatter.nrows(), scatter.ncols(), |i, j| {
+        sup[(i, j)] / l + eta * scatter[(i, j)] / n.max(1) as f64
+    })
 }
 
 #[cfg(test)]
@@ -51,7 +63,10 @@ mod tests {
     #[test]
     fn label_matrix_hand_case() {
         let s = label_pair_matrix(&[1, 2, 1]);
-        assert_eq!(s, faer::mat![[0.0, -1.0, 1.0], [-1.0, 0.0, -1.0], [1.0, -1.0, 0.0]]);
+        assert_eq!(
+            s,
+            faer::mat![[0.0, -1.0, 1.0], [-1.0, 0.0, -1.0], [1.0, -1.0, 0.0]]
+        );
     }
 
     #[test]

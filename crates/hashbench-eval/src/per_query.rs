@@ -246,7 +246,14 @@ mod tests {
     #[test]
     fn weighted_distances_rank_and_group_by_weight() {
         // Hamming distances [1, 1, 2]; weighted distances [0.5, 2.0, 0.5]
-        let s = query_stats(&[1, 1, 2], &[false, true, true], 2, &[1], true, Some(&[0.5, 2.0, 0.5]));
+        let s = query_stats(
+            &[1, 1, 2],
+            &[false, true, true],
+            2,
+            &[1],
+            true,
+            Some(&[0.5, 2.0, 0.5]),
+        );
         // weighted ranking 0, 2 (tie at 0.5, by index), then 1: hits at ranks 2, 3
         assert!((s.ap_index.unwrap() - (0.5 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
         // tie-aware: group {0, 2} holds one relevant: (1/2)(1/1 + 1/2), then 2/3

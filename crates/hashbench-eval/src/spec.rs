@@ -169,7 +169,13 @@ pub fn evaluate(
     let stats: Vec<QueryStats> = (0..queries.len())
         .into_par_iter()
         .map_init(
-            || (vec![0u32; n_db], vec![false; n_db], vec![0f64; if bit_weights.is_some() { n_db } else { 0 }]),
+            || {
+                (
+                    vec![0u32; n_db],
+                    vec![false; n_db],
+                    vec![0f64; if bit_weights.is_some() { n_db } else { 0 }],
+                )
+            },
             |(distances, relevant, weighted), q| {
                 hamming_distances_into(queries.code(q), db, distances);
                 truth.fill_relevance(q, relevant);

@@ -255,10 +255,18 @@ fn weighted_ranking_uses_bit_weights_and_radius_metrics_do_not() {
     // item 1 differs in bit 0 (distance 10); plain Hamming ties them at 1.
     let db = codes(&[0b10, 0b01], 2);
     let q = codes(&[0b00], 2);
-    let truth = GroundTruth::SameLabel { query_labels: vec![0], db_labels: vec![1, 0] };
+    let truth = GroundTruth::SameLabel {
+        query_labels: vec![0],
+        db_labels: vec![1, 0],
+    };
     let specs = [
-        MetricSpec::Map { ties: TiePolicy::Index },
-        MetricSpec::PrecisionAtRadius { radius: 1, empty: EmptyPolicy::Zero },
+        MetricSpec::Map {
+            ties: TiePolicy::Index,
+        },
+        MetricSpec::PrecisionAtRadius {
+            radius: 1,
+            empty: EmptyPolicy::Zero,
+        },
     ];
     let plain = evaluate(&specs, &db, &q, &truth, None);
     let weighted = evaluate(&specs, &db, &q, &truth, Some(&[10.0, 1.0]));

@@ -29,7 +29,11 @@ impl HashMethod for PcahParams {
 
     fn validate(&self) -> Result<(), ParamError> {
         if !(self.eta.is_finite() && self.eta >= 0.0) {
-            return Err(ParamError::invalid("eta", self.eta, "must be finite and non-negative"));
+            return Err(ParamError::invalid(
+                "eta",
+                self.eta,
+                "must be finite and non-negative",
+            ));
         }
         Ok(())
     }
@@ -58,7 +62,13 @@ impl HashMethod for PcahParams {
         let scatter = gram_of_columns(centered(x, &mean).as_ref());
         let m = if train.labelled.len() >= 2 {
             let s = label_pair_matrix(train.labels);
-            adjusted_covariance(train.labelled_centered(&mean).as_ref(), s.as_ref(), scatter.as_ref(), x.nrows(), self.eta)
+            adjusted_covariance(
+                train.labelled_centered(&mean).as_ref(),
+                s.as_ref(),
+                scatter.as_ref(),
+                x.nrows(),
+                self.eta,
+            )
         } else {
             scatter
         };
@@ -120,8 +130,15 @@ mod tests {
         // with labels, the directions are the top eigenvectors of the adjusted matrix
         let x = anisotropic(300);
         let labelled: Vec<usize> = (0..30).collect();
-        let labels: Vec<u32> = labelled.iter().map(|&i| u32::from(x.as_dense().unwrap()[(i, 1)] > 0.0)).collect();
-        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let labels: Vec<u32> = labelled
+            .iter()
+            .map(|&i| u32::from(x.as_dense().unwrap()[(i, 1)] > 0.0))
+            .collect();
+        let train = TrainSet {
+            x: &x,
+            labelled: &labelled,
+            labels: &labels,
+        };
         let p = PcahParams { eta: 0.001 };
         let m = p.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
         // labels follow axis 1, whose variance is the smallest: it wins at small η

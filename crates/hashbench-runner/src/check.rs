@@ -12,17 +12,31 @@ use polars::prelude::{
 };
 
 use crate::report::aggregate;
-use crate::tables::ResultTables;
+use crate::tables::{MetricRow, ResultTables};
 
 /// The profile the check reruns.
 pub const CI_PROFILE: &str = "ci";
 
 type Means = BTreeMap<(String, usize, String), f64>;
 
-/// Mean per (method, bits, metric) of a run.
+/// Mean per (method, bits, metric) of a run; every curve point counts as a
+/// metric named `<curve>@<x>`, so curve-only experiments are checked too.
 pub fn means(t: &ResultTables) -> Means {
+    let points: Vec<MetricRow> = t
+        .curves
+        .iter()
+        .map(|r| MetricRow {
+            method: r.method.clone(),
+            params: r.params.clone(),
+            bits: r.bits,
+            trial: r.trial,
+            metric: format!("{}@{}", r.curve, r.x),
+            value: r.y,
+        })
+        .collect();
     aggregate(&t.metrics)
         .into_iter()
+        .chain(aggregate(&points))
         .map(|((m, metric, b), s)| ((m, b, metric), s.mean))
         .collect()
 }

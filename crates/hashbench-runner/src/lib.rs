@@ -175,10 +175,14 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
             );
         }
     }
-    if let Some(m) = plan.methods.iter().find(|m| m.spec.needs_labels()) {
-        if plan.split.labelled < 2 {
-            bail!("{}: {} learns from labelled pairs; set split.labelled to at least 2", plan.spec_path.display(), m.label);
-        }
+    if let Some(m) = plan.methods.iter().find(|m| m.spec.needs_labels())
+        && plan.split.labelled < 2
+    {
+        bail!(
+            "{}: {} learns from labelled pairs; set split.labelled to at least 2",
+            plan.spec_path.display(),
+            m.label
+        );
     }
     if (plan.split.labelled > 0 || plan.ground_truth.needs_labels()) && data.labels.is_none() {
         bail!(

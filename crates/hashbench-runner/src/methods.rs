@@ -2,10 +2,10 @@
 //! each method crate. Adding a method = one variant here plus its crate.
 
 use hashbench_bssc::BsscParams;
-use hashbench_rbm::RbmParams;
 use hashbench_core::{FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
+use hashbench_rbm::RbmParams;
 use hashbench_sikh::SikhParams;
 use hashbench_spectral::ShParams;
 use hashbench_splh::{S3plhParams, UsplhParams};

@@ -71,7 +71,11 @@ pub struct Verdict {
 }
 
 /// Checks each claim on the reproduced means.
-pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>, curves: &[CurveRow]) -> Vec<Verdict> {
+pub fn check_claims(
+    plan: &Plan,
+    stats: &BTreeMap<(String, String, usize), Stat>,
+    curves: &[CurveRow],
+) -> Vec<Verdict> {
     let mean = |m: &str, metric: &str, b: usize| {
         stats
             .get(&(m.to_string(), metric.to_string(), b))
@@ -135,28 +139,50 @@ pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>
                         }
                     }
                 }
-                ClaimSpec::BestOnCurve { method, curve, bits, fraction, .. } => {
+                ClaimSpec::BestOnCurve {
+                    method,
+                    curve,
+                    bits,
+                    fraction,
+                    ..
+                } => {
                     let means = curve_means(curves, curve, *bits);
                     let mine = means.get(method.as_str());
                     match mine {
-                        None => ("not checked", format!("no `{curve}` curve at {bits} bits in this run")),
+                        None => (
+                            "not checked",
+                            format!("no `{curve}` curve at {bits} bits in this run"),
+                        ),
                         Some(mine) => {
                             let total = mine.len();
                             let wins = mine
                                 .iter()
                                 .filter(|(x, y)| {
                                     means.iter().filter(|(m, _)| *m != method).all(|(_, pts)| {
-                                        pts.iter().find(|(ox, _)| ox == x).is_none_or(|(_, oy)| y >= oy || oy.is_nan())
+                                        pts.iter()
+                                            .find(|(ox, _)| ox == x)
+                                            .is_none_or(|(_, oy)| y >= oy || oy.is_nan())
                                     })
                                 })
                                 .count();
                             let share = wins as f64 / total.max(1) as f64;
                             let verdict = if share >= *fraction { "holds" } else { "fails" };
-                            (verdict, format!("best at {wins} of {total} points (needs {:.0}%)", fraction * 100.0))
+                            (
+                                verdict,
+                                format!(
+                                    "best at {wins} of {total} points (needs {:.0}%)",
+                                    fraction * 100.0
+                                ),
+                            )
                         }
                     }
                 }
-                ClaimSpec::Dominates { method, metric, factor, .. } => {
+                ClaimSpec::Dominates {
+                    method,
+                    metric,
+                    factor,
+                    ..
+                } => {
                     let mut shortfalls = Vec::new();
                     let mut ratios = Vec::new();
                     for &b in &plan.bits {
@@ -173,9 +199,15 @@ pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>
                     }
                     let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
                     if shortfalls.is_empty() {
-                        ("holds", format!("smallest ratio {least:.1}x (needs {factor}x)"))
+                        (
+                            "holds",
+                            format!("smallest ratio {least:.1}x (needs {factor}x)"),
+                        )
                     } else {
-                        ("fails", format!("needs {factor}x; {}", shortfalls.join("; ")))
+                        (
+                            "fails",
+                            format!("needs {factor}x; {}", shortfalls.join("; ")),
+                        )
                     }
                 }
                 ClaimSpec::Falls {
@@ -219,17 +251,32 @@ pub fn check_claims(plan: &Plan, stats: &BTreeMap<(String, String, usize), Stat>
 }
 
 /// Mean curve per method: method → [(x, mean y)] for `curve` at `bits`.
-fn curve_means<'a>(curves: &'a [CurveRow], curve: &str, bits: usize) -> BTreeMap<&'a str, Vec<(f64, f64)>> {
+fn curve_means<'a>(
+    curves: &'a [CurveRow],
+    curve: &str,
+    bits: usize,
+) -> BTreeMap<&'a str, Vec<(f64, f64)>> {
     let mut acc: BTreeMap<&str, BTreeMap<i64, (f64, f64, usize)>> = BTreeMap::new();
     for r in curves.iter().filter(|r| r.curve == curve && r.bits == bits) {
-        let e = acc.entry(r.method.as_str()).or_default().entry((r.x * 1e6).round() as i64).or_insert((r.x, 0.0, 0));
+        let e = acc
+            .entry(r.method.as_str())
+            .or_default()
+            .entry((r.x * 1e6).round() as i64)
+            .or_insert((r.x, 0.0, 0));
         if r.y.is_finite() {
             e.1 += r.y;
             e.2 += 1;
         }
     }
     acc.into_iter()
-        .map(|(m, pts)| (m, pts.into_values().map(|(x, s, n)| (x, if n > 0 { s / n as f64 } else { f64::NAN })).collect()))
+        .map(|(m, pts)| {
+            (
+                m,
+                pts.into_values()
+                    .map(|(x, s, n)| (x, if n > 0 { s / n as f64 } else { f64::NAN }))
+                    .collect(),
+            )
+        })
         .collect()
 }
 

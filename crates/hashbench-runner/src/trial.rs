@@ -195,7 +195,13 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
         let encode_seconds = t1.elapsed().as_secs_f64();
         let weights = model.bit_weights();
-        let values = evaluate(&self.plan.metrics, &db_codes, &q_codes, &self.truth, weights.as_deref());
+        let values = evaluate(
+            &self.plan.metrics,
+            &db_codes,
+            &q_codes,
+            &self.truth,
+            weights.as_deref(),
+        );
         if self.save_codes {
             let stem = self.dir.join("codes").join(self.stem(k));
             std::fs::create_dir_all(stem.parent().expect("codes folder"))?;

@@ -20,7 +20,11 @@ fn all_methods() -> Vec<MethodSpec> {
 fn fit_model(m: &MethodSpec, x: &Data, bits: usize) -> Result<Box<dyn HashModel>, FitError> {
     let labelled: Vec<usize> = (0..x.n_items().min(6)).collect();
     let labels: Vec<u32> = labelled.iter().map(|&i| (i % 2) as u32).collect();
-    let train = TrainSet { x, labelled: &labelled, labels: &labels };
+    let train = TrainSet {
+        x,
+        labelled: &labelled,
+        labels: &labels,
+    };
     m.fit(&train, bits, &mut ChaCha8Rng::seed_from_u64(0))
 }
 
@@ -32,7 +36,10 @@ fn fit(m: &MethodSpec, x: &Data, bits: usize) -> Result<usize, FitError> {
 fn empty_training_set_is_an_error() {
     for m in all_methods() {
         let r = fit(&m, &Data::Dense(Mat::zeros(0, 4)), 8);
-        assert!(matches!(r, Err(FitError::TooFewItems { .. })), "{m:?}: {r:?}");
+        assert!(
+            matches!(r, Err(FitError::TooFewItems { .. })),
+            "{m:?}: {r:?}"
+        );
     }
 }
 
@@ -53,8 +60,22 @@ fn more_bits_than_dimensions() {
         match fit(&m, &x, 10) {
             Ok(bits) => assert_eq!(bits, 10, "{m:?}"),
             Err(e) => {
-                assert!(matches!(e, FitError::TooManyBits { max: 3, asked: 10, .. }), "{m:?}: {e}");
-                assert_eq!(m.max_bits(3), Some(3), "{m:?} refuses bits the runner does not pre-check");
+                assert!(
+                    matches!(
+                        e,
+                        FitError::TooManyBits {
+                            max: 3,
+                            asked: 10,
+                            ..
+                        }
+                    ),
+                    "{m:?}: {e}"
+                );
+                assert_eq!(
+                    m.max_bits(3),
+                    Some(3),
+                    "{m:?} refuses bits the runner does not pre-check"
+                );
             }
         }
     }
@@ -64,7 +85,11 @@ fn more_bits_than_dimensions() {
 fn unlabelled_training_data_is_refused_by_the_semi_supervised_methods_only() {
     let x = Data::Dense(Mat::from_fn(20, 3, |i, j| ((i * 7 + j * 5) % 13) as f64));
     for m in all_methods() {
-        let r = m.fit(&TrainSet::unlabelled(&x), 2, &mut ChaCha8Rng::seed_from_u64(0));
+        let r = m.fit(
+            &TrainSet::unlabelled(&x),
+            2,
+            &mut ChaCha8Rng::seed_from_u64(0),
+        );
         assert_eq!(r.is_err(), m.needs_labels(), "{m:?}");
     }
 }
@@ -75,7 +100,10 @@ fn nan_in_training_data_is_named() {
     x[(4, 2)] = f64::NAN;
     for m in all_methods() {
         let r = fit(&m, &Data::Dense(x.clone()), 4);
-        assert!(matches!(r, Err(FitError::NonFinite { row: 4, col: 2 })), "{m:?}: {r:?}");
+        assert!(
+            matches!(r, Err(FitError::NonFinite { row: 4, col: 2 })),
+            "{m:?}: {r:?}"
+        );
     }
 }
 
@@ -86,7 +114,10 @@ fn encoding_checks_the_dimension_and_keeps_the_item_count() {
         let model = fit_model(&m, &x, 4).unwrap();
         let codes = model.encode(&x).unwrap();
         assert_eq!((codes.len(), codes.n_bits()), (30, 4), "{m:?}");
-        assert!(model.encode(&Data::Dense(Mat::zeros(2, 6))).is_err(), "{m:?}");
+        assert!(
+            model.encode(&Data::Dense(Mat::zeros(2, 6))).is_err(),
+            "{m:?}"
+        );
         if let Some(w) = model.bit_weights() {
             assert_eq!(w.len(), 4, "{m:?}");
         }

@@ -12,9 +12,13 @@ use faer::{Mat, MatRef};
 /// `X (I − wwᵀ)` from the scatter `C = XᵀX`.
 pub(crate) fn deflate_scatter(c: MatRef<'_, f64>, w: &[f64]) -> Mat<f64> {
     let d = w.len();
-    let cw: Vec<f64> = (0..d).map(|i| (0..d).map(|j| c[(i, j)] * w[j]).sum()).collect();
+    let cw: Vec<f64> = (0..d)
+        .map(|i| (0..d).map(|j| c[(i, j)] * w[j]).sum())
+        .collect();
     let wcw: f64 = (0..d).map(|i| w[i] * cw[i]).sum();
-    Mat::from_fn(d, d, |i, j| c[(i, j)] - w[i] * cw[j] - cw[i] * w[j] + wcw * w[i] * w[j])
+    Mat::from_fn(d, d, |i, j| {
+        c[(i, j)] - w[i] * cw[j] - cw[i] * w[j] + wcw * w[i] * w[j]
+    })
 }
 
 #[cfg(test)]

@@ -28,9 +28,16 @@ impl Default for S3plhParams {
 
 /// One truncated-gradient label update (eqs. 9-10): returns Sₖ₊₁ and the number
 /// of violated pairs that changed. `xl` holds the centred labelled items.
-pub fn update_labels(s: MatRef<'_, f64>, xl: MatRef<'_, f64>, w: &[f64], alpha: f64) -> (Mat<f64>, usize) {
+pub fn update_labels(
+    s: MatRef<'_, f64>,
+    xl: MatRef<'_, f64>,
+    w: &[f64],
+    alpha: f64,
+) -> (Mat<f64>, usize) {
     let l = xl.nrows();
-    let proj: Vec<f64> = (0..l).map(|i| (0..w.len()).map(|j| xl[(i, j)] * w[j]).sum()).collect();
+    let proj: Vec<f64> = (0..l)
+        .map(|i| (0..w.len()).map(|j| xl[(i, j)] * w[j]).sum())
+        .collect();
     let mut changed = 0;
     let next = Mat::from_fn(l, l, |i, j| {
         let tilde = proj[i] * proj[j];
@@ -49,7 +56,11 @@ impl HashMethod for S3plhParams {
 
     fn validate(&self) -> Result<(), ParamError> {
         if !(self.eta.is_finite() && self.eta >= 0.0) {
-            return Err(ParamError::invalid("eta", self.eta, "must be finite and non-negative"));
+            return Err(ParamError::invalid(
+                "eta",
+                self.eta,
+                "must be finite and non-negative",
+            ));
         }
         Ok(())
     }
@@ -58,7 +69,12 @@ impl HashMethod for S3plhParams {
         false
     }
 
-    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, _rng: &mut ChaCha8Rng) -> Result<LinearModel, FitError> {
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        _rng: &mut ChaCha8Rng,
+    ) -> Result<LinearModel, FitError> {
         self.validate()?;
         check_n_bits(n_bits)?;
         let x = train.dense_finite("s3plh", 2)?;
@@ -76,7 +92,13 @@ impl HashMethod for S3plhParams {
         let alpha = if rho > 0.0 { 1.0 / rho } else { 0.0 };
         let mut w = Mat::zeros(d, n_bits);
         for k in 0..n_bits {
-            let m = adjusted(xl.as_ref(), s.as_ref(), scatter.as_ref(), x.nrows(), self.eta);
+            let m = adjusted(
+                xl.as_ref(),
+                s.as_ref(),
+                scatter.as_ref(),
+                x.nrows(),
+                self.eta,
+            );
             let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
             let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
             (0..d).for_each(|i| w[(i, k)] = wk[i]);
@@ -113,13 +135,23 @@ mod tests {
     #[test]
     fn first_bit_is_the_top_eigenvector_of_the_adjusted_covariance() {
         let (x, labelled, labels) = two_classes(200);
-        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
+        let train = TrainSet {
+            x: &x,
+            labelled: &labelled,
+            labels: &labels,
+        };
         let p = S3plhParams::default();
         let model = p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
         let xd = x.as_dense().unwrap();
         let mean = column_means(xd);
         let scatter = gram_of_columns(centered(xd, &mean).as_ref());
-        let m = adjusted(train.labelled_centered(&mean).as_ref(), label_pair_matrix(&labels).as_ref(), scatter.as_ref(), 200, p.eta);
+        let m = adjusted(
+            train.labelled_centered(&mean).as_ref(),
+            label_pair_matrix(&labels).as_ref(),
+            scatter.as_ref(),
+            200,
+            p.eta,
+        );
         let (_, e) = top_eigenpairs(m.as_ref(), 1).unwrap();
         let dot: f64 = (0..4).map(|i| e[(i, 0)] * model.w[(i, 0)]).sum();
         assert!((dot.abs() - 1.0).abs() < 1e-10);
@@ -137,7 +169,8 @@ mod tests {
         assert_eq!(changed, 8);
         for i in 0..4 {
             for j in 0..4 {
-                let violated = s[(i, j)] * [1.0, -1.0, 2.0, -0.5][i] * [1.0, -1.0, 2.0, -0.5][j] < 0.0;
+                let violated =
+                    s[(i, j)] * [1.0, -1.0, 2.0, -0.5][i] * [1.0, -1.0, 2.0, -0.5][j] < 0.0;
                 if violated {
                     assert!(next[(i, j)].abs() > s[(i, j)].abs(), "({i},{j}) grows");
                     assert_eq!(next[(i, j)].signum(), s[(i, j)].signum());
@@ -154,8 +187,14 @@ mod tests {
     #[test]
     fn labels_pull_the_first_bit_towards_the_class_axis() {
         let (x, labelled, labels) = two_classes(400);
-        let train = TrainSet { x: &x, labelled: &labelled, labels: &labels };
-        let supervised = S3plhParams { eta: 0.0 }.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let train = TrainSet {
+            x: &x,
+            labelled: &labelled,
+            labels: &labels,
+        };
+        let supervised = S3plhParams { eta: 0.0 }
+            .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
+            .unwrap();
         assert!(supervised.w[(2, 0)].abs() > 0.9, "{:?}", supervised.w);
         // the bit separates the classes (up to which side is called 1) far better
         // than the top principal direction, which a huge η recovers
@@ -164,15 +203,25 @@ mod tests {
             let agree = (0..400).filter(|&i| c.bit(i, 0) == (i % 2 == 0)).count();
             agree.max(400 - agree)
         };
-        let unsupervised = S3plhParams { eta: 1e9 }.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let unsupervised = S3plhParams { eta: 1e9 }
+            .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
+            .unwrap();
         assert!(separation(&supervised) > 330, "{}", separation(&supervised));
-        assert!(separation(&unsupervised) < 260, "{}", separation(&unsupervised));
+        assert!(
+            separation(&unsupervised) < 260,
+            "{}",
+            separation(&unsupervised)
+        );
     }
 
     #[test]
     fn needs_labels_and_valid_eta() {
         let (x, _, _) = two_classes(50);
-        let r = S3plhParams::default().fit(&TrainSet::unlabelled(&x), 2, &mut ChaCha8Rng::seed_from_u64(0));
+        let r = S3plhParams::default().fit(
+            &TrainSet::unlabelled(&x),
+            2,
+            &mut ChaCha8Rng::seed_from_u64(0),
+        );
         assert!(matches!(r, Err(FitError::MissingLabels { .. })));
         assert!(S3plhParams { eta: -1.0 }.validate().is_err());
     }

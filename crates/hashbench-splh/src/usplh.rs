@@ -24,7 +24,11 @@ pub struct UsplhParams {
 
 impl Default for UsplhParams {
     fn default() -> Self {
-        Self { eta: 8.0, decay: 0.125, region: 2000 }
+        Self {
+            eta: 8.0,
+            decay: 0.125,
+            region: 2000,
+        }
     }
 }
 
@@ -55,11 +59,18 @@ pub fn boundary_regions(p: &[f64], size: usize) -> Regions {
     };
     let (near_negative, far_negative) = take(&neg);
     let (near_positive, far_positive) = take(&pos);
-    Regions { near_negative, near_positive, far_negative, far_positive }
+    Regions {
+        near_negative,
+        near_positive,
+        far_negative,
+        far_positive,
+    }
 }
 
 fn region_sum(x: MatRef<'_, f64>, rows: &[usize]) -> Vec<f64> {
-    (0..x.ncols()).map(|j| rows.iter().map(|&i| x[(i, j)]).sum()).collect()
+    (0..x.ncols())
+        .map(|j| rows.iter().map(|&i| x[(i, j)]).sum())
+        .collect()
 }
 
 /// B = X_MCᵀ S_MC X_MC for the pseudo-pairs of `r`: r− × r+ neighbours with weight
@@ -73,11 +84,13 @@ pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions) -> Mat<f64> 
         region_sum(xc, &r.far_positive),
     );
     let m_pairs = (r.near_negative.len() * r.near_positive.len()) as f64;
-    let c_pairs = (r.near_negative.len() * r.far_negative.len() + r.near_positive.len() * r.far_positive.len()) as f64;
+    let c_pairs = (r.near_negative.len() * r.far_negative.len()
+        + r.near_positive.len() * r.far_positive.len()) as f64;
     let wm = if m_pairs > 0.0 { 1.0 / m_pairs } else { 0.0 };
     let wc = if c_pairs > 0.0 { 1.0 / c_pairs } else { 0.0 };
     Mat::from_fn(d, d, |i, j| {
-        wm * (sn[i] * sp[j] + sp[i] * sn[j]) - wc * (sn[i] * fnn[j] + fnn[i] * sn[j] + sp[i] * fp[j] + fp[i] * sp[j])
+        wm * (sn[i] * sp[j] + sp[i] * sn[j])
+            - wc * (sn[i] * fnn[j] + fnn[i] * sn[j] + sp[i] * fp[j] + fp[i] * sp[j])
     })
 }
 
@@ -86,13 +99,25 @@ impl HashMethod for UsplhParams {
 
     fn validate(&self) -> Result<(), ParamError> {
         if !(self.eta.is_finite() && self.eta > 0.0) {
-            return Err(ParamError::invalid("eta", self.eta, "must be positive and finite"));
+            return Err(ParamError::invalid(
+                "eta",
+                self.eta,
+                "must be positive and finite",
+            ));
         }
         if !(self.decay.is_finite() && self.decay >= 0.0) {
-            return Err(ParamError::invalid("decay", self.decay, "must be finite and non-negative"));
+            return Err(ParamError::invalid(
+                "decay",
+                self.decay,
+                "must be finite and non-negative",
+            ));
         }
         if self.region == 0 {
-            return Err(ParamError::invalid("region", 0, "needs at least one item per region"));
+            return Err(ParamError::invalid(
+                "region",
+                0,
+                "needs at least one item per region",
+            ));
         }
         Ok(())
     }
@@ -101,7 +126,12 @@ impl HashMethod for UsplhParams {
         false
     }
 
-    fn fit(&self, train: &TrainSet<'_>, n_bits: usize, _rng: &mut ChaCha8Rng) -> Result<LinearModel, FitError> {
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        _rng: &mut ChaCha8Rng,
+    ) -> Result<LinearModel, FitError> {
         self.validate()?;
         check_n_bits(n_bits)?;
         let x = train.dense_finite("usplh", 2)?;
@@ -112,7 +142,9 @@ impl HashMethod for UsplhParams {
         let mut accumulated = Mat::<f64>::zeros(d, d);
         let mut w = Mat::zeros(d, n_bits);
         for k in 0..n_bits {
-            let m = Mat::from_fn(d, d, |i, j| accumulated[(i, j)] + self.eta * scatter[(i, j)] / n as f64);
+            let m = Mat::from_fn(d, d, |i, j| {
+                accumulated[(i, j)] + self.eta * scatter[(i, j)] / n as f64
+            });
             let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
             let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
             (0..d).for_each(|i| w[(i, k)] = wk[i]);
@@ -120,7 +152,8 @@ impl HashMethod for UsplhParams {
                 let proj = product(xc.as_ref(), top.as_ref());
                 let p: Vec<f64> = (0..n).map(|i| proj[(i, 0)]).collect();
                 let b = pseudo_pair_scatter(xc.as_ref(), &boundary_regions(&p, self.region));
-                accumulated = Mat::from_fn(d, d, |i, j| self.decay * (accumulated[(i, j)] + b[(i, j)]));
+                accumulated =
+                    Mat::from_fn(d, d, |i, j| self.decay * (accumulated[(i, j)] + b[(i, j)]));
                 scatter = deflate_scatter(scatter.as_ref(), &wk);
             }
         }
@@ -150,8 +183,20 @@ mod tests {
 
     #[test]
     fn pseudo_pair_scatter_matches_the_explicit_label_matrix() {
-        let xc = faer::mat![[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [-1.0, 3.0], [2.0, -1.0], [0.5, 0.5]];
-        let r = Regions { near_negative: vec![0], near_positive: vec![1, 2], far_negative: vec![3], far_positive: vec![4, 5] };
+        let xc = faer::mat![
+            [1.0, 0.0],
+            [0.0, 2.0],
+            [1.0, 1.0],
+            [-1.0, 3.0],
+            [2.0, -1.0],
+            [0.5, 0.5]
+        ];
+        let r = Regions {
+            near_negative: vec![0],
+            near_positive: vec![1, 2],
+            far_negative: vec![3],
+            far_positive: vec![4, 5],
+        };
         let mut s = Mat::<f64>::zeros(6, 6);
         let set = |s: &mut Mat<f64>, a: &[usize], b: &[usize], v: f64| {
             for &i in a {
@@ -175,15 +220,38 @@ mod tests {
             let s = ((i * 104_729) % 300) as f64 / 300.0 - 0.5;
             [5.0 * t, s, 0.3 * s + 0.1 * t][j]
         }));
-        let p = UsplhParams { region: 50, ..UsplhParams::default() };
-        let a = p.fit(&TrainSet::unlabelled(&x), 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
-        let b = p.fit(&TrainSet::unlabelled(&x), 3, &mut ChaCha8Rng::seed_from_u64(9)).unwrap();
+        let p = UsplhParams {
+            region: 50,
+            ..UsplhParams::default()
+        };
+        let a = p
+            .fit(
+                &TrainSet::unlabelled(&x),
+                3,
+                &mut ChaCha8Rng::seed_from_u64(0),
+            )
+            .unwrap();
+        let b = p
+            .fit(
+                &TrainSet::unlabelled(&x),
+                3,
+                &mut ChaCha8Rng::seed_from_u64(9),
+            )
+            .unwrap();
         assert_eq!(a.w, b.w);
         let xd = x.as_dense().unwrap();
         let mean = column_means(xd);
-        let (_, pc) = top_eigenpairs(gram_of_columns(centered(xd, &mean).as_ref()).as_ref(), 1).unwrap();
+        let (_, pc) =
+            top_eigenpairs(gram_of_columns(centered(xd, &mean).as_ref()).as_ref(), 1).unwrap();
         let dot: f64 = (0..3).map(|i| pc[(i, 0)] * a.w[(i, 0)]).sum();
         assert!((dot.abs() - 1.0).abs() < 1e-10);
-        assert!(UsplhParams { region: 0, ..UsplhParams::default() }.validate().is_err());
+        assert!(
+            UsplhParams {
+                region: 0,
+                ..UsplhParams::default()
+            }
+            .validate()
+            .is_err()
+        );
     }
 }
