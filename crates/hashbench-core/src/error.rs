@@ -28,6 +28,22 @@ impl ParamError {
             reason: reason.into(),
         }
     }
+
+    /// Checks that a weight or rate `value` is finite and ≥ 0.
+    ///
+    /// # Errors
+    /// [`ParamError::Invalid`] naming `name` otherwise.
+    pub fn check_non_negative(name: &'static str, value: f64) -> Result<(), Self> {
+        if value.is_finite() && value >= 0.0 {
+            Ok(())
+        } else {
+            Err(Self::invalid(
+                name,
+                value,
+                "must be finite and non-negative",
+            ))
+        }
+    }
 }
 
 /// A linear-algebra routine failed.

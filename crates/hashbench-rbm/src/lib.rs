@@ -267,19 +267,8 @@ impl HashMethod for RbmParams {
         if self.batch == 0 {
             return Err(ParamError::invalid("batch", 0, "must be positive"));
         }
-        for (name, v) in [
-            ("learning_rate", self.learning_rate),
-            ("fine_tune_rate", self.fine_tune_rate),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(ParamError::invalid(
-                    name,
-                    v,
-                    "must be finite and non-negative",
-                ));
-            }
-        }
-        Ok(())
+        ParamError::check_non_negative("learning_rate", self.learning_rate)?;
+        ParamError::check_non_negative("fine_tune_rate", self.fine_tune_rate)
     }
 
     fn is_randomized(&self) -> bool {

@@ -55,14 +55,7 @@ impl HashMethod for S3plhParams {
     type Model = LinearModel;
 
     fn validate(&self) -> Result<(), ParamError> {
-        if !(self.eta.is_finite() && self.eta >= 0.0) {
-            return Err(ParamError::invalid(
-                "eta",
-                self.eta,
-                "must be finite and non-negative",
-            ));
-        }
-        Ok(())
+        ParamError::check_non_negative("eta", self.eta)
     }
 
     fn is_randomized(&self) -> bool {

@@ -105,13 +105,7 @@ impl HashMethod for UsplhParams {
                 "must be positive and finite",
             ));
         }
-        if !(self.decay.is_finite() && self.decay >= 0.0) {
-            return Err(ParamError::invalid(
-                "decay",
-                self.decay,
-                "must be finite and non-negative",
-            ));
-        }
+        ParamError::check_non_negative("decay", self.decay)?;
         if self.region == 0 {
             return Err(ParamError::invalid(
                 "region",
