@@ -68,9 +68,11 @@ pub fn k_nearest(
                     if k < all.len() && k > 0 {
                         all.select_nth_unstable_by(k - 1, cmp);
                     }
-                    all.truncate(k);
-                    all.sort_unstable_by(cmp);
-                    all
+                    // copy out the k kept: truncating would keep the whole
+                    // database-sized allocation alive for every query
+                    let mut top = all[..k.min(all.len())].to_vec();
+                    top.sort_unstable_by(cmp);
+                    top
                 })
                 .collect::<Vec<_>>()
         })
