@@ -41,6 +41,14 @@ pub fn gram_of_columns(x: MatRef<'_, f64>) -> Mat<f64> {
     product(x.transpose(), x)
 }
 
+/// The training mean and the scatter XᵀX of the centred rows: the starting
+/// point of every PCA-based method (PCAH, SH, S3PLH).
+pub fn mean_and_scatter(x: MatRef<'_, f64>) -> (Vec<f64>, Mat<f64>) {
+    let mean = column_means(x);
+    let scatter = gram_of_columns(centered(x, &mean).as_ref());
+    (mean, scatter)
+}
+
 /// `(x - 1 meanᵀ) w`: projections of centred rows, without materialising the
 /// centred matrix.
 ///

@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-use hashbench_core::linalg::{centered, column_means, gram_of_columns, top_eigenpairs};
+use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::check_n_bits;
 use hashbench_core::pairs::{adjusted_covariance, label_pair_matrix};
@@ -51,8 +51,7 @@ impl HashMethod for PcahParams {
                 asked: n_bits,
             });
         }
-        let mean = column_means(x);
-        let scatter = gram_of_columns(centered(x, &mean).as_ref());
+        let (mean, scatter) = mean_and_scatter(x);
         let m = if train.labelled.len() >= 2 {
             let s = label_pair_matrix(train.labels);
             adjusted_covariance(

@@ -213,9 +213,13 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let ctx = TrialContext::new(plan, &data, &split, truth, &dir, opts.save_codes);
     let keys = plan.trials();
-    let (pending, done): (Vec<_>, Vec<_>) = keys
+    // each stored record is read once; the ones missing (or all, with --force) run
+    let mut records: Vec<Option<TrialRecord>> = keys
         .iter()
-        .partition(|k| opts.force || ctx.stored(k).is_none());
+        .map(|k| if opts.force { None } else { ctx.stored(k) })
+        .collect();
+    let pending: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
+    let reused = keys.len() - pending.len();
     let bar = if opts.progress {
         ProgressBar::new(pending.len() as u64)
     } else {
@@ -229,23 +233,28 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         .progress_chars("=> "),
     );
     bar.set_prefix(format!("{} [{}]", plan.id, plan.profile));
-    let results: Vec<Result<()>> = pending
+    let results: Vec<Result<TrialRecord>> = pending
         .par_iter()
-        .map(|k| {
-            let r = ctx.run(k).map(drop);
+        .map(|&i| {
+            let r = ctx.run(&keys[i]);
             bar.inc(1);
             r
         })
         .collect();
     bar.finish_and_clear();
-    results.into_iter().collect::<Result<Vec<()>>>()?;
-    let records: Vec<TrialRecord> = keys
-        .iter()
-        .map(|k| {
-            ctx.stored(k)
-                .ok_or_else(|| anyhow!("trial record vanished: {}", ctx.record_path(k).display()))
-        })
-        .collect::<Result<_>>()?;
+    // fresh records are read back from their files, so that a first run and a
+    // rerun report the same numbers (serde_json's default float parsing is not
+    // an exact round trip)
+    for (&i, r) in pending.iter().zip(results) {
+        r?;
+        records[i] = Some(ctx.stored(&keys[i]).ok_or_else(|| {
+            anyhow!(
+                "trial record vanished: {}",
+                ctx.record_path(&keys[i]).display()
+            )
+        })?);
+    }
+    let records: Vec<TrialRecord> = records.into_iter().flatten().collect();
     let tables = ctx.tables(&records);
     tables::write_tables(&tables, &dir)?;
     let summary = report::summary_markdown(plan, &tables, &split_sizes);
@@ -266,7 +275,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         "crate_versions": crate_versions(&ws.root),
         "threads": rayon::current_num_threads(),
         "trials_run": pending.len(),
-        "trials_reused": done.len(),
+        "trials_reused": reused,
         "wall_seconds": started.elapsed().as_secs_f64(),
         "figures": figures,
         "timings_table": "timings.parquet (fit-seconds and encode-seconds per trial)",
@@ -276,7 +285,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     Ok(RunOutcome {
         dir,
         trials_run: pending.len(),
-        trials_reused: done.len(),
+        trials_reused: reused,
         tables,
         summary,
     })

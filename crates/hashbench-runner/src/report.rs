@@ -401,35 +401,15 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
 }
 
 fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &ResultTables) -> Figure {
-    let mut series = Vec::new();
-    for m in method_order(plan) {
-        let mut by_x: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
-        for r in t
-            .curves
-            .iter()
-            .filter(|r| r.method == m && r.curve == curve && r.bits == bits)
-        {
-            by_x.entry((r.x * 1e6).round() as i64)
-                .or_insert((r.x, vec![]))
-                .1
-                .push(r.y);
-        }
-        let points: Vec<(f64, f64)> = by_x
-            .into_values()
-            .map(|(x, ys)| {
-                let finite: Vec<f64> = ys.into_iter().filter(|y| y.is_finite()).collect();
-                let y = if finite.is_empty() {
-                    f64::NAN
-                } else {
-                    finite.iter().sum::<f64>() / finite.len() as f64
-                };
-                (x, y)
-            })
-            .collect();
-        if !points.is_empty() {
-            series.push(Series { label: m, points });
-        }
-    }
+    let mut means = curve_means(&t.curves, curve, bits);
+    let series = method_order(plan)
+        .into_iter()
+        .filter_map(|m| {
+            means
+                .remove(m.as_str())
+                .map(|points| Series { label: m, points })
+        })
+        .collect();
     Figure {
         title: f.title.clone(),
         x_label: f.x_label.clone().unwrap_or_else(|| "x".into()),

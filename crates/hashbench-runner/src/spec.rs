@@ -328,8 +328,7 @@ impl Spec {
                 )
             })?)
         };
-        let pick = |o: Option<&ProfileSpec>| o.cloned();
-        let over = pick(over);
+        let over = over.cloned();
         let bits = over
             .as_ref()
             .and_then(|o| o.bits.clone())

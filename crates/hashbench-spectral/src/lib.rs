@@ -3,9 +3,7 @@
 use std::f64::consts::{FRAC_PI_2, PI};
 
 use faer::Mat;
-use hashbench_core::linalg::{
-    centered, column_means, gram_of_columns, project_centered, top_eigenpairs,
-};
+use hashbench_core::linalg::{mean_and_scatter, project_centered, top_eigenpairs};
 use hashbench_core::method::{check_n_bits, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -67,8 +65,7 @@ impl HashMethod for ShParams {
         check_n_bits(n_bits)?;
         let x = train.dense_finite("sh", 2)?;
         let n_pc = n_bits.min(x.ncols());
-        let mean = column_means(x);
-        let scatter = gram_of_columns(centered(x, &mean).as_ref());
+        let (mean, scatter) = mean_and_scatter(x);
         let (_, pc) = top_eigenpairs(scatter.as_ref(), n_pc).map_err(FitError::from)?;
         let proj = project_centered(x, &mean, pc.as_ref());
         let (mut lower, mut range) = (vec![f64::INFINITY; n_pc], vec![0.0; n_pc]);

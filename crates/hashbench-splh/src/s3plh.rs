@@ -1,7 +1,7 @@
 //! S3PLH, Algorithm 1 of the paper (see the crate documentation).
 
 use faer::{Mat, MatRef};
-use hashbench_core::linalg::{centered, column_means, gram_of_columns, top_eigenpairs};
+use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::check_n_bits;
 use hashbench_core::pairs::{adjusted_covariance as adjusted, label_pair_matrix};
@@ -75,8 +75,7 @@ impl HashMethod for S3plhParams {
             return Err(FitError::MissingLabels { method: "s3plh" });
         }
         let d = x.ncols();
-        let mean = column_means(x);
-        let mut scatter = gram_of_columns(centered(x, &mean).as_ref());
+        let (mean, mut scatter) = mean_and_scatter(x);
         let xl = train.labelled_centered(&mean);
         let mut s = label_pair_matrix(train.labels);
         let rho = (0..xl.nrows())
@@ -136,8 +135,7 @@ mod tests {
         let p = S3plhParams::default();
         let model = p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
         let xd = x.as_dense().unwrap();
-        let mean = column_means(xd);
-        let scatter = gram_of_columns(centered(xd, &mean).as_ref());
+        let (mean, scatter) = mean_and_scatter(xd);
         let m = adjusted(
             train.labelled_centered(&mean).as_ref(),
             label_pair_matrix(&labels).as_ref(),
