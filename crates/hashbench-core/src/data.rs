@@ -1,5 +1,7 @@
-//! What methods read. `Data` is an enum so that kernel methods (later: sparse
+//! What methods read. `Data` is an enum so that kernel methods (sparse
 //! histograms, precomputed Gram matrices) share the contract with vector methods.
+
+use std::sync::Arc;
 
 use faer::{Mat, MatRef};
 
@@ -11,6 +13,131 @@ use crate::error::FitError;
 pub enum Data {
     /// Dense real vectors, one row per item.
     Dense(Mat<f64>),
+    /// Sparse vectors (e.g. bag-of-words histograms), one row per item.
+    Sparse(SparseRows),
+    /// Items known only through a precomputed kernel (Gram) matrix.
+    Gram(GramRows),
+}
+
+/// Sparse rows in compressed form: row `i` holds `indices[offsets[i]..offsets[i+1]]`
+/// (strictly increasing) with their `values`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SparseRows {
+    n_cols: usize,
+    offsets: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl SparseRows {
+    /// Builds rows from (index, value) lists; zeros are dropped.
+    ///
+    /// # Errors
+    /// A message naming the row when indices are not strictly increasing or
+    /// reach `n_cols`, or a value is not finite.
+    pub fn new(n_cols: usize, rows: &[Vec<(u32, f64)>]) -> Result<Self, String> {
+        let mut out = SparseRows {
+            n_cols,
+            offsets: vec![0],
+            indices: Vec::new(),
+            values: Vec::new(),
+        };
+        for (r, row) in rows.iter().enumerate() {
+            for (k, &(i, v)) in row.iter().enumerate() {
+                if k > 0 && row[k - 1].0 >= i {
+                    return Err(format!("row {r}: indices must be strictly increasing"));
+                }
+                if i as usize >= n_cols {
+                    return Err(format!("row {r}: index {i} is outside {n_cols} columns"));
+                }
+                if !v.is_finite() {
+                    return Err(format!("row {r}: value {v} at index {i} is not finite"));
+                }
+                if v != 0.0 {
+                    out.indices.push(i);
+                    out.values.push(v);
+                }
+            }
+            out.offsets.push(out.indices.len());
+        }
+        Ok(out)
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Number of columns (the vector dimension).
+    pub fn n_cols(&self) -> usize {
+        self.n_cols
+    }
+
+    /// Indices and values of row `i`.
+    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
+        let r = self.offsets[i]..self.offsets[i + 1];
+        (&self.indices[r.clone()], &self.values[r])
+    }
+
+    /// Every stored value.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    fn select(&self, rows: &[usize]) -> SparseRows {
+        let mut out = SparseRows {
+            n_cols: self.n_cols,
+            offsets: vec![0],
+            indices: Vec::new(),
+            values: Vec::new(),
+        };
+        for &r in rows {
+            let (i, v) = self.row(r);
+            out.indices.extend_from_slice(i);
+            out.values.extend_from_slice(v);
+            out.offsets.push(out.indices.len());
+        }
+        out
+    }
+}
+
+/// Items of a dataset whose only representation is its square kernel matrix:
+/// item `k` here is row/column `items[k]` of the shared `gram`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GramRows {
+    gram: Arc<Mat<f64>>,
+    items: Vec<usize>,
+}
+
+impl GramRows {
+    /// All items of a square Gram matrix.
+    ///
+    /// # Errors
+    /// If the matrix is not square.
+    pub fn new(gram: Mat<f64>) -> Result<Self, String> {
+        if gram.nrows() != gram.ncols() {
+            return Err(format!(
+                "a Gram matrix must be square, got {} x {}",
+                gram.nrows(),
+                gram.ncols()
+            ));
+        }
+        let items = (0..gram.nrows()).collect();
+        Ok(Self {
+            gram: Arc::new(gram),
+            items,
+        })
+    }
+
+    /// The whole matrix these items index.
+    pub fn gram(&self) -> &Arc<Mat<f64>> {
+        &self.gram
+    }
+
+    /// Row/column of each item in [`Self::gram`].
+    pub fn items(&self) -> &[usize] {
+        &self.items
+    }
 }
 
 impl Data {
@@ -18,6 +145,8 @@ impl Data {
     pub fn n_items(&self) -> usize {
         match self {
             Data::Dense(m) => m.nrows(),
+            Data::Sparse(s) => s.n_rows(),
+            Data::Gram(g) => g.items.len(),
         }
     }
 
@@ -25,6 +154,8 @@ impl Data {
     pub fn kind(&self) -> &'static str {
         match self {
             Data::Dense(_) => "dense vectors",
+            Data::Sparse(_) => "sparse vectors",
+            Data::Gram(_) => "a precomputed Gram matrix",
         }
     }
 
@@ -32,6 +163,7 @@ impl Data {
     pub fn as_dense(&self) -> Option<MatRef<'_, f64>> {
         match self {
             Data::Dense(m) => Some(m.as_ref()),
+            _ => None,
         }
     }
 
@@ -45,6 +177,11 @@ impl Data {
             Data::Dense(m) => {
                 Data::Dense(Mat::from_fn(rows.len(), m.ncols(), |i, j| m[(rows[i], j)]))
             }
+            Data::Sparse(s) => Data::Sparse(s.select(rows)),
+            Data::Gram(g) => Data::Gram(GramRows {
+                gram: Arc::clone(&g.gram),
+                items: rows.iter().map(|&r| g.items[r]).collect(),
+            }),
         }
     }
 }

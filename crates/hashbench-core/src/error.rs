@@ -107,6 +107,9 @@ pub enum FitError {
         /// Method name.
         method: &'static str,
     },
+    /// A kernel could not be resolved or evaluated on the training data.
+    #[error("kernel: {0}")]
+    Kernel(String),
     /// A training value is NaN or infinite.
     #[error("training value at row {row}, column {col} is not finite")]
     NonFinite {
@@ -137,4 +140,7 @@ pub enum EncodeError {
         /// What it was given.
         got: &'static str,
     },
+    /// The model's kernel could not be evaluated on this data.
+    #[error("kernel: {0}")]
+    Kernel(String),
 }

@@ -12,7 +12,7 @@ pub mod seed;
 pub mod truth;
 
 pub use codes::BitCodes;
-pub use data::{Data, TrainSet};
+pub use data::{Data, GramRows, SparseRows, TrainSet};
 pub use error::{EncodeError, FitError, LinalgError, ParamError};
 pub use method::{HashMethod, HashModel};
 pub use truth::GroundTruth;

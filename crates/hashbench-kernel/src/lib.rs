@@ -1,0 +1,468 @@
+#![doc = include_str!("../README.md")]
+
+use faer::Mat;
+use hashbench_core::linalg::product;
+use hashbench_core::{Data, ParamError, SparseRows};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A kernel's scale as written in a spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Scale {
+    /// The value given directly.
+    Fixed(f64),
+    /// Mean distance over all pairs of this many evenly spaced training items.
+    MeanDistance(usize),
+}
+
+impl Scale {
+    fn validate(&self, field: &'static str) -> Result<(), ParamError> {
+        match *self {
+            Scale::Fixed(s) if !(s.is_finite() && s > 0.0) => Err(ParamError::invalid(
+                field,
+                format!("{{ fixed = {s} }}"),
+                "must be positive and finite",
+            )),
+            Scale::MeanDistance(n) if n < 2 => Err(ParamError::invalid(
+                field,
+                format!("{{ mean-distance = {n} }}"),
+                "needs at least two items",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A kernel as written in a spec (`kind = "..."`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum KernelSpec {
+    /// xᵀy.
+    Linear,
+    /// exp(−‖x − y‖² / (2σ²)).
+    Gaussian {
+        /// σ.
+        width: Scale,
+    },
+    /// exp(−χ²(x, y) / γ), KLSH eq. (10).
+    ChiSquare {
+        /// γ.
+        gamma: Scale,
+    },
+    /// Σₖ min(xₖ, yₖ).
+    Intersection,
+    /// Σ weightᵢ Kᵢ.
+    Sum {
+        /// The weighted terms.
+        terms: Vec<Term>,
+    },
+    /// Entries of the dataset's precomputed Gram matrix.
+    Precomputed,
+}
+
+/// One term of a [`KernelSpec::Sum`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Term {
+    /// Non-negative weight.
+    pub weight: f64,
+    /// The kernel.
+    pub kernel: KernelSpec,
+}
+
+/// A kernel with every scale resolved to a number.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kernel {
+    /// xᵀy.
+    Linear,
+    /// exp(−‖x − y‖² / (2σ²)).
+    Gaussian {
+        /// σ.
+        sigma: f64,
+    },
+    /// exp(−χ²(x, y) / γ).
+    ChiSquare {
+        /// γ.
+        gamma: f64,
+    },
+    /// Σₖ min(xₖ, yₖ).
+    Intersection,
+    /// Σ weightᵢ Kᵢ.
+    Sum(Vec<(f64, Kernel)>),
+    /// Entries of the precomputed Gram matrix.
+    Precomputed,
+}
+
+/// Why a kernel cannot be evaluated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// The kernel does not apply to this kind of data.
+    #[error("the {kernel} kernel cannot be evaluated on {data}")]
+    Unsupported {
+        /// Kernel name.
+        kernel: &'static str,
+        /// Data kind.
+        data: &'static str,
+    },
+    /// The two blocks are of different kinds or dimensions.
+    #[error("kernel blocks disagree: {0}")]
+    Mismatch(String),
+    /// A histogram kernel met a negative entry.
+    #[error("the {kernel} kernel needs non-negative data, found {value}")]
+    Negative {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+    /// A scale policy could not be resolved.
+    #[error("{0}")]
+    Scale(String),
+}
+
+impl KernelSpec {
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// The field at fault.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            KernelSpec::Gaussian { width } => width.validate("kernel.width"),
+            KernelSpec::ChiSquare { gamma } => gamma.validate("kernel.gamma"),
+            KernelSpec::Sum { terms } => {
+                if terms.is_empty() {
+                    return Err(ParamError::invalid("kernel.terms", "[]", "list at least one term"));
+                }
+                for t in terms {
+                    ParamError::check_non_negative("kernel.terms.weight", t.weight)?;
+                    t.kernel.validate()?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Resolves scale policies on the training items `train`.
+    ///
+    /// # Errors
+    /// Invalid parameters, a policy that does not apply to the data, or
+    /// training items that are all identical.
+    pub fn resolve(&self, train: &Data) -> Result<Kernel, KernelError> {
+        self.validate()
+            .map_err(|e| KernelError::Scale(e.to_string()))?;
+        Ok(match self {
+            KernelSpec::Linear => Kernel::Linear,
+            KernelSpec::Intersection => Kernel::Intersection,
+            KernelSpec::Precomputed => Kernel::Precomputed,
+            KernelSpec::Gaussian { width } => Kernel::Gaussian {
+                sigma: resolve_scale(width, train, "Gaussian width", |a, b| {
+                    Ok(squared_distances(a, b)?.map(|d| d.sqrt()))
+                })?,
+            },
+            KernelSpec::ChiSquare { gamma } => Kernel::ChiSquare {
+                gamma: resolve_scale(gamma, train, "chi-square gamma", chi_square_distances)?,
+            },
+            KernelSpec::Sum { terms } => Kernel::Sum(
+                terms
+                    .iter()
+                    .map(|t| Ok((t.weight, t.kernel.resolve(train)?)))
+                    .collect::<Result<_, KernelError>>()?,
+            ),
+        })
+    }
+}
+
+fn resolve_scale(
+    scale: &Scale,
+    train: &Data,
+    what: &str,
+    distances: impl Fn(&Data, &Data) -> Result<Mat<f64>, KernelError>,
+) -> Result<f64, KernelError> {
+    match *scale {
+        Scale::Fixed(v) => Ok(v),
+        Scale::MeanDistance(n) => {
+            let sample = evenly_spaced(train, n);
+            let m = sample.n_items();
+            if m < 2 {
+                return Err(KernelError::Scale(format!(
+                    "{what}: the mean-distance policy needs two training items, got {m}"
+                )));
+            }
+            let d = distances(&sample, &sample)?;
+            let mut total = 0.0;
+            for j in 0..m {
+                for i in j + 1..m {
+                    total += d[(i, j)];
+                }
+            }
+            let mean = total / (m * (m - 1) / 2) as f64;
+            if mean > 0.0 && mean.is_finite() {
+                Ok(mean)
+            } else {
+                Err(KernelError::Scale(format!(
+                    "{what}: mean distance is {mean} (training items all identical?)"
+                )))
+            }
+        }
+    }
+}
+
+/// `n` items of `data` at evenly spaced positions (all of them when `n` ≥ size).
+pub fn evenly_spaced(data: &Data, n: usize) -> Data {
+    let total = data.n_items();
+    let rows: Vec<usize> = if n >= total {
+        (0..total).collect()
+    } else {
+        (0..n).map(|k| k * total / n).collect()
+    };
+    data.select(&rows)
+}
+
+impl Kernel {
+    /// Name for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kernel::Linear => "linear",
+            Kernel::Gaussian { .. } => "Gaussian",
+            Kernel::ChiSquare { .. } => "chi-square",
+            Kernel::Intersection => "intersection",
+            Kernel::Sum(_) => "sum",
+            Kernel::Precomputed => "precomputed",
+        }
+    }
+
+    /// The block K(a, b): entry (i, j) is k(aᵢ, bⱼ).
+    ///
+    /// # Errors
+    /// Blocks of different kinds or dimensions, a kernel that does not apply to
+    /// the data kind, or negative entries for a histogram kernel.
+    pub fn block(&self, a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
+        match self {
+            Kernel::Precomputed => gram_block(a, b),
+            _ if matches!(a, Data::Gram(_)) || matches!(b, Data::Gram(_)) => {
+                Err(KernelError::Unsupported {
+                    kernel: self.name(),
+                    data: "a precomputed Gram matrix (use kind = \"precomputed\")",
+                })
+            }
+            Kernel::Linear => inner_products(a, b),
+            Kernel::Gaussian { sigma } => {
+                let s = -0.5 / (sigma * sigma);
+                Ok(squared_distances(a, b)?.map(|d| (s * d).exp()))
+            }
+            Kernel::ChiSquare { gamma } => {
+                Ok(chi_square_distances(a, b)?.map(|d| (-d / gamma).exp()))
+            }
+            Kernel::Intersection => {
+                check_non_negative("intersection", a)?;
+                check_non_negative("intersection", b)?;
+                elementwise(a, b, |x, y| x.min(y))
+            }
+            Kernel::Sum(terms) => {
+                let mut out = Mat::zeros(a.n_items(), b.n_items());
+                for (w, k) in terms {
+                    out += k.block(a, b)? * faer::Scale(*w);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+trait MapEntries {
+    fn map(self, f: impl Fn(f64) -> f64) -> Mat<f64>;
+}
+
+impl MapEntries for Mat<f64> {
+    fn map(mut self, f: impl Fn(f64) -> f64) -> Mat<f64> {
+        for j in 0..self.ncols() {
+            for v in self.col_mut(j).iter_mut() {
+                *v = f(*v);
+            }
+        }
+        self
+    }
+}
+
+fn gram_block(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
+    match (a, b) {
+        (Data::Gram(a), Data::Gram(b)) => {
+            if !std::sync::Arc::ptr_eq(a.gram(), b.gram()) {
+                return Err(KernelError::Mismatch(
+                    "items of two different Gram matrices".into(),
+                ));
+            }
+            let g = a.gram();
+            Ok(Mat::from_fn(a.items().len(), b.items().len(), |i, j| {
+                g[(a.items()[i], b.items()[j])]
+            }))
+        }
+        (Data::Gram(_), other) | (other, _) => Err(KernelError::Unsupported {
+            kernel: "precomputed",
+            data: other.kind(),
+        }),
+    }
+}
+
+fn check_dims(a: &Data, b: &Data) -> Result<(), KernelError> {
+    let dim = |d: &Data| match d {
+        Data::Dense(m) => Some(m.ncols()),
+        Data::Sparse(s) => Some(s.n_cols()),
+        _ => None,
+    };
+    if std::mem::discriminant(a) != std::mem::discriminant(b) {
+        return Err(KernelError::Mismatch(format!(
+            "{} against {}",
+            a.kind(),
+            b.kind()
+        )));
+    }
+    if dim(a) != dim(b) {
+        return Err(KernelError::Mismatch(format!(
+            "dimension {:?} against {:?}",
+            dim(a),
+            dim(b)
+        )));
+    }
+    Ok(())
+}
+
+fn check_non_negative(kernel: &'static str, d: &Data) -> Result<(), KernelError> {
+    let negative = match d {
+        Data::Dense(m) => (0..m.ncols())
+            .flat_map(|j| m.col(j).iter().copied().collect::<Vec<_>>())
+            .find(|&v| v < 0.0),
+        Data::Sparse(s) => s.values().iter().copied().find(|&v| v < 0.0),
+        _ => None,
+    };
+    match negative {
+        Some(value) => Err(KernelError::Negative { kernel, value }),
+        None => Ok(()),
+    }
+}
+
+/// xᵢᵀyⱼ for every pair.
+fn inner_products(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
+    check_dims(a, b)?;
+    match (a, b) {
+        (Data::Dense(x), Data::Dense(y)) => Ok(product(x.as_ref(), y.transpose())),
+        (Data::Sparse(x), Data::Sparse(y)) => Ok(sparse_pairs(x, y, sparse_dot)),
+        _ => Err(KernelError::Unsupported {
+            kernel: "linear",
+            data: a.kind(),
+        }),
+    }
+}
+
+/// ‖xᵢ − yⱼ‖² for every pair (clamped at 0 against rounding).
+fn squared_distances(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
+    let ip = inner_products(a, b)?;
+    let na = self_inner(a);
+    let nb = self_inner(b);
+    Ok(Mat::from_fn(ip.nrows(), ip.ncols(), |i, j| {
+        (na[i] + nb[j] - 2.0 * ip[(i, j)]).max(0.0)
+    }))
+}
+
+fn self_inner(d: &Data) -> Vec<f64> {
+    match d {
+        Data::Dense(m) => (0..m.nrows())
+            .map(|i| m.row(i).iter().map(|v| v * v).sum())
+            .collect(),
+        Data::Sparse(s) => (0..s.n_rows())
+            .map(|i| s.row(i).1.iter().map(|v| v * v).sum())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// χ²(xᵢ, yⱼ) = Σₖ (xₖ − yₖ)² / (xₖ + yₖ), bins with xₖ + yₖ = 0 left out.
+fn chi_square_distances(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
+    check_non_negative("chi-square", a)?;
+    check_non_negative("chi-square", b)?;
+    elementwise(a, b, |x, y| {
+        let s = x + y;
+        if s > 0.0 { (x - y) * (x - y) / s } else { 0.0 }
+    })
+}
+
+/// Σₖ f(xₖ, yₖ) for every pair, for an f with f(0, 0) = 0.
+fn elementwise(
+    a: &Data,
+    b: &Data,
+    f: impl Fn(f64, f64) -> f64 + Sync,
+) -> Result<Mat<f64>, KernelError> {
+    check_dims(a, b)?;
+    match (a, b) {
+        (Data::Dense(x), Data::Dense(y)) => {
+            let d = x.ncols();
+            let rows = |m: &Mat<f64>| -> Vec<f64> {
+                (0..m.nrows())
+                    .flat_map(|i| m.row(i).iter().copied().collect::<Vec<_>>())
+                    .collect()
+            };
+            let (xr, yr) = (rows(x), rows(y));
+            let out: Vec<Vec<f64>> = xr
+                .par_chunks(d.max(1))
+                .map(|xi| {
+                    yr.chunks(d.max(1))
+                        .map(|yj| xi.iter().zip(yj).map(|(&u, &v)| f(u, v)).sum())
+                        .collect()
+                })
+                .collect();
+            Ok(Mat::from_fn(x.nrows(), y.nrows(), |i, j| out[i][j]))
+        }
+        (Data::Sparse(x), Data::Sparse(y)) => Ok(sparse_pairs(x, y, |p, q| sparse_merge(p, q, &f))),
+        _ => Err(KernelError::Unsupported {
+            kernel: "histogram",
+            data: a.kind(),
+        }),
+    }
+}
+
+type SparseRow<'a> = (&'a [u32], &'a [f64]);
+
+fn sparse_pairs(
+    x: &SparseRows,
+    y: &SparseRows,
+    f: impl Fn(SparseRow<'_>, SparseRow<'_>) -> f64 + Sync,
+) -> Mat<f64> {
+    let out: Vec<Vec<f64>> = (0..x.n_rows())
+        .into_par_iter()
+        .map(|i| (0..y.n_rows()).map(|j| f(x.row(i), y.row(j))).collect())
+        .collect();
+    Mat::from_fn(x.n_rows(), y.n_rows(), |i, j| out[i][j])
+}
+
+fn sparse_dot(p: SparseRow<'_>, q: SparseRow<'_>) -> f64 {
+    sparse_merge(p, q, &|u, v| u * v)
+}
+
+/// Σₖ f(pₖ, qₖ) over the union of stored indices (absent entries are 0).
+fn sparse_merge(p: SparseRow<'_>, q: SparseRow<'_>, f: &impl Fn(f64, f64) -> f64) -> f64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0.0);
+    while i < p.0.len() || j < q.0.len() {
+        let (ki, kj) = (
+            p.0.get(i).copied().unwrap_or(u32::MAX),
+            q.0.get(j).copied().unwrap_or(u32::MAX),
+        );
+        if ki == kj {
+            sum += f(p.1[i], q.1[j]);
+            i += 1;
+            j += 1;
+        } else if ki < kj {
+            sum += f(p.1[i], 0.0);
+            i += 1;
+        } else {
+            sum += f(0.0, q.1[j]);
+            j += 1;
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests;

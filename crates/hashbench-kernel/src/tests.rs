@@ -1,0 +1,191 @@
+use faer::Mat;
+use hashbench_core::linalg::top_eigenpairs;
+use hashbench_core::{Data, GramRows, SparseRows};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::*;
+
+/// Random non-negative histograms, about half the bins empty.
+fn histograms(n: usize, d: usize, seed: u64) -> Mat<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Mat::from_fn(n, d, |_, _| {
+        if rng.random_bool(0.5) {
+            0.0
+        } else {
+            rng.random_range(0.0..3.0)
+        }
+    })
+}
+
+fn to_sparse(m: &Mat<f64>) -> Data {
+    let rows: Vec<Vec<(u32, f64)>> = (0..m.nrows())
+        .map(|i| {
+            (0..m.ncols())
+                .filter(|&j| m[(i, j)] != 0.0)
+                .map(|j| (j as u32, m[(i, j)]))
+                .collect()
+        })
+        .collect();
+    Data::Sparse(SparseRows::new(m.ncols(), &rows).unwrap())
+}
+
+fn kernels() -> Vec<Kernel> {
+    vec![
+        Kernel::Linear,
+        Kernel::Gaussian { sigma: 1.7 },
+        Kernel::ChiSquare { gamma: 2.5 },
+        Kernel::Intersection,
+        Kernel::Sum(vec![
+            (0.3, Kernel::Linear),
+            (2.0, Kernel::ChiSquare { gamma: 1.0 }),
+        ]),
+    ]
+}
+
+#[test]
+fn hand_computed_values() {
+    // x = (1, 0, 2), y = (0, 1, 1)
+    let a = Data::Dense(faer::mat![[1.0, 0.0, 2.0]]);
+    let b = Data::Dense(faer::mat![[0.0, 1.0, 1.0]]);
+    let k = |kernel: Kernel| kernel.block(&a, &b).unwrap()[(0, 0)];
+    assert!((k(Kernel::Linear) - 2.0).abs() < 1e-12);
+    // ‖x − y‖² = 1 + 1 + 1 = 3; σ = 2 → exp(−3/8)
+    assert!((k(Kernel::Gaussian { sigma: 2.0 }) - (-3.0f64 / 8.0).exp()).abs() < 1e-12);
+    // χ² = 1/1 + 1/1 + 1/3 = 7/3; γ = 2 → exp(−7/6)
+    assert!((k(Kernel::ChiSquare { gamma: 2.0 }) - (-7.0f64 / 6.0).exp()).abs() < 1e-12);
+    // min: 0 + 0 + 1
+    assert!((k(Kernel::Intersection) - 1.0).abs() < 1e-12);
+    let sum = Kernel::Sum(vec![(2.0, Kernel::Linear), (0.5, Kernel::Intersection)]);
+    assert!((k(sum) - 4.5).abs() < 1e-12);
+}
+
+#[test]
+fn symmetric_and_positive_semidefinite_on_random_sample() {
+    let x = histograms(40, 12, 1);
+    for data in [Data::Dense(x.clone()), to_sparse(&x)] {
+        for kernel in kernels() {
+            let k = kernel.block(&data, &data).unwrap();
+            let scale = (0..40).map(|i| k[(i, i)].abs()).fold(0.0, f64::max);
+            for i in 0..40 {
+                for j in 0..40 {
+                    assert!(
+                        (k[(i, j)] - k[(j, i)]).abs() <= 1e-12 * scale,
+                        "{} not symmetric on {}",
+                        kernel.name(),
+                        data.kind()
+                    );
+                }
+            }
+            let (values, _) = top_eigenpairs(k.as_ref(), 40).unwrap();
+            let smallest = values.iter().copied().fold(f64::INFINITY, f64::min);
+            assert!(
+                smallest >= -1e-10 * scale,
+                "{} has eigenvalue {smallest} on {}",
+                kernel.name(),
+                data.kind()
+            );
+        }
+    }
+}
+
+#[test]
+fn sparse_blocks_equal_dense_blocks() {
+    let x = histograms(15, 9, 2);
+    let y = histograms(7, 9, 3);
+    for kernel in kernels() {
+        let dense = kernel
+            .block(&Data::Dense(x.clone()), &Data::Dense(y.clone()))
+            .unwrap();
+        let sparse = kernel.block(&to_sparse(&x), &to_sparse(&y)).unwrap();
+        for i in 0..15 {
+            for j in 0..7 {
+                assert!((dense[(i, j)] - sparse[(i, j)]).abs() < 1e-12, "{}", kernel.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn precomputed_blocks_read_the_gram_matrix_through_selections() {
+    let g = Mat::from_fn(5, 5, |i, j| (i * 10 + j) as f64);
+    let data = Data::Gram(GramRows::new(g).unwrap());
+    let a = data.select(&[4, 1]);
+    let b = data.select(&[0, 3, 3]);
+    let k = Kernel::Precomputed.block(&a, &b).unwrap();
+    assert_eq!(k[(0, 0)], 40.0);
+    assert_eq!(k[(1, 2)], 13.0);
+    let other = Data::Gram(GramRows::new(Mat::zeros(5, 5)).unwrap());
+    assert!(matches!(
+        Kernel::Precomputed.block(&a, &other),
+        Err(KernelError::Mismatch(_))
+    ));
+    assert!(matches!(
+        Kernel::Linear.block(&a, &b),
+        Err(KernelError::Unsupported { .. })
+    ));
+    assert!(GramRows::new(Mat::zeros(2, 3)).is_err());
+}
+
+#[test]
+fn bad_inputs_are_named() {
+    let neg = Data::Dense(faer::mat![[1.0, -0.5]]);
+    let e = Kernel::ChiSquare { gamma: 1.0 }
+        .block(&neg, &neg)
+        .unwrap_err();
+    assert!(e.to_string().contains("-0.5"), "{e}");
+    let a = Data::Dense(Mat::zeros(2, 3));
+    let b = Data::Dense(Mat::zeros(2, 4));
+    assert!(matches!(
+        Kernel::Linear.block(&a, &b),
+        Err(KernelError::Mismatch(_))
+    ));
+    assert!(matches!(
+        Kernel::Linear.block(&a, &to_sparse(&Mat::zeros(2, 3))),
+        Err(KernelError::Mismatch(_))
+    ));
+}
+
+#[test]
+fn mean_distance_policy_is_the_mean_pairwise_distance() {
+    // points 0, 3, 4 on a line: distances 3, 4, 1 → mean 8/3
+    let x = Data::Dense(faer::mat![[0.0], [3.0], [4.0]]);
+    let spec = KernelSpec::Gaussian {
+        width: Scale::MeanDistance(10),
+    };
+    assert_eq!(spec.resolve(&x).unwrap(), Kernel::Gaussian { sigma: 8.0 / 3.0 });
+    // χ² between (1, 0) and (0, 1) is 2; a single pair
+    let h = Data::Dense(faer::mat![[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]);
+    let spec = KernelSpec::ChiSquare {
+        gamma: Scale::MeanDistance(2),
+    };
+    // two evenly spaced items of three: rows 0 and 1
+    assert_eq!(spec.resolve(&h).unwrap(), Kernel::ChiSquare { gamma: 2.0 });
+    let same = Data::Dense(Mat::zeros(4, 2));
+    let e = KernelSpec::Gaussian {
+        width: Scale::MeanDistance(4),
+    }
+    .resolve(&same)
+    .unwrap_err();
+    assert!(e.to_string().contains("identical"), "{e}");
+}
+
+#[test]
+fn specs_parse_and_validate() {
+    let spec: KernelSpec = toml::from_str(
+        "kind = \"sum\"\nterms = [{ weight = 1.0, kernel = { kind = \"linear\" } }, { weight = 0.5, kernel = { kind = \"gaussian\", width = { mean-distance = 100 } } }]",
+    )
+    .unwrap();
+    assert!(spec.validate().is_ok());
+    let bad = KernelSpec::Sum {
+        terms: vec![Term {
+            weight: -1.0,
+            kernel: KernelSpec::Linear,
+        }],
+    };
+    assert!(bad.validate().unwrap_err().to_string().contains("weight"));
+    let bad = KernelSpec::Gaussian {
+        width: Scale::Fixed(0.0),
+    };
+    assert!(bad.validate().unwrap_err().to_string().contains("width"));
+}
