@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod charikar;
 pub mod codes;
 pub mod data;
 pub mod error;

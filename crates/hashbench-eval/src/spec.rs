@@ -7,6 +7,7 @@ use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::kernel_search::{self, SearchInputs, SearchSpec};
 use crate::per_query::{QueryStats, query_stats};
 
 /// Order of database items at equal Hamming distance.
@@ -70,6 +71,42 @@ pub enum MetricSpec {
     },
     /// Precision-recall of the Hamming ball as the radius sweeps 0..=bits.
     PrRadiusSweep,
+    /// Overlap score (KLSH Fig. 8, after BRE): of all query-database pairs
+    /// within Hamming distance `radius`, pooled over queries, the fraction
+    /// that are true neighbours.
+    Overlap {
+        /// Hamming radius (paper: 3).
+        #[serde(default = "three")]
+        radius: u32,
+    },
+    /// k-NN classification accuracy against ε, hashed (Charikar's search,
+    /// candidates re-ranked by the kernel) and by linear scan (KLSH Figs. 1, 3).
+    KnnAccuracy {
+        /// Neighbours voting.
+        k: usize,
+        /// The search.
+        search: SearchSpec,
+    },
+    /// Recall against the number of neighbours returned, hashed (first ε of
+    /// the search) and by linear scan (KLSH Fig. 2).
+    RecallVsNeighbours {
+        /// Numbers of neighbours.
+        neighbours: Vec<usize>,
+        /// The search (one ε).
+        search: SearchSpec,
+    },
+    /// Share of the top K Hamming neighbours found among the first L of the
+    /// kernel linear scan, for each K and L (KLSH Fig. 6).
+    Coverage {
+        /// Hamming top K values (paper: 10, 20, 30).
+        tops: Vec<usize>,
+        /// Linear-scan depths L.
+        depths: Vec<usize>,
+    },
+}
+
+fn three() -> u32 {
+    3
 }
 
 fn default_curve_points() -> usize {
@@ -88,6 +125,26 @@ impl MetricSpec {
             }
             MetricSpec::PrecisionFirstM { m } if m.is_empty() || m.contains(&0) => {
                 Err("precision-first-m: `m` must list positive counts".into())
+            }
+            MetricSpec::KnnAccuracy { k, search } => {
+                if *k == 0 {
+                    return Err("knn-accuracy: `k` must be at least 1".into());
+                }
+                search.validate().map_err(|e| format!("knn-accuracy: {e}"))
+            }
+            MetricSpec::RecallVsNeighbours { neighbours, search } => {
+                if neighbours.is_empty() || neighbours.contains(&0) {
+                    return Err("recall-vs-neighbours: `neighbours` must list positive counts".into());
+                }
+                if search.eps.len() != 1 {
+                    return Err("recall-vs-neighbours: give exactly one `search.eps`".into());
+                }
+                search.validate().map_err(|e| format!("recall-vs-neighbours: {e}"))
+            }
+            MetricSpec::Coverage { tops, depths }
+                if tops.is_empty() || depths.is_empty() || tops.contains(&0) || depths.contains(&0) =>
+            {
+                Err("coverage: `tops` and `depths` must list positive counts".into())
             }
             _ => Ok(()),
         }
@@ -108,8 +165,43 @@ impl MetricSpec {
                 format!("failed-queries-r{radius}"),
             ],
             MetricSpec::F1AtRadius { radius, .. } => vec![format!("f1-r{radius}")],
+            MetricSpec::Overlap { radius } => vec![format!("overlap-r{radius}")],
             _ => vec![],
         }
+    }
+
+    /// Names of the curves this policy writes.
+    pub fn curve_names(&self) -> Vec<String> {
+        match self {
+            MetricSpec::RecallCurve { .. } => vec!["recall-vs-retrieved".into()],
+            MetricSpec::PrecisionFirstM { .. } => vec!["precision-first-m".into()],
+            MetricSpec::PrRadiusSweep => {
+                vec!["pr-macro".into(), "pr-micro".into(), "pr-empty-fraction".into()]
+            }
+            MetricSpec::KnnAccuracy { .. } => vec![
+                "knn-accuracy-vs-eps".into(),
+                "linear-scan-knn-accuracy-vs-eps".into(),
+                "searched-percent-vs-eps".into(),
+            ],
+            MetricSpec::RecallVsNeighbours { .. } => vec![
+                "recall-vs-neighbours".into(),
+                "linear-scan-recall-vs-neighbours".into(),
+            ],
+            MetricSpec::Coverage { tops, .. } => {
+                tops.iter().map(|k| format!("coverage-top{k}")).collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    /// Whether the policy re-ranks by the kernel (needs [`SearchInputs`]).
+    pub fn needs_kernel(&self) -> bool {
+        matches!(
+            self,
+            MetricSpec::KnnAccuracy { .. }
+                | MetricSpec::RecallVsNeighbours { .. }
+                | MetricSpec::Coverage { .. }
+        )
     }
 }
 
@@ -135,10 +227,13 @@ pub struct MetricValues {
 /// `bit_weights`, ranking metrics (MAP, recall curve, precision of the first M)
 /// rank by the weighted Hamming distance Σₖ wₖ [bits differ]; radius metrics
 /// (precision, recall and F1 at radius, the PR sweep) always use the plain
-/// Hamming ball, since hash lookup probes buckets of codes.
+/// Hamming ball, since hash lookup probes buckets of codes. Kernel-search
+/// policies read `search`.
 ///
 /// # Panics
-/// If code lengths differ, or the ground truth's shape differs from the codes.
+/// If code lengths differ, the ground truth's shape differs from the codes, or
+/// a kernel-search policy is given without `search` (or with a score matrix of
+/// the wrong size).
 #[track_caller]
 pub fn evaluate(
     specs: &[MetricSpec],
@@ -146,6 +241,7 @@ pub fn evaluate(
     queries: &BitCodes,
     truth: &GroundTruth,
     bit_weights: Option<&[f64]>,
+    search: Option<&SearchInputs<'_>>,
 ) -> MetricValues {
     assert_eq!(
         db.n_bits(),
@@ -189,7 +285,30 @@ pub fn evaluate(
         .collect();
     let mut out = MetricValues::default();
     for spec in specs {
-        aggregate(spec, &stats, &tops, n_db, &mut out);
+        if spec.needs_kernel() {
+            let inputs = search.expect("a kernel-search metric needs the kernel scores");
+            assert_eq!(
+                inputs.scores.len(),
+                queries.len() * n_db,
+                "kernel score matrix size"
+            );
+            match spec {
+                MetricSpec::KnnAccuracy { k, search } => {
+                    kernel_search::knn_accuracy(*k, search, db, queries, truth, inputs, &mut out)
+                }
+                MetricSpec::RecallVsNeighbours { neighbours, search } => {
+                    kernel_search::recall_vs_neighbours(
+                        neighbours, search, db, queries, truth, inputs, &mut out,
+                    )
+                }
+                MetricSpec::Coverage { tops, depths } => {
+                    kernel_search::coverage(tops, depths, db, queries, inputs, &mut out)
+                }
+                _ => unreachable!("needs_kernel lists the kernel-search policies"),
+            }
+        } else {
+            aggregate(spec, &stats, &tops, n_db, &mut out);
+        }
     }
     out
 }
@@ -338,6 +457,26 @@ fn aggregate(
             });
         }
         MetricSpec::PrRadiusSweep => pr_sweep(stats, out),
+        MetricSpec::Overlap { radius } => {
+            let (mut retrieved, mut hits) = (0u64, 0u64);
+            for s in stats {
+                let r = (*radius as usize).min(s.at_distance.len() - 1);
+                retrieved += s.at_distance[..=r].iter().map(|&v| u64::from(v)).sum::<u64>();
+                hits += s.relevant_at_distance[..=r]
+                    .iter()
+                    .map(|&v| u64::from(v))
+                    .sum::<u64>();
+            }
+            let v = if retrieved > 0 {
+                hits as f64 / retrieved as f64
+            } else {
+                f64::NAN
+            };
+            out.scalars.push((names[0].clone(), v));
+        }
+        MetricSpec::KnnAccuracy { .. }
+        | MetricSpec::RecallVsNeighbours { .. }
+        | MetricSpec::Coverage { .. } => unreachable!("kernel-search policies"),
     }
 }
 

@@ -39,6 +39,7 @@ fn hand_case_map_with_index_ties() {
         &q,
         &truth,
         None,
+        None,
     );
     let expected = (0.7 + 13.0 / 18.0) / 2.0;
     assert!((scalar(&v, "map") - expected).abs() < 1e-12);
@@ -59,7 +60,7 @@ fn hand_case_precision_recall_and_f1_at_radius_one() {
             empty: EmptyPolicy::Zero,
         },
     ];
-    let v = evaluate(&specs, &db, &q, &truth, None);
+    let v = evaluate(&specs, &db, &q, &truth, None, None);
     let (p, r) = (0.75, 0.5);
     assert!((scalar(&v, "precision-r1") - p).abs() < 1e-12);
     assert!((scalar(&v, "recall-r1") - r).abs() < 1e-12);
@@ -82,6 +83,7 @@ fn empty_ball_scores_zero_or_is_skipped_by_policy() {
         &q,
         &truth,
         None,
+        None,
     );
     let skip = evaluate(
         &[MetricSpec::PrecisionAtRadius {
@@ -91,6 +93,7 @@ fn empty_ball_scores_zero_or_is_skipped_by_policy() {
         &db,
         &q,
         &truth,
+        None,
         None,
     );
     assert!((scalar(&zero, "precision-r0") - 0.25).abs() < 1e-12);
@@ -108,7 +111,7 @@ fn hand_case_precision_first_m_and_recall_curve() {
         MetricSpec::PrecisionFirstM { m: vec![2, 3, 100] },
         MetricSpec::RecallCurve { points: 2 },
     ];
-    let v = evaluate(&specs, &db, &q, &truth, None);
+    let v = evaluate(&specs, &db, &q, &truth, None, None);
     let pm = &v
         .curves
         .iter()
@@ -136,7 +139,7 @@ fn hand_case_pr_sweep_macro_and_micro() {
     // radius 0: q0 ball {0,4} hits 1; q1 ball {3} hits 1.
     //   macro P = (1/2 + 1)/2 = 0.75, R = (1/3 + 1/3)/2; micro P = 2/3, R = 2/6
     let (db, q, truth) = hand_case();
-    let v = evaluate(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None);
+    let v = evaluate(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None, None);
     let get = |n: &str| {
         v.curves
             .iter()
@@ -197,11 +200,11 @@ proptest! {
         let j = which % bits;
         let (mut dbc, mut qc) = (codes(&db, bits), codes(&q, bits));
         let truth = GroundTruth::SameLabel { query_labels: ql, db_labels: dl };
-        let before = evaluate(&all_specs(), &dbc, &qc, &truth, None);
+        let before = evaluate(&all_specs(), &dbc, &qc, &truth, None, None);
         dbc.flip_bit_everywhere(j);
         qc.flip_bit_everywhere(j);
         // compared through Debug so that NaN (an undefined point) equals NaN
-        prop_assert_eq!(format!("{before:?}"), format!("{:?}", evaluate(&all_specs(), &dbc, &qc, &truth, None)));
+        prop_assert_eq!(format!("{before:?}"), format!("{:?}", evaluate(&all_specs(), &dbc, &qc, &truth, None, None)));
     }
 
     #[test]
@@ -225,8 +228,8 @@ proptest! {
             MetricSpec::PrecisionAtRadius { radius: 1, empty: EmptyPolicy::Zero },
             MetricSpec::PrRadiusSweep,
         ];
-        let before = evaluate(&order_free, &dbc, &qc, &truth, None);
-        let after = evaluate(&order_free, &dbc.select(&perm), &qc, &truth.permute_db(&perm), None);
+        let before = evaluate(&order_free, &dbc, &qc, &truth, None, None);
+        let after = evaluate(&order_free, &dbc.select(&perm), &qc, &truth.permute_db(&perm), None, None);
         for ((na, a), (nb, b)) in before.scalars.iter().zip(&after.scalars) {
             prop_assert_eq!(na, nb);
             prop_assert!((a - b).abs() < 1e-12 || (a.is_nan() && b.is_nan()));
@@ -268,13 +271,13 @@ fn weighted_ranking_uses_bit_weights_and_radius_metrics_do_not() {
             empty: EmptyPolicy::Zero,
         },
     ];
-    let plain = evaluate(&specs, &db, &q, &truth, None);
-    let weighted = evaluate(&specs, &db, &q, &truth, Some(&[10.0, 1.0]));
+    let plain = evaluate(&specs, &db, &q, &truth, None, None);
+    let weighted = evaluate(&specs, &db, &q, &truth, Some(&[10.0, 1.0]), None);
     // plain: tie, index order puts the relevant item 1 second: AP = 1/2
     assert!((scalar(&plain, "map") - 0.5).abs() < 1e-12);
     // weighted: item 1 is farther (10 > 1): still second; swap weights and it is first
     assert!((scalar(&weighted, "map") - 0.5).abs() < 1e-12);
-    let swapped = evaluate(&specs, &db, &q, &truth, Some(&[1.0, 10.0]));
+    let swapped = evaluate(&specs, &db, &q, &truth, Some(&[1.0, 10.0]), None);
     assert!((scalar(&swapped, "map") - 1.0).abs() < 1e-12);
     for v in [&plain, &weighted, &swapped] {
         assert!((scalar(v, "precision-r1") - 0.5).abs() < 1e-12);
