@@ -6,6 +6,7 @@ pub mod knn;
 pub mod npm_json;
 pub mod registry;
 pub mod split;
+pub mod text;
 pub mod truth;
 pub mod vecs;
 

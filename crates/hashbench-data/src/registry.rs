@@ -7,12 +7,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use faer::Mat;
-use hashbench_core::Data;
+use hashbench_core::{Data, GramRows, SparseRows};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::vecs::{VecsKind, read_vecs};
-use crate::{DataError, Result, idx, npm_json};
+use crate::{DataError, Result, idx, npm_json, text};
 
 /// File format of a dataset part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -26,6 +26,21 @@ pub enum Format {
     Fvecs,
     /// `.bvecs` (u8 vectors).
     Bvecs,
+    /// svmlight/libsvm text: `label index:value ...`, sparse, labels inline.
+    Svmlight,
+    /// A square kernel matrix over all items of the dataset, as text. Every part
+    /// names the same matrix file and a text label file (one label per line);
+    /// parts take consecutive rows in order.
+    Gram,
+}
+
+impl Format {
+    fn is_dense(self) -> bool {
+        matches!(
+            self,
+            Format::Idx | Format::NpmMnistJson | Format::Fvecs | Format::Bvecs
+        )
+    }
 }
 
 /// One file group of a dataset (e.g. `train` or `test`), concatenated in order.
@@ -41,7 +56,8 @@ pub struct PartEntry {
     /// sha256 of the feature file, hex; omitted for directories and for data
     /// whose published checksum is unknown (then not verified).
     pub features_sha256: Option<String>,
-    /// Label file (IDX), if separate.
+    /// Label file, if separate: IDX for IDX images, text (one per line) for a
+    /// Gram matrix; svmlight carries its labels inline.
     pub labels: Option<PathBuf>,
     /// sha256 of the label file.
     pub labels_sha256: Option<String>,
@@ -102,9 +118,13 @@ impl Registry {
 impl DatasetEntry {
     /// Files this dataset needs under `root`, with their expected checksums.
     pub fn files(&self, root: &Path) -> Vec<(PathBuf, Option<&str>)> {
-        let mut out = Vec::new();
+        let mut out: Vec<(PathBuf, Option<&str>)> = Vec::new();
         for p in &self.parts {
-            out.push((root.join(&p.features), p.features_sha256.as_deref()));
+            let features = root.join(&p.features);
+            // Gram parts share one matrix file: listed (and hashed) once
+            if !out.iter().any(|(f, _)| *f == features) {
+                out.push((features, p.features_sha256.as_deref()));
+            }
             if let Some(l) = &p.labels {
                 out.push((root.join(l), p.labels_sha256.as_deref()));
             }
@@ -155,6 +175,19 @@ impl DatasetEntry {
             }
             fingerprint.push_str(&actual);
         }
+        let fingerprint = hex(&Sha256::digest(fingerprint.as_bytes()));
+        let formats: Vec<Format> = self.parts.iter().map(|p| p.format).collect();
+        if formats.iter().all(|f| *f == Format::Svmlight) {
+            return self.load_svmlight(name, root, fingerprint);
+        }
+        if formats.iter().all(|f| *f == Format::Gram) {
+            return self.load_gram(name, root, fingerprint);
+        }
+        if !formats.iter().all(|f| f.is_dense()) {
+            return Err(DataError::Invalid(format!(
+                "dataset `{name}`: parts mix formats {formats:?}; svmlight and gram parts cannot be combined with others"
+            )));
+        }
         let mut rows: Vec<f64> = Vec::new();
         let mut labels: Option<Vec<u32>> = Some(Vec::new());
         let (mut parts, mut n, mut dim) = (Vec::new(), 0usize, None::<usize>);
@@ -187,7 +220,74 @@ impl DatasetEntry {
             x: Data::Dense(Mat::from_fn(n, d, |i, j| rows[i * d + j])),
             labels,
             parts,
-            fingerprint: hex(&Sha256::digest(fingerprint.as_bytes())),
+            fingerprint,
+        })
+    }
+
+    fn load_svmlight(&self, name: &str, root: &Path, fingerprint: String) -> Result<Dataset> {
+        let (mut rows, mut raw_labels, mut parts, mut dim) =
+            (Vec::new(), Vec::new(), Vec::new(), 0usize);
+        for p in &self.parts {
+            let path = root.join(&p.features);
+            if p.labels.is_some() {
+                return Err(DataError::format(
+                    &path,
+                    "svmlight files carry their labels; remove `labels` from this part",
+                ));
+            }
+            let (r, d, l) = text::read_svmlight(&path)?;
+            parts.push((p.name.clone(), rows.len()..rows.len() + r.len()));
+            rows.extend(r);
+            raw_labels.extend(l);
+            dim = dim.max(d);
+        }
+        let x = SparseRows::new(dim, &rows).map_err(|e| DataError::Invalid(format!("dataset `{name}`: {e}")))?;
+        Ok(Dataset {
+            name: name.to_string(),
+            x: Data::Sparse(x),
+            labels: Some(text::label_classes(&raw_labels)),
+            parts,
+            fingerprint,
+        })
+    }
+
+    fn load_gram(&self, name: &str, root: &Path, fingerprint: String) -> Result<Dataset> {
+        let first = root.join(&self.parts[0].features);
+        let gram = text::read_gram(&first)?;
+        let (mut raw_labels, mut parts) = (Vec::new(), Vec::new());
+        for p in &self.parts {
+            let path = root.join(&p.features);
+            if path != first {
+                return Err(DataError::format(
+                    &path,
+                    format!("every gram part must name the same matrix file ({})", first.display()),
+                ));
+            }
+            let labels = p.labels.as_ref().ok_or_else(|| {
+                DataError::format(&path, format!("gram part `{}` needs a `labels` file", p.name))
+            })?;
+            let l = text::read_text_labels(&root.join(labels))?;
+            parts.push((p.name.clone(), raw_labels.len()..raw_labels.len() + l.len()));
+            raw_labels.extend(l);
+        }
+        if raw_labels.len() != gram.nrows() {
+            return Err(DataError::format(
+                &first,
+                format!(
+                    "{} x {} matrix, but the parts' label files list {} items",
+                    gram.nrows(),
+                    gram.ncols(),
+                    raw_labels.len()
+                ),
+            ));
+        }
+        let x = GramRows::new(gram).map_err(DataError::Invalid)?;
+        Ok(Dataset {
+            name: name.to_string(),
+            x: Data::Gram(x),
+            labels: Some(text::label_classes(&raw_labels)),
+            parts,
+            fingerprint,
         })
     }
 }
@@ -218,6 +318,7 @@ fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part> {
             let (n, d, v) = read_vecs(path, kind, None)?;
             (n, d, v, None)
         }
+        Format::Svmlight | Format::Gram => unreachable!("loaded by load_svmlight / load_gram"),
     };
     if let Some(l) = &p.labels {
         let lp = root.join(l);
@@ -302,6 +403,83 @@ mod tests {
         assert_eq!(d.labels, Some(vec![7, 8, 9]));
         assert_eq!(d.parts, vec![("all".to_string(), 0..3)]);
         assert_eq!(d.x.as_dense().unwrap()[(2, 1)], 6.0);
+    }
+
+    fn part(name: &str, format: Format, features: &str, labels: Option<&str>) -> PartEntry {
+        PartEntry {
+            name: name.into(),
+            format,
+            features: features.into(),
+            features_sha256: None,
+            labels: labels.map(Into::into),
+            labels_sha256: None,
+        }
+    }
+
+    fn entry(parts: Vec<PartEntry>) -> DatasetEntry {
+        DatasetEntry {
+            description: "fixture".into(),
+            origin: "test".into(),
+            obtain: "write it".into(),
+            parts,
+        }
+    }
+
+    #[test]
+    fn svmlight_parts_load_as_sparse_rows_with_joint_label_classes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.svm"), "5 1:1 3:2
+7 2:4
+").unwrap();
+        std::fs::write(dir.path().join("b.svm"), "5 4:1
+").unwrap();
+        let e = entry(vec![
+            part("train", Format::Svmlight, "a.svm", None),
+            part("test", Format::Svmlight, "b.svm", None),
+        ]);
+        let d = e.load("bow", dir.path()).unwrap();
+        let Data::Sparse(x) = &d.x else {
+            panic!("sparse expected")
+        };
+        assert_eq!((x.n_rows(), x.n_cols()), (3, 4));
+        assert_eq!(x.row(2), (&[3u32][..], &[1.0][..]));
+        assert_eq!(d.labels, Some(vec![0, 1, 0]));
+        assert_eq!(d.parts[1], ("test".to_string(), 2..3));
+    }
+
+    #[test]
+    fn gram_parts_share_one_matrix_and_check_the_label_count() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("k.txt"), "1 0 0
+0 1 0
+0 0 1
+").unwrap();
+        std::fs::write(dir.path().join("tr.txt"), "4
+9
+").unwrap();
+        std::fs::write(dir.path().join("te.txt"), "9
+").unwrap();
+        let e = entry(vec![
+            part("train", Format::Gram, "k.txt", Some("tr.txt")),
+            part("test", Format::Gram, "k.txt", Some("te.txt")),
+        ]);
+        let d = e.load("caltech", dir.path()).unwrap();
+        assert!(matches!(d.x, Data::Gram(_)));
+        assert_eq!(d.labels, Some(vec![0, 1, 1]));
+        assert_eq!(d.parts[1], ("test".to_string(), 2..3));
+        std::fs::write(dir.path().join("te.txt"), "9
+9
+").unwrap();
+        let msg = e.load("caltech", dir.path()).unwrap_err().to_string();
+        assert!(msg.contains("k.txt") && msg.contains("list 4 items"), "{msg}");
+        let mixed = entry(vec![
+            part("train", Format::Gram, "k.txt", Some("tr.txt")),
+            part("test", Format::Svmlight, "a.svm", None),
+        ]);
+        std::fs::write(dir.path().join("a.svm"), "1 1:1
+").unwrap();
+        let msg = mixed.load("mixed", dir.path()).unwrap_err().to_string();
+        assert!(msg.contains("mix formats"), "{msg}");
     }
 
     #[test]
