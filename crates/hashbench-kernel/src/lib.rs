@@ -129,14 +129,14 @@ impl KernelSpec {
     /// The field at fault.
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
-            KernelSpec::Gaussian { width } => width.validate("kernel.width"),
-            KernelSpec::ChiSquare { gamma } => gamma.validate("kernel.gamma"),
+            KernelSpec::Gaussian { width } => width.validate("width"),
+            KernelSpec::ChiSquare { gamma } => gamma.validate("gamma"),
             KernelSpec::Sum { terms } => {
                 if terms.is_empty() {
-                    return Err(ParamError::invalid("kernel.terms", "[]", "list at least one term"));
+                    return Err(ParamError::invalid("terms", "[]", "list at least one term"));
                 }
                 for t in terms {
-                    ParamError::check_non_negative("kernel.terms.weight", t.weight)?;
+                    ParamError::check_non_negative("terms.weight", t.weight)?;
                     t.kernel.validate()?;
                 }
                 Ok(())

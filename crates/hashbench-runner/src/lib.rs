@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod methods;
+pub mod normality;
 pub mod report;
 pub mod spec;
 pub mod tables;
@@ -162,6 +163,12 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     let registry = ws.registry()?;
     let entry = registry.get(&plan.dataset)?;
     let data = entry.load(&plan.dataset, &ws.root)?;
+    if plan.normality.is_some() {
+        let dir = ws.run_dir(plan);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let (tables, run, reused, about) = normality::run(plan, &data, &dir, opts.force)?;
+        return finish(ws, plan, &data, tables, &about, (run, reused), started, dir);
+    }
     let dim = data.x.as_dense().map_or(0, |x| x.ncols());
     for m in &plan.methods {
         if let Some(max) = m.spec.max_bits(dim)
@@ -203,7 +210,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         Some(&ws.results.join("cache")),
     )?;
     let split_sizes = format!(
-        "{} queries, {} database, {} training, {} labelled",
+        "split: {} queries, {} database, {} training, {} labelled",
         split.queries.len(),
         split.database.len(),
         split.training.len(),
@@ -211,7 +218,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     );
     let dir = ws.run_dir(plan);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let ctx = TrialContext::new(plan, &data, &split, truth, &dir, opts.save_codes);
+    let ctx = TrialContext::new(plan, &data, &split, truth, &dir, opts.save_codes)?;
     let keys = plan.trials();
     // each stored record is read once; the ones missing (or all, with --force) run
     let mut records: Vec<Option<TrialRecord>> = keys
@@ -256,8 +263,32 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     }
     let records: Vec<TrialRecord> = records.into_iter().flatten().collect();
     let tables = ctx.tables(&records);
+    finish(
+        ws,
+        plan,
+        &data,
+        tables,
+        &split_sizes,
+        (pending.len(), reused),
+        started,
+        dir,
+    )
+}
+
+/// Writes the tables, summary, figures and run.json of a finished run.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    ws: &Workspace,
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    tables: ResultTables,
+    split_sizes: &str,
+    (trials_run, reused): (usize, usize),
+    started: Instant,
+    dir: PathBuf,
+) -> Result<RunOutcome> {
     tables::write_tables(&tables, &dir)?;
-    let summary = report::summary_markdown(plan, &tables, &split_sizes);
+    let summary = report::summary_markdown(plan, &tables, split_sizes);
     std::fs::write(dir.join("summary.md"), &summary)
         .with_context(|| format!("writing {}", dir.join("summary.md").display()))?;
     let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
@@ -274,7 +305,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         "git_revision": git_revision(&ws.root),
         "crate_versions": crate_versions(&ws.root),
         "threads": rayon::current_num_threads(),
-        "trials_run": pending.len(),
+        "trials_run": trials_run,
         "trials_reused": reused,
         "wall_seconds": started.elapsed().as_secs_f64(),
         "figures": figures,
@@ -284,7 +315,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&run)?)?;
     Ok(RunOutcome {
         dir,
-        trials_run: pending.len(),
+        trials_run,
         trials_reused: reused,
         tables,
         summary,

@@ -3,6 +3,7 @@
 
 use hashbench_bssc::BsscParams;
 use hashbench_core::{FitError, HashMethod, HashModel, ParamError, TrainSet};
+use hashbench_klsh::KlshParams;
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
 use hashbench_rbm::RbmParams;
@@ -32,6 +33,8 @@ pub enum MethodSpec {
     Bssc(BsscParams),
     /// Stacked RBMs fine-tuned with NCA.
     Rbm(RbmParams),
+    /// Kernelized LSH.
+    Klsh(KlshParams),
 }
 
 /// Calls `$body` with `$p` bound to the params of whichever variant `$self` is.
@@ -46,6 +49,7 @@ macro_rules! each_method {
             MethodSpec::Usplh($p) => $body,
             MethodSpec::Bssc($p) => $body,
             MethodSpec::Rbm($p) => $body,
+            MethodSpec::Klsh($p) => $body,
         }
     };
 }
@@ -62,6 +66,7 @@ impl MethodSpec {
             MethodSpec::Usplh(_) => "USPLH",
             MethodSpec::Bssc(_) => "BSSC",
             MethodSpec::Rbm(_) => "RBMs",
+            MethodSpec::Klsh(_) => "KLSH",
         }
     }
 

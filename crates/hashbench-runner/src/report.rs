@@ -108,12 +108,10 @@ pub fn check_claims(
                         for b in &checked {
                             let mine = mean(method, metric, *b).unwrap_or(f64::NAN);
                             let best_other = plan
-                                .methods
-                                .iter()
-                                .filter(|m| &m.label != method)
-                                .filter_map(|m| {
-                                    mean(&m.label, metric, *b).map(|v| (m.label.clone(), v))
-                                })
+                                .labels()
+                                .into_iter()
+                                .filter(|m| m != method)
+                                .filter_map(|m| mean(&m, metric, *b).map(|v| (m.clone(), v)))
                                 .filter(|(_, v)| v.is_finite())
                                 .fold(None::<(String, f64)>, |acc, (l, v)| match acc {
                                     Some((_, a))
@@ -187,12 +185,12 @@ pub fn check_claims(
                     let mut ratios = Vec::new();
                     for &b in &plan.bits {
                         let mine = mean(method, metric, b).unwrap_or(f64::NAN);
-                        for m in plan.methods.iter().filter(|m| &m.label != method) {
-                            if let Some(v) = mean(&m.label, metric, b) {
+                        for m in plan.labels().iter().filter(|m| *m != method) {
+                            if let Some(v) = mean(m, metric, b) {
                                 let ratio = mine / v;
                                 ratios.push(ratio);
                                 if ratio.is_nan() || ratio < *factor {
-                                    shortfalls.push(format!("{b} bits: {ratio:.1}x {}", m.label));
+                                    shortfalls.push(format!("{b} bits: {ratio:.1}x {m}"));
                                 }
                             }
                         }
@@ -208,6 +206,76 @@ pub fn check_claims(
                             "fails",
                             format!("needs {factor}x; {}", shortfalls.join("; ")),
                         )
+                    }
+                }
+                ClaimSpec::Close {
+                    method,
+                    reference,
+                    metric,
+                    from,
+                    within,
+                    ..
+                } => {
+                    let axis = plan.axis();
+                    let mut gaps = Vec::new();
+                    let mut far = Vec::new();
+                    for &b in plan.bits.iter().filter(|&&b| b >= *from) {
+                        let (Some(a), Some(r)) = (mean(method, metric, b), mean(reference, metric, b))
+                        else {
+                            continue;
+                        };
+                        let gap = (a - r).abs();
+                        gaps.push(format!("{axis} {b}: {a:.3} vs {r:.3}"));
+                        if gap.is_nan() || gap > *within {
+                            far.push(b);
+                        }
+                    }
+                    if gaps.is_empty() {
+                        ("not checked", format!("no {axis} >= {from} in this run"))
+                    } else if far.is_empty() {
+                        ("holds", format!("within {within}: {}", gaps.join("; ")))
+                    } else {
+                        (
+                            "fails",
+                            format!("off by more than {within} at {axis} {far:?}: {}", gaps.join("; ")),
+                        )
+                    }
+                }
+                ClaimSpec::Approaches {
+                    method,
+                    curve,
+                    reference,
+                    bits,
+                    within,
+                    ..
+                } => {
+                    let mine = curve_means(curves, curve, *bits).remove(method.as_str());
+                    let theirs = curve_means(curves, reference, *bits).remove(method.as_str());
+                    match (mine, theirs) {
+                        (Some(m), Some(r)) if !m.is_empty() && m.len() == r.len() => {
+                            let gaps: Vec<(f64, f64)> = m
+                                .iter()
+                                .zip(&r)
+                                .map(|(&(x, a), &(_, b))| (x, (a - b).abs()))
+                                .collect();
+                            let (first, last) = (gaps[0], gaps[gaps.len() - 1]);
+                            let holds = first.1 <= *within && first.1 <= last.1;
+                            let shown: Vec<String> = gaps
+                                .iter()
+                                .map(|(x, g)| format!("{x}: {g:.4}"))
+                                .collect();
+                            (
+                                if holds { "holds" } else { "fails" },
+                                format!(
+                                    "gap to `{reference}` by x (needs <= {within} at the smallest x, and no larger than at the largest): {}",
+                                    shown.join(", ")
+                                ),
+                            )
+                        }
+                        _ => (
+                            "not checked",
+                            format!("no `{curve}` and `{reference}` curves of {method} at {bits} bits"),
+                        ),
                     }
                 }
                 ClaimSpec::Falls {
@@ -281,7 +349,7 @@ fn curve_means<'a>(
 }
 
 fn method_order(plan: &Plan) -> Vec<String> {
-    plan.methods.iter().map(|m| m.label.clone()).collect()
+    plan.labels()
 }
 
 /// The Markdown summary: protocol, deviation, mean ± std tables per metric,
@@ -299,13 +367,23 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
         &plan.spec_sha256[..16],
         plan.profile
     );
-    let _ = writeln!(s, "- Dataset: `{}`; split: {split_sizes}", plan.dataset);
-    let _ = writeln!(s, "- Ground truth: `{:?}`", plan.ground_truth);
-    let _ = writeln!(
-        s,
-        "- Trials: {} per randomized method, 1 per deterministic method; values are mean ± sample std over trials",
-        plan.trials
-    );
+    let _ = writeln!(s, "- Dataset: `{}`; {split_sizes}", plan.dataset);
+    match &plan.normality {
+        Some(n) => {
+            let _ = writeln!(s, "- Normality study: `{n:?}`");
+        }
+        None => {
+            let _ = writeln!(s, "- Ground truth: `{:?}`", plan.ground_truth);
+            if let Some(k) = &plan.kernel {
+                let _ = writeln!(s, "- Kernel: `{k:?}`");
+            }
+            let _ = writeln!(
+                s,
+                "- Trials: {} per randomized method, 1 per deterministic method; values are mean ± sample std over trials",
+                plan.trials
+            );
+        }
+    }
     match &plan.deviation {
         Some(d) => {
             let _ = writeln!(s, "\n**Deviation from the paper's protocol:** {d}");
@@ -320,23 +398,31 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             metrics.push(r.metric.clone());
         }
     }
+    let timing_names: Vec<String> = if t.timings.is_empty() {
+        Vec::new()
+    } else {
+        crate::spec::TIMING_METRICS
+            .iter()
+            .map(|m| m.to_string())
+            .collect()
+    };
+    let axis = plan.axis();
     for (title, names, stats) in [
         ("Metrics", metrics, &stats),
-        (
-            "Timings (seconds per trial)",
-            crate::spec::TIMING_METRICS
-                .iter()
-                .map(|m| m.to_string())
-                .collect(),
-            &timing,
-        ),
+        ("Timings (seconds per trial)", timing_names, &timing),
     ] {
+        if names.is_empty() && title.starts_with("Timings") {
+            continue;
+        }
         let _ = writeln!(s, "\n## {title}");
         for metric in names {
             let _ = writeln!(s, "\n### {metric}\n");
             let _ = write!(s, "| method |");
             plan.bits.iter().for_each(|b| {
-                let _ = write!(s, " {b} bits |");
+                let _ = match axis {
+                    "bits" => write!(s, " {b} bits |"),
+                    other => write!(s, " {other} = {b} |"),
+                };
             });
             let _ = write!(s, "\n|---|");
             plan.bits.iter().for_each(|_| s.push_str("---|"));
@@ -393,7 +479,10 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
         .collect();
     Figure {
         title: f.title.clone(),
-        x_label: "Number of bits".into(),
+        x_label: f.x_label.clone().unwrap_or_else(|| match plan.axis() {
+            "bits" => "Number of bits".into(),
+            other => other.to_string(),
+        }),
         y_label: f.y_label.clone().unwrap_or_else(|| metric.to_string()),
         categorical_x: true,
         series,
@@ -402,14 +491,27 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
 
 fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &ResultTables) -> Figure {
     let mut means = curve_means(&t.curves, curve, bits);
-    let series = method_order(plan)
-        .into_iter()
-        .filter_map(|m| {
-            means
-                .remove(m.as_str())
-                .map(|points| Series { label: m, points })
-        })
-        .collect();
+    let mut references = f
+        .reference
+        .as_ref()
+        .map(|r| curve_means(&t.curves, r, bits))
+        .unwrap_or_default();
+    let reference_label = f.reference_label.as_deref().unwrap_or("reference");
+    let mut series = Vec::new();
+    for m in method_order(plan) {
+        if let Some(points) = means.remove(m.as_str()) {
+            series.push(Series {
+                label: m.clone(),
+                points,
+            });
+        }
+        if let Some(points) = references.remove(m.as_str()) {
+            series.push(Series {
+                label: format!("{m} ({reference_label})"),
+                points,
+            });
+        }
+    }
     Figure {
         title: f.title.clone(),
         x_label: f.x_label.clone().unwrap_or_else(|| "x".into()),

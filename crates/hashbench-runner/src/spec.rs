@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use hashbench_core::seed::derive_seed;
-use hashbench_data::{SplitSpec, TruthRule};
+use hashbench_data::{Count, SplitSpec, TruthRule};
 use hashbench_eval::MetricSpec;
+use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::methods::MethodSpec;
+use crate::normality::NormalitySpec;
 
 /// The profile that states the paper's own protocol.
 pub const PAPER_PROFILE: &str = "paper";
@@ -29,14 +31,22 @@ pub struct RawSpec {
     title: String,
     paper: String,
     seed: u64,
+    #[serde(default)]
     bits: Vec<usize>,
     #[serde(default = "one")]
     trials: usize,
     dataset: String,
-    split: SplitSpec,
-    ground_truth: TruthRule,
+    split: Option<SplitSpec>,
+    ground_truth: Option<TruthRule>,
+    #[serde(default)]
     methods: Vec<Spanned<toml::Table>>,
+    #[serde(default)]
     metrics: Vec<MetricSpec>,
+    /// The experiment's kernel: what kernel-search metrics re-rank by, and the
+    /// kernel of `klsh` methods that name none.
+    kernel: Option<KernelSpec>,
+    /// A normality study (KLSH Fig. 7) instead of a retrieval experiment.
+    normality: Option<NormalitySpec>,
     #[serde(default)]
     figures: Vec<Spanned<FigureSpec>>,
     #[serde(default)]
@@ -64,6 +74,7 @@ pub struct ProfileSpec {
     bits: Option<Vec<usize>>,
     trials: Option<usize>,
     ground_truth: Option<TruthRule>,
+    normality: Option<NormalitySpec>,
     /// Absolute tolerance of the golden-metric check (ci profile).
     tolerance: Option<f64>,
 }
@@ -87,8 +98,13 @@ pub struct FigureSpec {
     pub log10: bool,
     /// y-axis label (default: the metric name).
     pub y_label: Option<String>,
-    /// x-axis label of a curve panel.
+    /// x-axis label (default: the number of bits, or the curve's x).
     pub x_label: Option<String>,
+    /// A second curve of each method drawn in the same curve panel (e.g. the
+    /// linear scan beside the hashed search).
+    pub reference: Option<String>,
+    /// How the reference series are labelled (default "reference").
+    pub reference_label: Option<String>,
 }
 
 /// A qualitative claim of the paper, checked on the reproduced means.
@@ -149,6 +165,39 @@ pub enum ClaimSpec {
         #[serde(default = "one_f64")]
         fraction: f64,
     },
+    /// Mean `metric` of `method` is within `within` of `reference`'s at every
+    /// code length (or x value) from `from` on ("about as often as").
+    Close {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The method it is compared with.
+        reference: String,
+        /// Scalar metric.
+        metric: String,
+        /// First code length (or x value) checked.
+        from: usize,
+        /// Largest allowed absolute difference.
+        within: f64,
+    },
+    /// On `curve` at `bits`, `method`'s gap to its own `reference` curve at the
+    /// smallest x is at most `within` and no larger than at the largest x
+    /// ("approaches the linear scan as ε falls").
+    Approaches {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Curve name.
+        curve: String,
+        /// The reference curve (same method).
+        reference: String,
+        /// Code length.
+        bits: usize,
+        /// Largest allowed gap at the smallest x.
+        within: f64,
+    },
     /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
     Rises {
         /// The claim as the paper states it.
@@ -172,18 +221,28 @@ impl ClaimSpec {
             | ClaimSpec::Falls { text, .. }
             | ClaimSpec::Rises { text, .. }
             | ClaimSpec::Dominates { text, .. }
+            | ClaimSpec::Close { text, .. }
+            | ClaimSpec::Approaches { text, .. }
             | ClaimSpec::BestOnCurve { text, .. } => text,
         }
     }
 
-    /// The method label and the scalar metric (None for curve claims) it names.
-    fn method_and_metric(&self) -> (&str, Option<&str>) {
+    /// The method labels and the scalar metric (None for curve claims) it names.
+    fn methods_and_metric(&self) -> (Vec<&str>, Option<&str>) {
         match self {
             ClaimSpec::Best { method, metric, .. }
             | ClaimSpec::Falls { method, metric, .. }
             | ClaimSpec::Rises { method, metric, .. }
-            | ClaimSpec::Dominates { method, metric, .. } => (method, Some(metric)),
-            ClaimSpec::BestOnCurve { method, .. } => (method, None),
+            | ClaimSpec::Dominates { method, metric, .. } => (vec![method], Some(metric)),
+            ClaimSpec::Close {
+                method,
+                reference,
+                metric,
+                ..
+            } => (vec![method, reference], Some(metric)),
+            ClaimSpec::BestOnCurve { method, .. } | ClaimSpec::Approaches { method, .. } => {
+                (vec![method], None)
+            }
         }
     }
 }
@@ -251,6 +310,11 @@ pub struct Plan {
     pub claims: Vec<ClaimSpec>,
     /// Golden-check tolerance.
     pub tolerance: f64,
+    /// The experiment's kernel, if any.
+    pub kernel: Option<KernelSpec>,
+    /// The normality study, for a KLSH Fig. 7 spec (then `bits` holds its p
+    /// values, `methods` is empty and split and ground truth are unused).
+    pub normality: Option<NormalitySpec>,
 }
 
 /// A parsed spec with all its profiles.
@@ -329,19 +393,51 @@ impl Spec {
             })?)
         };
         let over = over.cloned();
-        let bits = over
-            .as_ref()
-            .and_then(|o| o.bits.clone())
-            .unwrap_or_else(|| raw.bits.clone());
         let trials = over.as_ref().and_then(|o| o.trials).unwrap_or(raw.trials);
-        let split = over
+        let normality = over
             .as_ref()
-            .and_then(|o| o.split.clone())
-            .unwrap_or_else(|| raw.split.clone());
-        let ground_truth = over
-            .as_ref()
-            .and_then(|o| o.ground_truth.clone())
-            .unwrap_or_else(|| raw.ground_truth.clone());
+            .and_then(|o| o.normality.clone())
+            .or_else(|| raw.normality.clone());
+        let (bits, split, ground_truth) = match &normality {
+            Some(n) => {
+                if !raw.bits.is_empty()
+                    || raw.split.is_some()
+                    || raw.ground_truth.is_some()
+                    || !raw.methods.is_empty()
+                    || !raw.metrics.is_empty()
+                {
+                    bail!(
+                        "{file}: a [normality] study takes its p values from [normality]; remove bits, split, ground_truth, methods and metrics"
+                    );
+                }
+                n.validate().map_err(|e| anyhow!("{file}: normality: {e}"))?;
+                // placeholders: a normality study has no split or ground truth
+                let split = SplitSpec {
+                    queries: Count::Items(0),
+                    database: Count::Named("rest".into()),
+                    training: Count::Named("database".into()),
+                    labelled: 0,
+                };
+                (n.p.clone(), split, TruthRule::SameLabel)
+            }
+            None => {
+                let bits = over
+                    .as_ref()
+                    .and_then(|o| o.bits.clone())
+                    .unwrap_or_else(|| raw.bits.clone());
+                let split = over
+                    .as_ref()
+                    .and_then(|o| o.split.clone())
+                    .or_else(|| raw.split.clone())
+                    .ok_or_else(|| anyhow!("{file}: missing field `split`"))?;
+                let ground_truth = over
+                    .as_ref()
+                    .and_then(|o| o.ground_truth.clone())
+                    .or_else(|| raw.ground_truth.clone())
+                    .ok_or_else(|| anyhow!("{file}: missing field `ground_truth`"))?;
+                (bits, split, ground_truth)
+            }
+        };
         let dataset = over
             .as_ref()
             .and_then(|o| o.dataset.clone())
@@ -366,17 +462,38 @@ impl Spec {
         ground_truth
             .validate()
             .map_err(|e| anyhow!("{file}: {e}"))?;
+        if let Some(k) = &raw.kernel {
+            k.validate().map_err(|e| anyhow!("{file}: kernel: {e}"))?;
+        }
         for m in &raw.metrics {
             m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
+            if m.needs_kernel() && raw.kernel.is_none() {
+                bail!("{file}: metrics: {m:?} re-ranks by a kernel; give the spec a top-level `kernel`");
+            }
+            if matches!(m, MetricSpec::KnnAccuracy { .. })
+                && !matches!(ground_truth, TruthRule::SameLabel)
+            {
+                bail!("{file}: metrics: knn-accuracy votes with class labels; use ground_truth = {{ rule = \"same-label\" }}");
+            }
         }
-        let methods = self.methods()?;
-        let labels: BTreeSet<&str> = methods.iter().map(|m| m.label.as_str()).collect();
-        let scalars: BTreeSet<String> = raw
-            .metrics
-            .iter()
-            .flat_map(|m| m.scalar_names())
-            .chain(TIMING_METRICS.iter().map(|s| s.to_string()))
-            .collect();
+        let methods = if normality.is_some() {
+            Vec::new()
+        } else {
+            self.methods()?
+        };
+        let labels: BTreeSet<String> = match &normality {
+            Some(_) => NormalitySpec::SERIES.iter().map(|s| s.to_string()).collect(),
+            None => methods.iter().map(|m| m.label.clone()).collect(),
+        };
+        let scalars: BTreeSet<String> = match &normality {
+            Some(_) => NormalitySpec::METRICS.iter().map(|s| s.to_string()).collect(),
+            None => raw
+                .metrics
+                .iter()
+                .flat_map(|m| m.scalar_names())
+                .chain(TIMING_METRICS.iter().map(|s| s.to_string()))
+                .collect(),
+        };
         for f in &raw.figures {
             let at = self.at(f.span().start);
             let fig = f.get_ref();
@@ -402,8 +519,8 @@ impl Spec {
         }
         for c in &raw.claims {
             let at = self.at(c.span().start);
-            let (method, metric) = c.get_ref().method_and_metric();
-            if !labels.contains(method) {
+            let (methods, metric) = c.get_ref().methods_and_metric();
+            if let Some(method) = methods.into_iter().find(|m| !labels.contains(*m)) {
                 bail!(
                     "{at}: claim names method `{method}`, not a label of this spec ({})",
                     join(&labels)
@@ -437,6 +554,8 @@ impl Spec {
             figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
             claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
             tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
+            kernel: raw.kernel.clone(),
+            normality,
         })
     }
 
@@ -477,7 +596,18 @@ impl Spec {
                     })
                     .collect();
             }
-            for (t, tags) in combos {
+            for (mut t, tags) in combos {
+                if t.get("method").and_then(|m| m.as_str()) == Some("klsh")
+                    && !t.contains_key("kernel")
+                {
+                    let kernel = self.raw.kernel.as_ref().ok_or_else(|| {
+                        anyhow!("{at}: methods[{k}]: klsh needs a `kernel`, here or at the top of the spec")
+                    })?;
+                    t.insert(
+                        "kernel".into(),
+                        toml::Value::try_from(kernel).context("kernel as TOML")?,
+                    );
+                }
                 let spec: MethodSpec = toml::Value::Table(t)
                     .try_into()
                     .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
@@ -529,6 +659,20 @@ impl Plan {
     /// Seed of the ground-truth construction.
     pub fn truth_seed(&self) -> u64 {
         derive_seed(self.seed, &["truth"])
+    }
+
+    /// Method (or normality series) labels in spec order.
+    pub fn labels(&self) -> Vec<String> {
+        match &self.normality {
+            Some(_) => NormalitySpec::SERIES.iter().map(|s| s.to_string()).collect(),
+            None => self.methods.iter().map(|m| m.label.clone()).collect(),
+        }
+    }
+
+    /// What the x axis of the scalar tables holds: code length, or p for a
+    /// normality study.
+    pub fn axis(&self) -> &'static str {
+        if self.normality.is_some() { "p" } else { "bits" }
     }
 
     /// Every trial: methods x bits x trials (one trial for deterministic methods).
@@ -661,7 +805,7 @@ trials = 1
             .plan("paper")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("width.fixed") && e.contains("-2"), "{e}");
+        assert!(e.contains("width") && e.contains("fixed = -2"), "{e}");
 
         let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
         assert!(e.contains("no profile `nope`"), "{e}");

@@ -11,7 +11,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow};
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
-use hashbench_eval::{Curve, evaluate};
+use hashbench_core::seed::derive_seed;
+use hashbench_eval::{Curve, SearchInputs, evaluate};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -48,10 +49,15 @@ pub struct TrialContext<'a> {
     database: Arc<Data>,
     queries: Data,
     truth: GroundTruth,
+    /// κ(query, database item), row-major, when a metric re-ranks by the kernel.
+    scores: Option<Vec<f64>>,
     dir: PathBuf,
     save_codes: bool,
     context_hash: String,
 }
+
+/// Largest query × database kernel block kept in memory (3.2 GB of f64).
+const MAX_SCORES: usize = 400_000_000;
 
 fn slug(s: &str) -> String {
     let mut out: String = s
@@ -75,7 +81,12 @@ fn opt(v: f64) -> Option<f64> {
 }
 
 impl<'a> TrialContext<'a> {
-    /// Prepares the shared inputs of `plan`'s trials.
+    /// Prepares the shared inputs of `plan`'s trials, including the kernel
+    /// values between queries and database when a metric re-ranks by them (the
+    /// kernel's scale policy is resolved on the training set).
+    ///
+    /// # Errors
+    /// A kernel that does not apply to the data, or a kernel block too large.
     pub fn new(
         plan: &'a Plan,
         data: &Dataset,
@@ -83,7 +94,7 @@ impl<'a> TrialContext<'a> {
         truth: GroundTruth,
         dir: &Path,
         save_codes: bool,
-    ) -> Self {
+    ) -> Result<Self> {
         let database = Arc::new(data.x.select(&split.database));
         let train = if split.training == split.database {
             Arc::clone(&database)
@@ -101,32 +112,57 @@ impl<'a> TrialContext<'a> {
             Some(l) => split.labelled.iter().map(|&i| l[i]).collect(),
             None => Vec::new(),
         };
+        let queries = data.x.select(&split.queries);
+        let scores = match &plan.kernel {
+            Some(spec) if plan.metrics.iter().any(|m| m.needs_kernel()) => {
+                let size = queries.n_items() * database.n_items();
+                if size > MAX_SCORES {
+                    anyhow::bail!(
+                        "{}: the kernel-search metrics need {} x {} kernel values, more than the {MAX_SCORES} this runner keeps in memory; use fewer queries",
+                        plan.spec_path.display(),
+                        queries.n_items(),
+                        database.n_items()
+                    );
+                }
+                let kernel = spec
+                    .resolve(&train)
+                    .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
+                let block = kernel
+                    .block(&queries, &database)
+                    .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
+                let (nq, nd) = (block.nrows(), block.ncols());
+                Some((0..nq * nd).map(|k| block[(k / nd, k % nd)]).collect())
+            }
+            _ => None,
+        };
         let mut h = Sha256::new();
         h.update(data.fingerprint.as_bytes());
         h.update(
             format!(
-                "{:?}|{}|{:?}|{:?}|{}",
+                "{:?}|{}|{:?}|{:?}|{}|{:?}",
                 plan.split,
                 plan.split_seed(),
                 plan.ground_truth,
                 plan.metrics,
-                plan.dataset
+                plan.dataset,
+                plan.kernel
             )
             .as_bytes(),
         );
-        Self {
+        Ok(Self {
             plan,
             dataset: data.name.clone(),
             train,
             labelled,
             labels,
             database,
-            queries: data.x.select(&split.queries),
+            queries,
             truth,
+            scores,
             dir: dir.to_path_buf(),
             save_codes,
             context_hash: hashbench_data::registry::hex(&h.finalize()),
-        }
+        })
     }
 
     fn fingerprint(&self, k: &TrialKey) -> String {
@@ -195,12 +231,17 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
         let encode_seconds = t1.elapsed().as_secs_f64();
         let weights = model.bit_weights();
+        let search = self.scores.as_deref().map(|scores| SearchInputs {
+            scores,
+            seed: derive_seed(k.seed, &["search"]),
+        });
         let values = evaluate(
             &self.plan.metrics,
             &db_codes,
             &q_codes,
             &self.truth,
             weights.as_deref(),
+            search.as_ref(),
         );
         if self.save_codes {
             let stem = self.dir.join("codes").join(self.stem(k));

@@ -9,10 +9,21 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn all_methods() -> Vec<MethodSpec> {
-    ["lsh", "pcah", "sh", "sikh", "s3plh", "usplh", "bssc", "rbm"]
-        .iter()
-        .map(|m| toml::from_str(&format!("method = \"{m}\"")).unwrap())
-        .collect()
+    [
+        "method = \"lsh\"",
+        "method = \"pcah\"",
+        "method = \"sh\"",
+        "method = \"sikh\"",
+        "method = \"s3plh\"",
+        "method = \"usplh\"",
+        "method = \"bssc\"",
+        "method = \"rbm\"",
+        // p = 10 so that the small fixtures below can be fitted
+        "method = \"klsh\"\np = 10\nt = 3\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }",
+    ]
+    .iter()
+    .map(|m| toml::from_str(m).unwrap())
+    .collect()
 }
 
 /// Fits with the first (up to) 6 items labelled in two classes, so that the

@@ -11,23 +11,19 @@ use hashbench_core::{
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
+use hashbench_kernel::{Kernel, KernelSpec};
 use serde::{Deserialize, Serialize};
 
-/// How the Gaussian kernel width σ is set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Width {
-    /// σ given directly.
-    Fixed(f64),
-    /// σ = mean distance between this many random pairs of training items.
-    MeanDistance(usize),
-}
+/// How the Gaussian kernel width σ is set (shared with the kernel crate, so
+/// that SIKH and a kernel method given the same policy use the same σ).
+pub use hashbench_kernel::Scale as Width;
 
 /// SIKH hyperparameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SikhParams {
-    /// Gaussian kernel width σ (paper: γ = 1/σ²). Default: mean distance of 1000 pairs.
+    /// Gaussian kernel width σ (paper: γ = 1/σ²). Default: mean distance over
+    /// all pairs of 1000 evenly spaced training items.
     pub width: Width,
 }
 
@@ -52,23 +48,20 @@ pub struct SikhModel {
     pub sigma: f64,
 }
 
+impl SikhParams {
+    /// The Gaussian kernel these hash functions approximate.
+    pub fn kernel(&self) -> KernelSpec {
+        KernelSpec::Gaussian {
+            width: self.width.clone(),
+        }
+    }
+}
+
 impl HashMethod for SikhParams {
     type Model = SikhModel;
 
     fn validate(&self) -> Result<(), ParamError> {
-        match self.width {
-            Width::Fixed(s) if !(s.is_finite() && s > 0.0) => Err(ParamError::invalid(
-                "width.fixed",
-                s,
-                "the kernel width must be positive and finite",
-            )),
-            Width::MeanDistance(0) => Err(ParamError::invalid(
-                "width.mean-distance",
-                0,
-                "needs at least one pair",
-            )),
-            _ => Ok(()),
-        }
+        self.kernel().validate()
     }
 
     fn is_randomized(&self) -> bool {
@@ -84,30 +77,11 @@ impl HashMethod for SikhParams {
         self.validate()?;
         check_n_bits(n_bits)?;
         let x = train.dense_finite("sikh", 2)?;
-        let sigma = match self.width {
-            Width::Fixed(s) => s,
-            Width::MeanDistance(pairs) => {
-                let n = x.nrows();
-                let total: f64 = (0..pairs)
-                    .map(|_| {
-                        let i = rng.random_range(0..n);
-                        let j = (i + rng.random_range(1..n)) % n;
-                        (0..x.ncols())
-                            .map(|c| (x[(i, c)] - x[(j, c)]).powi(2))
-                            .sum::<f64>()
-                            .sqrt()
-                    })
-                    .sum();
-                total / pairs as f64
-            }
+        let sigma = match self.kernel().resolve(train.x) {
+            Ok(Kernel::Gaussian { sigma }) => sigma,
+            Ok(other) => unreachable!("a Gaussian spec resolves to {other:?}"),
+            Err(e) => return Err(FitError::Kernel(e.to_string())),
         };
-        if sigma.is_nan() || sigma <= 0.0 {
-            return Err(FitError::Param(ParamError::invalid(
-                "width",
-                sigma,
-                "training items are all identical",
-            )));
-        }
         let normal = Normal::new(0.0, 1.0 / sigma).expect("positive standard deviation");
         let w = Mat::from_fn(x.ncols(), n_bits, |_, _| normal.sample(rng));
         let phase = (0..n_bits)
@@ -191,9 +165,10 @@ mod tests {
 
     #[test]
     fn mean_distance_width_is_learned_from_training_data() {
-        let train = Data::Dense(Mat::from_fn(2, 1, |i, _| 4.0 * i as f64));
+        // points 0, 4, 12: pairwise distances 4, 12, 8 -> mean 8
+        let train = Data::Dense(faer::mat![[0.0], [4.0], [12.0]]);
         let m = fit(&SikhParams::default(), &train, 4, 1).unwrap();
-        assert_eq!(m.sigma, 4.0);
+        assert_eq!(m.sigma, 8.0);
     }
 
     #[test]
@@ -212,7 +187,7 @@ mod tests {
         );
         assert!(
             SikhParams {
-                width: Width::MeanDistance(0)
+                width: Width::MeanDistance(1)
             }
             .validate()
             .is_err()

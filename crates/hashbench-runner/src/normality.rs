@@ -1,0 +1,330 @@
+//! The KLSH normality study (Kulis and Grauman 2012, Sec. 6.6, Fig. 7): how
+//! Gaussian are the hyperplanes r = Σᵢ w(i) xᵢ that KLSH builds with a linear
+//! kernel? For each p, `hyperplanes` times: draw p items of the pool, compute
+//! KLSH's weights with t = ⌊t_fraction · p⌋ (eq. 8), form r explicitly and test
+//! its d coordinates with the Anderson-Darling test (α = 0.05). Compared with
+//! r drawn from N(0, I) ("True random") and r = Σᵢ gᵢ xᵢ with gᵢ ~ N(0, 1) over
+//! the same p items ("Random weights").
+//!
+//! Each (series, p) is one stored record, so an interrupted study resumes.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use faer::Mat;
+use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_eigenpairs};
+use hashbench_core::seed::derive_seed;
+use hashbench_data::Dataset;
+use hashbench_eval::normality::{AD_CRITICAL_5_PERCENT, adjusted, anderson_darling};
+use hashbench_klsh::{KlshBasis, draw_subset};
+use rand::SeedableRng;
+use rand::seq::index::sample;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::spec::Plan;
+use crate::tables::{MetricRow, ResultTables};
+
+/// The `[normality]` table of a Fig. 7 spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NormalitySpec {
+    /// Values of p (sampled items).
+    pub p: Vec<usize>,
+    /// Hyperplanes per p (paper: 1000).
+    #[serde(default = "thousand")]
+    pub hyperplanes: usize,
+    /// t = ⌊t_fraction · p⌋ (paper: 0.2).
+    #[serde(default = "one_fifth")]
+    pub t_fraction: f64,
+    /// Reduce the pool to this many dimensions by PCA first (the paper's SIFT
+    /// pool is 128-d already).
+    pub reduce: Option<usize>,
+    /// KLSH's eigenvalue cut (relative), as in `hashbench-klsh`.
+    #[serde(default = "rank_tolerance")]
+    pub rank_tolerance: f64,
+}
+
+fn thousand() -> usize {
+    1000
+}
+
+fn one_fifth() -> f64 {
+    0.2
+}
+
+fn rank_tolerance() -> f64 {
+    1e-10
+}
+
+impl NormalitySpec {
+    /// The compared series, in figure order.
+    pub const SERIES: [&'static str; 3] = ["KLSH", "True random", "Random weights"];
+
+    /// The scalars each (series, p) writes.
+    pub const METRICS: [&'static str; 4] = ["ad-success-rate", "ad-median", "ad-q25", "ad-q75"];
+
+    /// Checks the parameters.
+    ///
+    /// # Errors
+    /// The field at fault.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.p.is_empty() || self.p.iter().any(|&p| p < 2) {
+            return Err(format!("p = {:?} must list values of at least 2", self.p));
+        }
+        if self.hyperplanes == 0 {
+            return Err("hyperplanes must be at least 1".into());
+        }
+        if !(self.t_fraction > 0.0 && self.t_fraction <= 1.0) {
+            return Err(format!("t_fraction = {} must lie in (0, 1]", self.t_fraction));
+        }
+        if let Some(p) = self.p.iter().find(|&&p| self.t(p) == 0) {
+            return Err(format!(
+                "p = {p} gives t = floor({} * {p}) = 0",
+                self.t_fraction
+            ));
+        }
+        if self.reduce == Some(0) {
+            return Err("reduce must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    fn t(&self, p: usize) -> usize {
+        (self.t_fraction * p as f64).floor() as usize
+    }
+}
+
+/// The stored outcome of one (series, p).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    fingerprint: String,
+    series: String,
+    p: usize,
+    /// A*² of every hyperplane, in draw order.
+    statistics: Vec<f64>,
+}
+
+/// The pool: dense items, PCA-reduced when asked (PCA fitted on the pool).
+fn pool(data: &Dataset, spec: &NormalitySpec) -> Result<Mat<f64>> {
+    let x = data.x.as_dense().ok_or_else(|| {
+        anyhow!(
+            "dataset `{}` is {}; the normality study needs dense vectors",
+            data.name,
+            data.x.kind()
+        )
+    })?;
+    let Some(d) = spec.reduce else {
+        return Ok(x.to_owned());
+    };
+    if d > x.ncols() {
+        bail!(
+            "normality.reduce = {d} exceeds the {} dimensions of `{}`",
+            x.ncols(),
+            data.name
+        );
+    }
+    let (mean, scatter) = mean_and_scatter(x);
+    let (_, w) = top_eigenpairs(scatter.as_ref(), d)?;
+    Ok(project_centered(x, &mean, w.as_ref()))
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// A*² of one hyperplane of `series` at `p`.
+fn one_hyperplane(
+    series: &str,
+    pool: &Mat<f64>,
+    p: usize,
+    spec: &NormalitySpec,
+    rng: &mut ChaCha8Rng,
+) -> Result<f64> {
+    let d = pool.ncols();
+    let r: Vec<f64> = match series {
+        "True random" => (0..d).map(|_| StandardNormal.sample(rng)).collect(),
+        _ => {
+            let rows = sample(rng, pool.nrows(), p).into_vec();
+            let xs = Mat::from_fn(p, d, |i, j| pool[(rows[i], j)]);
+            let w: Vec<f64> = if series == "KLSH" {
+                let k = product(xs.as_ref(), xs.transpose());
+                let basis = KlshBasis::new(k.as_ref(), spec.rank_tolerance)?;
+                basis.weights(&draw_subset(p, spec.t(p), false, rng))
+            } else {
+                (0..p).map(|_| StandardNormal.sample(rng)).collect()
+            };
+            (0..d)
+                .map(|j| (0..p).map(|i| w[i] * xs[(i, j)]).sum())
+                .collect()
+        }
+    };
+    Ok(adjusted(anderson_darling(&r), d))
+}
+
+/// Runs (or resumes) the study of `plan` on `data`, storing records under `dir`.
+///
+/// # Errors
+/// A pool smaller than the largest p, or a failed record write.
+pub fn run(
+    plan: &Plan,
+    data: &Dataset,
+    dir: &Path,
+    force: bool,
+) -> Result<(ResultTables, usize, usize, String)> {
+    let spec = plan
+        .normality
+        .as_ref()
+        .expect("run only for normality plans");
+    let pool = pool(data, spec)?;
+    if let Some(&p) = spec.p.iter().find(|&&p| p > pool.nrows()) {
+        bail!(
+            "{}: p = {p} exceeds the {} items of `{}`",
+            plan.spec_path.display(),
+            pool.nrows(),
+            data.name
+        );
+    }
+    let context = format!("{}|{:?}|{}", data.fingerprint, spec, plan.seed);
+    let jobs: Vec<(&str, usize)> = NormalitySpec::SERIES
+        .iter()
+        .flat_map(|&s| spec.p.iter().map(move |&p| (s, p)))
+        .collect();
+    let path_of = |series: &str, p: usize| {
+        dir.join("trials")
+            .join(series.to_lowercase().replace(' ', "_"))
+            .join(format!("p{p}.json"))
+    };
+    let fingerprint = |series: &str, p: usize| {
+        hashbench_data::registry::hex(&Sha256::digest(format!("{context}|{series}|{p}").as_bytes()))
+    };
+    let stored = |series: &str, p: usize| -> Option<Record> {
+        let text = std::fs::read_to_string(path_of(series, p)).ok()?;
+        let rec: Record = serde_json::from_str(&text).ok()?;
+        (rec.fingerprint == fingerprint(series, p)).then_some(rec)
+    };
+    let done: Vec<Option<Record>> = jobs
+        .iter()
+        .map(|&(s, p)| if force { None } else { stored(s, p) })
+        .collect();
+    let pending: Vec<usize> = (0..jobs.len()).filter(|&i| done[i].is_none()).collect();
+    let fresh: Vec<Result<()>> = pending
+        .par_iter()
+        .map(|&i| {
+            let (series, p) = jobs[i];
+            let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
+                plan.seed,
+                &["normality", series, &p.to_string()],
+            ));
+            let statistics = (0..spec.hyperplanes)
+                .map(|_| one_hyperplane(series, &pool, p, spec, &mut rng))
+                .collect::<Result<Vec<f64>>>()?;
+            let rec = Record {
+                fingerprint: fingerprint(series, p),
+                series: series.to_string(),
+                p,
+                statistics,
+            };
+            let path = path_of(series, p);
+            std::fs::create_dir_all(path.parent().expect("trial folder"))?;
+            let tmp = path.with_extension("json.tmp");
+            std::fs::write(&tmp, serde_json::to_string(&rec)?)
+                .with_context(|| format!("writing {}", tmp.display()))?;
+            std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+            Ok(())
+        })
+        .collect();
+    for r in fresh {
+        r?;
+    }
+    let mut tables = ResultTables {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        dataset: data.name.clone(),
+        ..ResultTables::default()
+    };
+    for &(series, p) in &jobs {
+        let rec = stored(series, p)
+            .ok_or_else(|| anyhow!("record vanished: {}", path_of(series, p).display()))?;
+        let mut sorted: Vec<f64> = rec.statistics.iter().copied().filter(|v| v.is_finite()).collect();
+        sorted.sort_by(f64::total_cmp);
+        let passed = rec
+            .statistics
+            .iter()
+            .filter(|&&a| a < AD_CRITICAL_5_PERCENT)
+            .count();
+        let values = [
+            passed as f64 / rec.statistics.len() as f64,
+            quantile(&sorted, 0.5),
+            quantile(&sorted, 0.25),
+            quantile(&sorted, 0.75),
+        ];
+        for (metric, value) in NormalitySpec::METRICS.iter().zip(values) {
+            tables.metrics.push(MetricRow {
+                method: series.to_string(),
+                params: format!("{spec:?}"),
+                bits: p,
+                trial: 0,
+                metric: metric.to_string(),
+                value,
+            });
+        }
+    }
+    let about = format!(
+        "pool: {} items of {} dimensions{}",
+        pool.nrows(),
+        pool.ncols(),
+        spec.reduce.map_or(String::new(), |d| format!(" (PCA to {d})"))
+    );
+    Ok((tables, pending.len(), jobs.len() - pending.len(), about))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_interpolate() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&v, 0.5), 2.5);
+        assert_eq!(quantile(&v, 0.0), 1.0);
+        assert_eq!(quantile(&v, 1.0), 4.0);
+    }
+
+    #[test]
+    fn klsh_hyperplanes_of_a_gaussian_pool_are_gaussian_and_raw_combinations_of_a_skewed_one_are_not() {
+        // pool with very unequal column scales: random weights inherit them
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let pool = Mat::from_fn(2000, 32, |_, j| {
+            let g: f64 = StandardNormal.sample(&mut rng);
+            g * (1.0 + j as f64).powi(2)
+        });
+        let spec = NormalitySpec {
+            p: vec![200],
+            hyperplanes: 60,
+            t_fraction: 0.2,
+            reduce: None,
+            rank_tolerance: 1e-10,
+        };
+        let rate = |series: &str| {
+            let mut rng = ChaCha8Rng::seed_from_u64(2);
+            (0..60)
+                .filter(|_| {
+                    one_hyperplane(series, &pool, 200, &spec, &mut rng).unwrap()
+                        < AD_CRITICAL_5_PERCENT
+                })
+                .count()
+        };
+        assert!(rate("KLSH") >= 48, "KLSH passed {}", rate("KLSH"));
+        assert!(rate("True random") >= 48);
+        assert!(rate("Random weights") <= 30, "random weights passed {}", rate("Random weights"));
+    }
+}
