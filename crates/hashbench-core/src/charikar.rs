@@ -65,7 +65,11 @@ impl PermutationIndex {
             });
             let sorted: Vec<u64> = order
                 .iter()
-                .flat_map(|&i| keys[i as usize * words..(i as usize + 1) * words].iter().copied())
+                .flat_map(|&i| {
+                    keys[i as usize * words..(i as usize + 1) * words]
+                        .iter()
+                        .copied()
+                })
                 .collect();
             perms.push(perm);
             orders.push(order);
@@ -187,10 +191,7 @@ mod tests {
                 .sum();
             fractions.push(total as f64 / (50 * n) as f64);
         }
-        assert!(
-            fractions.windows(2).all(|w| w[1] < w[0]),
-            "{fractions:?}"
-        );
+        assert!(fractions.windows(2).all(|w| w[1] < w[0]), "{fractions:?}");
     }
 
     #[test]

@@ -56,8 +56,9 @@ pub struct PartEntry {
     /// sha256 of the feature file, hex; omitted for directories and for data
     /// whose published checksum is unknown (then not verified).
     pub features_sha256: Option<String>,
-    /// Label file, if separate: IDX for IDX images, text (one per line) for a
-    /// Gram matrix; svmlight carries its labels inline.
+    /// Label file, if separate: IDX, or text (`.txt`, one class number per
+    /// line) for vector parts; text for a Gram matrix; svmlight carries its
+    /// labels inline.
     pub labels: Option<PathBuf>,
     /// sha256 of the label file.
     pub labels_sha256: Option<String>,
@@ -241,7 +242,8 @@ impl DatasetEntry {
             raw_labels.extend(l);
             dim = dim.max(d);
         }
-        let x = SparseRows::new(dim, &rows).map_err(|e| DataError::Invalid(format!("dataset `{name}`: {e}")))?;
+        let x = SparseRows::new(dim, &rows)
+            .map_err(|e| DataError::Invalid(format!("dataset `{name}`: {e}")))?;
         Ok(Dataset {
             name: name.to_string(),
             x: Data::Sparse(x),
@@ -260,11 +262,17 @@ impl DatasetEntry {
             if path != first {
                 return Err(DataError::format(
                     &path,
-                    format!("every gram part must name the same matrix file ({})", first.display()),
+                    format!(
+                        "every gram part must name the same matrix file ({})",
+                        first.display()
+                    ),
                 ));
             }
             let labels = p.labels.as_ref().ok_or_else(|| {
-                DataError::format(&path, format!("gram part `{}` needs a `labels` file", p.name))
+                DataError::format(
+                    &path,
+                    format!("gram part `{}` needs a `labels` file", p.name),
+                )
             })?;
             let l = text::read_text_labels(&root.join(labels))?;
             parts.push((p.name.clone(), raw_labels.len()..raw_labels.len() + l.len()));
@@ -322,7 +330,24 @@ fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part> {
     };
     if let Some(l) = &p.labels {
         let lp = root.join(l);
-        let l = idx::read_labels(&lp)?;
+        let l = if lp.extension().is_some_and(|e| e == "txt") {
+            text::read_text_labels(&lp)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    if v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) {
+                        Ok(v as u32)
+                    } else {
+                        Err(DataError::format(
+                            &lp,
+                            format!("label {} ({v}) is not a class number 0, 1, 2, ...", i + 1),
+                        ))
+                    }
+                })
+                .collect::<Result<Vec<u32>>>()?
+        } else {
+            idx::read_labels(&lp)?
+        };
         if l.len() != count {
             return Err(DataError::format(
                 &lp,
@@ -428,11 +453,19 @@ mod tests {
     #[test]
     fn svmlight_parts_load_as_sparse_rows_with_joint_label_classes() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.svm"), "5 1:1 3:2
+        std::fs::write(
+            dir.path().join("a.svm"),
+            "5 1:1 3:2
 7 2:4
-").unwrap();
-        std::fs::write(dir.path().join("b.svm"), "5 4:1
-").unwrap();
+",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("b.svm"),
+            "5 4:1
+",
+        )
+        .unwrap();
         let e = entry(vec![
             part("train", Format::Svmlight, "a.svm", None),
             part("test", Format::Svmlight, "b.svm", None),
@@ -450,15 +483,27 @@ mod tests {
     #[test]
     fn gram_parts_share_one_matrix_and_check_the_label_count() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("k.txt"), "1 0 0
+        std::fs::write(
+            dir.path().join("k.txt"),
+            "1 0 0
 0 1 0
 0 0 1
-").unwrap();
-        std::fs::write(dir.path().join("tr.txt"), "4
+",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("tr.txt"),
+            "4
 9
-").unwrap();
-        std::fs::write(dir.path().join("te.txt"), "9
-").unwrap();
+",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("te.txt"),
+            "9
+",
+        )
+        .unwrap();
         let e = entry(vec![
             part("train", Format::Gram, "k.txt", Some("tr.txt")),
             part("test", Format::Gram, "k.txt", Some("te.txt")),
@@ -467,17 +512,28 @@ mod tests {
         assert!(matches!(d.x, Data::Gram(_)));
         assert_eq!(d.labels, Some(vec![0, 1, 1]));
         assert_eq!(d.parts[1], ("test".to_string(), 2..3));
-        std::fs::write(dir.path().join("te.txt"), "9
+        std::fs::write(
+            dir.path().join("te.txt"),
+            "9
 9
-").unwrap();
+",
+        )
+        .unwrap();
         let msg = e.load("caltech", dir.path()).unwrap_err().to_string();
-        assert!(msg.contains("k.txt") && msg.contains("list 4 items"), "{msg}");
+        assert!(
+            msg.contains("k.txt") && msg.contains("list 4 items"),
+            "{msg}"
+        );
         let mixed = entry(vec![
             part("train", Format::Gram, "k.txt", Some("tr.txt")),
             part("test", Format::Svmlight, "a.svm", None),
         ]);
-        std::fs::write(dir.path().join("a.svm"), "1 1:1
-").unwrap();
+        std::fs::write(
+            dir.path().join("a.svm"),
+            "1 1:1
+",
+        )
+        .unwrap();
         let msg = mixed.load("mixed", dir.path()).unwrap_err().to_string();
         assert!(msg.contains("mix formats"), "{msg}");
     }

@@ -79,7 +79,11 @@ pub fn label_classes(values: &[f64]) -> Vec<u32> {
     let key = |v: f64| {
         // order-preserving key of a finite f64
         let b = v.to_bits();
-        if v.is_sign_negative() { !b } else { b | (1 << 63) }
+        if v.is_sign_negative() {
+            !b
+        } else {
+            b | (1 << 63)
+        }
     };
     for &v in values {
         distinct.insert(key(v), 0);
@@ -197,11 +201,7 @@ mod tests {
     #[test]
     fn svmlight_rows_labels_and_comments() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(
-            dir.path(),
-            "a.svm",
-            "3 1:0.5 4:2 # first\n\n-1 2:1.5\n+1\n",
-        );
+        let p = write(dir.path(), "a.svm", "3 1:0.5 4:2 # first\n\n-1 2:1.5\n+1\n");
         let (rows, dim, labels) = read_svmlight(&p).unwrap();
         assert_eq!(dim, 4);
         assert_eq!(rows, vec![vec![(0, 0.5), (3, 2.0)], vec![(1, 1.5)], vec![]]);

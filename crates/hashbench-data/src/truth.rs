@@ -22,6 +22,9 @@ use crate::{DataError, Dataset, Result, Split};
 pub enum TruthRule {
     /// Same class label (SPLH MNIST).
     SameLabel,
+    /// No ground truth: for experiments whose metrics compare against the
+    /// kernel linear scan only (KLSH Fig. 6); every relevance list is empty.
+    None,
     /// The `k` nearest by Euclidean distance (SpaH: k = 25).
     KNearest {
         /// Neighbours per query.
@@ -90,6 +93,12 @@ pub fn build_truth(
     seed: u64,
     cache_dir: Option<&Path>,
 ) -> Result<GroundTruth> {
+    if let TruthRule::None = rule {
+        return Ok(GroundTruth::Lists {
+            n_db: split.database.len(),
+            lists: vec![Vec::new(); split.queries.len()],
+        });
+    }
     if let TruthRule::SameLabel = rule {
         let labels = data.labels.as_ref().ok_or_else(|| {
             DataError::Invalid(format!(
@@ -120,7 +129,7 @@ pub fn build_truth(
     let (q, db) = (pick(&split.queries), pick(&split.database));
     let n_db = db.nrows();
     let lists: Vec<Vec<u32>> = match rule {
-        TruthRule::SameLabel => unreachable!("handled above"),
+        TruthRule::SameLabel | TruthRule::None => unreachable!("handled above"),
         TruthRule::KNearest { k } => {
             sorted_ids(k_nearest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, None))
         }

@@ -185,6 +185,13 @@ pub(crate) fn knn_accuracy(
         hashed.push((eps, mean(acc.into_iter())));
         scan.push((eps, linear));
     }
+    for (&(eps, acc), &(_, pct)) in hashed.iter().zip(&searched) {
+        out.scalars.push((format!("knn-accuracy-eps{eps}"), acc));
+        out.scalars
+            .push((format!("searched-percent-eps{eps}"), pct));
+    }
+    out.scalars
+        .push(("linear-scan-knn-accuracy".into(), linear));
     for (name, points) in [
         ("knn-accuracy-vs-eps", hashed),
         ("linear-scan-knn-accuracy-vs-eps", scan),
@@ -194,6 +201,22 @@ pub(crate) fn knn_accuracy(
             name: name.into(),
             points,
         });
+    }
+}
+
+/// Percentage of the database among the search candidates, per ε.
+pub(crate) fn searched_percent(
+    spec: &SearchSpec,
+    db: &BitCodes,
+    queries: &BitCodes,
+    inputs: &SearchInputs<'_>,
+    out: &mut MetricValues,
+) {
+    for &eps in &spec.eps {
+        let sets = candidate_sets(spec, eps, db, queries, inputs.seed);
+        let pct = 100.0 * mean(sets.iter().map(|c| c.len() as f64 / db.len() as f64));
+        out.scalars
+            .push((format!("searched-percent-eps{eps}"), pct));
     }
 }
 
@@ -248,7 +271,9 @@ pub(crate) fn recall_vs_neighbours(
             .iter()
             .enumerate()
             .map(|(k, &n)| {
-                let v = valid.iter().map(|(h, s)| if pick == 0 { h[k] } else { s[k] });
+                let v = valid
+                    .iter()
+                    .map(|(h, s)| if pick == 0 { h[k] } else { s[k] });
                 (n as f64, mean(v))
             })
             .collect();

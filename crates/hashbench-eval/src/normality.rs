@@ -86,7 +86,10 @@ mod tests {
         // Table 4.7): 10 % 0.631, 5 % 0.752, 2.5 % 0.873, 1 % 1.035
         for (crit, alpha) in [(0.631, 0.10), (0.752, 0.05), (0.873, 0.025), (1.035, 0.01)] {
             let p = p_value(crit);
-            assert!((p - alpha).abs() < 0.1 * alpha + 0.002, "A*² = {crit}: p = {p}, expected {alpha}");
+            assert!(
+                (p - alpha).abs() < 0.1 * alpha + 0.002,
+                "A*² = {crit}: p = {p}, expected {alpha}"
+            );
         }
     }
 

@@ -95,6 +95,12 @@ pub enum MetricSpec {
         /// The search (one ε).
         search: SearchSpec,
     },
+    /// Percentage of the database Charikar's search visits, per ε (KLSH
+    /// Sec. 6.5: 0.98 % with 130 permutations and B = 100).
+    SearchedPercent {
+        /// The search.
+        search: SearchSpec,
+    },
     /// Share of the top K Hamming neighbours found among the first L of the
     /// kernel linear scan, for each K and L (KLSH Fig. 6).
     Coverage {
@@ -134,15 +140,25 @@ impl MetricSpec {
             }
             MetricSpec::RecallVsNeighbours { neighbours, search } => {
                 if neighbours.is_empty() || neighbours.contains(&0) {
-                    return Err("recall-vs-neighbours: `neighbours` must list positive counts".into());
+                    return Err(
+                        "recall-vs-neighbours: `neighbours` must list positive counts".into(),
+                    );
                 }
                 if search.eps.len() != 1 {
                     return Err("recall-vs-neighbours: give exactly one `search.eps`".into());
                 }
-                search.validate().map_err(|e| format!("recall-vs-neighbours: {e}"))
+                search
+                    .validate()
+                    .map_err(|e| format!("recall-vs-neighbours: {e}"))
             }
+            MetricSpec::SearchedPercent { search } => search
+                .validate()
+                .map_err(|e| format!("searched-percent: {e}")),
             MetricSpec::Coverage { tops, depths }
-                if tops.is_empty() || depths.is_empty() || tops.contains(&0) || depths.contains(&0) =>
+                if tops.is_empty()
+                    || depths.is_empty()
+                    || tops.contains(&0)
+                    || depths.contains(&0) =>
             {
                 Err("coverage: `tops` and `depths` must list positive counts".into())
             }
@@ -166,8 +182,33 @@ impl MetricSpec {
             ],
             MetricSpec::F1AtRadius { radius, .. } => vec![format!("f1-r{radius}")],
             MetricSpec::Overlap { radius } => vec![format!("overlap-r{radius}")],
+            MetricSpec::KnnAccuracy { search, .. } => search
+                .eps
+                .iter()
+                .flat_map(|e| {
+                    [
+                        format!("knn-accuracy-eps{e}"),
+                        format!("searched-percent-eps{e}"),
+                    ]
+                })
+                .chain(["linear-scan-knn-accuracy".to_string()])
+                .collect(),
+            MetricSpec::SearchedPercent { search } => search
+                .eps
+                .iter()
+                .map(|e| format!("searched-percent-eps{e}"))
+                .collect(),
             _ => vec![],
         }
+    }
+
+    /// Whether the policy reads the ground truth (all but the kernel-only
+    /// comparisons).
+    pub fn reads_truth(&self) -> bool {
+        !matches!(
+            self,
+            MetricSpec::Coverage { .. } | MetricSpec::SearchedPercent { .. }
+        )
     }
 
     /// Names of the curves this policy writes.
@@ -176,7 +217,11 @@ impl MetricSpec {
             MetricSpec::RecallCurve { .. } => vec!["recall-vs-retrieved".into()],
             MetricSpec::PrecisionFirstM { .. } => vec!["precision-first-m".into()],
             MetricSpec::PrRadiusSweep => {
-                vec!["pr-macro".into(), "pr-micro".into(), "pr-empty-fraction".into()]
+                vec![
+                    "pr-macro".into(),
+                    "pr-micro".into(),
+                    "pr-empty-fraction".into(),
+                ]
             }
             MetricSpec::KnnAccuracy { .. } => vec![
                 "knn-accuracy-vs-eps".into(),
@@ -201,6 +246,7 @@ impl MetricSpec {
             MetricSpec::KnnAccuracy { .. }
                 | MetricSpec::RecallVsNeighbours { .. }
                 | MetricSpec::Coverage { .. }
+                | MetricSpec::SearchedPercent { .. }
         )
     }
 }
@@ -303,6 +349,9 @@ pub fn evaluate(
                 }
                 MetricSpec::Coverage { tops, depths } => {
                     kernel_search::coverage(tops, depths, db, queries, inputs, &mut out)
+                }
+                MetricSpec::SearchedPercent { search } => {
+                    kernel_search::searched_percent(search, db, queries, inputs, &mut out)
                 }
                 _ => unreachable!("needs_kernel lists the kernel-search policies"),
             }
@@ -461,7 +510,10 @@ fn aggregate(
             let (mut retrieved, mut hits) = (0u64, 0u64);
             for s in stats {
                 let r = (*radius as usize).min(s.at_distance.len() - 1);
-                retrieved += s.at_distance[..=r].iter().map(|&v| u64::from(v)).sum::<u64>();
+                retrieved += s.at_distance[..=r]
+                    .iter()
+                    .map(|&v| u64::from(v))
+                    .sum::<u64>();
                 hits += s.relevant_at_distance[..=r]
                     .iter()
                     .map(|&v| u64::from(v))
@@ -476,7 +528,8 @@ fn aggregate(
         }
         MetricSpec::KnnAccuracy { .. }
         | MetricSpec::RecallVsNeighbours { .. }
-        | MetricSpec::Coverage { .. } => unreachable!("kernel-search policies"),
+        | MetricSpec::Coverage { .. }
+        | MetricSpec::SearchedPercent { .. } => unreachable!("kernel-search policies"),
     }
 }
 

@@ -22,7 +22,14 @@ fn overlap_pools_pairs_over_queries() {
         query_labels: vec![0, 1],
         db_labels: vec![0, 1, 0, 1, 1, 0],
     };
-    let v = evaluate(&[MetricSpec::Overlap { radius: 1 }], &db, &q, &truth, None, None);
+    let v = evaluate(
+        &[MetricSpec::Overlap { radius: 1 }],
+        &db,
+        &q,
+        &truth,
+        None,
+        None,
+    );
     assert_eq!(v.scalars, vec![("overlap-r1".to_string(), 0.6)]);
 }
 
@@ -60,7 +67,10 @@ fn knn_accuracy_hand_case_and_full_probe_equals_linear_scan() {
     };
     let v = evaluate(&[spec], &db, &q, &truth, None, Some(&inputs));
     // B = 5 probes every item: the hashed search is the linear scan
-    assert_eq!(curve(&v, "knn-accuracy-vs-eps").points, [(0.5, 0.5), (3.0, 0.5)]);
+    assert_eq!(
+        curve(&v, "knn-accuracy-vs-eps").points,
+        [(0.5, 0.5), (3.0, 0.5)]
+    );
     assert_eq!(
         curve(&v, "linear-scan-knn-accuracy-vs-eps").points,
         [(0.5, 0.5), (3.0, 0.5)]
@@ -69,6 +79,10 @@ fn knn_accuracy_hand_case_and_full_probe_equals_linear_scan() {
         curve(&v, "searched-percent-vs-eps").points,
         [(0.5, 100.0), (3.0, 100.0)]
     );
+    let scalar = |name: &str| v.scalars.iter().find(|(n, _)| n == name).unwrap().1;
+    assert_eq!(scalar("knn-accuracy-eps0.5"), 0.5);
+    assert_eq!(scalar("searched-percent-eps3"), 100.0);
+    assert_eq!(scalar("linear-scan-knn-accuracy"), 0.5);
 }
 
 #[test]
@@ -118,7 +132,10 @@ fn recall_vs_neighbours_hand_case() {
     };
     let v = evaluate(&[spec], &db, &q, &truth, None, Some(&inputs));
     let expected = [(1.0, 0.5), (2.0, 0.5), (3.0, 1.0)];
-    assert_eq!(curve(&v, "linear-scan-recall-vs-neighbours").points, expected);
+    assert_eq!(
+        curve(&v, "linear-scan-recall-vs-neighbours").points,
+        expected
+    );
     assert_eq!(curve(&v, "recall-vs-neighbours").points, expected);
 }
 

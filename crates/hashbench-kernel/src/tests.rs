@@ -100,7 +100,11 @@ fn sparse_blocks_equal_dense_blocks() {
         let sparse = kernel.block(&to_sparse(&x), &to_sparse(&y)).unwrap();
         for i in 0..15 {
             for j in 0..7 {
-                assert!((dense[(i, j)] - sparse[(i, j)]).abs() < 1e-12, "{}", kernel.name());
+                assert!(
+                    (dense[(i, j)] - sparse[(i, j)]).abs() < 1e-12,
+                    "{}",
+                    kernel.name()
+                );
             }
         }
     }
@@ -153,7 +157,10 @@ fn mean_distance_policy_is_the_mean_pairwise_distance() {
     let spec = KernelSpec::Gaussian {
         width: Scale::MeanDistance(10),
     };
-    assert_eq!(spec.resolve(&x).unwrap(), Kernel::Gaussian { sigma: 8.0 / 3.0 });
+    assert_eq!(
+        spec.resolve(&x).unwrap(),
+        Kernel::Gaussian { sigma: 8.0 / 3.0 }
+    );
     // χ² between (1, 0) and (0, 1) is 2; a single pair
     let h = Data::Dense(faer::mat![[1.0, 0.0], [0.0, 1.0], [5.0, 5.0]]);
     let spec = KernelSpec::ChiSquare {

@@ -4,8 +4,7 @@ use faer::{Mat, MatRef};
 use hashbench_core::linalg::{product, top_eigenpairs};
 use hashbench_core::method::check_n_bits;
 use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError,
-    TrainSet,
+    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError, TrainSet,
 };
 use hashbench_kernel::{Kernel, KernelSpec};
 use rand::RngExt;
@@ -90,10 +89,7 @@ impl KlshBasis {
         let floor = rank_tolerance * values.first().copied().unwrap_or(0.0).max(0.0);
         let rank = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
         let scaled = Mat::from_fn(p, rank, |i, r| vectors[(i, r)] / values[r].sqrt());
-        let inv_sqrt = product(
-            scaled.as_ref(),
-            vectors.subcols(0, rank).transpose(),
-        );
+        let inv_sqrt = product(scaled.as_ref(), vectors.subcols(0, rank).transpose());
         Ok(Self {
             inv_sqrt,
             col_means,
@@ -162,13 +158,20 @@ impl HashMethod for KlshParams {
             return Err(ParamError::invalid("p", self.p, "sample at least 2 items"));
         }
         if self.t == 0 {
-            return Err(ParamError::invalid("t", 0, "each bit needs at least one item"));
+            return Err(ParamError::invalid(
+                "t",
+                0,
+                "each bit needs at least one item",
+            ));
         }
         if !self.replacement && self.t > self.p {
             return Err(ParamError::invalid(
                 "t",
                 self.t,
-                format!("cannot draw more than p = {} items without replacement", self.p),
+                format!(
+                    "cannot draw more than p = {} items without replacement",
+                    self.p
+                ),
             ));
         }
         if !(self.rank_tolerance.is_finite() && (0.0..1.0).contains(&self.rank_tolerance)) {

@@ -11,7 +11,9 @@ fn gaussian_data(n: usize, d: usize, seed: u64) -> Mat<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let normal = Normal::new(0.0, 1.0).unwrap();
     // correlated, shifted columns so that centring and whitening matter
-    Mat::from_fn(n, d, |_, j| 3.0 + (1.0 + j as f64) * normal.sample(&mut rng))
+    Mat::from_fn(n, d, |_, j| {
+        3.0 + (1.0 + j as f64) * normal.sample(&mut rng)
+    })
 }
 
 fn params(kernel: KernelSpec, p: usize, t: usize) -> KlshParams {

@@ -79,7 +79,10 @@ impl NormalitySpec {
             return Err("hyperplanes must be at least 1".into());
         }
         if !(self.t_fraction > 0.0 && self.t_fraction <= 1.0) {
-            return Err(format!("t_fraction = {} must lie in (0, 1]", self.t_fraction));
+            return Err(format!(
+                "t_fraction = {} must lie in (0, 1]",
+                self.t_fraction
+            ));
         }
         if let Some(p) = self.p.iter().find(|&&p| self.t(p) == 0) {
             return Err(format!(
@@ -204,7 +207,9 @@ pub fn run(
             .join(format!("p{p}.json"))
     };
     let fingerprint = |series: &str, p: usize| {
-        hashbench_data::registry::hex(&Sha256::digest(format!("{context}|{series}|{p}").as_bytes()))
+        hashbench_data::registry::hex(&Sha256::digest(
+            format!("{context}|{series}|{p}").as_bytes(),
+        ))
     };
     let stored = |series: &str, p: usize| -> Option<Record> {
         let text = std::fs::read_to_string(path_of(series, p)).ok()?;
@@ -254,7 +259,12 @@ pub fn run(
     for &(series, p) in &jobs {
         let rec = stored(series, p)
             .ok_or_else(|| anyhow!("record vanished: {}", path_of(series, p).display()))?;
-        let mut sorted: Vec<f64> = rec.statistics.iter().copied().filter(|v| v.is_finite()).collect();
+        let mut sorted: Vec<f64> = rec
+            .statistics
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
         sorted.sort_by(f64::total_cmp);
         let passed = rec
             .statistics
@@ -282,7 +292,8 @@ pub fn run(
         "pool: {} items of {} dimensions{}",
         pool.nrows(),
         pool.ncols(),
-        spec.reduce.map_or(String::new(), |d| format!(" (PCA to {d})"))
+        spec.reduce
+            .map_or(String::new(), |d| format!(" (PCA to {d})"))
     );
     Ok((tables, pending.len(), jobs.len() - pending.len(), about))
 }
@@ -300,7 +311,8 @@ mod tests {
     }
 
     #[test]
-    fn klsh_hyperplanes_of_a_gaussian_pool_are_gaussian_and_raw_combinations_of_a_skewed_one_are_not() {
+    fn klsh_hyperplanes_of_a_gaussian_pool_are_gaussian_and_raw_combinations_of_a_skewed_one_are_not()
+     {
         // pool with very unequal column scales: random weights inherit them
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let pool = Mat::from_fn(2000, 32, |_, j| {
@@ -325,6 +337,10 @@ mod tests {
         };
         assert!(rate("KLSH") >= 48, "KLSH passed {}", rate("KLSH"));
         assert!(rate("True random") >= 48);
-        assert!(rate("Random weights") <= 30, "random weights passed {}", rate("Random weights"));
+        assert!(
+            rate("Random weights") <= 30,
+            "random weights passed {}",
+            rate("Random weights")
+        );
     }
 }

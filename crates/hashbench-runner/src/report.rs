@@ -241,6 +241,31 @@ pub fn check_claims(
                         )
                     }
                 }
+                ClaimSpec::Above {
+                    method,
+                    reference,
+                    metric,
+                    ..
+                } => {
+                    let axis = plan.axis();
+                    let mut shown = Vec::new();
+                    let mut below = Vec::new();
+                    for &b in &plan.bits {
+                        if let (Some(a), Some(r)) = (mean(method, metric, b), mean(reference, metric, b)) {
+                            shown.push(format!("{axis} {b}: {a:.3} vs {r:.3}"));
+                            if a.is_nan() || a <= r {
+                                below.push(b);
+                            }
+                        }
+                    }
+                    if shown.is_empty() {
+                        ("not checked", format!("no `{metric}` of both in this run"))
+                    } else if below.is_empty() {
+                        ("holds", shown.join("; "))
+                    } else {
+                        ("fails", format!("not above at {axis} {below:?}: {}", shown.join("; ")))
+                    }
+                }
                 ClaimSpec::Approaches {
                     method,
                     curve,
@@ -300,7 +325,10 @@ pub fn check_claims(
                         };
                         (
                             if holds { "holds" } else { "fails" },
-                            format!("{metric} {a:.4} at {from} bits, {b:.4} at {to} bits"),
+                            match plan.axis() {
+                                "bits" => format!("{metric} {a:.4} at {from} bits, {b:.4} at {to} bits"),
+                                axis => format!("{metric} {a:.4} at {axis} = {from}, {b:.4} at {axis} = {to}"),
+                            },
                         )
                     }
                     _ => (
@@ -444,6 +472,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             }
         }
     }
+    write_curve_tables(&mut s, plan, t);
     let mut all = stats.clone();
     all.extend(timing.clone());
     let verdicts = check_claims(plan, &all, &t.curves);
@@ -455,6 +484,54 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
         }
     }
     s
+}
+
+/// Mean curves with at most 12 points, one table per (curve, code length):
+/// the numbers behind sweep figures (accuracy against ε, coverage).
+fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
+    let mut names: Vec<&str> = Vec::new();
+    for r in &t.curves {
+        if !names.contains(&r.curve.as_str()) {
+            names.push(&r.curve);
+        }
+    }
+    let mut header = false;
+    for name in names {
+        for &b in &plan.bits {
+            let means = curve_means(&t.curves, name, b);
+            let Some(xs) = means
+                .values()
+                .next()
+                .map(|p| p.iter().map(|(x, _)| *x).collect::<Vec<_>>())
+            else {
+                continue;
+            };
+            if xs.len() > 12 {
+                continue;
+            }
+            if !header {
+                let _ = writeln!(s, "\n## Curves (mean over trials)");
+                header = true;
+            }
+            let _ = writeln!(s, "\n### {name} at {b} bits\n");
+            let _ = write!(s, "| method |");
+            xs.iter().for_each(|x| {
+                let _ = write!(s, " {x} |");
+            });
+            let _ = write!(s, "\n|---|");
+            xs.iter().for_each(|_| s.push_str("---|"));
+            s.push('\n');
+            for m in method_order(plan) {
+                if let Some(points) = means.get(m.as_str()) {
+                    let _ = write!(s, "| {m} |");
+                    for (_, y) in points {
+                        let _ = write!(s, " {y:.4} |");
+                    }
+                    s.push('\n');
+                }
+            }
+        }
+    }
 }
 
 fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) -> Figure {

@@ -198,6 +198,18 @@ pub enum ClaimSpec {
         /// Largest allowed gap at the smallest x.
         within: f64,
     },
+    /// Mean `metric` of `method` is above `reference`'s at every code length
+    /// (or x value) of the run.
+    Above {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The method it is compared with.
+        reference: String,
+        /// Scalar metric.
+        metric: String,
+    },
     /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
     Rises {
         /// The claim as the paper states it.
@@ -222,6 +234,7 @@ impl ClaimSpec {
             | ClaimSpec::Rises { text, .. }
             | ClaimSpec::Dominates { text, .. }
             | ClaimSpec::Close { text, .. }
+            | ClaimSpec::Above { text, .. }
             | ClaimSpec::Approaches { text, .. }
             | ClaimSpec::BestOnCurve { text, .. } => text,
         }
@@ -235,6 +248,12 @@ impl ClaimSpec {
             | ClaimSpec::Rises { method, metric, .. }
             | ClaimSpec::Dominates { method, metric, .. } => (vec![method], Some(metric)),
             ClaimSpec::Close {
+                method,
+                reference,
+                metric,
+                ..
+            }
+            | ClaimSpec::Above {
                 method,
                 reference,
                 metric,
@@ -410,7 +429,8 @@ impl Spec {
                         "{file}: a [normality] study takes its p values from [normality]; remove bits, split, ground_truth, methods and metrics"
                     );
                 }
-                n.validate().map_err(|e| anyhow!("{file}: normality: {e}"))?;
+                n.validate()
+                    .map_err(|e| anyhow!("{file}: normality: {e}"))?;
                 // placeholders: a normality study has no split or ground truth
                 let split = SplitSpec {
                     queries: Count::Items(0),
@@ -468,12 +488,21 @@ impl Spec {
         for m in &raw.metrics {
             m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
             if m.needs_kernel() && raw.kernel.is_none() {
-                bail!("{file}: metrics: {m:?} re-ranks by a kernel; give the spec a top-level `kernel`");
+                bail!(
+                    "{file}: metrics: {m:?} re-ranks by a kernel; give the spec a top-level `kernel`"
+                );
+            }
+            if m.reads_truth() && matches!(ground_truth, TruthRule::None) {
+                bail!(
+                    "{file}: metrics: {m:?} reads the ground truth; ground_truth.rule = \"none\" gives none"
+                );
             }
             if matches!(m, MetricSpec::KnnAccuracy { .. })
                 && !matches!(ground_truth, TruthRule::SameLabel)
             {
-                bail!("{file}: metrics: knn-accuracy votes with class labels; use ground_truth = {{ rule = \"same-label\" }}");
+                bail!(
+                    "{file}: metrics: knn-accuracy votes with class labels; use ground_truth = {{ rule = \"same-label\" }}"
+                );
             }
         }
         let methods = if normality.is_some() {
@@ -482,11 +511,17 @@ impl Spec {
             self.methods()?
         };
         let labels: BTreeSet<String> = match &normality {
-            Some(_) => NormalitySpec::SERIES.iter().map(|s| s.to_string()).collect(),
+            Some(_) => NormalitySpec::SERIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             None => methods.iter().map(|m| m.label.clone()).collect(),
         };
         let scalars: BTreeSet<String> = match &normality {
-            Some(_) => NormalitySpec::METRICS.iter().map(|s| s.to_string()).collect(),
+            Some(_) => NormalitySpec::METRICS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             None => raw
                 .metrics
                 .iter()
@@ -664,7 +699,10 @@ impl Plan {
     /// Method (or normality series) labels in spec order.
     pub fn labels(&self) -> Vec<String> {
         match &self.normality {
-            Some(_) => NormalitySpec::SERIES.iter().map(|s| s.to_string()).collect(),
+            Some(_) => NormalitySpec::SERIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             None => self.methods.iter().map(|m| m.label.clone()).collect(),
         }
     }
@@ -672,7 +710,11 @@ impl Plan {
     /// What the x axis of the scalar tables holds: code length, or p for a
     /// normality study.
     pub fn axis(&self) -> &'static str {
-        if self.normality.is_some() { "p" } else { "bits" }
+        if self.normality.is_some() {
+            "p"
+        } else {
+            "bits"
+        }
     }
 
     /// Every trial: methods x bits x trials (one trial for deterministic methods).

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
+use hashbench_core::seed::derive_seed;
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
-use hashbench_core::seed::derive_seed;
 use hashbench_eval::{Curve, SearchInputs, evaluate};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

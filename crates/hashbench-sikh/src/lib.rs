@@ -8,10 +8,10 @@ use hashbench_core::method::{check_n_bits, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
+use hashbench_kernel::{Kernel, KernelSpec};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
-use hashbench_kernel::{Kernel, KernelSpec};
 use serde::{Deserialize, Serialize};
 
 /// How the Gaussian kernel width σ is set (shared with the kernel crate, so
