@@ -1,15 +1,20 @@
 //! `just bench`: Hamming ranking throughput (query-code pairs per second, 1000
-//! queries against 1M codes of 64 bits) and exact-kNN ground-truth throughput
-//! (query-item distance pairs per second). Data is built outside the timed
-//! closures with constant seeds.
+//! queries against 1M codes of 64 bits), exact-kNN ground-truth throughput
+//! (query-item distance pairs per second), KLSH encoding (items per second,
+//! chi-square kernel, p = 300, 300 bits) and Charikar's search (queries per
+//! second at the KLSH Fig. 3 size). Data is built outside the timed closures
+//! with constant seeds.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use faer::Mat;
-use hashbench_core::BitCodes;
+use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::search::{hamming_distances_into, rank_by_distance};
+use hashbench_core::{BitCodes, Data, HashMethod, HashModel, TrainSet};
 use hashbench_data::knn::k_nearest;
+use hashbench_kernel::{KernelSpec, Scale};
+use hashbench_klsh::KlshParams;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -65,5 +70,59 @@ fn exact_knn(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hamming_ranking, exact_knn);
+fn klsh_encode(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let (n, dim, bits) = (2700, 784, 300);
+    let x = Data::Dense(Mat::from_fn(n, dim, |_, _| {
+        let v: f64 = StandardNormal.sample(&mut rng);
+        v.abs()
+    }));
+    let params = KlshParams::with_kernel(KernelSpec::ChiSquare {
+        gamma: Scale::MeanDistance(1000),
+    });
+    let model = params
+        .fit(&TrainSet::unlabelled(&x), bits, &mut rng)
+        .expect("fit");
+    let mut group = c.benchmark_group("klsh-encode");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(
+        BenchmarkId::new("chi-square", format!("{n}x{dim}/p300/{bits}bits")),
+        |b| b.iter(|| black_box(model.encode(&x).expect("encode"))),
+    );
+    group.finish();
+}
+
+fn charikar_search(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let (n, n_q, bits) = (2700, 500, 300);
+    let db = random_codes(n, bits, &mut rng);
+    let queries = random_codes(n_q, bits, &mut rng);
+    let mut group = c.benchmark_group("charikar-search");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n_q as u64));
+    for eps in [0.5, 2.0] {
+        let index = PermutationIndex::build(&db, permutations_for(n, eps, 2.0), &mut rng);
+        group.bench_function(
+            BenchmarkId::new(format!("eps{eps}"), format!("{n_q}q/{n}db/{bits}bits")),
+            |b| {
+                let mut seen = vec![false; n];
+                b.iter(|| {
+                    for q in 0..n_q {
+                        black_box(index.candidates(queries.code(q), 0, &mut seen));
+                    }
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    hamming_ranking,
+    exact_knn,
+    klsh_encode,
+    charikar_search
+);
 criterion_main!(benches);

@@ -211,7 +211,7 @@ fn resolve_scale(
 }
 
 /// `n` items of `data` at evenly spaced positions (all of them when `n` ≥ size).
-pub fn evenly_spaced(data: &Data, n: usize) -> Data {
+fn evenly_spaced(data: &Data, n: usize) -> Data {
     let total = data.n_items();
     let rows: Vec<usize> = if n >= total {
         (0..total).collect()

@@ -14,6 +14,8 @@ pub struct Series {
     pub label: String,
     /// Points (x, y) in x order; NaN y values are left out.
     pub points: Vec<(f64, f64)>,
+    /// Drawn dashed in the method's colour: a reference such as the linear scan.
+    pub dashed: bool,
 }
 
 /// A figure panel.
@@ -196,16 +198,37 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
             .filter(|p| p.1.is_finite())
             .map(|&(x, y)| (position(x), y))
             .collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-            .map_err(e)?
-            .label(s.label.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 4, color.filled())))
-            .map_err(e)?;
+        if s.dashed {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    pts.clone(),
+                    8,
+                    6,
+                    color.stroke_width(2),
+                ))
+                .map_err(e)?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(
+                    pts.into_iter()
+                        .map(|p| Cross::new(p, 4, color.stroke_width(2))),
+                )
+                .map_err(e)?;
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(e)?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            chart
+                .draw_series(pts.into_iter().map(|p| Circle::new(p, 4, color.filled())))
+                .map_err(e)?;
+        }
     }
     chart
         .configure_series_labels()
@@ -233,18 +256,25 @@ mod tests {
             categorical_x: true,
             series: vec![
                 Series {
+                    dashed: false,
                     label: "LSH".into(),
                     points: vec![(12.0, 0.2), (16.0, 0.25), (64.0, 0.3)],
                 },
                 Series {
+                    dashed: false,
                     label: "PCAH".into(),
                     points: vec![(12.0, 0.4), (16.0, f64::NAN), (64.0, 0.2)],
+                },
+                Series {
+                    dashed: true,
+                    label: "PCAH (linear scan)".into(),
+                    points: vec![(12.0, 0.5), (64.0, 0.5)],
                 },
             ],
         };
         render(&fig, &dir.join("fig")).unwrap();
         let svg = std::fs::read_to_string(dir.join("fig.svg")).unwrap();
-        assert!(svg.contains("PCAH") && svg.contains("Number of bits"));
+        assert!(svg.contains("PCAH (linear scan)") && svg.contains("Number of bits"));
         let png = std::fs::read(dir.join("fig.png")).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         std::fs::remove_dir_all(&dir).unwrap();

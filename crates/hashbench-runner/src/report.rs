@@ -541,6 +541,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
     let series = method_order(plan)
         .into_iter()
         .map(|m| Series {
+            dashed: false,
             points: plan
                 .bits
                 .iter()
@@ -580,12 +581,14 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
             series.push(Series {
                 label: m.clone(),
                 points,
+                dashed: false,
             });
         }
         if let Some(points) = references.remove(m.as_str()) {
             series.push(Series {
                 label: format!("{m} ({reference_label})"),
                 points,
+                dashed: true,
             });
         }
     }
