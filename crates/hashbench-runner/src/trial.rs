@@ -139,16 +139,19 @@ impl<'a> TrialContext<'a> {
         h.update(data.fingerprint.as_bytes());
         h.update(
             format!(
-                "{:?}|{}|{:?}|{:?}|{}|{:?}",
+                "{:?}|{}|{:?}|{:?}|{}",
                 plan.split,
                 plan.split_seed(),
                 plan.ground_truth,
                 plan.metrics,
                 plan.dataset,
-                plan.kernel
             )
             .as_bytes(),
         );
+        // (hashed only when present, so that specs without a kernel keep their records)
+        if let Some(kernel) = &plan.kernel {
+            h.update(format!("|{kernel:?}").as_bytes());
+        }
         Ok(Self {
             plan,
             dataset: data.name.clone(),
