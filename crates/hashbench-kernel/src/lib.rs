@@ -145,6 +145,40 @@ impl KernelSpec {
         }
     }
 
+    /// Whether the kernel applies to this kind of data (checked before any
+    /// trial runs): `precomputed` reads a Gram matrix only, every other kernel
+    /// reads vectors (dense or sparse).
+    ///
+    /// # Errors
+    /// [`KernelError::Unsupported`] naming the kernel and the data kind.
+    pub fn check_data(&self, data: &Data) -> Result<(), KernelError> {
+        let is_gram = matches!(data, Data::Gram(_));
+        match self {
+            KernelSpec::Sum { terms } => terms.iter().try_for_each(|t| t.kernel.check_data(data)),
+            KernelSpec::Precomputed if !is_gram => Err(KernelError::Unsupported {
+                kernel: "precomputed",
+                data: data.kind(),
+            }),
+            KernelSpec::Precomputed => Ok(()),
+            _ if is_gram => Err(KernelError::Unsupported {
+                kernel: self.name(),
+                data: "a precomputed Gram matrix (use kind = \"precomputed\")",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            KernelSpec::Linear => "linear",
+            KernelSpec::Gaussian { .. } => "Gaussian",
+            KernelSpec::ChiSquare { .. } => "chi-square",
+            KernelSpec::Intersection => "intersection",
+            KernelSpec::Sum { .. } => "sum",
+            KernelSpec::Precomputed => "precomputed",
+        }
+    }
+
     /// Resolves scale policies on the training items `train`.
     ///
     /// # Errors

@@ -129,6 +129,12 @@ fn precomputed_blocks_read_the_gram_matrix_through_selections() {
         Err(KernelError::Unsupported { .. })
     ));
     assert!(GramRows::new(Mat::zeros(2, 3)).is_err());
+    // the same mismatches, found from the spec before any block is computed
+    assert!(KernelSpec::Precomputed.check_data(&a).is_ok());
+    assert!(KernelSpec::Linear.check_data(&a).is_err());
+    let dense = Data::Dense(Mat::zeros(1, 2));
+    assert!(KernelSpec::Precomputed.check_data(&dense).is_err());
+    assert!(KernelSpec::Intersection.check_data(&dense).is_ok());
 }
 
 #[test]

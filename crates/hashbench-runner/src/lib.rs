@@ -169,6 +169,15 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         let (tables, run, reused, about) = normality::run(plan, &data, &dir, opts.force)?;
         return finish(ws, plan, &data, tables, &about, (run, reused), started, dir);
     }
+    for m in &plan.methods {
+        m.spec
+            .check_data(&data.x)
+            .map_err(|e| anyhow!("{}: {}: {e}", plan.spec_path.display(), m.label))?;
+    }
+    if let Some(k) = &plan.kernel {
+        k.check_data(&data.x)
+            .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
+    }
     let dim = data.x.as_dense().map_or(0, |x| x.ncols());
     for m in &plan.methods {
         if let Some(max) = m.spec.max_bits(dim)

@@ -2,7 +2,7 @@
 //! each method crate. Adding a method = one variant here plus its crate.
 
 use hashbench_bssc::BsscParams;
-use hashbench_core::{FitError, HashMethod, HashModel, ParamError, TrainSet};
+use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_klsh::KlshParams;
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
@@ -89,6 +89,23 @@ impl MethodSpec {
         match self {
             MethodSpec::Pcah(_) | MethodSpec::S3plh(_) | MethodSpec::Usplh(_) => Some(dim),
             _ => None,
+        }
+    }
+
+    /// Whether the method can read this kind of data (checked before any trial
+    /// runs): KLSH whatever its kernel reads, every other method dense vectors.
+    ///
+    /// # Errors
+    /// What the method needs and what the data is.
+    pub fn check_data(&self, data: &Data) -> Result<(), String> {
+        match self {
+            MethodSpec::Klsh(p) => p.kernel.check_data(data).map_err(|e| e.to_string()),
+            _ if data.as_dense().is_some() => Ok(()),
+            _ => Err(format!(
+                "{} needs dense vectors, the dataset holds {}",
+                self.default_label(),
+                data.kind()
+            )),
         }
     }
 

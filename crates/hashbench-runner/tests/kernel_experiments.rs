@@ -110,6 +110,30 @@ within = 0.05
     std::fs::write(ws.root.join("data/k.txt"), gram).unwrap();
     std::fs::write(ws.root.join("data/train.txt"), labels(0..100)).unwrap();
     std::fs::write(ws.root.join("data/test.txt"), labels(100..150)).unwrap();
+    // a vector method or a vector kernel on a Gram matrix is refused before any trial
+    for (from, to) in [
+        (
+            "method = \"klsh\"\np = 40\nt = 8",
+            "method = \"lsh\"\nlabel = \"KLSH\"",
+        ),
+        (
+            "kernel = { kind = \"precomputed\" }",
+            "kernel = { kind = \"linear\" }",
+        ),
+    ] {
+        let bad = spec.replace(from, to);
+        std::fs::write(ws.root.join("experiments/k/spec.toml"), &bad).unwrap();
+        let plan = Spec::load(&ws.root.join("experiments/k/spec.toml"))
+            .unwrap()
+            .plan("paper")
+            .unwrap();
+        let e = run_plan(&ws, &plan, &RunOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("spec.toml") && e.contains("Gram matrix"), "{e}");
+        assert!(!ws.results.join("g").join("paper").join("trials").exists());
+    }
+    std::fs::write(ws.root.join("experiments/k/spec.toml"), spec).unwrap();
     let out = run(&ws, "paper");
     assert_eq!(out.trials_run, 2);
     // well-separated classes: the linear scan is right
