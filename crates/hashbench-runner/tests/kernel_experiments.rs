@@ -252,6 +252,27 @@ search = { eps = [1.0], permutations = 3, extra_bins = 2 }
     write_fvecs(&ws.root.join("data/v.fvecs"), &x);
     let labels: String = y.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(ws.root.join("data/v.txt"), labels).unwrap();
+    // the same tables with one and with two worker threads
+    let plan = Spec::load(&ws.root.join("experiments/k/spec.toml"))
+        .unwrap()
+        .plan("paper")
+        .unwrap();
+    let with_threads = |threads: usize| {
+        let out = tempfile::tempdir().unwrap();
+        let ws = Workspace {
+            root: ws.root.clone(),
+            results: out.path().to_path_buf(),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let t = pool
+            .install(|| run_plan(&ws, &plan, &RunOptions::default()).unwrap())
+            .tables;
+        format!("{:?} {:?}", t.metrics, t.curves)
+    };
+    assert_eq!(with_threads(1), with_threads(2));
     let out = run(&ws, "paper");
     // the whole database ranked: every same-class item is found
     assert!((curve_mean(&out, "linear-scan-recall-vs-neighbours", 180.0) - 1.0).abs() < 1e-12);
