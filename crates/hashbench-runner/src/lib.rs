@@ -258,17 +258,10 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         })
         .collect();
     bar.finish_and_clear();
-    // fresh records are read back from their files, so that a first run and a
-    // rerun report the same numbers (serde_json's default float parsing is not
-    // an exact round trip)
+    // serde_json parses floats exactly (`float_roundtrip`), so a fresh record
+    // and its stored copy hold the same numbers: a first run and a rerun agree
     for (&i, r) in pending.iter().zip(results) {
-        r?;
-        records[i] = Some(ctx.stored(&keys[i]).ok_or_else(|| {
-            anyhow!(
-                "trial record vanished: {}",
-                ctx.record_path(&keys[i]).display()
-            )
-        })?);
+        records[i] = Some(r?);
     }
     let records: Vec<TrialRecord> = records.into_iter().flatten().collect();
     let tables = ctx.tables(&records);
