@@ -48,7 +48,7 @@ const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
 /// Colours in a fixed order; the methods of the five papers come first so each
 /// keeps its colour across figures.
-const PALETTE: [RGBColor; 10] = [
+const PALETTE: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -59,10 +59,14 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(127, 127, 127),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(0, 0, 128),
 ];
 
-const KNOWN_METHODS: [&str; 10] = [
-    "LSH", "SH", "SIKH", "RBMs", "BSSC", "PCAH", "S3PLH", "USPLH", "KLSH", "OKH",
+/// Methods that appear together get far-apart colours (KLSH red beside SIKH
+/// green and LSH blue).
+const KNOWN_METHODS: [&str; 12] = [
+    "LSH", "SH", "SIKH", "KLSH", "BSSC", "PCAH", "S3PLH", "USPLH", "OKH", "LAMP", "RBMs", "SpaH",
 ];
 
 /// The colour of a method label: fixed for the papers' methods, else by hash.
