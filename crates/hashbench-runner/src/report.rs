@@ -475,6 +475,32 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
     write_curve_tables(&mut s, plan, t);
     let mut all = stats.clone();
     all.extend(timing.clone());
+    if !plan.reported.is_empty() {
+        let _ = writeln!(s, "\n## Reported in the paper\n");
+        if plan.deviation.is_some() {
+            let _ = writeln!(
+                s,
+                "This profile departs from the paper's protocol (see above): the paper's numbers are shown for reference, not as a target.\n"
+            );
+        }
+        let _ = writeln!(
+            s,
+            "| method | metric | {} | paper | reproduced | source |\n|---|---|---|---|---|---|",
+            plan.axis()
+        );
+        for r in &plan.reported {
+            let mine = all
+                .get(&(r.method.clone(), r.metric.clone(), r.bits))
+                .map_or("not in this run".to_string(), |st| {
+                    format!("{:.4}", st.mean)
+                });
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {mine} | {} |",
+                r.method, r.metric, r.bits, r.value, r.source
+            );
+        }
+    }
     let verdicts = check_claims(plan, &all, &t.curves);
     if !verdicts.is_empty() {
         let _ = writeln!(s, "\n## Paper claims, checked on these numbers\n");

@@ -52,6 +52,8 @@ pub struct RawSpec {
     #[serde(default)]
     claims: Vec<Spanned<ClaimSpec>>,
     #[serde(default)]
+    reported: Vec<Spanned<Reported>>,
+    #[serde(default)]
     profiles: BTreeMap<String, ProfileSpec>,
 }
 
@@ -105,6 +107,22 @@ pub struct FigureSpec {
     pub reference: Option<String>,
     /// How the reference series are labelled (default "reference").
     pub reference_label: Option<String>,
+}
+
+/// A number the paper reports, shown beside the reproduced mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reported {
+    /// Method label.
+    pub method: String,
+    /// Scalar metric.
+    pub metric: String,
+    /// Code length (or x value).
+    pub bits: usize,
+    /// The paper's value.
+    pub value: f64,
+    /// Where the paper states it.
+    pub source: String,
 }
 
 /// A qualitative claim of the paper, checked on the reproduced means.
@@ -327,6 +345,8 @@ pub struct Plan {
     pub figures: Vec<FigureSpec>,
     /// Paper claims.
     pub claims: Vec<ClaimSpec>,
+    /// Numbers the paper reports.
+    pub reported: Vec<Reported>,
     /// Golden-check tolerance.
     pub tolerance: f64,
     /// The experiment's kernel, if any.
@@ -552,6 +572,24 @@ impl Spec {
                 _ => {}
             }
         }
+        for r in &raw.reported {
+            let at = self.at(r.span().start);
+            let r = r.get_ref();
+            if !labels.contains(&r.method) {
+                bail!(
+                    "{at}: reported value names method `{}`, not a label of this spec ({})",
+                    r.method,
+                    join(&labels)
+                );
+            }
+            if !scalars.contains(&r.metric) {
+                bail!(
+                    "{at}: reported value names metric `{}`, not produced by this spec's metrics ({})",
+                    r.metric,
+                    join(&scalars)
+                );
+            }
+        }
         for c in &raw.claims {
             let at = self.at(c.span().start);
             let (methods, metric) = c.get_ref().methods_and_metric();
@@ -588,6 +626,7 @@ impl Spec {
             metrics: raw.metrics.clone(),
             figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
             claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
+            reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
             kernel: raw.kernel.clone(),
             normality,
@@ -848,6 +887,20 @@ trials = 1
             .unwrap_err()
             .to_string();
         assert!(e.contains("width") && e.contains("fixed = -2"), "{e}");
+
+        let bad_reported = GOOD.replace(
+            "[profiles.ci]",
+            "[[reported]]\nmethod = \"LSH\"\nmetric = \"mAP\"\nbits = 8\nvalue = 0.3\nsource = \"Table 1\"\n\n[profiles.ci]",
+        );
+        let e = parse(&bad_reported)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spec.toml:") && e.contains("metric `mAP`"),
+            "{e}"
+        );
 
         let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
         assert!(e.contains("no profile `nope`"), "{e}");

@@ -105,6 +105,12 @@ curve = "knn-accuracy-vs-eps"
 reference = "linear-scan-knn-accuracy-vs-eps"
 bits = 48
 within = 0.05
+[[reported]]
+method = "KLSH"
+metric = "linear-scan-knn-accuracy"
+bits = 48
+value = 0.97
+source = "a made-up paper value"
 "#;
     let (_dir, ws) = workspace(&registry, spec);
     std::fs::write(ws.root.join("data/k.txt"), gram).unwrap();
@@ -147,6 +153,13 @@ within = 0.05
             < curve_mean(&out, "searched-percent-vs-eps", 0.1)
     );
     assert!(out.summary.contains("**holds**"), "{}", out.summary);
+    assert!(
+        out.summary.contains(
+            "| KLSH | linear-scan-knn-accuracy | 48 | 0.97 | 1.0000 | a made-up paper value |"
+        ),
+        "{}",
+        out.summary
+    );
 }
 
 #[test]
