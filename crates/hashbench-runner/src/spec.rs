@@ -449,6 +449,11 @@ impl Spec {
                         "{file}: a [normality] study takes its p values from [normality]; remove bits, split, ground_truth, methods and metrics"
                     );
                 }
+                if trials != 1 {
+                    bail!(
+                        "{file}: trials = {trials}: a [normality] study draws `hyperplanes` per p instead (profile `{profile}`)"
+                    );
+                }
                 n.validate()
                     .map_err(|e| anyhow!("{file}: normality: {e}"))?;
                 // placeholders: a normality study has no split or ground truth
