@@ -2,7 +2,7 @@
 
 use faer::Mat;
 use hashbench_core::linalg::{column_means, product};
-use hashbench_core::method::{check_n_bits, dense_with_dim};
+use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
@@ -88,9 +88,7 @@ impl HashMethod for BsscParams {
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<BsscModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("bssc", 2)?;
+        let x = dense_fit_input(self, train, n_bits, "bssc", 2)?;
         if train.labelled.len() < 2 {
             return Err(FitError::MissingLabels { method: "bssc" });
         }

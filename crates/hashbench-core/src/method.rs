@@ -67,6 +67,24 @@ pub fn check_n_bits(n_bits: usize) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// The common start of a vector method's `fit`: valid parameters, a positive
+/// code length, then the dense, finite training matrix with at least
+/// `min_items` rows.
+///
+/// # Errors
+/// The parameter error, or [`TrainSet::dense_finite`]'s.
+pub fn dense_fit_input<'a, M: HashMethod + ?Sized>(
+    params: &M,
+    train: &TrainSet<'a>,
+    n_bits: usize,
+    method: &'static str,
+    min_items: usize,
+) -> Result<faer::MatRef<'a, f64>, FitError> {
+    params.validate()?;
+    check_n_bits(n_bits)?;
+    train.dense_finite(method, min_items)
+}
+
 /// The dense matrix of `data` with `dim` columns, or the encode error.
 ///
 /// # Errors

@@ -60,8 +60,8 @@ impl SearchSpec {
 /// The kernel values a search metric re-ranks by.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchInputs<'a> {
-    /// κ(query q, database item i) at `q * n_db + i`.
-    pub scores: &'a [f64],
+    /// κ(query q, database item i) at `scores[q][i]`.
+    pub scores: &'a [&'a [f64]],
     /// Seed of the search permutations.
     pub seed: u64,
 }
@@ -127,13 +127,18 @@ fn candidate_sets(
         .collect()
 }
 
+/// Mean share of the database among the candidates, in percent.
+fn percent_searched(sets: &[Vec<u32>], n_db: usize) -> f64 {
+    100.0 * mean(sets.iter().map(|c| c.len() as f64 / n_db as f64))
+}
+
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
     let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
-fn row<'a>(inputs: &SearchInputs<'a>, q: usize, n_db: usize) -> &'a [f64] {
-    &inputs.scores[q * n_db..(q + 1) * n_db]
+fn row<'a>(inputs: &SearchInputs<'a>, q: usize) -> &'a [f64] {
+    inputs.scores[q]
 }
 
 /// k-NN classification accuracy against ε (KLSH Figs. 1 and 3): hashed (search
@@ -160,7 +165,7 @@ pub(crate) fn knn_accuracy(
         let Some((ql, dl)) = labels else {
             return f64::NAN;
         };
-        let top = top_by_score(pool, row(inputs, q, n_db), k);
+        let top = top_by_score(pool, row(inputs, q), k);
         f64::from(u8::from(vote(&top, dl) == Some(ql[q])))
     };
     let linear = mean(
@@ -173,10 +178,7 @@ pub(crate) fn knn_accuracy(
     let (mut hashed, mut scan, mut searched) = (Vec::new(), Vec::new(), Vec::new());
     for &eps in &spec.eps {
         let sets = candidate_sets(spec, eps, db, queries, inputs.seed);
-        searched.push((
-            eps,
-            100.0 * mean(sets.iter().map(|c| c.len() as f64 / n_db as f64)),
-        ));
+        searched.push((eps, percent_searched(&sets, n_db)));
         let acc: Vec<f64> = sets
             .into_par_iter()
             .enumerate()
@@ -214,9 +216,10 @@ pub(crate) fn searched_percent(
 ) {
     for &eps in &spec.eps {
         let sets = candidate_sets(spec, eps, db, queries, inputs.seed);
-        let pct = 100.0 * mean(sets.iter().map(|c| c.len() as f64 / db.len() as f64));
-        out.scalars
-            .push((format!("searched-percent-eps{eps}"), pct));
+        out.scalars.push((
+            format!("searched-percent-eps{eps}"),
+            percent_searched(&sets, db.len()),
+        ));
     }
 }
 
@@ -243,7 +246,7 @@ pub(crate) fn recall_vs_neighbours(
             if n_rel == 0 {
                 return None;
             }
-            let scores = row(inputs, q, n_db);
+            let scores = row(inputs, q);
             let recall_at = |ranked: &[u32]| -> Vec<f64> {
                 neighbours
                     .iter()
@@ -303,7 +306,7 @@ pub(crate) fn coverage(
         .map(|q| {
             let hamming = rank_by_distance(&hamming_distances(queries.code(q), db), n_bits);
             let mut scan: Vec<u32> = (0..n_db as u32).collect();
-            by_score(&mut scan, row(inputs, q, n_db));
+            by_score(&mut scan, row(inputs, q));
             let mut rank = vec![0usize; n_db];
             for (r, &i) in scan.iter().enumerate() {
                 rank[i as usize] = r;

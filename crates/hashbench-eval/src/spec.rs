@@ -308,7 +308,13 @@ pub fn evaluate(
         )
     });
     let n_bits = db.n_bits() as u32;
-    let stats: Vec<QueryStats> = (0..queries.len())
+    // per-query Hamming statistics, for the policies that read them only
+    let hamming_queries = if specs.iter().any(|s| !s.needs_kernel()) {
+        queries.len()
+    } else {
+        0
+    };
+    let stats: Vec<QueryStats> = (0..hamming_queries)
         .into_par_iter()
         .map_init(
             || {
@@ -333,9 +339,9 @@ pub fn evaluate(
     for spec in specs {
         if spec.needs_kernel() {
             let inputs = search.expect("a kernel-search metric needs the kernel scores");
-            assert_eq!(
-                inputs.scores.len(),
-                queries.len() * n_db,
+            assert!(
+                inputs.scores.len() == queries.len()
+                    && inputs.scores.iter().all(|r| r.len() == n_db),
                 "kernel score matrix size"
             );
             match spec {

@@ -61,8 +61,9 @@ fn knn_accuracy_hand_case_and_full_probe_equals_linear_scan() {
         k: 3,
         search: search(vec![0.5, 3.0], 5),
     };
+    let rows: Vec<&[f64]> = scores.chunks(5).collect();
     let inputs = SearchInputs {
-        scores: &scores,
+        scores: &rows,
         seed: 1,
     };
     let v = evaluate(&[spec], &db, &q, &truth, None, Some(&inputs));
@@ -101,7 +102,7 @@ fn coverage_hand_case() {
         depths: vec![1, 2, 3, 4],
     };
     let inputs = SearchInputs {
-        scores: &scores,
+        scores: &[&scores],
         seed: 0,
     };
     let v = evaluate(&[spec], &db, &q, &truth, None, Some(&inputs));
@@ -127,7 +128,7 @@ fn recall_vs_neighbours_hand_case() {
         search: search(vec![0.1], 3),
     };
     let inputs = SearchInputs {
-        scores: &scores,
+        scores: &[&scores],
         seed: 0,
     };
     let v = evaluate(&[spec], &db, &q, &truth, None, Some(&inputs));
@@ -156,8 +157,9 @@ fn linear_scan_accuracy_follows_a_database_permutation() {
         k: 5,
         search: search(vec![1.0], 0),
     }];
+    let rows: Vec<&[f64]> = scores.chunks(n).collect();
     let inputs = SearchInputs {
-        scores: &scores,
+        scores: &rows,
         seed: 3,
     };
     let before = evaluate(&spec, &db, &q, &truth, None, Some(&inputs));
@@ -165,8 +167,9 @@ fn linear_scan_accuracy_follows_a_database_permutation() {
     let permuted: Vec<f64> = (0..6)
         .flat_map(|qi| perm.iter().map(|&i| scores[qi * n + i]).collect::<Vec<_>>())
         .collect();
+    let rows: Vec<&[f64]> = permuted.chunks(n).collect();
     let inputs = SearchInputs {
-        scores: &permuted,
+        scores: &rows,
         seed: 3,
     };
     let after = evaluate(

@@ -366,9 +366,7 @@ fn check_dims(a: &Data, b: &Data) -> Result<(), KernelError> {
 
 fn check_non_negative(kernel: &'static str, d: &Data) -> Result<(), KernelError> {
     let negative = match d {
-        Data::Dense(m) => (0..m.ncols())
-            .flat_map(|j| m.col(j).iter().copied().collect::<Vec<_>>())
-            .find(|&v| v < 0.0),
+        Data::Dense(m) => (0..m.ncols()).find_map(|j| m.col(j).iter().copied().find(|&v| v < 0.0)),
         Data::Sparse(s) => s.values().iter().copied().find(|&v| v < 0.0),
         _ => None,
     };

@@ -3,7 +3,7 @@
 use faer::Mat;
 use hashbench_core::linalg::column_means;
 use hashbench_core::linear::LinearModel;
-use hashbench_core::method::check_n_bits;
+use hashbench_core::method::dense_fit_input;
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -32,9 +32,7 @@ impl HashMethod for LshParams {
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("lsh", 1)?;
+        let x = dense_fit_input(self, train, n_bits, "lsh", 1)?;
         let w = Mat::from_fn(x.ncols(), n_bits, |_, _| StandardNormal.sample(rng));
         Ok(LinearModel {
             mean: column_means(x),

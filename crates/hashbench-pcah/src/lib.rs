@@ -2,7 +2,7 @@
 
 use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
-use hashbench_core::method::check_n_bits;
+use hashbench_core::method::dense_fit_input;
 use hashbench_core::pairs::{adjusted_covariance, label_pair_matrix};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -41,9 +41,7 @@ impl HashMethod for PcahParams {
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("pcah", 2)?;
+        let x = dense_fit_input(self, train, n_bits, "pcah", 2)?;
         if n_bits > x.ncols() {
             return Err(FitError::TooManyBits {
                 method: "pcah",

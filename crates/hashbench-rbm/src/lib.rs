@@ -2,7 +2,7 @@
 
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::product;
-use hashbench_core::method::{check_n_bits, dense_with_dim};
+use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
@@ -281,9 +281,7 @@ impl HashMethod for RbmParams {
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<RbmModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("rbm", 1)?;
+        let x = dense_fit_input(self, train, n_bits, "rbm", 1)?;
         let scale = x
             .col_iter()
             .flat_map(|c| c.iter().map(|v| v.abs()).collect::<Vec<_>>())

@@ -216,12 +216,12 @@ pub fn run(
         let rec: Record = serde_json::from_str(&text).ok()?;
         (rec.fingerprint == fingerprint(series, p)).then_some(rec)
     };
-    let done: Vec<Option<Record>> = jobs
+    let mut records: Vec<Option<Record>> = jobs
         .iter()
         .map(|&(s, p)| if force { None } else { stored(s, p) })
         .collect();
-    let pending: Vec<usize> = (0..jobs.len()).filter(|&i| done[i].is_none()).collect();
-    let fresh: Vec<Result<()>> = pending
+    let pending: Vec<usize> = (0..jobs.len()).filter(|&i| records[i].is_none()).collect();
+    let fresh: Vec<Result<Record>> = pending
         .par_iter()
         .map(|&i| {
             let (series, p) = jobs[i];
@@ -244,11 +244,11 @@ pub fn run(
             std::fs::write(&tmp, serde_json::to_string(&rec)?)
                 .with_context(|| format!("writing {}", tmp.display()))?;
             std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
-            Ok(())
+            Ok(rec)
         })
         .collect();
-    for r in fresh {
-        r?;
+    for (&i, r) in pending.iter().zip(fresh) {
+        records[i] = Some(r?);
     }
     let mut tables = ResultTables {
         experiment: plan.id.clone(),
@@ -256,9 +256,7 @@ pub fn run(
         dataset: data.name.clone(),
         ..ResultTables::default()
     };
-    for &(series, p) in &jobs {
-        let rec = stored(series, p)
-            .ok_or_else(|| anyhow!("record vanished: {}", path_of(series, p).display()))?;
+    for (&(series, p), rec) in jobs.iter().zip(records.iter().flatten()) {
         let mut sorted: Vec<f64> = rec
             .statistics
             .iter()

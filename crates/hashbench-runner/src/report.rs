@@ -215,57 +215,25 @@ pub fn check_claims(
                     from,
                     within,
                     ..
-                } => {
-                    let axis = plan.axis();
-                    let mut gaps = Vec::new();
-                    let mut far = Vec::new();
-                    for &b in plan.bits.iter().filter(|&&b| b >= *from) {
-                        let (Some(a), Some(r)) = (mean(method, metric, b), mean(reference, metric, b))
-                        else {
-                            continue;
-                        };
-                        let gap = (a - r).abs();
-                        gaps.push(format!("{axis} {b}: {a:.3} vs {r:.3}"));
-                        if gap.is_nan() || gap > *within {
-                            far.push(b);
-                        }
-                    }
-                    if gaps.is_empty() {
-                        ("not checked", format!("no {axis} >= {from} in this run"))
-                    } else if far.is_empty() {
-                        ("holds", format!("within {within}: {}", gaps.join("; ")))
-                    } else {
-                        (
-                            "fails",
-                            format!("off by more than {within} at {axis} {far:?}: {}", gaps.join("; ")),
-                        )
-                    }
-                }
+                } => paired_verdict(
+                    plan,
+                    &paired_means(plan, &mean, method, reference, metric, *from),
+                    |a, r| (a - r).is_nan() || (a - r).abs() > *within,
+                    &format!("within {within}"),
+                    &format!("off by more than {within}"),
+                ),
                 ClaimSpec::Above {
                     method,
                     reference,
                     metric,
                     ..
-                } => {
-                    let axis = plan.axis();
-                    let mut shown = Vec::new();
-                    let mut below = Vec::new();
-                    for &b in &plan.bits {
-                        if let (Some(a), Some(r)) = (mean(method, metric, b), mean(reference, metric, b)) {
-                            shown.push(format!("{axis} {b}: {a:.3} vs {r:.3}"));
-                            if a.is_nan() || a <= r {
-                                below.push(b);
-                            }
-                        }
-                    }
-                    if shown.is_empty() {
-                        ("not checked", format!("no `{metric}` of both in this run"))
-                    } else if below.is_empty() {
-                        ("holds", shown.join("; "))
-                    } else {
-                        ("fails", format!("not above at {axis} {below:?}: {}", shown.join("; ")))
-                    }
-                }
+                } => paired_verdict(
+                    plan,
+                    &paired_means(plan, &mean, method, reference, metric, 0),
+                    |a, r| a.is_nan() || a <= r,
+                    "above",
+                    "not above",
+                ),
                 ClaimSpec::Approaches {
                     method,
                     curve,
@@ -346,6 +314,54 @@ pub fn check_claims(
         .collect()
 }
 
+/// (x, mean of `method`, mean of `reference`) for every x of the run from
+/// `from` on where both are present.
+fn paired_means(
+    plan: &Plan,
+    mean: &impl Fn(&str, &str, usize) -> Option<f64>,
+    method: &str,
+    reference: &str,
+    metric: &str,
+    from: usize,
+) -> Vec<(usize, f64, f64)> {
+    plan.bits
+        .iter()
+        .filter(|&&b| b >= from)
+        .filter_map(|&b| Some((b, mean(method, metric, b)?, mean(reference, metric, b)?)))
+        .collect()
+}
+
+/// The verdict of a claim that holds where `fails(method, reference)` is false
+/// at every x of `pairs`.
+fn paired_verdict(
+    plan: &Plan,
+    pairs: &[(usize, f64, f64)],
+    fails: impl Fn(f64, f64) -> bool,
+    holds_text: &str,
+    fails_text: &str,
+) -> (&'static str, String) {
+    let axis = plan.axis();
+    let shown: Vec<String> = pairs
+        .iter()
+        .map(|(b, a, r)| format!("{axis} {b}: {a:.3} vs {r:.3}"))
+        .collect();
+    let failing: Vec<usize> = pairs
+        .iter()
+        .filter(|(_, a, r)| fails(*a, *r))
+        .map(|p| p.0)
+        .collect();
+    if pairs.is_empty() {
+        ("not checked", "no value of both methods in this run".into())
+    } else if failing.is_empty() {
+        ("holds", format!("{holds_text}: {}", shown.join("; ")))
+    } else {
+        (
+            "fails",
+            format!("{fails_text} at {axis} {failing:?}: {}", shown.join("; ")),
+        )
+    }
+}
+
 /// Mean curve per method: method → [(x, mean y)] for `curve` at `bits`.
 fn curve_means<'a>(
     curves: &'a [CurveRow],
@@ -374,10 +390,6 @@ fn curve_means<'a>(
             )
         })
         .collect()
-}
-
-fn method_order(plan: &Plan) -> Vec<String> {
-    plan.labels()
 }
 
 /// The Markdown summary: protocol, deviation, mean ± std tables per metric,
@@ -455,7 +467,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             let _ = write!(s, "\n|---|");
             plan.bits.iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
-            for m in method_order(plan) {
+            for m in plan.labels() {
                 let _ = write!(s, "| {m} |");
                 for b in &plan.bits {
                     match stats.get(&(m.clone(), metric.clone(), *b)) {
@@ -547,7 +559,7 @@ fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
             let _ = write!(s, "\n|---|");
             xs.iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
-            for m in method_order(plan) {
+            for m in plan.labels() {
                 if let Some(points) = means.get(m.as_str()) {
                     let _ = write!(s, "| {m} |");
                     for (_, y) in points {
@@ -564,7 +576,8 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
     let timing = crate::spec::TIMING_METRICS.contains(&metric);
     let stats = aggregate(if timing { &t.timings } else { &t.metrics });
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
-    let series = method_order(plan)
+    let series = plan
+        .labels()
         .into_iter()
         .map(|m| Series {
             dashed: false,
@@ -602,7 +615,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
         .unwrap_or_default();
     let reference_label = f.reference_label.as_deref().unwrap_or("reference");
     let mut series = Vec::new();
-    for m in method_order(plan) {
+    for m in plan.labels() {
         if let Some(points) = means.remove(m.as_str()) {
             series.push(Series {
                 label: m.clone(),

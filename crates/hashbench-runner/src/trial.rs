@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
+use faer::Mat;
 use hashbench_core::seed::derive_seed;
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
@@ -49,8 +50,9 @@ pub struct TrialContext<'a> {
     database: Arc<Data>,
     queries: Data,
     truth: GroundTruth,
-    /// κ(query, database item), row-major, when a metric re-ranks by the kernel.
-    scores: Option<Vec<f64>>,
+    /// κ(database item, query), one column per query, when a metric re-ranks
+    /// by the kernel.
+    scores: Option<Mat<f64>>,
     dir: PathBuf,
     save_codes: bool,
     context_hash: String,
@@ -127,11 +129,11 @@ impl<'a> TrialContext<'a> {
                 let kernel = spec
                     .resolve(&train)
                     .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
-                let block = kernel
-                    .block(&queries, &database)
-                    .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
-                let (nq, nd) = (block.nrows(), block.ncols());
-                Some((0..nq * nd).map(|k| block[(k / nd, k % nd)]).collect())
+                Some(
+                    kernel
+                        .block(&database, &queries)
+                        .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?,
+                )
             }
             _ => None,
         };
@@ -234,8 +236,11 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
         let encode_seconds = t1.elapsed().as_secs_f64();
         let weights = model.bit_weights();
-        let search = self.scores.as_deref().map(|scores| SearchInputs {
-            scores,
+        let columns: Vec<&[f64]> = self.scores.as_ref().map_or_else(Vec::new, |m| {
+            (0..m.ncols()).map(|q| m.col_as_slice(q)).collect()
+        });
+        let search = self.scores.as_ref().map(|_| SearchInputs {
+            scores: &columns,
             seed: derive_seed(k.seed, &["search"]),
         });
         let values = evaluate(

@@ -2,6 +2,8 @@
 //! resume, `--force`, redraw, determinism across thread counts, and clear errors
 //! for bad input.
 
+mod common;
+
 use std::path::Path;
 
 use hashbench_data::idx::{IdxArray, write_idx_gz};
@@ -205,19 +207,7 @@ fn metric_tables_are_identical_with_one_and_two_threads() {
     let (_dir, ws) = setup();
     let plan = plan(&ws, "paper");
     let run = |threads: usize| {
-        let out = tempfile::tempdir().unwrap();
-        let ws = Workspace {
-            root: ws.root.clone(),
-            results: out.path().to_path_buf(),
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let t = pool
-            .install(|| run_plan(&ws, &plan, &RunOptions::default()).unwrap())
-            .tables;
-        let csv = std::fs::read_to_string(out.path().join("toy/paper/metrics.csv")).unwrap();
+        let (t, csv) = common::run_with_threads(&ws, &plan, threads);
         (t.metrics, t.curves, csv)
     };
     let (m1, c1, csv1) = run(1);

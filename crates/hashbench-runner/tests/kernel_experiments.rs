@@ -2,6 +2,8 @@
 //! the user-supplied formats (precomputed Gram matrix, svmlight histograms,
 //! fvecs with text labels), and every committed spec validates in every profile.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -271,19 +273,8 @@ search = { eps = [1.0], permutations = 3, extra_bins = 2 }
         .plan("paper")
         .unwrap();
     let with_threads = |threads: usize| {
-        let out = tempfile::tempdir().unwrap();
-        let ws = Workspace {
-            root: ws.root.clone(),
-            results: out.path().to_path_buf(),
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let t = pool
-            .install(|| run_plan(&ws, &plan, &RunOptions::default()).unwrap())
-            .tables;
-        format!("{:?} {:?}", t.metrics, t.curves)
+        let (t, csv) = common::run_with_threads(&ws, &plan, threads);
+        format!("{:?} {:?} {csv}", t.metrics, t.curves)
     };
     assert_eq!(with_threads(1), with_threads(2));
     let out = run(&ws, "paper");

@@ -4,7 +4,7 @@ use std::f64::consts::PI;
 
 use faer::Mat;
 use hashbench_core::linalg::product;
-use hashbench_core::method::{check_n_bits, dense_with_dim};
+use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
@@ -74,9 +74,7 @@ impl HashMethod for SikhParams {
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<SikhModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("sikh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, "sikh", 2)?;
         let sigma = match self.kernel().resolve(train.x) {
             Ok(Kernel::Gaussian { sigma }) => sigma,
             Ok(other) => unreachable!("a Gaussian spec resolves to {other:?}"),

@@ -4,7 +4,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 
 use faer::Mat;
 use hashbench_core::linalg::{mean_and_scatter, project_centered, top_eigenpairs};
-use hashbench_core::method::{check_n_bits, dense_with_dim};
+use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
@@ -61,9 +61,7 @@ impl HashMethod for ShParams {
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<ShModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("sh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, "sh", 2)?;
         let n_pc = n_bits.min(x.ncols());
         let (mean, scatter) = mean_and_scatter(x);
         let (_, pc) = top_eigenpairs(scatter.as_ref(), n_pc).map_err(FitError::from)?;

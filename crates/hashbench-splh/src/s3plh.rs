@@ -3,7 +3,7 @@
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
-use hashbench_core::method::check_n_bits;
+use hashbench_core::method::dense_fit_input;
 use hashbench_core::pairs::{adjusted_covariance as adjusted, label_pair_matrix};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -68,9 +68,7 @@ impl HashMethod for S3plhParams {
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("s3plh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, "s3plh", 2)?;
         if train.labelled.len() < 2 {
             return Err(FitError::MissingLabels { method: "s3plh" });
         }

@@ -3,7 +3,7 @@
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::{centered, column_means, gram_of_columns, product, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
-use hashbench_core::method::check_n_bits;
+use hashbench_core::method::dense_fit_input;
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -126,9 +126,7 @@ impl HashMethod for UsplhParams {
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
-        let x = train.dense_finite("usplh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, "usplh", 2)?;
         let (n, d) = (x.nrows(), x.ncols());
         let mean = column_means(x);
         let xc = centered(x, &mean);

@@ -1,0 +1,20 @@
+//! Helpers shared by the runner's integration tests.
+
+use hashbench_runner::{Plan, ResultTables, RunOptions, Workspace, run_plan};
+
+/// Runs `plan` from scratch on a pool of `threads` workers, into a fresh results
+/// folder; returns the tables and the metrics CSV as written.
+pub fn run_with_threads(ws: &Workspace, plan: &Plan, threads: usize) -> (ResultTables, String) {
+    let out = tempfile::tempdir().unwrap();
+    let ws = Workspace {
+        root: ws.root.clone(),
+        results: out.path().to_path_buf(),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let outcome = pool.install(|| run_plan(&ws, plan, &RunOptions::default()).unwrap());
+    let csv = std::fs::read_to_string(outcome.dir.join("metrics.csv")).unwrap();
+    (outcome.tables, csv)
+}
