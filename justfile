@@ -4,12 +4,21 @@
 
 hashbench := "cargo run --quiet -p hashbench --"
 
+# Extra data roots: the read-only dataset mirror beside the repository when it
+# exists (never copied in), unless HASHBENCH_DATA is already set.
+export HASHBENCH_DATA := env_var_or_default("HASHBENCH_DATA", if path_exists(justfile_directory() / "../shared/data") == "true" { absolute_path(justfile_directory() / "../shared/data") } else { "" })
+
 default:
     @just --list
 
 # Run every experiment on the data present (the paper's, else the local profile) and list what was skipped.
-run-all:
+run-all: build
     {{hashbench}} run-all
+
+# Build the CLI with cargo's progress shown (a first build takes about 20 minutes on 2 cores).
+build:
+    @echo "building hashbench (first build: about 20 minutes on 2 cores, polars and faer dominate; later builds: seconds)"
+    cargo build -p hashbench
 
 # Format, lint, unit/property/integration tests, then the golden-metric check.
 test:

@@ -2,6 +2,7 @@
 
 use faer::Mat;
 use hashbench_core::linalg::{column_means, product};
+use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -66,6 +67,11 @@ pub fn best_threshold(p: &[f64], signed: &Mat<f64>) -> Option<(f64, f64)> {
 
 impl HashMethod for BsscParams {
     type Model = BsscModel;
+    const LABEL: &'static str = "BSSC";
+    const REQUIREMENTS: Requirements = Requirements {
+        supervision: Supervision::LabelledPairs,
+        ..Requirements::UNSUPERVISED
+    };
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.candidates == 0 {

@@ -5,11 +5,87 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{BitCodes, Data, EncodeError, FitError, ParamError, TrainSet};
 
+/// Which training labels a method reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Supervision {
+    /// None: the method is unsupervised.
+    None,
+    /// The labelled subset when the split has one (at least 2 items); without
+    /// it the method runs unsupervised, and the run's summary says so.
+    Optional,
+    /// Pairs built from at least 2 labelled training items.
+    LabelledPairs,
+}
+
+/// The longest code a method can give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitLimit {
+    /// Any length.
+    Unbounded,
+    /// At most the data dimension (one direction per bit of an eigenbasis).
+    Dimension,
+}
+
+/// What a method needs from an experiment, declared once beside its params:
+/// the runner validates specs, checks data and labels, and the conformance
+/// suite picks its fixtures from this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Requirements {
+    /// Labels it reads.
+    pub supervision: Supervision,
+    /// Longest code.
+    pub bit_limit: BitLimit,
+    /// Whether a spec's top-level `kernel` becomes the method's `kernel` when
+    /// its table names none (then [`HashMethod::check_data`] asks the kernel).
+    pub uses_spec_kernel: bool,
+}
+
+impl Requirements {
+    /// An unsupervised vector method of unbounded code length.
+    pub const UNSUPERVISED: Requirements = Requirements {
+        supervision: Supervision::None,
+        bit_limit: BitLimit::Unbounded,
+        uses_spec_kernel: false,
+    };
+
+    /// The longest code on `dim`-dimensional data, when bounded.
+    pub fn max_bits(&self, dim: usize) -> Option<usize> {
+        match self.bit_limit {
+            BitLimit::Unbounded => None,
+            BitLimit::Dimension => Some(dim),
+        }
+    }
+}
+
 /// Hyperparameters of a hashing method. `fit` learns a model; it never reads
 /// global state, and every implementation calls `validate` first.
 pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// The fitted model.
     type Model: HashModel + 'static;
+
+    /// The method's name in tables and figures when a spec gives no label
+    /// (the paper's).
+    const LABEL: &'static str;
+
+    /// What the method needs (see [`Requirements`]).
+    const REQUIREMENTS: Requirements;
+
+    /// Whether the method can read `data` (checked before any trial runs).
+    /// Vector methods read dense vectors; kernel methods override this with
+    /// what their kernel reads.
+    ///
+    /// # Errors
+    /// What the method needs and what the data is.
+    fn check_data(&self, data: &Data) -> Result<(), String> {
+        match data.as_dense() {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "{} needs dense vectors, the dataset holds {}",
+                Self::LABEL,
+                data.kind()
+            )),
+        }
+    }
 
     /// Rejects invalid hyperparameters before any data is touched.
     ///

@@ -57,6 +57,20 @@ pub fn hamming_distances_into(query: &[u64], db: &BitCodes, out: &mut [u32]) {
 /// If a distance exceeds `max_distance`.
 #[track_caller]
 pub fn rank_by_distance(distances: &[u32], max_distance: u32) -> Vec<u32> {
+    rank_by_distance_in(distances, max_distance, 0..distances.len() as u32)
+}
+
+/// Database indices sorted by distance, ties in the order `order` visits them
+/// (a permutation of the indices; a seeded random one makes the ranking
+/// independent of file order).
+///
+/// # Panics
+/// If a distance exceeds `max_distance`.
+pub fn rank_by_distance_in(
+    distances: &[u32],
+    max_distance: u32,
+    order: impl IntoIterator<Item = u32>,
+) -> Vec<u32> {
     let mut start = vec![0usize; max_distance as usize + 2];
     for &d in distances {
         assert!(d <= max_distance, "distance {d} above {max_distance}");
@@ -65,12 +79,13 @@ pub fn rank_by_distance(distances: &[u32], max_distance: u32) -> Vec<u32> {
     for k in 1..start.len() {
         start[k] += start[k - 1];
     }
-    let mut order = vec![0u32; distances.len()];
-    for (i, &d) in distances.iter().enumerate() {
-        order[start[d as usize]] = i as u32;
-        start[d as usize] += 1;
+    let mut ranking = vec![0u32; distances.len()];
+    for i in order {
+        let d = distances[i as usize] as usize;
+        ranking[start[d]] = i;
+        start[d] += 1;
     }
-    order
+    ranking
 }
 
 /// Indices of the database items within Hamming distance `radius`, in index order.

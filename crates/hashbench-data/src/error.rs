@@ -22,13 +22,16 @@ pub enum DataError {
         /// What is wrong, with an offset where known.
         reason: String,
     },
-    /// A registered file is missing.
-    #[error("dataset `{dataset}`: file {path} is missing; {fix}")]
+    /// A registered file is missing from every data root.
+    #[error(
+        "dataset `{dataset}` is not in any data root (tried: {tried}; more roots can be \
+         listed in HASHBENCH_DATA, `:`-separated); {fix}"
+    )]
     Missing {
         /// Dataset name.
         dataset: String,
-        /// Expected path.
-        path: PathBuf,
+        /// The first missing file under each root tried.
+        tried: String,
         /// How to obtain it.
         fix: String,
     },

@@ -32,6 +32,12 @@ pub enum Format {
     /// names the same matrix file and a text label file (one label per line);
     /// parts take consecutive rows in order.
     Gram,
+    /// Graphs in the TU Dortmund benchmark format: `features` is the `_A.txt`
+    /// edge list, `labels` the `_graph_labels.txt`, and `companions` the
+    /// `_graph_indicator.txt` and `_node_labels.txt` files. Registered so
+    /// that the data is located and verified; no loader reads graphs yet
+    /// (they arrive with the graph kernels of the OKH experiments).
+    TuGraphs,
 }
 
 impl Format {
@@ -62,6 +68,19 @@ pub struct PartEntry {
     pub labels: Option<PathBuf>,
     /// sha256 of the label file.
     pub labels_sha256: Option<String>,
+    /// Further files the format reads, each verified like the others.
+    #[serde(default)]
+    pub companions: Vec<Companion>,
+}
+
+/// A further file of a part (e.g. a TU graph indicator).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Companion {
+    /// Path relative to a data root.
+    pub path: PathBuf,
+    /// Its sha256, hex.
+    pub sha256: Option<String>,
 }
 
 /// A registered dataset.
@@ -129,25 +148,36 @@ impl DatasetEntry {
             if let Some(l) = &p.labels {
                 out.push((root.join(l), p.labels_sha256.as_deref()));
             }
+            for c in &p.companions {
+                out.push((root.join(&c.path), c.sha256.as_deref()));
+            }
         }
         out
     }
 
-    /// Checks that every file exists, without reading it.
+    /// The first of the data `roots` that holds every file of the dataset
+    /// (files are never mixed across roots), without reading them.
     ///
     /// # Errors
-    /// [`DataError::Missing`] for the first absent file, with the fix.
-    pub fn check_present(&self, name: &str, root: &Path) -> Result<()> {
-        for (path, _) in self.files(root) {
-            if !path.exists() {
-                return Err(DataError::Missing {
-                    dataset: name.to_string(),
-                    path,
-                    fix: self.obtain.clone(),
-                });
+    /// [`DataError::Missing`] naming, for every root tried, the first file it
+    /// lacks, and how to obtain the data.
+    pub fn locate(&self, name: &str, roots: &[PathBuf]) -> Result<PathBuf> {
+        let mut lacking = Vec::new();
+        for root in roots {
+            match self.files(root).into_iter().find(|(p, _)| !p.exists()) {
+                None => return Ok(root.clone()),
+                Some((path, _)) => lacking.push(path.display().to_string()),
             }
         }
-        Ok(())
+        Err(DataError::Missing {
+            dataset: name.to_string(),
+            tried: if lacking.is_empty() {
+                "no data roots are set".into()
+            } else {
+                lacking.join(", ")
+            },
+            fix: self.obtain.clone(),
+        })
     }
 
     /// Verifies presence and checksums, then parses every part.
@@ -155,8 +185,8 @@ impl DatasetEntry {
     /// # Errors
     /// Missing files, checksum mismatches and format errors, each naming the
     /// dataset or file.
-    pub fn load(&self, name: &str, root: &Path) -> Result<Dataset> {
-        self.check_present(name, root)?;
+    pub fn load(&self, name: &str, roots: &[PathBuf]) -> Result<Dataset> {
+        let root = &self.locate(name, roots)?;
         let mut fingerprint = String::new();
         for (path, expected) in self.files(root) {
             if path.is_dir() {
@@ -178,6 +208,12 @@ impl DatasetEntry {
         }
         let fingerprint = hex(&Sha256::digest(fingerprint.as_bytes()));
         let formats: Vec<Format> = self.parts.iter().map(|p| p.format).collect();
+        if formats.contains(&Format::TuGraphs) {
+            return Err(DataError::Invalid(format!(
+                "dataset `{name}` holds graphs (TU format) at {}; no loader reads graphs yet: they arrive with the graph kernels of the OKH experiments",
+                root.display()
+            )));
+        }
         if formats.iter().all(|f| *f == Format::Svmlight) {
             return self.load_svmlight(name, root, fingerprint);
         }
@@ -326,7 +362,9 @@ fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part> {
             let (n, d, v) = read_vecs(path, kind, None)?;
             (n, d, v, None)
         }
-        Format::Svmlight | Format::Gram => unreachable!("loaded by load_svmlight / load_gram"),
+        Format::Svmlight | Format::Gram | Format::TuGraphs => {
+            unreachable!("loaded by load_svmlight / load_gram, or refused")
+        }
     };
     if let Some(l) = &p.labels {
         let lp = root.join(l);
@@ -416,6 +454,7 @@ mod tests {
                 features_sha256: Some(sha256_file(&dir.join("img.gz")).unwrap()),
                 labels: Some("lab.gz".into()),
                 labels_sha256: None,
+                companions: Vec::new(),
             }],
         }
     }
@@ -424,7 +463,7 @@ mod tests {
     fn loads_verified_parts() {
         let dir = tempfile::tempdir().unwrap();
         let e = fixture(dir.path());
-        let d = e.load("tiny", dir.path()).unwrap();
+        let d = e.load("tiny", &roots(&dir)).unwrap();
         assert_eq!(d.labels, Some(vec![7, 8, 9]));
         assert_eq!(d.parts, vec![("all".to_string(), 0..3)]);
         assert_eq!(d.x.as_dense().unwrap()[(2, 1)], 6.0);
@@ -438,7 +477,12 @@ mod tests {
             features_sha256: None,
             labels: labels.map(Into::into),
             labels_sha256: None,
+            companions: Vec::new(),
         }
+    }
+
+    fn roots(dir: &tempfile::TempDir) -> Vec<PathBuf> {
+        vec![dir.path().to_path_buf()]
     }
 
     fn entry(parts: Vec<PartEntry>) -> DatasetEntry {
@@ -470,7 +514,7 @@ mod tests {
             part("train", Format::Svmlight, "a.svm", None),
             part("test", Format::Svmlight, "b.svm", None),
         ]);
-        let d = e.load("bow", dir.path()).unwrap();
+        let d = e.load("bow", &roots(&dir)).unwrap();
         let Data::Sparse(x) = &d.x else {
             panic!("sparse expected")
         };
@@ -508,7 +552,7 @@ mod tests {
             part("train", Format::Gram, "k.txt", Some("tr.txt")),
             part("test", Format::Gram, "k.txt", Some("te.txt")),
         ]);
-        let d = e.load("caltech", dir.path()).unwrap();
+        let d = e.load("caltech", &roots(&dir)).unwrap();
         assert!(matches!(d.x, Data::Gram(_)));
         assert_eq!(d.labels, Some(vec![0, 1, 1]));
         assert_eq!(d.parts[1], ("test".to_string(), 2..3));
@@ -519,7 +563,7 @@ mod tests {
 ",
         )
         .unwrap();
-        let msg = e.load("caltech", dir.path()).unwrap_err().to_string();
+        let msg = e.load("caltech", &roots(&dir)).unwrap_err().to_string();
         assert!(
             msg.contains("k.txt") && msg.contains("list 4 items"),
             "{msg}"
@@ -534,7 +578,7 @@ mod tests {
 ",
         )
         .unwrap();
-        let msg = mixed.load("mixed", dir.path()).unwrap_err().to_string();
+        let msg = mixed.load("mixed", &roots(&dir)).unwrap_err().to_string();
         assert!(msg.contains("mix formats"), "{msg}");
     }
 
@@ -543,15 +587,39 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut e = fixture(dir.path());
         e.parts[0].features_sha256 = Some("00".repeat(32));
-        let msg = e.load("tiny", dir.path()).unwrap_err().to_string();
+        let msg = e.load("tiny", &roots(&dir)).unwrap_err().to_string();
         assert!(
             msg.contains("`tiny`") && msg.contains("img.gz") && msg.contains("fixture writer"),
             "{msg}"
         );
         std::fs::remove_file(dir.path().join("lab.gz")).unwrap();
-        let msg = e.load("tiny", dir.path()).unwrap_err().to_string();
+        let msg = e.load("tiny", &roots(&dir)).unwrap_err().to_string();
         assert!(
-            msg.contains("missing") && msg.contains("lab.gz") && msg.contains("fixture writer"),
+            msg.contains("not in any data root")
+                && msg.contains("lab.gz")
+                && msg.contains("fixture writer"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn the_first_root_holding_every_file_is_used_and_every_root_tried_is_named() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let e = fixture(b.path());
+        // root a holds only the labels: incomplete, so b is used
+        std::fs::copy(b.path().join("lab.gz"), a.path().join("lab.gz")).unwrap();
+        let both = vec![a.path().to_path_buf(), b.path().to_path_buf()];
+        assert_eq!(e.locate("tiny", &both).unwrap(), b.path());
+        assert_eq!(e.load("tiny", &both).unwrap().labels, Some(vec![7, 8, 9]));
+        std::fs::remove_file(b.path().join("img.gz")).unwrap();
+        let msg = e.locate("tiny", &both).unwrap_err().to_string();
+        let (in_a, in_b) = (
+            a.path().join("img.gz").display().to_string(),
+            b.path().join("img.gz").display().to_string(),
+        );
+        assert!(msg.contains(&in_a) && msg.contains(&in_b), "{msg}");
+        assert!(
+            msg.contains("HASHBENCH_DATA") && msg.contains("fixture writer"),
             "{msg}"
         );
     }

@@ -1,8 +1,15 @@
-//! Seeded splits of a dataset into queries, database, training set and a
-//! labelled subset of the training set. Every random choice is a prefix of one
-//! seeded shuffle, so a split is a pure function of (spec, dataset size, seed).
+//! Splits of a dataset into queries, database, training set and a labelled
+//! subset of the training set: drawn with a seed, or read from index files.
+//!
+//! Every count is a seeded random draw from its pool (never the first items in
+//! file order, which would follow a file sorted by class): queries from the
+//! items outside a named database part, the database from the non-queries,
+//! the training set from the database, the labelled items from the training
+//! set. A split is a pure function of (spec, dataset parts, seed).
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -22,12 +29,28 @@ pub enum Count {
     Named(String),
 }
 
-/// How to split a dataset, as written in a spec's `[split]` table.
+/// Index files of a fixed split: one 0-based dataset index per line (blank
+/// lines and `#` comments ignored), as published protocols distribute them.
+/// Relative paths are resolved against the spec's folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitFiles {
+    /// Query items, in query order.
+    pub queries: PathBuf,
+    /// Database items, in database order (the order index ties follow).
+    pub database: PathBuf,
+    /// Training items (default: the database).
+    pub training: Option<PathBuf>,
+    /// Labelled training items (default: none).
+    pub labelled: Option<PathBuf>,
+}
+
+/// How to split a dataset, as written in a spec's `split` table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SplitSpec {
-    /// Queries: a random count, or a part name.
-    pub queries: Count,
+    /// Queries: a random count, or a part name (not with `files`).
+    pub queries: Option<Count>,
     /// Database: `"rest"` (every non-query item), a random count of the rest,
     /// or a part name.
     #[serde(default = "rest")]
@@ -35,9 +58,16 @@ pub struct SplitSpec {
     /// Training set: `"database"`, or a random count drawn from the database.
     #[serde(default = "database")]
     pub training: Count,
-    /// Training items whose labels the (semi-)supervised methods may read.
+    /// Training items whose labels the (semi-)supervised methods may read,
+    /// drawn at random from the training set.
     #[serde(default)]
     pub labelled: usize,
+    /// Draw a fresh split for every trial (seeded by the trial index), as in
+    /// "5 random 90/10 splits"; then every method runs `trials` times.
+    #[serde(default)]
+    pub per_trial: bool,
+    /// A fixed split read from index files instead of drawn.
+    pub files: Option<SplitFiles>,
 }
 
 fn rest() -> Count {
@@ -55,19 +85,67 @@ pub struct Split {
     pub queries: Vec<usize>,
     /// Database items.
     pub database: Vec<usize>,
-    /// Training items (a subset of the database, or equal to it).
+    /// Training items.
     pub training: Vec<usize>,
-    /// Labelled training items (indices into the dataset, a subset of `training`).
+    /// Labelled training items (dataset indices, a subset of `training`).
     pub labelled: Vec<usize>,
 }
 
 impl SplitSpec {
-    /// Builds the split of `n` items with named `parts`, drawing with `seed`.
+    /// Checks the combination of fields, before any data is read.
     ///
     /// # Errors
-    /// [`DataError::Invalid`] when a count exceeds what is available or a name is
-    /// unknown; the message names the field.
-    pub fn split(&self, n: usize, parts: &[(String, Range<usize>)], seed: u64) -> Result<Split> {
+    /// [`DataError::Invalid`] naming the field.
+    pub fn validate(&self) -> Result<()> {
+        let invalid = |m: &str| Err(DataError::Invalid(m.to_string()));
+        match (&self.queries, &self.files) {
+            (None, None) => invalid("split: give `queries` (a count or a part) or `files`"),
+            (Some(_), Some(_)) => {
+                invalid("split: `files` fixes every role; remove `queries` (and counts)")
+            }
+            (None, Some(_))
+                if self.database != rest()
+                    || self.training != database()
+                    || self.labelled != 0
+                    || self.per_trial =>
+            {
+                invalid(
+                    "split: with `files`, the roles come from the files; remove database, training, labelled and per_trial",
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Builds the split of `n` items with named `parts`, drawing with `seed`;
+    /// index files are resolved against `base`.
+    ///
+    /// # Errors
+    /// [`DataError::Invalid`] when a count exceeds what is available, a name is
+    /// unknown or parts overlap (naming the field), or an index file is bad
+    /// (naming the file and line).
+    pub fn split(
+        &self,
+        n: usize,
+        parts: &[(String, Range<usize>)],
+        seed: u64,
+        base: &Path,
+    ) -> Result<Split> {
+        self.validate()?;
+        match (&self.queries, &self.files) {
+            (_, Some(files)) => files.read(n, base),
+            (Some(queries), None) => self.draw(queries, n, parts, seed),
+            (None, None) => unreachable!("validate requires queries or files"),
+        }
+    }
+
+    fn draw(
+        &self,
+        queries: &Count,
+        n: usize,
+        parts: &[(String, Range<usize>)],
+        seed: u64,
+    ) -> Result<Split> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let part = |field: &str, name: &str| -> Result<Vec<usize>> {
             parts
@@ -82,50 +160,62 @@ impl SplitSpec {
                     ))
                 })
         };
-        let too_many = |field: &str, k: usize, avail: usize| {
-            DataError::Invalid(format!(
-                "split.{field} = {k}, but only {avail} items are available"
-            ))
+        let mut draw = |field: &str, k: usize, pool: &[usize]| -> Result<Vec<usize>> {
+            if k > pool.len() {
+                return Err(DataError::Invalid(format!(
+                    "split.{field} = {k}, but only {} items are available",
+                    pool.len()
+                )));
+            }
+            let mut pool = pool.to_vec();
+            let (picked, _) = pool.partial_shuffle(&mut rng, k);
+            Ok(picked.to_vec())
         };
-        let mut all: Vec<usize> = (0..n).collect();
-        all.shuffle(&mut rng);
-        let queries = match &self.queries {
-            Count::Items(k) if *k > n => return Err(too_many("queries", *k, n)),
-            Count::Items(k) => all[..*k].to_vec(),
+        let named_database = match &self.database {
+            Count::Named(name) if name != "rest" => Some(part("database", name)?),
+            _ => None,
+        };
+        let queries = match queries {
+            Count::Items(k) => {
+                // never from a named database part
+                let mut outside = vec![true; n];
+                named_database
+                    .iter()
+                    .flatten()
+                    .for_each(|&i| outside[i] = false);
+                let pool: Vec<usize> = (0..n).filter(|&i| outside[i]).collect();
+                draw("queries", *k, &pool)?
+            }
             Count::Named(name) => part("queries", name)?,
         };
-        let is_query = {
-            let mut m = vec![false; n];
-            queries.iter().for_each(|&q| m[q] = true);
-            m
+        let mut is_query = vec![false; n];
+        queries.iter().for_each(|&q| is_query[q] = true);
+        let rest: Vec<usize> = (0..n).filter(|&i| !is_query[i]).collect();
+        let mut database = match (&self.database, named_database) {
+            (_, Some(db)) => {
+                if let Some(&q) = db.iter().find(|&&i| is_query[i]) {
+                    return Err(DataError::Invalid(format!(
+                        "split: the queries and the database part share item {q}"
+                    )));
+                }
+                db
+            }
+            (Count::Items(k), None) => draw("database", *k, &rest)?,
+            (Count::Named(_), None) => rest,
         };
-        let rest: Vec<usize> = all.iter().copied().filter(|&i| !is_query[i]).collect();
-        let mut database = match &self.database {
-            Count::Named(s) if s == "rest" => rest,
-            Count::Items(k) if *k > rest.len() => return Err(too_many("database", *k, rest.len())),
-            Count::Items(k) => rest[..*k].to_vec(),
-            Count::Named(name) => part("database", name)?,
-        };
+        database.sort_unstable();
         let mut training = match &self.training {
             Count::Named(s) if s == "database" => database.clone(),
-            Count::Items(k) if *k > database.len() => {
-                return Err(too_many("training", *k, database.len()));
-            }
-            Count::Items(k) => database[..*k].to_vec(),
+            Count::Items(k) => draw("training", *k, &database)?,
             Count::Named(other) => {
                 return Err(DataError::Invalid(format!(
                     "split.training = \"{other}\": use \"database\" or a count"
                 )));
             }
         };
-        if self.labelled > training.len() {
-            return Err(too_many("labelled", self.labelled, training.len()));
-        }
-        let labelled = training[..self.labelled].to_vec();
-        // Database and training sets are kept in dataset order so that
-        // database indices are stable identifiers; queries keep draw order.
-        database.sort_unstable();
         training.sort_unstable();
+        let mut labelled = draw("labelled", self.labelled, &training)?;
+        labelled.sort_unstable();
         Ok(Split {
             queries,
             database,
@@ -135,25 +225,119 @@ impl SplitSpec {
     }
 }
 
+impl SplitFiles {
+    /// Reads and checks the index files against a dataset of `n` items.
+    ///
+    /// # Errors
+    /// [`DataError::Invalid`] naming the file and line of an index out of
+    /// range, a duplicate, a query also in the database, or a labelled item
+    /// outside the training set.
+    pub fn read(&self, n: usize, base: &Path) -> Result<Split> {
+        let queries = read_indices(&base.join(&self.queries), n)?;
+        let database_path = base.join(&self.database);
+        let database = read_indices(&database_path, n)?;
+        let query_line: HashMap<usize, usize> = queries.iter().map(|&(i, l)| (i, l)).collect();
+        if let Some(&(i, line)) = database.iter().find(|(i, _)| query_line.contains_key(i)) {
+            return Err(DataError::Invalid(format!(
+                "{}:{line}: item {i} is also a query ({}:{})",
+                database_path.display(),
+                base.join(&self.queries).display(),
+                query_line[&i]
+            )));
+        }
+        let training = match &self.training {
+            Some(p) => read_indices(&base.join(p), n)?,
+            None => database.clone(),
+        };
+        let labelled = match &self.labelled {
+            Some(p) => {
+                let path = base.join(p);
+                let labelled = read_indices(&path, n)?;
+                let in_training: std::collections::HashSet<usize> =
+                    training.iter().map(|&(i, _)| i).collect();
+                if let Some(&(i, line)) = labelled.iter().find(|(i, _)| !in_training.contains(i)) {
+                    return Err(DataError::Invalid(format!(
+                        "{}:{line}: labelled item {i} is not a training item",
+                        path.display()
+                    )));
+                }
+                labelled
+            }
+            None => Vec::new(),
+        };
+        let ids = |v: Vec<(usize, usize)>| v.into_iter().map(|(i, _)| i).collect();
+        Ok(Split {
+            queries: ids(queries),
+            database: ids(database),
+            training: ids(training),
+            labelled: ids(labelled),
+        })
+    }
+}
+
+/// The (index, line) pairs of an index file, in file order.
+fn read_indices(path: &Path, n: usize) -> Result<Vec<(usize, usize)>> {
+    let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let line_no = k + 1;
+        let content = line.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let at = || format!("{}:{line_no}", path.display());
+        let i: usize = content.parse().map_err(|_| {
+            DataError::Invalid(format!("{}: `{content}` is not a 0-based item index", at()))
+        })?;
+        if i >= n {
+            return Err(DataError::Invalid(format!(
+                "{}: index {i} is out of range (the dataset has {n} items)",
+                at()
+            )));
+        }
+        if let Some(first) = seen.insert(i, line_no) {
+            return Err(DataError::Invalid(format!(
+                "{}: index {i} repeats line {first}",
+                at()
+            )));
+        }
+        out.push((i, line_no));
+    }
+    if out.is_empty() {
+        return Err(DataError::Invalid(format!(
+            "{}: no indices",
+            path.display()
+        )));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn spec(q: Count, db: Count, tr: Count, l: usize) -> SplitSpec {
         SplitSpec {
-            queries: q,
+            queries: Some(q),
             database: db,
             training: tr,
             labelled: l,
+            per_trial: false,
+            files: None,
         }
+    }
+
+    fn here() -> &'static Path {
+        Path::new(".")
     }
 
     #[test]
     fn random_split_is_disjoint_seeded_and_nested() {
         let s = spec(Count::Items(10), rest(), Count::Items(50), 5);
-        let a = s.split(100, &[], 7).unwrap();
-        assert_eq!(a, s.split(100, &[], 7).unwrap());
-        assert_ne!(a, s.split(100, &[], 8).unwrap());
+        let a = s.split(100, &[], 7, here()).unwrap();
+        assert_eq!(a, s.split(100, &[], 7, here()).unwrap());
+        assert_ne!(a, s.split(100, &[], 8, here()).unwrap());
         assert_eq!(
             (a.queries.len(), a.database.len(), a.training.len()),
             (10, 90, 50)
@@ -163,11 +347,70 @@ mod tests {
         assert!(a.labelled.iter().all(|l| a.training.contains(l)));
     }
 
+    /// A fixture sorted by class: items 0..50 are class 0, 50..100 class 1, and
+    /// the part `train` is 0..80 (class 1 is its last 30 items).
+    fn sorted_parts() -> Vec<(String, Range<usize>)> {
+        vec![("train".to_string(), 0..80), ("test".to_string(), 80..100)]
+    }
+
+    #[test]
+    fn counts_from_a_named_part_are_random_not_file_order() {
+        let s = spec(
+            Count::Named("test".into()),
+            Count::Named("train".into()),
+            Count::Items(20),
+            10,
+        );
+        let a = s.split(100, &sorted_parts(), 3, here()).unwrap();
+        // the first 20 (or 10) in file order would all be class 0
+        assert!(a.training.iter().any(|&i| i >= 50), "{:?}", a.training);
+        assert!(a.labelled.iter().any(|&i| i >= 50), "{:?}", a.labelled);
+        assert!(a.training.iter().all(|&i| i < 80));
+        assert!(a.labelled.iter().all(|l| a.training.contains(l)));
+    }
+
+    #[test]
+    fn counted_queries_never_overlap_a_named_database() {
+        let s = spec(
+            Count::Items(20),
+            Count::Named("train".into()),
+            database(),
+            0,
+        );
+        for seed in 0..20 {
+            let a = s.split(100, &sorted_parts(), seed, here()).unwrap();
+            assert!(
+                a.queries.iter().all(|&q| q >= 80),
+                "seed {seed}: {:?}",
+                a.queries
+            );
+            assert_eq!(a.database, (0..80).collect::<Vec<_>>());
+        }
+        let e = spec(
+            Count::Items(21),
+            Count::Named("train".into()),
+            database(),
+            0,
+        )
+        .split(100, &sorted_parts(), 0, here())
+        .unwrap_err();
+        assert!(e.to_string().contains("split.queries = 21"), "{e}");
+        let e = spec(
+            Count::Named("test".into()),
+            Count::Named("test".into()),
+            database(),
+            0,
+        )
+        .split(100, &sorted_parts(), 0, here())
+        .unwrap_err();
+        assert!(e.to_string().contains("share item"), "{e}");
+    }
+
     #[test]
     fn named_parts_give_a_predefined_split() {
         let parts = vec![("train".to_string(), 0..6), ("test".to_string(), 6..9)];
         let s = spec(Count::Named("test".into()), rest(), database(), 0);
-        let a = s.split(9, &parts, 1).unwrap();
+        let a = s.split(9, &parts, 1, here()).unwrap();
         assert_eq!(a.queries, vec![6, 7, 8]);
         assert_eq!(a.database, (0..6).collect::<Vec<_>>());
         assert_eq!(a.training, a.database);
@@ -176,16 +419,121 @@ mod tests {
     #[test]
     fn impossible_requests_name_the_field() {
         let e = spec(Count::Items(20), rest(), database(), 0)
-            .split(10, &[], 0)
+            .split(10, &[], 0, here())
             .unwrap_err();
         assert!(e.to_string().contains("split.queries = 20"));
         let e = spec(Count::Items(2), rest(), database(), 9)
-            .split(10, &[], 0)
+            .split(10, &[], 0, here())
             .unwrap_err();
         assert!(e.to_string().contains("split.labelled = 9"));
         let e = spec(Count::Named("val".into()), rest(), database(), 0)
-            .split(10, &[], 0)
+            .split(10, &[], 0, here())
             .unwrap_err();
         assert!(e.to_string().contains("no such part"));
+    }
+
+    fn files_spec(dir: &Path, files: &[(&str, &str)]) -> SplitSpec {
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let has = |n: &str| files.iter().any(|(f, _)| *f == n).then(|| PathBuf::from(n));
+        SplitSpec {
+            queries: None,
+            database: rest(),
+            training: database(),
+            labelled: 0,
+            per_trial: false,
+            files: Some(SplitFiles {
+                queries: "q.txt".into(),
+                database: "db.txt".into(),
+                training: has("tr.txt"),
+                labelled: has("l.txt"),
+            }),
+        }
+    }
+
+    #[test]
+    fn index_files_keep_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = files_spec(
+            dir.path(),
+            &[
+                ("q.txt", "# queries\n9\n0\n"),
+                ("db.txt", "5\n1\n\n2\n"),
+                ("l.txt", "2\n5\n"),
+            ],
+        );
+        let a = s.split(10, &[], 0, dir.path()).unwrap();
+        assert_eq!(a.queries, vec![9, 0]);
+        assert_eq!(a.database, vec![5, 1, 2]);
+        assert_eq!(a.training, a.database);
+        assert_eq!(a.labelled, vec![2, 5]);
+    }
+
+    #[test]
+    fn bad_index_files_name_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            (
+                ("q.txt", "1\n2\n"),
+                ("db.txt", "3\n10\n"),
+                "db.txt:2: index 10 is out of range",
+            ),
+            (
+                ("q.txt", "1\n2\n1\n"),
+                ("db.txt", "3\n"),
+                "q.txt:3: index 1 repeats line 1",
+            ),
+            (
+                ("q.txt", "1\n2\n"),
+                ("db.txt", "3\n\n2\n"),
+                "db.txt:3: item 2 is also a query",
+            ),
+            (
+                ("q.txt", "1\nx\n"),
+                ("db.txt", "3\n"),
+                "q.txt:2: `x` is not",
+            ),
+        ];
+        for (q, db, want) in cases {
+            let s = files_spec(dir.path(), &[q, db]);
+            let e = s.split(10, &[], 0, dir.path()).unwrap_err().to_string();
+            assert!(e.contains(want), "{e} lacks {want}");
+        }
+        let s = files_spec(
+            dir.path(),
+            &[
+                ("q.txt", "1\n"),
+                ("db.txt", "3\n4\n"),
+                ("tr.txt", "3\n"),
+                ("l.txt", "4\n"),
+            ],
+        );
+        let e = s.split(10, &[], 0, dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("l.txt:1: labelled item 4 is not a training item"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn files_exclude_drawn_roles() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = files_spec(dir.path(), &[("q.txt", "1\n"), ("db.txt", "2\n")]);
+        s.labelled = 3;
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("remove database")
+        );
+        s.labelled = 0;
+        s.queries = Some(Count::Items(1));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("remove `queries`")
+        );
     }
 }

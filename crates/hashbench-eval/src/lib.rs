@@ -6,5 +6,8 @@ mod per_query;
 mod spec;
 
 pub use kernel_search::{SearchInputs, SearchSpec, vote};
-pub use per_query::{QueryStats, average_precision, expected_average_precision, query_stats};
-pub use spec::{Curve, EmptyPolicy, MetricSpec, MetricValues, TiePolicy, evaluate};
+pub use per_query::{
+    QueryStats, RankRequest, RankStats, average_precision, expected_average_precision,
+    expected_relevant_in_top, query_stats,
+};
+pub use spec::{Curve, EmptyPolicy, EvalInputs, MetricSpec, MetricValues, TiePolicy, evaluate};

@@ -1,8 +1,20 @@
 //! Per-query statistics from which every metric is aggregated. Distance
-//! histograms serve all radius-based metrics and the tie-aware MAP; the ranking
-//! (ties by index) serves MAP, recall@N and precision@M.
+//! histograms serve all radius-based metrics; rankings under each asked tie
+//! policy serve MAP, recall@N and precision@M.
 
-use hashbench_core::search::rank_by_distance;
+use hashbench_core::search::rank_by_distance_in;
+
+use crate::spec::TiePolicy;
+
+/// Ranking statistics of one query under one tie policy.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RankStats {
+    /// Average precision (`None` without relevant items).
+    pub ap: Option<f64>,
+    /// Relevant items among the top `n` of the ranking for each requested
+    /// `n` (an expectation under [`TiePolicy::Expected`]).
+    pub relevant_in_top: Vec<f64>,
+}
 
 /// What one query contributes to the metrics.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,13 +25,32 @@ pub struct QueryStats {
     pub at_distance: Vec<u32>,
     /// Relevant items at each Hamming distance 0..=bits.
     pub relevant_at_distance: Vec<u32>,
-    /// Average precision over the ranking with ties by index (`None` without
-    /// relevant items).
-    pub ap_index: Option<f64>,
-    /// Tie-aware average precision over the same ranking distance.
-    pub ap_expected: Option<f64>,
-    /// Relevant items among the top `n` of the ranking, for each requested `n`.
-    pub relevant_in_top: Vec<u32>,
+    /// Ranking statistics per tie policy (indexed by [`TiePolicy::slot`]),
+    /// for the policies asked for.
+    pub ranked: [Option<RankStats>; 3],
+}
+
+impl QueryStats {
+    /// The ranking statistics under `ties`.
+    ///
+    /// # Panics
+    /// If they were not asked for.
+    pub fn ranked(&self, ties: TiePolicy) -> &RankStats {
+        self.ranked[ties.slot()]
+            .as_ref()
+            .expect("ranking statistics computed for every policy a metric names")
+    }
+}
+
+/// What rankings to compute for every query.
+#[derive(Debug, Clone, Copy)]
+pub struct RankRequest<'a> {
+    /// The ranking prefixes whose relevant counts are wanted.
+    pub tops: &'a [usize],
+    /// Which tie policies (indexed by [`TiePolicy::slot`]) are needed.
+    pub policies: [bool; 3],
+    /// The database order that breaks ties under [`TiePolicy::Random`].
+    pub tie_order: &'a [u32],
 }
 
 /// Average precision of `ranking` (database indices, best first): the mean of
@@ -73,18 +104,48 @@ pub fn expected_average_precision(
     Some(sum / f64::from(total_relevant))
 }
 
+/// Expected relevant items among the first `n` when each group of equal
+/// distance is in random order: whole groups count their relevant items, the
+/// group cut by `n` its share r/size of the places taken.
+pub fn expected_relevant_in_top(sizes: &[u32], hits: &[u32], n: usize) -> f64 {
+    let (mut before, mut relevant) = (0usize, 0.0);
+    for (&size, &r) in sizes.iter().zip(hits) {
+        let size = size as usize;
+        if before + size <= n {
+            relevant += f64::from(r);
+            before += size;
+        } else {
+            relevant += (n - before) as f64 * f64::from(r) / size as f64;
+            break;
+        }
+    }
+    relevant
+}
+
+/// Relevant items among the top `n` of `ranking`, for each `n` of `tops`.
+fn relevant_in_top(ranking: &[u32], relevant: &[bool], tops: &[usize]) -> Vec<f64> {
+    let mut prefix = Vec::with_capacity(ranking.len() + 1);
+    prefix.push(0u32);
+    let mut hits = 0u32;
+    for &i in ranking {
+        hits += u32::from(relevant[i as usize]);
+        prefix.push(hits);
+    }
+    tops.iter()
+        .map(|&n| f64::from(prefix[n.min(ranking.len())]))
+        .collect()
+}
+
 /// Statistics of one query from its Hamming distances to the database and the
-/// relevance of each database item. `tops` lists the ranking prefixes whose
-/// relevant counts are wanted; `need_ranking` can be false when no metric reads
-/// the index-tie ranking. With `weighted` distances (a weighted Hamming distance
-/// such as BSSC's), the ranking and both MAPs use them, ties by index; the
-/// radius-based histograms always use the plain Hamming distance (hash lookup).
+/// relevance of each database item. With `weighted` distances (a weighted
+/// Hamming distance such as BSSC's), the rankings use them (and the
+/// tie-aware statistics group by equal weighted distance); the radius-based
+/// histograms always use the plain Hamming distance (hash lookup).
 pub fn query_stats(
     distances: &[u32],
     relevant: &[bool],
     n_bits: u32,
-    tops: &[usize],
-    need_ranking: bool,
+    request: &RankRequest<'_>,
     weighted: Option<&[f64]>,
 ) -> QueryStats {
     let len = n_bits as usize + 1;
@@ -98,57 +159,61 @@ pub fn query_stats(
             n_relevant += 1;
         }
     }
-    let weighted_ranking = weighted.map(|w| {
-        let mut order: Vec<u32> = (0..w.len() as u32).collect();
-        order.sort_by(|&a, &b| w[a as usize].total_cmp(&w[b as usize]));
-        order
-    });
-    let ap_expected = match (weighted, &weighted_ranking) {
-        (Some(w), Some(order)) => {
-            let (mut sizes, mut hits): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-            for (pos, &i) in order.iter().enumerate() {
-                if pos == 0 || w[i as usize] != w[order[pos - 1] as usize] {
-                    sizes.push(0);
-                    hits.push(0);
+    let ranking = |order: &mut dyn Iterator<Item = u32>| -> Vec<u32> {
+        match weighted {
+            None => rank_by_distance_in(distances, n_bits, order),
+            Some(w) => {
+                let mut ranking: Vec<u32> = order.collect();
+                // a stable sort keeps the visiting order among equal weights
+                ranking.sort_by(|&a, &b| w[a as usize].total_cmp(&w[b as usize]));
+                ranking
+            }
+        }
+    };
+    let ranked_stats = |ranking: Vec<u32>| RankStats {
+        ap: average_precision(&ranking, relevant),
+        relevant_in_top: relevant_in_top(&ranking, relevant, request.tops),
+    };
+    let mut ranked: [Option<RankStats>; 3] = [None, None, None];
+    if request.policies[TiePolicy::Index.slot()] {
+        let r = ranking(&mut (0..distances.len() as u32));
+        ranked[TiePolicy::Index.slot()] = Some(ranked_stats(r));
+    }
+    if request.policies[TiePolicy::Random.slot()] {
+        let r = ranking(&mut request.tie_order.iter().copied());
+        ranked[TiePolicy::Random.slot()] = Some(ranked_stats(r));
+    }
+    if request.policies[TiePolicy::Expected.slot()] {
+        let (sizes, hits) = match weighted {
+            None => (at_distance.clone(), relevant_at_distance.clone()),
+            Some(w) => {
+                let order = ranking(&mut (0..distances.len() as u32));
+                let (mut sizes, mut hits): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+                for (pos, &i) in order.iter().enumerate() {
+                    if pos == 0 || w[i as usize] != w[order[pos - 1] as usize] {
+                        sizes.push(0);
+                        hits.push(0);
+                    }
+                    *sizes.last_mut().expect("group") += 1;
+                    *hits.last_mut().expect("group") += u32::from(relevant[i as usize]);
                 }
-                *sizes.last_mut().expect("group") += 1;
-                *hits.last_mut().expect("group") += u32::from(relevant[i as usize]);
+                (sizes, hits)
             }
-            expected_average_precision(&sizes, &hits)
-        }
-        _ => expected_average_precision(&at_distance, &relevant_at_distance),
-    };
-    let (ap_index, relevant_in_top) = if need_ranking || weighted_ranking.is_some() {
-        let ranking = weighted_ranking.unwrap_or_else(|| rank_by_distance(distances, n_bits));
-        let mut cumulative = Vec::with_capacity(tops.len());
-        let mut hits = 0u32;
-        let mut next = 0usize;
-        let mut order: Vec<usize> = (0..tops.len()).collect();
-        order.sort_by_key(|&k| tops[k]);
-        let mut counts = vec![0u32; tops.len()];
-        for (pos, &i) in ranking.iter().enumerate() {
-            while next < order.len() && tops[order[next]] <= pos {
-                counts[order[next]] = hits;
-                next += 1;
-            }
-            hits += u32::from(relevant[i as usize]);
-        }
-        while next < order.len() {
-            counts[order[next]] = hits;
-            next += 1;
-        }
-        cumulative.extend(counts);
-        (average_precision(&ranking, relevant), cumulative)
-    } else {
-        (None, vec![0; tops.len()])
-    };
+        };
+        ranked[TiePolicy::Expected.slot()] = Some(RankStats {
+            ap: expected_average_precision(&sizes, &hits),
+            relevant_in_top: request
+                .tops
+                .iter()
+                .map(|&n| expected_relevant_in_top(&sizes, &hits, n))
+                .collect(),
+        });
+    }
     QueryStats {
         n_relevant,
         at_distance,
         relevant_at_distance,
-        ap_index,
-        ap_expected,
-        relevant_in_top,
+        ranked,
     }
 }
 
@@ -224,41 +289,106 @@ mod tests {
         }
     }
 
+    const ALL: [bool; 3] = [true, true, true];
+
+    fn request<'a>(tops: &'a [usize], tie_order: &'a [u32]) -> RankRequest<'a> {
+        RankRequest {
+            tops,
+            policies: ALL,
+            tie_order,
+        }
+    }
+
+    fn identity(n: usize) -> Vec<u32> {
+        (0..n as u32).collect()
+    }
+
     #[test]
     fn expected_ap_agrees_with_brute_force_over_tie_orders() {
         let distances = [1, 0, 2, 1, 1, 0, 2, 1];
         let relevant = [true, false, true, false, true, true, false, false];
-        let s = query_stats(&distances, &relevant, 2, &[], false, None);
-        let closed = expected_average_precision(&s.at_distance, &s.relevant_at_distance).unwrap();
+        let order = identity(8);
+        let s = query_stats(&distances, &relevant, 2, &request(&[], &order), None);
+        let closed = s.ranked(TiePolicy::Expected).ap.unwrap();
         let brute = brute_force_expected_ap(&distances, &relevant);
         assert!((closed - brute).abs() < 1e-12, "{closed} vs {brute}");
+    }
+
+    #[test]
+    fn expected_top_n_agrees_with_the_mean_over_every_tie_order() {
+        // groups: d0 = {1, 5} (1 relevant), d1 = {0, 3, 4, 7} (2 relevant), d2 = {2, 6}
+        let distances = [1, 0, 2, 1, 1, 0, 2, 1];
+        let relevant = [true, false, true, false, true, true, false, false];
+        let order = identity(8);
+        let tops = [1, 3, 5, 8];
+        let s = query_stats(&distances, &relevant, 2, &request(&tops, &order), None);
+        // top 1: the d0 group holds 1 relevant of 2 -> 0.5; top 3: 1 + 1 * 2/4;
+        // top 5: 1 + 3 * 2/4; top 8: all 4
+        assert_eq!(
+            s.ranked(TiePolicy::Expected).relevant_in_top,
+            vec![0.5, 1.5, 2.5, 4.0]
+        );
     }
 
     #[test]
     fn expected_ap_equals_index_ap_without_ties() {
         let distances = [3, 0, 2, 1];
         let relevant = [false, true, true, false];
-        let s = query_stats(&distances, &relevant, 3, &[], true, None);
-        let e = expected_average_precision(&s.at_distance, &s.relevant_at_distance).unwrap();
-        assert!((e - s.ap_index.unwrap()).abs() < 1e-12);
+        let order = identity(4);
+        let s = query_stats(&distances, &relevant, 3, &request(&[2], &order), None);
+        let e = s.ranked(TiePolicy::Expected);
+        let i = s.ranked(TiePolicy::Index);
+        assert!((e.ap.unwrap() - i.ap.unwrap()).abs() < 1e-12);
+        assert_eq!(e.relevant_in_top, i.relevant_in_top);
+    }
+
+    #[test]
+    fn random_ties_follow_the_tie_order_and_not_the_file_order() {
+        // all tied: index order ranks the relevant item 0 first, the tie order last
+        let distances = [0, 0, 0];
+        let relevant = [true, false, false];
+        let order = [2, 1, 0];
+        let s = query_stats(&distances, &relevant, 1, &request(&[1], &order), None);
+        assert_eq!(s.ranked(TiePolicy::Index).ap, Some(1.0));
+        assert_eq!(s.ranked(TiePolicy::Random).ap, Some(1.0 / 3.0));
+        assert_eq!(s.ranked(TiePolicy::Random).relevant_in_top, vec![0.0]);
+        // moving the items in the file (and their tie ranks with them) changes
+        // index-tie AP but not random-tie AP
+        let file_moved = [false, false, true];
+        let order_moved = [0, 1, 2];
+        let t = query_stats(
+            &distances,
+            &file_moved,
+            1,
+            &request(&[1], &order_moved),
+            None,
+        );
+        assert_eq!(t.ranked(TiePolicy::Random).ap, Some(1.0 / 3.0));
+        assert_eq!(t.ranked(TiePolicy::Index).ap, Some(1.0 / 3.0));
     }
 
     #[test]
     fn weighted_distances_rank_and_group_by_weight() {
         // Hamming distances [1, 1, 2]; weighted distances [0.5, 2.0, 0.5]
+        let order = [2, 0, 1];
         let s = query_stats(
             &[1, 1, 2],
             &[false, true, true],
             2,
-            &[1],
-            true,
+            &request(&[1], &order),
             Some(&[0.5, 2.0, 0.5]),
         );
         // weighted ranking 0, 2 (tie at 0.5, by index), then 1: hits at ranks 2, 3
-        assert!((s.ap_index.unwrap() - (0.5 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
+        let index = s.ranked(TiePolicy::Index);
+        assert!((index.ap.unwrap() - (0.5 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
+        assert_eq!(index.relevant_in_top, vec![0.0]);
+        // the tie order puts 2 before 0: hits at ranks 1, 3
+        let random = s.ranked(TiePolicy::Random);
+        assert!((random.ap.unwrap() - (1.0 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
         // tie-aware: group {0, 2} holds one relevant: (1/2)(1/1 + 1/2), then 2/3
-        assert!((s.ap_expected.unwrap() - (0.75 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
-        assert_eq!(s.relevant_in_top, vec![0]);
+        let expected = s.ranked(TiePolicy::Expected);
+        assert!((expected.ap.unwrap() - (0.75 + 2.0 / 3.0) / 2.0).abs() < 1e-12);
+        assert_eq!(expected.relevant_in_top, vec![0.5]);
         // radius histograms stay on plain Hamming distances
         assert_eq!(s.at_distance, vec![0, 2, 1]);
     }
@@ -266,15 +396,18 @@ mod tests {
     #[test]
     fn relevant_in_top_counts_prefixes_in_any_request_order() {
         // ranking: 1 (d0), 3 (d1), 0 (d2), 2 (d2); relevant: 0 and 3
+        let order = identity(4);
         let s = query_stats(
             &[2, 0, 2, 1],
             &[true, false, false, true],
             2,
-            &[3, 1, 2, 10, 0],
-            true,
+            &request(&[3, 1, 2, 10, 0], &order),
             None,
         );
-        assert_eq!(s.relevant_in_top, vec![2, 0, 1, 2, 0]);
+        assert_eq!(
+            s.ranked(TiePolicy::Index).relevant_in_top,
+            vec![2.0, 0.0, 1.0, 2.0, 0.0]
+        );
         assert_eq!(s.at_distance, vec![1, 1, 2]);
         assert_eq!(s.relevant_at_distance, vec![0, 1, 1]);
     }

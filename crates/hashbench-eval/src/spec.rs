@@ -8,17 +8,42 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::kernel_search::{self, SearchInputs, SearchSpec};
-use crate::per_query::{QueryStats, query_stats};
+use crate::per_query::{QueryStats, RankRequest, query_stats};
 
-/// Order of database items at equal Hamming distance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Order of database items at equal Hamming distance in a ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TiePolicy {
-    /// Ties broken by database index (stable order).
-    #[default]
+    /// Ties broken by database index: depends on the order of the data file
+    /// (a file sorted by class favours the first classes); kept for
+    /// cross-checks against reference code that ranks this way.
     Index,
-    /// Expected value over random orders of tied items.
+    /// Ties broken by one seeded random permutation of the database, the same
+    /// for every method of a split: independent of file order.
+    Random,
+    /// The expectation over uniformly random orders of tied items, in closed
+    /// form: independent of file order and of any seed.
     Expected,
+}
+
+impl TiePolicy {
+    /// Position of the policy in per-query statistics.
+    pub fn slot(self) -> usize {
+        match self {
+            TiePolicy::Index => 0,
+            TiePolicy::Random => 1,
+            TiePolicy::Expected => 2,
+        }
+    }
+
+    /// Suffix of the metric and curve names under this policy.
+    fn suffix(self) -> &'static str {
+        match self {
+            TiePolicy::Index => "-index-ties",
+            TiePolicy::Random => "",
+            TiePolicy::Expected => "-tie-aware",
+        }
+    }
 }
 
 /// Treatment of a query whose Hamming ball is empty.
@@ -38,8 +63,7 @@ pub enum EmptyPolicy {
 pub enum MetricSpec {
     /// Mean average precision over the full Hamming ranking.
     Map {
-        /// Tie order.
-        #[serde(default)]
+        /// Tie order (required: it moves MAP by several points on short codes).
         ties: TiePolicy,
     },
     /// Precision (and recall) of the Hamming ball of radius `radius`.
@@ -63,11 +87,15 @@ pub enum MetricSpec {
         /// Number of N values, evenly spaced up to the database size.
         #[serde(default = "default_curve_points")]
         points: usize,
+        /// Tie order.
+        ties: TiePolicy,
     },
     /// Precision of the first M of the ranking.
     PrecisionFirstM {
         /// The M values.
         m: Vec<usize>,
+        /// Tie order.
+        ties: TiePolicy,
     },
     /// Precision-recall of the Hamming ball as the radius sweeps 0..=bits.
     PrRadiusSweep,
@@ -126,10 +154,10 @@ impl MetricSpec {
     /// A message naming the bad field.
     pub fn validate(&self) -> Result<(), String> {
         match self {
-            MetricSpec::RecallCurve { points } if *points == 0 => {
+            MetricSpec::RecallCurve { points, .. } if *points == 0 => {
                 Err("recall-curve: `points` must be at least 1".into())
             }
-            MetricSpec::PrecisionFirstM { m } if m.is_empty() || m.contains(&0) => {
+            MetricSpec::PrecisionFirstM { m, .. } if m.is_empty() || m.contains(&0) => {
                 Err("precision-first-m: `m` must list positive counts".into())
             }
             MetricSpec::KnnAccuracy { k, search } => {
@@ -169,12 +197,7 @@ impl MetricSpec {
     /// Names of the scalar metrics this policy writes.
     pub fn scalar_names(&self) -> Vec<String> {
         match self {
-            MetricSpec::Map {
-                ties: TiePolicy::Index,
-            } => vec!["map".into()],
-            MetricSpec::Map {
-                ties: TiePolicy::Expected,
-            } => vec!["map-tie-aware".into()],
+            MetricSpec::Map { ties } => vec![format!("map{}", ties.suffix())],
             MetricSpec::PrecisionAtRadius { radius, .. } => vec![
                 format!("precision-r{radius}"),
                 format!("recall-r{radius}"),
@@ -214,8 +237,12 @@ impl MetricSpec {
     /// Names of the curves this policy writes.
     pub fn curve_names(&self) -> Vec<String> {
         match self {
-            MetricSpec::RecallCurve { .. } => vec!["recall-vs-retrieved".into()],
-            MetricSpec::PrecisionFirstM { .. } => vec!["precision-first-m".into()],
+            MetricSpec::RecallCurve { ties, .. } => {
+                vec![format!("recall-vs-retrieved{}", ties.suffix())]
+            }
+            MetricSpec::PrecisionFirstM { ties, .. } => {
+                vec![format!("precision-first-m{}", ties.suffix())]
+            }
             MetricSpec::PrRadiusSweep => {
                 vec![
                     "pr-macro".into(),
@@ -236,6 +263,16 @@ impl MetricSpec {
                 tops.iter().map(|k| format!("coverage-top{k}")).collect()
             }
             _ => vec![],
+        }
+    }
+
+    /// The tie policy of a ranking metric.
+    pub fn ties(&self) -> Option<TiePolicy> {
+        match self {
+            MetricSpec::Map { ties }
+            | MetricSpec::RecallCurve { ties, .. }
+            | MetricSpec::PrecisionFirstM { ties, .. } => Some(*ties),
+            _ => None,
         }
     }
 
@@ -269,6 +306,23 @@ pub struct MetricValues {
     pub curves: Vec<Curve>,
 }
 
+/// What an evaluation reads besides the metric policies.
+#[derive(Debug, Clone, Copy)]
+pub struct EvalInputs<'a> {
+    /// Database codes.
+    pub db: &'a BitCodes,
+    /// Query codes.
+    pub queries: &'a BitCodes,
+    /// Relevant database items of each query.
+    pub truth: &'a GroundTruth,
+    /// Per-bit weights of a weighted Hamming ranking (BSSC).
+    pub bit_weights: Option<&'a [f64]>,
+    /// The seeded database order that breaks ties under `ties = "random"`.
+    pub tie_order: &'a [u32],
+    /// Kernel scores and search seed, for the kernel-search policies.
+    pub search: Option<&'a SearchInputs<'a>>,
+}
+
 /// Evaluates `specs` for every query code against the database codes. With
 /// `bit_weights`, ranking metrics (MAP, recall curve, precision of the first M)
 /// rank by the weighted Hamming distance Σₖ wₖ [bits differ]; radius metrics
@@ -277,18 +331,19 @@ pub struct MetricValues {
 /// policies read `search`.
 ///
 /// # Panics
-/// If code lengths differ, the ground truth's shape differs from the codes, or
-/// a kernel-search policy is given without `search` (or with a score matrix of
-/// the wrong size).
+/// If code lengths differ, the ground truth's shape or the tie order's length
+/// differs from the codes, or a kernel-search policy is given without
+/// `search` (or with a score matrix of the wrong size).
 #[track_caller]
-pub fn evaluate(
-    specs: &[MetricSpec],
-    db: &BitCodes,
-    queries: &BitCodes,
-    truth: &GroundTruth,
-    bit_weights: Option<&[f64]>,
-    search: Option<&SearchInputs<'_>>,
-) -> MetricValues {
+pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
+    let EvalInputs {
+        db,
+        queries,
+        truth,
+        bit_weights,
+        tie_order,
+        search,
+    } = *input;
     assert_eq!(
         db.n_bits(),
         queries.n_bits(),
@@ -296,17 +351,18 @@ pub fn evaluate(
     );
     assert_eq!(truth.n_db(), db.len(), "ground truth database size");
     assert_eq!(truth.n_queries(), queries.len(), "ground truth query count");
+    assert_eq!(tie_order.len(), db.len(), "tie order length");
     let n_db = db.len();
     let tops = prefix_lengths(specs, n_db);
-    let need_ranking = specs.iter().any(|s| {
-        matches!(
-            s,
-            MetricSpec::Map {
-                ties: TiePolicy::Index
-            } | MetricSpec::RecallCurve { .. }
-                | MetricSpec::PrecisionFirstM { .. }
-        )
-    });
+    let mut policies = [false; 3];
+    for t in specs.iter().filter_map(MetricSpec::ties) {
+        policies[t.slot()] = true;
+    }
+    let request = RankRequest {
+        tops: &tops,
+        policies,
+        tie_order,
+    };
     let n_bits = db.n_bits() as u32;
     // per-query Hamming statistics, for the policies that read them only
     let hamming_queries = if specs.iter().any(|s| !s.needs_kernel()) {
@@ -331,7 +387,7 @@ pub fn evaluate(
                     weighted_distances_into(queries.code(q), db, w, weighted);
                 }
                 let weighted = bit_weights.map(|_| weighted.as_slice());
-                query_stats(distances, relevant, n_bits, &tops, need_ranking, weighted)
+                query_stats(distances, relevant, n_bits, &request, weighted)
             },
         )
         .collect();
@@ -390,8 +446,8 @@ fn prefix_lengths(specs: &[MetricSpec], n_db: usize) -> Vec<usize> {
     let mut tops = Vec::new();
     for s in specs {
         match s {
-            MetricSpec::RecallCurve { points } => tops.extend(recall_grid(*points, n_db)),
-            MetricSpec::PrecisionFirstM { m } => tops.extend(m.iter().map(|&m| m.min(n_db))),
+            MetricSpec::RecallCurve { points, .. } => tops.extend(recall_grid(*points, n_db)),
+            MetricSpec::PrecisionFirstM { m, .. } => tops.extend(m.iter().map(|&m| m.min(n_db))),
             _ => {}
         }
     }
@@ -452,10 +508,7 @@ fn aggregate(
     let top_index = |n: usize| tops.binary_search(&n).expect("prefix registered");
     match spec {
         MetricSpec::Map { ties } => {
-            let ap = stats.iter().filter_map(|s| match ties {
-                TiePolicy::Index => s.ap_index,
-                TiePolicy::Expected => s.ap_expected,
-            });
+            let ap = stats.iter().filter_map(|s| s.ranked(*ties).ap);
             out.scalars.push((names[0].clone(), mean(ap)));
         }
         MetricSpec::PrecisionAtRadius { radius, empty } => {
@@ -473,7 +526,7 @@ fn aggregate(
             };
             out.scalars.push((names[0].clone(), f1));
         }
-        MetricSpec::RecallCurve { points } => {
+        MetricSpec::RecallCurve { points, ties } => {
             let points = recall_grid(*points, n_db)
                 .into_iter()
                 .map(|n| {
@@ -482,17 +535,17 @@ fn aggregate(
                         stats
                             .iter()
                             .filter(|s| s.n_relevant > 0)
-                            .map(|s| f64::from(s.relevant_in_top[k]) / s.n_relevant as f64),
+                            .map(|s| s.ranked(*ties).relevant_in_top[k] / s.n_relevant as f64),
                     );
                     (n as f64, recall)
                 })
                 .collect();
             out.curves.push(Curve {
-                name: "recall-vs-retrieved".into(),
+                name: spec.curve_names().remove(0),
                 points,
             });
         }
-        MetricSpec::PrecisionFirstM { m } => {
+        MetricSpec::PrecisionFirstM { m, ties } => {
             let points = m
                 .iter()
                 .map(|&m| {
@@ -501,13 +554,13 @@ fn aggregate(
                     let p = mean(
                         stats
                             .iter()
-                            .map(|s| f64::from(s.relevant_in_top[k]) / n as f64),
+                            .map(|s| s.ranked(*ties).relevant_in_top[k] / n as f64),
                     );
                     (m as f64, p)
                 })
                 .collect();
             out.curves.push(Curve {
-                name: "precision-first-m".into(),
+                name: spec.curve_names().remove(0),
                 points,
             });
         }

@@ -2,11 +2,45 @@
 //! metric must have.
 
 use hashbench_core::{BitCodes, GroundTruth};
-use hashbench_eval::{EmptyPolicy, MetricSpec, MetricValues, TiePolicy, evaluate};
+use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, MetricValues, TiePolicy, evaluate};
 use proptest::prelude::*;
 
 fn scalar(v: &MetricValues, name: &str) -> f64 {
     v.scalars.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+/// Evaluates with database order as the random tie order (so `random` and
+/// `index` ties agree unless a test passes another order).
+fn eval(
+    specs: &[MetricSpec],
+    db: &BitCodes,
+    queries: &BitCodes,
+    truth: &GroundTruth,
+    bit_weights: Option<&[f64]>,
+) -> MetricValues {
+    let order: Vec<u32> = (0..db.len() as u32).collect();
+    eval_with_order(specs, db, queries, truth, bit_weights, &order)
+}
+
+fn eval_with_order(
+    specs: &[MetricSpec],
+    db: &BitCodes,
+    queries: &BitCodes,
+    truth: &GroundTruth,
+    bit_weights: Option<&[f64]>,
+    tie_order: &[u32],
+) -> MetricValues {
+    evaluate(
+        specs,
+        &EvalInputs {
+            db,
+            queries,
+            truth,
+            bit_weights,
+            tie_order,
+            search: None,
+        },
+    )
 }
 
 fn codes(rows: &[u64], n_bits: usize) -> BitCodes {
@@ -31,7 +65,7 @@ fn hand_case_map_with_index_ties() {
     // query 1 distances [4,3,2,0,4,3] -> ranking 3,2,1,5,0,4; relevant {1,3,4}
     //   hits at ranks 1, 3, 6: AP = (1 + 2/3 + 3/6) / 3 = 13/18
     let (db, q, truth) = hand_case();
-    let v = evaluate(
+    let v = eval(
         &[MetricSpec::Map {
             ties: TiePolicy::Index,
         }],
@@ -39,9 +73,31 @@ fn hand_case_map_with_index_ties() {
         &q,
         &truth,
         None,
-        None,
     );
     let expected = (0.7 + 13.0 / 18.0) / 2.0;
+    assert!((scalar(&v, "map-index-ties") - expected).abs() < 1e-12);
+}
+
+#[test]
+fn hand_case_map_with_random_ties_follows_the_tie_order() {
+    // query 0: tie groups d0 {0, 4}, d1 {1, 5}; the order 4 before 0 and 5
+    // before 1 gives ranking 4,0,5,1,2,3; relevant {0,2,5} at ranks 2, 3, 5:
+    //   AP = (1/2 + 2/3 + 3/5) / 3
+    // query 1: groups d3 {1, 5}, d4 {0, 4}: ranking 3,2,5,1,4,0; relevant
+    //   {1,3,4} at ranks 1, 4, 5: AP = (1 + 2/4 + 3/5) / 3
+    let (db, q, truth) = hand_case();
+    let order = [4, 5, 3, 2, 1, 0];
+    let v = eval_with_order(
+        &[MetricSpec::Map {
+            ties: TiePolicy::Random,
+        }],
+        &db,
+        &q,
+        &truth,
+        None,
+        &order,
+    );
+    let expected = ((0.5 + 2.0 / 3.0 + 0.6) / 3.0 + (1.0 + 0.5 + 0.6) / 3.0) / 2.0;
     assert!((scalar(&v, "map") - expected).abs() < 1e-12);
 }
 
@@ -60,7 +116,7 @@ fn hand_case_precision_recall_and_f1_at_radius_one() {
             empty: EmptyPolicy::Zero,
         },
     ];
-    let v = evaluate(&specs, &db, &q, &truth, None, None);
+    let v = eval(&specs, &db, &q, &truth, None);
     let (p, r) = (0.75, 0.5);
     assert!((scalar(&v, "precision-r1") - p).abs() < 1e-12);
     assert!((scalar(&v, "recall-r1") - r).abs() < 1e-12);
@@ -74,7 +130,7 @@ fn empty_ball_scores_zero_or_is_skipped_by_policy() {
     // shift query 1 to 0b0111 so its radius-0 ball is empty
     let (db, _, truth) = hand_case();
     let q = codes(&[0b0000, 0b0111], 4);
-    let zero = evaluate(
+    let zero = eval(
         &[MetricSpec::PrecisionAtRadius {
             radius: 0,
             empty: EmptyPolicy::Zero,
@@ -83,9 +139,8 @@ fn empty_ball_scores_zero_or_is_skipped_by_policy() {
         &q,
         &truth,
         None,
-        None,
     );
-    let skip = evaluate(
+    let skip = eval(
         &[MetricSpec::PrecisionAtRadius {
             radius: 0,
             empty: EmptyPolicy::Skip,
@@ -93,7 +148,6 @@ fn empty_ball_scores_zero_or_is_skipped_by_policy() {
         &db,
         &q,
         &truth,
-        None,
         None,
     );
     assert!((scalar(&zero, "precision-r0") - 0.25).abs() < 1e-12);
@@ -108,14 +162,20 @@ fn hand_case_precision_first_m_and_recall_curve() {
     // query 1 ranking 3,2,1,5,0,4 relevant {1,3,4}: top2 -> 1, top3 -> 2
     let (db, q, truth) = hand_case();
     let specs = [
-        MetricSpec::PrecisionFirstM { m: vec![2, 3, 100] },
-        MetricSpec::RecallCurve { points: 2 },
+        MetricSpec::PrecisionFirstM {
+            m: vec![2, 3, 100],
+            ties: TiePolicy::Index,
+        },
+        MetricSpec::RecallCurve {
+            points: 2,
+            ties: TiePolicy::Index,
+        },
     ];
-    let v = evaluate(&specs, &db, &q, &truth, None, None);
+    let v = eval(&specs, &db, &q, &truth, None);
     let pm = &v
         .curves
         .iter()
-        .find(|c| c.name == "precision-first-m")
+        .find(|c| c.name == "precision-first-m-index-ties")
         .unwrap()
         .points;
     assert_eq!(pm[0], (2.0, 0.5));
@@ -125,13 +185,14 @@ fn hand_case_precision_first_m_and_recall_curve() {
     let rc = &v
         .curves
         .iter()
-        .find(|c| c.name == "recall-vs-retrieved")
+        .find(|c| c.name == "recall-vs-retrieved-index-ties")
         .unwrap()
         .points;
     assert_eq!(rc.len(), 2);
     assert_eq!(rc[0].0, 3.0);
     assert!((rc[0].1 - 0.5).abs() < 1e-12);
-    assert_eq!(rc[1], (6.0, 1.0));
+    // the grid ends at the whole database (where recall is 1 by definition)
+    assert_eq!(rc[1].0, 6.0);
 }
 
 #[test]
@@ -139,7 +200,7 @@ fn hand_case_pr_sweep_macro_and_micro() {
     // radius 0: q0 ball {0,4} hits 1; q1 ball {3} hits 1.
     //   macro P = (1/2 + 1)/2 = 0.75, R = (1/3 + 1/3)/2; micro P = 2/3, R = 2/6
     let (db, q, truth) = hand_case();
-    let v = evaluate(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None, None);
+    let v = eval(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None);
     let get = |n: &str| {
         v.curves
             .iter()
@@ -154,6 +215,40 @@ fn hand_case_pr_sweep_macro_and_micro() {
     assert!((mic[0].1 - 2.0 / 3.0).abs() < 1e-12 && (mic[0].0 - 1.0 / 3.0).abs() < 1e-12);
     assert_eq!(mac[4], (1.0, 0.5));
     assert!(empty.iter().all(|&(_, e)| e == 0.0));
+}
+
+#[test]
+fn pr_sweep_with_empty_balls_averages_precision_over_the_non_empty_ones() {
+    // query 0 (0000) has items at distances 0 and 2; query 1 (1111) at 2 and 4
+    // relevant: q0 {item 0}, q1 {item 1}
+    let db = codes(&[0b0000, 0b0011], 4);
+    let q = codes(&[0b0000, 0b1111], 4);
+    let truth = GroundTruth::SameLabel {
+        query_labels: vec![0, 1],
+        db_labels: vec![0, 1],
+    };
+    let v = eval(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None);
+    let get = |n: &str| {
+        v.curves
+            .iter()
+            .find(|c| c.name == n)
+            .unwrap()
+            .points
+            .clone()
+    };
+    let (mac, mic, empty) = (get("pr-macro"), get("pr-micro"), get("pr-empty-fraction"));
+    // radius 0 and 1: q0 retrieves item 0 (P 1, R 1), q1's ball is empty:
+    //   macro P = 1 (q1 left out), R = (1 + 0)/2; micro P = 1/1, R = 1/2
+    for r in [0, 1] {
+        assert_eq!(mac[r], (0.5, 1.0), "radius {r}");
+        assert_eq!(mic[r], (0.5, 1.0), "radius {r}");
+        assert_eq!(empty[r], (r as f64, 0.5));
+    }
+    // radius 2: q0 retrieves both (P 1/2), q1 retrieves item 1 (P 1): macro
+    //   P = 3/4, R = 1; micro P = 2/3, R = 1; no empty ball
+    assert_eq!(mac[2], (1.0, 0.75));
+    assert!((mic[2].1 - 2.0 / 3.0).abs() < 1e-12 && mic[2].0 == 1.0);
+    assert_eq!(empty[2], (2.0, 0.0));
 }
 
 fn all_specs() -> Vec<MetricSpec> {
@@ -172,8 +267,14 @@ fn all_specs() -> Vec<MetricSpec> {
             radius: 1,
             empty: EmptyPolicy::Skip,
         },
-        MetricSpec::RecallCurve { points: 5 },
-        MetricSpec::PrecisionFirstM { m: vec![1, 3, 7] },
+        MetricSpec::RecallCurve {
+            points: 5,
+            ties: TiePolicy::Expected,
+        },
+        MetricSpec::PrecisionFirstM {
+            m: vec![1, 3, 7],
+            ties: TiePolicy::Random,
+        },
         MetricSpec::PrRadiusSweep,
     ]
 }
@@ -200,20 +301,21 @@ proptest! {
         let j = which % bits;
         let (mut dbc, mut qc) = (codes(&db, bits), codes(&q, bits));
         let truth = GroundTruth::SameLabel { query_labels: ql, db_labels: dl };
-        let before = evaluate(&all_specs(), &dbc, &qc, &truth, None, None);
+        let before = eval(&all_specs(), &dbc, &qc, &truth, None);
         dbc.flip_bit_everywhere(j);
         qc.flip_bit_everywhere(j);
         // compared through Debug so that NaN (an undefined point) equals NaN
-        prop_assert_eq!(format!("{before:?}"), format!("{:?}", evaluate(&all_specs(), &dbc, &qc, &truth, None, None)));
+        prop_assert_eq!(format!("{before:?}"), format!("{:?}", eval(&all_specs(), &dbc, &qc, &truth, None)));
     }
 
     #[test]
     fn permuting_the_database_leaves_order_free_metrics_unchanged(
         (db, q, dl, ql, bits) in case(), seed in any::<u64>(),
     ) {
-        // Metrics that do not read the index tie order are invariant; index-tie
-        // metrics are invariant when the permutation keeps each tie group's order,
-        // which the ranking test below checks through indices.
+        // Metrics that do not read the file order are invariant: tie-aware ones,
+        // random-tie ones when the tie order moves with the items, radius ones;
+        // index-tie metrics are invariant when the permutation keeps each tie
+        // group's order, which the ranking test below checks through indices.
         let n = db.len();
         let mut perm: Vec<usize> = (0..n).collect();
         let mut s = seed | 1;
@@ -225,11 +327,20 @@ proptest! {
         let (dbc, qc) = (codes(&db, bits), codes(&q, bits));
         let order_free = vec![
             MetricSpec::Map { ties: TiePolicy::Expected },
+            MetricSpec::Map { ties: TiePolicy::Random },
+            MetricSpec::PrecisionFirstM { m: vec![1, 4], ties: TiePolicy::Random },
+            MetricSpec::RecallCurve { points: 4, ties: TiePolicy::Expected },
             MetricSpec::PrecisionAtRadius { radius: 1, empty: EmptyPolicy::Zero },
             MetricSpec::PrRadiusSweep,
         ];
-        let before = evaluate(&order_free, &dbc, &qc, &truth, None, None);
-        let after = evaluate(&order_free, &dbc.select(&perm), &qc, &truth.permute_db(&perm), None, None);
+        // a tie order for the original database, and the same order of the same
+        // items for the permuted one (item perm[k] sits at position k)
+        let tie_order: Vec<u32> = (0..n as u32).rev().collect();
+        let mut position = vec![0u32; n];
+        perm.iter().enumerate().for_each(|(k, &i)| position[i] = k as u32);
+        let permuted_order: Vec<u32> = tie_order.iter().map(|&i| position[i as usize]).collect();
+        let before = eval_with_order(&order_free, &dbc, &qc, &truth, None, &tie_order);
+        let after = eval_with_order(&order_free, &dbc.select(&perm), &qc, &truth.permute_db(&perm), None, &permuted_order);
         for ((na, a), (nb, b)) in before.scalars.iter().zip(&after.scalars) {
             prop_assert_eq!(na, nb);
             prop_assert!((a - b).abs() < 1e-12 || (a.is_nan() && b.is_nan()));
@@ -271,14 +382,14 @@ fn weighted_ranking_uses_bit_weights_and_radius_metrics_do_not() {
             empty: EmptyPolicy::Zero,
         },
     ];
-    let plain = evaluate(&specs, &db, &q, &truth, None, None);
-    let weighted = evaluate(&specs, &db, &q, &truth, Some(&[10.0, 1.0]), None);
+    let plain = eval(&specs, &db, &q, &truth, None);
+    let weighted = eval(&specs, &db, &q, &truth, Some(&[10.0, 1.0]));
     // plain: tie, index order puts the relevant item 1 second: AP = 1/2
-    assert!((scalar(&plain, "map") - 0.5).abs() < 1e-12);
+    assert!((scalar(&plain, "map-index-ties") - 0.5).abs() < 1e-12);
     // weighted: item 1 is farther (10 > 1): still second; swap weights and it is first
-    assert!((scalar(&weighted, "map") - 0.5).abs() < 1e-12);
-    let swapped = evaluate(&specs, &db, &q, &truth, Some(&[1.0, 10.0]), None);
-    assert!((scalar(&swapped, "map") - 1.0).abs() < 1e-12);
+    assert!((scalar(&weighted, "map-index-ties") - 0.5).abs() < 1e-12);
+    let swapped = eval(&specs, &db, &q, &truth, Some(&[1.0, 10.0]));
+    assert!((scalar(&swapped, "map-index-ties") - 1.0).abs() < 1e-12);
     for v in [&plain, &weighted, &swapped] {
         assert!((scalar(v, "precision-r1") - 0.5).abs() < 1e-12);
     }

@@ -2,6 +2,7 @@
 
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::{product, top_eigenpairs};
+use hashbench_core::method::Requirements;
 use hashbench_core::method::check_n_bits;
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError, TrainSet,
@@ -151,6 +152,15 @@ impl KlshModel {
 
 impl HashMethod for KlshParams {
     type Model = KlshModel;
+    const LABEL: &'static str = "KLSH";
+    const REQUIREMENTS: Requirements = Requirements {
+        uses_spec_kernel: true,
+        ..Requirements::UNSUPERVISED
+    };
+
+    fn check_data(&self, data: &Data) -> Result<(), String> {
+        self.kernel.check_data(data).map_err(|e| e.to_string())
+    }
 
     fn validate(&self) -> Result<(), ParamError> {
         self.kernel.validate()?;

@@ -3,6 +3,7 @@
 use faer::Mat;
 use hashbench_core::linalg::column_means;
 use hashbench_core::linear::LinearModel;
+use hashbench_core::method::Requirements;
 use hashbench_core::method::dense_fit_input;
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -17,6 +18,8 @@ pub struct LshParams {}
 
 impl HashMethod for LshParams {
     type Model = LinearModel;
+    const LABEL: &'static str = "LSH";
+    const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())

@@ -3,6 +3,7 @@
 use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::dense_fit_input;
+use hashbench_core::method::{BitLimit, Requirements, Supervision};
 use hashbench_core::pairs::{adjusted_covariance, label_pair_matrix};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -26,6 +27,12 @@ impl Default for PcahParams {
 
 impl HashMethod for PcahParams {
     type Model = LinearModel;
+    const LABEL: &'static str = "PCAH";
+    const REQUIREMENTS: Requirements = Requirements {
+        supervision: Supervision::Optional,
+        bit_limit: BitLimit::Dimension,
+        uses_spec_kernel: false,
+    };
 
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_non_negative("eta", self.eta)

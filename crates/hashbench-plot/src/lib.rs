@@ -16,6 +16,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Drawn dashed in the method's colour: a reference such as the linear scan.
     pub dashed: bool,
+    /// The method's fixed colour slot in the palette (from its registration),
+    /// or `None` for a colour chosen from the label.
+    pub palette_slot: Option<usize>,
 }
 
 /// A figure panel.
@@ -63,23 +66,13 @@ const PALETTE: [RGBColor; 12] = [
     RGBColor(0, 0, 128),
 ];
 
-/// Methods that appear together get far-apart colours (KLSH red beside SIKH
-/// green and LSH blue).
-const KNOWN_METHODS: [&str; 12] = [
-    "LSH", "SH", "SIKH", "KLSH", "BSSC", "PCAH", "S3PLH", "USPLH", "OKH", "LAMP", "RBMs", "SpaH",
-];
-
-/// The colour of a method label: fixed for the papers' methods, else by hash.
-pub fn color_of(label: &str) -> RGBColor {
-    let base = label.split_whitespace().next().unwrap_or(label);
-    let k = KNOWN_METHODS
-        .iter()
-        .position(|m| m.eq_ignore_ascii_case(base))
-        .unwrap_or_else(|| {
-            label
-                .bytes()
-                .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
-        });
+/// The colour of a series: its fixed palette slot, else one chosen from the label.
+pub fn color_of(palette_slot: Option<usize>, label: &str) -> RGBColor {
+    let k = palette_slot.unwrap_or_else(|| {
+        label
+            .bytes()
+            .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
+    });
     PALETTE[k % PALETTE.len()]
 }
 
@@ -195,7 +188,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
     }
     mesh.draw().map_err(e)?;
     for s in &fig.series {
-        let color = color_of(&s.label);
+        let color = color_of(s.palette_slot, &s.label);
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -261,16 +254,19 @@ mod tests {
             series: vec![
                 Series {
                     dashed: false,
+                    palette_slot: Some(0),
                     label: "LSH".into(),
                     points: vec![(12.0, 0.2), (16.0, 0.25), (64.0, 0.3)],
                 },
                 Series {
                     dashed: false,
+                    palette_slot: Some(5),
                     label: "PCAH".into(),
                     points: vec![(12.0, 0.4), (16.0, f64::NAN), (64.0, 0.2)],
                 },
                 Series {
                     dashed: true,
+                    palette_slot: Some(5),
                     label: "PCAH (linear scan)".into(),
                     points: vec![(12.0, 0.5), (64.0, 0.5)],
                 },
@@ -285,9 +281,9 @@ mod tests {
     }
 
     #[test]
-    fn method_colours_are_stable_and_distinct_for_the_papers_methods() {
-        assert_eq!(color_of("LSH"), color_of("LSH"));
-        assert_ne!(color_of("LSH"), color_of("PCAH"));
-        assert_eq!(color_of("SIKH (width=2)"), color_of("SIKH"));
+    fn a_palette_slot_fixes_the_colour_whatever_the_label() {
+        assert_eq!(color_of(Some(3), "KLSH"), color_of(Some(3), "KLSH (p=50)"));
+        assert_ne!(color_of(Some(3), "KLSH"), color_of(Some(2), "KLSH"));
+        assert_eq!(color_of(None, "A*^2"), color_of(None, "A*^2"));
     }
 }

@@ -2,6 +2,7 @@
 
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::product;
+use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -255,6 +256,11 @@ impl RbmModel {
 
 impl HashMethod for RbmParams {
     type Model = RbmModel;
+    const LABEL: &'static str = "RBMs";
+    const REQUIREMENTS: Requirements = Requirements {
+        supervision: Supervision::Optional,
+        ..Requirements::UNSUPERVISED
+    };
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.hidden.contains(&0) {

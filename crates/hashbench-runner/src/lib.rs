@@ -8,6 +8,7 @@ pub mod methods;
 pub mod normality;
 pub mod report;
 pub mod spec;
+pub mod store;
 pub mod tables;
 mod trial;
 
@@ -17,13 +18,15 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use hashbench_data::{Registry, build_truth};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde_json::json;
 
 pub use spec::{PAPER_PROFILE, Plan, Spec};
 pub use tables::ResultTables;
 
-use crate::trial::{TrialContext, TrialRecord};
+use hashbench_core::method::Supervision;
+
+use crate::spec::TrialKey;
+use crate::trial::TrialContext;
 
 /// Where a run reads its inputs and writes its outputs.
 #[derive(Debug, Clone)]
@@ -32,6 +35,25 @@ pub struct Workspace {
     pub root: PathBuf,
     /// Results root (normally `<root>/results`).
     pub results: PathBuf,
+    /// Where registered data files are looked for, in order (see [`data_roots`]).
+    pub data_roots: Vec<PathBuf>,
+}
+
+/// The environment variable listing extra data roots, `:`-separated.
+pub const DATA_ROOTS_VAR: &str = "HASHBENCH_DATA";
+
+/// The data roots of a repository: its `data/` folder, then every folder
+/// named in `extra` (the value of [`DATA_ROOTS_VAR`]), in order.
+pub fn data_roots(root: &Path, extra: Option<&str>) -> Vec<PathBuf> {
+    std::iter::once(root.join("data"))
+        .chain(
+            extra
+                .into_iter()
+                .flat_map(|v| v.split(':'))
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+        )
+        .collect()
 }
 
 /// Switches of a run.
@@ -39,8 +61,6 @@ pub struct Workspace {
 pub struct RunOptions {
     /// Rerun trials that are already stored.
     pub force: bool,
-    /// Write each trial's database and query codes.
-    pub save_codes: bool,
     /// Show a progress bar.
     pub progress: bool,
 }
@@ -50,10 +70,8 @@ pub struct RunOptions {
 pub struct RunOutcome {
     /// The run's folder.
     pub dir: PathBuf,
-    /// Trials computed now.
-    pub trials_run: usize,
-    /// Trials reused from earlier runs.
-    pub trials_reused: usize,
+    /// Trials fitted, evaluated and reused.
+    pub counts: Counts,
     /// The result tables.
     pub tables: ResultTables,
     /// The Markdown summary.
@@ -61,11 +79,19 @@ pub struct RunOutcome {
 }
 
 impl Workspace {
-    /// The workspace rooted at `root`, writing to `root/results`.
+    /// The workspace rooted at `root`, writing to `root/results`, with the
+    /// data roots of [`data_roots`] (reading [`DATA_ROOTS_VAR`]).
     pub fn at(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
+        Self::with_results(root.join("results"), root)
+    }
+
+    /// The workspace rooted at `root`, writing to `results`.
+    pub fn with_results(results: PathBuf, root: PathBuf) -> Self {
+        let extra = std::env::var(DATA_ROOTS_VAR).ok();
         Self {
-            results: root.join("results"),
+            data_roots: data_roots(&root, extra.as_deref()),
+            results,
             root,
         }
     }
@@ -101,15 +127,16 @@ impl Workspace {
         self.results.join(&plan.id).join(&plan.profile)
     }
 
-    /// Whether every file of `dataset` is present; the error explains how to get it.
+    /// The data root holding every file of `dataset`; the error names the
+    /// roots tried and how to get the data.
     ///
     /// # Errors
     /// Unknown dataset or a missing file, with the fix.
-    pub fn check_data(&self, dataset: &str) -> Result<()> {
-        self.registry()?
+    pub fn check_data(&self, dataset: &str) -> Result<PathBuf> {
+        Ok(self
+            .registry()?
             .get(dataset)?
-            .check_present(dataset, &self.root)?;
-        Ok(())
+            .locate(dataset, &self.data_roots)?)
     }
 }
 
@@ -162,82 +189,72 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     let started = Instant::now();
     let registry = ws.registry()?;
     let entry = registry.get(&plan.dataset)?;
-    let data = entry.load(&plan.dataset, &ws.root)?;
+    let data = entry.load(&plan.dataset, &ws.data_roots)?;
     if plan.normality.is_some() {
         let dir = ws.run_dir(plan);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let (tables, run, reused, about) = normality::run(plan, &data, &dir, opts.force)?;
-        return finish(ws, plan, &data, tables, &about, (run, reused), started, dir);
+        let (tables, counts, about) = normality::run(plan, &data, &dir, opts.force)?;
+        return finish(ws, plan, &data, tables, &about, counts, started, dir);
     }
-    for m in &plan.methods {
-        m.spec
-            .check_data(&data.x)
-            .map_err(|e| anyhow!("{}: {}: {e}", plan.spec_path.display(), m.label))?;
-    }
-    if let Some(k) = &plan.kernel {
-        k.check_data(&data.x)
-            .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
-    }
-    let dim = data.x.as_dense().map_or(0, |x| x.ncols());
-    for m in &plan.methods {
-        if let Some(max) = m.spec.max_bits(dim)
-            && let Some(b) = plan.bits.iter().find(|&&b| b > max)
-        {
-            bail!(
-                "{}: {} gives at most {max} bits on {dim}-dimensional `{}`, the spec asks for {b}",
-                plan.spec_path.display(),
-                m.label,
-                plan.dataset
-            );
-        }
-    }
-    if let Some(m) = plan.methods.iter().find(|m| m.spec.needs_labels())
-        && plan.split.labelled < 2
-    {
-        bail!(
-            "{}: {} learns from labelled pairs; set split.labelled to at least 2",
-            plan.spec_path.display(),
-            m.label
-        );
-    }
-    if (plan.split.labelled > 0 || plan.ground_truth.needs_labels()) && data.labels.is_none() {
-        bail!(
-            "{}: the spec needs class labels, dataset `{}` has none",
-            plan.spec_path.display(),
-            plan.dataset
-        );
-    }
-    let split = plan
-        .split
-        .split(data.x.n_items(), &data.parts, plan.split_seed())
-        .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))?;
-    let truth = build_truth(
-        &plan.ground_truth,
-        &data,
-        &split,
-        plan.truth_seed(),
-        Some(&ws.results.join("cache")),
-    )?;
-    let split_sizes = format!(
-        "split: {} queries, {} database, {} training, {} labelled",
-        split.queries.len(),
-        split.database.len(),
-        split.training.len(),
-        split.labelled.len()
-    );
+    check_methods(plan, &data)?;
     let dir = ws.run_dir(plan);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let ctx = TrialContext::new(plan, &data, &split, truth, &dir, opts.save_codes)?;
+    let base = plan.spec_path.parent().unwrap_or(Path::new("."));
     let keys = plan.trials();
-    // each stored record is read once; the ones missing (or all, with --force) run
-    let mut records: Vec<Option<TrialRecord>> = keys
-        .iter()
-        .map(|k| if opts.force { None } else { ctx.stored(k) })
-        .collect();
-    let pending: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
-    let reused = keys.len() - pending.len();
-    let bar = if opts.progress {
-        ProgressBar::new(pending.len() as u64)
+    let bar = progress_bar(plan, opts.progress);
+    let mut records = Vec::with_capacity(keys.len());
+    let (mut about, mut computed, mut fits) = (String::new(), 0, 0);
+    for s in 0..plan.n_splits() {
+        let split = plan
+            .split
+            .split(data.x.n_items(), &data.parts, plan.split_seed(s), base)
+            .with_context(|| {
+                format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset)
+            })?;
+        if s == 0 {
+            about = check_supervision(plan, &data, &split)?;
+        }
+        let truth = build_truth(
+            &plan.ground_truth,
+            &data,
+            &split,
+            plan.truth_seed(s),
+            Some(&ws.results.join("cache")),
+        )?;
+        let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir)?;
+        let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
+        let (mut recs, n) = store::resume(
+            &mine,
+            opts.force,
+            |k| ctx.stored(k),
+            |k| ctx.run(k, opts.force),
+            &bar,
+        )?;
+        records.append(&mut recs);
+        computed += n;
+        fits += ctx.fits();
+    }
+    bar.finish_and_clear();
+    let tables = trial::tables(plan, &data.name, &records);
+    finish(
+        ws,
+        plan,
+        &data,
+        tables,
+        &about,
+        Counts {
+            fitted: fits,
+            evaluated: computed,
+            reused: keys.len() - computed,
+        },
+        started,
+        dir,
+    )
+}
+
+fn progress_bar(plan: &Plan, show: bool) -> ProgressBar {
+    let bar = if show {
+        ProgressBar::new(0)
     } else {
         ProgressBar::hidden()
     };
@@ -249,32 +266,103 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         .progress_chars("=> "),
     );
     bar.set_prefix(format!("{} [{}]", plan.id, plan.profile));
-    let results: Vec<Result<TrialRecord>> = pending
-        .par_iter()
-        .map(|&i| {
-            let r = ctx.run(&keys[i]);
-            bar.inc(1);
-            r
-        })
-        .collect();
-    bar.finish_and_clear();
-    // serde_json parses floats exactly (`float_roundtrip`), so a fresh record
-    // and its stored copy hold the same numbers: a first run and a rerun agree
-    for (&i, r) in pending.iter().zip(results) {
-        records[i] = Some(r?);
+    bar
+}
+
+/// Checks, before any trial, that every method (and the experiment kernel)
+/// can read the data and give the asked code lengths.
+fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
+    let file = plan.spec_path.display();
+    for m in &plan.methods {
+        m.spec
+            .check_data(&data.x)
+            .map_err(|e| anyhow!("{file}: {}: {e}", m.label))?;
     }
-    let records: Vec<TrialRecord> = records.into_iter().flatten().collect();
-    let tables = ctx.tables(&records);
-    finish(
-        ws,
-        plan,
-        &data,
-        tables,
-        &split_sizes,
-        (pending.len(), reused),
-        started,
-        dir,
-    )
+    if let Some(k) = &plan.kernel {
+        k.check_data(&data.x)
+            .map_err(|e| anyhow!("{file}: kernel: {e}"))?;
+    }
+    let dim = data.x.as_dense().map_or(0, |x| x.ncols());
+    for m in &plan.methods {
+        if let Some(max) = m.spec.requirements().max_bits(dim)
+            && let Some(b) = plan.bits.iter().find(|&&b| b > max)
+        {
+            bail!(
+                "{file}: {} gives at most {max} bits on {dim}-dimensional `{}`, the spec asks for {b}",
+                m.label,
+                plan.dataset
+            );
+        }
+    }
+    if plan.ground_truth.needs_labels() && data.labels.is_none() {
+        bail!(
+            "{file}: the ground truth needs class labels, dataset `{}` has none",
+            plan.dataset
+        );
+    }
+    Ok(())
+}
+
+/// Checks the labelled items each method needs against the split, and
+/// describes the split, saying which methods run unsupervised for want of
+/// labelled items.
+fn check_supervision(
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    split: &hashbench_data::Split,
+) -> Result<String> {
+    let file = plan.spec_path.display();
+    let labelled = split.labelled.len();
+    if labelled > 0 && data.labels.is_none() {
+        bail!(
+            "{file}: the split labels {labelled} training items, dataset `{}` has no labels",
+            plan.dataset
+        );
+    }
+    let mut unsupervised = Vec::new();
+    for m in &plan.methods {
+        match m.spec.requirements().supervision {
+            Supervision::LabelledPairs | Supervision::Optional if labelled == 1 => bail!(
+                "{file}: {} learns from pairs of labelled items; the split labels 1 (set split.labelled to at least 2, or 0 to run it unsupervised where it can)",
+                m.label
+            ),
+            Supervision::LabelledPairs if labelled == 0 => bail!(
+                "{file}: {} learns from labelled pairs; set split.labelled to at least 2",
+                m.label
+            ),
+            Supervision::Optional if labelled == 0 => unsupervised.push(m.label.as_str()),
+            _ => {}
+        }
+    }
+    let mut about = format!(
+        "split: {} queries, {} database, {} training, {labelled} labelled{}",
+        split.queries.len(),
+        split.database.len(),
+        split.training.len(),
+        if plan.split.per_trial {
+            format!(" (a fresh split in each of the {} trials)", plan.trials)
+        } else {
+            String::new()
+        }
+    );
+    if !unsupervised.is_empty() {
+        about.push_str(&format!(
+            "; {} run unsupervised (no labelled items)",
+            unsupervised.join(", ")
+        ));
+    }
+    Ok(about)
+}
+
+/// How a run's trials came about.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counts {
+    /// Trials fitted now.
+    pub fitted: usize,
+    /// Trials evaluated now (fitted now, or from stored codes).
+    pub evaluated: usize,
+    /// Trials whose stored evaluation was reused.
+    pub reused: usize,
 }
 
 /// Writes the tables, summary, figures and run.json of a finished run.
@@ -285,7 +373,7 @@ fn finish(
     data: &hashbench_data::Dataset,
     tables: ResultTables,
     split_sizes: &str,
-    (trials_run, reused): (usize, usize),
+    counts: Counts,
     started: Instant,
     dir: PathBuf,
 ) -> Result<RunOutcome> {
@@ -307,8 +395,9 @@ fn finish(
         "git_revision": git_revision(&ws.root),
         "crate_versions": crate_versions(&ws.root),
         "threads": rayon::current_num_threads(),
-        "trials_run": trials_run,
-        "trials_reused": reused,
+        "trials_fitted": counts.fitted,
+        "trials_evaluated": counts.evaluated,
+        "trials_reused": counts.reused,
         "wall_seconds": started.elapsed().as_secs_f64(),
         "figures": figures,
         "timings_table": "timings.parquet (fit-seconds and encode-seconds per trial)",
@@ -317,8 +406,7 @@ fn finish(
     std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&run)?)?;
     Ok(RunOutcome {
         dir,
-        trials_run,
-        trials_reused: reused,
+        counts,
         tables,
         summary,
     })
@@ -357,7 +445,7 @@ pub fn choose_profile(ws: &Workspace, spec: &Spec) -> Result<String> {
     match spec.dataset_of("local") {
         Some(d) => ws
             .check_data(d)
-            .map(|()| "local".to_string())
+            .map(|_| "local".to_string())
             .map_err(|e| anyhow!("paper data: {}; local data: {e}", paper.unwrap_err())),
         None => Err(paper.unwrap_err()),
     }

@@ -1,7 +1,12 @@
-//! The closed set of methods a spec can name (`method = "..."`), dispatched to
-//! each method crate. Adding a method = one variant here plus its crate.
+//! The registry of methods a spec can name (`method = "..."`). Each method is
+//! one line of [`register_methods!`]: its spec name, its params type (whose
+//! `HashMethod` impl declares its label and [`Requirements`]), its palette slot
+//! in figures, and the parameters the conformance suite fits on tiny fixtures.
+//! Validation, the data and label checks, default labels, figure colours and
+//! the conformance tests all read this one table.
 
 use hashbench_bssc::BsscParams;
+use hashbench_core::method::Requirements;
 use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_klsh::KlshParams;
 use hashbench_lsh::LshParams;
@@ -13,118 +18,173 @@ use hashbench_splh::{S3plhParams, UsplhParams};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-/// A method and its hyperparameters, as written in a spec's `[[methods]]` table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "kebab-case")]
-pub enum MethodSpec {
-    /// Random-hyperplane LSH.
-    Lsh(LshParams),
-    /// PCA hashing.
-    Pcah(PcahParams),
-    /// Spectral Hashing.
-    Sh(ShParams),
-    /// Shift-invariant kernel hashing.
-    Sikh(SikhParams),
-    /// Semi-supervised sequential projection learning.
-    S3plh(S3plhParams),
-    /// Unsupervised sequential projection learning.
-    Usplh(UsplhParams),
-    /// Boosted similarity sensitive coding.
-    Bssc(BsscParams),
-    /// Stacked RBMs fine-tuned with NCA.
-    Rbm(RbmParams),
-    /// Kernelized LSH.
-    Klsh(KlshParams),
+/// One registered method: its spec name and what it declares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Registration {
+    /// The name a spec writes (`method = "lsh"`).
+    pub name: &'static str,
+    /// Default label (the paper's name).
+    pub label: &'static str,
+    /// What it needs.
+    pub requirements: Requirements,
+    /// Colour slot in figures (methods shown together get far-apart colours).
+    pub palette_slot: usize,
+    /// Extra TOML parameters that let it fit the conformance suite's fixtures
+    /// of a few items (empty when the defaults do).
+    pub fixture: &'static str,
 }
 
-/// Calls `$body` with `$p` bound to the params of whichever variant `$self` is.
-macro_rules! each_method {
-    ($self:expr, $p:ident => $body:expr) => {
-        match $self {
-            MethodSpec::Lsh($p) => $body,
-            MethodSpec::Pcah($p) => $body,
-            MethodSpec::Sh($p) => $body,
-            MethodSpec::Sikh($p) => $body,
-            MethodSpec::S3plh($p) => $body,
-            MethodSpec::Usplh($p) => $body,
-            MethodSpec::Bssc($p) => $body,
-            MethodSpec::Rbm($p) => $body,
-            MethodSpec::Klsh($p) => $body,
+macro_rules! register_methods {
+    ($($(#[doc = $doc:literal])* $variant:ident($params:ty) = $name:literal, slot $slot:literal, fixture $fixture:literal;)+) => {
+        /// A method and its hyperparameters, as written in a spec's `[[methods]]` table.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "method")]
+        pub enum MethodSpec {
+            $($(#[doc = $doc])* #[serde(rename = $name)] $variant($params),)+
+        }
+
+        /// Every registered method, in registration order.
+        pub const REGISTRY: &[Registration] = &[
+            $(Registration {
+                name: $name,
+                label: <$params as HashMethod>::LABEL,
+                requirements: <$params as HashMethod>::REQUIREMENTS,
+                palette_slot: $slot,
+                fixture: $fixture,
+            },)+
+        ];
+
+        impl MethodSpec {
+            /// The registration of this method.
+            pub fn registration(&self) -> &'static Registration {
+                let name = match self {
+                    $(MethodSpec::$variant(_) => $name,)+
+                };
+                registration(name).expect("every variant is registered")
+            }
+
+            /// Validates the hyperparameters.
+            ///
+            /// # Errors
+            /// The method's [`ParamError`].
+            pub fn validate(&self) -> Result<(), ParamError> {
+                match self {
+                    $(MethodSpec::$variant(p) => p.validate(),)+
+                }
+            }
+
+            /// Whether trials differ by seed.
+            pub fn is_randomized(&self) -> bool {
+                match self {
+                    $(MethodSpec::$variant(p) => p.is_randomized(),)+
+                }
+            }
+
+            /// Whether the method can read this kind of data (checked before any trial).
+            ///
+            /// # Errors
+            /// What the method needs and what the data is.
+            pub fn check_data(&self, data: &Data) -> Result<(), String> {
+                match self {
+                    $(MethodSpec::$variant(p) => p.check_data(data),)+
+                }
+            }
+
+            /// Fits the method.
+            ///
+            /// # Errors
+            /// The method's [`FitError`].
+            pub fn fit(
+                &self,
+                train: &TrainSet<'_>,
+                bits: usize,
+                rng: &mut ChaCha8Rng,
+            ) -> Result<Box<dyn HashModel>, FitError> {
+                match self {
+                    $(MethodSpec::$variant(p) => Ok(Box::new(p.fit(train, bits, rng)?)),)+
+                }
+            }
         }
     };
 }
 
+register_methods! {
+    /// Random-hyperplane LSH.
+    Lsh(LshParams) = "lsh", slot 0, fixture "";
+    /// Spectral Hashing.
+    Sh(ShParams) = "sh", slot 1, fixture "";
+    /// Shift-invariant kernel hashing.
+    Sikh(SikhParams) = "sikh", slot 2, fixture "";
+    /// Kernelized LSH.
+    Klsh(KlshParams) = "klsh", slot 3, fixture "p = 10\nt = 3\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
+    /// Boosted similarity sensitive coding.
+    Bssc(BsscParams) = "bssc", slot 4, fixture "";
+    /// PCA hashing (semi-supervised when the split has labelled items).
+    Pcah(PcahParams) = "pcah", slot 5, fixture "";
+    /// Semi-supervised sequential projection learning.
+    S3plh(S3plhParams) = "s3plh", slot 6, fixture "";
+    /// Unsupervised sequential projection learning.
+    Usplh(UsplhParams) = "usplh", slot 7, fixture "";
+    /// Stacked RBMs fine-tuned with NCA.
+    Rbm(RbmParams) = "rbm", slot 10, fixture "hidden = [16]\nepochs = 30\nbatch = 10";
+}
+
+/// The registration of the method a spec calls `name`.
+pub fn registration(name: &str) -> Option<&'static Registration> {
+    REGISTRY.iter().find(|r| r.name == name)
+}
+
+/// Every spec name, for error messages.
+pub fn names() -> String {
+    REGISTRY
+        .iter()
+        .map(|r| r.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl MethodSpec {
-    /// The label used when the spec gives none (the papers' names).
+    /// The label used when the spec gives none (the paper's name).
     pub fn default_label(&self) -> &'static str {
-        match self {
-            MethodSpec::Lsh(_) => "LSH",
-            MethodSpec::Pcah(_) => "PCAH",
-            MethodSpec::Sh(_) => "SH",
-            MethodSpec::Sikh(_) => "SIKH",
-            MethodSpec::S3plh(_) => "S3PLH",
-            MethodSpec::Usplh(_) => "USPLH",
-            MethodSpec::Bssc(_) => "BSSC",
-            MethodSpec::Rbm(_) => "RBMs",
-            MethodSpec::Klsh(_) => "KLSH",
-        }
+        self.registration().label
     }
 
-    /// Validates the hyperparameters.
+    /// What the method needs.
+    pub fn requirements(&self) -> Requirements {
+        self.registration().requirements
+    }
+
+    /// Every registered method with its conformance fixture parameters.
     ///
-    /// # Errors
-    /// The method's [`ParamError`].
-    pub fn validate(&self) -> Result<(), ParamError> {
-        each_method!(self, p => p.validate())
+    /// # Panics
+    /// If a registration's fixture does not parse (a defect of this table).
+    pub fn fixtures() -> Vec<MethodSpec> {
+        REGISTRY
+            .iter()
+            .map(|r| {
+                let text = format!("method = \"{}\"\n{}", r.name, r.fixture);
+                toml::from_str(&text)
+                    .unwrap_or_else(|e| panic!("fixture of `{}` does not parse: {e}", r.name))
+            })
+            .collect()
     }
+}
 
-    /// Whether trials differ by seed.
-    pub fn is_randomized(&self) -> bool {
-        each_method!(self, p => p.is_randomized())
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// The longest code the method can give on `dim`-dimensional data, when
-    /// bounded (checked before any trial runs).
-    pub fn max_bits(&self, dim: usize) -> Option<usize> {
-        match self {
-            MethodSpec::Pcah(_) | MethodSpec::S3plh(_) | MethodSpec::Usplh(_) => Some(dim),
-            _ => None,
+    #[test]
+    fn names_labels_and_slots_are_unique() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            for b in &REGISTRY[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.label, b.label);
+                assert_ne!(a.palette_slot, b.palette_slot);
+            }
         }
-    }
-
-    /// Whether the method can read this kind of data (checked before any trial
-    /// runs): KLSH whatever its kernel reads, every other method dense vectors.
-    ///
-    /// # Errors
-    /// What the method needs and what the data is.
-    pub fn check_data(&self, data: &Data) -> Result<(), String> {
-        match self {
-            MethodSpec::Klsh(p) => p.kernel.check_data(data).map_err(|e| e.to_string()),
-            _ if data.as_dense().is_some() => Ok(()),
-            _ => Err(format!(
-                "{} needs dense vectors, the dataset holds {}",
-                self.default_label(),
-                data.kind()
-            )),
+        for m in MethodSpec::fixtures() {
+            assert_eq!(registration(m.registration().name), Some(m.registration()));
         }
-    }
-
-    /// Whether the method reads the labelled training items (checked before any
-    /// trial: the split must provide them).
-    pub fn needs_labels(&self) -> bool {
-        matches!(self, MethodSpec::S3plh(_) | MethodSpec::Bssc(_))
-    }
-
-    /// Fits the method.
-    ///
-    /// # Errors
-    /// The method's [`FitError`].
-    pub fn fit(
-        &self,
-        train: &TrainSet<'_>,
-        bits: usize,
-        rng: &mut ChaCha8Rng,
-    ) -> Result<Box<dyn HashModel>, FitError> {
-        each_method!(self, p => Ok(Box::new(p.fit(train, bits, rng)?)))
     }
 }

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use faer::Mat;
 use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_eigenpairs};
 use hashbench_core::seed::derive_seed;
@@ -21,11 +21,13 @@ use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use indicatif::ProgressBar;
+
+use crate::Counts;
 use crate::spec::Plan;
+use crate::store::{self, Fingerprinted};
 use crate::tables::{MetricRow, ResultTables};
 
 /// The `[normality]` table of a Fig. 7 spec.
@@ -111,6 +113,12 @@ struct Record {
     statistics: Vec<f64>,
 }
 
+impl Fingerprinted for Record {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
 /// The pool: dense items, PCA-reduced when asked (PCA fitted on the pool).
 fn pool(data: &Dataset, spec: &NormalitySpec) -> Result<Mat<f64>> {
     let x = data.x.as_dense().ok_or_else(|| {
@@ -182,7 +190,7 @@ pub fn run(
     data: &Dataset,
     dir: &Path,
     force: bool,
-) -> Result<(ResultTables, usize, usize, String)> {
+) -> Result<(ResultTables, Counts, String)> {
     let spec = plan
         .normality
         .as_ref()
@@ -203,28 +211,16 @@ pub fn run(
         .collect();
     let path_of = |series: &str, p: usize| {
         dir.join("trials")
-            .join(series.to_lowercase().replace(' ', "_"))
+            .join(store::slug(series))
             .join(format!("p{p}.json"))
     };
-    let fingerprint = |series: &str, p: usize| {
-        hashbench_data::registry::hex(&Sha256::digest(
-            format!("{context}|{series}|{p}").as_bytes(),
-        ))
-    };
-    let stored = |series: &str, p: usize| -> Option<Record> {
-        let text = std::fs::read_to_string(path_of(series, p)).ok()?;
-        let rec: Record = serde_json::from_str(&text).ok()?;
-        (rec.fingerprint == fingerprint(series, p)).then_some(rec)
-    };
-    let mut records: Vec<Option<Record>> = jobs
-        .iter()
-        .map(|&(s, p)| if force { None } else { stored(s, p) })
-        .collect();
-    let pending: Vec<usize> = (0..jobs.len()).filter(|&i| records[i].is_none()).collect();
-    let fresh: Vec<Result<Record>> = pending
-        .par_iter()
-        .map(|&i| {
-            let (series, p) = jobs[i];
+    let fingerprint =
+        |series: &str, p: usize| store::fingerprint(&[&context, series, &p.to_string()]);
+    let (records, computed) = store::resume(
+        &jobs,
+        force,
+        |&(s, p)| store::load(&path_of(s, p), &fingerprint(s, p)),
+        |&(series, p)| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
                 plan.seed,
                 &["normality", series, &p.to_string()],
@@ -238,25 +234,18 @@ pub fn run(
                 p,
                 statistics,
             };
-            let path = path_of(series, p);
-            std::fs::create_dir_all(path.parent().expect("trial folder"))?;
-            let tmp = path.with_extension("json.tmp");
-            std::fs::write(&tmp, serde_json::to_string(&rec)?)
-                .with_context(|| format!("writing {}", tmp.display()))?;
-            std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+            store::save(&path_of(series, p), &rec)?;
             Ok(rec)
-        })
-        .collect();
-    for (&i, r) in pending.iter().zip(fresh) {
-        records[i] = Some(r?);
-    }
+        },
+        &ProgressBar::hidden(),
+    )?;
     let mut tables = ResultTables {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
         dataset: data.name.clone(),
         ..ResultTables::default()
     };
-    for (&(series, p), rec) in jobs.iter().zip(records.iter().flatten()) {
+    for (&(series, p), rec) in jobs.iter().zip(&records) {
         let mut sorted: Vec<f64> = rec
             .statistics
             .iter()
@@ -293,7 +282,12 @@ pub fn run(
         spec.reduce
             .map_or(String::new(), |d| format!(" (PCA to {d})"))
     );
-    Ok((tables, pending.len(), jobs.len() - pending.len(), about))
+    let counts = Counts {
+        fitted: computed,
+        evaluated: computed,
+        reused: jobs.len() - computed,
+    };
+    Ok((tables, counts, about))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
+use hashbench_eval::TiePolicy;
 use hashbench_plot::{Figure, Series, render};
 
 use crate::spec::{ClaimSpec, FigureSpec, Plan};
@@ -392,6 +393,20 @@ fn curve_means<'a>(
         .collect()
 }
 
+/// How a tie policy orders equal distances, for the summary (claims are
+/// checked on the metric each names, so this says which order they see).
+fn tie_text(ties: TiePolicy) -> &'static str {
+    match ties {
+        TiePolicy::Random => {
+            "ties in the Hamming ranking follow one seeded random order of the database (independent of file order)"
+        }
+        TiePolicy::Index => {
+            "ties in the Hamming ranking follow database index (depends on file order; for cross-checks)"
+        }
+        TiePolicy::Expected => "the expectation over random orders of tied items, in closed form",
+    }
+}
+
 /// The Markdown summary: protocol, deviation, mean ± std tables per metric,
 /// timings, and the paper-claims section.
 pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> String {
@@ -417,11 +432,26 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             if let Some(k) = &plan.kernel {
                 let _ = writeln!(s, "- Kernel: `{k:?}`");
             }
+            let trials = if plan.split.per_trial {
+                format!("{} per method, each on its own split", plan.trials)
+            } else {
+                format!(
+                    "{} per randomized method, 1 per deterministic method",
+                    plan.trials
+                )
+            };
             let _ = writeln!(
                 s,
-                "- Trials: {} per randomized method, 1 per deterministic method; values are mean ± sample std over trials",
-                plan.trials
+                "- Trials: {trials}; values are mean ± sample std over trials"
             );
+            for m in &plan.metrics {
+                if let (Some(ties), Some(name)) = (
+                    m.ties(),
+                    m.scalar_names().first().or(m.curve_names().first()),
+                ) {
+                    let _ = writeln!(s, "- `{name}`: {}", tie_text(ties));
+                }
+            }
         }
     }
     match &plan.deviation {
@@ -581,6 +611,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
         .into_iter()
         .map(|m| Series {
             dashed: false,
+            palette_slot: plan.palette_slot(&m),
             points: plan
                 .bits
                 .iter()
@@ -621,6 +652,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
                 label: m.clone(),
                 points,
                 dashed: false,
+                palette_slot: plan.palette_slot(&m),
             });
         }
         if let Some(points) = references.remove(m.as_str()) {
@@ -628,6 +660,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
                 label: format!("{m} ({reference_label})"),
                 points,
                 dashed: true,
+                palette_slot: plan.palette_slot(&m),
             });
         }
     }

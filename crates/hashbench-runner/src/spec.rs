@@ -14,7 +14,7 @@ use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::methods::MethodSpec;
+use crate::methods::{self, MethodSpec};
 use crate::normality::NormalitySpec;
 
 /// The profile that states the paper's own protocol.
@@ -291,8 +291,15 @@ pub struct MethodEntry {
     pub label: String,
     /// The method and its parameters.
     pub spec: MethodSpec,
-    /// Canonical JSON of the parameters (with the method tag): the params column.
+    /// Canonical JSON of the parameters with their defaults (with the method
+    /// tag): the params column, and part of the fit's fingerprint.
     pub params: String,
+    /// The parameters as the spec states them (canonical JSON of the table,
+    /// grid values filled in): what trial seeds derive from, so a parameter
+    /// added later with a default changes no seed.
+    pub stated: String,
+    /// File-name stem of the method's stored trials and codes.
+    pub slug: String,
 }
 
 /// One unit of work: a method configuration at a code length in one trial.
@@ -458,10 +465,12 @@ impl Spec {
                     .map_err(|e| anyhow!("{file}: normality: {e}"))?;
                 // placeholders: a normality study has no split or ground truth
                 let split = SplitSpec {
-                    queries: Count::Items(0),
+                    queries: Some(Count::Items(0)),
                     database: Count::Named("rest".into()),
                     training: Count::Named("database".into()),
                     labelled: 0,
+                    per_trial: false,
+                    files: None,
                 };
                 (n.p.clone(), split, TruthRule::SameLabel)
             }
@@ -475,6 +484,9 @@ impl Spec {
                     .and_then(|o| o.split.clone())
                     .or_else(|| raw.split.clone())
                     .ok_or_else(|| anyhow!("{file}: missing field `split`"))?;
+                split
+                    .validate()
+                    .map_err(|e| anyhow!("{file}: {e} (profile `{profile}`)"))?;
                 let ground_truth = over
                     .as_ref()
                     .and_then(|o| o.ground_truth.clone())
@@ -676,17 +688,29 @@ impl Spec {
                     .collect();
             }
             for (mut t, tags) in combos {
-                if t.get("method").and_then(|m| m.as_str()) == Some("klsh")
-                    && !t.contains_key("kernel")
-                {
+                let name = match t.get("method") {
+                    Some(toml::Value::String(name)) => name.clone(),
+                    _ => bail!(
+                        "{at}: methods[{k}] needs `method = \"...\"` (one of {})",
+                        methods::names()
+                    ),
+                };
+                let reg = methods::registration(&name).ok_or_else(|| {
+                    anyhow!(
+                        "{at}: methods[{k}]: unknown method `{name}` (one of {})",
+                        methods::names()
+                    )
+                })?;
+                if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
                     let kernel = self.raw.kernel.as_ref().ok_or_else(|| {
-                        anyhow!("{at}: methods[{k}]: klsh needs a `kernel`, here or at the top of the spec")
+                        anyhow!("{at}: methods[{k}]: {name} needs a `kernel`, here or at the top of the spec")
                     })?;
                     t.insert(
                         "kernel".into(),
                         toml::Value::try_from(kernel).context("kernel as TOML")?,
                     );
                 }
+                let stated = serde_json::to_string(&t).context("serialising method parameters")?;
                 let spec: MethodSpec = toml::Value::Table(t)
                     .try_into()
                     .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
@@ -708,9 +732,11 @@ impl Spec {
                 let params =
                     serde_json::to_string(&spec).context("serialising method parameters")?;
                 out.push(MethodEntry {
+                    slug: crate::store::slug(&label),
                     label,
                     spec,
                     params,
+                    stated,
                 });
             }
         }
@@ -730,14 +756,53 @@ fn join<'a>(items: impl IntoIterator<Item = impl AsRef<str> + 'a>) -> String {
 }
 
 impl Plan {
-    /// Seed of the split.
-    pub fn split_seed(&self) -> u64 {
-        derive_seed(self.seed, &["split"])
+    /// Seed-derivation parts naming split `index` (one split, or one per trial).
+    fn split_parts(&self, role: &'static str, index: usize) -> Vec<String> {
+        if self.split.per_trial {
+            vec![role.to_string(), index.to_string()]
+        } else {
+            vec![role.to_string()]
+        }
     }
 
-    /// Seed of the ground-truth construction.
-    pub fn truth_seed(&self) -> u64 {
-        derive_seed(self.seed, &["truth"])
+    fn split_derived(&self, role: &'static str, index: usize) -> u64 {
+        let parts = self.split_parts(role, index);
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        derive_seed(self.seed, &parts)
+    }
+
+    /// Seed of split `index` (0 unless the plan draws a split per trial).
+    pub fn split_seed(&self, index: usize) -> u64 {
+        self.split_derived("split", index)
+    }
+
+    /// Seed of the ground-truth construction on split `index`.
+    pub fn truth_seed(&self, index: usize) -> u64 {
+        self.split_derived("truth", index)
+    }
+
+    /// Seed of the random database order that breaks ranking ties on split `index`.
+    pub fn tie_seed(&self, index: usize) -> u64 {
+        self.split_derived("ties", index)
+    }
+
+    /// Number of distinct splits: one per trial with `per_trial`, else one.
+    pub fn n_splits(&self) -> usize {
+        if self.split.per_trial { self.trials } else { 1 }
+    }
+
+    /// The split a trial runs on.
+    pub fn split_of(&self, trial: &TrialKey) -> usize {
+        if self.split.per_trial { trial.trial } else { 0 }
+    }
+
+    /// The figure colour slot of the method labelled `label` (from its
+    /// registration); `None` for normality series.
+    pub fn palette_slot(&self, label: &str) -> Option<usize> {
+        self.methods
+            .iter()
+            .find(|m| m.label == label)
+            .map(|m| m.spec.registration().palette_slot)
     }
 
     /// Method (or normality series) labels in spec order.
@@ -761,11 +826,12 @@ impl Plan {
         }
     }
 
-    /// Every trial: methods x bits x trials (one trial for deterministic methods).
+    /// Every trial: methods x bits x trials (one trial for deterministic
+    /// methods, unless each trial draws its own split).
     pub fn trials(&self) -> Vec<TrialKey> {
         let mut out = Vec::new();
         for (m, entry) in self.methods.iter().enumerate() {
-            let n = if entry.spec.is_randomized() {
+            let n = if entry.spec.is_randomized() || self.split.per_trial {
                 self.trials
             } else {
                 1
@@ -774,7 +840,7 @@ impl Plan {
                 for trial in 0..n {
                     let seed = derive_seed(
                         self.seed,
-                        &[&entry.params, &bits.to_string(), &trial.to_string()],
+                        &[&entry.stated, &bits.to_string(), &trial.to_string()],
                     );
                     out.push(TrialKey {
                         method: m,
@@ -814,6 +880,7 @@ grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
 
 [[metrics]]
 metric = "map"
+ties = "random"
 
 [[figures]]
 name = "a"
@@ -858,6 +925,28 @@ trials = 1
         assert_eq!(ci.deviation.as_deref(), Some("small"));
         let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
         assert_eq!(seeds.len(), plan.trials().len());
+    }
+
+    #[test]
+    fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
+        let mut plan = parse(GOOD).unwrap().plan("paper").unwrap();
+        let before: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+        // a parameter added to a params struct later, with a default, changes
+        // the serialised parameters but not what the spec states
+        for m in &mut plan.methods {
+            m.params = m.params.replace('}', ",\"new_knob\":1}");
+        }
+        let after: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+        assert_eq!(before, after);
+        let labelled = GOOD
+            .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
+            .replace("method = \"LSH\"", "method = \"L\"");
+        let stated = parse(&labelled).unwrap().plan("paper").unwrap();
+        assert_eq!(
+            stated.trials()[0].seed,
+            before[0],
+            "a label is not a parameter"
+        );
     }
 
     #[test]
@@ -911,8 +1000,8 @@ trials = 1
         assert!(e.contains("no profile `nope`"), "{e}");
 
         let bad_metric = GOOD.replace(
-            "metric = \"map\"\n\n[[figures]]",
-            "metric = \"mAP\"\n\n[[figures]]",
+            "metric = \"map\"\nties = \"random\"\n\n[[figures]]",
+            "metric = \"mAP\"\nties = \"random\"\n\n[[figures]]",
         );
         let e = parse(&bad_metric).unwrap_err().to_string();
         assert!(e.contains("mAP") && e.contains("line"), "{e}");

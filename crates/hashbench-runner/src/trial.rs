@@ -1,31 +1,35 @@
-//! One trial: fit on the training set, encode database and queries, evaluate.
-//! Each finished trial is written atomically to its own JSON record carrying a
-//! fingerprint of everything it depends on, so a rerun reuses exactly the
-//! trials whose inputs did not change.
+//! One trial: fit on the training set and encode database and queries (or
+//! reuse the stored codes), then evaluate. Codes are stored under a
+//! fingerprint of what the fit depends on (data, split, method parameters,
+//! bits, seed) and metric records under a fingerprint that adds the ground
+//! truth and the metric policies, so a changed metric re-evaluates stored
+//! codes without refitting.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use faer::Mat;
 use hashbench_core::seed::derive_seed;
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
-use hashbench_eval::{Curve, SearchInputs, evaluate};
+use hashbench_eval::{Curve, EvalInputs, SearchInputs, evaluate};
 use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::spec::{Plan, TrialKey};
+use crate::store::{self, Fingerprinted, FitRecord, FittedCodes, fingerprint};
 use crate::tables::{CurveRow, MetricRow, ResultTables};
 
 /// A stored curve: name and (x, y) points, y null where undefined.
 type StoredCurve = (String, Vec<(f64, Option<f64>)>);
 
-/// A stored trial. Undefined values (NaN) are stored as null.
+/// A stored evaluation of one trial. Undefined values (NaN) are stored as null.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrialRecord {
     fingerprint: String,
@@ -40,52 +44,65 @@ pub struct TrialRecord {
     encode_seconds: f64,
 }
 
-/// Everything trials share: the data views, ground truth and output folder.
+impl Fingerprinted for TrialRecord {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
+/// Everything the trials on one split share: the data views, ground truth,
+/// tie order and output folder.
 pub struct TrialContext<'a> {
     plan: &'a Plan,
-    dataset: String,
     train: Arc<Data>,
     labelled: Vec<usize>,
     labels: Vec<u32>,
     database: Arc<Data>,
     queries: Data,
     truth: GroundTruth,
-    /// κ(database item, query), one column per query, when a metric re-ranks
-    /// by the kernel.
-    scores: Option<Mat<f64>>,
+    /// The experiment kernel, when a metric re-ranks by it.
+    kernel: Option<hashbench_kernel::Kernel>,
+    /// κ(database item, query), one column per query, computed when the
+    /// first trial is evaluated (a run that reuses every record needs none).
+    scores: OnceLock<Result<Mat<f64>, String>>,
+    /// The seeded random order of database items that breaks ranking ties
+    /// under `ties = "random"`.
+    tie_order: Vec<u32>,
     dir: PathBuf,
-    save_codes: bool,
-    context_hash: String,
+    fit_context: String,
+    eval_context: String,
+    fits: AtomicUsize,
 }
 
 /// Largest query × database kernel block kept in memory (3.2 GB of f64).
 const MAX_SCORES: usize = 400_000_000;
 
-fn slug(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    while out.contains("__") {
-        out = out.replace("__", "_");
-    }
-    out.trim_matches('_').to_string()
-}
-
 fn opt(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// sha256 of a split's index lists: codes depend on exactly which items
+/// play which role.
+fn split_fingerprint(split: &Split) -> String {
+    let list = |v: &[usize]| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    fingerprint(&[
+        &list(&split.queries),
+        &list(&split.database),
+        &list(&split.training),
+        &list(&split.labelled),
+    ])
+}
+
 impl<'a> TrialContext<'a> {
-    /// Prepares the shared inputs of `plan`'s trials, including the kernel
-    /// values between queries and database when a metric re-ranks by them (the
-    /// kernel's scale policy is resolved on the training set).
+    /// Prepares the shared inputs of `plan`'s trials on `split` (the
+    /// `split_index`-th when the plan draws one per trial), including the
+    /// kernel values between queries and database when a metric re-ranks by
+    /// them (the kernel's scale policy is resolved on the training set).
     ///
     /// # Errors
     /// A kernel that does not apply to the data, or a kernel block too large.
@@ -93,9 +110,9 @@ impl<'a> TrialContext<'a> {
         plan: &'a Plan,
         data: &Dataset,
         split: &Split,
+        split_index: usize,
         truth: GroundTruth,
         dir: &Path,
-        save_codes: bool,
     ) -> Result<Self> {
         let database = Arc::new(data.x.select(&split.database));
         let train = if split.training == split.database {
@@ -115,7 +132,7 @@ impl<'a> TrialContext<'a> {
             None => Vec::new(),
         };
         let queries = data.x.select(&split.queries);
-        let scores = match &plan.kernel {
+        let kernel = match &plan.kernel {
             Some(spec) if plan.metrics.iter().any(|m| m.needs_kernel()) => {
                 let size = queries.n_items() * database.n_items();
                 if size > MAX_SCORES {
@@ -126,69 +143,72 @@ impl<'a> TrialContext<'a> {
                         database.n_items()
                     );
                 }
-                let kernel = spec
-                    .resolve(&train)
-                    .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?;
                 Some(
-                    kernel
-                        .block(&database, &queries)
+                    spec.resolve(&train)
                         .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?,
                 )
             }
             _ => None,
         };
-        let mut h = Sha256::new();
-        h.update(data.fingerprint.as_bytes());
-        h.update(
-            format!(
-                "{:?}|{}|{:?}|{:?}|{}",
-                plan.split,
-                plan.split_seed(),
-                plan.ground_truth,
-                plan.metrics,
-                plan.dataset,
-            )
-            .as_bytes(),
-        );
-        // (hashed only when present, so that specs without a kernel keep their records)
-        if let Some(kernel) = &plan.kernel {
-            h.update(format!("|{kernel:?}").as_bytes());
-        }
+        let tie_seed = plan.tie_seed(split_index);
+        let mut tie_order: Vec<u32> = (0..split.database.len() as u32).collect();
+        tie_order.shuffle(&mut ChaCha8Rng::seed_from_u64(tie_seed));
+        let fit_context = fingerprint(&[&data.fingerprint, &split_fingerprint(split)]);
+        let eval_context = fingerprint(&[
+            &format!("{:?}", plan.ground_truth),
+            &plan.truth_seed(split_index).to_string(),
+            &format!("{:?}", plan.metrics),
+            &format!("{:?}", plan.kernel),
+            &tie_seed.to_string(),
+        ]);
         Ok(Self {
             plan,
-            dataset: data.name.clone(),
             train,
             labelled,
             labels,
             database,
             queries,
             truth,
-            scores,
+            kernel,
+            scores: OnceLock::new(),
+            tie_order,
             dir: dir.to_path_buf(),
-            save_codes,
-            context_hash: hashbench_data::registry::hex(&h.finalize()),
+            fit_context,
+            eval_context,
+            fits: AtomicUsize::new(0),
         })
     }
 
-    fn fingerprint(&self, k: &TrialKey) -> String {
+    /// How many fits this context ran (the rest reused stored codes).
+    pub fn fits(&self) -> usize {
+        self.fits.load(Ordering::Relaxed)
+    }
+
+    fn fit_fingerprint(&self, k: &TrialKey) -> String {
         let m = &self.plan.methods[k.method];
-        let mut h = Sha256::new();
-        h.update(
-            format!(
-                "{}|{}|{}|{}|{}",
-                self.context_hash, m.params, k.bits, k.trial, k.seed
-            )
-            .as_bytes(),
-        );
-        hashbench_data::registry::hex(&h.finalize())
+        fingerprint(&[
+            &self.fit_context,
+            &m.params,
+            &k.bits.to_string(),
+            &k.trial.to_string(),
+            &k.seed.to_string(),
+        ])
+    }
+
+    fn eval_fingerprint(&self, k: &TrialKey) -> String {
+        fingerprint(&[&self.fit_fingerprint(k), &self.eval_context])
     }
 
     fn stem(&self, k: &TrialKey) -> PathBuf {
-        PathBuf::from(slug(&self.plan.methods[k.method].label))
-            .join(format!("b{}-t{}", k.bits, k.trial))
+        PathBuf::from(&self.plan.methods[k.method].slug).join(format!("b{}-t{}", k.bits, k.trial))
     }
 
-    /// Where the record of trial `k` lives.
+    /// Where the codes of trial `k` are stored (`<stem>.db.hbcodes`, ...).
+    pub fn codes_stem(&self, k: &TrialKey) -> PathBuf {
+        self.dir.join("codes").join(self.stem(k))
+    }
+
+    /// Where the metric record of trial `k` lives.
     pub fn record_path(&self, k: &TrialKey) -> PathBuf {
         self.dir
             .join("trials")
@@ -196,18 +216,19 @@ impl<'a> TrialContext<'a> {
             .with_extension("json")
     }
 
-    /// The stored record of `k`, if present and computed from the same inputs.
+    /// The stored evaluation of `k`, if computed from the same inputs.
     pub fn stored(&self, k: &TrialKey) -> Option<TrialRecord> {
-        let text = std::fs::read_to_string(self.record_path(k)).ok()?;
-        let rec: TrialRecord = serde_json::from_str(&text).ok()?;
-        (rec.fingerprint == self.fingerprint(k)).then_some(rec)
+        store::load(&self.record_path(k), &self.eval_fingerprint(k))
     }
 
-    /// Runs trial `k` and stores its record.
-    ///
-    /// # Errors
-    /// A fit or encode failure, or a write failure, naming the trial.
-    pub fn run(&self, k: &TrialKey) -> Result<TrialRecord> {
+    /// The codes of trial `k`: stored ones when they match (unless `refit`),
+    /// else a fresh fit, stored at once.
+    fn codes(&self, k: &TrialKey, refit: bool) -> Result<FittedCodes> {
+        let fit_fingerprint = self.fit_fingerprint(k);
+        let stem = self.codes_stem(k);
+        if !refit && let Some(codes) = store::load_codes(&stem, &fit_fingerprint) {
+            return Ok(codes);
+        }
         let m = &self.plan.methods[k.method];
         let name = || {
             format!(
@@ -228,43 +249,68 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
         let fit_seconds = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
-        let db_codes = model
+        let db = model
             .encode(&self.database)
             .map_err(|e| anyhow!("{}: encoding the database failed: {e}", name()))?;
-        let q_codes = model
+        let queries = model
             .encode(&self.queries)
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
-        let encode_seconds = t1.elapsed().as_secs_f64();
-        let weights = model.bit_weights();
-        let columns: Vec<&[f64]> = self.scores.as_ref().map_or_else(Vec::new, |m| {
+        let codes = FittedCodes {
+            db,
+            queries,
+            fit: FitRecord {
+                fingerprint: fit_fingerprint,
+                fit_seconds,
+                encode_seconds: t1.elapsed().as_secs_f64(),
+                bit_weights: model.bit_weights(),
+            },
+        };
+        store::save_codes(&stem, &codes)?;
+        self.fits.fetch_add(1, Ordering::Relaxed);
+        Ok(codes)
+    }
+
+    /// Evaluates trial `k` (fitting it first unless its codes are stored and
+    /// `refit` is false) and stores its record.
+    ///
+    /// # Errors
+    /// A fit or encode failure, or a write failure, naming the trial.
+    pub fn run(&self, k: &TrialKey, refit: bool) -> Result<TrialRecord> {
+        let m = &self.plan.methods[k.method];
+        let codes = self.codes(k, refit)?;
+        let scores = match &self.kernel {
+            Some(kernel) => Some(
+                self.scores
+                    .get_or_init(|| {
+                        kernel
+                            .block(&self.database, &self.queries)
+                            .map_err(|e| e.to_string())
+                    })
+                    .as_ref()
+                    .map_err(|e| anyhow!("{}: kernel: {e}", self.plan.spec_path.display()))?,
+            ),
+            None => None,
+        };
+        let columns: Vec<&[f64]> = scores.map_or_else(Vec::new, |m| {
             (0..m.ncols()).map(|q| m.col_as_slice(q)).collect()
         });
-        let search = self.scores.as_ref().map(|_| SearchInputs {
+        let search = scores.map(|_| SearchInputs {
             scores: &columns,
             seed: derive_seed(k.seed, &["search"]),
         });
         let values = evaluate(
             &self.plan.metrics,
-            &db_codes,
-            &q_codes,
-            &self.truth,
-            weights.as_deref(),
-            search.as_ref(),
+            &EvalInputs {
+                db: &codes.db,
+                queries: &codes.queries,
+                truth: &self.truth,
+                bit_weights: codes.fit.bit_weights.as_deref(),
+                tie_order: &self.tie_order,
+                search: search.as_ref(),
+            },
         );
-        if self.save_codes {
-            let stem = self.dir.join("codes").join(self.stem(k));
-            std::fs::create_dir_all(stem.parent().expect("codes folder"))?;
-            for (codes, which) in [(&db_codes, "db"), (&q_codes, "queries")] {
-                let path = stem.with_extension(format!("{which}.hbcodes"));
-                let file = std::fs::File::create(&path)
-                    .with_context(|| format!("creating {}", path.display()))?;
-                codes
-                    .write_to(std::io::BufWriter::new(file))
-                    .with_context(|| format!("writing {}", path.display()))?;
-            }
-        }
         let rec = TrialRecord {
-            fingerprint: self.fingerprint(k),
+            fingerprint: self.eval_fingerprint(k),
             method: m.label.clone(),
             params: m.params.clone(),
             bits: k.bits,
@@ -282,51 +328,46 @@ impl<'a> TrialContext<'a> {
                     (name, points.into_iter().map(|(x, y)| (x, opt(y))).collect())
                 })
                 .collect(),
-            fit_seconds,
-            encode_seconds,
+            fit_seconds: codes.fit.fit_seconds,
+            encode_seconds: codes.fit.encode_seconds,
         };
-        let path = self.record_path(k);
-        std::fs::create_dir_all(path.parent().expect("trial folder"))?;
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string(&rec)?)
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        store::save(&self.record_path(k), &rec)?;
         Ok(rec)
     }
+}
 
-    /// Long-form tables of the records, in plan order.
-    pub fn tables(&self, records: &[TrialRecord]) -> ResultTables {
-        let mut t = ResultTables {
-            experiment: self.plan.id.clone(),
-            profile: self.plan.profile.clone(),
-            dataset: self.dataset.clone(),
-            ..ResultTables::default()
+/// Long-form tables of `records`, in the order given.
+pub fn tables(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTables {
+    let mut t = ResultTables {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        dataset: dataset.to_string(),
+        ..ResultTables::default()
+    };
+    for r in records {
+        let row = |metric: &str, value: f64| MetricRow {
+            method: r.method.clone(),
+            params: r.params.clone(),
+            bits: r.bits,
+            trial: r.trial,
+            metric: metric.to_string(),
+            value,
         };
-        for r in records {
-            let row = |metric: &str, value: f64| MetricRow {
+        t.metrics
+            .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
+        t.timings.push(row("fit-seconds", r.fit_seconds));
+        t.timings.push(row("encode-seconds", r.encode_seconds));
+        for (curve, points) in &r.curves {
+            t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
                 method: r.method.clone(),
                 params: r.params.clone(),
                 bits: r.bits,
                 trial: r.trial,
-                metric: metric.to_string(),
-                value,
-            };
-            t.metrics
-                .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
-            t.timings.push(row("fit-seconds", r.fit_seconds));
-            t.timings.push(row("encode-seconds", r.encode_seconds));
-            for (curve, points) in &r.curves {
-                t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
-                    method: r.method.clone(),
-                    params: r.params.clone(),
-                    bits: r.bits,
-                    trial: r.trial,
-                    curve: curve.clone(),
-                    x,
-                    y: y.unwrap_or(f64::NAN),
-                }));
-            }
+                curve: curve.clone(),
+                x,
+                y: y.unwrap_or(f64::NAN),
+            }));
         }
-        t
     }
+    t
 }

@@ -3,27 +3,16 @@
 //! checks the dimension.
 
 use faer::Mat;
+use hashbench_core::method::Supervision;
 use hashbench_core::{Data, FitError, HashModel, TrainSet};
 use hashbench_runner::methods::MethodSpec;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+/// Every registered method, with the registry's fixture parameters: a new
+/// method is covered by its registration line alone.
 fn all_methods() -> Vec<MethodSpec> {
-    [
-        "method = \"lsh\"",
-        "method = \"pcah\"",
-        "method = \"sh\"",
-        "method = \"sikh\"",
-        "method = \"s3plh\"",
-        "method = \"usplh\"",
-        "method = \"bssc\"",
-        "method = \"rbm\"",
-        // p = 10 so that the small fixtures below can be fitted
-        "method = \"klsh\"\np = 10\nt = 3\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }",
-    ]
-    .iter()
-    .map(|m| toml::from_str(m).unwrap())
-    .collect()
+    MethodSpec::fixtures()
 }
 
 /// Fits with the first (up to) 6 items labelled in two classes, so that the
@@ -83,12 +72,18 @@ fn more_bits_than_dimensions() {
                     "{m:?}: {e}"
                 );
                 assert_eq!(
-                    m.max_bits(3),
+                    m.requirements().max_bits(3),
                     Some(3),
-                    "{m:?} refuses bits the runner does not pre-check"
+                    "{m:?} refuses bits its declaration allows"
                 );
+                continue;
             }
         }
+        assert_eq!(
+            m.requirements().max_bits(3),
+            None,
+            "{m:?} gives bits its declaration refuses"
+        );
     }
 }
 
@@ -101,7 +96,55 @@ fn unlabelled_training_data_is_refused_by_the_semi_supervised_methods_only() {
             2,
             &mut ChaCha8Rng::seed_from_u64(0),
         );
-        assert_eq!(r.is_err(), m.needs_labels(), "{m:?}");
+        let needs = m.requirements().supervision == Supervision::LabelledPairs;
+        assert_eq!(r.is_err(), needs, "{m:?}");
+    }
+}
+
+/// Binary patterns of 12 pixels: pixels 0-5 are coin flips, pixels 6-11
+/// show the class (alternate items) with 10 % of them flipped.
+fn two_classes() -> Data {
+    use rand::RngExt;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    Data::Dense(Mat::from_fn(60, 12, |i, j| {
+        let on = if j < 6 {
+            rng.random::<bool>()
+        } else {
+            ((i % 2 == 0) == (j < 9)) != (rng.random::<f64>() < 0.1)
+        };
+        f64::from(u8::from(on))
+    }))
+}
+
+#[test]
+fn methods_read_labels_exactly_as_they_declare() {
+    let x = two_classes();
+    let labelled: Vec<usize> = (0..30).collect();
+    let labels: Vec<u32> = labelled.iter().map(|&i| (i % 2) as u32).collect();
+    let with = TrainSet {
+        x: &x,
+        labelled: &labelled,
+        labels: &labels,
+    };
+    let codes = |m: &MethodSpec, train: &TrainSet<'_>| {
+        let model = m.fit(train, 6, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+        model.encode(&x).unwrap()
+    };
+    for m in all_methods() {
+        let labelled_codes = codes(&m, &with);
+        match m.requirements().supervision {
+            Supervision::None => assert_eq!(
+                labelled_codes,
+                codes(&m, &TrainSet::unlabelled(&x)),
+                "{m:?} declares no labels but reads them"
+            ),
+            Supervision::Optional => assert_ne!(
+                labelled_codes,
+                codes(&m, &TrainSet::unlabelled(&x)),
+                "{m:?} declares optional labels but ignores them"
+            ),
+            Supervision::LabelledPairs => {}
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use hashbench_data::idx::{IdxArray, write_idx_gz};
 use hashbench_data::registry::sha256_file;
+use hashbench_runner::store::slug;
 use hashbench_runner::{RunOptions, Spec, Workspace, redraw, run_plan};
 
 /// Three well-separated classes of 8x8 "images", 120 items each.
@@ -55,9 +56,9 @@ obtain = "rerun the test fixture"
 [[datasets.toy.parts]]
 name = "all"
 format = "idx"
-features = "data/img.gz"
+features = "img.gz"
 features_sha256 = "{}"
-labels = "data/lab.gz"
+labels = "lab.gz"
 labels_sha256 = "{}"
 "#,
         sha256_file(&data_dir.join("img.gz")).unwrap(),
@@ -88,12 +89,14 @@ method = "sikh"
 
 [[metrics]]
 metric = "map"
+ties = "random"
 [[metrics]]
 metric = "precision-at-radius"
 radius = 2
 [[metrics]]
 metric = "recall-curve"
 points = 10
+ties = "random"
 [[metrics]]
 metric = "pr-radius-sweep"
 
@@ -133,13 +136,17 @@ fn plan(ws: &Workspace, profile: &str) -> hashbench_runner::Plan {
         .unwrap()
 }
 
+fn counts(o: &hashbench_runner::RunOutcome) -> (usize, usize, usize) {
+    (o.counts.fitted, o.counts.evaluated, o.counts.reused)
+}
+
 #[test]
 fn run_writes_tables_resumes_and_redraws() {
     let (_dir, ws) = setup();
     let plan = plan(&ws, "paper");
     let first = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
     // LSH and SIKH: 2 bits x 3 trials; PCAH and SH: 2 bits x 1
-    assert_eq!((first.trials_run, first.trials_reused), (16, 0));
+    assert_eq!(counts(&first), (16, 16, 0));
     for f in [
         "metrics.parquet",
         "metrics.csv",
@@ -160,23 +167,25 @@ fn run_writes_tables_resumes_and_redraws() {
         .map(|r| r.value)
         .collect();
     assert_eq!(maps.len(), 16);
-    assert!(maps.iter().all(|m| (0.0..=1.0).contains(m)));
     assert!(first.summary.contains("## Paper claims") && first.summary.contains("PCAH is best"));
 
     let again = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
-    assert_eq!((again.trials_run, again.trials_reused), (0, 16));
+    assert_eq!(counts(&again), (0, 0, 16));
     assert_eq!(again.tables.metrics, first.tables.metrics);
     assert_eq!(
         hashbench_runner::report::without_timings(&again.summary),
         hashbench_runner::report::without_timings(&first.summary)
     );
 
-    // an interrupted run: delete two trial records, only those are recomputed
-    let trials = first.dir.join("trials/lsh");
+    // an interrupted run: two metric records lost re-evaluate stored codes;
+    // a trial whose codes are lost too is refitted
+    let lsh = slug("LSH");
+    let trials = first.dir.join("trials").join(&lsh);
     std::fs::remove_file(trials.join("b8-t0.json")).unwrap();
     std::fs::remove_file(trials.join("b16-t2.json")).unwrap();
+    std::fs::remove_file(first.dir.join("codes").join(&lsh).join("b16-t2.fit.json")).unwrap();
     let resumed = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
-    assert_eq!((resumed.trials_run, resumed.trials_reused), (2, 14));
+    assert_eq!(counts(&resumed), (1, 2, 14));
     assert_eq!(resumed.tables.metrics, first.tables.metrics);
 
     let forced = run_plan(
@@ -184,14 +193,18 @@ fn run_writes_tables_resumes_and_redraws() {
         &plan,
         &RunOptions {
             force: true,
-            save_codes: true,
             progress: false,
         },
     )
     .unwrap();
-    assert_eq!(forced.trials_run, 16);
+    assert_eq!(counts(&forced), (16, 16, 0));
     assert_eq!(forced.tables.metrics, first.tables.metrics);
-    let codes = std::fs::File::open(forced.dir.join("codes/pcah/b16-t0.db.hbcodes")).unwrap();
+    let codes = forced
+        .dir
+        .join("codes")
+        .join(slug("PCAH"))
+        .join("b16-t0.db.hbcodes");
+    let codes = std::fs::File::open(codes).unwrap();
     let codes = hashbench_core::BitCodes::read_from(std::io::BufReader::new(codes)).unwrap();
     assert_eq!((codes.len(), codes.n_bits()), (320, 16));
 
@@ -200,6 +213,87 @@ fn run_writes_tables_resumes_and_redraws() {
     assert!(first.dir.join("figures/map.svg").exists());
     let stored = hashbench_runner::tables::read_tables(&first.dir).unwrap();
     assert_eq!(stored.metrics.len(), first.tables.metrics.len());
+}
+
+#[test]
+fn a_metric_added_to_a_finished_spec_is_evaluated_without_a_fit() {
+    let (_dir, ws) = setup();
+    let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(
+        &spec,
+        text.replace(
+            "[[metrics]]\nmetric = \"pr-radius-sweep\"",
+            "[[metrics]]\nmetric = \"pr-radius-sweep\"\n[[metrics]]\nmetric = \"map\"\nties = \"expected\"",
+        ),
+    )
+    .unwrap();
+    let second = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(counts(&second), (0, 16, 0));
+    let of = |o: &hashbench_runner::RunOutcome, metric: &str| -> Vec<f64> {
+        o.tables
+            .metrics
+            .iter()
+            .filter(|r| r.metric == metric)
+            .map(|r| r.value)
+            .collect()
+    };
+    assert_eq!(of(&second, "map"), of(&first, "map"));
+    assert_eq!(of(&second, "map-tie-aware").len(), 16);
+    // fit timings come from the stored codes
+    assert_eq!(second.tables.timings, first.tables.timings);
+}
+
+#[test]
+fn labels_differing_in_case_keep_their_own_records() {
+    let (_dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    std::fs::write(
+        &spec,
+        SPEC.replace(
+            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"sh\"\n[[methods]]\nmethod = \"sikh\"",
+            "[[methods]]\nmethod = \"sikh\"\nlabel = \"lsh\"",
+        )
+        .replace("method = \"PCAH\"", "method = \"LSH\""),
+    )
+    .unwrap();
+    let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(counts(&first), (12, 12, 0));
+    let again = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(counts(&again), (0, 0, 12));
+}
+
+#[test]
+fn per_trial_splits_run_every_method_on_each_and_are_reproducible() {
+    let (_dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    std::fs::write(
+        &spec,
+        SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }"),
+    )
+    .unwrap();
+    let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    // every method, deterministic ones too: 4 methods x 2 bits x 3 splits
+    assert_eq!(counts(&first), (24, 24, 0));
+    let pcah: Vec<f64> = first
+        .tables
+        .metrics
+        .iter()
+        .filter(|r| r.method == "PCAH" && r.metric == "map" && r.bits == 16)
+        .map(|r| r.value)
+        .collect();
+    assert_eq!(pcah.len(), 3);
+    assert!(pcah[0] != pcah[1] && pcah[1] != pcah[2], "{pcah:?}");
+    let again = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(counts(&again), (0, 0, 24));
+    let (tables, _) = common::run_with_threads(&ws, &plan(&ws, "paper"), 1);
+    assert_eq!(tables.metrics, first.tables.metrics);
+    assert!(
+        first
+            .summary
+            .contains("a fresh split in each of the 3 trials")
+    );
 }
 
 #[test]
@@ -221,7 +315,7 @@ fn metric_tables_are_identical_with_one_and_two_threads() {
 fn a_changed_spec_reruns_only_what_it_changed() {
     let (_dir, ws) = setup();
     let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
-    assert_eq!(first.trials_run, 16);
+    assert_eq!(counts(&first), (16, 16, 0));
     let spec = ws.root.join("experiments/toy/spec.toml");
     let text = std::fs::read_to_string(&spec).unwrap();
     std::fs::write(
@@ -233,7 +327,7 @@ fn a_changed_spec_reruns_only_what_it_changed() {
     )
     .unwrap();
     let second = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
-    assert_eq!((second.trials_run, second.trials_reused), (6, 10));
+    assert_eq!(counts(&second), (6, 6, 10));
 }
 
 #[test]
@@ -258,7 +352,10 @@ fn bad_input_is_answered_with_named_errors() {
         run_plan(&ws, &plan, &RunOptions::default()).unwrap_err()
     );
     assert!(
-        e.contains("`toy`") && e.contains("lab.gz") && e.contains("rerun the test fixture"),
+        e.contains("`toy`")
+            && e.contains("not in any data root")
+            && e.contains("data/lab.gz")
+            && e.contains("rerun the test fixture"),
         "{e}"
     );
     std::fs::rename(ws.root.join("data/lab.bak"), ws.root.join("data/lab.gz")).unwrap();

@@ -79,7 +79,7 @@ fn gram_matrix_dataset_runs_knn_accuracy_through_klsh() {
     }
     let labels = |r: std::ops::Range<usize>| r.map(|i| format!("{}\n", y[i])).collect::<String>();
     let registry = format!(
-        "[datasets.g]\n{REGISTRY_TAIL}[[datasets.g.parts]]\nname = \"train\"\nformat = \"gram\"\nfeatures = \"data/k.txt\"\nlabels = \"data/train.txt\"\n[[datasets.g.parts]]\nname = \"test\"\nformat = \"gram\"\nfeatures = \"data/k.txt\"\nlabels = \"data/test.txt\"\n"
+        "[datasets.g]\n{REGISTRY_TAIL}[[datasets.g.parts]]\nname = \"train\"\nformat = \"gram\"\nfeatures = \"k.txt\"\nlabels = \"train.txt\"\n[[datasets.g.parts]]\nname = \"test\"\nformat = \"gram\"\nfeatures = \"k.txt\"\nlabels = \"test.txt\"\n"
     );
     let spec = r#"id = "g"
 title = "g"
@@ -143,7 +143,7 @@ source = "a made-up paper value"
     }
     std::fs::write(ws.root.join("experiments/k/spec.toml"), spec).unwrap();
     let out = run(&ws, "paper");
-    assert_eq!(out.trials_run, 2);
+    assert_eq!(out.counts.fitted, 2);
     // well-separated classes: the linear scan is right
     assert_eq!(
         curve_mean(&out, "linear-scan-knn-accuracy-vs-eps", 0.1),
@@ -178,7 +178,7 @@ fn svmlight_histograms_run_with_the_chi_square_kernel() {
         writeln!(text, "{} {}", label + 5, feats.join(" ")).unwrap();
     }
     let registry = format!(
-        "[datasets.h]\n{REGISTRY_TAIL}[[datasets.h.parts]]\nname = \"all\"\nformat = \"svmlight\"\nfeatures = \"data/h.svm\"\n"
+        "[datasets.h]\n{REGISTRY_TAIL}[[datasets.h.parts]]\nname = \"all\"\nformat = \"svmlight\"\nfeatures = \"h.svm\"\n"
     );
     let spec = r#"id = "h"
 title = "h"
@@ -200,6 +200,7 @@ k = 5
 search = { eps = [0.5] }
 [[metrics]]
 metric = "map"
+ties = "random"
 "#;
     let (_dir, ws) = workspace(&registry, spec);
     std::fs::write(ws.root.join("data/h.svm"), text).unwrap();
@@ -233,7 +234,7 @@ fn write_fvecs(path: &Path, rows: &[Vec<f64>]) {
 fn fvecs_with_text_labels_run_recall_coverage_and_search_cost() {
     let (x, y) = points(200);
     let registry = format!(
-        "[datasets.v]\n{REGISTRY_TAIL}[[datasets.v.parts]]\nname = \"all\"\nformat = \"fvecs\"\nfeatures = \"data/v.fvecs\"\nlabels = \"data/v.txt\"\n"
+        "[datasets.v]\n{REGISTRY_TAIL}[[datasets.v.parts]]\nname = \"all\"\nformat = \"fvecs\"\nfeatures = \"v.fvecs\"\nlabels = \"v.txt\"\n"
     );
     let spec = r#"id = "v"
 title = "v"

@@ -4,6 +4,7 @@ use std::f64::consts::PI;
 
 use faer::Mat;
 use hashbench_core::linalg::product;
+use hashbench_core::method::Requirements;
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -59,6 +60,8 @@ impl SikhParams {
 
 impl HashMethod for SikhParams {
     type Model = SikhModel;
+    const LABEL: &'static str = "SIKH";
+    const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {
         self.kernel().validate()

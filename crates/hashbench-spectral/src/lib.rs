@@ -4,6 +4,7 @@ use std::f64::consts::{FRAC_PI_2, PI};
 
 use faer::Mat;
 use hashbench_core::linalg::{mean_and_scatter, project_centered, top_eigenpairs};
+use hashbench_core::method::Requirements;
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -46,6 +47,8 @@ impl ShModel {
 
 impl HashMethod for ShParams {
     type Model = ShModel;
+    const LABEL: &'static str = "SH";
+    const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())

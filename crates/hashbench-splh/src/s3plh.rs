@@ -4,6 +4,7 @@ use faer::{Mat, MatRef};
 use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::dense_fit_input;
+use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::pairs::{adjusted_covariance as adjusted, label_pair_matrix};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -53,6 +54,11 @@ pub fn update_labels(
 
 impl HashMethod for S3plhParams {
     type Model = LinearModel;
+    const LABEL: &'static str = "S3PLH";
+    const REQUIREMENTS: Requirements = Requirements {
+        supervision: Supervision::LabelledPairs,
+        ..Requirements::UNSUPERVISED
+    };
 
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_non_negative("eta", self.eta)

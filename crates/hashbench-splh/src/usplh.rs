@@ -3,6 +3,7 @@
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::{centered, column_means, gram_of_columns, product, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
+use hashbench_core::method::Requirements;
 use hashbench_core::method::dense_fit_input;
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -96,6 +97,8 @@ pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions) -> Mat<f64> 
 
 impl HashMethod for UsplhParams {
     type Model = LinearModel;
+    const LABEL: &'static str = "USPLH";
+    const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {
         if !(self.eta.is_finite() && self.eta > 0.0) {

@@ -40,16 +40,13 @@ enum Command {
         /// paper's when its data is present, else `local`).
         #[arg(long)]
         profile: Option<String>,
-        /// Recompute trials that are already stored.
+        /// Refit and re-evaluate trials that are already stored.
         #[arg(long)]
         force: bool,
-        /// Write each trial's database and query codes (layout: README, "Saved codes").
-        #[arg(long)]
-        save_codes: bool,
     },
     /// Run every spec under experiments/ on the data present; list what was skipped.
     RunAll {
-        /// Recompute trials that are already stored.
+        /// Refit and re-evaluate trials that are already stored.
         #[arg(long)]
         force: bool,
     },
@@ -80,13 +77,12 @@ pub fn main_with_args(
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
 ) -> Result<ExitCode> {
     let cli = Cli::parse_from(args);
-    let ws = Workspace {
-        results: cli
-            .results
+    let ws = Workspace::with_results(
+        cli.results
             .clone()
             .unwrap_or_else(|| cli.root.join("results")),
-        root: cli.root.clone(),
-    };
+        cli.root.clone(),
+    );
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = cli.threads {
         pool = pool.num_threads(n);
@@ -101,7 +97,6 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             specs,
             profile,
             force,
-            save_codes,
         } => {
             // parse and validate every spec first, so a bad one fails before any trial
             let mut plans = Vec::new();
@@ -117,7 +112,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
                 ws.check_data(&plan.dataset)?;
             }
             for plan in &plans {
-                run_and_print(ws, plan, force, save_codes)?;
+                run_and_print(ws, plan, force)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -129,24 +124,28 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
     }
 }
 
-fn run_and_print(
-    ws: &Workspace,
-    plan: &hashbench_runner::Plan,
-    force: bool,
-    save_codes: bool,
-) -> Result<()> {
+fn run_and_print(ws: &Workspace, plan: &hashbench_runner::Plan, force: bool) -> Result<()> {
+    println!(
+        "== {} [{}]: {} trials ...",
+        plan.id,
+        plan.profile,
+        plan.trials().len()
+    );
+    let started = std::time::Instant::now();
     let opts = RunOptions {
         force,
-        save_codes,
         progress: true,
     };
     let outcome = run_plan(ws, plan, &opts)?;
+    let c = outcome.counts;
     println!(
-        "== {} [{}]: {} trials run, {} reused; results in {}",
+        "== {} [{}] done in {:.1} s: {} fitted, {} evaluated from stored codes, {} reused; results in {}",
         plan.id,
         plan.profile,
-        outcome.trials_run,
-        outcome.trials_reused,
+        started.elapsed().as_secs_f64(),
+        c.fitted,
+        c.evaluated - c.fitted,
+        c.reused,
         outcome.dir.display()
     );
     println!(
@@ -166,8 +165,13 @@ fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
             Err(why) => skipped.push(format!("{} ({}): {why:#}", spec.id(), path.display())),
         }
     }
+    println!(
+        "== run-all: {} experiments to run, {} skipped (listed at the end)",
+        chosen.len(),
+        skipped.len()
+    );
     for plan in &chosen {
-        run_and_print(ws, plan, force, false)?;
+        run_and_print(ws, plan, force)?;
     }
     println!("== run-all: {} experiments run", chosen.len());
     for p in &chosen {
@@ -204,8 +208,8 @@ fn figures(ws: &Workspace) -> Result<ExitCode> {
 fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
     let scratch = tempfile::tempdir().context("creating a scratch results folder")?;
     let scratch_ws = Workspace {
-        root: ws.root.clone(),
         results: scratch.path().to_path_buf(),
+        ..ws.clone()
     };
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -255,14 +259,28 @@ fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
 }
 
 fn list(ws: &Workspace) -> Result<ExitCode> {
+    let roots: Vec<String> = ws
+        .data_roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .collect();
+    println!("data roots, in order: {}", roots.join(", "));
+    let registry = ws.registry()?;
+    for name in registry.datasets.keys() {
+        match ws.check_data(name) {
+            Ok(root) => println!("  {name}: present in {}", root.display()),
+            Err(e) => println!("  {name}: missing: {e:#}"),
+        }
+    }
+    println!();
     for path in ws.spec_paths()? {
         let spec = Spec::load(&path)?;
         println!("{} ({})", spec.id(), path.display());
         for profile in spec.profiles() {
             let dataset = spec.dataset_of(&profile).unwrap_or_default().to_string();
             let status = match ws.check_data(&dataset) {
-                Ok(()) => "data present".to_string(),
-                Err(e) => format!("data missing: {e:#}"),
+                Ok(_) => "data present".to_string(),
+                Err(_) => "data missing (see above)".to_string(),
             };
             println!("  {profile:<6} {dataset}: {status}");
         }

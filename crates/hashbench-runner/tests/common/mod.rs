@@ -7,8 +7,8 @@ use hashbench_runner::{Plan, ResultTables, RunOptions, Workspace, run_plan};
 pub fn run_with_threads(ws: &Workspace, plan: &Plan, threads: usize) -> (ResultTables, String) {
     let out = tempfile::tempdir().unwrap();
     let ws = Workspace {
-        root: ws.root.clone(),
         results: out.path().to_path_buf(),
+        ..ws.clone()
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -1,0 +1,212 @@
+//! The results store of a run folder: JSON records written atomically, each
+//! valid only for the fingerprint of the inputs it carries, and the fitted
+//! codes of every trial. Retrieval trials and normality studies both resume
+//! through [`resume`].
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use hashbench_core::BitCodes;
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// sha256 (hex) of `parts`, separated so that parts cannot run together.
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0x1f]);
+    }
+    hashbench_data::registry::hex(&h.finalize())
+}
+
+/// A file-name stem for a label: its letters and digits, lowercased, then 8
+/// hex digits of the label's hash, so that labels differing only in case or
+/// punctuation (`LSH`/`lsh`, `w=-1`/`w=1`) never share a file.
+pub fn slug(label: &str) -> String {
+    let mut out = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let readable = out.trim_matches('_');
+    format!("{readable}-{}", &fingerprint(&[label])[..8])
+}
+
+/// A stored record that knows the fingerprint it was computed for.
+pub trait Fingerprinted {
+    /// The fingerprint of the inputs the record was computed from.
+    fn fingerprint(&self) -> &str;
+}
+
+/// The record at `path`, if present, readable and computed for `fingerprint`.
+pub fn load<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str) -> Option<T> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let rec: T = serde_json::from_str(&text).ok()?;
+    (rec.fingerprint() == fingerprint).then_some(rec)
+}
+
+/// Writes `bytes` to `path` through a temporary file, so that a reader never
+/// sees half a file.
+///
+/// # Errors
+/// A failed write, naming the file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes `rec` as JSON at `path`, atomically.
+///
+/// # Errors
+/// A failed write, naming the file.
+pub fn save<T: Serialize>(path: &Path, rec: &T) -> Result<()> {
+    write_atomically(path, serde_json::to_string(rec)?.as_bytes())
+}
+
+/// The stored records of `keys` (or none with `force`), computing the missing
+/// ones in parallel; returns the records in key order and how many were
+/// computed now.
+///
+/// # Errors
+/// The first failed computation; records finished before it stay stored.
+pub fn resume<K: Sync, T: Send>(
+    keys: &[K],
+    force: bool,
+    stored: impl Fn(&K) -> Option<T> + Sync,
+    compute: impl Fn(&K) -> Result<T> + Sync,
+    bar: &ProgressBar,
+) -> Result<(Vec<T>, usize)> {
+    let mut records: Vec<Option<T>> = keys
+        .iter()
+        .map(|k| if force { None } else { stored(k) })
+        .collect();
+    let pending: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
+    bar.set_length(pending.len() as u64);
+    let fresh: Vec<Result<T>> = pending
+        .par_iter()
+        .map(|&i| {
+            let r = compute(&keys[i]);
+            bar.inc(1);
+            r
+        })
+        .collect();
+    for (&i, r) in pending.iter().zip(fresh) {
+        records[i] = Some(r?);
+    }
+    Ok((records.into_iter().flatten().collect(), pending.len()))
+}
+
+/// What a fit left besides its codes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FitRecord {
+    /// Fingerprint of what the fit depends on (data, split, params, bits, seed).
+    pub fingerprint: String,
+    /// Seconds to fit.
+    pub fit_seconds: f64,
+    /// Seconds to encode database and queries.
+    pub encode_seconds: f64,
+    /// Per-bit weights of a weighted Hamming ranking (BSSC), if any.
+    pub bit_weights: Option<Vec<f64>>,
+}
+
+impl Fingerprinted for FitRecord {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
+/// A trial's fitted codes.
+#[derive(Debug, Clone)]
+pub struct FittedCodes {
+    /// Database codes, in database order.
+    pub db: BitCodes,
+    /// Query codes, in query order.
+    pub queries: BitCodes,
+    /// Timings, weights and fingerprint.
+    pub fit: FitRecord,
+}
+
+fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
+    let mut s = stem.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Stores `codes` at `<stem>.db.hbcodes`, `<stem>.queries.hbcodes` and
+/// `<stem>.fit.json` (written last: its presence means the codes are whole).
+///
+/// # Errors
+/// A failed write, naming the file.
+pub fn save_codes(stem: &Path, codes: &FittedCodes) -> Result<()> {
+    for (c, which) in [
+        (&codes.db, ".db.hbcodes"),
+        (&codes.queries, ".queries.hbcodes"),
+    ] {
+        let mut bytes = Vec::new();
+        c.write_to(&mut bytes)?;
+        write_atomically(&with_suffix(stem, which), &bytes)?;
+    }
+    save(&with_suffix(stem, ".fit.json"), &codes.fit)
+}
+
+/// The codes stored at `stem`, if their fit record matches `fingerprint`.
+pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
+    let fit: FitRecord = load(&with_suffix(stem, ".fit.json"), fingerprint)?;
+    let read = |suffix: &str| -> Option<BitCodes> {
+        let file = std::fs::File::open(with_suffix(stem, suffix)).ok()?;
+        BitCodes::read_from(std::io::BufReader::new(file)).ok()
+    };
+    Some(FittedCodes {
+        db: read(".db.hbcodes")?,
+        queries: read(".queries.hbcodes")?,
+        fit,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_never_collide_on_case_or_sign() {
+        assert_ne!(slug("LSH"), slug("lsh"));
+        assert_ne!(slug("SIKH (w=-1)"), slug("SIKH (w=1)"));
+        assert!(slug("SIKH (w=-1)").starts_with("sikh_w_1-"));
+        assert_eq!(slug("LSH"), slug("LSH"));
+    }
+
+    #[test]
+    fn codes_round_trip_and_a_fingerprint_guards_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let stem = dir.path().join("m").join("b8-t0");
+        let codes = FittedCodes {
+            db: BitCodes::from_fn(5, 70, |i, j| (i + j) % 3 == 0),
+            queries: BitCodes::from_fn(2, 70, |i, j| (i * j) % 2 == 0),
+            fit: FitRecord {
+                fingerprint: "abc".into(),
+                fit_seconds: 0.5,
+                encode_seconds: 0.25,
+                bit_weights: Some(vec![1.5; 70]),
+            },
+        };
+        save_codes(&stem, &codes).unwrap();
+        let back = load_codes(&stem, "abc").unwrap();
+        assert_eq!(back.db, codes.db);
+        assert_eq!(back.queries, codes.queries);
+        assert_eq!(back.fit.bit_weights, codes.fit.bit_weights);
+        assert!(load_codes(&stem, "abd").is_none());
+    }
+}
