@@ -13,15 +13,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PcahParams {
-    /// Weight of the covariance term XᵀX/n against the labelled term X_lᵀSX_l/l
-    /// (paper: η). Used only when the training set has labelled items.
-    /// Default 5, the S3PLH default, so PCAH and S3PLH adjust the same matrix.
+    /// Weight of the covariance term XᵀX/n against the labelled term averaged
+    /// over pairs, X_lᵀSX_l/(l(l-1)) (paper: η). Used only when the training
+    /// set has labelled items. Default 0.005, the S3PLH default, so PCAH and
+    /// S3PLH adjust the same matrix.
     pub eta: f64,
 }
 
 impl Default for PcahParams {
     fn default() -> Self {
-        Self { eta: 5.0 }
+        Self { eta: 0.005 }
     }
 }
 

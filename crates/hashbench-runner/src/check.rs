@@ -11,7 +11,10 @@ use polars::prelude::{
     Column, CsvReadOptions, CsvWriter, DataFrame, DataType, SerReader, SerWriter,
 };
 
-use crate::report::aggregate;
+use serde::{Deserialize, Serialize};
+
+use crate::report::{aggregate, check_claims};
+use crate::spec::Plan;
 use crate::tables::{MetricRow, ResultTables};
 
 /// The profile the check reruns.
@@ -19,12 +22,45 @@ pub const CI_PROFILE: &str = "ci";
 
 type Means = BTreeMap<(String, usize, String), f64>;
 
-/// Mean per (method, bits, metric) of a run; every curve point counts as a
-/// metric named `<curve>@<x>`, so curve-only experiments are checked too.
+/// Points kept per curve in a baseline: its ends and evenly spaced points
+/// between (enough to see a curve move, few enough to read a diff).
+const POINTS_PER_CURVE: usize = 5;
+
+/// The x values of `xs` (sorted, distinct) a baseline keeps.
+fn kept_points(xs: &[f64]) -> Vec<f64> {
+    if xs.len() <= POINTS_PER_CURVE {
+        return xs.to_vec();
+    }
+    let last = xs.len() - 1;
+    let mut out: Vec<f64> = (0..POINTS_PER_CURVE)
+        .map(|k| xs[(k * last + (POINTS_PER_CURVE - 1) / 2) / (POINTS_PER_CURVE - 1)])
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Mean per (method, bits, metric) of a run; a few points of every curve
+/// count as metrics named `<curve>@<x>`, so curve-only experiments are
+/// checked too.
 pub fn means(t: &ResultTables) -> Means {
+    let mut xs: BTreeMap<(&str, usize, &str), Vec<f64>> = BTreeMap::new();
+    for r in &t.curves {
+        xs.entry((&r.method, r.bits, &r.curve))
+            .or_default()
+            .push(r.x);
+    }
+    let kept: BTreeMap<(&str, usize, &str), Vec<f64>> = xs
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            (k, kept_points(&v))
+        })
+        .collect();
     let points: Vec<MetricRow> = t
         .curves
         .iter()
+        .filter(|r| kept[&(r.method.as_str(), r.bits, r.curve.as_str())].contains(&r.x))
         .map(|r| MetricRow {
             method: r.method.clone(),
             params: r.params.clone(),
@@ -44,6 +80,88 @@ pub fn means(t: &ResultTables) -> Means {
 /// The baseline file of an experiment.
 pub fn baseline_path(results: &Path, id: &str) -> PathBuf {
     results.join("baselines").join(format!("{id}.csv"))
+}
+
+/// The file of an experiment's baseline claim verdicts.
+pub fn verdicts_path(results: &Path, id: &str) -> PathBuf {
+    results
+        .join("baselines")
+        .join(format!("{id}.verdicts.json"))
+}
+
+/// A claim and its verdict, as a baseline keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredVerdict {
+    /// The claim's text.
+    pub claim: String,
+    /// `holds`, `fails` or `not checked`.
+    pub verdict: String,
+}
+
+/// The verdicts of a run's claims, in spec order.
+pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
+    check_claims(plan, &aggregate(&t.metrics), &t.curves)
+        .into_iter()
+        .map(|v| StoredVerdict {
+            claim: v.text,
+            verdict: v.verdict.to_string(),
+        })
+        .collect()
+}
+
+/// Writes the verdicts as the experiment's baseline.
+///
+/// # Errors
+/// I/O errors naming the file.
+pub fn write_verdicts(path: &Path, verdicts: &[StoredVerdict]) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, serde_json::to_string_pretty(verdicts)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Reads verdicts written by [`write_verdicts`].
+///
+/// # Errors
+/// A missing or malformed file, naming it.
+pub fn read_verdicts(path: &Path) -> Result<Vec<StoredVerdict>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading baseline verdicts {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// Claims whose verdict differs from the baseline's, one line each naming
+/// the experiment and the claim.
+pub fn compare_verdicts(
+    id: &str,
+    baseline: &[StoredVerdict],
+    now: &[StoredVerdict],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in baseline {
+        match now.iter().find(|v| v.claim == b.claim) {
+            None => out.push(format!(
+                "{id} / claim \"{}\": in the baseline, not in the spec any more",
+                b.claim
+            )),
+            Some(v) if v.verdict != b.verdict => out.push(format!(
+                "{id} / claim \"{}\": baseline {}, now {}",
+                b.claim, b.verdict, v.verdict
+            )),
+            Some(_) => {}
+        }
+    }
+    for v in now
+        .iter()
+        .filter(|v| !baseline.iter().any(|b| b.claim == v.claim))
+    {
+        out.push(format!(
+            "{id} / claim \"{}\": new, not in the baseline (rerun with --bless if intended)",
+            v.claim
+        ));
+    }
+    out
 }
 
 /// Writes `means` as the experiment's baseline (`method,bits,metric,mean`).
@@ -152,6 +270,33 @@ mod tests {
         assert!(diffs[1].contains("e / PCAH / 32 bits / map") && diffs[1].contains("0.400000"));
         assert!(diffs[2].contains("SIKH") && diffs[2].contains("--bless"));
         assert!(compare("e", &base, &base, 0.0).is_empty());
+    }
+
+    #[test]
+    fn a_changed_verdict_names_the_claim() {
+        let v = |claim: &str, verdict: &str| StoredVerdict {
+            claim: claim.into(),
+            verdict: verdict.into(),
+        };
+        let base = vec![v("A is best", "holds"), v("B falls", "fails")];
+        assert!(compare_verdicts("e", &base, &base).is_empty());
+        let now = vec![v("A is best", "fails"), v("C rises", "holds")];
+        let diffs = compare_verdicts("e", &base, &now);
+        assert_eq!(diffs.len(), 3, "{diffs:?}");
+        assert!(diffs[0].contains("\"A is best\": baseline holds, now fails"));
+        assert!(diffs[1].contains("B falls") && diffs[1].contains("not in the spec"));
+        assert!(diffs[2].contains("C rises") && diffs[2].contains("--bless"));
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("v.json");
+        write_verdicts(&p, &base).unwrap();
+        assert_eq!(read_verdicts(&p).unwrap(), base);
+    }
+
+    #[test]
+    fn curves_keep_their_ends_and_evenly_spaced_points() {
+        let xs: Vec<f64> = (1..=50).map(f64::from).collect();
+        assert_eq!(kept_points(&xs), vec![1.0, 13.0, 26.0, 38.0, 50.0]);
+        assert_eq!(kept_points(&xs[..3]), vec![1.0, 2.0, 3.0]);
     }
 
     #[test]

@@ -386,7 +386,11 @@ fn bad_input_is_answered_with_named_errors() {
     assert!(!ws.results.join("toy/paper/trials").exists());
 
     // more PCAH bits than dimensions is refused before any trial
-    std::fs::write(&spec_path, SPEC.replace("bits = [8, 16]", "bits = [8, 80]")).unwrap();
+    std::fs::write(
+        &spec_path,
+        SPEC.replace("bits = [8, 16]", "bits = [8, 16, 80]"),
+    )
+    .unwrap();
     let plan = Spec::load(&spec_path).unwrap().plan("paper").unwrap();
     let e = format!(
         "{:#}",

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use hashbench_runner::check::{
-    CI_PROFILE, baseline_path, compare, means, read_baseline, write_baseline,
+    CI_PROFILE, baseline_path, compare, compare_verdicts, means, read_baseline, read_verdicts,
+    verdicts, verdicts_path, write_baseline, write_verdicts,
 };
 use hashbench_runner::{RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
 
@@ -221,22 +222,37 @@ fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
         let plan = spec.plan(CI_PROFILE)?;
         let outcome = run_plan(&scratch_ws, &plan, &RunOptions::default())?;
         let now = means(&outcome.tables);
+        let now_verdicts = verdicts(&plan, &outcome.tables);
         let file = baseline_path(&ws.results, &plan.id);
+        let verdicts_file = verdicts_path(&ws.results, &plan.id);
         if bless {
             write_baseline(&file, &now)?;
-            println!("blessed {} ({} values)", file.display(), now.len());
-        } else if !file.exists() {
+            write_verdicts(&verdicts_file, &now_verdicts)?;
+            println!(
+                "blessed {} ({} values, {} claim verdicts)",
+                file.display(),
+                now.len(),
+                now_verdicts.len()
+            );
+        } else if !file.exists() || !verdicts_file.exists() {
             failures.push(format!(
-                "{}: no baseline at {}; run `hashbench check --bless`",
+                "{}: no baseline at {} and {}; run `hashbench check --bless`",
                 plan.id,
-                file.display()
+                file.display(),
+                verdicts_file.display()
             ));
         } else {
-            let diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
+            let mut diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
+            diffs.extend(compare_verdicts(
+                &plan.id,
+                &read_verdicts(&verdicts_file)?,
+                &now_verdicts,
+            ));
             println!(
-                "{}: {} values compared, {} differ",
+                "{}: {} values and {} claim verdicts compared, {} differ",
                 plan.id,
                 now.len(),
+                now_verdicts.len(),
                 diffs.len()
             );
             failures.extend(diffs);

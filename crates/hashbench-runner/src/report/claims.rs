@@ -1,0 +1,310 @@
+//! The paper's claims checked on the reproduced means.
+
+use std::collections::BTreeMap;
+
+use super::stats::{Stat, curve_means};
+use crate::spec::{ClaimSpec, Plan};
+use crate::tables::CurveRow;
+
+/// The verdict on one claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// Claim text.
+    pub text: String,
+    /// `holds`, `fails`, or `not checked`.
+    pub verdict: &'static str,
+    /// The numbers behind it.
+    pub evidence: String,
+}
+
+/// Checks each claim on the reproduced means.
+pub fn check_claims(
+    plan: &Plan,
+    stats: &BTreeMap<(String, String, usize), Stat>,
+    curves: &[CurveRow],
+) -> Vec<Verdict> {
+    let mean = |m: &str, metric: &str, b: usize| {
+        stats
+            .get(&(m.to_string(), metric.to_string(), b))
+            .map(|s| s.mean)
+    };
+    plan.claims
+        .iter()
+        .map(|c| {
+            let (verdict, evidence) = match c {
+                ClaimSpec::Best {
+                    method,
+                    metric,
+                    bits,
+                    lower_is_better,
+                    ..
+                } => {
+                    let bits = bits.clone().unwrap_or_else(|| plan.bits.clone());
+                    let checked: Vec<usize> = bits
+                        .iter()
+                        .copied()
+                        .filter(|b| plan.bits.contains(b))
+                        .collect();
+                    if checked.is_empty() {
+                        (
+                            "not checked",
+                            "none of the claimed code lengths is in this run".to_string(),
+                        )
+                    } else {
+                        let mut losses = Vec::new();
+                        for b in &checked {
+                            let mine = mean(method, metric, *b).unwrap_or(f64::NAN);
+                            let best_other = plan
+                                .labels()
+                                .into_iter()
+                                .filter(|m| m != method)
+                                .filter_map(|m| mean(&m, metric, *b).map(|v| (m.clone(), v)))
+                                .filter(|(_, v)| v.is_finite())
+                                .fold(None::<(String, f64)>, |acc, (l, v)| match acc {
+                                    Some((_, a))
+                                        if (*lower_is_better && a <= v)
+                                            || (!*lower_is_better && a >= v) =>
+                                    {
+                                        acc
+                                    }
+                                    _ => Some((l, v)),
+                                });
+                            if let Some((other, v)) = best_other {
+                                let beaten = if *lower_is_better { v < mine } else { v > mine }
+                                    || mine.is_nan();
+                                if beaten {
+                                    losses.push(format!("{b} bits: {other} {v:.4} vs {mine:.4}"));
+                                }
+                            }
+                        }
+                        if losses.is_empty() {
+                            ("holds", format!("best at {checked:?} bits"))
+                        } else {
+                            ("fails", losses.join("; "))
+                        }
+                    }
+                }
+                ClaimSpec::BestOnCurve {
+                    method,
+                    curve,
+                    bits,
+                    fraction,
+                    ..
+                } => {
+                    let means = curve_means(curves, curve, *bits);
+                    let mine = means.get(method.as_str());
+                    match mine {
+                        None => (
+                            "not checked",
+                            format!("no `{curve}` curve at {bits} bits in this run"),
+                        ),
+                        Some(mine) => {
+                            let total = mine.len();
+                            let wins = mine
+                                .iter()
+                                .filter(|(x, y)| {
+                                    means.iter().filter(|(m, _)| *m != method).all(|(_, pts)| {
+                                        pts.iter()
+                                            .find(|(ox, _)| ox == x)
+                                            .is_none_or(|(_, oy)| y >= oy || oy.is_nan())
+                                    })
+                                })
+                                .count();
+                            let share = wins as f64 / total.max(1) as f64;
+                            let verdict = if share >= *fraction { "holds" } else { "fails" };
+                            (
+                                verdict,
+                                format!(
+                                    "best at {wins} of {total} points (needs {:.0}%)",
+                                    fraction * 100.0
+                                ),
+                            )
+                        }
+                    }
+                }
+                ClaimSpec::Dominates {
+                    method,
+                    metric,
+                    factor,
+                    ..
+                } => {
+                    let mut shortfalls = Vec::new();
+                    let mut ratios = Vec::new();
+                    for &b in &plan.bits {
+                        let mine = mean(method, metric, b).unwrap_or(f64::NAN);
+                        for m in plan.labels().iter().filter(|m| *m != method) {
+                            if let Some(v) = mean(m, metric, b) {
+                                let ratio = mine / v;
+                                ratios.push(ratio);
+                                if ratio.is_nan() || ratio < *factor {
+                                    shortfalls.push(format!("{b} bits: {ratio:.1}x {m}"));
+                                }
+                            }
+                        }
+                    }
+                    let least = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+                    if shortfalls.is_empty() {
+                        (
+                            "holds",
+                            format!("smallest ratio {least:.1}x (needs {factor}x)"),
+                        )
+                    } else {
+                        (
+                            "fails",
+                            format!("needs {factor}x; {}", shortfalls.join("; ")),
+                        )
+                    }
+                }
+                ClaimSpec::Close {
+                    method,
+                    reference,
+                    metric,
+                    from,
+                    within,
+                    ..
+                } => paired_verdict(
+                    plan,
+                    &paired_means(plan, &mean, method, reference, metric, *from),
+                    |a, r| (a - r).is_nan() || (a - r).abs() > *within,
+                    &format!("within {within}"),
+                    &format!("off by more than {within}"),
+                ),
+                ClaimSpec::Above {
+                    method,
+                    reference,
+                    metric,
+                    ..
+                } => paired_verdict(
+                    plan,
+                    &paired_means(plan, &mean, method, reference, metric, 0),
+                    |a, r| a.is_nan() || a <= r,
+                    "above",
+                    "not above",
+                ),
+                ClaimSpec::Approaches {
+                    method,
+                    curve,
+                    reference,
+                    bits,
+                    within,
+                    ..
+                } => {
+                    let mine = curve_means(curves, curve, *bits).remove(method.as_str());
+                    let theirs = curve_means(curves, reference, *bits).remove(method.as_str());
+                    match (mine, theirs) {
+                        (Some(m), Some(r)) if !m.is_empty() && m.len() == r.len() => {
+                            let gaps: Vec<(f64, f64)> = m
+                                .iter()
+                                .zip(&r)
+                                .map(|(&(x, a), &(_, b))| (x, (a - b).abs()))
+                                .collect();
+                            let (first, last) = (gaps[0], gaps[gaps.len() - 1]);
+                            let holds = first.1 <= *within && first.1 <= last.1;
+                            let shown: Vec<String> = gaps
+                                .iter()
+                                .map(|(x, g)| format!("{x}: {g:.4}"))
+                                .collect();
+                            (
+                                if holds { "holds" } else { "fails" },
+                                format!(
+                                    "gap to `{reference}` by x (needs <= {within} at the smallest x, and no larger than at the largest): {}",
+                                    shown.join(", ")
+                                ),
+                            )
+                        }
+                        _ => (
+                            "not checked",
+                            format!("no `{curve}` and `{reference}` curves of {method} at {bits} bits"),
+                        ),
+                    }
+                }
+                ClaimSpec::Falls {
+                    method,
+                    metric,
+                    from,
+                    to,
+                    ..
+                }
+                | ClaimSpec::Rises {
+                    method,
+                    metric,
+                    from,
+                    to,
+                    ..
+                } => match (mean(method, metric, *from), mean(method, metric, *to)) {
+                    (Some(a), Some(b)) => {
+                        let holds = if matches!(c, ClaimSpec::Falls { .. }) {
+                            b < a
+                        } else {
+                            b > a
+                        };
+                        (
+                            if holds { "holds" } else { "fails" },
+                            match plan.axis() {
+                                "bits" => format!("{metric} {a:.4} at {from} bits, {b:.4} at {to} bits"),
+                                axis => format!("{metric} {a:.4} at {axis} = {from}, {b:.4} at {axis} = {to}"),
+                            },
+                        )
+                    }
+                    _ => (
+                        "not checked",
+                        format!("{from} or {to} bits not in this run"),
+                    ),
+                },
+            };
+            Verdict {
+                text: c.text().to_string(),
+                verdict,
+                evidence,
+            }
+        })
+        .collect()
+}
+
+/// (x, mean of `method`, mean of `reference`) for every x of the run from
+/// `from` on where both are present.
+fn paired_means(
+    plan: &Plan,
+    mean: &impl Fn(&str, &str, usize) -> Option<f64>,
+    method: &str,
+    reference: &str,
+    metric: &str,
+    from: usize,
+) -> Vec<(usize, f64, f64)> {
+    plan.bits
+        .iter()
+        .filter(|&&b| b >= from)
+        .filter_map(|&b| Some((b, mean(method, metric, b)?, mean(reference, metric, b)?)))
+        .collect()
+}
+
+/// The verdict of a claim that holds where `fails(method, reference)` is false
+/// at every x of `pairs`.
+fn paired_verdict(
+    plan: &Plan,
+    pairs: &[(usize, f64, f64)],
+    fails: impl Fn(f64, f64) -> bool,
+    holds_text: &str,
+    fails_text: &str,
+) -> (&'static str, String) {
+    let axis = plan.axis();
+    let shown: Vec<String> = pairs
+        .iter()
+        .map(|(b, a, r)| format!("{axis} {b}: {a:.3} vs {r:.3}"))
+        .collect();
+    let failing: Vec<usize> = pairs
+        .iter()
+        .filter(|(_, a, r)| fails(*a, *r))
+        .map(|p| p.0)
+        .collect();
+    if pairs.is_empty() {
+        ("not checked", "no value of both methods in this run".into())
+    } else if failing.is_empty() {
+        ("holds", format!("{holds_text}: {}", shown.join("; ")))
+    } else {
+        (
+            "fails",
+            format!("{fails_text} at {axis} {failing:?}: {}", shown.join("; ")),
+        )
+    }
+}

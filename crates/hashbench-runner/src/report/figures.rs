@@ -1,0 +1,104 @@
+//! Figure panels laid out like the paper's, drawn from the result tables.
+
+use std::path::Path;
+
+use anyhow::Result;
+use hashbench_plot::{Figure, Series, render};
+
+use super::stats::{aggregate, curve_means};
+use crate::spec::{FigureSpec, Plan};
+use crate::tables::ResultTables;
+
+fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) -> Figure {
+    let timing = crate::spec::TIMING_METRICS.contains(&metric);
+    let stats = aggregate(if timing { &t.timings } else { &t.metrics });
+    let transform = |v: f64| if f.log10 { v.log10() } else { v };
+    let series = plan
+        .labels()
+        .into_iter()
+        .map(|m| Series {
+            dashed: false,
+            palette_slot: plan.palette_slot(&m),
+            points: plan
+                .bits
+                .iter()
+                .filter_map(|&b| {
+                    stats
+                        .get(&(m.clone(), metric.to_string(), b))
+                        .map(|s| (b as f64, transform(s.mean)))
+                })
+                .collect(),
+            label: m,
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    Figure {
+        title: f.title.clone(),
+        x_label: f.x_label.clone().unwrap_or_else(|| match plan.axis() {
+            "bits" => "Number of bits".into(),
+            other => other.to_string(),
+        }),
+        y_label: f.y_label.clone().unwrap_or_else(|| metric.to_string()),
+        categorical_x: true,
+        series,
+    }
+}
+
+fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &ResultTables) -> Figure {
+    let mut means = curve_means(&t.curves, curve, bits);
+    let mut references = f
+        .reference
+        .as_ref()
+        .map(|r| curve_means(&t.curves, r, bits))
+        .unwrap_or_default();
+    let reference_label = f.reference_label.as_deref().unwrap_or("reference");
+    let mut series = Vec::new();
+    for m in plan.labels() {
+        if let Some(points) = means.remove(m.as_str()) {
+            series.push(Series {
+                label: m.clone(),
+                points,
+                dashed: false,
+                palette_slot: plan.palette_slot(&m),
+            });
+        }
+        if let Some(points) = references.remove(m.as_str()) {
+            series.push(Series {
+                label: format!("{m} ({reference_label})"),
+                points,
+                dashed: true,
+                palette_slot: plan.palette_slot(&m),
+            });
+        }
+    }
+    Figure {
+        title: f.title.clone(),
+        x_label: f.x_label.clone().unwrap_or_else(|| "x".into()),
+        y_label: f.y_label.clone().unwrap_or_else(|| curve.to_string()),
+        categorical_x: false,
+        series,
+    }
+}
+
+/// Draws every figure of the plan into `dir` (PNG and SVG).
+///
+/// # Errors
+/// A drawing or write failure naming the file.
+pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<String>> {
+    std::fs::create_dir_all(dir)?;
+    let mut drawn = Vec::new();
+    for f in &plan.figures {
+        let fig = match (&f.metric, &f.curve, f.bits) {
+            (Some(metric), _, _) => metric_figure(plan, f, metric, t),
+            (None, Some(curve), Some(bits)) if plan.bits.contains(&bits) => {
+                curve_figure(plan, f, curve, bits, t)
+            }
+            _ => continue,
+        };
+        let mut fig = fig;
+        fig.title = format!("{} [{}]", fig.title, plan.profile);
+        render(&fig, &dir.join(&f.name))?;
+        drawn.push(f.name.clone());
+    }
+    Ok(drawn)
+}

@@ -1,0 +1,236 @@
+//! The Markdown summary of a run.
+
+use std::fmt::Write as _;
+
+use hashbench_eval::TiePolicy;
+
+use super::claims::check_claims;
+use super::stats::{aggregate, curve_means};
+use crate::spec::Plan;
+use crate::tables::ResultTables;
+
+/// How a tie policy orders equal distances, for the summary (claims are
+/// checked on the metric each names, so this says which order they see).
+fn tie_text(ties: TiePolicy) -> &'static str {
+    match ties {
+        TiePolicy::Random => {
+            "ties in the Hamming ranking follow one seeded random order of the database (independent of file order)"
+        }
+        TiePolicy::Index => {
+            "ties in the Hamming ranking follow database index (depends on file order; for cross-checks)"
+        }
+        TiePolicy::Expected => "the expectation over random orders of tied items, in closed form",
+    }
+}
+
+/// The Markdown summary: protocol, deviation, mean ± std tables per metric,
+/// timings, and the paper-claims section.
+pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> String {
+    let stats = aggregate(&t.metrics);
+    let timing = aggregate(&t.timings);
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: {}\n", plan.id, plan.title);
+    let _ = writeln!(s, "- Paper: {}", plan.paper);
+    let _ = writeln!(
+        s,
+        "- Spec: `{}` (sha256 {}), profile `{}`",
+        plan.spec_path.display(),
+        &plan.spec_sha256[..16],
+        plan.profile
+    );
+    let _ = writeln!(s, "- Dataset: `{}`; {split_sizes}", plan.dataset);
+    match &plan.normality {
+        Some(n) => {
+            let _ = writeln!(s, "- Normality study: `{n:?}`");
+        }
+        None => {
+            let _ = writeln!(s, "- Ground truth: `{:?}`", plan.ground_truth);
+            if let Some(k) = &plan.kernel {
+                let _ = writeln!(s, "- Kernel: `{k:?}`");
+            }
+            let trials = if plan.split.per_trial {
+                format!("{} per method, each on its own split", plan.trials)
+            } else {
+                format!(
+                    "{} per randomized method, 1 per deterministic method",
+                    plan.trials
+                )
+            };
+            let _ = writeln!(
+                s,
+                "- Trials: {trials}; values are mean ± sample std over trials"
+            );
+            for m in &plan.metrics {
+                if let (Some(ties), Some(name)) = (
+                    m.ties(),
+                    m.scalar_names().first().or(m.curve_names().first()),
+                ) {
+                    let _ = writeln!(s, "- `{name}`: {}", tie_text(ties));
+                }
+            }
+        }
+    }
+    match &plan.deviation {
+        Some(d) => {
+            let _ = writeln!(s, "\n**Deviation from the paper's protocol:** {d}");
+        }
+        None => {
+            let _ = writeln!(s, "\nThis run follows the paper's protocol.");
+        }
+    }
+    let mut metrics: Vec<String> = Vec::new();
+    for r in &t.metrics {
+        if !metrics.contains(&r.metric) {
+            metrics.push(r.metric.clone());
+        }
+    }
+    let timing_names: Vec<String> = if t.timings.is_empty() {
+        Vec::new()
+    } else {
+        crate::spec::TIMING_METRICS
+            .iter()
+            .map(|m| m.to_string())
+            .collect()
+    };
+    let axis = plan.axis();
+    for (title, names, stats) in [
+        ("Metrics", metrics, &stats),
+        ("Timings (seconds per trial)", timing_names, &timing),
+    ] {
+        if names.is_empty() && title.starts_with("Timings") {
+            continue;
+        }
+        let _ = writeln!(s, "\n## {title}");
+        for metric in names {
+            let _ = writeln!(s, "\n### {metric}\n");
+            let _ = write!(s, "| method |");
+            plan.bits.iter().for_each(|b| {
+                let _ = match axis {
+                    "bits" => write!(s, " {b} bits |"),
+                    other => write!(s, " {other} = {b} |"),
+                };
+            });
+            let _ = write!(s, "\n|---|");
+            plan.bits.iter().for_each(|_| s.push_str("---|"));
+            s.push('\n');
+            for m in plan.labels() {
+                let _ = write!(s, "| {m} |");
+                for b in &plan.bits {
+                    match stats.get(&(m.clone(), metric.clone(), *b)) {
+                        Some(st) if st.n > 1 => {
+                            let _ = write!(s, " {:.4} ± {:.4} |", st.mean, st.std);
+                        }
+                        Some(st) => {
+                            let _ = write!(s, " {:.4} |", st.mean);
+                        }
+                        None => s.push_str(" - |"),
+                    }
+                }
+                s.push('\n');
+            }
+        }
+    }
+    write_curve_tables(&mut s, plan, t);
+    let mut all = stats.clone();
+    all.extend(timing.clone());
+    if !plan.reported.is_empty() {
+        let _ = writeln!(s, "\n## Reported in the paper\n");
+        if plan.deviation.is_some() {
+            let _ = writeln!(
+                s,
+                "This profile departs from the paper's protocol (see above): the paper's numbers are shown for reference, not as a target.\n"
+            );
+        }
+        let _ = writeln!(
+            s,
+            "| method | metric | {} | paper | reproduced | source |\n|---|---|---|---|---|---|",
+            plan.axis()
+        );
+        for r in &plan.reported {
+            let mine = all
+                .get(&(r.method.clone(), r.metric.clone(), r.bits))
+                .map_or("not in this run".to_string(), |st| {
+                    format!("{:.4}", st.mean)
+                });
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {mine} | {} |",
+                r.method, r.metric, r.bits, r.value, r.source
+            );
+        }
+    }
+    let verdicts = check_claims(plan, &all, &t.curves);
+    if !verdicts.is_empty() {
+        let _ = writeln!(s, "\n## Paper claims, checked on these numbers\n");
+        let _ = writeln!(s, "| claim | verdict | evidence |\n|---|---|---|");
+        for v in verdicts {
+            let _ = writeln!(s, "| {} | **{}** | {} |", v.text, v.verdict, v.evidence);
+        }
+    }
+    s
+}
+
+/// Mean curves with at most 12 points, one table per (curve, code length):
+/// the numbers behind sweep figures (accuracy against ε, coverage).
+fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
+    let mut names: Vec<&str> = Vec::new();
+    for r in &t.curves {
+        if !names.contains(&r.curve.as_str()) {
+            names.push(&r.curve);
+        }
+    }
+    let mut header = false;
+    for name in names {
+        for &b in &plan.bits {
+            let means = curve_means(&t.curves, name, b);
+            let Some(xs) = means
+                .values()
+                .next()
+                .map(|p| p.iter().map(|(x, _)| *x).collect::<Vec<_>>())
+            else {
+                continue;
+            };
+            if xs.len() > 12 {
+                continue;
+            }
+            if !header {
+                let _ = writeln!(s, "\n## Curves (mean over trials)");
+                header = true;
+            }
+            let _ = writeln!(s, "\n### {name} at {b} bits\n");
+            let _ = write!(s, "| method |");
+            xs.iter().for_each(|x| {
+                let _ = write!(s, " {x} |");
+            });
+            let _ = write!(s, "\n|---|");
+            xs.iter().for_each(|_| s.push_str("---|"));
+            s.push('\n');
+            for m in plan.labels() {
+                if let Some(points) = means.get(m.as_str()) {
+                    let _ = write!(s, "| {m} |");
+                    for (_, y) in points {
+                        let _ = write!(s, " {y:.4} |");
+                    }
+                    s.push('\n');
+                }
+            }
+        }
+    }
+}
+
+/// The summary without its timing section (timings differ between reruns;
+/// everything else is identical).
+pub fn without_timings(summary: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in summary.lines() {
+        if line.starts_with("## ") {
+            skipping = line.starts_with("## Timings");
+        }
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -1,0 +1,192 @@
+//! The paper's qualitative claims as a spec states them.
+
+use serde::{Deserialize, Serialize};
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+/// A qualitative claim of the paper, checked on the reproduced means.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum ClaimSpec {
+    /// `method` has the best mean `metric` at every code length (or at `bits`).
+    Best {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Code lengths checked (default: all of the run).
+        bits: Option<Vec<usize>>,
+        /// Lower is better (e.g. time).
+        #[serde(default)]
+        lower_is_better: bool,
+    },
+    /// Mean `metric` of `method` is lower at `to` bits than at `from` bits.
+    Falls {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Shorter code length.
+        from: usize,
+        /// Longer code length.
+        to: usize,
+    },
+    /// Mean `metric` of `method` is at least `factor` times that of every other
+    /// method, at every code length (e.g. "RBMs train 100x slower").
+    Dominates {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Required ratio.
+        factor: f64,
+    },
+    /// On `curve` at `bits`, `method`'s mean is the highest at no fewer than
+    /// `fraction` of the curve's points (1.0 = everywhere; "almost all M" < 1).
+    BestOnCurve {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Curve name.
+        curve: String,
+        /// Code length.
+        bits: usize,
+        /// Required share of points, in (0, 1].
+        #[serde(default = "one_f64")]
+        fraction: f64,
+    },
+    /// Mean `metric` of `method` is within `within` of `reference`'s at every
+    /// code length (or x value) from `from` on ("about as often as").
+    Close {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The method it is compared with.
+        reference: String,
+        /// Scalar metric.
+        metric: String,
+        /// First code length (or x value) checked.
+        from: usize,
+        /// Largest allowed absolute difference.
+        within: f64,
+    },
+    /// On `curve` at `bits`, `method`'s gap to its own `reference` curve at the
+    /// smallest x is at most `within` and no larger than at the largest x
+    /// ("approaches the linear scan as ε falls").
+    Approaches {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Curve name.
+        curve: String,
+        /// The reference curve (same method).
+        reference: String,
+        /// Code length.
+        bits: usize,
+        /// Largest allowed gap at the smallest x.
+        within: f64,
+    },
+    /// Mean `metric` of `method` is above `reference`'s at every code length
+    /// (or x value) of the run.
+    Above {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The method it is compared with.
+        reference: String,
+        /// Scalar metric.
+        metric: String,
+    },
+    /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
+    Rises {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Shorter code length.
+        from: usize,
+        /// Longer code length.
+        to: usize,
+    },
+}
+
+impl ClaimSpec {
+    /// The claim's text.
+    pub fn text(&self) -> &str {
+        match self {
+            ClaimSpec::Best { text, .. }
+            | ClaimSpec::Falls { text, .. }
+            | ClaimSpec::Rises { text, .. }
+            | ClaimSpec::Dominates { text, .. }
+            | ClaimSpec::Close { text, .. }
+            | ClaimSpec::Above { text, .. }
+            | ClaimSpec::Approaches { text, .. }
+            | ClaimSpec::BestOnCurve { text, .. } => text,
+        }
+    }
+
+    /// The method labels and the scalar metric (None for curve claims) it names.
+    pub(crate) fn methods_and_metric(&self) -> (Vec<&str>, Option<&str>) {
+        match self {
+            ClaimSpec::Best { method, metric, .. }
+            | ClaimSpec::Falls { method, metric, .. }
+            | ClaimSpec::Rises { method, metric, .. }
+            | ClaimSpec::Dominates { method, metric, .. } => (vec![method], Some(metric)),
+            ClaimSpec::Close {
+                method,
+                reference,
+                metric,
+                ..
+            }
+            | ClaimSpec::Above {
+                method,
+                reference,
+                metric,
+                ..
+            } => (vec![method, reference], Some(metric)),
+            ClaimSpec::BestOnCurve { method, .. } | ClaimSpec::Approaches { method, .. } => {
+                (vec![method], None)
+            }
+        }
+    }
+
+    /// The curves a curve claim reads.
+    pub(crate) fn curves(&self) -> Vec<&str> {
+        match self {
+            ClaimSpec::BestOnCurve { curve, .. } => vec![curve],
+            ClaimSpec::Approaches {
+                curve, reference, ..
+            } => vec![curve, reference],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The code lengths (or x values) the claim names explicitly.
+    pub(crate) fn code_lengths(&self) -> Vec<usize> {
+        match self {
+            ClaimSpec::Best { bits, .. } => bits.clone().unwrap_or_default(),
+            ClaimSpec::Falls { from, to, .. } | ClaimSpec::Rises { from, to, .. } => {
+                vec![*from, *to]
+            }
+            ClaimSpec::Close { from, .. } => vec![*from],
+            ClaimSpec::BestOnCurve { bits, .. } | ClaimSpec::Approaches { bits, .. } => {
+                vec![*bits]
+            }
+            ClaimSpec::Dominates { .. } | ClaimSpec::Above { .. } => Vec::new(),
+        }
+    }
+}

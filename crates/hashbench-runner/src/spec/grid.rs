@@ -1,0 +1,104 @@
+//! Expansion of `[[methods]]` tables into method configurations.
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use super::{MethodEntry, Spec};
+use crate::methods::{self, MethodSpec};
+
+impl Spec {
+    /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
+    /// lists values per parameter, expanded as a cartesian product.
+    pub(super) fn methods(&self) -> Result<Vec<MethodEntry>> {
+        let mut out: Vec<MethodEntry> = Vec::new();
+        for (k, table) in self.raw.methods.iter().enumerate() {
+            let at = self.at(table.span().start);
+            let mut base = table.get_ref().clone();
+            let label = match base.remove("label") {
+                Some(toml::Value::String(s)) => Some(s),
+                Some(other) => bail!("{at}: methods[{k}].label must be a string, got {other}"),
+                None => None,
+            };
+            let grid = match base.remove("grid") {
+                Some(toml::Value::Table(t)) => t,
+                Some(other) => {
+                    bail!("{at}: methods[{k}].grid must be a table of lists, got {other}")
+                }
+                None => toml::Table::new(),
+            };
+            let mut combos: Vec<(toml::Table, Vec<String>)> = vec![(base, vec![])];
+            for (key, values) in &grid {
+                let toml::Value::Array(values) = values else {
+                    bail!("{at}: methods[{k}].grid.{key} must be a list of values");
+                };
+                combos = combos
+                    .into_iter()
+                    .flat_map(|(t, tags)| {
+                        values.iter().map(move |v| {
+                            let mut t = t.clone();
+                            t.insert(key.clone(), v.clone());
+                            let mut tags = tags.clone();
+                            tags.push(format!("{key}={v}"));
+                            (t, tags)
+                        })
+                    })
+                    .collect();
+            }
+            for (mut t, tags) in combos {
+                let name = match t.get("method") {
+                    Some(toml::Value::String(name)) => name.clone(),
+                    _ => bail!(
+                        "{at}: methods[{k}] needs `method = \"...\"` (one of {})",
+                        methods::names()
+                    ),
+                };
+                let reg = methods::registration(&name).ok_or_else(|| {
+                    anyhow!(
+                        "{at}: methods[{k}]: unknown method `{name}` (one of {})",
+                        methods::names()
+                    )
+                })?;
+                if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
+                    let kernel = self.raw.kernel.as_ref().ok_or_else(|| {
+                        anyhow!("{at}: methods[{k}]: {name} needs a `kernel`, here or at the top of the spec")
+                    })?;
+                    t.insert(
+                        "kernel".into(),
+                        toml::Value::try_from(kernel).context("kernel as TOML")?,
+                    );
+                }
+                let stated = serde_json::to_string(&t).context("serialising method parameters")?;
+                let spec: MethodSpec = toml::Value::Table(t)
+                    .try_into()
+                    .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
+                spec.validate()
+                    .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
+                let base_label = label
+                    .clone()
+                    .unwrap_or_else(|| spec.default_label().to_string());
+                let label = if tags.is_empty() {
+                    base_label
+                } else {
+                    format!("{base_label} ({})", tags.join(", "))
+                };
+                if out.iter().any(|m| m.label == label) {
+                    bail!(
+                        "{at}: methods[{k}]: label `{label}` is used twice; give each configuration its own `label`"
+                    );
+                }
+                let params =
+                    serde_json::to_string(&spec).context("serialising method parameters")?;
+                out.push(MethodEntry {
+                    slug: crate::store::slug(&label),
+                    label,
+                    spec,
+                    params,
+                    stated,
+                });
+            }
+        }
+        if out.is_empty() {
+            bail!("{}: no [[methods]]", self.path.display());
+        }
+        Ok(out)
+    }
+}

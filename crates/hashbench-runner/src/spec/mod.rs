@@ -1,0 +1,571 @@
+//! Experiment specs: the serde mirror of the TOML (`RawSpec`), profiles that
+//! override it, and the validated `Plan` a run executes (`plan`); method
+//! grids (`grid`), claims (`claims`) and the cross-checks of names and code
+//! lengths (`validate`) live beside it. Everything that can be
+//! wrong with a spec is found here, before any data is read or trial run, and
+//! reported with the file and line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use hashbench_data::{Count, SplitSpec, TruthRule};
+use hashbench_eval::MetricSpec;
+use hashbench_kernel::KernelSpec;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::normality::NormalitySpec;
+
+mod claims;
+mod grid;
+mod plan;
+mod validate;
+
+pub use claims::ClaimSpec;
+pub use plan::{MethodEntry, Plan, TrialKey};
+
+/// The profile that states the paper's own protocol.
+pub const PAPER_PROFILE: &str = "paper";
+
+/// Scalar metrics the runner itself records for every trial.
+pub const TIMING_METRICS: [&str; 2] = ["fit-seconds", "encode-seconds"];
+
+/// A spec file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    id: String,
+    title: String,
+    paper: String,
+    seed: u64,
+    #[serde(default)]
+    bits: Vec<usize>,
+    #[serde(default = "one")]
+    trials: usize,
+    dataset: String,
+    split: Option<SplitSpec>,
+    ground_truth: Option<TruthRule>,
+    #[serde(default)]
+    methods: Vec<Spanned<toml::Table>>,
+    #[serde(default)]
+    metrics: Vec<MetricSpec>,
+    /// The experiment's kernel: what kernel-search metrics re-rank by, and the
+    /// kernel of `klsh` methods that name none.
+    kernel: Option<KernelSpec>,
+    /// A normality study (KLSH Fig. 7) instead of a retrieval experiment.
+    normality: Option<NormalitySpec>,
+    #[serde(default)]
+    figures: Vec<Spanned<FigureSpec>>,
+    #[serde(default)]
+    claims: Vec<Spanned<ClaimSpec>>,
+    #[serde(default)]
+    reported: Vec<Spanned<Reported>>,
+    #[serde(default)]
+    profiles: BTreeMap<String, ProfileSpec>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// How this profile departs from the paper's protocol, and why.
+    deviation: String,
+    dataset: Option<String>,
+    split: Option<SplitSpec>,
+    bits: Option<Vec<usize>>,
+    trials: Option<usize>,
+    ground_truth: Option<TruthRule>,
+    normality: Option<NormalitySpec>,
+    /// Absolute tolerance of the golden-metric check (ci profile).
+    tolerance: Option<f64>,
+}
+
+/// A figure panel: a scalar metric against code length, or a curve at one code length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// File stem under `figures/`.
+    pub name: String,
+    /// Panel title (the paper's caption).
+    pub title: String,
+    /// Scalar metric plotted against bits.
+    pub metric: Option<String>,
+    /// Curve plotted at `bits`.
+    pub curve: Option<String>,
+    /// Code length of a curve panel.
+    pub bits: Option<usize>,
+    /// Plot log10 of the values (the paper's timing panels).
+    #[serde(default)]
+    pub log10: bool,
+    /// y-axis label (default: the metric name).
+    pub y_label: Option<String>,
+    /// x-axis label (default: the number of bits, or the curve's x).
+    pub x_label: Option<String>,
+    /// A second curve of each method drawn in the same curve panel (e.g. the
+    /// linear scan beside the hashed search).
+    pub reference: Option<String>,
+    /// How the reference series are labelled (default "reference").
+    pub reference_label: Option<String>,
+}
+
+/// A number the paper reports, shown beside the reproduced mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reported {
+    /// Method label.
+    pub method: String,
+    /// Scalar metric.
+    pub metric: String,
+    /// Code length (or x value).
+    pub bits: usize,
+    /// The paper's value.
+    pub value: f64,
+    /// Where the paper states it.
+    pub source: String,
+}
+
+/// A parsed spec with all its profiles.
+#[derive(Debug)]
+pub struct Spec {
+    path: PathBuf,
+    text: String,
+    raw: RawSpec,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Spec {
+    /// Reads and parses a spec file; syntax and schema errors carry the line.
+    ///
+    /// # Errors
+    /// Unreadable file, TOML syntax, unknown keys or bad values.
+    pub fn load(path: &Path) -> Result<Spec> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading spec {}", path.display()))?;
+        let raw: RawSpec = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        Ok(Spec {
+            path: path.to_path_buf(),
+            text,
+            raw,
+        })
+    }
+
+    /// The experiment id.
+    pub fn id(&self) -> &str {
+        &self.raw.id
+    }
+
+    /// The spec file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Profile names: `paper` first, then the declared ones.
+    pub fn profiles(&self) -> Vec<String> {
+        std::iter::once(PAPER_PROFILE.to_string())
+            .chain(self.raw.profiles.keys().cloned())
+            .collect()
+    }
+
+    /// The dataset a profile reads.
+    pub fn dataset_of(&self, profile: &str) -> Option<&str> {
+        if profile == PAPER_PROFILE {
+            return Some(&self.raw.dataset);
+        }
+        let p = self.raw.profiles.get(profile)?;
+        Some(p.dataset.as_deref().unwrap_or(&self.raw.dataset))
+    }
+
+    fn at(&self, offset: usize) -> String {
+        format!("{}:{}", self.path.display(), line_of(&self.text, offset))
+    }
+
+    /// Resolves `profile` into a validated plan.
+    ///
+    /// # Errors
+    /// An unknown profile, or any invalid value, with file and line.
+    pub fn plan(&self, profile: &str) -> Result<Plan> {
+        let raw = &self.raw;
+        let file = self.path.display();
+        let over = if profile == PAPER_PROFILE {
+            None
+        } else {
+            Some(raw.profiles.get(profile).ok_or_else(|| {
+                anyhow!(
+                    "{file}: no profile `{profile}` (profiles: {})",
+                    self.profiles().join(", ")
+                )
+            })?)
+        };
+        let over = over.cloned();
+        let trials = over.as_ref().and_then(|o| o.trials).unwrap_or(raw.trials);
+        let normality = over
+            .as_ref()
+            .and_then(|o| o.normality.clone())
+            .or_else(|| raw.normality.clone());
+        let (bits, split, ground_truth) = match &normality {
+            Some(n) => {
+                if !raw.bits.is_empty()
+                    || raw.split.is_some()
+                    || raw.ground_truth.is_some()
+                    || !raw.methods.is_empty()
+                    || !raw.metrics.is_empty()
+                {
+                    bail!(
+                        "{file}: a [normality] study takes its p values from [normality]; remove bits, split, ground_truth, methods and metrics"
+                    );
+                }
+                if trials != 1 {
+                    bail!(
+                        "{file}: trials = {trials}: a [normality] study draws `hyperplanes` per p instead (profile `{profile}`)"
+                    );
+                }
+                n.validate()
+                    .map_err(|e| anyhow!("{file}: normality: {e}"))?;
+                // placeholders: a normality study has no split or ground truth
+                let split = SplitSpec {
+                    queries: Some(Count::Items(0)),
+                    database: Count::Named("rest".into()),
+                    training: Count::Named("database".into()),
+                    labelled: 0,
+                    per_trial: false,
+                    files: None,
+                };
+                (n.p.clone(), split, TruthRule::SameLabel)
+            }
+            None => {
+                let bits = over
+                    .as_ref()
+                    .and_then(|o| o.bits.clone())
+                    .unwrap_or_else(|| raw.bits.clone());
+                let split = over
+                    .as_ref()
+                    .and_then(|o| o.split.clone())
+                    .or_else(|| raw.split.clone())
+                    .ok_or_else(|| anyhow!("{file}: missing field `split`"))?;
+                split
+                    .validate()
+                    .map_err(|e| anyhow!("{file}: {e} (profile `{profile}`)"))?;
+                let ground_truth = over
+                    .as_ref()
+                    .and_then(|o| o.ground_truth.clone())
+                    .or_else(|| raw.ground_truth.clone())
+                    .ok_or_else(|| anyhow!("{file}: missing field `ground_truth`"))?;
+                (bits, split, ground_truth)
+            }
+        };
+        let dataset = over
+            .as_ref()
+            .and_then(|o| o.dataset.clone())
+            .unwrap_or_else(|| raw.dataset.clone());
+        if raw.id.is_empty()
+            || !raw
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            bail!(
+                "{file}: id = {:?} must be non-empty letters, digits and '-'",
+                raw.id
+            );
+        }
+        if bits.is_empty() || bits.contains(&0) {
+            bail!("{file}: bits = {bits:?} must list positive code lengths (profile `{profile}`)");
+        }
+        if trials == 0 {
+            bail!("{file}: trials must be at least 1 (profile `{profile}`)");
+        }
+        ground_truth
+            .validate()
+            .map_err(|e| anyhow!("{file}: {e}"))?;
+        if let Some(k) = &raw.kernel {
+            k.validate().map_err(|e| anyhow!("{file}: kernel: {e}"))?;
+        }
+        for m in &raw.metrics {
+            m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
+            if m.needs_kernel() && raw.kernel.is_none() {
+                bail!(
+                    "{file}: metrics: {m:?} re-ranks by a kernel; give the spec a top-level `kernel`"
+                );
+            }
+            if m.reads_truth() && matches!(ground_truth, TruthRule::None) {
+                bail!(
+                    "{file}: metrics: {m:?} reads the ground truth; ground_truth.rule = \"none\" gives none"
+                );
+            }
+            if matches!(m, MetricSpec::KnnAccuracy { .. })
+                && !matches!(ground_truth, TruthRule::SameLabel)
+            {
+                bail!(
+                    "{file}: metrics: knn-accuracy votes with class labels; use ground_truth = {{ rule = \"same-label\" }}"
+                );
+            }
+        }
+        let methods = if normality.is_some() {
+            Vec::new()
+        } else {
+            self.methods()?
+        };
+        let names = validate::Names {
+            labels: match &normality {
+                Some(_) => NormalitySpec::SERIES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                None => methods.iter().map(|m| m.label.clone()).collect(),
+            },
+            scalars: match &normality {
+                Some(_) => NormalitySpec::METRICS
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                None => raw
+                    .metrics
+                    .iter()
+                    .flat_map(|m| m.scalar_names())
+                    .chain(TIMING_METRICS.iter().map(|s| s.to_string()))
+                    .collect(),
+            },
+            curves: raw.metrics.iter().flat_map(|m| m.curve_names()).collect(),
+        };
+        self.check_references(&names, &bits, profile)?;
+        Ok(Plan {
+            spec_path: self.path.clone(),
+            spec_sha256: hashbench_data::registry::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+                self.text.as_bytes(),
+            )),
+            id: raw.id.clone(),
+            title: raw.title.clone(),
+            paper: raw.paper.clone(),
+            profile: profile.to_string(),
+            deviation: over.as_ref().map(|o| o.deviation.clone()),
+            seed: raw.seed,
+            bits,
+            trials,
+            dataset,
+            split,
+            ground_truth,
+            methods,
+            metrics: raw.metrics.clone(),
+            figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
+            claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
+            reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
+            tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
+            kernel: raw.kernel.clone(),
+            normality,
+        })
+    }
+}
+
+fn join<'a>(items: impl IntoIterator<Item = impl AsRef<str> + 'a>) -> String {
+    items
+        .into_iter()
+        .map(|s| s.as_ref().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    const GOOD: &str = r#"
+id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [8, 16]
+trials = 3
+dataset = "d"
+split = { queries = 5 }
+ground_truth = { rule = "same-label" }
+
+[[methods]]
+method = "lsh"
+
+[[methods]]
+method = "sikh"
+label = "SIKH"
+grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
+
+[[metrics]]
+metric = "map"
+ties = "random"
+
+[[figures]]
+name = "a"
+title = "A"
+metric = "map"
+
+[[claims]]
+kind = "best"
+text = "LSH is best"
+method = "LSH"
+metric = "map"
+
+[profiles.ci]
+deviation = "small"
+bits = [8]
+trials = 1
+"#;
+
+    fn parse(text: &str) -> Result<Spec> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("spec.toml");
+        std::fs::write(&path, text)?;
+        Spec::load(&path)
+    }
+
+    #[test]
+    fn grid_expands_and_profiles_override() {
+        let spec = parse(GOOD).unwrap();
+        let plan = spec.plan("paper").unwrap();
+        let labels: Vec<&str> = plan.methods.iter().map(|m| m.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "LSH",
+                "SIKH (width={ fixed = 1.0 })",
+                "SIKH (width={ fixed = 2.0 })"
+            ]
+        );
+        assert_eq!(plan.trials().len(), 3 * 2 * 3);
+        let ci = spec.plan("ci").unwrap();
+        assert_eq!((ci.bits.clone(), ci.trials().len()), (vec![8], 3));
+        assert_eq!(ci.deviation.as_deref(), Some("small"));
+        let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
+        assert_eq!(seeds.len(), plan.trials().len());
+    }
+
+    #[test]
+    fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
+        let mut plan = parse(GOOD).unwrap().plan("paper").unwrap();
+        let before: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+        // a parameter added to a params struct later, with a default, changes
+        // the serialised parameters but not what the spec states
+        for m in &mut plan.methods {
+            m.params = m.params.replace('}', ",\"new_knob\":1}");
+        }
+        let after: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+        assert_eq!(before, after);
+        let labelled = GOOD
+            .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
+            .replace("method = \"LSH\"", "method = \"L\"");
+        let stated = parse(&labelled).unwrap().plan("paper").unwrap();
+        assert_eq!(
+            stated.trials()[0].seed,
+            before[0],
+            "a label is not a parameter"
+        );
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let typo = GOOD.replace("trials = 3", "trails = 3");
+        let e = parse(&typo).unwrap_err().to_string();
+        assert!(
+            e.contains("spec.toml") && e.contains("line 7") && e.contains("trails"),
+            "{e}"
+        );
+
+        let bad_method = GOOD.replace("method = \"lsh\"", "method = \"lsh\"\nradius = 3");
+        let e = parse(&bad_method)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("spec.toml:12") && e.contains("radius"), "{e}");
+
+        let bad_claim = GOOD.replace("method = \"LSH\"", "method = \"LHS\"");
+        let e = parse(&bad_claim)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("LHS") && e.contains("spec.toml:"), "{e}");
+
+        let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
+        let e = parse(&bad_width)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("width") && e.contains("fixed = -2"), "{e}");
+
+        let bad_reported = GOOD.replace(
+            "[profiles.ci]",
+            "[[reported]]\nmethod = \"LSH\"\nmetric = \"mAP\"\nbits = 8\nvalue = 0.3\nsource = \"Table 1\"\n\n[profiles.ci]",
+        );
+        let e = parse(&bad_reported)
+            .unwrap()
+            .plan("paper")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spec.toml:") && e.contains("metric `mAP`"),
+            "{e}"
+        );
+
+        let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
+        assert!(e.contains("no profile `nope`"), "{e}");
+
+        let bad_metric = GOOD.replace(
+            "metric = \"map\"\nties = \"random\"\n\n[[figures]]",
+            "metric = \"mAP\"\nties = \"random\"\n\n[[figures]]",
+        );
+        let e = parse(&bad_metric).unwrap_err().to_string();
+        assert!(e.contains("mAP") && e.contains("line"), "{e}");
+    }
+
+    #[test]
+    fn figures_and_claims_must_name_what_the_profile_produces() {
+        let plan_err =
+            |text: &str, profile: &str| parse(text).unwrap().plan(profile).unwrap_err().to_string();
+        // a curve no metric produces
+        let curve_fig = GOOD.replace(
+            "[[claims]]",
+            "[[figures]]\nname = \"b\"\ntitle = \"B\"\ncurve = \"recall-vs-retrieved\"\nbits = 16\n\n[[claims]]",
+        );
+        let e = plan_err(&curve_fig, "paper");
+        assert!(
+            e.contains("spec.toml:") && e.contains("names curve `recall-vs-retrieved`"),
+            "{e}"
+        );
+        // the curve exists, but profile ci does not run 16 bits
+        let with_curve = curve_fig.replace(
+            "[[figures]]\nname = \"a\"",
+            "[[metrics]]\nmetric = \"recall-curve\"\nties = \"random\"\n\n[[figures]]\nname = \"a\"",
+        );
+        assert!(parse(&with_curve).unwrap().plan("paper").is_ok());
+        let e = plan_err(&with_curve, "ci");
+        assert!(
+            e.contains("figure `b` reads 16 bits, which profile `ci` does not run (bits: 8)"),
+            "{e}"
+        );
+        // a claim at code lengths the profile lacks
+        let claim_bits = GOOD.replace(
+            "method = \"LSH\"\nmetric = \"map\"",
+            "method = \"LSH\"\nmetric = \"map\"\nbits = [16]",
+        );
+        let e = plan_err(&claim_bits, "ci");
+        assert!(e.contains("claim reads 16 bits, which profile `ci`"), "{e}");
+        // a metric panel with bits
+        let e = plan_err(
+            &GOOD.replace(
+                "metric = \"map\"\n\n[[claims]]",
+                "metric = \"map\"\nbits = 8\n\n[[claims]]",
+            ),
+            "paper",
+        );
+        assert!(e.contains("a metric panel spans every code length"), "{e}");
+    }
+}

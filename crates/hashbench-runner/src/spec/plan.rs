@@ -1,0 +1,192 @@
+//! The validated plan of a run: method configurations, code lengths, trials
+//! and the seeds of everything random.
+
+use std::path::PathBuf;
+
+use hashbench_core::seed::derive_seed;
+use hashbench_data::{SplitSpec, TruthRule};
+use hashbench_eval::MetricSpec;
+use hashbench_kernel::KernelSpec;
+
+use super::{ClaimSpec, FigureSpec, Reported};
+use crate::methods::MethodSpec;
+use crate::normality::NormalitySpec;
+
+/// One method configuration of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodEntry {
+    /// Label in tables and figures.
+    pub label: String,
+    /// The method and its parameters.
+    pub spec: MethodSpec,
+    /// Canonical JSON of the parameters with their defaults (with the method
+    /// tag): the params column, and part of the fit's fingerprint.
+    pub params: String,
+    /// The parameters as the spec states them (canonical JSON of the table,
+    /// grid values filled in): what trial seeds derive from, so a parameter
+    /// added later with a default changes no seed.
+    pub stated: String,
+    /// File-name stem of the method's stored trials and codes.
+    pub slug: String,
+}
+
+/// One unit of work: a method configuration at a code length in one trial.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrialKey {
+    /// Index into [`Plan::methods`].
+    pub method: usize,
+    /// Code length.
+    pub bits: usize,
+    /// Trial index.
+    pub trial: usize,
+    /// Seed of this trial's RNG.
+    pub seed: u64,
+}
+
+/// A validated, profile-resolved experiment.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Spec file.
+    pub spec_path: PathBuf,
+    /// sha256 of the spec file.
+    pub spec_sha256: String,
+    /// Experiment id, e.g. `splh-fig3`.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Paper reference.
+    pub paper: String,
+    /// Profile name.
+    pub profile: String,
+    /// Deviation from the paper (None for the paper profile).
+    pub deviation: Option<String>,
+    /// Experiment seed.
+    pub seed: u64,
+    /// Code lengths.
+    pub bits: Vec<usize>,
+    /// Trials of randomized methods.
+    pub trials: usize,
+    /// Registry name of the dataset.
+    pub dataset: String,
+    /// Split.
+    pub split: SplitSpec,
+    /// Ground-truth rule.
+    pub ground_truth: TruthRule,
+    /// Method configurations.
+    pub methods: Vec<MethodEntry>,
+    /// Metric policies.
+    pub metrics: Vec<MetricSpec>,
+    /// Figure panels.
+    pub figures: Vec<FigureSpec>,
+    /// Paper claims.
+    pub claims: Vec<ClaimSpec>,
+    /// Numbers the paper reports.
+    pub reported: Vec<Reported>,
+    /// Golden-check tolerance.
+    pub tolerance: f64,
+    /// The experiment's kernel, if any.
+    pub kernel: Option<KernelSpec>,
+    /// The normality study, for a KLSH Fig. 7 spec (then `bits` holds its p
+    /// values, `methods` is empty and split and ground truth are unused).
+    pub normality: Option<NormalitySpec>,
+}
+
+impl Plan {
+    /// Seed-derivation parts naming split `index` (one split, or one per trial).
+    fn split_parts(&self, role: &'static str, index: usize) -> Vec<String> {
+        if self.split.per_trial {
+            vec![role.to_string(), index.to_string()]
+        } else {
+            vec![role.to_string()]
+        }
+    }
+
+    fn split_derived(&self, role: &'static str, index: usize) -> u64 {
+        let parts = self.split_parts(role, index);
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        derive_seed(self.seed, &parts)
+    }
+
+    /// Seed of split `index` (0 unless the plan draws a split per trial).
+    pub fn split_seed(&self, index: usize) -> u64 {
+        self.split_derived("split", index)
+    }
+
+    /// Seed of the ground-truth construction on split `index`.
+    pub fn truth_seed(&self, index: usize) -> u64 {
+        self.split_derived("truth", index)
+    }
+
+    /// Seed of the random database order that breaks ranking ties on split `index`.
+    pub fn tie_seed(&self, index: usize) -> u64 {
+        self.split_derived("ties", index)
+    }
+
+    /// Number of distinct splits: one per trial with `per_trial`, else one.
+    pub fn n_splits(&self) -> usize {
+        if self.split.per_trial { self.trials } else { 1 }
+    }
+
+    /// The split a trial runs on.
+    pub fn split_of(&self, trial: &TrialKey) -> usize {
+        if self.split.per_trial { trial.trial } else { 0 }
+    }
+
+    /// The figure colour slot of the method labelled `label` (from its
+    /// registration); `None` for normality series.
+    pub fn palette_slot(&self, label: &str) -> Option<usize> {
+        self.methods
+            .iter()
+            .find(|m| m.label == label)
+            .map(|m| m.spec.registration().palette_slot)
+    }
+
+    /// Method (or normality series) labels in spec order.
+    pub fn labels(&self) -> Vec<String> {
+        match &self.normality {
+            Some(_) => NormalitySpec::SERIES
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            None => self.methods.iter().map(|m| m.label.clone()).collect(),
+        }
+    }
+
+    /// What the x axis of the scalar tables holds: code length, or p for a
+    /// normality study.
+    pub fn axis(&self) -> &'static str {
+        if self.normality.is_some() {
+            "p"
+        } else {
+            "bits"
+        }
+    }
+
+    /// Every trial: methods x bits x trials (one trial for deterministic
+    /// methods, unless each trial draws its own split).
+    pub fn trials(&self) -> Vec<TrialKey> {
+        let mut out = Vec::new();
+        for (m, entry) in self.methods.iter().enumerate() {
+            let n = if entry.spec.is_randomized() || self.split.per_trial {
+                self.trials
+            } else {
+                1
+            };
+            for &bits in &self.bits {
+                for trial in 0..n {
+                    let seed = derive_seed(
+                        self.seed,
+                        &[&entry.stated, &bits.to_string(), &trial.to_string()],
+                    );
+                    out.push(TrialKey {
+                        method: m,
+                        bits,
+                        trial,
+                        seed,
+                    });
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,126 @@
+//! Cross-checks of what figures, claims and reported numbers name against
+//! what a plan produces: method labels, scalar metrics, curves and the code
+//! lengths the profile runs. A mismatch is an error before any trial, not an
+//! empty figure or an unchecked claim.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Result, bail};
+
+use super::{Spec, join};
+
+/// What a plan produces.
+pub(super) struct Names {
+    /// Method (or series) labels.
+    pub labels: BTreeSet<String>,
+    /// Scalar metric names.
+    pub scalars: BTreeSet<String>,
+    /// Curve names.
+    pub curves: BTreeSet<String>,
+}
+
+impl Names {
+    fn curve(&self, at: &str, what: &str, curve: &str) -> Result<()> {
+        if !self.curves.contains(curve) {
+            bail!(
+                "{at}: {what} names curve `{curve}`, not produced by this spec's metrics ({})",
+                join(&self.curves)
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Spec {
+    /// Checks every figure, reported number and claim against `names` and the
+    /// profile's code lengths `bits`.
+    ///
+    /// # Errors
+    /// The first mismatch, with file and line.
+    pub(super) fn check_references(
+        &self,
+        names: &Names,
+        bits: &[usize],
+        profile: &str,
+    ) -> Result<()> {
+        let raw = &self.raw;
+        let runs = |at: &str, what: &str, b: usize| -> Result<()> {
+            if !bits.contains(&b) {
+                bail!(
+                    "{at}: {what} reads {b} bits, which profile `{profile}` does not run (bits: {}); add {b} to the profile's bits",
+                    join(bits.iter().map(|b| b.to_string()))
+                );
+            }
+            Ok(())
+        };
+        for f in &raw.figures {
+            let at = self.at(f.span().start);
+            let fig = f.get_ref();
+            let what = format!("figure `{}`", fig.name);
+            match (&fig.metric, &fig.curve, fig.bits) {
+                (Some(m), None, None) => {
+                    if !names.scalars.contains(m) {
+                        bail!(
+                            "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                            join(&names.scalars)
+                        );
+                    }
+                }
+                (Some(_), None, Some(_)) => {
+                    bail!("{at}: {what}: a metric panel spans every code length; remove `bits`")
+                }
+                (None, Some(c), Some(b)) => {
+                    names.curve(&at, &what, c)?;
+                    runs(&at, &what, b)?;
+                }
+                (None, Some(_), None) => bail!("{at}: {what}: a curve panel needs `bits`"),
+                _ => bail!("{at}: {what}: give exactly one of `metric` and `curve`"),
+            }
+            if let Some(r) = &fig.reference {
+                names.curve(&at, &what, r)?;
+            }
+        }
+        for r in &raw.reported {
+            let at = self.at(r.span().start);
+            let r = r.get_ref();
+            if !names.labels.contains(&r.method) {
+                bail!(
+                    "{at}: reported value names method `{}`, not a label of this spec ({})",
+                    r.method,
+                    join(&names.labels)
+                );
+            }
+            if !names.scalars.contains(&r.metric) {
+                bail!(
+                    "{at}: reported value names metric `{}`, not produced by this spec's metrics ({})",
+                    r.metric,
+                    join(&names.scalars)
+                );
+            }
+        }
+        for c in &raw.claims {
+            let at = self.at(c.span().start);
+            let claim = c.get_ref();
+            let (methods, metric) = claim.methods_and_metric();
+            if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
+                bail!(
+                    "{at}: claim names method `{method}`, not a label of this spec ({})",
+                    join(&names.labels)
+                );
+            }
+            if let Some(metric) = metric.filter(|m| !names.scalars.contains(*m)) {
+                bail!(
+                    "{at}: claim names metric `{metric}`, not produced by this spec's metrics ({})",
+                    join(&names.scalars)
+                );
+            }
+            for curve in claim.curves() {
+                names.curve(&at, "claim", curve)?;
+            }
+            for b in claim.code_lengths() {
+                runs(&at, "claim", b)?;
+            }
+        }
+        Ok(())
+    }
+}
