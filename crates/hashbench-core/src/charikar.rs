@@ -5,6 +5,8 @@
 //! its position become candidates. `B` extra neighbouring keys on each side widen
 //! the probe (KLSH's B parameter, default 0).
 
+use std::cmp::Ordering;
+
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -16,77 +18,64 @@ pub fn permutations_for(n_items: usize, eps: f64, factor: f64) -> usize {
     ((factor * (n_items as f64).powf(1.0 / (1.0 + eps))).ceil() as usize).max(1)
 }
 
-/// The sorted permuted orders of a database's codes.
+/// The sorted permuted orders of a database's codes. Permuted keys are never
+/// stored: two codes are compared under a permutation by walking its bit
+/// positions until they differ, which takes about as many steps as the keys'
+/// common prefix is long (a few dozen bits between neighbours in sorted
+/// order). The index holds M × n item ids (4 bytes each) besides the
+/// permutations, instead of M × n permuted keys.
 #[derive(Debug, Clone)]
-pub struct PermutationIndex {
-    n_items: usize,
-    words: usize,
+pub struct PermutationIndex<'a> {
+    db: &'a BitCodes,
     /// For each permutation, the original bit at each key position (position 0
     /// is the most significant).
     perms: Vec<Vec<u32>>,
     /// For each permutation, item ids in key order.
     orders: Vec<Vec<u32>>,
-    /// For each permutation, the permuted keys in key order (`words` per item).
-    keys: Vec<Vec<u64>>,
 }
 
-fn permuted_key(code: &[u64], perm: &[u32], out: &mut [u64]) {
-    out.fill(0);
-    for (pos, &bit) in perm.iter().enumerate() {
-        let b = bit as usize;
-        if (code[b / 64] >> (b % 64)) & 1 == 1 {
-            out[pos / 64] |= 1u64 << (63 - pos % 64);
+/// Compares two codes as keys permuted by `perm` (lexicographically, position
+/// 0 first).
+fn cmp_permuted(a: &[u64], b: &[u64], perm: &[u32]) -> Ordering {
+    for &bit in perm {
+        let (w, s) = (bit as usize / 64, bit % 64);
+        let (x, y) = ((a[w] >> s) & 1, (b[w] >> s) & 1);
+        if x != y {
+            return x.cmp(&y);
         }
     }
+    Ordering::Equal
 }
 
-impl PermutationIndex {
+impl<'a> PermutationIndex<'a> {
     /// Draws `n_perms` permutations and sorts the database under each.
-    pub fn build(db: &BitCodes, n_perms: usize, rng: &mut ChaCha8Rng) -> Self {
+    pub fn build(db: &'a BitCodes, n_perms: usize, rng: &mut ChaCha8Rng) -> Self {
         let n_bits = db.n_bits();
-        let words = n_bits.div_ceil(64).max(1);
-        let n = db.len();
         let mut perms = Vec::with_capacity(n_perms);
         let mut orders = Vec::with_capacity(n_perms);
-        let mut all_keys = Vec::with_capacity(n_perms);
-        let mut keys = vec![0u64; n * words];
         for _ in 0..n_perms {
             let mut perm: Vec<u32> = (0..n_bits as u32).collect();
             perm.shuffle(rng);
-            for i in 0..n {
-                permuted_key(db.code(i), &perm, &mut keys[i * words..(i + 1) * words]);
-            }
-            let mut order: Vec<u32> = (0..n as u32).collect();
+            let mut order: Vec<u32> = (0..db.len() as u32).collect();
             order.sort_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                keys[a * words..(a + 1) * words]
-                    .cmp(&keys[b * words..(b + 1) * words])
-                    .then(a.cmp(&b))
+                cmp_permuted(db.code(a as usize), db.code(b as usize), &perm).then(a.cmp(&b))
             });
-            let sorted: Vec<u64> = order
-                .iter()
-                .flat_map(|&i| {
-                    keys[i as usize * words..(i as usize + 1) * words]
-                        .iter()
-                        .copied()
-                })
-                .collect();
             perms.push(perm);
             orders.push(order);
-            all_keys.push(sorted);
         }
-        Self {
-            n_items: n,
-            words,
-            perms,
-            orders,
-            keys: all_keys,
-        }
+        Self { db, perms, orders }
     }
 
     /// Number of permutations.
     pub fn n_perms(&self) -> usize {
         self.perms.len()
+    }
+
+    /// Bytes the index holds besides the database codes.
+    pub fn heap_bytes(&self) -> usize {
+        let ids: usize = self.orders.iter().map(|o| o.len()).sum();
+        let bits: usize = self.perms.iter().map(|p| p.len()).sum();
+        4 * (ids + bits)
     }
 
     /// Candidate items of `query`: under each permutation, the 1 + `extra_bins`
@@ -97,24 +86,16 @@ impl PermutationIndex {
     /// If `seen` has the wrong length.
     #[track_caller]
     pub fn candidates(&self, query: &[u64], extra_bins: usize, seen: &mut [bool]) -> Vec<u32> {
-        assert_eq!(seen.len(), self.n_items, "scratch length");
-        let w = self.words;
-        let mut qkey = vec![0u64; w];
+        let n = self.db.len();
+        assert_eq!(seen.len(), n, "scratch length");
         let mut out = Vec::new();
-        for ((perm, order), keys) in self.perms.iter().zip(&self.orders).zip(&self.keys) {
-            permuted_key(query, perm, &mut qkey);
+        for (perm, order) in self.perms.iter().zip(&self.orders) {
             // first position whose key is not below the query's
-            let (mut lo, mut hi) = (0, self.n_items);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if keys[mid * w..(mid + 1) * w] < qkey[..] {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            let lo = order.partition_point(|&i| {
+                cmp_permuted(self.db.code(i as usize), query, perm) == Ordering::Less
+            });
             let start = lo.saturating_sub(1 + extra_bins);
-            let end = (lo + 1 + extra_bins).min(self.n_items);
+            let end = (lo + 1 + extra_bins).min(n);
             for &item in &order[start..end] {
                 if !seen[item as usize] {
                     seen[item as usize] = true;
@@ -139,6 +120,33 @@ mod tests {
     fn random_codes(n: usize, bits: usize, seed: u64) -> BitCodes {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         BitCodes::from_fn(n, bits, |_, _| rng.random_bool(0.5))
+    }
+
+    /// The permuted key of `code` written out (position 0 = most significant).
+    fn explicit_key(code: &[u64], perm: &[u32]) -> Vec<u64> {
+        let mut out = vec![0u64; perm.len().div_ceil(64)];
+        for (pos, &bit) in perm.iter().enumerate() {
+            let b = bit as usize;
+            if (code[b / 64] >> (b % 64)) & 1 == 1 {
+                out[pos / 64] |= 1u64 << (63 - pos % 64);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lazy_comparison_sorts_as_the_written_out_permuted_keys() {
+        // 130 bits: keys span three words; 3 of 4 bits fixed so that keys share
+        // long prefixes and ties occur
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let db = BitCodes::from_fn(400, 130, |_, j| j % 4 == 0 && rng.random_bool(0.5));
+        let index = PermutationIndex::build(&db, 3, &mut ChaCha8Rng::seed_from_u64(11));
+        for (perm, order) in index.perms.iter().zip(&index.orders) {
+            let mut expected: Vec<u32> = (0..400).collect();
+            expected.sort_by_key(|&i| (explicit_key(db.code(i as usize), perm), i));
+            assert_eq!(order, &expected);
+        }
+        assert_eq!(index.heap_bytes(), 4 * 3 * (400 + 130));
     }
 
     #[test]

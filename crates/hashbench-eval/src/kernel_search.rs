@@ -3,6 +3,8 @@
 //! against a linear scan under the same kernel. They read the query × database
 //! kernel values from [`SearchInputs`].
 
+use std::sync::Arc;
+
 use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::search::{hamming_distances, rank_by_distance};
 use hashbench_core::seed::derive_seed;
@@ -108,23 +110,43 @@ pub fn vote(ranked: &[u32], labels: &[u32]) -> Option<u32> {
         .map(|c| c.0)
 }
 
-/// Candidate sets of every query for one ε.
-fn candidate_sets(
-    spec: &SearchSpec,
-    eps: f64,
-    db: &BitCodes,
-    queries: &BitCodes,
-    seed: u64,
-) -> Vec<Vec<u32>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, &["charikar", &eps.to_string()]));
-    let index = PermutationIndex::build(db, spec.n_perms(db.len(), eps), &mut rng);
-    (0..queries.len())
-        .into_par_iter()
-        .map_init(
-            || vec![false; db.len()],
-            |seen, q| index.candidates(queries.code(q), spec.extra_bins, seen),
-        )
-        .collect()
+/// Candidate sets of every query, by search (ε, permutations, extra bins),
+/// drawn once per evaluation: the metrics of one trial that search with the
+/// same ε share one index and one set of candidates.
+#[derive(Debug, Default)]
+pub(crate) struct CandidateCache {
+    sets: Vec<((u64, usize, usize), Arc<Vec<Vec<u32>>>)>,
+}
+
+impl CandidateCache {
+    /// The candidate sets of every query for `eps` under `spec`.
+    fn get(
+        &mut self,
+        spec: &SearchSpec,
+        eps: f64,
+        db: &BitCodes,
+        queries: &BitCodes,
+        seed: u64,
+    ) -> Arc<Vec<Vec<u32>>> {
+        let n_perms = spec.n_perms(db.len(), eps);
+        let key = (eps.to_bits(), n_perms, spec.extra_bins);
+        if let Some((_, sets)) = self.sets.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(sets);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, &["charikar", &eps.to_string()]));
+        let index = PermutationIndex::build(db, n_perms, &mut rng);
+        let sets: Arc<Vec<Vec<u32>>> = Arc::new(
+            (0..queries.len())
+                .into_par_iter()
+                .map_init(
+                    || vec![false; db.len()],
+                    |seen, q| index.candidates(queries.code(q), spec.extra_bins, seen),
+                )
+                .collect(),
+        );
+        self.sets.push((key, Arc::clone(&sets)));
+        sets
+    }
 }
 
 /// Mean share of the database among the candidates, in percent.
@@ -151,6 +173,7 @@ pub(crate) fn knn_accuracy(
     queries: &BitCodes,
     truth: &GroundTruth,
     inputs: &SearchInputs<'_>,
+    cache: &mut CandidateCache,
     out: &mut MetricValues,
 ) {
     let n_db = db.len();
@@ -177,12 +200,12 @@ pub(crate) fn knn_accuracy(
     );
     let (mut hashed, mut scan, mut searched) = (Vec::new(), Vec::new(), Vec::new());
     for &eps in &spec.eps {
-        let sets = candidate_sets(spec, eps, db, queries, inputs.seed);
+        let sets = cache.get(spec, eps, db, queries, inputs.seed);
         searched.push((eps, percent_searched(&sets, n_db)));
         let acc: Vec<f64> = sets
-            .into_par_iter()
+            .par_iter()
             .enumerate()
-            .map(|(q, c)| correct(q, c))
+            .map(|(q, c)| correct(q, c.clone()))
             .collect();
         hashed.push((eps, mean(acc.into_iter())));
         scan.push((eps, linear));
@@ -212,10 +235,11 @@ pub(crate) fn searched_percent(
     db: &BitCodes,
     queries: &BitCodes,
     inputs: &SearchInputs<'_>,
+    cache: &mut CandidateCache,
     out: &mut MetricValues,
 ) {
     for &eps in &spec.eps {
-        let sets = candidate_sets(spec, eps, db, queries, inputs.seed);
+        let sets = cache.get(spec, eps, db, queries, inputs.seed);
         out.scalars.push((
             format!("searched-percent-eps{eps}"),
             percent_searched(&sets, db.len()),
@@ -232,15 +256,17 @@ pub(crate) fn recall_vs_neighbours(
     queries: &BitCodes,
     truth: &GroundTruth,
     inputs: &SearchInputs<'_>,
+    cache: &mut CandidateCache,
     out: &mut MetricValues,
 ) {
     let n_db = db.len();
     let max_n = neighbours.iter().copied().max().unwrap_or(0);
-    let sets = candidate_sets(spec, spec.eps[0], db, queries, inputs.seed);
+    let sets = cache.get(spec, spec.eps[0], db, queries, inputs.seed);
     let per_query: Vec<Option<(Vec<f64>, Vec<f64>)>> = sets
-        .into_par_iter()
+        .par_iter()
         .enumerate()
         .map(|(q, candidates)| {
+            let candidates = candidates.clone();
             let mut relevant = vec![false; n_db];
             let n_rel = truth.fill_relevance(q, &mut relevant);
             if n_rel == 0 {

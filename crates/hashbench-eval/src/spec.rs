@@ -7,7 +7,7 @@ use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::kernel_search::{self, SearchInputs, SearchSpec};
+use crate::kernel_search::{self, CandidateCache, SearchInputs, SearchSpec};
 use crate::per_query::{QueryStats, RankRequest, query_stats};
 
 /// Order of database items at equal Hamming distance in a ranking.
@@ -392,6 +392,7 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
         )
         .collect();
     let mut out = MetricValues::default();
+    let mut cache = CandidateCache::default();
     for spec in specs {
         if spec.needs_kernel() {
             let inputs = search.expect("a kernel-search metric needs the kernel scores");
@@ -401,20 +402,20 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
                 "kernel score matrix size"
             );
             match spec {
-                MetricSpec::KnnAccuracy { k, search } => {
-                    kernel_search::knn_accuracy(*k, search, db, queries, truth, inputs, &mut out)
-                }
+                MetricSpec::KnnAccuracy { k, search } => kernel_search::knn_accuracy(
+                    *k, search, db, queries, truth, inputs, &mut cache, &mut out,
+                ),
                 MetricSpec::RecallVsNeighbours { neighbours, search } => {
                     kernel_search::recall_vs_neighbours(
-                        neighbours, search, db, queries, truth, inputs, &mut out,
+                        neighbours, search, db, queries, truth, inputs, &mut cache, &mut out,
                     )
                 }
                 MetricSpec::Coverage { tops, depths } => {
                     kernel_search::coverage(tops, depths, db, queries, inputs, &mut out)
                 }
-                MetricSpec::SearchedPercent { search } => {
-                    kernel_search::searched_percent(search, db, queries, inputs, &mut out)
-                }
+                MetricSpec::SearchedPercent { search } => kernel_search::searched_percent(
+                    search, db, queries, inputs, &mut cache, &mut out,
+                ),
                 _ => unreachable!("needs_kernel lists the kernel-search policies"),
             }
         } else {
