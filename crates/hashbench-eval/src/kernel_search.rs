@@ -110,32 +110,48 @@ pub fn vote(ranked: &[u32], labels: &[u32]) -> Option<u32> {
         .map(|c| c.0)
 }
 
-/// Candidate sets of every query, by search (ε, permutations, extra bins),
-/// drawn once per evaluation: the metrics of one trial that search with the
-/// same ε share one index and one set of candidates.
-#[derive(Debug, Default)]
-pub(crate) struct CandidateCache {
-    sets: Vec<((u64, usize, usize), Arc<Vec<Vec<u32>>>)>,
+/// Candidate sets of every query (ids, in the order found).
+type CandidateSets = Vec<Vec<u32>>;
+
+/// What every kernel-search policy of one evaluation reads: the codes, the
+/// kernel scores, and the candidate sets drawn so far by (ε, permutations,
+/// extra bins), so that the metrics searching with the same ε share one index.
+pub(crate) struct SearchContext<'a> {
+    pub(crate) db: &'a BitCodes,
+    pub(crate) queries: &'a BitCodes,
+    pub(crate) inputs: &'a SearchInputs<'a>,
+    drawn: Vec<((u64, usize, usize), Arc<CandidateSets>)>,
 }
 
-impl CandidateCache {
+impl<'a> SearchContext<'a> {
+    /// A context with nothing drawn yet.
+    pub(crate) fn new(
+        db: &'a BitCodes,
+        queries: &'a BitCodes,
+        inputs: &'a SearchInputs<'a>,
+    ) -> Self {
+        Self {
+            db,
+            queries,
+            inputs,
+            drawn: Vec::new(),
+        }
+    }
+
     /// The candidate sets of every query for `eps` under `spec`.
-    fn get(
-        &mut self,
-        spec: &SearchSpec,
-        eps: f64,
-        db: &BitCodes,
-        queries: &BitCodes,
-        seed: u64,
-    ) -> Arc<Vec<Vec<u32>>> {
+    fn candidates(&mut self, spec: &SearchSpec, eps: f64) -> Arc<CandidateSets> {
+        let (db, queries) = (self.db, self.queries);
         let n_perms = spec.n_perms(db.len(), eps);
         let key = (eps.to_bits(), n_perms, spec.extra_bins);
-        if let Some((_, sets)) = self.sets.iter().find(|(k, _)| *k == key) {
+        if let Some((_, sets)) = self.drawn.iter().find(|(k, _)| *k == key) {
             return Arc::clone(sets);
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, &["charikar", &eps.to_string()]));
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
+            self.inputs.seed,
+            &["charikar", &eps.to_string()],
+        ));
         let index = PermutationIndex::build(db, n_perms, &mut rng);
-        let sets: Arc<Vec<Vec<u32>>> = Arc::new(
+        let sets: Arc<CandidateSets> = Arc::new(
             (0..queries.len())
                 .into_par_iter()
                 .map_init(
@@ -144,7 +160,7 @@ impl CandidateCache {
                 )
                 .collect(),
         );
-        self.sets.push((key, Arc::clone(&sets)));
+        self.drawn.push((key, Arc::clone(&sets)));
         sets
     }
 }
@@ -169,13 +185,11 @@ fn row<'a>(inputs: &SearchInputs<'a>, q: usize) -> &'a [f64] {
 pub(crate) fn knn_accuracy(
     k: usize,
     spec: &SearchSpec,
-    db: &BitCodes,
-    queries: &BitCodes,
     truth: &GroundTruth,
-    inputs: &SearchInputs<'_>,
-    cache: &mut CandidateCache,
+    ctx: &mut SearchContext<'_>,
     out: &mut MetricValues,
 ) {
+    let (db, queries, inputs) = (ctx.db, ctx.queries, ctx.inputs);
     let n_db = db.len();
     let labels = match truth {
         GroundTruth::SameLabel {
@@ -200,7 +214,7 @@ pub(crate) fn knn_accuracy(
     );
     let (mut hashed, mut scan, mut searched) = (Vec::new(), Vec::new(), Vec::new());
     for &eps in &spec.eps {
-        let sets = cache.get(spec, eps, db, queries, inputs.seed);
+        let sets = ctx.candidates(spec, eps);
         searched.push((eps, percent_searched(&sets, n_db)));
         let acc: Vec<f64> = sets
             .par_iter()
@@ -232,14 +246,12 @@ pub(crate) fn knn_accuracy(
 /// Percentage of the database among the search candidates, per ε.
 pub(crate) fn searched_percent(
     spec: &SearchSpec,
-    db: &BitCodes,
-    queries: &BitCodes,
-    inputs: &SearchInputs<'_>,
-    cache: &mut CandidateCache,
+    ctx: &mut SearchContext<'_>,
     out: &mut MetricValues,
 ) {
+    let db = ctx.db;
     for &eps in &spec.eps {
-        let sets = cache.get(spec, eps, db, queries, inputs.seed);
+        let sets = ctx.candidates(spec, eps);
         out.scalars.push((
             format!("searched-percent-eps{eps}"),
             percent_searched(&sets, db.len()),
@@ -252,16 +264,14 @@ pub(crate) fn searched_percent(
 pub(crate) fn recall_vs_neighbours(
     neighbours: &[usize],
     spec: &SearchSpec,
-    db: &BitCodes,
-    queries: &BitCodes,
     truth: &GroundTruth,
-    inputs: &SearchInputs<'_>,
-    cache: &mut CandidateCache,
+    ctx: &mut SearchContext<'_>,
     out: &mut MetricValues,
 ) {
+    let (db, inputs) = (ctx.db, ctx.inputs);
     let n_db = db.len();
     let max_n = neighbours.iter().copied().max().unwrap_or(0);
-    let sets = cache.get(spec, spec.eps[0], db, queries, inputs.seed);
+    let sets = ctx.candidates(spec, spec.eps[0]);
     let per_query: Vec<Option<(Vec<f64>, Vec<f64>)>> = sets
         .par_iter()
         .enumerate()
@@ -320,11 +330,10 @@ pub(crate) fn recall_vs_neighbours(
 pub(crate) fn coverage(
     tops: &[usize],
     depths: &[usize],
-    db: &BitCodes,
-    queries: &BitCodes,
-    inputs: &SearchInputs<'_>,
+    ctx: &SearchContext<'_>,
     out: &mut MetricValues,
 ) {
+    let (db, queries, inputs) = (ctx.db, ctx.queries, ctx.inputs);
     let n_db = db.len();
     let n_bits = db.n_bits() as u32;
     let per_query: Vec<Vec<Vec<f64>>> = (0..queries.len())

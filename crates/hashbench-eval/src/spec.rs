@@ -7,7 +7,7 @@ use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::kernel_search::{self, CandidateCache, SearchInputs, SearchSpec};
+use crate::kernel_search::{self, SearchContext, SearchInputs, SearchSpec};
 use crate::per_query::{QueryStats, RankRequest, query_stats};
 
 /// Order of database items at equal Hamming distance in a ranking.
@@ -392,30 +392,31 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
         )
         .collect();
     let mut out = MetricValues::default();
-    let mut cache = CandidateCache::default();
+    let mut ctx = search.map(|inputs| {
+        assert!(
+            inputs.scores.len() == queries.len() && inputs.scores.iter().all(|r| r.len() == n_db),
+            "kernel score matrix size"
+        );
+        SearchContext::new(db, queries, inputs)
+    });
     for spec in specs {
         if spec.needs_kernel() {
-            let inputs = search.expect("a kernel-search metric needs the kernel scores");
-            assert!(
-                inputs.scores.len() == queries.len()
-                    && inputs.scores.iter().all(|r| r.len() == n_db),
-                "kernel score matrix size"
-            );
+            let ctx = ctx
+                .as_mut()
+                .expect("a kernel-search metric needs the kernel scores");
             match spec {
-                MetricSpec::KnnAccuracy { k, search } => kernel_search::knn_accuracy(
-                    *k, search, db, queries, truth, inputs, &mut cache, &mut out,
-                ),
+                MetricSpec::KnnAccuracy { k, search } => {
+                    kernel_search::knn_accuracy(*k, search, truth, ctx, &mut out)
+                }
                 MetricSpec::RecallVsNeighbours { neighbours, search } => {
-                    kernel_search::recall_vs_neighbours(
-                        neighbours, search, db, queries, truth, inputs, &mut cache, &mut out,
-                    )
+                    kernel_search::recall_vs_neighbours(neighbours, search, truth, ctx, &mut out)
                 }
                 MetricSpec::Coverage { tops, depths } => {
-                    kernel_search::coverage(tops, depths, db, queries, inputs, &mut out)
+                    kernel_search::coverage(tops, depths, ctx, &mut out)
                 }
-                MetricSpec::SearchedPercent { search } => kernel_search::searched_percent(
-                    search, db, queries, inputs, &mut cache, &mut out,
-                ),
+                MetricSpec::SearchedPercent { search } => {
+                    kernel_search::searched_percent(search, ctx, &mut out)
+                }
                 _ => unreachable!("needs_kernel lists the kernel-search policies"),
             }
         } else {
