@@ -10,4 +10,6 @@ pub use per_query::{
     QueryStats, RankRequest, RankStats, average_precision, expected_average_precision,
     expected_relevant_in_top, query_stats,
 };
-pub use spec::{Curve, EmptyPolicy, EvalInputs, MetricSpec, MetricValues, TiePolicy, evaluate};
+pub use spec::{
+    Curve, EmptyPolicy, EvalInputs, MetricInfo, MetricSpec, MetricValues, TiePolicy, evaluate,
+};

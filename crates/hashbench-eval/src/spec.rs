@@ -194,98 +194,134 @@ impl MetricSpec {
         }
     }
 
+    /// What the policy writes and reads, in one place: every other property
+    /// of a policy is read from this table.
+    pub fn info(&self) -> MetricInfo {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let ranking = |scalars: Vec<String>, curves: Vec<String>, ties: TiePolicy| MetricInfo {
+            scalars,
+            curves,
+            reads_truth: true,
+            needs_kernel: false,
+            ties: Some(ties),
+        };
+        let hamming = |scalars: Vec<String>, curves: Vec<String>| MetricInfo {
+            scalars,
+            curves,
+            reads_truth: true,
+            needs_kernel: false,
+            ties: None,
+        };
+        let kernel = |scalars: Vec<String>, curves: Vec<String>, reads_truth: bool| MetricInfo {
+            scalars,
+            curves,
+            reads_truth,
+            needs_kernel: true,
+            ties: None,
+        };
+        let per_eps = |search: &SearchSpec, names: &[&str]| -> Vec<String> {
+            search
+                .eps
+                .iter()
+                .flat_map(|e| names.iter().map(move |n| format!("{n}-eps{e}")))
+                .collect()
+        };
+        match self {
+            MetricSpec::Map { ties } => {
+                ranking(vec![format!("map{}", ties.suffix())], vec![], *ties)
+            }
+            MetricSpec::RecallCurve { ties, .. } => ranking(
+                vec![],
+                vec![format!("recall-vs-retrieved{}", ties.suffix())],
+                *ties,
+            ),
+            MetricSpec::PrecisionFirstM { ties, .. } => ranking(
+                vec![],
+                vec![format!("precision-first-m{}", ties.suffix())],
+                *ties,
+            ),
+            MetricSpec::PrecisionAtRadius { radius, .. } => hamming(
+                vec![
+                    format!("precision-r{radius}"),
+                    format!("recall-r{radius}"),
+                    format!("failed-queries-r{radius}"),
+                ],
+                vec![],
+            ),
+            MetricSpec::F1AtRadius { radius, .. } => hamming(vec![format!("f1-r{radius}")], vec![]),
+            MetricSpec::Overlap { radius } => hamming(vec![format!("overlap-r{radius}")], vec![]),
+            MetricSpec::PrRadiusSweep => hamming(
+                vec![],
+                strings(&["pr-macro", "pr-micro", "pr-empty-fraction"]),
+            ),
+            MetricSpec::KnnAccuracy { search, .. } => kernel(
+                per_eps(search, &["knn-accuracy", "searched-percent"])
+                    .into_iter()
+                    .chain(["linear-scan-knn-accuracy".to_string()])
+                    .collect(),
+                strings(&[
+                    "knn-accuracy-vs-eps",
+                    "linear-scan-knn-accuracy-vs-eps",
+                    "searched-percent-vs-eps",
+                ]),
+                true,
+            ),
+            MetricSpec::RecallVsNeighbours { .. } => kernel(
+                vec![],
+                strings(&["recall-vs-neighbours", "linear-scan-recall-vs-neighbours"]),
+                true,
+            ),
+            MetricSpec::SearchedPercent { search } => {
+                kernel(per_eps(search, &["searched-percent"]), vec![], false)
+            }
+            MetricSpec::Coverage { tops, .. } => kernel(
+                vec![],
+                tops.iter().map(|k| format!("coverage-top{k}")).collect(),
+                false,
+            ),
+        }
+    }
+
     /// Names of the scalar metrics this policy writes.
     pub fn scalar_names(&self) -> Vec<String> {
-        match self {
-            MetricSpec::Map { ties } => vec![format!("map{}", ties.suffix())],
-            MetricSpec::PrecisionAtRadius { radius, .. } => vec![
-                format!("precision-r{radius}"),
-                format!("recall-r{radius}"),
-                format!("failed-queries-r{radius}"),
-            ],
-            MetricSpec::F1AtRadius { radius, .. } => vec![format!("f1-r{radius}")],
-            MetricSpec::Overlap { radius } => vec![format!("overlap-r{radius}")],
-            MetricSpec::KnnAccuracy { search, .. } => search
-                .eps
-                .iter()
-                .flat_map(|e| {
-                    [
-                        format!("knn-accuracy-eps{e}"),
-                        format!("searched-percent-eps{e}"),
-                    ]
-                })
-                .chain(["linear-scan-knn-accuracy".to_string()])
-                .collect(),
-            MetricSpec::SearchedPercent { search } => search
-                .eps
-                .iter()
-                .map(|e| format!("searched-percent-eps{e}"))
-                .collect(),
-            _ => vec![],
-        }
+        self.info().scalars
+    }
+
+    /// Names of the curves this policy writes.
+    pub fn curve_names(&self) -> Vec<String> {
+        self.info().curves
     }
 
     /// Whether the policy reads the ground truth (all but the kernel-only
     /// comparisons).
     pub fn reads_truth(&self) -> bool {
-        !matches!(
-            self,
-            MetricSpec::Coverage { .. } | MetricSpec::SearchedPercent { .. }
-        )
-    }
-
-    /// Names of the curves this policy writes.
-    pub fn curve_names(&self) -> Vec<String> {
-        match self {
-            MetricSpec::RecallCurve { ties, .. } => {
-                vec![format!("recall-vs-retrieved{}", ties.suffix())]
-            }
-            MetricSpec::PrecisionFirstM { ties, .. } => {
-                vec![format!("precision-first-m{}", ties.suffix())]
-            }
-            MetricSpec::PrRadiusSweep => {
-                vec![
-                    "pr-macro".into(),
-                    "pr-micro".into(),
-                    "pr-empty-fraction".into(),
-                ]
-            }
-            MetricSpec::KnnAccuracy { .. } => vec![
-                "knn-accuracy-vs-eps".into(),
-                "linear-scan-knn-accuracy-vs-eps".into(),
-                "searched-percent-vs-eps".into(),
-            ],
-            MetricSpec::RecallVsNeighbours { .. } => vec![
-                "recall-vs-neighbours".into(),
-                "linear-scan-recall-vs-neighbours".into(),
-            ],
-            MetricSpec::Coverage { tops, .. } => {
-                tops.iter().map(|k| format!("coverage-top{k}")).collect()
-            }
-            _ => vec![],
-        }
+        self.info().reads_truth
     }
 
     /// The tie policy of a ranking metric.
     pub fn ties(&self) -> Option<TiePolicy> {
-        match self {
-            MetricSpec::Map { ties }
-            | MetricSpec::RecallCurve { ties, .. }
-            | MetricSpec::PrecisionFirstM { ties, .. } => Some(*ties),
-            _ => None,
-        }
+        self.info().ties
     }
 
     /// Whether the policy re-ranks by the kernel (needs [`SearchInputs`]).
     pub fn needs_kernel(&self) -> bool {
-        matches!(
-            self,
-            MetricSpec::KnnAccuracy { .. }
-                | MetricSpec::RecallVsNeighbours { .. }
-                | MetricSpec::Coverage { .. }
-                | MetricSpec::SearchedPercent { .. }
-        )
+        self.info().needs_kernel
     }
+}
+
+/// What a metric policy writes and reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricInfo {
+    /// Names of the scalar metrics it writes.
+    pub scalars: Vec<String>,
+    /// Names of the curves it writes.
+    pub curves: Vec<String>,
+    /// Whether it reads the ground truth.
+    pub reads_truth: bool,
+    /// Whether it re-ranks by the experiment kernel.
+    pub needs_kernel: bool,
+    /// Its tie order, for a ranking metric.
+    pub ties: Option<TiePolicy>,
 }
 
 /// A curve: named (x, y) points.
