@@ -2,7 +2,8 @@
 //! 1M x 128 set and the top-2-percent exact ground truth of 10K queries over it,
 //! the sizes of SPLH Fig. 6 (SIFT-1M). Each step runs once (they take seconds to
 //! minutes, so criterion's repeated sampling does not fit); the wall time and the
-//! process's peak resident memory after the step are printed.
+//! process's peak resident memory after the step are printed. Then Charikar's
+//! index at KLSH Fig. 2's scale (alone with `-- charikar`).
 
 use std::time::Instant;
 
@@ -58,6 +59,11 @@ fn fit_and_encode<M: HashMethod>(name: &str, method: &M, train: &TrainSet<'_>, b
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    // `cargo bench --bench scale -- charikar` runs the Charikar part alone
+    if std::env::args().any(|a| a == "charikar") {
+        charikar_at_klsh_fig2_scale();
         return;
     }
     faer::set_global_parallelism(faer::Par::Seq);
