@@ -15,7 +15,10 @@ use crate::deflate_scatter;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct UsplhParams {
-    /// Weight of the residual covariance XᵀX/n (paper: η). Default 8.
+    /// Weight of the residual covariance XᵀX/n against the accumulated
+    /// pseudo-pair term (paper: η). Default 1, as in the authors' release,
+    /// where the newest pseudo-pair matrix enters with weight λ = 0.125
+    /// beside the plain covariance.
     pub eta: f64,
     /// Decay of earlier pseudo-label matrices (paper: λ). Default 0.125.
     pub decay: f64,
@@ -26,7 +29,7 @@ pub struct UsplhParams {
 impl Default for UsplhParams {
     fn default() -> Self {
         Self {
-            eta: 8.0,
+            eta: 1.0,
             decay: 0.125,
             region: 2000,
         }
@@ -248,5 +251,59 @@ mod tests {
             .validate()
             .is_err()
         );
+    }
+
+    /// Axis 0 is bimodal (the first bit splits its modes); axis 1 has the
+    /// second largest variance; axis 2 measures how far an item lies from that
+    /// split, so the first bit's boundary regions differ along it.
+    fn regions_carry_signal(n: usize) -> Data {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        Data::Dense(Mat::from_fn(n, 3, |i, j| {
+            use rand_distr::{Distribution, StandardNormal};
+            let g: f64 = StandardNormal.sample(&mut rng);
+            // the same draws per row whatever j: a row's x0 comes from i
+            let side = if i % 2 == 0 { 3.0 } else { -3.0 };
+            let x0 = side + ((i * 7919) % 1000) as f64 / 1000.0 * 2.0 - 1.0;
+            match j {
+                0 => x0,
+                1 => 1.3 * g,
+                _ => 1.8 * (x0.abs() - 3.0) + 0.1 * g,
+            }
+        }))
+    }
+
+    #[test]
+    fn pseudo_labels_move_the_second_bit_off_the_second_principal_direction() {
+        let x = regions_carry_signal(2000);
+        let fit = |eta: f64| {
+            UsplhParams {
+                eta,
+                region: 200,
+                ..UsplhParams::default()
+            }
+            .fit(
+                &TrainSet::unlabelled(&x),
+                2,
+                &mut ChaCha8Rng::seed_from_u64(0),
+            )
+            .unwrap()
+        };
+        // the second principal direction is axis 1 (variance 1.7 against 1.1)
+        let xd = x.as_dense().unwrap();
+        let (_, pcs) = top_eigenpairs(
+            gram_of_columns(centered(xd, &column_means(xd)).as_ref()).as_ref(),
+            2,
+        )
+        .unwrap();
+        assert!(pcs[(1, 1)].abs() > 0.99, "{pcs:?}");
+        let second = |w: &Mat<f64>| [w[(0, 1)], w[(1, 1)], w[(2, 1)]];
+        // with the default weights the pseudo-pairs (near items that differ
+        // from far ones along axis 2) turn the second bit to axis 2
+        let default = fit(UsplhParams::default().eta);
+        assert!(second(&default.w)[2].abs() > 0.9, "{:?}", default.w);
+        assert!(second(&default.w)[1].abs() < 0.4, "{:?}", default.w);
+        // a covariance weight that drowns them gives back PCA's second direction
+        let drowned = fit(1e6);
+        assert!(second(&drowned.w)[1].abs() > 0.99, "{:?}", drowned.w);
     }
 }
