@@ -43,6 +43,15 @@ fn eval_with_order(
     )
 }
 
+fn points(v: &MetricValues, curve: &str) -> Vec<(f64, f64)> {
+    v.curves
+        .iter()
+        .find(|c| c.name == curve)
+        .unwrap()
+        .points
+        .clone()
+}
+
 fn codes(rows: &[u64], n_bits: usize) -> BitCodes {
     BitCodes::from_fn(rows.len(), n_bits, |i, j| rows[i] >> j & 1 == 1)
 }
@@ -201,15 +210,11 @@ fn hand_case_pr_sweep_macro_and_micro() {
     //   macro P = (1/2 + 1)/2 = 0.75, R = (1/3 + 1/3)/2; micro P = 2/3, R = 2/6
     let (db, q, truth) = hand_case();
     let v = eval(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None);
-    let get = |n: &str| {
-        v.curves
-            .iter()
-            .find(|c| c.name == n)
-            .unwrap()
-            .points
-            .clone()
-    };
-    let (mac, mic, empty) = (get("pr-macro"), get("pr-micro"), get("pr-empty-fraction"));
+    let (mac, mic, empty) = (
+        points(&v, "pr-macro"),
+        points(&v, "pr-micro"),
+        points(&v, "pr-empty-fraction"),
+    );
     assert_eq!(mac.len(), 5);
     assert!((mac[0].1 - 0.75).abs() < 1e-12 && (mac[0].0 - 1.0 / 3.0).abs() < 1e-12);
     assert!((mic[0].1 - 2.0 / 3.0).abs() < 1e-12 && (mic[0].0 - 1.0 / 3.0).abs() < 1e-12);
@@ -228,15 +233,11 @@ fn pr_sweep_with_empty_balls_averages_precision_over_the_non_empty_ones() {
         db_labels: vec![0, 1],
     };
     let v = eval(&[MetricSpec::PrRadiusSweep], &db, &q, &truth, None);
-    let get = |n: &str| {
-        v.curves
-            .iter()
-            .find(|c| c.name == n)
-            .unwrap()
-            .points
-            .clone()
-    };
-    let (mac, mic, empty) = (get("pr-macro"), get("pr-micro"), get("pr-empty-fraction"));
+    let (mac, mic, empty) = (
+        points(&v, "pr-macro"),
+        points(&v, "pr-micro"),
+        points(&v, "pr-empty-fraction"),
+    );
     // radius 0 and 1: q0 retrieves item 0 (P 1, R 1), q1's ball is empty:
     //   macro P = 1 (q1 left out), R = (1 + 0)/2; micro P = 1/1, R = 1/2
     for r in [0, 1] {

@@ -418,6 +418,11 @@ bits = [8]
 trials = 1
 "#;
 
+    /// The error planning `profile` of `text` gives.
+    fn plan_err(text: &str, profile: &str) -> String {
+        parse(text).unwrap().plan(profile).unwrap_err().to_string()
+    }
+
     fn parse(text: &str) -> Result<Spec> {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("spec.toml");
@@ -478,38 +483,22 @@ trials = 1
         );
 
         let bad_method = GOOD.replace("method = \"lsh\"", "method = \"lsh\"\nradius = 3");
-        let e = parse(&bad_method)
-            .unwrap()
-            .plan("paper")
-            .unwrap_err()
-            .to_string();
+        let e = plan_err(&bad_method, "paper");
         assert!(e.contains("spec.toml:12") && e.contains("radius"), "{e}");
 
         let bad_claim = GOOD.replace("method = \"LSH\"", "method = \"LHS\"");
-        let e = parse(&bad_claim)
-            .unwrap()
-            .plan("paper")
-            .unwrap_err()
-            .to_string();
+        let e = plan_err(&bad_claim, "paper");
         assert!(e.contains("LHS") && e.contains("spec.toml:"), "{e}");
 
         let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
-        let e = parse(&bad_width)
-            .unwrap()
-            .plan("paper")
-            .unwrap_err()
-            .to_string();
+        let e = plan_err(&bad_width, "paper");
         assert!(e.contains("width") && e.contains("fixed = -2"), "{e}");
 
         let bad_reported = GOOD.replace(
             "[profiles.ci]",
             "[[reported]]\nmethod = \"LSH\"\nmetric = \"mAP\"\nbits = 8\nvalue = 0.3\nsource = \"Table 1\"\n\n[profiles.ci]",
         );
-        let e = parse(&bad_reported)
-            .unwrap()
-            .plan("paper")
-            .unwrap_err()
-            .to_string();
+        let e = plan_err(&bad_reported, "paper");
         assert!(
             e.contains("spec.toml:") && e.contains("metric `mAP`"),
             "{e}"
