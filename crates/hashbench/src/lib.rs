@@ -126,12 +126,11 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
 }
 
 fn run_and_print(ws: &Workspace, plan: &hashbench_runner::Plan, force: bool) -> Result<()> {
-    println!(
-        "== {} [{}]: {} trials ...",
-        plan.id,
-        plan.profile,
-        plan.trials().len()
-    );
+    let work = match &plan.normality {
+        Some(n) => format!("normality study, {} values of p", n.p.len()),
+        None => format!("{} trials", plan.trials().len()),
+    };
+    println!("== {} [{}]: {work} ...", plan.id, plan.profile);
     let started = std::time::Instant::now();
     let opts = RunOptions {
         force,
