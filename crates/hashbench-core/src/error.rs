@@ -1,7 +1,7 @@
 //! Typed errors: parameter errors are found before any data is touched, fit and
 //! encode errors while a trial runs. Each names what is at fault.
 
-use faer::linalg::solvers::EvdError;
+use faer::linalg::solvers::{EvdError, SvdError};
 
 /// A hyperparameter is out of range or inconsistent.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -53,11 +53,20 @@ pub enum LinalgError {
     /// faer's self-adjoint eigensolver did not converge.
     #[error("self-adjoint eigendecomposition did not converge: {0:?}")]
     Evd(EvdError),
+    /// faer's singular value decomposition did not converge.
+    #[error("singular value decomposition did not converge: {0:?}")]
+    Svd(SvdError),
 }
 
 impl From<EvdError> for LinalgError {
     fn from(e: EvdError) -> Self {
         Self::Evd(e)
+    }
+}
+
+impl From<SvdError> for LinalgError {
+    fn from(e: SvdError) -> Self {
+        Self::Svd(e)
     }
 }
 

@@ -94,6 +94,39 @@ pub fn top_eigenpairs(sym: MatRef<'_, f64>, k: usize) -> Result<(Vec<f64>, Mat<f
     Ok((values, vectors))
 }
 
+/// The orthogonal matrix R minimising ‖B − V R‖_F over rotations, for
+/// `target` = B and `source` = V of the same shape (the orthogonal Procrustes
+/// problem): with Bᵀ V = U Σ Wᵀ, R = W Uᵀ.
+///
+/// # Errors
+/// [`LinalgError::Svd`] when the SVD does not converge.
+///
+/// # Panics
+/// If the shapes differ.
+#[track_caller]
+pub fn procrustes_rotation(
+    target: MatRef<'_, f64>,
+    source: MatRef<'_, f64>,
+) -> Result<Mat<f64>, LinalgError> {
+    assert_eq!(
+        (target.nrows(), target.ncols()),
+        (source.nrows(), source.ncols()),
+        "Procrustes shapes"
+    );
+    let c = product(target.transpose(), source);
+    let svd = c.svd()?;
+    Ok(product(svd.V(), svd.U().transpose()))
+}
+
+/// A uniformly random orthogonal k × k matrix: the left singular vectors of
+/// a Gaussian matrix `gaussian`.
+///
+/// # Errors
+/// [`LinalgError::Svd`] when the SVD does not converge.
+pub fn orthogonal_from(gaussian: MatRef<'_, f64>) -> Result<Mat<f64>, LinalgError> {
+    Ok(gaussian.svd()?.U().to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +159,18 @@ mod tests {
         let direct = product(centered(x.as_ref(), &mean).as_ref(), w.as_ref());
         let fused = project_centered(x.as_ref(), &mean, w.as_ref());
         assert!((&direct - &fused).norm_max() < 1e-12);
+    }
+
+    #[test]
+    fn procrustes_recovers_a_known_rotation() {
+        let (c, s) = (0.6, 0.8);
+        let r = faer::mat![[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]];
+        let v = Mat::from_fn(20, 3, |i, j| ((i * 7 + j * 5) % 11) as f64 - 5.0);
+        let target = product(v.as_ref(), r.as_ref());
+        let found = procrustes_rotation(target.as_ref(), v.as_ref()).unwrap();
+        assert!((&found - &r).norm_max() < 1e-10, "{found:?}");
+        let q = orthogonal_from(v.as_ref().subrows(0, 3)).unwrap();
+        let gram = q.transpose() * &q;
+        assert!((&gram - Mat::<f64>::identity(3, 3)).norm_max() < 1e-10);
     }
 }

@@ -8,6 +8,7 @@
 use hashbench_bssc::BsscParams;
 use hashbench_core::method::Requirements;
 use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
+use hashbench_itq::ItqParams;
 use hashbench_klsh::KlshParams;
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
@@ -127,6 +128,8 @@ register_methods! {
     Usplh(UsplhParams) = "usplh", slot 7, fixture "";
     /// Stacked RBMs fine-tuned with NCA.
     Rbm(RbmParams) = "rbm", slot 10, fixture "hidden = [16]\nepochs = 30\nbatch = 10";
+    /// Iterative quantization (not in the five papers).
+    Itq(ItqParams) = "itq", slot 11, fixture "";
 }
 
 /// The registration of the method a spec calls `name`.
