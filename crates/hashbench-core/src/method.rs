@@ -144,12 +144,13 @@ pub fn check_n_bits(n_bits: usize) -> Result<(), ParamError> {
 }
 
 /// The common start of a vector method's `fit`: valid parameters, a positive
-/// code length, then the dense, finite training matrix with at least
-/// `min_items` rows.
+/// code length within the method's declared [`BitLimit`], then the dense,
+/// finite training matrix with at least `min_items` rows.
 ///
 /// # Errors
-/// The parameter error, or [`TrainSet::dense_finite`]'s.
-pub fn dense_fit_input<'a, M: HashMethod + ?Sized>(
+/// The parameter error, [`FitError::TooManyBits`], or
+/// [`TrainSet::dense_finite`]'s.
+pub fn dense_fit_input<'a, M: HashMethod>(
     params: &M,
     train: &TrainSet<'a>,
     n_bits: usize,
@@ -158,7 +159,17 @@ pub fn dense_fit_input<'a, M: HashMethod + ?Sized>(
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
     params.validate()?;
     check_n_bits(n_bits)?;
-    train.dense_finite(method, min_items)
+    let x = train.dense_finite(method, min_items)?;
+    if let Some(max) = M::REQUIREMENTS.max_bits(x.ncols())
+        && n_bits > max
+    {
+        return Err(FitError::TooManyBits {
+            method,
+            max,
+            asked: n_bits,
+        });
+    }
+    Ok(x)
 }
 
 /// The dense matrix of `data` with `dim` columns, or the encode error.

@@ -84,13 +84,6 @@ impl HashMethod for ItqParams {
         rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "itq", 2)?;
-        if n_bits > x.ncols() {
-            return Err(FitError::TooManyBits {
-                method: "itq",
-                max: x.ncols(),
-                asked: n_bits,
-            });
-        }
         let (mean, scatter) = mean_and_scatter(x);
         let (_, pcs) = top_eigenpairs(scatter.as_ref(), n_bits).map_err(FitError::from)?;
         let v = project_centered(x, &mean, pcs.as_ref());

@@ -50,13 +50,6 @@ impl HashMethod for PcahParams {
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "pcah", 2)?;
-        if n_bits > x.ncols() {
-            return Err(FitError::TooManyBits {
-                method: "pcah",
-                max: x.ncols(),
-                asked: n_bits,
-            });
-        }
         let (mean, scatter) = mean_and_scatter(x);
         let m = if train.labelled.len() >= 2 {
             let s = label_pair_matrix(train.labels);
