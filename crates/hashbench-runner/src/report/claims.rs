@@ -55,9 +55,8 @@ pub fn check_claims(
                         for b in &checked {
                             let mine = mean(method, metric, *b).unwrap_or(f64::NAN);
                             let best_other = plan
-                                .labels()
+                                .rivals(method)
                                 .into_iter()
-                                .filter(|m| m != method)
                                 .filter_map(|m| mean(&m, metric, *b).map(|v| (m.clone(), v)))
                                 .filter(|(_, v)| v.is_finite())
                                 .fold(None::<(String, f64)>, |acc, (l, v)| match acc {
@@ -99,11 +98,12 @@ pub fn check_claims(
                             format!("no `{curve}` curve at {bits} bits in this run"),
                         ),
                         Some(mine) => {
+                            let rivals = plan.rivals(method);
                             let total = mine.len();
                             let wins = mine
                                 .iter()
                                 .filter(|(x, y)| {
-                                    means.iter().filter(|(m, _)| *m != method).all(|(_, pts)| {
+                                    means.iter().filter(|(m, _)| rivals.iter().any(|r| r == *m)).all(|(_, pts)| {
                                         pts.iter()
                                             .find(|(ox, _)| ox == x)
                                             .is_none_or(|(_, oy)| y >= oy || oy.is_nan())
@@ -132,7 +132,7 @@ pub fn check_claims(
                     let mut ratios = Vec::new();
                     for &b in &plan.bits {
                         let mine = mean(method, metric, b).unwrap_or(f64::NAN);
-                        for m in plan.labels().iter().filter(|m| *m != method) {
+                        for m in &plan.rivals(method) {
                             if let Some(v) = mean(m, metric, b) {
                                 let ratio = mine / v;
                                 ratios.push(ratio);

@@ -60,6 +60,19 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
                 s,
                 "- Trials: {trials}; values are mean ± sample std over trials"
             );
+            let extra: Vec<&str> = plan
+                .methods
+                .iter()
+                .filter(|m| !m.in_paper)
+                .map(|m| m.label.as_str())
+                .collect();
+            if !extra.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "- Not in the paper (reported beside its methods, left out of the claims' comparisons): {}",
+                    extra.join(", ")
+                );
+            }
             for m in &plan.metrics {
                 if let (Some(ties), Some(name)) = (
                     m.ties(),

@@ -18,6 +18,13 @@ impl Spec {
                 Some(other) => bail!("{at}: methods[{k}].label must be a string, got {other}"),
                 None => None,
             };
+            let in_paper = match base.remove("in_paper") {
+                Some(toml::Value::Boolean(b)) => b,
+                Some(other) => {
+                    bail!("{at}: methods[{k}].in_paper must be true or false, got {other}")
+                }
+                None => true,
+            };
             let grid = match base.remove("grid") {
                 Some(toml::Value::Table(t)) => t,
                 Some(other) => {
@@ -93,6 +100,7 @@ impl Spec {
                     spec,
                     params,
                     stated,
+                    in_paper,
                 });
             }
         }

@@ -557,4 +557,19 @@ trials = 1
         );
         assert!(e.contains("a metric panel spans every code length"), "{e}");
     }
+
+    #[test]
+    fn methods_outside_the_paper_are_no_rivals_in_claims() {
+        let plan = parse(&GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = false"))
+            .unwrap()
+            .plan("paper")
+            .unwrap();
+        assert!(plan.rivals("LSH").is_empty(), "{:?}", plan.rivals("LSH"));
+        assert_eq!(plan.rivals("SIKH (width={ fixed = 1.0 })"), ["LSH"]);
+        let e = plan_err(
+            &GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = 1"),
+            "paper",
+        );
+        assert!(e.contains("in_paper must be true or false"), "{e}");
+    }
 }

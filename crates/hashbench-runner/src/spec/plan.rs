@@ -28,6 +28,10 @@ pub struct MethodEntry {
     pub stated: String,
     /// File-name stem of the method's stored trials and codes.
     pub slug: String,
+    /// Whether the paper compares this method (`in_paper = false` marks an
+    /// extra row: reported beside the paper's methods, left out of claims
+    /// that compare a method with "all the others").
+    pub in_paper: bool,
 }
 
 /// One unit of work: a method configuration at a code length in one trial.
@@ -139,6 +143,21 @@ impl Plan {
             .iter()
             .find(|m| m.label == label)
             .map(|m| m.spec.registration().palette_slot)
+    }
+
+    /// The labels a claim about `method` compares it with: every other label
+    /// of the paper's methods (normality series all count).
+    pub fn rivals(&self, method: &str) -> Vec<String> {
+        let extra: Vec<&str> = self
+            .methods
+            .iter()
+            .filter(|m| !m.in_paper)
+            .map(|m| m.label.as_str())
+            .collect();
+        self.labels()
+            .into_iter()
+            .filter(|m| m != method && !extra.contains(&m.as_str()))
+            .collect()
     }
 
     /// Method (or normality series) labels in spec order.
