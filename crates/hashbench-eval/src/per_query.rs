@@ -122,18 +122,23 @@ pub fn expected_relevant_in_top(sizes: &[u32], hits: &[u32], n: usize) -> f64 {
     relevant
 }
 
-/// Relevant items among the top `n` of `ranking`, for each `n` of `tops`.
+/// Relevant items among the top `n` of `ranking`, for each `n` of `tops`
+/// (in any order), walking the ranking only as far as the longest prefix.
 fn relevant_in_top(ranking: &[u32], relevant: &[bool], tops: &[usize]) -> Vec<f64> {
-    let mut prefix = Vec::with_capacity(ranking.len() + 1);
-    prefix.push(0u32);
-    let mut hits = 0u32;
-    for &i in ranking {
-        hits += u32::from(relevant[i as usize]);
-        prefix.push(hits);
+    let mut order: Vec<usize> = (0..tops.len()).collect();
+    order.sort_by_key(|&k| tops[k]);
+    let mut out = vec![0.0; tops.len()];
+    let (mut hits, mut pos) = (0u32, 0usize);
+    for k in order {
+        let n = tops[k].min(ranking.len());
+        hits += ranking[pos..n]
+            .iter()
+            .map(|&i| u32::from(relevant[i as usize]))
+            .sum::<u32>();
+        pos = n;
+        out[k] = f64::from(hits);
     }
-    tops.iter()
-        .map(|&n| f64::from(prefix[n.min(ranking.len())]))
-        .collect()
+    out
 }
 
 /// Statistics of one query from its Hamming distances to the database and the
@@ -170,42 +175,45 @@ pub fn query_stats(
             }
         }
     };
-    let ranked_stats = |ranking: Vec<u32>| RankStats {
-        ap: average_precision(&ranking, relevant),
-        relevant_in_top: relevant_in_top(&ranking, relevant, request.tops),
+    let ranked_stats = |ranking: &[u32]| RankStats {
+        ap: average_precision(ranking, relevant),
+        relevant_in_top: relevant_in_top(ranking, relevant, request.tops),
     };
+    let [by_index, by_random, by_expectation] = request.policies;
+    // the ranking with ties by index also gives the weighted groups' sizes
+    let index_ranking = (by_index || (by_expectation && weighted.is_some()))
+        .then(|| ranking(&mut (0..distances.len() as u32)));
     let mut ranked: [Option<RankStats>; 3] = [None, None, None];
-    if request.policies[TiePolicy::Index.slot()] {
-        let r = ranking(&mut (0..distances.len() as u32));
-        ranked[TiePolicy::Index.slot()] = Some(ranked_stats(r));
+    if by_index {
+        ranked[TiePolicy::Index.slot()] = index_ranking.as_deref().map(ranked_stats);
     }
-    if request.policies[TiePolicy::Random.slot()] {
+    if by_random {
         let r = ranking(&mut request.tie_order.iter().copied());
-        ranked[TiePolicy::Random.slot()] = Some(ranked_stats(r));
+        ranked[TiePolicy::Random.slot()] = Some(ranked_stats(&r));
     }
-    if request.policies[TiePolicy::Expected.slot()] {
-        let (sizes, hits) = match weighted {
-            None => (at_distance.clone(), relevant_at_distance.clone()),
-            Some(w) => {
-                let order = ranking(&mut (0..distances.len() as u32));
-                let (mut sizes, mut hits): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-                for (pos, &i) in order.iter().enumerate() {
-                    if pos == 0 || w[i as usize] != w[order[pos - 1] as usize] {
-                        sizes.push(0);
-                        hits.push(0);
-                    }
-                    *sizes.last_mut().expect("group") += 1;
-                    *hits.last_mut().expect("group") += u32::from(relevant[i as usize]);
+    if by_expectation {
+        let weighted_groups = weighted.zip(index_ranking.as_deref()).map(|(w, order)| {
+            let (mut sizes, mut hits): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+            for (pos, &i) in order.iter().enumerate() {
+                if pos == 0 || w[i as usize] != w[order[pos - 1] as usize] {
+                    sizes.push(0);
+                    hits.push(0);
                 }
-                (sizes, hits)
+                *sizes.last_mut().expect("group") += 1;
+                *hits.last_mut().expect("group") += u32::from(relevant[i as usize]);
             }
+            (sizes, hits)
+        });
+        let (sizes, hits) = match &weighted_groups {
+            Some((sizes, hits)) => (sizes.as_slice(), hits.as_slice()),
+            None => (at_distance.as_slice(), relevant_at_distance.as_slice()),
         };
         ranked[TiePolicy::Expected.slot()] = Some(RankStats {
-            ap: expected_average_precision(&sizes, &hits),
+            ap: expected_average_precision(sizes, hits),
             relevant_in_top: request
                 .tops
                 .iter()
-                .map(|&n| expected_relevant_in_top(&sizes, &hits, n))
+                .map(|&n| expected_relevant_in_top(sizes, hits, n))
                 .collect(),
         });
     }

@@ -94,7 +94,7 @@ pub fn resume<K: Sync, T: Send>(
         .map(|k| if force { None } else { stored(k) })
         .collect();
     let pending: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
-    bar.set_length(pending.len() as u64);
+    bar.inc_length(pending.len() as u64);
     let fresh: Vec<Result<T>> = pending
         .par_iter()
         .map(|&i| {

@@ -281,9 +281,13 @@ fn list(ws: &Workspace) -> Result<ExitCode> {
         .collect();
     println!("data roots, in order: {}", roots.join(", "));
     let registry = ws.registry()?;
-    for name in registry.datasets.keys() {
-        match ws.check_data(name) {
-            Ok(root) => println!("  {name}: present in {}", root.display()),
+    let mut present = std::collections::BTreeSet::new();
+    for (name, entry) in &registry.datasets {
+        match entry.locate(name, &ws.data_roots) {
+            Ok(root) => {
+                println!("  {name}: present in {}", root.display());
+                present.insert(name.as_str());
+            }
             Err(e) => println!("  {name}: missing: {e:#}"),
         }
     }
@@ -293,9 +297,12 @@ fn list(ws: &Workspace) -> Result<ExitCode> {
         println!("{} ({})", spec.id(), path.display());
         for profile in spec.profiles() {
             let dataset = spec.dataset_of(&profile).unwrap_or_default().to_string();
-            let status = match ws.check_data(&dataset) {
-                Ok(_) => "data present".to_string(),
-                Err(_) => "data missing (see above)".to_string(),
+            let status = if present.contains(dataset.as_str()) {
+                "data present"
+            } else if registry.datasets.contains_key(&dataset) {
+                "data missing (see above)"
+            } else {
+                "not in configs/datasets.toml"
             };
             println!("  {profile:<6} {dataset}: {status}");
         }
