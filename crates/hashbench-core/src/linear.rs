@@ -1,5 +1,5 @@
-//! The model shared by every linear-projection method (LSH, PCAH, and the SPLH
-//! family): bit k = 1 where wₖᵀ(x − μ) > 0, μ the training mean.
+//! The model shared by every linear-projection method (LSH, PCAH, ITQ and the
+//! SPLH family): bit k = 1 where wₖᵀ(x − μ) > tₖ, μ the training mean.
 
 use faer::Mat;
 
@@ -7,13 +7,28 @@ use crate::linalg::project_centered;
 use crate::method::dense_with_dim;
 use crate::{BitCodes, Data, EncodeError, HashModel};
 
-/// Projections `w` (d × bits, one column per bit) through the training mean.
+/// Projections `w` (d × bits, one column per bit) through the training mean,
+/// each bit thresholded at its own offset.
 #[derive(Debug, Clone)]
 pub struct LinearModel {
     /// Training mean μ (length d).
     pub mean: Vec<f64>,
     /// Projection directions, one column per bit.
     pub w: Mat<f64>,
+    /// Threshold tₖ of each bit on the centred projection (length bits).
+    pub thresholds: Vec<f64>,
+}
+
+impl LinearModel {
+    /// Mean thresholding: every tₖ = 0.
+    pub fn through_mean(mean: Vec<f64>, w: Mat<f64>) -> Self {
+        let thresholds = vec![0.0; w.ncols()];
+        Self {
+            mean,
+            w,
+            thresholds,
+        }
+    }
 }
 
 impl HashModel for LinearModel {
@@ -23,8 +38,9 @@ impl HashModel for LinearModel {
 
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
         let x = dense_with_dim(data, self.mean.len())?;
-        Ok(BitCodes::from_projections(
-            project_centered(x, &self.mean, self.w.as_ref()).as_ref(),
-        ))
+        let p = project_centered(x, &self.mean, self.w.as_ref());
+        Ok(BitCodes::from_fn(p.nrows(), p.ncols(), |i, k| {
+            p[(i, k)] > self.thresholds[k]
+        }))
     }
 }

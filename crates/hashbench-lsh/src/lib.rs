@@ -37,10 +37,7 @@ impl HashMethod for LshParams {
     ) -> Result<LinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "lsh", 1)?;
         let w = Mat::from_fn(x.ncols(), n_bits, |_, _| StandardNormal.sample(rng));
-        Ok(LinearModel {
-            mean: column_means(x),
-            w,
-        })
+        Ok(LinearModel::through_mean(column_means(x), w))
     }
 }
 

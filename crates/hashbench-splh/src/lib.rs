@@ -4,7 +4,7 @@ mod s3plh;
 mod usplh;
 
 pub use s3plh::{S3plhParams, update_labels};
-pub use usplh::{Regions, UsplhParams, boundary_regions};
+pub use usplh::{Regions, UsplhForm, UsplhParams, boundary_regions};
 
 use faer::{Mat, MatRef};
 

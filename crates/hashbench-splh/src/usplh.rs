@@ -24,6 +24,9 @@ pub struct UsplhParams {
     pub decay: f64,
     /// Items per boundary region r−, r+, R−, R+ (paper: 2000). Default 2000.
     pub region: usize,
+    /// Where the regions come from and which pairs they make (default: the
+    /// authors' release).
+    pub form: UsplhForm,
 }
 
 impl Default for UsplhParams {
@@ -32,8 +35,24 @@ impl Default for UsplhParams {
             eta: 1.0,
             decay: 0.125,
             region: 2000,
+            form: UsplhForm::Release,
         }
     }
+}
+
+/// The two readings of how a bit makes its pseudo-pairs (crate README).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UsplhForm {
+    /// The authors' release (`trainUSPLH.m`): the regions come from the
+    /// residual projection split at its median, the items of each near region
+    /// are must-links among themselves as well as across the boundary, and
+    /// each bit thresholds at that median.
+    Release,
+    /// Sec. 3 and Fig. 2 read literally: the regions come from the bit's
+    /// projection split at 0 (mean thresholding), and the only must-links are
+    /// r− × r+ across the boundary.
+    Paper,
 }
 
 /// The four boundary regions of one bit (Fig. 2), as item indices.
@@ -49,11 +68,12 @@ pub struct Regions {
     pub far_positive: Vec<usize>,
 }
 
-/// The regions of projections `p` with threshold 0: up to `size` items each, and
-/// at most half of a side, so near and far regions never overlap. Ties by index.
-pub fn boundary_regions(p: &[f64], size: usize) -> Regions {
-    let mut neg: Vec<usize> = (0..p.len()).filter(|&i| p[i] <= 0.0).collect();
-    let mut pos: Vec<usize> = (0..p.len()).filter(|&i| p[i] > 0.0).collect();
+/// The regions of projections `p` split at `split` (items at the split are on
+/// the negative side): up to `size` items each, and at most half of a side,
+/// so near and far regions never overlap. Ties by index.
+pub fn boundary_regions(p: &[f64], split: f64, size: usize) -> Regions {
+    let mut neg: Vec<usize> = (0..p.len()).filter(|&i| p[i] <= split).collect();
+    let mut pos: Vec<usize> = (0..p.len()).filter(|&i| p[i] > split).collect();
     // nearest the boundary first
     neg.sort_by(|&a, &b| p[b].total_cmp(&p[a]).then(a.cmp(&b)));
     pos.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
@@ -71,15 +91,35 @@ pub fn boundary_regions(p: &[f64], size: usize) -> Regions {
     }
 }
 
+/// The median of `p` (the mean of the two middle values for an even count).
+pub(crate) fn median(p: &[f64]) -> f64 {
+    let mut v = p.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 fn region_sum(x: MatRef<'_, f64>, rows: &[usize]) -> Vec<f64> {
     (0..x.ncols())
         .map(|j| rows.iter().map(|&i| x[(i, j)]).sum())
         .collect()
 }
 
+/// Σ xᵢxᵢᵀ over the rows `rows` of `x`.
+fn region_scatter(x: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
+    let sub = Mat::from_fn(rows.len(), x.ncols(), |r, j| x[(rows[r], j)]);
+    gram_of_columns(sub.as_ref())
+}
+
 /// B = X_MCᵀ S_MC X_MC for the pseudo-pairs of `r`: r− × r+ neighbours with weight
 /// 1/|M|, r− × R− and r+ × R+ non-neighbours with weight −1/|C|, both orders.
-pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions) -> Mat<f64> {
+/// With `within_near`, the distinct pairs inside r− and inside r+ are
+/// neighbours with weight 1/|M| too (the release).
+pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions, within_near: bool) -> Mat<f64> {
     let d = xc.ncols();
     let (sn, sp, fnn, fp) = (
         region_sum(xc, &r.near_negative),
@@ -92,10 +132,18 @@ pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions) -> Mat<f64> 
         + r.near_positive.len() * r.far_positive.len()) as f64;
     let wm = if m_pairs > 0.0 { 1.0 / m_pairs } else { 0.0 };
     let wc = if c_pairs > 0.0 { 1.0 / c_pairs } else { 0.0 };
-    Mat::from_fn(d, d, |i, j| {
+    let mut b = Mat::from_fn(d, d, |i, j| {
         wm * (sn[i] * sp[j] + sp[i] * sn[j])
             - wc * (sn[i] * fnn[j] + fnn[i] * sn[j] + sp[i] * fp[j] + fp[i] * sp[j])
-    })
+    });
+    if within_near {
+        // (Σx)(Σx)ᵀ − Σ xxᵀ: every ordered pair of distinct items in a region
+        let own = &region_scatter(xc, &r.near_negative) + &region_scatter(xc, &r.near_positive);
+        b += Mat::from_fn(d, d, |i, j| {
+            wm * (sn[i] * sn[j] + sp[i] * sp[j] - own[(i, j)])
+        });
+    }
+    b
 }
 
 impl HashMethod for UsplhParams {
@@ -138,7 +186,10 @@ impl HashMethod for UsplhParams {
         let xc = centered(x, &mean);
         let mut scatter = gram_of_columns(xc.as_ref());
         let mut accumulated = Mat::<f64>::zeros(d, d);
+        // the residual Xₖ is xc · deflation
+        let mut deflation = Mat::<f64>::identity(d, d);
         let mut w = Mat::zeros(d, n_bits);
+        let mut thresholds = vec![0.0; n_bits];
         for k in 0..n_bits {
             let m = Mat::from_fn(d, d, |i, j| {
                 accumulated[(i, j)] + self.eta * scatter[(i, j)] / n as f64
@@ -146,37 +197,57 @@ impl HashMethod for UsplhParams {
             let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
             let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
             (0..d).for_each(|i| w[(i, k)] = wk[i]);
+            // Dwₖ: the residual's projection on wₖ is xc · Dwₖ
+            let dw = product(deflation.as_ref(), top.as_ref());
+            let through = match self.form {
+                UsplhForm::Release => &dw,
+                UsplhForm::Paper => &top,
+            };
+            let proj = product(xc.as_ref(), through.as_ref());
+            let p: Vec<f64> = (0..n).map(|i| proj[(i, 0)]).collect();
+            if self.form == UsplhForm::Release {
+                thresholds[k] = median(&p);
+            }
             if k + 1 < n_bits {
-                let proj = product(xc.as_ref(), top.as_ref());
-                let p: Vec<f64> = (0..n).map(|i| proj[(i, 0)]).collect();
-                let b = pseudo_pair_scatter(xc.as_ref(), &boundary_regions(&p, self.region));
+                let regions = boundary_regions(&p, thresholds[k], self.region);
+                let b = pseudo_pair_scatter(xc.as_ref(), &regions, self.form == UsplhForm::Release);
                 accumulated =
                     Mat::from_fn(d, d, |i, j| self.decay * (accumulated[(i, j)] + b[(i, j)]));
                 scatter = deflate_scatter(scatter.as_ref(), &wk);
+                deflation = Mat::from_fn(d, d, |i, j| deflation[(i, j)] - dw[(i, 0)] * wk[j]);
             }
         }
-        Ok(LinearModel { mean, w })
+        Ok(LinearModel {
+            mean,
+            w,
+            thresholds,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hashbench_core::Data;
+    use hashbench_core::{Data, HashModel};
     use rand::SeedableRng;
 
     #[test]
     fn regions_are_the_nearest_and_farthest_on_each_side() {
         let p = [-3.0, -0.1, 0.2, 5.0, -1.0, 0.05, -0.2, 2.0, -7.0, 1.0];
-        let r = boundary_regions(&p, 2);
+        let r = boundary_regions(&p, 0.0, 2);
         assert_eq!(r.near_negative, vec![1, 6]);
         assert_eq!(r.far_negative, vec![0, 8]);
         assert_eq!(r.near_positive, vec![5, 2]);
         assert_eq!(r.far_positive, vec![7, 3]);
         // a side with 3 items gives at most 1 per region, never overlapping
-        let r = boundary_regions(&[-1.0, -2.0, -3.0, 1.0, 2.0], 5);
+        let r = boundary_regions(&[-1.0, -2.0, -3.0, 1.0, 2.0], 0.0, 5);
         assert_eq!((r.near_negative, r.far_negative), (vec![0], vec![2]));
         assert_eq!((r.near_positive, r.far_positive), (vec![3], vec![4]));
+        // the item at the split is on the negative side
+        assert_eq!(median(&p), (-0.1 + 0.05) / 2.0);
+        let r = boundary_regions(&p, 0.05, 1);
+        assert_eq!((r.near_negative, r.near_positive), (vec![5], vec![2]));
+        assert_eq!(median(&[3.0, -1.0, 2.0]), 2.0);
     }
 
     #[test]
@@ -208,7 +279,57 @@ mod tests {
         set(&mut s, &[0], &[3], -1.0 / 5.0);
         set(&mut s, &[1, 2], &[4, 5], -1.0 / 5.0);
         let explicit = hashbench_core::pairs::labelled_scatter(xc.as_ref(), s.as_ref());
-        assert!((&explicit - &pseudo_pair_scatter(xc.as_ref(), &r)).norm_max() < 1e-12);
+        let across = pseudo_pair_scatter(xc.as_ref(), &r, false);
+        assert!((&explicit - &across).norm_max() < 1e-12);
+        // the release adds the pair inside r+ (items 1 and 2), never an item with itself
+        set(&mut s, &[1], &[2], 1.0 / 2.0);
+        let explicit = hashbench_core::pairs::labelled_scatter(xc.as_ref(), s.as_ref());
+        let release = pseudo_pair_scatter(xc.as_ref(), &r, true);
+        assert!((&explicit - &release).norm_max() < 1e-12);
+    }
+
+    #[test]
+    fn release_regions_and_thresholds_come_from_the_explicit_residuals() {
+        let x = regions_carry_signal(400);
+        let p = UsplhParams {
+            region: 40,
+            ..UsplhParams::default()
+        };
+        let model = p
+            .fit(
+                &TrainSet::unlabelled(&x),
+                4,
+                &mut ChaCha8Rng::seed_from_u64(0),
+            )
+            .unwrap();
+        // Algorithm 2's loop by brute force: X ← X − (Xw)wᵀ after every bit
+        let xd = x.as_dense().unwrap();
+        let mut residual = centered(xd, &column_means(xd));
+        for k in 0..4 {
+            let proj: Vec<f64> = (0..400)
+                .map(|i| (0..3).map(|j| residual[(i, j)] * model.w[(j, k)]).sum())
+                .collect();
+            assert!(
+                (model.thresholds[k] - median(&proj)).abs() < 1e-9,
+                "bit {k}"
+            );
+            residual = Mat::from_fn(400, 3, |i, j| residual[(i, j)] - proj[i] * model.w[(j, k)]);
+        }
+        // the first bit splits the training set in half
+        let codes = model.encode(&x).unwrap();
+        assert_eq!((0..400).filter(|&i| codes.bit(i, 0)).count(), 200);
+        // the paper's form thresholds at the mean
+        let paper = UsplhParams {
+            form: UsplhForm::Paper,
+            ..p
+        }
+        .fit(
+            &TrainSet::unlabelled(&x),
+            4,
+            &mut ChaCha8Rng::seed_from_u64(0),
+        )
+        .unwrap();
+        assert_eq!(paper.thresholds, vec![0.0; 4]);
     }
 
     #[test]
@@ -275,10 +396,11 @@ mod tests {
     #[test]
     fn pseudo_labels_move_the_second_bit_off_the_second_principal_direction() {
         let x = regions_carry_signal(2000);
-        let fit = |eta: f64| {
+        let fit = |eta: f64, form: UsplhForm| {
             UsplhParams {
                 eta,
                 region: 200,
+                form,
                 ..UsplhParams::default()
             }
             .fit(
@@ -297,13 +419,27 @@ mod tests {
         .unwrap();
         assert!(pcs[(1, 1)].abs() > 0.99, "{pcs:?}");
         let second = |w: &Mat<f64>| [w[(0, 1)], w[(1, 1)], w[(2, 1)]];
-        // with the default weights the pseudo-pairs (near items that differ
-        // from far ones along axis 2) turn the second bit to axis 2
-        let default = fit(UsplhParams::default().eta);
-        assert!(second(&default.w)[2].abs() > 0.9, "{:?}", default.w);
-        assert!(second(&default.w)[1].abs() < 0.4, "{:?}", default.w);
-        // a covariance weight that drowns them gives back PCA's second direction
-        let drowned = fit(1e6);
-        assert!(second(&drowned.w)[1].abs() > 0.99, "{:?}", drowned.w);
+        for form in [UsplhForm::Release, UsplhForm::Paper] {
+            // with the default weights the pseudo-pairs (near items that differ
+            // from far ones along axis 2) turn the second bit to axis 2
+            let default = fit(UsplhParams::default().eta, form);
+            assert!(
+                second(&default.w)[2].abs() > 0.9,
+                "{form:?} {:?}",
+                default.w
+            );
+            assert!(
+                second(&default.w)[1].abs() < 0.4,
+                "{form:?} {:?}",
+                default.w
+            );
+            // a covariance weight that drowns them gives back PCA's second direction
+            let drowned = fit(1e6, form);
+            assert!(
+                second(&drowned.w)[1].abs() > 0.99,
+                "{form:?} {:?}",
+                drowned.w
+            );
+        }
     }
 }
