@@ -7,6 +7,7 @@ pub mod check;
 pub mod methods;
 pub mod normality;
 pub mod report;
+pub mod score;
 pub mod spec;
 pub mod store;
 pub mod tables;
@@ -294,9 +295,15 @@ fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
             );
         }
     }
+    check_ground_truth(plan, data)
+}
+
+/// Checks that the data carry what the ground-truth rule reads.
+fn check_ground_truth(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
     if plan.ground_truth.needs_labels() && data.labels.is_none() {
         bail!(
-            "{file}: the ground truth needs class labels, dataset `{}` has none",
+            "{}: the ground truth needs class labels, dataset `{}` has none",
+            plan.spec_path.display(),
             plan.dataset
         );
     }

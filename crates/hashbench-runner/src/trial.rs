@@ -278,6 +278,29 @@ impl<'a> TrialContext<'a> {
     pub fn run(&self, k: &TrialKey, refit: bool) -> Result<TrialRecord> {
         let m = &self.plan.methods[k.method];
         let codes = self.codes(k, refit)?;
+        let id = TrialId {
+            label: &m.label,
+            params: &m.params,
+            bits: k.bits,
+            trial: k.trial,
+            seed: k.seed,
+        };
+        let rec = self.evaluate(&codes, &id, self.eval_fingerprint(k))?;
+        store::save(&self.record_path(k), &rec)?;
+        Ok(rec)
+    }
+
+    /// The metrics of `codes` (database and queries of this split) under the
+    /// plan's ground truth, tie order and policies, as trial `id`.
+    ///
+    /// # Errors
+    /// The kernel block of a kernel-search metric failing.
+    pub fn evaluate(
+        &self,
+        codes: &FittedCodes,
+        id: &TrialId<'_>,
+        fingerprint: String,
+    ) -> Result<TrialRecord> {
         let scores = match &self.kernel {
             Some(kernel) => Some(
                 self.scores
@@ -296,7 +319,7 @@ impl<'a> TrialContext<'a> {
         });
         let search = scores.map(|_| SearchInputs {
             scores: &columns,
-            seed: derive_seed(k.seed, &["search"]),
+            seed: derive_seed(id.seed, &["search"]),
         });
         let values = evaluate(
             &self.plan.metrics,
@@ -309,13 +332,13 @@ impl<'a> TrialContext<'a> {
                 search: search.as_ref(),
             },
         );
-        let rec = TrialRecord {
-            fingerprint: self.eval_fingerprint(k),
-            method: m.label.clone(),
-            params: m.params.clone(),
-            bits: k.bits,
-            trial: k.trial,
-            seed: k.seed,
+        Ok(TrialRecord {
+            fingerprint,
+            method: id.label.to_string(),
+            params: id.params.to_string(),
+            bits: id.bits,
+            trial: id.trial,
+            seed: id.seed,
             scalars: values
                 .scalars
                 .into_iter()
@@ -330,10 +353,29 @@ impl<'a> TrialContext<'a> {
                 .collect(),
             fit_seconds: codes.fit.fit_seconds,
             encode_seconds: codes.fit.encode_seconds,
-        };
-        store::save(&self.record_path(k), &rec)?;
-        Ok(rec)
+        })
     }
+
+    /// Items in this split's database and query set.
+    pub fn sizes(&self) -> (usize, usize) {
+        (self.database.n_items(), self.queries.n_items())
+    }
+}
+
+/// What a trial record is of: the row label, parameters, code length, trial
+/// and the seed its randomized metrics derive from.
+#[derive(Debug, Clone, Copy)]
+pub struct TrialId<'a> {
+    /// Row label.
+    pub label: &'a str,
+    /// Parameters column.
+    pub params: &'a str,
+    /// Code length.
+    pub bits: usize,
+    /// Trial index.
+    pub trial: usize,
+    /// Seed of the trial.
+    pub seed: u64,
 }
 
 /// Long-form tables of `records`, in the order given.
@@ -355,8 +397,11 @@ pub fn tables(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTabl
         };
         t.metrics
             .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
-        t.timings.push(row("fit-seconds", r.fit_seconds));
-        t.timings.push(row("encode-seconds", r.encode_seconds));
+        // codes scored without a fit record have no timings
+        if r.fit_seconds.is_finite() {
+            t.timings.push(row("fit-seconds", r.fit_seconds));
+            t.timings.push(row("encode-seconds", r.encode_seconds));
+        }
         for (curve, points) in &r.curves {
             t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
                 method: r.method.clone(),

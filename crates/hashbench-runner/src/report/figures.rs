@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use hashbench_plot::{Figure, Series, render};
 
+use super::row_labels;
 use super::stats::{aggregate, curve_means};
 use crate::spec::{FigureSpec, Plan};
 use crate::tables::ResultTables;
@@ -13,8 +14,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
     let timing = crate::spec::TIMING_METRICS.contains(&metric);
     let stats = aggregate(if timing { &t.timings } else { &t.metrics });
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
-    let series = plan
-        .labels()
+    let series = row_labels(plan, t)
         .into_iter()
         .map(|m| Series {
             dashed: false,
@@ -53,7 +53,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
         .unwrap_or_default();
     let reference_label = f.reference_label.as_deref().unwrap_or("reference");
     let mut series = Vec::new();
-    for m in plan.labels() {
+    for m in row_labels(plan, t) {
         if let Some(points) = means.remove(m.as_str()) {
             series.push(Series {
                 label: m.clone(),

@@ -12,3 +12,23 @@ pub use claims::{Verdict, check_claims};
 pub use figures::draw_figures;
 pub use stats::{Stat, aggregate};
 pub use summary::{summary_markdown, without_timings};
+
+use crate::spec::Plan;
+use crate::tables::ResultTables;
+
+/// The rows of a report: the plan's labels, then any other label in the
+/// tables (scored codes), in order of appearance.
+fn row_labels(plan: &Plan, t: &ResultTables) -> Vec<String> {
+    let mut labels = plan.labels();
+    for m in t
+        .metrics
+        .iter()
+        .map(|r| &r.method)
+        .chain(t.curves.iter().map(|r| &r.method))
+    {
+        if !labels.contains(m) {
+            labels.push(m.clone());
+        }
+    }
+    labels
+}

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use hashbench_eval::TiePolicy;
 
 use super::claims::check_claims;
+use super::row_labels;
 use super::stats::{aggregate, curve_means};
 use crate::spec::Plan;
 use crate::tables::ResultTables;
@@ -126,7 +127,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             let _ = write!(s, "\n|---|");
             plan.bits.iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
-            for m in plan.labels() {
+            for m in row_labels(plan, t) {
                 let _ = write!(s, "| {m} |");
                 for b in &plan.bits {
                     match stats.get(&(m.clone(), metric.clone(), *b)) {
@@ -218,7 +219,7 @@ fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
             let _ = write!(s, "\n|---|");
             xs.iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
-            for m in plan.labels() {
+            for m in row_labels(plan, t) {
                 if let Some(points) = means.get(m.as_str()) {
                     let _ = write!(s, "| {m} |");
                     for (_, y) in points {

@@ -181,6 +181,14 @@ impl Plan {
         }
     }
 
+    /// The seed of `method`'s trial `trial` at `bits` bits.
+    pub fn trial_seed(&self, method: &MethodEntry, bits: usize, trial: usize) -> u64 {
+        derive_seed(
+            self.seed,
+            &[&method.stated, &bits.to_string(), &trial.to_string()],
+        )
+    }
+
     /// Every trial: methods x bits x trials (one trial for deterministic
     /// methods, unless each trial draws its own split).
     pub fn trials(&self) -> Vec<TrialKey> {
@@ -193,15 +201,11 @@ impl Plan {
             };
             for &bits in &self.bits {
                 for trial in 0..n {
-                    let seed = derive_seed(
-                        self.seed,
-                        &[&entry.stated, &bits.to_string(), &trial.to_string()],
-                    );
                     out.push(TrialKey {
                         method: m,
                         bits,
                         trial,
-                        seed,
+                        seed: self.trial_seed(entry, bits, trial),
                     });
                 }
             }
