@@ -16,16 +16,26 @@ pub use summary::{summary_markdown, without_timings};
 use crate::spec::Plan;
 use crate::tables::ResultTables;
 
-/// The rows of a report: the plan's labels, then any other label in the
-/// tables (scored codes), in order of appearance.
+/// The rows of a report: the plan's labels that have results, then any other
+/// label in the tables (scored codes), in order of appearance.
 fn row_labels(plan: &Plan, t: &ResultTables) -> Vec<String> {
-    let mut labels = plan.labels();
+    let mut present: Vec<&String> = Vec::new();
     for m in t
         .metrics
         .iter()
         .map(|r| &r.method)
         .chain(t.curves.iter().map(|r| &r.method))
     {
+        if !present.contains(&m) {
+            present.push(m);
+        }
+    }
+    let mut labels: Vec<String> = plan
+        .labels()
+        .into_iter()
+        .filter(|m| present.contains(&m))
+        .collect();
+    for m in present {
         if !labels.contains(m) {
             labels.push(m.clone());
         }
