@@ -2,6 +2,7 @@
 
 pub mod codes;
 mod error;
+pub mod graphs;
 pub mod idx;
 pub mod knn;
 pub mod npm_json;

@@ -11,6 +11,7 @@ use hashbench_core::{Data, GramRows, SparseRows};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::graphs::{TuFiles, WlSubtree, read_tu};
 use crate::vecs::{VecsKind, read_vecs};
 use crate::{DataError, Result, idx, npm_json, text};
 
@@ -34,9 +35,8 @@ pub enum Format {
     Gram,
     /// Graphs in the TU Dortmund benchmark format: `features` is the `_A.txt`
     /// edge list, `labels` the `_graph_labels.txt`, and `companions` the
-    /// `_graph_indicator.txt` and `_node_labels.txt` files. Registered so
-    /// that the data is located and verified; no loader reads graphs yet
-    /// (they arrive with the graph kernels of the OKH experiments).
+    /// `_graph_indicator.txt` and (optional) `_node_labels.txt` files. Read
+    /// as Weisfeiler-Lehman subtree features (`crate::graphs`).
     TuGraphs,
 }
 
@@ -184,8 +184,22 @@ impl DatasetEntry {
     ///
     /// # Errors
     /// Missing files, checksum mismatches and format errors, each naming the
-    /// dataset or file.
+    /// dataset or file; graphs, which need [`DatasetEntry::load_with`].
     pub fn load(&self, name: &str, roots: &[PathBuf]) -> Result<Dataset> {
+        self.load_with(name, roots, None)
+    }
+
+    /// [`DatasetEntry::load`], reading graphs (TU format) as the sparse
+    /// Weisfeiler-Lehman subtree features `graphs` describes.
+    ///
+    /// # Errors
+    /// As [`DatasetEntry::load`]; graphs without `graphs`.
+    pub fn load_with(
+        &self,
+        name: &str,
+        roots: &[PathBuf],
+        graphs: Option<&WlSubtree>,
+    ) -> Result<Dataset> {
         let root = &self.locate(name, roots)?;
         let mut fingerprint = String::new();
         for (path, expected) in self.files(root) {
@@ -206,14 +220,24 @@ impl DatasetEntry {
             }
             fingerprint.push_str(&actual);
         }
-        let fingerprint = hex(&Sha256::digest(fingerprint.as_bytes()));
         let formats: Vec<Format> = self.parts.iter().map(|p| p.format).collect();
         if formats.contains(&Format::TuGraphs) {
+            let Some(wl) = graphs else {
+                return Err(DataError::Invalid(format!(
+                    "dataset `{name}` holds graphs (TU format); a spec reads them as Weisfeiler-Lehman subtree features: add `graph_features = {{ iterations = <h> }}`"
+                )));
+            };
+            // the features depend on h and the normalisation as much as on the files
+            fingerprint.push_str(&format!("{wl:?}"));
+            let fingerprint = hex(&Sha256::digest(fingerprint.as_bytes()));
+            return self.load_graphs(name, root, fingerprint, wl);
+        }
+        if graphs.is_some() {
             return Err(DataError::Invalid(format!(
-                "dataset `{name}` holds graphs (TU format) at {}; no loader reads graphs yet: they arrive with the graph kernels of the OKH experiments",
-                root.display()
+                "dataset `{name}` holds no graphs; remove `graph_features` from the spec"
             )));
         }
+        let fingerprint = hex(&Sha256::digest(fingerprint.as_bytes()));
         if formats.iter().all(|f| *f == Format::Svmlight) {
             return self.load_svmlight(name, root, fingerprint);
         }
@@ -256,6 +280,64 @@ impl DatasetEntry {
             name: name.to_string(),
             x: Data::Dense(Mat::from_fn(n, d, |i, j| rows[i * d + j])),
             labels,
+            parts,
+            fingerprint,
+        })
+    }
+
+    fn load_graphs(
+        &self,
+        name: &str,
+        root: &Path,
+        fingerprint: String,
+        wl: &WlSubtree,
+    ) -> Result<Dataset> {
+        let (mut graphs, mut raw_labels, mut parts) = (Vec::new(), Vec::new(), Vec::new());
+        for p in &self.parts {
+            let edges = root.join(&p.features);
+            if p.format != Format::TuGraphs {
+                return Err(DataError::format(
+                    &edges,
+                    "graph and vector parts cannot be combined in one dataset",
+                ));
+            }
+            let companion = |suffix: &str| {
+                p.companions
+                    .iter()
+                    .map(|c| root.join(&c.path))
+                    .find(|c| c.to_string_lossy().ends_with(suffix))
+            };
+            let indicator = companion("_graph_indicator.txt").ok_or_else(|| {
+                DataError::format(&edges, "the part lists no `_graph_indicator.txt` companion")
+            })?;
+            let g = read_tu(&TuFiles {
+                edges: edges.clone(),
+                indicator,
+                node_labels: companion("_node_labels.txt"),
+            })?;
+            let label_path = p.labels.as_ref().map(|l| root.join(l)).ok_or_else(|| {
+                DataError::format(&edges, "the part lists no `_graph_labels.txt` as `labels`")
+            })?;
+            let l = text::read_text_labels(&label_path)?;
+            if l.len() != g.len() {
+                return Err(DataError::format(
+                    &label_path,
+                    format!(
+                        "{} labels for {} graphs in {}",
+                        l.len(),
+                        g.len(),
+                        edges.display()
+                    ),
+                ));
+            }
+            parts.push((p.name.clone(), graphs.len()..graphs.len() + g.len()));
+            graphs.extend(g);
+            raw_labels.extend(l);
+        }
+        Ok(Dataset {
+            name: name.to_string(),
+            x: Data::Sparse(wl.features(&graphs)),
+            labels: Some(text::label_classes(&raw_labels)),
             parts,
             fingerprint,
         })

@@ -190,7 +190,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     let started = Instant::now();
     let registry = ws.registry()?;
     let entry = registry.get(&plan.dataset)?;
-    let data = entry.load(&plan.dataset, &ws.data_roots)?;
+    let data = entry.load_with(&plan.dataset, &ws.data_roots, plan.graph_features.as_ref())?;
     if plan.normality.is_some() {
         let dir = ws.run_dir(plan);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -213,10 +213,11 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
         .iter()
         .map(|s| discover(plan, s))
         .collect::<Result<Vec<_>>>()?;
-    let data = ws
-        .registry()?
-        .get(&plan.dataset)?
-        .load(&plan.dataset, &ws.data_roots)?;
+    let data = ws.registry()?.get(&plan.dataset)?.load_with(
+        &plan.dataset,
+        &ws.data_roots,
+        plan.graph_features.as_ref(),
+    )?;
     check_ground_truth(plan, &data)?;
     let dir = ws.run_dir(plan).join(SCORED_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
+use hashbench_data::graphs::WlSubtree;
 use hashbench_data::{Count, SplitSpec, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
@@ -53,6 +54,8 @@ pub struct RawSpec {
     /// The experiment's kernel: what kernel-search metrics re-rank by, and the
     /// kernel of `klsh` methods that name none.
     kernel: Option<KernelSpec>,
+    /// How a graph dataset becomes vectors (Weisfeiler-Lehman subtree features).
+    graph_features: Option<WlSubtree>,
     /// A normality study (KLSH Fig. 7) instead of a retrieval experiment.
     normality: Option<NormalitySpec>,
     #[serde(default)]
@@ -359,6 +362,7 @@ impl Spec {
             reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
             kernel: raw.kernel.clone(),
+            graph_features: raw.graph_features,
             normality,
         })
     }

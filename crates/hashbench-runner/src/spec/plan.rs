@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use hashbench_core::seed::derive_seed;
+use hashbench_data::graphs::WlSubtree;
 use hashbench_data::{SplitSpec, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
@@ -90,6 +91,8 @@ pub struct Plan {
     pub tolerance: f64,
     /// The experiment's kernel, if any.
     pub kernel: Option<KernelSpec>,
+    /// How graphs become vectors, for a graph dataset.
+    pub graph_features: Option<WlSubtree>,
     /// The normality study, for a KLSH Fig. 7 spec (then `bits` holds its p
     /// values, `methods` is empty and split and ground truth are unused).
     pub normality: Option<NormalitySpec>,
