@@ -15,6 +15,9 @@ pub enum Supervision {
     Optional,
     /// Pairs built from at least 2 labelled training items.
     LabelledPairs,
+    /// The label of every training item (the split's labelled subset is not
+    /// used): the runner passes them all.
+    AllTraining,
 }
 
 /// The longest code a method can give.
@@ -96,6 +99,12 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// Whether the fitted model depends on the RNG (random methods run several
     /// trials; deterministic ones run once).
     fn is_randomized(&self) -> bool;
+
+    /// The labels this configuration reads: the declaration's unless a
+    /// parameter decides (OKH reads labels only for its label similarity).
+    fn supervision(&self) -> Supervision {
+        Self::REQUIREMENTS.supervision
+    }
 
     /// Learns an `n_bits`-bit hash function from `train`.
     ///

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod hamming_knn;
 mod kernel_search;
 pub mod normality;
 mod per_query;

@@ -7,6 +7,7 @@ use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::hamming_knn::hamming_knn;
 use crate::kernel_search::{self, SearchContext, SearchInputs, SearchSpec};
 use crate::per_query::{QueryStats, RankRequest, query_stats};
 
@@ -129,6 +130,14 @@ pub enum MetricSpec {
         /// The search.
         search: SearchSpec,
     },
+    /// k-NN classification by Hamming ranking: the majority label of the k
+    /// nearest codes (vote ties to the nearest), for each k (OKH Table 4).
+    HammingKnn {
+        /// The k values.
+        k: Vec<usize>,
+        /// Tie order of the ranking (`index` or `random`).
+        ties: TiePolicy,
+    },
     /// Share of the top K Hamming neighbours found among the first L of the
     /// kernel linear scan, for each K and L (KLSH Fig. 6).
     Coverage {
@@ -160,6 +169,16 @@ impl MetricSpec {
             MetricSpec::PrecisionFirstM { m, .. } if m.is_empty() || m.contains(&0) => {
                 Err("precision-first-m: `m` must list positive counts".into())
             }
+            MetricSpec::HammingKnn { k, .. } if k.is_empty() || k.contains(&0) => {
+                Err("hamming-knn: `k` must list positive counts".into())
+            }
+            MetricSpec::HammingKnn {
+                ties: TiePolicy::Expected,
+                ..
+            } => Err(
+                "hamming-knn: ties = \"expected\" has no closed form for a vote; use \"random\" or \"index\""
+                    .into(),
+            ),
             MetricSpec::KnnAccuracy { k, search } => {
                 if *k == 0 {
                     return Err("knn-accuracy: `k` must be at least 1".into());
@@ -238,6 +257,13 @@ impl MetricSpec {
             MetricSpec::PrecisionFirstM { ties, .. } => ranking(
                 vec![],
                 vec![format!("precision-first-m{}", ties.suffix())],
+                *ties,
+            ),
+            MetricSpec::HammingKnn { k, ties } => ranking(
+                k.iter()
+                    .map(|k| format!("knn-k{k}{}", ties.suffix()))
+                    .collect(),
+                vec![format!("knn-accuracy-vs-k{}", ties.suffix())],
                 *ties,
             ),
             MetricSpec::PrecisionAtRadius { radius, .. } => hamming(
@@ -455,6 +481,19 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
                 }
                 _ => unreachable!("needs_kernel lists the kernel-search policies"),
             }
+        } else if let MetricSpec::HammingKnn { k, ties } = spec {
+            let info = spec.info();
+            hamming_knn(
+                k,
+                *ties,
+                db,
+                queries,
+                truth,
+                bit_weights,
+                tie_order,
+                (&info.scalars, &info.curves[0]),
+                &mut out,
+            );
         } else {
             aggregate(spec, &stats, &tops, n_db, &mut out);
         }
@@ -623,6 +662,7 @@ fn aggregate(
             };
             out.scalars.push((names[0].clone(), v));
         }
+        MetricSpec::HammingKnn { .. } => unreachable!("evaluated apart"),
         MetricSpec::KnnAccuracy { .. }
         | MetricSpec::RecallVsNeighbours { .. }
         | MetricSpec::Coverage { .. }

@@ -338,6 +338,11 @@ fn check_supervision(
                 m.label
             ),
             Supervision::Optional if labelled == 0 => unsupervised.push(m.label.as_str()),
+            Supervision::AllTraining if data.labels.is_none() => bail!(
+                "{file}: {} learns from every training item's label; dataset `{}` has none",
+                m.label,
+                plan.dataset
+            ),
             _ => {}
         }
     }

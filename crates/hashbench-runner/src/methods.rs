@@ -6,11 +6,12 @@
 //! the conformance tests all read this one table.
 
 use hashbench_bssc::BsscParams;
-use hashbench_core::method::Requirements;
+use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_itq::ItqParams;
 use hashbench_klsh::KlshParams;
 use hashbench_lsh::LshParams;
+use hashbench_okh::OkhParams;
 use hashbench_pcah::PcahParams;
 use hashbench_rbm::RbmParams;
 use hashbench_sikh::SikhParams;
@@ -74,6 +75,13 @@ macro_rules! register_methods {
                 }
             }
 
+            /// The labels this configuration reads.
+            pub fn supervision(&self) -> Supervision {
+                match self {
+                    $(MethodSpec::$variant(p) => p.supervision(),)+
+                }
+            }
+
             /// Whether trials differ by seed.
             pub fn is_randomized(&self) -> bool {
                 match self {
@@ -130,6 +138,8 @@ register_methods! {
     Rbm(RbmParams) = "rbm", slot 10, fixture "hidden = [16]\nepochs = 30\nbatch = 10";
     /// Iterative quantization (not in the five papers).
     Itq(ItqParams) = "itq", slot 11, fixture "";
+    /// Optimized kernel hashing.
+    Okh(OkhParams) = "okh", slot 8, fixture "p = 20\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
 }
 
 /// The registration of the method a spec calls `name`.
@@ -152,9 +162,13 @@ impl MethodSpec {
         self.registration().label
     }
 
-    /// What the method needs.
+    /// What this configuration needs: the registration's requirements with
+    /// the labels it reads.
     pub fn requirements(&self) -> Requirements {
-        self.registration().requirements
+        Requirements {
+            supervision: self.supervision(),
+            ..self.registration().requirements
+        }
     }
 
     /// Every registered method with its conformance fixture parameters.

@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use faer::Mat;
+use hashbench_core::method::Supervision;
 use hashbench_core::seed::derive_seed;
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
@@ -57,6 +58,8 @@ pub struct TrialContext<'a> {
     train: Arc<Data>,
     labelled: Vec<usize>,
     labels: Vec<u32>,
+    /// The label of every training item, for methods that read them all.
+    training_labels: Vec<u32>,
     database: Arc<Data>,
     queries: Data,
     truth: GroundTruth,
@@ -127,10 +130,11 @@ impl<'a> TrialContext<'a> {
             .map(|(p, &i)| (i, p))
             .collect();
         let labelled: Vec<usize> = split.labelled.iter().map(|i| position[i]).collect();
-        let labels = match &data.labels {
-            Some(l) => split.labelled.iter().map(|&i| l[i]).collect(),
+        let of = |items: &[usize]| match &data.labels {
+            Some(l) => items.iter().map(|&i| l[i]).collect(),
             None => Vec::new(),
         };
+        let (labels, training_labels) = (of(&split.labelled), of(&split.training));
         let queries = data.x.select(&split.queries);
         let kernel = match &plan.kernel {
             Some(spec) if plan.metrics.iter().any(|m| m.needs_kernel()) => {
@@ -166,6 +170,7 @@ impl<'a> TrialContext<'a> {
             train,
             labelled,
             labels,
+            training_labels,
             database,
             queries,
             truth,
@@ -237,10 +242,20 @@ impl<'a> TrialContext<'a> {
             )
         };
         let mut rng = ChaCha8Rng::seed_from_u64(k.seed);
-        let train = TrainSet {
-            x: &self.train,
-            labelled: &self.labelled,
-            labels: &self.labels,
+        let every: Vec<usize>;
+        let train = if m.spec.supervision() == Supervision::AllTraining {
+            every = (0..self.training_labels.len()).collect();
+            TrainSet {
+                x: &self.train,
+                labelled: &every,
+                labels: &self.training_labels,
+            }
+        } else {
+            TrainSet {
+                x: &self.train,
+                labelled: &self.labelled,
+                labels: &self.labels,
+            }
         };
         let t0 = Instant::now();
         let model = m

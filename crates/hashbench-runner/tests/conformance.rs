@@ -16,9 +16,14 @@ fn all_methods() -> Vec<MethodSpec> {
 }
 
 /// Fits with the first (up to) 6 items labelled in two classes, so that the
-/// semi-supervised methods have pairs.
+/// semi-supervised methods have pairs (every item for methods that read all
+/// training labels).
 fn fit_model(m: &MethodSpec, x: &Data, bits: usize) -> Result<Box<dyn HashModel>, FitError> {
-    let labelled: Vec<usize> = (0..x.n_items().min(6)).collect();
+    let n = match m.requirements().supervision {
+        Supervision::AllTraining => x.n_items(),
+        _ => x.n_items().min(6),
+    };
+    let labelled: Vec<usize> = (0..n).collect();
     let labels: Vec<u32> = labelled.iter().map(|&i| (i % 2) as u32).collect();
     let train = TrainSet {
         x,
@@ -96,7 +101,10 @@ fn unlabelled_training_data_is_refused_by_the_semi_supervised_methods_only() {
             2,
             &mut ChaCha8Rng::seed_from_u64(0),
         );
-        let needs = m.requirements().supervision == Supervision::LabelledPairs;
+        let needs = matches!(
+            m.requirements().supervision,
+            Supervision::LabelledPairs | Supervision::AllTraining
+        );
         assert_eq!(r.is_err(), needs, "{m:?}");
     }
 }
@@ -131,6 +139,23 @@ fn methods_read_labels_exactly_as_they_declare() {
         model.encode(&x).unwrap()
     };
     for m in all_methods() {
+        if m.requirements().supervision == Supervision::AllTraining {
+            // every item labelled; relabelling changes the codes
+            let all: Vec<usize> = (0..x.n_items()).collect();
+            let classes = |f: fn(usize) -> u32| all.iter().map(|&i| f(i)).collect::<Vec<u32>>();
+            let (a, b) = (classes(|i| (i % 2) as u32), classes(|i| u32::from(i < 30)));
+            let train = |labels| TrainSet {
+                x: &x,
+                labelled: &all,
+                labels,
+            };
+            assert_ne!(
+                codes(&m, &train(&a)),
+                codes(&m, &train(&b)),
+                "{m:?} declares every label but ignores them"
+            );
+            continue;
+        }
         let labelled_codes = codes(&m, &with);
         match m.requirements().supervision {
             Supervision::None => assert_eq!(
@@ -143,7 +168,7 @@ fn methods_read_labels_exactly_as_they_declare() {
                 codes(&m, &TrainSet::unlabelled(&x)),
                 "{m:?} declares optional labels but ignores them"
             ),
-            Supervision::LabelledPairs => {}
+            Supervision::LabelledPairs | Supervision::AllTraining => {}
         }
     }
 }

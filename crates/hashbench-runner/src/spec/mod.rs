@@ -303,11 +303,13 @@ impl Spec {
                     "{file}: metrics: {m:?} reads the ground truth; ground_truth.rule = \"none\" gives none"
                 );
             }
-            if matches!(m, MetricSpec::KnnAccuracy { .. })
-                && !matches!(ground_truth, TruthRule::SameLabel)
+            if matches!(
+                m,
+                MetricSpec::KnnAccuracy { .. } | MetricSpec::HammingKnn { .. }
+            ) && !matches!(ground_truth, TruthRule::SameLabel)
             {
                 bail!(
-                    "{file}: metrics: knn-accuracy votes with class labels; use ground_truth = {{ rule = \"same-label\" }}"
+                    "{file}: metrics: {m:?} votes with class labels; use ground_truth = {{ rule = \"same-label\" }}"
                 );
             }
         }

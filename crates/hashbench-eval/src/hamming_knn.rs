@@ -1,0 +1,162 @@
+//! k-NN classification by Hamming ranking (OKH Table 4): a query takes the
+//! majority label of its k nearest database codes. Ties in the ranking follow
+//! the metric's tie policy; ties in the vote go to the class of the nearest
+//! of the tied neighbours ([`vote`]).
+
+use hashbench_core::search::hamming_distances_into;
+use hashbench_core::{BitCodes, GroundTruth};
+use rayon::prelude::*;
+
+use crate::spec::{Curve, MetricValues, TiePolicy};
+use crate::vote;
+
+/// Accuracy of the majority vote of the k nearest codes, for every k of `ks`
+/// (as scalars `names[i]` and the curve `curve`). Ranks by the weighted
+/// Hamming distance when `bit_weights` are given. NaN without class labels.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn hamming_knn(
+    ks: &[usize],
+    ties: TiePolicy,
+    db: &BitCodes,
+    queries: &BitCodes,
+    truth: &GroundTruth,
+    bit_weights: Option<&[f64]>,
+    tie_order: &[u32],
+    (names, curve): (&[String], &str),
+    out: &mut MetricValues,
+) {
+    let n_db = db.len();
+    let GroundTruth::SameLabel {
+        query_labels,
+        db_labels,
+    } = truth
+    else {
+        for n in names {
+            out.scalars.push((n.clone(), f64::NAN));
+        }
+        return;
+    };
+    // the rank of each item among equals: its index, or its place in the tie order
+    let mut tie_rank: Vec<u32> = (0..n_db as u32).collect();
+    if ties == TiePolicy::Random {
+        for (pos, &i) in tie_order.iter().enumerate() {
+            tie_rank[i as usize] = pos as u32;
+        }
+    }
+    let deepest = ks.iter().copied().max().unwrap_or(0).min(n_db);
+    let correct: Vec<Vec<bool>> = (0..queries.len())
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; n_db], Vec::with_capacity(n_db)),
+            |(distances, order): &mut (Vec<u32>, Vec<u32>), q| {
+                hamming_distances_into(queries.code(q), db, distances);
+                let key = |i: u32| -> (f64, u32) {
+                    let d = match bit_weights {
+                        Some(w) => weighted(queries.code(q), db.code(i as usize), w),
+                        None => f64::from(distances[i as usize]),
+                    };
+                    (d, tie_rank[i as usize])
+                };
+                order.clear();
+                order.extend(0..n_db as u32);
+                let cmp = |a: &u32, b: &u32| {
+                    let (ka, kb) = (key(*a), key(*b));
+                    ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1))
+                };
+                if deepest > 0 && deepest < n_db {
+                    order.select_nth_unstable_by(deepest - 1, cmp);
+                }
+                order.truncate(deepest);
+                order.sort_unstable_by(cmp);
+                ks.iter()
+                    .map(|&k| vote(&order[..k.min(deepest)], db_labels) == Some(query_labels[q]))
+                    .collect()
+            },
+        )
+        .collect();
+    let mut points = Vec::with_capacity(ks.len());
+    for (j, (&k, name)) in ks.iter().zip(names).enumerate() {
+        let acc = if correct.is_empty() {
+            f64::NAN
+        } else {
+            correct.iter().filter(|c| c[j]).count() as f64 / correct.len() as f64
+        };
+        out.scalars.push((name.clone(), acc));
+        points.push((k as f64, acc));
+    }
+    out.curves.push(Curve {
+        name: curve.to_string(),
+        points,
+    });
+}
+
+fn weighted(query: &[u64], code: &[u64], weights: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (k, (a, b)) in code.iter().zip(query).enumerate() {
+        let mut diff = a ^ b;
+        while diff != 0 {
+            sum += weights[k * 64 + diff.trailing_zeros() as usize];
+            diff &= diff - 1;
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(ks: &[usize], ties: TiePolicy, tie_order: &[u32]) -> Vec<f64> {
+        // database codes (2 bits): 00, 01, 11, 00, 10 with labels 0, 1, 1, 1, 0
+        let db = BitCodes::from_fn(5, 2, |i, j| {
+            [
+                [false, false],
+                [true, false],
+                [true, true],
+                [false, false],
+                [false, true],
+            ][i][j]
+        });
+        // queries 00 (label 1) and 11 (label 1)
+        let queries = BitCodes::from_fn(2, 2, |i, _| i == 1);
+        let truth = GroundTruth::SameLabel {
+            query_labels: vec![1, 1],
+            db_labels: vec![0, 1, 1, 1, 0],
+        };
+        let names: Vec<String> = ks.iter().map(|k| format!("k{k}")).collect();
+        let mut out = MetricValues::default();
+        hamming_knn(
+            ks,
+            ties,
+            &db,
+            &queries,
+            &truth,
+            None,
+            tie_order,
+            (&names, "c"),
+            &mut out,
+        );
+        out.scalars.iter().map(|s| s.1).collect()
+    }
+
+    #[test]
+    fn hand_computed_votes() {
+        // query 00: distances 0, 1, 2, 0, 1 -> ranked by index 0, 3, 1, 4, 2
+        //   k=1: item 0 (label 0): wrong; k=2: {0, 1} tie -> nearest (item 0): wrong;
+        //   k=3: 0, 1, 1 -> 1: right
+        // query 11: distances 2, 1, 0, 2, 1 -> ranked 2, 1, 4, 0, 3
+        //   k=1: item 2 (1): right; k=2: 1, 1: right; k=3: 1, 1, 0: right
+        assert_eq!(
+            run(&[1, 2, 3], TiePolicy::Index, &[0, 1, 2, 3, 4]),
+            vec![0.5, 0.5, 1.0]
+        );
+        // random ties visiting item 3 before item 0: query 00 ranks 3, 0, ...
+        //   k=1: item 3 (label 1): right; k=2: {1, 0} tie -> item 3's label: right
+        assert_eq!(
+            run(&[1, 2], TiePolicy::Random, &[3, 4, 2, 1, 0]),
+            vec![1.0, 1.0]
+        );
+        // k beyond the database votes with every item: 0,1,1,1,0 -> 1
+        assert_eq!(run(&[9], TiePolicy::Index, &[0, 1, 2, 3, 4]), vec![1.0]);
+    }
+}
