@@ -144,6 +144,11 @@ impl KlshModel {
         &self.kernel
     }
 
+    /// The p sampled items.
+    pub fn samples(&self) -> &Data {
+        &self.samples
+    }
+
     /// Rank of the centred sample kernel matrix kept in K^{-1/2}.
     pub fn rank(&self) -> usize {
         self.basis.rank

@@ -90,6 +90,11 @@ impl OkhModel {
     pub fn solution(&self) -> &Solution {
         &self.solution
     }
+
+    /// The landmarks, as items.
+    pub fn landmarks(&self) -> &Data {
+        &self.landmarks
+    }
 }
 
 /// The degrees d and K R of the label similarity W = YYᵀ (Y one-hot): d_j is

@@ -40,6 +40,11 @@ pub struct RawSpec {
     title: String,
     paper: String,
     seed: u64,
+    /// Give every method the same trial seed at a code length and trial
+    /// (common random numbers): methods that draw landmarks first, OKH and
+    /// KLSH, then draw the same ones (OKH Table 4: "the same random landmarks").
+    #[serde(default)]
+    shared_trial_seeds: bool,
     #[serde(default)]
     bits: Vec<usize>,
     #[serde(default = "one")]
@@ -352,6 +357,7 @@ impl Spec {
             profile: profile.to_string(),
             deviation: over.as_ref().map(|o| o.deviation.clone()),
             seed: raw.seed,
+            shared_trial_seeds: raw.shared_trial_seeds,
             bits,
             trials,
             dataset,
@@ -455,6 +461,44 @@ trials = 1
         assert_eq!(ci.deviation.as_deref(), Some("small"));
         let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
         assert_eq!(seeds.len(), plan.trials().len());
+    }
+
+    #[test]
+    fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
+        use hashbench_core::{Data, HashMethod, TrainSet};
+        use rand::SeedableRng;
+        let text = GOOD.replace("seed = 1", "seed = 1\nshared_trial_seeds = true");
+        let plan = parse(&text).unwrap().plan("paper").unwrap();
+        let seeds: BTreeSet<(usize, usize, u64)> =
+            plan.trials().iter().map(|t| (t.bits, t.trial, t.seed)).collect();
+        let cells: BTreeSet<(usize, usize)> =
+            plan.trials().iter().map(|t| (t.bits, t.trial)).collect();
+        assert_eq!(seeds.len(), cells.len(), "one seed per (bits, trial)");
+        // both draw their landmarks first from the trial RNG
+        let x = Data::Dense(faer::Mat::from_fn(40, 3, |i, j| ((i * 7 + j * 3) % 11) as f64));
+        let all: Vec<usize> = (0..40).collect();
+        let labels: Vec<u32> = (0..40).map(|i| (i % 2) as u32).collect();
+        let train = TrainSet {
+            x: &x,
+            labelled: &all,
+            labels: &labels,
+        };
+        let kernel = hashbench_kernel::KernelSpec::Linear;
+        let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(plan.trials()[0].seed);
+        let okh = hashbench_okh::OkhParams {
+            p: 6,
+            ..hashbench_okh::OkhParams::with_kernel(kernel.clone())
+        }
+        .fit(&train, 2, &mut rng())
+        .unwrap();
+        let klsh = hashbench_klsh::KlshParams {
+            p: 6,
+            t: 2,
+            ..hashbench_klsh::KlshParams::with_kernel(kernel)
+        }
+        .fit(&train, 2, &mut rng())
+        .unwrap();
+        assert_eq!(okh.landmarks().as_dense(), klsh.samples().as_dense());
     }
 
     #[test]

@@ -67,6 +67,8 @@ pub struct Plan {
     pub deviation: Option<String>,
     /// Experiment seed.
     pub seed: u64,
+    /// Every method gets the same trial seed at a code length and trial.
+    pub shared_trial_seeds: bool,
     /// Code lengths.
     pub bits: Vec<usize>,
     /// Trials of randomized methods.
@@ -184,12 +186,15 @@ impl Plan {
         }
     }
 
-    /// The seed of `method`'s trial `trial` at `bits` bits.
+    /// The seed of `method`'s trial `trial` at `bits` bits: from what the
+    /// spec states of the method, unless the plan shares trial seeds.
     pub fn trial_seed(&self, method: &MethodEntry, bits: usize, trial: usize) -> u64 {
-        derive_seed(
-            self.seed,
-            &[&method.stated, &bits.to_string(), &trial.to_string()],
-        )
+        let who = if self.shared_trial_seeds {
+            "shared"
+        } else {
+            &method.stated
+        };
+        derive_seed(self.seed, &[who, &bits.to_string(), &trial.to_string()])
     }
 
     /// Every trial: methods x bits x trials (one trial for deterministic
