@@ -469,13 +469,18 @@ trials = 1
         use rand::SeedableRng;
         let text = GOOD.replace("seed = 1", "seed = 1\nshared_trial_seeds = true");
         let plan = parse(&text).unwrap().plan("paper").unwrap();
-        let seeds: BTreeSet<(usize, usize, u64)> =
-            plan.trials().iter().map(|t| (t.bits, t.trial, t.seed)).collect();
+        let seeds: BTreeSet<(usize, usize, u64)> = plan
+            .trials()
+            .iter()
+            .map(|t| (t.bits, t.trial, t.seed))
+            .collect();
         let cells: BTreeSet<(usize, usize)> =
             plan.trials().iter().map(|t| (t.bits, t.trial)).collect();
         assert_eq!(seeds.len(), cells.len(), "one seed per (bits, trial)");
         // both draw their landmarks first from the trial RNG
-        let x = Data::Dense(faer::Mat::from_fn(40, 3, |i, j| ((i * 7 + j * 3) % 11) as f64));
+        let x = Data::Dense(faer::Mat::from_fn(40, 3, |i, j| {
+            ((i * 7 + j * 3) % 11) as f64
+        }));
         let all: Vec<usize> = (0..40).collect();
         let labels: Vec<u32> = (0..40).map(|i| (i % 2) as u32).collect();
         let train = TrainSet {
