@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use hashbench_data::{Registry, build_truth};
+use hashbench_core::GroundTruth;
+use hashbench_data::{Registry, Split, build_truth};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
@@ -200,28 +201,16 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
     check_methods(plan, &data)?;
     let dir = ws.run_dir(plan);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let base = plan.spec_path.parent().unwrap_or(Path::new("."));
     let keys = plan.trials();
     let bar = progress_bar(plan, opts.progress);
     let mut records = Vec::with_capacity(keys.len());
     let (mut about, mut computed, mut fits) = (String::new(), 0, 0);
     for s in 0..plan.n_splits() {
-        let split = plan
-            .split
-            .split(data.x.n_items(), &data.parts, plan.split_seed(s), base)
-            .with_context(|| {
-                format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset)
-            })?;
+        let split = split_of(plan, &data, s)?;
         if s == 0 {
             about = check_supervision(plan, &data, &split)?;
         }
-        let truth = build_truth(
-            &plan.ground_truth,
-            &data,
-            &split,
-            plan.truth_seed(s),
-            Some(&ws.results.join("cache")),
-        )?;
+        let truth = truth_of(ws, plan, &data, &split, s)?;
         let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir)?;
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
         let (mut recs, n) = store::resume(
@@ -251,6 +240,31 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         started,
         dir,
     )
+}
+
+/// The plan's `index`-th split of `data` (index files relative to the spec).
+fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Split> {
+    let base = plan.spec_path.parent().unwrap_or(Path::new("."));
+    plan.split
+        .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
+        .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
+}
+
+/// The ground truth of `split`, the plan's `index`-th (cached under results/cache).
+fn truth_of(
+    ws: &Workspace,
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    split: &Split,
+    index: usize,
+) -> Result<GroundTruth> {
+    Ok(build_truth(
+        &plan.ground_truth,
+        data,
+        split,
+        plan.truth_seed(index),
+        Some(&ws.results.join("cache")),
+    )?)
 }
 
 fn progress_bar(plan: &Plan, show: bool) -> ProgressBar {

@@ -14,12 +14,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use hashbench_core::seed::derive_seed;
-use hashbench_data::build_truth;
 use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
 use crate::store::{FitRecord, FittedCodes};
 use crate::trial::{self, TrialContext, TrialId};
-use crate::{Counts, Plan, RunOutcome, Workspace, check_ground_truth, finish};
+use crate::{Counts, Plan, RunOutcome, Workspace, check_ground_truth, finish, split_of, truth_of};
 
 /// The sub-folder of a run's folder that scored results go to.
 pub const SCORED_DIR: &str = "scored";
@@ -221,16 +220,10 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
     check_ground_truth(plan, &data)?;
     let dir = ws.run_dir(plan).join(SCORED_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let base = plan.spec_path.parent().unwrap_or(Path::new("."));
     let mut records = Vec::new();
     let mut about = String::new();
     for s in 0..plan.n_splits() {
-        let split = plan
-            .split
-            .split(data.x.n_items(), &data.parts, plan.split_seed(s), base)
-            .with_context(|| {
-                format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset)
-            })?;
+        let split = split_of(plan, &data, s)?;
         if s == 0 {
             about = format!(
                 "split: {} queries, {} database, {} training; scored codes from {}",
@@ -244,13 +237,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
                     .join(", ")
             );
         }
-        let truth = build_truth(
-            &plan.ground_truth,
-            &data,
-            &split,
-            plan.truth_seed(s),
-            Some(&ws.results.join("cache")),
-        )?;
+        let truth = truth_of(ws, plan, &data, &split, s)?;
         let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir)?;
         for (source, pairs) in sources.iter().zip(&found) {
             let params = format!("scored from {}", source.dir.display());
