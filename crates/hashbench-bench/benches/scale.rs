@@ -85,7 +85,7 @@ fn main() {
     });
     let data = Data::Dense(x);
     let train = TrainSet::unlabelled(&data);
-    fit_and_encode("LSH", &LshParams {}, &train, bits);
+    fit_and_encode("LSH", &LshParams::default(), &train, bits);
     fit_and_encode("PCAH", &PcahParams::default(), &train, bits);
     fit_and_encode("SH", &ShParams {}, &train, bits);
     fit_and_encode("SIKH", &SikhParams::default(), &train, bits);

@@ -278,7 +278,12 @@ impl MetricSpec {
             MetricSpec::Overlap { radius } => hamming(vec![format!("overlap-r{radius}")], vec![]),
             MetricSpec::PrRadiusSweep => hamming(
                 vec![],
-                strings(&["pr-macro", "pr-micro", "pr-empty-fraction"]),
+                strings(&[
+                    "pr-macro",
+                    "pr-micro",
+                    "pr-empty-fraction",
+                    "recall-vs-mean-retrieved",
+                ]),
             ),
             MetricSpec::KnnAccuracy { search, .. } => kernel(
                 per_eps(search, &["knn-accuracy", "searched-percent"])
@@ -673,6 +678,7 @@ fn aggregate(
 fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
     let bits = stats.first().map_or(0, |s| s.at_distance.len() - 1);
     let (mut macro_pr, mut micro_pr, mut empty_fraction) = (Vec::new(), Vec::new(), Vec::new());
+    let mut recall_vs_retrieved = Vec::new();
     let mut retrieved = vec![0u64; stats.len()];
     let mut hits = vec![0u64; stats.len()];
     let total_relevant: u64 = stats.iter().map(|s| s.n_relevant as u64).sum();
@@ -695,6 +701,8 @@ fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
             retrieved.iter().filter(|&&n| n == 0).count() as f64 / stats.len().max(1) as f64;
         macro_pr.push((recall, precision));
         empty_fraction.push((r as f64, empty));
+        let mean_retrieved = mean(retrieved.iter().map(|&n| n as f64));
+        recall_vs_retrieved.push((mean_retrieved, recall));
         let (sum_ret, sum_hits): (u64, u64) = (retrieved.iter().sum(), hits.iter().sum());
         let micro_p = if sum_ret > 0 {
             sum_hits as f64 / sum_ret as f64
@@ -712,6 +720,7 @@ fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
         ("pr-macro", macro_pr),
         ("pr-micro", micro_pr),
         ("pr-empty-fraction", empty_fraction),
+        ("recall-vs-mean-retrieved", recall_vs_retrieved),
     ] {
         out.curves.push(Curve {
             name: name.into(),

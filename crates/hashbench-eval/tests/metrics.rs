@@ -220,6 +220,11 @@ fn hand_case_pr_sweep_macro_and_micro() {
     assert!((mic[0].1 - 2.0 / 3.0).abs() < 1e-12 && (mic[0].0 - 1.0 / 3.0).abs() < 1e-12);
     assert_eq!(mac[4], (1.0, 0.5));
     assert!(empty.iter().all(|&(_, e)| e == 0.0));
+    // recall against the mean ball size: radius 0 retrieves 2 and 1 items
+    let rr = points(&v, "recall-vs-mean-retrieved");
+    assert!((rr[0].0 - 1.5).abs() < 1e-12 && (rr[0].1 - 1.0 / 3.0).abs() < 1e-12);
+    // the whole database (6 items) at the largest radius, every relevant item found
+    assert_eq!(rr[4], (6.0, 1.0));
 }
 
 #[test]

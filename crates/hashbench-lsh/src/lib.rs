@@ -10,11 +10,27 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 
-/// Random-hyperplane LSH. It has no hyperparameters: the code length is the
-/// trial's `bits`, and the hyperplanes pass through the training mean.
+/// Random-hyperplane LSH: the code length is the trial's `bits`; the
+/// hyperplanes pass through the training mean, or through the origin.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LshParams {}
+pub struct LshParams {
+    /// Where the hyperplanes pass (default: the training mean, SPLH's "mean
+    /// thresholding"; `origin` is Charikar's sign(rᵀx), OKH's baseline).
+    #[serde(default)]
+    pub through: Through,
+}
+
+/// The point every hyperplane passes through.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Through {
+    /// The training mean.
+    #[default]
+    Mean,
+    /// The origin.
+    Origin,
+}
 
 impl HashMethod for LshParams {
     type Model = LinearModel;
@@ -37,7 +53,11 @@ impl HashMethod for LshParams {
     ) -> Result<LinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "lsh", 1)?;
         let w = Mat::from_fn(x.ncols(), n_bits, |_, _| StandardNormal.sample(rng));
-        Ok(LinearModel::through_mean(column_means(x), w))
+        let centre = match self.through {
+            Through::Mean => column_means(x),
+            Through::Origin => vec![0.0; x.ncols()],
+        };
+        Ok(LinearModel::through_mean(centre, w))
     }
 }
 
@@ -48,7 +68,7 @@ mod tests {
     use rand::SeedableRng;
 
     fn fit(x: &Data, bits: usize, seed: u64) -> LinearModel {
-        LshParams {}
+        LshParams::default()
             .fit(
                 &TrainSet::unlabelled(x),
                 bits,
@@ -62,6 +82,35 @@ mod tests {
         fn is<T: Send + Sync>() {}
         is::<LshParams>();
         is::<LinearModel>();
+    }
+
+    #[test]
+    fn origin_hyperplanes_hash_the_sign_of_r_dot_x() {
+        // data far from the origin: through the origin, every bit is sign(rᵀx)
+        let x = Data::Dense(Mat::from_fn(40, 3, |i, j| {
+            10.0 + ((i * 5 + j * 3) % 7) as f64
+        }));
+        let params = LshParams {
+            through: Through::Origin,
+        };
+        let model = params
+            .fit(
+                &TrainSet::unlabelled(&x),
+                8,
+                &mut ChaCha8Rng::seed_from_u64(3),
+            )
+            .unwrap();
+        let xd = x.as_dense().unwrap();
+        let codes = model.encode(&x).unwrap();
+        for i in 0..40 {
+            for k in 0..8 {
+                let dot: f64 = (0..3).map(|j| model.w[(j, k)] * xd[(i, j)]).sum();
+                assert_eq!(codes.bit(i, k), dot > 0.0);
+            }
+        }
+        // the same draws through the mean give other codes on this data
+        let mean = fit(&x, 8, 3).encode(&x).unwrap();
+        assert_ne!(codes, mean);
     }
 
     #[test]
@@ -96,11 +145,11 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let t = TrainSet::unlabelled(&x);
         assert!(matches!(
-            LshParams {}.fit(&t, 0, &mut rng),
+            LshParams::default().fit(&t, 0, &mut rng),
             Err(FitError::Param(_))
         ));
         assert!(matches!(
-            LshParams {}.fit(&t, 4, &mut rng),
+            LshParams::default().fit(&t, 4, &mut rng),
             Err(FitError::NonFinite { row: 0, col: 1 })
         ));
     }
