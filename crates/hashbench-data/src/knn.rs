@@ -30,6 +30,38 @@ pub fn k_nearest(
     k: usize,
     exclude: Option<&[usize]>,
 ) -> Vec<Vec<(f64, u32)>> {
+    k_best(queries, db, k, exclude, Measure::SquaredDistance)
+}
+
+/// For each query, the `k` database items of largest inner product with it as
+/// (−inner product, index), largest first, ties by index.
+///
+/// # Panics
+/// If dimensions differ or `k` exceeds the database size.
+#[track_caller]
+pub fn k_largest_inner_products(
+    queries: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    k: usize,
+) -> Vec<Vec<(f64, u32)>> {
+    k_best(queries, db, k, None, Measure::NegatedInnerProduct)
+}
+
+/// What [`k_best`] ranks by, smallest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Measure {
+    SquaredDistance,
+    NegatedInnerProduct,
+}
+
+#[track_caller]
+fn k_best(
+    queries: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    k: usize,
+    exclude: Option<&[usize]>,
+    measure: Measure,
+) -> Vec<Vec<(f64, u32)>> {
     assert_eq!(
         queries.ncols(),
         db.ncols(),
@@ -57,10 +89,13 @@ pub fn k_nearest(
                     let mut all: Vec<(f64, u32)> = (0..n_db)
                         .filter(|&i| Some(i) != skip)
                         .map(|i| {
-                            (
-                                (q_norms[r] + db_norms[i] - 2.0 * dots[(r, i)]).max(0.0),
-                                i as u32,
-                            )
+                            let score = match measure {
+                                Measure::SquaredDistance => {
+                                    (q_norms[r] + db_norms[i] - 2.0 * dots[(r, i)]).max(0.0)
+                                }
+                                Measure::NegatedInnerProduct => -dots[(r, i)],
+                            };
+                            (score, i as u32)
                         })
                         .collect();
                     let cmp =

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::knn::k_nearest;
+use crate::knn::{k_largest_inner_products, k_nearest};
 use crate::registry::hex;
 use crate::{DataError, Dataset, Result, Split};
 
@@ -30,10 +30,14 @@ pub enum TruthRule {
         /// Neighbours per query.
         k: usize,
     },
-    /// The top `percent` percent nearest by Euclidean distance (SPLH SIFT-1M: 2).
+    /// The top `percent` percent of the database by Euclidean distance
+    /// (SPLH SIFT-1M: 2), or by inner product (OKH Fig. 4: 1).
     TopPercent {
         /// Percentage of the database, in (0, 100].
         percent: f64,
+        /// What ranks the database (default: Euclidean distance).
+        #[serde(default)]
+        by: Closeness,
     },
     /// Within the mean Euclidean distance from a database item to its
     /// `neighbour`-th nearest database item (KLSH Fig. 8, BRE convention: 50);
@@ -46,6 +50,17 @@ pub enum TruthRule {
         #[serde(default = "thousand")]
         sample: usize,
     },
+}
+
+/// What makes a database item close to a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Closeness {
+    /// Small Euclidean distance.
+    #[default]
+    Euclidean,
+    /// Large inner product.
+    InnerProduct,
 }
 
 fn fifty() -> usize {
@@ -64,7 +79,7 @@ impl TruthRule {
     pub fn validate(&self) -> std::result::Result<(), String> {
         match self {
             TruthRule::KNearest { k: 0 } => Err("ground_truth.k must be at least 1".into()),
-            TruthRule::TopPercent { percent } if !(*percent > 0.0 && *percent <= 100.0) => Err(
+            TruthRule::TopPercent { percent, .. } if !(*percent > 0.0 && *percent <= 100.0) => Err(
                 format!("ground_truth.percent = {percent} must be in (0, 100]"),
             ),
             TruthRule::MeanDistanceBall { neighbour: 0, .. }
@@ -133,9 +148,15 @@ pub fn build_truth(
         TruthRule::KNearest { k } => {
             sorted_ids(k_nearest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, None))
         }
-        TruthRule::TopPercent { percent } => {
-            let k = ((percent / 100.0) * n_db as f64).round().max(1.0) as usize;
-            sorted_ids(k_nearest(q.as_ref(), db.as_ref(), check_k(k, n_db)?, None))
+        TruthRule::TopPercent { percent, by } => {
+            let k = check_k(
+                ((percent / 100.0) * n_db as f64).round().max(1.0) as usize,
+                n_db,
+            )?;
+            sorted_ids(match by {
+                Closeness::Euclidean => k_nearest(q.as_ref(), db.as_ref(), k, None),
+                Closeness::InnerProduct => k_largest_inner_products(q.as_ref(), db.as_ref(), k),
+            })
         }
         TruthRule::MeanDistanceBall { neighbour, sample } => {
             check_k(*neighbour, n_db.saturating_sub(1))?;
@@ -284,19 +305,30 @@ mod tests {
             }
         );
         // 11.2 percent of 18 items rounds to 2 neighbours
-        let t = build_truth(
-            &TruthRule::TopPercent { percent: 11.2 },
-            &d,
-            &split(),
-            0,
-            None,
-        )
-        .unwrap();
+        let top = |by| {
+            build_truth(
+                &TruthRule::TopPercent { percent: 11.2, by },
+                &d,
+                &split(),
+                0,
+                None,
+            )
+            .unwrap()
+        };
         assert_eq!(
-            t,
+            top(Closeness::Euclidean),
             GroundTruth::Lists {
                 n_db: 18,
                 lists: vec![vec![0, 1], vec![8, 9]]
+            }
+        );
+        // by inner product: query 0 (at 0) ties with every item, so the lowest
+        // positions win; query 10 prefers the largest values, items 19 and 18
+        assert_eq!(
+            top(Closeness::InnerProduct),
+            GroundTruth::Lists {
+                n_db: 18,
+                lists: vec![vec![0, 1], vec![16, 17]]
             }
         );
     }
