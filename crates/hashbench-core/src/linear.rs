@@ -1,5 +1,6 @@
 //! The model shared by every linear-projection method (LSH, PCAH, ITQ and the
-//! SPLH family): bit k = 1 where wₖᵀ(x − μ) > tₖ, μ the training mean.
+//! SPLH family): bit k = 1 where wₖᵀ(x − μ) > tₖ, μ the training mean (or
+//! the origin, for LSH through it).
 
 use faer::Mat;
 
@@ -11,7 +12,8 @@ use crate::{BitCodes, Data, EncodeError, HashModel};
 /// each bit thresholded at its own offset.
 #[derive(Debug, Clone)]
 pub struct LinearModel {
-    /// Training mean μ (length d).
+    /// The point μ every hyperplane passes through (length d): the training
+    /// mean, or 0.
     pub mean: Vec<f64>,
     /// Projection directions, one column per bit.
     pub w: Mat<f64>,
@@ -20,8 +22,8 @@ pub struct LinearModel {
 }
 
 impl LinearModel {
-    /// Mean thresholding: every tₖ = 0.
-    pub fn through_mean(mean: Vec<f64>, w: Mat<f64>) -> Self {
+    /// Hyperplanes through `mean`, every threshold tₖ = 0.
+    pub fn new(mean: Vec<f64>, w: Mat<f64>) -> Self {
         let thresholds = vec![0.0; w.ncols()];
         Self {
             mean,

@@ -46,13 +46,17 @@ fn read_text(path: &Path) -> Result<BitCodes> {
             continue;
         }
         let bad = |what: String| DataError::format(path, format!("line {}: {what}", i + 1));
+        // bits separated by spaces or commas, or written together
         let tokens: Vec<&str> = if content.contains([' ', '\t', ',']) {
             content
                 .split(|c: char| c == ',' || c.is_whitespace())
                 .filter(|t| !t.is_empty())
                 .collect()
         } else {
-            content.split("").filter(|t| !t.is_empty()).collect()
+            content
+                .char_indices()
+                .map(|(i, c)| &content[i..i + c.len_utf8()])
+                .collect()
         };
         let row = tokens
             .iter()
@@ -182,15 +186,15 @@ fn read_npy(path: &Path) -> Result<BitCodes> {
             data.len()
         )));
     }
+    // element k, read in place (bytes reversed into a fixed buffer when big-endian)
     let value = |k: usize| -> f64 {
-        let mut b = data[k * width..(k + 1) * width].to_vec();
-        if big_endian {
-            b.reverse();
-        }
         let mut le = [0u8; 8];
-        le[..width].copy_from_slice(&b);
+        le[..width].copy_from_slice(&data[k * width..(k + 1) * width]);
+        if big_endian {
+            le[..width].reverse();
+        }
         match element {
-            Element::Bool => f64::from(b[0]),
+            Element::Bool => f64::from(le[0]),
             Element::Int { signed: false, .. } => u64::from_le_bytes(le) as f64,
             Element::Int {
                 signed: true,
@@ -199,11 +203,15 @@ fn read_npy(path: &Path) -> Result<BitCodes> {
                 let shift = 64 - 8 * bytes as u32;
                 ((i64::from_le_bytes(le) << shift) >> shift) as f64
             }
-            Element::Float { bytes: 4 } => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            Element::Float { bytes: 4 } => {
+                f64::from(f32::from_le_bytes([le[0], le[1], le[2], le[3]]))
+            }
             Element::Float { .. } => f64::from_le_bytes(le),
         }
     };
     let at = |i: usize, j: usize| if fortran { j * rows + i } else { i * cols + j };
+    // every element decoded once, row by row
+    let mut bits = Vec::with_capacity(rows * cols);
     for i in 0..rows {
         for j in 0..cols {
             let v = value(at(i, j));
@@ -212,9 +220,10 @@ fn read_npy(path: &Path) -> Result<BitCodes> {
                     "element ({i}, {j}) is {v}; codes must be 0 or 1"
                 )));
             }
+            bits.push(v == 1.0);
         }
     }
-    Ok(BitCodes::from_fn(rows, cols, |i, j| value(at(i, j)) == 1.0))
+    Ok(BitCodes::from_fn(rows, cols, |i, j| bits[i * cols + j]))
 }
 
 #[cfg(test)]

@@ -3,28 +3,32 @@
 //! the metric's tie policy; ties in the vote go to the class of the nearest
 //! of the tied neighbours ([`vote`]).
 
+use hashbench_core::GroundTruth;
 use hashbench_core::search::hamming_distances_into;
-use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 
-use crate::spec::{Curve, MetricValues, TiePolicy};
+use crate::spec::{Curve, EvalInputs, MetricValues, TiePolicy, weighted_distances_into};
 use crate::vote;
 
 /// Accuracy of the majority vote of the k nearest codes, for every k of `ks`
 /// (as scalars `names[i]` and the curve `curve`). Ranks by the weighted
-/// Hamming distance when `bit_weights` are given. NaN without class labels.
-#[allow(clippy::too_many_arguments)]
+/// Hamming distance when the inputs carry bit weights. NaN without class
+/// labels.
 pub(crate) fn hamming_knn(
     ks: &[usize],
     ties: TiePolicy,
-    db: &BitCodes,
-    queries: &BitCodes,
-    truth: &GroundTruth,
-    bit_weights: Option<&[f64]>,
-    tie_order: &[u32],
+    input: &EvalInputs<'_>,
     (names, curve): (&[String], &str),
     out: &mut MetricValues,
 ) {
+    let EvalInputs {
+        db,
+        queries,
+        truth,
+        bit_weights,
+        tie_order,
+        ..
+    } = *input;
     let n_db = db.len();
     let GroundTruth::SameLabel {
         query_labels,
@@ -47,22 +51,25 @@ pub(crate) fn hamming_knn(
     let correct: Vec<Vec<bool>> = (0..queries.len())
         .into_par_iter()
         .map_init(
-            || (vec![0u32; n_db], Vec::with_capacity(n_db)),
-            |(distances, order): &mut (Vec<u32>, Vec<u32>), q| {
-                hamming_distances_into(queries.code(q), db, distances);
-                let key = |i: u32| -> (f64, u32) {
-                    let d = match bit_weights {
-                        Some(w) => weighted(queries.code(q), db.code(i as usize), w),
-                        None => f64::from(distances[i as usize]),
-                    };
-                    (d, tie_rank[i as usize])
+            || (vec![0u32; n_db], vec![0f64; n_db], Vec::with_capacity(n_db)),
+            |(counts, distances, order): &mut (Vec<u32>, Vec<f64>, Vec<u32>), q| {
+                match bit_weights {
+                    Some(w) => weighted_distances_into(queries.code(q), db, w, distances),
+                    None => {
+                        hamming_distances_into(queries.code(q), db, counts);
+                        for (d, &c) in distances.iter_mut().zip(counts.iter()) {
+                            *d = f64::from(c);
+                        }
+                    }
+                }
+                let cmp = |a: &u32, b: &u32| {
+                    let (a, b) = (*a as usize, *b as usize);
+                    distances[a]
+                        .total_cmp(&distances[b])
+                        .then(tie_rank[a].cmp(&tie_rank[b]))
                 };
                 order.clear();
                 order.extend(0..n_db as u32);
-                let cmp = |a: &u32, b: &u32| {
-                    let (ka, kb) = (key(*a), key(*b));
-                    ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1))
-                };
                 if deepest > 0 && deepest < n_db {
                     order.select_nth_unstable_by(deepest - 1, cmp);
                 }
@@ -90,23 +97,21 @@ pub(crate) fn hamming_knn(
     });
 }
 
-fn weighted(query: &[u64], code: &[u64], weights: &[f64]) -> f64 {
-    let mut sum = 0.0;
-    for (k, (a, b)) in code.iter().zip(query).enumerate() {
-        let mut diff = a ^ b;
-        while diff != 0 {
-            sum += weights[k * 64 + diff.trailing_zeros() as usize];
-            diff &= diff - 1;
-        }
-    }
-    sum
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hashbench_core::BitCodes;
 
     fn run(ks: &[usize], ties: TiePolicy, tie_order: &[u32]) -> Vec<f64> {
+        run_weighted(ks, ties, tie_order, None)
+    }
+
+    fn run_weighted(
+        ks: &[usize],
+        ties: TiePolicy,
+        tie_order: &[u32],
+        bit_weights: Option<&[f64]>,
+    ) -> Vec<f64> {
         // database codes (2 bits): 00, 01, 11, 00, 10 with labels 0, 1, 1, 1, 0
         let db = BitCodes::from_fn(5, 2, |i, j| {
             [
@@ -125,17 +130,15 @@ mod tests {
         };
         let names: Vec<String> = ks.iter().map(|k| format!("k{k}")).collect();
         let mut out = MetricValues::default();
-        hamming_knn(
-            ks,
-            ties,
-            &db,
-            &queries,
-            &truth,
-            None,
+        let input = EvalInputs {
+            db: &db,
+            queries: &queries,
+            truth: &truth,
+            bit_weights,
             tie_order,
-            (&names, "c"),
-            &mut out,
-        );
+            search: None,
+        };
+        hamming_knn(ks, ties, &input, (&names, "c"), &mut out);
         out.scalars.iter().map(|s| s.1).collect()
     }
 
@@ -158,5 +161,13 @@ mod tests {
         );
         // k beyond the database votes with every item: 0,1,1,1,0 -> 1
         assert_eq!(run(&[9], TiePolicy::Index, &[0, 1, 2, 3, 4]), vec![1.0]);
+        // weights 10 on bit 0 and 1 on bit 1: query 00 ranks 0, 3, 4 (distance
+        // 1), 1 (10), 2 (11); k=3 votes 0, 1, 0 -> 0: wrong; query 11 ranks
+        // 2, 1, 4: 1, 1, 0 -> 1: right
+        let order = [0, 1, 2, 3, 4];
+        assert_eq!(
+            run_weighted(&[3], TiePolicy::Index, &order, Some(&[10.0, 1.0])),
+            vec![0.5]
+        );
     }
 }

@@ -222,6 +222,7 @@ impl MetricSpec {
             curves,
             reads_truth: true,
             needs_kernel: false,
+            reads_query_stats: true,
             ties: Some(ties),
         };
         let hamming = |scalars: Vec<String>, curves: Vec<String>| MetricInfo {
@@ -229,6 +230,7 @@ impl MetricSpec {
             curves,
             reads_truth: true,
             needs_kernel: false,
+            reads_query_stats: true,
             ties: None,
         };
         let kernel = |scalars: Vec<String>, curves: Vec<String>, reads_truth: bool| MetricInfo {
@@ -236,6 +238,7 @@ impl MetricSpec {
             curves,
             reads_truth,
             needs_kernel: true,
+            reads_query_stats: false,
             ties: None,
         };
         let per_eps = |search: &SearchSpec, names: &[&str]| -> Vec<String> {
@@ -259,13 +262,17 @@ impl MetricSpec {
                 vec![format!("precision-first-m{}", ties.suffix())],
                 *ties,
             ),
-            MetricSpec::HammingKnn { k, ties } => ranking(
-                k.iter()
-                    .map(|k| format!("knn-k{k}{}", ties.suffix()))
-                    .collect(),
-                vec![format!("knn-accuracy-vs-k{}", ties.suffix())],
-                *ties,
-            ),
+            // ranks on its own: the vote needs each neighbour's label
+            MetricSpec::HammingKnn { k, ties } => MetricInfo {
+                reads_query_stats: false,
+                ..ranking(
+                    k.iter()
+                        .map(|k| format!("knn-k{k}{}", ties.suffix()))
+                        .collect(),
+                    vec![format!("knn-accuracy-vs-k{}", ties.suffix())],
+                    *ties,
+                )
+            },
             MetricSpec::PrecisionAtRadius { radius, .. } => hamming(
                 vec![
                     format!("precision-r{radius}"),
@@ -351,6 +358,9 @@ pub struct MetricInfo {
     pub reads_truth: bool,
     /// Whether it re-ranks by the experiment kernel.
     pub needs_kernel: bool,
+    /// Whether it reads the per-query Hamming statistics (ball counts and
+    /// ranked relevance under its tie policy).
+    pub reads_query_stats: bool,
     /// Its tie order, for a ranking metric.
     pub ties: Option<TiePolicy>,
 }
@@ -421,8 +431,14 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
     assert_eq!(tie_order.len(), db.len(), "tie order length");
     let n_db = db.len();
     let tops = prefix_lengths(specs, n_db);
+    // the tie policies of the per-query statistics, for the policies that read them
+    let reads_stats = |s: &&MetricSpec| s.info().reads_query_stats;
     let mut policies = [false; 3];
-    for t in specs.iter().filter_map(MetricSpec::ties) {
+    for t in specs
+        .iter()
+        .filter(reads_stats)
+        .filter_map(MetricSpec::ties)
+    {
         policies[t.slot()] = true;
     }
     let request = RankRequest {
@@ -431,8 +447,7 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
         tie_order,
     };
     let n_bits = db.n_bits() as u32;
-    // per-query Hamming statistics, for the policies that read them only
-    let hamming_queries = if specs.iter().any(|s| !s.needs_kernel()) {
+    let hamming_queries = if specs.iter().any(|s| reads_stats(&s)) {
         queries.len()
     } else {
         0
@@ -488,17 +503,7 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
             }
         } else if let MetricSpec::HammingKnn { k, ties } = spec {
             let info = spec.info();
-            hamming_knn(
-                k,
-                *ties,
-                db,
-                queries,
-                truth,
-                bit_weights,
-                tie_order,
-                (&info.scalars, &info.curves[0]),
-                &mut out,
-            );
+            hamming_knn(k, *ties, input, (&info.scalars, &info.curves[0]), &mut out);
         } else {
             aggregate(spec, &stats, &tops, n_db, &mut out);
         }
@@ -507,7 +512,12 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
 }
 
 /// Σₖ wₖ [bit k of the query and the item differ], for every database item.
-fn weighted_distances_into(query: &[u64], db: &BitCodes, weights: &[f64], out: &mut [f64]) {
+pub(crate) fn weighted_distances_into(
+    query: &[u64],
+    db: &BitCodes,
+    weights: &[f64],
+    out: &mut [f64],
+) {
     let w = db.words_per_code();
     for (o, code) in out.iter_mut().zip(db.words().chunks_exact(w)) {
         let mut sum = 0.0;

@@ -90,10 +90,7 @@ impl HashMethod for ItqParams {
         let gaussian = Mat::from_fn(n_bits, n_bits, |_, _| StandardNormal.sample(rng));
         let start = orthogonal_from(gaussian.as_ref()).map_err(FitError::from)?;
         let (r, _) = rotate(v.as_ref(), start, self.iterations).map_err(FitError::from)?;
-        Ok(LinearModel::through_mean(
-            mean,
-            product(pcs.as_ref(), r.as_ref()),
-        ))
+        Ok(LinearModel::new(mean, product(pcs.as_ref(), r.as_ref())))
     }
 }
 

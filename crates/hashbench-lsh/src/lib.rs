@@ -57,7 +57,7 @@ impl HashMethod for LshParams {
             Through::Mean => column_means(x),
             Through::Origin => vec![0.0; x.ncols()],
         };
-        Ok(LinearModel::through_mean(centre, w))
+        Ok(LinearModel::new(centre, w))
     }
 }
 

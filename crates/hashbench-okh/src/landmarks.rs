@@ -106,8 +106,10 @@ pub fn kmeans(x: faer::MatRef<'_, f64>, p: usize, rng: &mut ChaCha8Rng) -> Mat<f
         let mut changed = false;
         for (i, a) in assignment.iter_mut().enumerate() {
             let best = (0..p)
-                .min_by(|&a, &b| sq_dist(x, i, &centres, a).total_cmp(&sq_dist(x, i, &centres, b)))
-                .expect("p > 0");
+                .map(|k| (sq_dist(x, i, &centres, k), k))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+                .expect("p > 0")
+                .1;
             changed |= *a != best;
             *a = best;
         }

@@ -64,7 +64,7 @@ impl HashMethod for PcahParams {
             scatter
         };
         let (_, w) = top_eigenpairs(m.as_ref(), n_bits).map_err(FitError::from)?;
-        Ok(LinearModel::through_mean(mean, w))
+        Ok(LinearModel::new(mean, w))
     }
 }
 

@@ -103,7 +103,7 @@ impl HashMethod for S3plhParams {
             s = update_labels(s.as_ref(), xl.as_ref(), &wk, alpha).0;
             scatter = deflate_scatter(scatter.as_ref(), &wk);
         }
-        Ok(LinearModel::through_mean(mean, w))
+        Ok(LinearModel::new(mean, w))
     }
 }
 

@@ -107,6 +107,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             .collect()
     };
     let axis = plan.axis();
+    let rows = row_labels(plan, t);
     for (title, names, stats) in [
         ("Metrics", metrics, &stats),
         ("Timings (seconds per trial)", timing_names, &timing),
@@ -127,7 +128,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             let _ = write!(s, "\n|---|");
             plan.bits.iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
-            for m in row_labels(plan, t) {
+            for m in &rows {
                 let _ = write!(s, "| {m} |");
                 for b in &plan.bits {
                     match stats.get(&(m.clone(), metric.clone(), *b)) {
@@ -194,6 +195,7 @@ fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
         }
     }
     let mut header = false;
+    let rows = row_labels(plan, t);
     for name in names {
         for &b in &plan.bits {
             let means = curve_means(&t.curves, name, b);
@@ -219,7 +221,7 @@ fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
             let _ = write!(s, "\n|---|");
             xs.iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
-            for m in row_labels(plan, t) {
+            for m in &rows {
                 if let Some(points) = means.get(m.as_str()) {
                     let _ = write!(s, "| {m} |");
                     for (_, y) in points {
