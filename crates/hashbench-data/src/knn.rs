@@ -86,7 +86,7 @@ fn k_best(
             (0..q.nrows())
                 .map(move |r| {
                     let skip = exclude.map(|e| e[start + r]);
-                    let mut all: Vec<(f64, u32)> = (0..n_db)
+                    let all: Vec<(f64, u32)> = (0..n_db)
                         .filter(|&i| Some(i) != skip)
                         .map(|i| {
                             let score = match measure {
@@ -98,20 +98,48 @@ fn k_best(
                             (score, i as u32)
                         })
                         .collect();
-                    let cmp =
-                        |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-                    if k < all.len() && k > 0 {
-                        all.select_nth_unstable_by(k - 1, cmp);
-                    }
-                    // copy out the k kept: truncating would keep the whole
-                    // database-sized allocation alive for every query
-                    let mut top = all[..k.min(all.len())].to_vec();
-                    top.sort_unstable_by(cmp);
-                    top
+                    smallest_k(all, k)
                 })
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// For each row of `scores` (queries × database), the `k` largest entries as
+/// (−score, index), largest first, ties by index: neighbours by a similarity
+/// computed elsewhere (the experiment's kernel).
+///
+/// # Panics
+/// If `k` exceeds the number of columns.
+#[track_caller]
+pub fn k_largest_scores(scores: MatRef<'_, f64>, k: usize) -> Vec<Vec<(f64, u32)>> {
+    assert!(
+        k <= scores.ncols(),
+        "k = {k} exceeds the {} database items",
+        scores.ncols()
+    );
+    (0..scores.nrows())
+        .into_par_iter()
+        .map(|r| {
+            let row = (0..scores.ncols())
+                .map(|i| (-scores[(r, i)], i as u32))
+                .collect();
+            smallest_k(row, k)
+        })
+        .collect()
+}
+
+/// The `k` smallest of `all`, ascending, ties by index.
+fn smallest_k(mut all: Vec<(f64, u32)>, k: usize) -> Vec<(f64, u32)> {
+    let cmp = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    if k < all.len() && k > 0 {
+        all.select_nth_unstable_by(k - 1, cmp);
+    }
+    // copy out the k kept: truncating would keep the whole database-sized
+    // allocation alive for every query
+    let mut top = all[..k.min(all.len())].to_vec();
+    top.sort_unstable_by(cmp);
+    top
 }
 
 #[cfg(test)]
@@ -149,5 +177,15 @@ mod tests {
         let got = k_nearest(db.subrows(2, 1), db.as_ref(), 2, Some(&[2]));
         let idx: Vec<u32> = got[0].iter().map(|p| p.1).collect();
         assert_eq!(idx, vec![1, 3]);
+    }
+
+    #[test]
+    fn largest_scores_first_ties_by_index() {
+        let s = Mat::from_fn(2, 5, |r, i| [[0.5, 2.0, 0.5, 1.0, 2.0], [0.0; 5]][r][i]);
+        let got = k_largest_scores(s.as_ref(), 3);
+        let idx = |r: usize| got[r].iter().map(|p| p.1).collect::<Vec<_>>();
+        assert_eq!(idx(0), vec![1, 4, 3]);
+        assert_eq!(idx(1), vec![0, 1, 2]);
+        assert_eq!(got[0][0].0, -2.0);
     }
 }

@@ -15,7 +15,7 @@ pub mod vecs;
 pub use error::{DataError, Result};
 pub use registry::{Dataset, DatasetEntry, PartEntry, Registry};
 pub use split::{Count, Split, SplitSpec};
-pub use truth::{Closeness, TruthRule, build_truth};
+pub use truth::{Closeness, KernelScores, TruthRule, build_truth};
 
 use std::fs::File;
 use std::io::{BufReader, Read};

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::knn::{k_largest_inner_products, k_nearest};
+use crate::knn::{k_largest_inner_products, k_largest_scores, k_nearest};
 use crate::registry::hex;
 use crate::{DataError, Dataset, Result, Split};
 
@@ -25,10 +25,14 @@ pub enum TruthRule {
     /// No ground truth: for experiments whose metrics compare against the
     /// kernel linear scan only (KLSH Fig. 6); every relevance list is empty.
     None,
-    /// The `k` nearest by Euclidean distance (SpaH: k = 25).
+    /// The `k` nearest by Euclidean distance (SpaH: k = 25), or the `k` of
+    /// largest kernel value (OKH Fig. 3: the top 300 by the SPM kernel).
     KNearest {
         /// Neighbours per query.
         k: usize,
+        /// What ranks the database (default: Euclidean distance).
+        #[serde(default)]
+        by: Closeness,
     },
     /// The top `percent` percent of the database by Euclidean distance
     /// (SPLH SIFT-1M: 2), or by inner product (OKH Fig. 4: 1).
@@ -61,6 +65,18 @@ pub enum Closeness {
     Euclidean,
     /// Large inner product.
     InnerProduct,
+    /// Large value of the experiment's kernel (its scale resolved on the
+    /// training items), supplied by the caller as [`KernelScores`].
+    Kernel,
+}
+
+/// Kernel values between the queries and the database, for the rules ranked
+/// by [`Closeness::Kernel`]; computed only when the cache misses.
+pub struct KernelScores<'a> {
+    /// Describes the kernel (it keys the cache).
+    pub key: String,
+    /// Computes the queries × database kernel matrix.
+    pub compute: &'a (dyn Fn() -> std::result::Result<Mat<f64>, String> + Sync),
 }
 
 fn fifty() -> usize {
@@ -78,7 +94,7 @@ impl TruthRule {
     /// A message naming the bad field.
     pub fn validate(&self) -> std::result::Result<(), String> {
         match self {
-            TruthRule::KNearest { k: 0 } => Err("ground_truth.k must be at least 1".into()),
+            TruthRule::KNearest { k: 0, .. } => Err("ground_truth.k must be at least 1".into()),
             TruthRule::TopPercent { percent, .. } if !(*percent > 0.0 && *percent <= 100.0) => Err(
                 format!("ground_truth.percent = {percent} must be in (0, 100]"),
             ),
@@ -94,19 +110,36 @@ impl TruthRule {
     pub fn needs_labels(&self) -> bool {
         matches!(self, TruthRule::SameLabel)
     }
+
+    /// Whether the rule ranks by the experiment's kernel.
+    pub fn needs_kernel(&self) -> bool {
+        matches!(
+            self,
+            TruthRule::KNearest {
+                by: Closeness::Kernel,
+                ..
+            } | TruthRule::TopPercent {
+                by: Closeness::Kernel,
+                ..
+            }
+        )
+    }
 }
 
 /// Builds the ground truth of `split` under `rule`, reading and writing the
-/// cache in `cache_dir` for the distance-based rules.
+/// cache in `cache_dir` for the distance-based rules; `kernel` supplies the
+/// kernel values of the rules ranked by the experiment's kernel.
 ///
 /// # Errors
-/// Missing labels, non-dense data, an impossible k, or cache I/O errors.
+/// Missing labels or kernel, non-dense data, an impossible k, or cache I/O
+/// errors.
 pub fn build_truth(
     rule: &TruthRule,
     data: &Dataset,
     split: &Split,
     seed: u64,
     cache_dir: Option<&Path>,
+    kernel: Option<&KernelScores<'_>>,
 ) -> Result<GroundTruth> {
     if let TruthRule::None = rule {
         return Ok(GroundTruth::Lists {
@@ -126,12 +159,33 @@ pub fn build_truth(
             db_labels: split.database.iter().map(|&i| labels[i]).collect(),
         });
     }
-    let cache =
-        cache_dir.map(|d| d.join(format!("truth-{}.bin", cache_key(rule, data, split, seed))));
+    let kernel_key = kernel.map_or("", |k| k.key.as_str());
+    let cache = cache_dir.map(|d| {
+        d.join(format!(
+            "truth-{}.bin",
+            cache_key(rule, kernel_key, data, split, seed)
+        ))
+    });
     if let Some(path) = &cache
         && path.exists()
     {
         return read_lists(path);
+    }
+    if rule.needs_kernel() {
+        let kernel = kernel.ok_or_else(|| {
+            DataError::Invalid(
+                "the ground truth ranks by the experiment's kernel, and the spec gives none".into(),
+            )
+        })?;
+        let scores = (kernel.compute)().map_err(DataError::Invalid)?;
+        let n_db = scores.ncols();
+        let k = match rule {
+            TruthRule::KNearest { k, .. } => *k,
+            TruthRule::TopPercent { percent, .. } => top_percent_count(*percent, n_db),
+            _ => unreachable!("only k-nearest and top-percent rank by kernel"),
+        };
+        let lists = sorted_ids(k_largest_scores(scores.as_ref(), check_k(k, n_db)?));
+        return finish(GroundTruth::Lists { n_db, lists }, cache.as_deref());
     }
     let x = data.x.as_dense().ok_or_else(|| {
         DataError::Invalid(format!(
@@ -145,18 +199,12 @@ pub fn build_truth(
     let n_db = db.nrows();
     let lists: Vec<Vec<u32>> = match rule {
         TruthRule::SameLabel | TruthRule::None => unreachable!("handled above"),
-        TruthRule::KNearest { k } => {
-            sorted_ids(k_nearest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, None))
+        TruthRule::KNearest { k, by } => {
+            sorted_ids(closest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, *by))
         }
         TruthRule::TopPercent { percent, by } => {
-            let k = check_k(
-                ((percent / 100.0) * n_db as f64).round().max(1.0) as usize,
-                n_db,
-            )?;
-            sorted_ids(match by {
-                Closeness::Euclidean => k_nearest(q.as_ref(), db.as_ref(), k, None),
-                Closeness::InnerProduct => k_largest_inner_products(q.as_ref(), db.as_ref(), k),
-            })
+            let k = check_k(top_percent_count(*percent, n_db), n_db)?;
+            sorted_ids(closest(q.as_ref(), db.as_ref(), k, *by))
         }
         TruthRule::MeanDistanceBall { neighbour, sample } => {
             check_k(*neighbour, n_db.saturating_sub(1))?;
@@ -183,11 +231,32 @@ pub fn build_truth(
                 .collect()
         }
     };
-    let truth = GroundTruth::Lists { n_db, lists };
-    if let Some(path) = &cache {
+    finish(GroundTruth::Lists { n_db, lists }, cache.as_deref())
+}
+
+/// Writes `truth` to the cache, when there is one, and returns it.
+fn finish(truth: GroundTruth, cache: Option<&Path>) -> Result<GroundTruth> {
+    if let Some(path) = cache {
         write_lists(path, &truth)?;
     }
     Ok(truth)
+}
+
+fn top_percent_count(percent: f64, n_db: usize) -> usize {
+    ((percent / 100.0) * n_db as f64).round().max(1.0) as usize
+}
+
+fn closest(
+    q: faer::MatRef<'_, f64>,
+    db: faer::MatRef<'_, f64>,
+    k: usize,
+    by: Closeness,
+) -> Vec<Vec<(f64, u32)>> {
+    match by {
+        Closeness::Euclidean => k_nearest(q, db, k, None),
+        Closeness::InnerProduct => k_largest_inner_products(q, db, k),
+        Closeness::Kernel => unreachable!("kernel rankings are built from KernelScores"),
+    }
 }
 
 fn check_k(k: usize, n_db: usize) -> Result<usize> {
@@ -209,11 +278,14 @@ fn sorted_ids(nn: Vec<Vec<(f64, u32)>>) -> Vec<Vec<u32>> {
         .collect()
 }
 
-fn cache_key(rule: &TruthRule, data: &Dataset, split: &Split, seed: u64) -> String {
+fn cache_key(rule: &TruthRule, kernel: &str, data: &Dataset, split: &Split, seed: u64) -> String {
     let mut h = Sha256::new();
     h.update(data.name.as_bytes());
     h.update(data.fingerprint.as_bytes());
     h.update(format!("{rule:?}/{seed}").as_bytes());
+    if !kernel.is_empty() {
+        h.update(kernel.as_bytes());
+    }
     for part in [&split.queries, &split.database] {
         h.update((part.len() as u64).to_le_bytes());
         for &i in part {
@@ -293,7 +365,18 @@ mod tests {
     #[test]
     fn k_nearest_and_top_percent_on_a_line() {
         let d = line_dataset(20);
-        let t = build_truth(&TruthRule::KNearest { k: 3 }, &d, &split(), 0, None).unwrap();
+        let t = build_truth(
+            &TruthRule::KNearest {
+                k: 3,
+                by: Closeness::Euclidean,
+            },
+            &d,
+            &split(),
+            0,
+            None,
+            None,
+        )
+        .unwrap();
         // database positions: items 1..9 at 0..8, items 11..19 at 9..17; for query
         // 10, items 9 and 11 are at distance 1, then 8 and 12 tie at 2 and the lower
         // database index (item 8, position 7) wins
@@ -311,6 +394,7 @@ mod tests {
                 &d,
                 &split(),
                 0,
+                None,
                 None,
             )
             .unwrap()
@@ -341,7 +425,7 @@ mod tests {
             neighbour: 1,
             sample: 100,
         };
-        let t = build_truth(&rule, &d, &split(), 0, None).unwrap();
+        let t = build_truth(&rule, &d, &split(), 0, None, None).unwrap();
         assert_eq!(
             t,
             GroundTruth::Lists {
@@ -354,15 +438,61 @@ mod tests {
     #[test]
     fn same_label_and_cache_round_trip() {
         let d = line_dataset(20);
-        let t = build_truth(&TruthRule::SameLabel, &d, &split(), 0, None).unwrap();
+        let t = build_truth(&TruthRule::SameLabel, &d, &split(), 0, None, None).unwrap();
         assert_eq!(t.n_db(), 18);
         let dir = tempfile::tempdir().unwrap();
-        let rule = TruthRule::KNearest { k: 4 };
-        let a = build_truth(&rule, &d, &split(), 0, Some(dir.path())).unwrap();
+        let rule = TruthRule::KNearest {
+            k: 4,
+            by: Closeness::Euclidean,
+        };
+        let a = build_truth(&rule, &d, &split(), 0, Some(dir.path()), None).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-        let b = build_truth(&rule, &d, &split(), 0, Some(dir.path())).unwrap();
+        let b = build_truth(&rule, &d, &split(), 0, Some(dir.path()), None).unwrap();
         assert_eq!(a, b);
-        let e = build_truth(&TruthRule::KNearest { k: 40 }, &d, &split(), 0, None).unwrap_err();
+        let e = build_truth(
+            &TruthRule::KNearest {
+                k: 40,
+                by: Closeness::Euclidean,
+            },
+            &d,
+            &split(),
+            0,
+            None,
+            None,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("40 neighbours"));
+    }
+
+    #[test]
+    fn kernel_ranked_truth_takes_the_largest_supplied_values() {
+        let d = line_dataset(20);
+        let s = split();
+        // a "kernel" that prefers far items, k(q, x) = |q - x|
+        let compute = || {
+            Ok(Mat::from_fn(2, 18, |r, i| {
+                (s.queries[r] as f64 - s.database[i] as f64).abs()
+            }))
+        };
+        let scores = KernelScores {
+            key: "far".into(),
+            compute: &compute,
+        };
+        let rule = TruthRule::KNearest {
+            k: 2,
+            by: Closeness::Kernel,
+        };
+        let t = build_truth(&rule, &d, &s, 0, None, Some(&scores)).unwrap();
+        // query 0: items 19 and 18 (positions 17, 16); query 10: items 1 and
+        // 19 tie at 9 (positions 0 and 17)
+        assert_eq!(
+            t,
+            GroundTruth::Lists {
+                n_db: 18,
+                lists: vec![vec![16, 17], vec![0, 17]]
+            }
+        );
+        let e = build_truth(&rule, &d, &s, 0, None, None).unwrap_err();
+        assert!(e.to_string().contains("kernel"), "{e}");
     }
 }

@@ -7,7 +7,7 @@ pub use landmarks::{Landmarks, kmeans, landmarks};
 pub use solve::{GRank, Solution, SolveError, laplacian_term, mean_and_covariance, solve};
 
 use faer::Mat;
-use hashbench_core::linalg::product;
+use hashbench_core::linalg::{product, top_eigenpairs};
 use hashbench_core::method::{BitLimit, Requirements, Supervision, check_n_bits};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -26,6 +26,10 @@ pub enum Similarity {
     Labels,
     /// W = XXᵀ, the inner products of the (dense) features (Sec. 4.5).
     Features,
+    /// W = K_NP K_PP⁺ K_PN: the Nyström approximation of the kernel matrix
+    /// with the P landmarks as its L samples (Sec. 3.2, R = K_NP, Q = K_PP⁺;
+    /// the notes' A2 variant for NCI1).
+    KernelNystrom,
 }
 
 /// OKH hyperparameters.
@@ -113,6 +117,33 @@ fn label_similarity(k: &Mat<f64>, labels: &[u32]) -> (Vec<f64>, Mat<f64>) {
     (d, kr)
 }
 
+/// The degrees d and K R′ of the Nyström similarity W = Kᵀ K_PP⁺ K, factored
+/// as R′R′ᵀ with R′ = Kᵀ V Λ^{-1/2} over the eigenpairs (V, Λ) of K_PP above
+/// `tolerance` times the largest (the pseudo-inverse of Sec. 3.2).
+fn nystrom_similarity(
+    k: &Mat<f64>,
+    kpp: &Mat<f64>,
+    tolerance: f64,
+) -> Result<(Vec<f64>, Mat<f64>), FitError> {
+    let p = kpp.nrows();
+    let (values, vectors) = top_eigenpairs(kpp.as_ref(), p)?;
+    let floor = tolerance * values.first().copied().unwrap_or(0.0).max(0.0);
+    let kept = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
+    let f = Mat::from_fn(p, kept, |i, r| vectors[(i, r)] / values[r].sqrt());
+    // R′ᵀ1 = Fᵀ K 1
+    let row_sums: Vec<f64> = (0..p)
+        .map(|i| (0..k.ncols()).map(|j| k[(i, j)]).sum())
+        .collect();
+    let rt1: Vec<f64> = (0..kept)
+        .map(|r| (0..p).map(|i| f[(i, r)] * row_sums[i]).sum())
+        .collect();
+    let r = product(k.transpose(), f.as_ref());
+    let d = (0..r.nrows())
+        .map(|j| (0..kept).map(|c| r[(j, c)] * rt1[c]).sum())
+        .collect();
+    Ok((d, product(k.as_ref(), r.as_ref())))
+}
+
 /// The degrees d = X(Xᵀ1) and K X of the feature similarity W = XXᵀ.
 fn feature_similarity(k: &Mat<f64>, x: faer::MatRef<'_, f64>) -> (Vec<f64>, Mat<f64>) {
     let column_sums: Vec<f64> = (0..x.ncols())
@@ -174,7 +205,7 @@ impl HashMethod for OkhParams {
     fn supervision(&self) -> Supervision {
         match self.similarity {
             Similarity::Labels => Supervision::AllTraining,
-            Similarity::Features => Supervision::None,
+            Similarity::Features | Similarity::KernelNystrom => Supervision::None,
         }
     }
 
@@ -213,7 +244,7 @@ impl HashMethod for OkhParams {
                 }
                 Some(l)
             }
-            Similarity::Features => None,
+            Similarity::Features | Similarity::KernelNystrom => None,
         };
         let kernel = self
             .kernel
@@ -227,9 +258,12 @@ impl HashMethod for OkhParams {
         };
         // K_PN: landmarks x training items
         let k = block(&marks, train.x)?;
-        let (d, kr) = match &labels {
-            Some(l) => label_similarity(&k, l),
-            None => {
+        let (d, kr) = match (&labels, self.similarity) {
+            (Some(l), _) => label_similarity(&k, l),
+            (None, Similarity::KernelNystrom) => {
+                nystrom_similarity(&k, &block(&marks, &marks)?, self.rank_tolerance)?
+            }
+            (None, _) => {
                 let x = train.x.as_dense().ok_or(FitError::UnsupportedData {
                     method: "okh",
                     needs: "dense vector data for the feature similarity",

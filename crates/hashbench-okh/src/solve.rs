@@ -59,10 +59,6 @@ pub struct Solution {
     pub kept: usize,
 }
 
-/// Solves min tr(Aᵀ C A) s.t. Aᵀ G A = I for `bits` columns: G = TΛTᵀ
-/// restricted to the eigenpairs `rank` keeps, C̃ = Λ^{-1/2}TᵀCTΛ^{-1/2}, Ã its
-/// eigenvectors of the `bits` smallest eigenvalues, A = TΛ^{-1/2}Ã.
-///
 /// Why [`solve`] gave no solution.
 #[derive(Debug)]
 pub enum SolveError {
@@ -73,6 +69,10 @@ pub enum SolveError {
     Linalg(LinalgError),
 }
 
+/// Solves min tr(Aᵀ C A) s.t. Aᵀ G A = I for `bits` columns: G = TΛTᵀ
+/// restricted to the eigenpairs `rank` keeps, C̃ = Λ^{-1/2}TᵀCTΛ^{-1/2}, Ã its
+/// eigenvectors of the `bits` smallest eigenvalues, A = TΛ^{-1/2}Ã.
+///
 /// # Errors
 /// An eigensolver failure, or G keeping fewer than `bits` eigenpairs.
 pub fn solve(

@@ -39,6 +39,25 @@ fn low_rank_similarities_give_the_explicit_c() {
 }
 
 #[test]
+fn nystrom_similarity_through_spanning_landmarks_is_the_inner_product() {
+    // linear kernel, landmarks Z (6 x 3, rank 3, more landmarks than
+    // dimensions so K_PP is singular): Kᵀ K_PP⁺ K = X Zᵀ(ZZᵀ)⁺Z Xᵀ = X Xᵀ
+    let z = Mat::from_fn(6, 3, |i, j| ((i * 5 + j * 3 + i * j) % 7) as f64 - 3.0);
+    let x = Mat::from_fn(25, 3, |i, j| ((i * 7 + j * 2) % 9) as f64 - 4.0);
+    let k = product(z.as_ref(), x.transpose());
+    let kpp = product(z.as_ref(), z.transpose());
+    let (d, kr) = nystrom_similarity(&k, &kpp, 1e-10).unwrap();
+    let fast = laplacian_term(k.as_ref(), &d, kr.as_ref());
+    let w = product(x.as_ref(), x.transpose());
+    let want = explicit_c(&k, &w);
+    assert!(
+        (&fast - &want).norm_max() < 1e-7 * want.norm_max(),
+        "{}",
+        (&fast - &want).norm_max()
+    );
+}
+
+#[test]
 fn the_solution_is_feasible_optimal_and_meets_the_eigen_equation() {
     let (k, labels) = block(8, 60, 2);
     let (d, kr) = label_similarity(&k, &labels);

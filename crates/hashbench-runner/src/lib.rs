@@ -258,13 +258,34 @@ fn truth_of(
     split: &Split,
     index: usize,
 ) -> Result<GroundTruth> {
-    Ok(build_truth(
+    let compute = || -> std::result::Result<faer::Mat<f64>, String> {
+        let spec = plan
+            .kernel
+            .as_ref()
+            .ok_or("the ground truth ranks by the experiment's kernel, and the spec gives none")?;
+        let kernel = spec
+            .resolve(&data.x.select(&split.training))
+            .map_err(|e| e.to_string())?;
+        kernel
+            .block(
+                &data.x.select(&split.queries),
+                &data.x.select(&split.database),
+            )
+            .map_err(|e| e.to_string())
+    };
+    let scores = hashbench_data::KernelScores {
+        key: format!("{:?}", plan.kernel),
+        compute: &compute,
+    };
+    build_truth(
         &plan.ground_truth,
         data,
         split,
         plan.truth_seed(index),
         Some(&ws.results.join("cache")),
-    )?)
+        plan.ground_truth.needs_kernel().then_some(&scores),
+    )
+    .with_context(|| format!("{}: ground truth", plan.spec_path.display()))
 }
 
 fn progress_bar(plan: &Plan, show: bool) -> ProgressBar {

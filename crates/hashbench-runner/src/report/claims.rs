@@ -132,6 +132,41 @@ pub fn check_claims(
                         }
                     }
                 }
+                ClaimSpec::AboveOnCurve {
+                    method,
+                    references,
+                    curve,
+                    bits,
+                    factor,
+                    fraction,
+                    ..
+                } => {
+                    let mut verdicts = Vec::new();
+                    for &b in bits {
+                        let means = curve_means(curves, curve, b);
+                        for reference in references {
+                            let (v, e) = match (
+                                means.get(method.as_str()),
+                                means.get(reference.as_str()),
+                            ) {
+                                (Some(mine), Some(theirs)) => {
+                                    above_at_equal_x(mine, theirs, *factor, *fraction, reference)
+                                }
+                                _ => (
+                                    "not checked",
+                                    format!("no `{curve}` curves of `{method}` and `{reference}`"),
+                                ),
+                            };
+                            verdicts.push((v, format!("{b} bits: {e}")));
+                        }
+                    }
+                    let verdict = ["fails", "not checked"]
+                        .into_iter()
+                        .find(|v| verdicts.iter().any(|(w, _)| w == v))
+                        .unwrap_or("holds");
+                    let evidence: Vec<String> = verdicts.into_iter().map(|(_, e)| e).collect();
+                    (verdict, evidence.join("; "))
+                }
                 ClaimSpec::Dominates {
                     method,
                     metric,
@@ -271,6 +306,67 @@ pub fn check_claims(
         .collect()
 }
 
+/// The verdict of [`ClaimSpec::AboveOnCurve`]: the share of `mine`'s points
+/// inside `theirs`'s x range where y ≥ `factor` times `theirs` interpolated
+/// linearly at the same x (at an x `theirs` holds several times, its largest y).
+fn above_at_equal_x(
+    mine: &[(f64, f64)],
+    theirs: &[(f64, f64)],
+    factor: f64,
+    fraction: f64,
+    reference: &str,
+) -> (&'static str, String) {
+    let mut reference_points: Vec<(f64, f64)> = theirs
+        .iter()
+        .copied()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .collect();
+    reference_points.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    reference_points.dedup_by(|later, kept| later.0 == kept.0);
+    let at = |x: f64| -> Option<f64> {
+        let right = reference_points.partition_point(|p| p.0 < x);
+        let (x1, y1) = *reference_points.get(right)?;
+        if x1 == x {
+            return Some(y1);
+        }
+        let (x0, y0) = *reference_points.get(right.checked_sub(1)?)?;
+        Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
+    };
+    let compared: Vec<(f64, f64, f64)> = mine
+        .iter()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .filter_map(|&(x, y)| Some((x, y, at(x)?)))
+        .collect();
+    if compared.is_empty() {
+        return (
+            "not checked",
+            format!("no point inside the x range of `{reference}`"),
+        );
+    }
+    let wins = compared.iter().filter(|(_, y, r)| *y >= factor * r).count();
+    let share = wins as f64 / compared.len() as f64;
+    let ratios: Vec<f64> = compared
+        .iter()
+        .filter(|(_, _, r)| *r > 0.0)
+        .map(|(_, y, r)| y / r)
+        .collect();
+    let median = if ratios.is_empty() {
+        f64::NAN
+    } else {
+        let mut sorted = ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    (
+        if share >= fraction { "holds" } else { "fails" },
+        format!(
+            "at least {factor}x `{reference}` at {wins} of {} points of equal x (needs {:.0}%); median ratio {median:.2}x",
+            compared.len(),
+            fraction * 100.0
+        ),
+    )
+}
+
 /// (x, mean of `method`, mean of `reference`) for every x of the run from
 /// `from` on where both are present.
 fn paired_means(
@@ -316,5 +412,29 @@ fn paired_verdict(
             "fails",
             format!("{fails_text} at {axis} {failing:?}: {}", shown.join("; ")),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn above_at_equal_x_interpolates_the_reference() {
+        // reference: y = 1 at x = 0 rising to 3 at x = 2, with a duplicate x
+        // whose larger y counts; outside [0, 2] nothing is compared
+        let theirs = [(0.0, 1.0), (2.0, 3.0), (2.0, 2.0)];
+        let mine = [(1.0, 4.0), (2.0, 5.0), (0.5, 2.0), (3.0, 100.0)];
+        // at x = 1 the reference is 2 (4 >= 2x2), at x = 2 it is 3 (5 < 6),
+        // at x = 0.5 it is 1.5 (2 < 3)
+        let (v, e) = above_at_equal_x(&mine, &theirs, 2.0, 1.0 / 3.0, "R");
+        assert_eq!(v, "holds", "{e}");
+        assert!(e.contains("1 of 3 points"), "{e}");
+        let (v, _) = above_at_equal_x(&mine, &theirs, 2.0, 0.5, "R");
+        assert_eq!(v, "fails");
+        let (v, _) = above_at_equal_x(&mine, &theirs, 1.0, 1.0, "R");
+        assert_eq!(v, "holds");
+        let (v, _) = above_at_equal_x(&[(5.0, 1.0)], &theirs, 1.0, 1.0, "R");
+        assert_eq!(v, "not checked");
     }
 }

@@ -80,6 +80,29 @@ pub enum ClaimSpec {
         /// Largest allowed absolute difference.
         within: f64,
     },
+    /// On `curve` at each of `bits`, `method`'s mean is at least `factor`
+    /// times each reference's at equal x (the reference interpolated linearly
+    /// between its points), at no fewer than `fraction` of `method`'s points
+    /// inside the reference's x range ("precision several times SH's at equal
+    /// recall").
+    AboveOnCurve {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The methods it is compared with.
+        references: Vec<String>,
+        /// Curve name.
+        curve: String,
+        /// Code lengths.
+        bits: Vec<usize>,
+        /// Required ratio (1 = above).
+        #[serde(default = "one_f64")]
+        factor: f64,
+        /// Required share of points, in (0, 1].
+        #[serde(default = "one_f64")]
+        fraction: f64,
+    },
     /// On `curve` at `bits`, `method`'s gap to its own `reference` curve at the
     /// smallest x is at most `within` and no larger than at the largest x
     /// ("approaches the linear scan as ε falls").
@@ -135,6 +158,7 @@ impl ClaimSpec {
             | ClaimSpec::Close { text, .. }
             | ClaimSpec::Above { text, .. }
             | ClaimSpec::Approaches { text, .. }
+            | ClaimSpec::AboveOnCurve { text, .. }
             | ClaimSpec::BestOnCurve { text, .. } => text,
         }
     }
@@ -158,6 +182,14 @@ impl ClaimSpec {
                 metric,
                 ..
             } => (vec![method, reference], Some(metric)),
+            ClaimSpec::AboveOnCurve {
+                method, references, ..
+            } => (
+                std::iter::once(method.as_str())
+                    .chain(references.iter().map(String::as_str))
+                    .collect(),
+                None,
+            ),
             ClaimSpec::BestOnCurve { method, .. } | ClaimSpec::Approaches { method, .. } => {
                 (vec![method], None)
             }
@@ -167,7 +199,9 @@ impl ClaimSpec {
     /// The curves a curve claim reads.
     pub(crate) fn curves(&self) -> Vec<&str> {
         match self {
-            ClaimSpec::BestOnCurve { curve, .. } => vec![curve],
+            ClaimSpec::BestOnCurve { curve, .. } | ClaimSpec::AboveOnCurve { curve, .. } => {
+                vec![curve]
+            }
             ClaimSpec::Approaches {
                 curve, reference, ..
             } => vec![curve, reference],
@@ -186,6 +220,7 @@ impl ClaimSpec {
             ClaimSpec::BestOnCurve { bits, .. } | ClaimSpec::Approaches { bits, .. } => {
                 vec![*bits]
             }
+            ClaimSpec::AboveOnCurve { bits, .. } => bits.clone(),
             ClaimSpec::Dominates { .. } | ClaimSpec::Above { .. } => Vec::new(),
         }
     }

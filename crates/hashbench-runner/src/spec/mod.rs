@@ -296,6 +296,11 @@ impl Spec {
         if let Some(k) = &raw.kernel {
             k.validate().map_err(|e| anyhow!("{file}: kernel: {e}"))?;
         }
+        if ground_truth.needs_kernel() && raw.kernel.is_none() {
+            bail!(
+                "{file}: ground_truth ranks by the experiment's kernel (by = \"kernel\"); give the spec a top-level `kernel`"
+            );
+        }
         for m in &raw.metrics {
             m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
             if m.needs_kernel() && raw.kernel.is_none() {
@@ -556,6 +561,16 @@ trials = 1
         let e = plan_err(&bad_reported, "paper");
         assert!(
             e.contains("spec.toml:") && e.contains("metric `mAP`"),
+            "{e}"
+        );
+
+        let kernel_truth = GOOD.replace(
+            "rule = \"same-label\"",
+            "rule = \"k-nearest\", k = 3, by = \"kernel\"",
+        );
+        let e = plan_err(&kernel_truth, "paper");
+        assert!(
+            e.contains("by = \"kernel\"") && e.contains("top-level `kernel`"),
             "{e}"
         );
 
