@@ -119,6 +119,9 @@ pub enum FitError {
     /// A kernel could not be resolved or evaluated on the training data.
     #[error("kernel: {0}")]
     Kernel(String),
+    /// An optimisation solver (a QP of LAMP) failed.
+    #[error("solver: {0}")]
+    Solver(String),
     /// A training value is NaN or infinite.
     #[error("training value at row {row}, column {col} is not finite")]
     NonFinite {

@@ -73,6 +73,9 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// What the method needs (see [`Requirements`]).
     const REQUIREMENTS: Requirements;
 
+    /// The names its models' [`FitLog`]s use (none unless it reports any).
+    const FIT_LOG: FitLogNames = FitLogNames::NONE;
+
     /// Whether the method can read `data` (checked before any trial runs).
     /// Vector methods read dense vectors; kernel methods override this with
     /// what their kernel reads.
@@ -119,10 +122,52 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     ) -> Result<Self::Model, FitError>;
 }
 
+/// What a fit reports about itself besides its codes (LAMP: iterations per
+/// bit, the decorrelation weight it chose). The runner stores it with the
+/// codes and reports it beside the metrics.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FitLog {
+    /// Deterministic facts of the fit (counts, chosen parameters), reported
+    /// as scalar metrics.
+    pub facts: Vec<(String, f64)>,
+    /// Deterministic facts per bit, reported as curves over the bit index
+    /// (1-based).
+    pub per_bit: Vec<(String, Vec<f64>)>,
+    /// Wall-clock seconds of parts of the fit, reported with the timings
+    /// (they vary between runs).
+    pub seconds: Vec<(String, f64)>,
+}
+
+/// The names a method's [`FitLog`] entries take, declared beside its
+/// parameters so specs can name them in figures and claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FitLogNames {
+    /// Names of [`FitLog::facts`].
+    pub facts: &'static [&'static str],
+    /// Names of [`FitLog::per_bit`].
+    pub per_bit: &'static [&'static str],
+    /// Names of [`FitLog::seconds`].
+    pub seconds: &'static [&'static str],
+}
+
+impl FitLogNames {
+    /// A method that reports nothing.
+    pub const NONE: FitLogNames = FitLogNames {
+        facts: &[],
+        per_bit: &[],
+        seconds: &[],
+    };
+}
+
 /// A fitted hash function. Object-safe, so the runner can hold `Box<dyn HashModel>`.
 pub trait HashModel: Send + Sync {
     /// Code length.
     fn n_bits(&self) -> usize;
+
+    /// What the fit reports about itself (empty for most methods).
+    fn fit_log(&self) -> FitLog {
+        FitLog::default()
+    }
 
     /// Per-bit weights of a weighted Hamming distance Σₖ wₖ [bits differ], for
     /// methods that learn one (BSSC); `None` means plain Hamming distance.

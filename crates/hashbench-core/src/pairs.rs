@@ -1,8 +1,13 @@
-//! Pairwise label matrices of the semi-supervised methods (SPLH eq. 3): for the
-//! labelled training items, S_ij = 1 for a neighbour pair (same label), -1 for a
-//! non-neighbour pair, and 0 on the diagonal (an item is not a pair with itself).
+//! Pairwise side information. Label matrices of the semi-supervised methods
+//! (SPLH eq. 3): for the labelled training items, S_ij = 1 for a neighbour pair
+//! (same label), -1 for a non-neighbour pair, and 0 on the diagonal (an item is
+//! not a pair with itself). And "similar" pair constraints drawn for anchor
+//! items (LAMP Sec. 5): random same-label partners, or nearest neighbours by
+//! linear scan.
 
 use faer::{Mat, MatRef};
+use rand::seq::index::sample;
+use rand_chacha::ChaCha8Rng;
 
 use crate::linalg::product;
 
@@ -61,9 +66,153 @@ pub fn adjusted_covariance(
     })
 }
 
+/// Similar pairs drawn for a set of anchors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartnerDraw {
+    /// Ordered pairs (anchor, partner), anchor by anchor, in item indices.
+    pub pairs: Vec<(usize, usize)>,
+    /// Partners asked for but not available (an anchor whose class has fewer
+    /// than c other members in the pool).
+    pub shortfall: usize,
+}
+
+/// `c` partners per anchor, drawn uniformly without replacement among the
+/// `pool` items that share the anchor's label (the anchor itself excluded).
+/// `labels[i]` is item i's label. Pairs (i, j) and (j, i) are both kept when
+/// both are drawn, so there are c pairs per anchor (LAMP: "two similar
+/// constraints randomly generated for each data, resulting in 4K").
+///
+/// # Panics
+/// If an index lies outside `labels`.
+pub fn same_label_partners(
+    anchors: &[usize],
+    pool: &[usize],
+    labels: &[u32],
+    c: usize,
+    rng: &mut ChaCha8Rng,
+) -> PartnerDraw {
+    let mut by_label: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+    for &j in pool {
+        by_label.entry(labels[j]).or_default().push(j);
+    }
+    let mut draw = PartnerDraw {
+        pairs: Vec::with_capacity(anchors.len() * c),
+        shortfall: 0,
+    };
+    for &i in anchors {
+        let candidates: Vec<usize> = by_label
+            .get(&labels[i])
+            .map(|v| v.iter().copied().filter(|&j| j != i).collect())
+            .unwrap_or_default();
+        let take = c.min(candidates.len());
+        draw.shortfall += c - take;
+        draw.pairs.extend(
+            sample(rng, candidates.len(), take)
+                .into_iter()
+                .map(|k| (i, candidates[k])),
+        );
+    }
+    draw
+}
+
+/// The `c` nearest `pool` items of each anchor in Euclidean distance, by exact
+/// linear scan over the rows of `x` (the anchor excluded; equal distances
+/// broken by item index).
+///
+/// # Panics
+/// If an index lies outside `x`.
+pub fn nearest_partners(
+    x: MatRef<'_, f64>,
+    anchors: &[usize],
+    pool: &[usize],
+    c: usize,
+) -> PartnerDraw {
+    let a = Mat::from_fn(anchors.len(), x.ncols(), |r, k| x[(anchors[r], k)]);
+    let b = Mat::from_fn(pool.len(), x.ncols(), |r, k| x[(pool[r], k)]);
+    let inner = product(a.as_ref(), b.transpose());
+    let norm = |m: &Mat<f64>, r: usize| (0..m.ncols()).map(|k| m[(r, k)] * m[(r, k)]).sum::<f64>();
+    let pool_norms: Vec<f64> = (0..pool.len()).map(|r| norm(&b, r)).collect();
+    let mut draw = PartnerDraw {
+        pairs: Vec::with_capacity(anchors.len() * c),
+        shortfall: 0,
+    };
+    let mut order: Vec<(f64, usize)> = Vec::with_capacity(pool.len());
+    for (r, &i) in anchors.iter().enumerate() {
+        let own = norm(&a, r);
+        order.clear();
+        order.extend(
+            pool.iter()
+                .enumerate()
+                .filter(|&(_, &j)| j != i)
+                .map(|(s, &j)| ((own + pool_norms[s] - 2.0 * inner[(r, s)]).max(0.0), j)),
+        );
+        let cmp = |u: &(f64, usize), v: &(f64, usize)| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1));
+        let take = c.min(order.len());
+        draw.shortfall += c - take;
+        if take > 0 && take < order.len() {
+            order.select_nth_unstable_by(take - 1, cmp);
+        }
+        order.truncate(take);
+        order.sort_unstable_by(cmp);
+        draw.pairs.extend(order.iter().map(|&(_, j)| (i, j)));
+    }
+    draw
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn same_label_partners_share_the_label_and_count_the_shortfall() {
+        // labels: class 0 = {0, 2, 4}, class 1 = {1, 3}, class 2 = {5}
+        let labels = [0, 1, 0, 1, 0, 2];
+        let pool: Vec<usize> = (0..6).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let draw = same_label_partners(&[0, 1, 5], &pool, &labels, 2, &mut rng);
+        // anchor 0 gets {2, 4}; anchor 1 gets only 3 (one short); anchor 5 none (two short)
+        assert_eq!(draw.shortfall, 3);
+        let mut of0: Vec<usize> = draw
+            .pairs
+            .iter()
+            .filter(|p| p.0 == 0)
+            .map(|p| p.1)
+            .collect();
+        of0.sort_unstable();
+        assert_eq!(of0, vec![2, 4]);
+        assert_eq!(
+            draw.pairs.iter().filter(|p| p.0 == 1).collect::<Vec<_>>(),
+            vec![&(1, 3)]
+        );
+        assert_eq!(draw.pairs.len(), 3);
+        // the same seed gives the same pairs
+        let again = same_label_partners(
+            &[0, 1, 5],
+            &pool,
+            &labels,
+            2,
+            &mut ChaCha8Rng::seed_from_u64(3),
+        );
+        assert_eq!(draw, again);
+    }
+
+    #[test]
+    fn nearest_partners_agree_with_brute_force() {
+        // points on a line: 0, 1, 3, 4, 10 (item index = position in the list)
+        let x = faer::mat![[0.0], [1.0], [3.0], [4.0], [10.0], [2.0]];
+        let pool = [0, 1, 2, 3, 4];
+        // anchor 5 (at 2) is not in the pool: neighbours 1 and 2 (distance 1) then 0 and 3 (2)
+        let draw = nearest_partners(x.as_ref(), &[5, 0], &pool, 3);
+        assert_eq!(
+            draw.pairs,
+            vec![(5, 1), (5, 2), (5, 0), (0, 1), (0, 2), (0, 3)]
+        );
+        assert_eq!(draw.shortfall, 0);
+        let all = nearest_partners(x.as_ref(), &[4], &pool, 9);
+        assert_eq!(all.shortfall, 5);
+        assert_eq!(all.pairs, vec![(4, 3), (4, 2), (4, 1), (4, 0)]);
+    }
 
     #[test]
     fn label_matrix_hand_case() {

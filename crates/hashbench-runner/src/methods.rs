@@ -6,10 +6,11 @@
 //! the conformance tests all read this one table.
 
 use hashbench_bssc::BsscParams;
-use hashbench_core::method::{Requirements, Supervision};
+use hashbench_core::method::{FitLogNames, Requirements, Supervision};
 use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_itq::ItqParams;
 use hashbench_klsh::KlshParams;
+use hashbench_lamp::LampParams;
 use hashbench_lsh::LshParams;
 use hashbench_okh::OkhParams;
 use hashbench_pcah::PcahParams;
@@ -31,6 +32,8 @@ pub struct Registration {
     pub requirements: Requirements,
     /// Colour slot in figures (methods shown together get far-apart colours).
     pub palette_slot: usize,
+    /// The names of what its fits report besides codes.
+    pub fit_log: FitLogNames,
     /// Extra TOML parameters that let it fit the conformance suite's fixtures
     /// of a few items (empty when the defaults do).
     pub fixture: &'static str,
@@ -52,6 +55,7 @@ macro_rules! register_methods {
                 label: <$params as HashMethod>::LABEL,
                 requirements: <$params as HashMethod>::REQUIREMENTS,
                 palette_slot: $slot,
+                fit_log: <$params as HashMethod>::FIT_LOG,
                 fixture: $fixture,
             },)+
         ];
@@ -140,6 +144,8 @@ register_methods! {
     Itq(ItqParams) = "itq", slot 11, fixture "";
     /// Optimized kernel hashing.
     Okh(OkhParams) = "okh", slot 8, fixture "p = 20\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
+    /// Max-margin kernel hashing by CCCP and cutting planes.
+    Lamp(LampParams) = "lamp", slot 9, fixture "p = 5\nworking_set = 20\nconstraints = { same-label = 1 }\ndecorrelation = { fixed = 80 }\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
 }
 
 /// The registration of the method a spec calls `name`.

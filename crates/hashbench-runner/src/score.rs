@@ -172,6 +172,7 @@ fn read_pair(pair: &Pair, sizes: (usize, usize)) -> Result<FittedCodes> {
             fit_seconds: f64::NAN,
             encode_seconds: f64::NAN,
             bit_weights: None,
+            log: hashbench_core::method::FitLog::default(),
         },
     };
     if let Some(w) = &fit.bit_weights

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashbench_core::BitCodes;
+use hashbench_core::method::FitLog;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::de::DeserializeOwned;
@@ -120,6 +121,9 @@ pub struct FitRecord {
     pub encode_seconds: f64,
     /// Per-bit weights of a weighted Hamming ranking (BSSC), if any.
     pub bit_weights: Option<Vec<f64>>,
+    /// What the fit reported about itself.
+    #[serde(default)]
+    pub log: FitLog,
 }
 
 impl Fingerprinted for FitRecord {
@@ -200,6 +204,7 @@ mod tests {
                 fit_seconds: 0.5,
                 encode_seconds: 0.25,
                 bit_weights: Some(vec![1.5; 70]),
+                log: FitLog::default(),
             },
         };
         save_codes(&stem, &codes).unwrap();

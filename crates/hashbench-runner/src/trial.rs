@@ -30,7 +30,9 @@ use crate::tables::{CurveRow, MetricRow, ResultTables};
 /// A stored curve: name and (x, y) points, y null where undefined.
 type StoredCurve = (String, Vec<(f64, Option<f64>)>);
 
-/// A stored evaluation of one trial. Undefined values (NaN) are stored as null.
+/// A stored evaluation of one trial: the metrics, then the facts of the fit's
+/// log as further scalars and its per-bit entries as curves over the bit
+/// index. Undefined values (NaN) are stored as null.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrialRecord {
     fingerprint: String,
@@ -43,6 +45,9 @@ pub struct TrialRecord {
     curves: Vec<StoredCurve>,
     fit_seconds: f64,
     encode_seconds: f64,
+    /// Seconds of parts of the fit the method reported (its fit log).
+    #[serde(default)]
+    fit_log_seconds: Vec<(String, f64)>,
 }
 
 impl Fingerprinted for TrialRecord {
@@ -278,6 +283,7 @@ impl<'a> TrialContext<'a> {
                 fit_seconds,
                 encode_seconds: t1.elapsed().as_secs_f64(),
                 bit_weights: model.bit_weights(),
+                log: model.fit_log(),
             },
         };
         store::save_codes(&stem, &codes)?;
@@ -336,6 +342,7 @@ impl<'a> TrialContext<'a> {
             scores: &columns,
             seed: derive_seed(id.seed, &["search"]),
         });
+        let log = &codes.fit.log;
         let values = evaluate(
             &self.plan.metrics,
             &EvalInputs {
@@ -357,6 +364,7 @@ impl<'a> TrialContext<'a> {
             scalars: values
                 .scalars
                 .into_iter()
+                .chain(log.facts.iter().cloned())
                 .map(|(n, v)| (n, opt(v)))
                 .collect(),
             curves: values
@@ -365,9 +373,18 @@ impl<'a> TrialContext<'a> {
                 .map(|Curve { name, points }| {
                     (name, points.into_iter().map(|(x, y)| (x, opt(y))).collect())
                 })
+                .chain(log.per_bit.iter().map(|(name, values)| {
+                    let points = values
+                        .iter()
+                        .enumerate()
+                        .map(|(m, &v)| ((m + 1) as f64, opt(v)))
+                        .collect();
+                    (name.clone(), points)
+                }))
                 .collect(),
             fit_seconds: codes.fit.fit_seconds,
             encode_seconds: codes.fit.encode_seconds,
+            fit_log_seconds: log.seconds.clone(),
         })
     }
 
@@ -416,6 +433,8 @@ pub fn tables(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTabl
         if r.fit_seconds.is_finite() {
             t.timings.push(row("fit-seconds", r.fit_seconds));
             t.timings.push(row("encode-seconds", r.encode_seconds));
+            t.timings
+                .extend(r.fit_log_seconds.iter().map(|(n, v)| row(n, *v)));
         }
         for (curve, points) in &r.curves {
             t.curves.extend(points.iter().map(|&(x, y)| CurveRow {

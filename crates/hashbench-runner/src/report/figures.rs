@@ -11,7 +11,7 @@ use crate::spec::{FigureSpec, Plan};
 use crate::tables::ResultTables;
 
 fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) -> Figure {
-    let timing = crate::spec::TIMING_METRICS.contains(&metric);
+    let timing = t.timings.iter().any(|r| r.metric == metric);
     let stats = aggregate(if timing { &t.timings } else { &t.metrics });
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
     let series = row_labels(plan, t)

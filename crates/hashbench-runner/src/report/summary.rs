@@ -98,14 +98,12 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             metrics.push(r.metric.clone());
         }
     }
-    let timing_names: Vec<String> = if t.timings.is_empty() {
-        Vec::new()
-    } else {
-        crate::spec::TIMING_METRICS
-            .iter()
-            .map(|m| m.to_string())
-            .collect()
-    };
+    let mut timing_names: Vec<String> = Vec::new();
+    for r in &t.timings {
+        if !timing_names.contains(&r.metric) {
+            timing_names.push(r.metric.clone());
+        }
+    }
     let axis = plan.axis();
     let rows = row_labels(plan, t);
     for (title, names, stats) in [

@@ -328,6 +328,7 @@ impl Spec {
         } else {
             self.methods()?
         };
+        let fit_logs = || methods.iter().map(|m| m.spec.registration().fit_log);
         let names = validate::Names {
             labels: match &normality {
                 Some(_) => NormalitySpec::SERIES
@@ -346,9 +347,19 @@ impl Spec {
                     .iter()
                     .flat_map(|m| m.scalar_names())
                     .chain(TIMING_METRICS.iter().map(|s| s.to_string()))
+                    .chain(
+                        fit_logs()
+                            .flat_map(|l| l.facts.iter().chain(l.seconds))
+                            .map(|s| s.to_string()),
+                    )
                     .collect(),
             },
-            curves: raw.metrics.iter().flat_map(|m| m.curve_names()).collect(),
+            curves: raw
+                .metrics
+                .iter()
+                .flat_map(|m| m.curve_names())
+                .chain(fit_logs().flat_map(|l| l.per_bit.iter().map(|s| s.to_string())))
+                .collect(),
         };
         self.check_references(&names, &bits, profile)?;
         Ok(Plan {

@@ -1,0 +1,419 @@
+//! One LAMP hash function: problem (5)-(7) with the balance constraint of
+//! Sec. 3.7, made convex step by step by CCCP (Sec. 3.5, eqs. 9-12) and each
+//! convex step solved by 1-slack cutting planes (Sec. 3.6, eq. 14).
+//!
+//! Notation: a row k̃_i = [k_i; 1] holds item i's kernel values against the
+//! bit's p support vectors and a 1; ν̃ = [ν; b]; f_i = ν̃ᵀk̃_i.
+
+use faer::{Mat, MatRef};
+
+use crate::qp::{Qp, QpError};
+
+/// The data of one bit's problem.
+#[derive(Debug, Clone, Copy)]
+pub struct BitProblem<'a> {
+    /// Kernel values (m × p) of the working set (its first `n` rows) and of
+    /// pair partners outside it (the rows after) against the support vectors.
+    pub rows: MatRef<'a, f64>,
+    /// Working-set size n: the hinge terms, the balance and the λ/n weights
+    /// read the first n rows.
+    pub n: usize,
+    /// Similar pairs (i, j), indices into `rows`.
+    pub pairs: &'a [(usize, usize)],
+    /// G′: the kernel matrix of the support vectors plus the decorrelation
+    /// penalty against earlier bits (p × p, PSD).
+    pub g: MatRef<'a, f64>,
+    /// λ₁, weight of the margin hinge.
+    pub lambda1: f64,
+    /// λ₂, weight of the pair hinge.
+    pub lambda2: f64,
+    /// l: the balance constraint |mean_W f| ≤ l.
+    pub balance: f64,
+}
+
+/// Stopping rules of the two loops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stopping {
+    /// Most CCCP steps.
+    pub max_cccp: usize,
+    /// Most reduced QPs per CCCP step.
+    pub max_cuts: usize,
+    /// Cutting-plane stop: master − reduced objective ≤ `gap` · max(1, master).
+    pub gap: f64,
+    /// CCCP stop: J falls by at most `cccp_tol` · J in a step.
+    pub cccp_tol: f64,
+}
+
+/// What one bit's optimisation did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BitLog {
+    /// The true objective J before the first and after every CCCP step.
+    pub objective: Vec<f64>,
+    /// Reduced QPs solved in each CCCP step (cutting-plane iterations).
+    pub cuts_per_step: Vec<usize>,
+    /// Items of the working set whose sign flipped in each CCCP step.
+    pub sign_changes: Vec<usize>,
+    /// The last cutting-plane gap of each CCCP step (master − reduced).
+    pub final_gap: Vec<f64>,
+    /// Seconds inside the QP solver.
+    pub qp_seconds: f64,
+}
+
+impl BitProblem<'_> {
+    /// Number of support vectors p.
+    pub fn p(&self) -> usize {
+        self.rows.ncols()
+    }
+
+    /// Whether the pair term is present (λ₂ > 0 and some pairs).
+    fn uses_pairs(&self) -> bool {
+        self.lambda2 > 0.0 && !self.pairs.is_empty()
+    }
+
+    /// f_i = ν̃ᵀk̃_i for every row.
+    pub fn values(&self, nu: &[f64]) -> Vec<f64> {
+        let p = self.p();
+        (0..self.rows.nrows())
+            .map(|i| (0..p).map(|c| self.rows[(i, c)] * nu[c]).sum::<f64>() + nu[p])
+            .collect()
+    }
+
+    /// ½νᵀG′ν.
+    pub fn regulariser(&self, nu: &[f64]) -> f64 {
+        let p = self.p();
+        let mut total = 0.0;
+        for j in 0..p {
+            let gj: f64 = (0..p).map(|i| self.g[(i, j)] * nu[i]).sum();
+            total += nu[j] * gj;
+        }
+        0.5 * total
+    }
+
+    /// The true objective J(ν̃) = ½νᵀG′ν + (λ₁/n)Σ_W (1 − |f_i|)₊ +
+    /// (λ₂/n)Σ_Θ (−f_i f_j)₊.
+    pub fn objective(&self, nu: &[f64]) -> f64 {
+        let f = self.values(nu);
+        let margin: f64 = f[..self.n].iter().map(|v| (1.0 - v.abs()).max(0.0)).sum();
+        let pairs: f64 = self
+            .pairs
+            .iter()
+            .map(|&(i, j)| (-f[i] * f[j]).max(0.0))
+            .sum();
+        self.regulariser(nu) + (self.lambda1 * margin + self.lambda2 * pairs) / self.n as f64
+    }
+
+    /// The mean of f over the working set (what the balance constraint bounds).
+    pub fn mean_value(&self, nu: &[f64]) -> f64 {
+        self.values(nu)[..self.n].iter().sum::<f64>() / self.n as f64
+    }
+
+    /// The mean row k̄ = (1/n) Σ_W k_i.
+    fn mean_row(&self) -> Vec<f64> {
+        (0..self.p())
+            .map(|c| (0..self.n).map(|i| self.rows[(i, c)]).sum::<f64>() / self.n as f64)
+            .collect()
+    }
+
+    /// The row k̃_i.
+    fn row(&self, i: usize) -> impl Iterator<Item = f64> + '_ {
+        (0..self.p())
+            .map(move |c| self.rows[(i, c)])
+            .chain(std::iter::once(1.0))
+    }
+}
+
+/// The convex upper bound J_t of J around ν̃_t (eqs. 9-12): |f_i| replaced by
+/// c_i f_i with c_i = sign(f_iᵗ) (sign(0) = +1), and −f_i f_j by
+/// q_ij = ½f_i² + ½f_j² − s_ij(f_i + f_j) + ½s_ij², s_ij = f_iᵗ + f_jᵗ
+/// (q_ij + f_i f_j = ½(f_i + f_j − s_ij)² ≥ 0, with equality at ν̃_t).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Majorant {
+    /// c_i for the working-set rows.
+    pub signs: Vec<f64>,
+    /// s_ij per pair.
+    pub sums: Vec<f64>,
+}
+
+impl Majorant {
+    /// The majorant at the point whose values are `f`.
+    pub fn at(problem: &BitProblem<'_>, f: &[f64]) -> Self {
+        Self {
+            signs: f[..problem.n]
+                .iter()
+                .map(|&v| if v >= 0.0 { 1.0 } else { -1.0 })
+                .collect(),
+            sums: problem.pairs.iter().map(|&(i, j)| f[i] + f[j]).collect(),
+        }
+    }
+
+    /// ξ_t = Σ_W (1 − c_i f_i)₊ at values `f`.
+    pub fn xi(&self, f: &[f64]) -> f64 {
+        self.signs
+            .iter()
+            .zip(f)
+            .map(|(c, v)| (1.0 - c * v).max(0.0))
+            .sum()
+    }
+
+    /// q_ij at values `f`.
+    fn pair_bound(&self, k: usize, (i, j): (usize, usize), f: &[f64]) -> f64 {
+        let s = self.sums[k];
+        0.5 * f[i] * f[i] + 0.5 * f[j] * f[j] - s * (f[i] + f[j]) + 0.5 * s * s
+    }
+
+    /// ζ_t = Σ_Θ (q_ij)₊ at values `f`.
+    pub fn zeta(&self, pairs: &[(usize, usize)], f: &[f64]) -> f64 {
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(k, &pair)| self.pair_bound(k, pair, f).max(0.0))
+            .sum()
+    }
+
+    /// J_t(ν̃): the master objective of the cutting-plane loop.
+    pub fn value(&self, problem: &BitProblem<'_>, nu: &[f64]) -> f64 {
+        let f = problem.values(nu);
+        let mut v = problem.regulariser(nu) + problem.lambda1 * self.xi(&f) / problem.n as f64;
+        if problem.uses_pairs() {
+            v += problem.lambda2 * self.zeta(problem.pairs, &f) / problem.n as f64;
+        }
+        v
+    }
+}
+
+/// A cut: slack ≥ constant + coeffsᵀν̃.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    /// Coefficients on ν̃ = [ν; b].
+    pub coeffs: Vec<f64>,
+    /// Constant term.
+    pub constant: f64,
+}
+
+impl Cut {
+    /// The cut's value at ν̃.
+    pub fn value(&self, nu: &[f64]) -> f64 {
+        self.constant + self.coeffs.iter().zip(nu).map(|(a, x)| a * x).sum::<f64>()
+    }
+}
+
+/// The most violated 1-slack cut of ξ_t at the point with values `f` (eq. 14):
+/// with A = {i : c_i f_i < 1}, ξ ≥ |A| − Σ_A c_i k̃_iᵀν̃. It equals ξ_t
+/// wherever the active set is A and lies below it everywhere.
+pub fn xi_cut(problem: &BitProblem<'_>, majorant: &Majorant, f: &[f64]) -> Cut {
+    let mut coeffs = vec![0.0; problem.p() + 1];
+    let mut constant = 0.0;
+    for (i, &c) in majorant.signs.iter().enumerate() {
+        if c * f[i] < 1.0 {
+            constant += 1.0;
+            for (a, k) in coeffs.iter_mut().zip(problem.row(i)) {
+                *a -= c * k;
+            }
+        }
+    }
+    Cut { coeffs, constant }
+}
+
+/// The tangent cut of ζ_t at ν̃_k (values `f`): ζ ≥ ζ_t(ν̃_k) + gᵀ(ν̃ − ν̃_k),
+/// g = Σ_{q_ij > 0} (f_i − s_ij)k̃_i + (f_j − s_ij)k̃_j ("the case of ζ is
+/// similar"). A subgradient of a convex function, so a lower bound.
+pub fn zeta_cut(problem: &BitProblem<'_>, majorant: &Majorant, nu: &[f64], f: &[f64]) -> Cut {
+    let mut g = vec![0.0; problem.p() + 1];
+    let mut value = 0.0;
+    for (k, &(i, j)) in problem.pairs.iter().enumerate() {
+        let q = majorant.pair_bound(k, (i, j), f);
+        if q > 0.0 {
+            value += q;
+            let s = majorant.sums[k];
+            for (a, (ki, kj)) in g.iter_mut().zip(problem.row(i).zip(problem.row(j))) {
+                *a += (f[i] - s) * ki + (f[j] - s) * kj;
+            }
+        }
+    }
+    let shift: f64 = g.iter().zip(nu).map(|(a, x)| a * x).sum();
+    Cut {
+        coeffs: g,
+        constant: value - shift,
+    }
+}
+
+/// The reduced QP J_{t,k} over x = (ν, b, ξ[, ζ]) with the cuts so far.
+pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) -> Qp {
+    let p = problem.p();
+    let with_zeta = problem.uses_pairs();
+    let n_vars = p + 2 + usize::from(with_zeta);
+    let (xi, zeta) = (p + 1, p + 2);
+    let scale = (0..p).map(|i| problem.g[(i, i)]).fold(0.0, f64::max);
+    // a ridge far below the solver's tolerance keeps a rank-deficient G′ definite
+    let ridge = 1e-10 * scale.max(1e-300);
+    let pm = Mat::from_fn(n_vars, n_vars, |i, j| {
+        if i < p && j < p {
+            problem.g[(i, j)] + if i == j { ridge } else { 0.0 }
+        } else {
+            0.0
+        }
+    });
+    let n = problem.n as f64;
+    let mut q = vec![0.0; n_vars];
+    q[xi] = problem.lambda1 / n;
+    if with_zeta {
+        q[zeta] = problem.lambda2 / n;
+    }
+    let kbar = problem.mean_row();
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    let mut row = |coeffs: &[(usize, f64)], dense: Option<&[f64]>, bound: f64| {
+        let mut r = vec![0.0; n_vars];
+        if let Some(d) = dense {
+            r[..d.len()].copy_from_slice(d);
+        }
+        for &(c, v) in coeffs {
+            r[c] += v;
+        }
+        a.push(r);
+        b.push(bound);
+    };
+    let plus: Vec<f64> = kbar.iter().copied().chain([1.0]).collect();
+    let minus: Vec<f64> = plus.iter().map(|v| -v).collect();
+    row(&[], Some(&plus), problem.balance);
+    row(&[], Some(&minus), problem.balance);
+    row(&[(xi, -1.0)], None, 0.0);
+    if with_zeta {
+        row(&[(zeta, -1.0)], None, 0.0);
+    }
+    for cut in xi_cuts {
+        row(&[(xi, -1.0)], Some(&cut.coeffs), -cut.constant);
+    }
+    if with_zeta {
+        for cut in zeta_cuts {
+            row(&[(zeta, -1.0)], Some(&cut.coeffs), -cut.constant);
+        }
+    }
+    Qp { p: pm, q, a, b }
+}
+
+/// What one cutting-plane run returned: the point of lowest master value, the
+/// QPs solved, the last gap and the solver seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CuttingPlane {
+    /// The best point found (ν̃_t itself when no QP improves on it).
+    pub nu: Vec<f64>,
+    /// Reduced QPs solved.
+    pub iterations: usize,
+    /// Reduced objective J*_{t,k} after each QP (non-decreasing).
+    pub reduced: Vec<f64>,
+    /// Master objective J_t at each QP's solution.
+    pub master: Vec<f64>,
+    /// Seconds inside the solver.
+    pub seconds: f64,
+}
+
+/// Minimises J_t (the majorant at `start`) by 1-slack cutting planes
+/// (Algorithm 1, inner loop): add the cuts at the current point, solve the
+/// reduced QP, stop when master − reduced ≤ gap · max(1, master), when no
+/// new cut arises or after `max_cuts` QPs.
+///
+/// # Errors
+/// A reduced QP the solver could not solve.
+pub fn cutting_plane(
+    problem: &BitProblem<'_>,
+    majorant: &Majorant,
+    start: &[f64],
+    stop: &Stopping,
+) -> Result<CuttingPlane, QpError> {
+    let p = problem.p();
+    let mut out = CuttingPlane {
+        nu: start.to_vec(),
+        iterations: 0,
+        reduced: Vec::new(),
+        master: Vec::new(),
+        seconds: 0.0,
+    };
+    let mut best = majorant.value(problem, start);
+    let (mut xi_cuts, mut zeta_cuts) = (Vec::<Cut>::new(), Vec::<Cut>::new());
+    let mut x = start.to_vec();
+    while out.iterations < stop.max_cuts {
+        let f = problem.values(&x);
+        let mut added = false;
+        let cut = xi_cut(problem, majorant, &f);
+        if !xi_cuts.contains(&cut) {
+            xi_cuts.push(cut);
+            added = true;
+        }
+        if problem.uses_pairs() {
+            let cut = zeta_cut(problem, majorant, &x, &f);
+            if !zeta_cuts.contains(&cut) {
+                zeta_cuts.push(cut);
+                added = true;
+            }
+        }
+        if !added {
+            break;
+        }
+        let solution = reduced_qp(problem, &xi_cuts, &zeta_cuts).solve()?;
+        out.seconds += solution.seconds;
+        out.iterations += 1;
+        x = solution.x[..=p].to_vec();
+        let master = majorant.value(problem, &x);
+        out.reduced.push(solution.objective);
+        out.master.push(master);
+        if master < best {
+            best = master;
+            out.nu.clone_from(&x);
+        }
+        if master - solution.objective <= stop.gap * master.max(1.0) {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Minimises J from `start` by CCCP: each step majorises J at the current
+/// point and minimises the majorant by cutting planes. J never rises (the
+/// step keeps the current point unless a QP solution lowers the majorant).
+///
+/// # Errors
+/// A reduced QP the solver could not solve.
+pub fn solve_bit(
+    problem: &BitProblem<'_>,
+    start: Vec<f64>,
+    stop: &Stopping,
+) -> Result<(Vec<f64>, BitLog), QpError> {
+    let mut nu = start;
+    let mut log = BitLog {
+        objective: vec![problem.objective(&nu)],
+        cuts_per_step: Vec::new(),
+        sign_changes: Vec::new(),
+        final_gap: Vec::new(),
+        qp_seconds: 0.0,
+    };
+    for _ in 0..stop.max_cccp {
+        let f = problem.values(&nu);
+        let majorant = Majorant::at(problem, &f);
+        let run = cutting_plane(problem, &majorant, &nu, stop)?;
+        log.qp_seconds += run.seconds;
+        log.cuts_per_step.push(run.iterations);
+        log.final_gap
+            .push(match (run.master.last(), run.reduced.last()) {
+                (Some(m), Some(r)) => m - r,
+                _ => 0.0,
+            });
+        let after = problem.values(&run.nu);
+        log.sign_changes.push(
+            majorant
+                .signs
+                .iter()
+                .zip(&after)
+                .filter(|&(c, v)| (*v >= 0.0) != (*c > 0.0))
+                .count(),
+        );
+        nu = run.nu;
+        let before = *log.objective.last().expect("starts with J(start)");
+        let now = problem.objective(&nu);
+        log.objective.push(now);
+        if before - now <= stop.cccp_tol * before.abs() {
+            break;
+        }
+    }
+    Ok((nu, log))
+}

@@ -1,0 +1,505 @@
+use faer::Mat;
+use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
+use hashbench_kernel::{KernelSpec, Scale};
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::*;
+
+/// A bit problem on random kernel rows: m rows (the first n the working set),
+/// p support columns, G = a random PSD matrix, random pairs.
+struct Toy {
+    rows: Mat<f64>,
+    g: Mat<f64>,
+    pairs: Vec<(usize, usize)>,
+    n: usize,
+}
+
+impl Toy {
+    fn new(n: usize, extra: usize, p: usize, n_pairs: usize, seed: u64) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let m = n + extra;
+        let rows = Mat::from_fn(m, p, |_, _| rng.random::<f64>() * 2.0 - 1.0);
+        let r = Mat::from_fn(p, p, |_, _| rng.random::<f64>() - 0.5);
+        let g = &r * r.transpose() + Mat::<f64>::identity(p, p) * faer::Scale(0.1);
+        let pairs = (0..n_pairs)
+            .map(|_| (rng.random_range(0..n), rng.random_range(0..m)))
+            .collect();
+        Self { rows, g, pairs, n }
+    }
+
+    fn problem(&self, lambda2: f64) -> BitProblem<'_> {
+        BitProblem {
+            rows: self.rows.as_ref(),
+            n: self.n,
+            pairs: &self.pairs,
+            g: self.g.as_ref(),
+            lambda1: 80.0,
+            lambda2,
+            balance: 0.1,
+        }
+    }
+}
+
+fn random_point(p: usize, scale: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
+    (0..=p)
+        .map(|_| scale * (rng.random::<f64>() * 2.0 - 1.0))
+        .collect()
+}
+
+/// The KKT residuals of a QP solution, recomputed from our own data:
+/// (stationarity ‖Px + q + Aᵀz‖∞, max primal violation max(Ax − b), most
+/// negative multiplier, max |s_r z_r|, |b − Ax − s|∞).
+fn kkt(qp: &Qp, sol: &QpSolution) -> (f64, f64, f64, f64, f64) {
+    let n = qp.n_vars();
+    let mut grad: Vec<f64> = (0..n)
+        .map(|i| (0..n).map(|j| qp.p[(i, j)] * sol.x[j]).sum::<f64>() + qp.q[i])
+        .collect();
+    let mut primal: f64 = f64::NEG_INFINITY;
+    let mut slack_err: f64 = 0.0;
+    for (r, row) in qp.a.iter().enumerate() {
+        let ax: f64 = row.iter().zip(&sol.x).map(|(a, x)| a * x).sum();
+        primal = primal.max(ax - qp.b[r]);
+        slack_err = slack_err.max((qp.b[r] - ax - sol.s[r]).abs());
+        for (g, a) in grad.iter_mut().zip(row) {
+            *g += a * sol.z[r];
+        }
+    }
+    let stationarity = grad.iter().fold(0.0f64, |m, g| m.max(g.abs()));
+    let dual = sol.z.iter().copied().fold(0.0f64, f64::min);
+    let complementarity = sol
+        .s
+        .iter()
+        .zip(&sol.z)
+        .fold(0.0f64, |m, (s, z)| m.max((s * z).abs()));
+    (stationarity, primal, dual, complementarity, slack_err)
+}
+
+fn assert_kkt(qp: &Qp, sol: &QpSolution) {
+    let (stationarity, primal, dual, complementarity, slack) = kkt(qp, sol);
+    assert!(stationarity < 1e-6, "stationarity {stationarity}");
+    assert!(primal < 1e-7, "primal violation {primal}");
+    assert!(dual > -1e-9, "negative multiplier {dual}");
+    assert!(complementarity < 1e-6, "complementarity {complementarity}");
+    assert!(slack < 1e-7, "slack residual {slack}");
+}
+
+#[test]
+fn random_qps_satisfy_their_kkt_conditions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for _ in 0..20 {
+        let n = 6;
+        let r = Mat::from_fn(n, 4, |_, _| rng.random::<f64>() - 0.5);
+        // rank-deficient P: the constraints keep the problem bounded
+        let p = &r * r.transpose();
+        let q: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for i in 0..n {
+            // a box |x_i| ≤ 1 plus random cuts through a feasible point (0)
+            let mut up = vec![0.0; n];
+            up[i] = 1.0;
+            a.push(up.clone());
+            b.push(1.0);
+            up[i] = -1.0;
+            a.push(up);
+            b.push(1.0);
+        }
+        for _ in 0..5 {
+            a.push((0..n).map(|_| rng.random::<f64>() - 0.5).collect());
+            b.push(rng.random::<f64>());
+        }
+        let qp = Qp { p, q, a, b };
+        let sol = qp.solve().unwrap();
+        assert_kkt(&qp, &sol);
+    }
+}
+
+#[test]
+fn lamp_shaped_qps_satisfy_kkt_and_the_one_slack_dual_simplex() {
+    let toy = Toy::new(40, 5, 6, 30, 3);
+    let problem = toy.problem(10.0);
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let start = random_point(6, 1.0, &mut rng);
+    let majorant = Majorant::at(&problem, &problem.values(&start));
+    let mut xi_cuts = Vec::new();
+    let mut zeta_cuts = Vec::new();
+    for _ in 0..4 {
+        let x = random_point(6, 2.0, &mut rng);
+        let f = problem.values(&x);
+        xi_cuts.push(xi_cut(&problem, &majorant, &f));
+        zeta_cuts.push(zeta_cut(&problem, &majorant, &x, &f));
+    }
+    let qp = reduced_qp(&problem, &xi_cuts, &zeta_cuts);
+    assert_eq!(qp.n_vars(), 6 + 3);
+    let sol = qp.solve().unwrap();
+    assert_kkt(&qp, &sol);
+    // rows: balance ±, ξ ≥ 0, ζ ≥ 0, 4 ξ-cuts, 4 ζ-cuts; the ξ column of
+    // stationarity says the ξ multipliers sum to λ₁/n (likewise ζ, λ₂/n)
+    let xi_sum: f64 = sol.z[2] + sol.z[4..8].iter().sum::<f64>();
+    let zeta_sum: f64 = sol.z[3] + sol.z[8..12].iter().sum::<f64>();
+    assert!((xi_sum - 80.0 / 40.0).abs() < 1e-6, "{xi_sum}");
+    assert!((zeta_sum - 10.0 / 40.0).abs() < 1e-6, "{zeta_sum}");
+    // without side information the ζ column is gone
+    let plain = reduced_qp(&toy.problem(0.0), &xi_cuts, &[]);
+    assert_eq!(plain.n_vars(), 6 + 2);
+    assert_kkt(&plain, &plain.solve().unwrap());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The 1-slack ξ cut and the ζ tangent are tight where they are taken
+    /// and below ξ_t, ζ_t everywhere; the ξ cut is exact on its active
+    /// region; and J_t majorises J with equality at ν̃_t (CCCP).
+    #[test]
+    fn cuts_are_lower_bounds_and_the_majorant_an_upper_bound(seed in 0u64..10_000) {
+        let toy = Toy::new(30, 4, 5, 25, seed);
+        let problem = toy.problem(10.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+        let at_t = random_point(5, 1.0, &mut rng);
+        let majorant = Majorant::at(&problem, &problem.values(&at_t));
+        let at_k = random_point(5, 1.5, &mut rng);
+        let f_k = problem.values(&at_k);
+        let xi = xi_cut(&problem, &majorant, &f_k);
+        let zeta = zeta_cut(&problem, &majorant, &at_k, &f_k);
+        let xi_k = majorant.xi(&f_k);
+        let zeta_k = majorant.zeta(&toy.pairs, &f_k);
+        prop_assert!((xi.value(&at_k) - xi_k).abs() <= 1e-12 * (1.0 + xi_k));
+        prop_assert!((zeta.value(&at_k) - zeta_k).abs() <= 1e-9 * (1.0 + zeta_k));
+        let active = |f: &[f64]| -> Vec<bool> {
+            majorant.signs.iter().zip(f).map(|(c, v)| c * v < 1.0).collect()
+        };
+        for scale in [0.01, 0.3, 1.0, 3.0, 100.0] {
+            for _ in 0..8 {
+                let probe = random_point(5, scale, &mut rng);
+                let f = problem.values(&probe);
+                let (xi_t, zeta_t) = (majorant.xi(&f), majorant.zeta(&toy.pairs, &f));
+                prop_assert!(xi.value(&probe) <= xi_t + 1e-9 * (1.0 + xi_t));
+                prop_assert!(zeta.value(&probe) <= zeta_t + 1e-9 * (1.0 + zeta_t));
+                if active(&f) == active(&f_k) {
+                    prop_assert!((xi.value(&probe) - xi_t).abs() <= 1e-9 * (1.0 + xi_t));
+                }
+                // CCCP: J ≤ J_t everywhere
+                prop_assert!(problem.objective(&probe) <= majorant.value(&problem, &probe) + 1e-9 * (1.0 + problem.objective(&probe).abs()));
+            }
+        }
+        // a probe exactly on a kink of item 0 (c_0 f_0 = 1)
+        let mut kink = random_point(5, 1.0, &mut rng);
+        let f0 = problem.values(&kink)[0];
+        kink[5] += majorant.signs[0] - f0;
+        let f = problem.values(&kink);
+        prop_assert!(xi.value(&kink) <= majorant.xi(&f) + 1e-9);
+        let j = problem.objective(&at_t);
+        prop_assert!((majorant.value(&problem, &at_t) - j).abs() <= 1e-9 * (1.0 + j));
+    }
+}
+
+#[test]
+fn cutting_planes_raise_the_reduced_objective_below_the_master_until_the_gap_closes() {
+    let toy = Toy::new(60, 6, 6, 40, 11);
+    let problem = toy.problem(10.0);
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let start = random_point(6, 1.0, &mut rng);
+    let stop = Stopping {
+        max_cccp: 1,
+        max_cuts: 200,
+        gap: 1e-4,
+        cccp_tol: 1e-3,
+    };
+    let majorant = Majorant::at(&problem, &problem.values(&start));
+    let run = cutting_plane(&problem, &majorant, &start, &stop).unwrap();
+    assert!(run.iterations >= 2);
+    for w in run.reduced.windows(2) {
+        assert!(w[1] >= w[0] - 1e-7, "reduced objective fell: {w:?}");
+    }
+    for (r, m) in run.reduced.iter().zip(&run.master) {
+        assert!(r <= &(m + 1e-7), "reduced {r} above master {m}");
+    }
+    let (m, r) = (run.master.last().unwrap(), run.reduced.last().unwrap());
+    assert!(m - r <= 1e-4 * m.max(1.0), "gap {}", m - r);
+    // the best point minimises J_t: no random probe near it does better
+    let best = majorant.value(&problem, &run.nu);
+    for _ in 0..200 {
+        let mut probe = run.nu.clone();
+        probe
+            .iter_mut()
+            .for_each(|v| *v += 0.05 * (rng.random::<f64>() - 0.5));
+        // keep the probe balanced: shift b onto the constraint's interior
+        let mean = problem.mean_value(&probe);
+        probe[6] -= mean;
+        assert!(majorant.value(&problem, &probe) >= best - 1e-4 * best.max(1.0));
+    }
+}
+
+#[test]
+fn cccp_never_raises_the_objective_and_keeps_the_balance() {
+    for seed in 0..5 {
+        let toy = Toy::new(80, 10, 6, 60, 100 + seed);
+        let problem = toy.problem(10.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut start = random_point(6, 1.0, &mut rng);
+        start[6] -= problem.mean_value(&start);
+        let stop = LampParams::with_kernel(KernelSpec::Linear).stopping();
+        let (nu, log) = solve_bit(&problem, start, &stop).unwrap();
+        for w in log.objective.windows(2) {
+            assert!(w[1] <= w[0] + 1e-9 * w[0].abs(), "J rose: {w:?}");
+        }
+        assert!(log.objective.last().unwrap() < &log.objective[0]);
+        assert!(problem.mean_value(&nu).abs() <= 0.1 + 1e-7);
+        assert_eq!(log.cuts_per_step.len(), log.objective.len() - 1);
+    }
+}
+
+/// Two tight blobs of 2-D points (classes 0 and 1) and a Gaussian kernel.
+fn blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let labels: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+    let x = Mat::from_fn(n, 2, |i, _| {
+        let centre = if labels[i] == 0 { -2.0 } else { 2.0 };
+        centre + 0.3 * (rng.random::<f64>() - 0.5)
+    });
+    (x, labels)
+}
+
+fn params(kernel_width: f64) -> LampParams {
+    LampParams {
+        p: 10,
+        working_set: 60,
+        decorrelation: Decorrelation::Fixed(80.0),
+        ..LampParams::with_kernel(KernelSpec::Gaussian {
+            width: Scale::Fixed(kernel_width),
+        })
+    }
+}
+
+#[test]
+fn lamp_separates_the_pairs_of_a_separable_problem() {
+    let (x, labels) = blobs(80, 5);
+    let data = Data::Dense(x);
+    let all: Vec<usize> = (0..80).collect();
+    let train = TrainSet {
+        x: &data,
+        labelled: &all,
+        labels: &labels,
+    };
+    let model = params(1.5)
+        .fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(1))
+        .unwrap();
+    let codes = model.encode(&data).unwrap();
+    for m in 0..4 {
+        // every same-label pair lands on the same side, and both sides occur
+        let side0 = codes.bit(0, m);
+        let side1 = codes.bit(1, m);
+        assert_ne!(side0, side1, "bit {m} puts both blobs on one side");
+        for i in 0..80 {
+            assert_eq!(codes.bit(i, m), if labels[i] == 0 { side0 } else { side1 });
+        }
+    }
+    let log = model.fit_log();
+    let fact = |name: &str| log.facts.iter().find(|(n, _)| n == name).unwrap().1;
+    assert_eq!(fact("pairs"), 120.0);
+    assert!(fact("balance-max") <= 0.1 + 1e-7);
+    assert!(fact("cp-iterations-max") >= 1.0);
+}
+
+/// Mean |Pearson| between the bit vectors of `codes` over its items.
+fn mean_bit_correlation(codes: &hashbench_core::BitCodes) -> f64 {
+    let n = codes.len();
+    let b = codes.n_bits();
+    let col = |m: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| f64::from(u8::from(codes.bit(i, m))))
+            .collect()
+    };
+    let cols: Vec<Vec<f64>> = (0..b).map(col).collect();
+    let mut total = 0.0;
+    let mut count = 0;
+    for a in 0..b {
+        for c in a + 1..b {
+            let (x, y) = (&cols[a], &cols[c]);
+            let (mx, my) = (
+                x.iter().sum::<f64>() / n as f64,
+                y.iter().sum::<f64>() / n as f64,
+            );
+            let cov: f64 = x.iter().zip(y).map(|(u, v)| (u - mx) * (v - my)).sum();
+            let vx: f64 = x.iter().map(|u| (u - mx) * (u - mx)).sum();
+            let vy: f64 = y.iter().map(|v| (v - my) * (v - my)).sum();
+            if vx > 0.0 && vy > 0.0 {
+                total += (cov / (vx * vy).sqrt()).abs();
+                count += 1;
+            }
+        }
+    }
+    total / count.max(1) as f64
+}
+
+/// Four classes in 2-D: the pairs alone allow many bits that all cut the
+/// same way; the decorrelation term must make them differ.
+fn four_blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let labels: Vec<u32> = (0..n).map(|i| (i % 4) as u32).collect();
+    let centres = [(-2.0, -2.0), (-2.0, 2.0), (2.0, -2.0), (2.0, 2.0)];
+    let x = Mat::from_fn(n, 2, |i, d| {
+        let c = centres[labels[i] as usize];
+        (if d == 0 { c.0 } else { c.1 }) + 1.0 * (rng.random::<f64>() - 0.5)
+    });
+    (x, labels)
+}
+
+#[test]
+fn the_decorrelation_penalty_decorrelates_the_bits() {
+    let (x, labels) = four_blobs(200, 9);
+    let data = Data::Dense(x);
+    let all: Vec<usize> = (0..200).collect();
+    let train = TrainSet {
+        x: &data,
+        labelled: &all,
+        labels: &labels,
+    };
+    let correlation = |mu: f64| {
+        let fit = LampParams {
+            working_set: 200,
+            decorrelation: Decorrelation::Fixed(mu),
+            ..params(2.0)
+        };
+        let model = fit
+            .fit(&train, 6, &mut ChaCha8Rng::seed_from_u64(2))
+            .unwrap();
+        mean_bit_correlation(&model.encode(&data).unwrap())
+    };
+    let (free, penalised) = (correlation(0.0), correlation(300.0));
+    assert!(
+        penalised < 0.7 * free,
+        "mean |correlation| {free} without the penalty, {penalised} with"
+    );
+}
+
+#[test]
+fn the_pair_term_keeps_more_pairs_together() {
+    // two classes that overlap: the pairs pull each bit towards the labels
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let n = 200;
+    let labels: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+    let x = Mat::from_fn(n, 2, |i, d| {
+        let shift = if labels[i] == 0 { -0.6 } else { 0.6 };
+        (if d == 0 { shift } else { 0.0 }) + 2.0 * (rng.random::<f64>() - 0.5)
+    });
+    let data = Data::Dense(x);
+    let all: Vec<usize> = (0..n).collect();
+    let train = TrainSet {
+        x: &data,
+        labelled: &all,
+        labels: &labels,
+    };
+    let same_side = |lambda2: f64| {
+        let fit = LampParams {
+            working_set: n,
+            lambda2,
+            ..params(1.0)
+        };
+        let model = fit
+            .fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(4))
+            .unwrap();
+        let codes = model.encode(&data).unwrap();
+        let mut agree = 0usize;
+        let mut total = 0usize;
+        for i in 0..n {
+            for j in i + 1..n {
+                if labels[i] == labels[j] {
+                    for m in 0..8 {
+                        agree += usize::from(codes.bit(i, m) == codes.bit(j, m));
+                        total += 1;
+                    }
+                }
+            }
+        }
+        agree as f64 / total as f64
+    };
+    let (without, with) = (same_side(0.0), same_side(200.0));
+    assert!(
+        with > without + 0.02,
+        "same-label pairs on one side: {without} with lambda2 = 0, {with} with lambda2 = 200"
+    );
+}
+
+#[test]
+fn fits_are_deterministic_and_cross_validation_records_its_choice() {
+    let (x, labels) = four_blobs(300, 3);
+    let data = Data::Dense(x);
+    let all: Vec<usize> = (0..300).collect();
+    let train = TrainSet {
+        x: &data,
+        labelled: &all,
+        labels: &labels,
+    };
+    let fit = LampParams {
+        working_set: 100,
+        decorrelation: Decorrelation::CrossValidate(vec![0.0, 80.0]),
+        ..params(2.0)
+    };
+    let a = fit
+        .fit(&train, 5, &mut ChaCha8Rng::seed_from_u64(8))
+        .unwrap();
+    let b = fit
+        .fit(&train, 5, &mut ChaCha8Rng::seed_from_u64(8))
+        .unwrap();
+    assert_eq!(a.weights(), b.weights());
+    assert_eq!(a.encode(&data).unwrap(), b.encode(&data).unwrap());
+    let log = a.fit_log();
+    let fact = |name: &str| log.facts.iter().find(|(n, _)| n == name).map(|f| f.1);
+    let chosen = fact("decorrelation").unwrap();
+    let scores = [
+        fact("cv-map-decorrelation-0").unwrap(),
+        fact("cv-map-decorrelation-80").unwrap(),
+    ];
+    let best = if scores[1] > scores[0] { 80.0 } else { 0.0 };
+    assert_eq!(chosen, best);
+}
+
+#[test]
+fn nearest_neighbour_constraints_need_no_labels() {
+    let (x, _) = blobs(80, 6);
+    let data = Data::Dense(x);
+    let fit = LampParams {
+        constraints: Constraints::Nearest(3),
+        ..params(1.5)
+    };
+    assert_eq!(fit.supervision(), hashbench_core::method::Supervision::None);
+    let model = fit
+        .fit(
+            &TrainSet::unlabelled(&data),
+            3,
+            &mut ChaCha8Rng::seed_from_u64(3),
+        )
+        .unwrap();
+    let log = model.fit_log();
+    assert!(log.facts.contains(&("pairs".to_string(), 180.0)));
+    // nearest neighbours sit in the same blob, so they share every bit
+    let codes = model.encode(&data).unwrap();
+    assert_ne!(codes.code(0), codes.code(1));
+}
+
+#[test]
+fn bad_parameters_are_named() {
+    let mut p = params(1.0);
+    p.working_set = 5;
+    assert!(
+        p.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("working_set")
+    );
+    let mut p = params(1.0);
+    p.balance = 0.0;
+    assert!(p.validate().unwrap_err().to_string().contains("balance"));
+    let mut p = params(1.0);
+    p.decorrelation = Decorrelation::CrossValidate(vec![]);
+    assert!(
+        p.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("decorrelation")
+    );
+}
