@@ -9,12 +9,14 @@ pub mod npm_json;
 pub mod registry;
 pub mod split;
 pub mod text;
+pub mod transform;
 pub mod truth;
 pub mod vecs;
 
 pub use error::{DataError, Result};
 pub use registry::{Dataset, DatasetEntry, PartEntry, Registry};
 pub use split::{Count, Split, SplitSpec};
+pub use transform::Transform;
 pub use truth::{Closeness, KernelScores, TruthRule, build_truth};
 
 use std::fs::File;

@@ -108,6 +108,20 @@ pub enum MetricSpec {
         #[serde(default = "three")]
         radius: u32,
     },
+    /// Good-neighbour percentage (LAMP Figs. 5-7, after Torralba et al.): per
+    /// query the Hamming ball of radius `radius`, grown one step at a time
+    /// until it holds at least `min_retrieved` items (or is the whole
+    /// database), scored by its fraction of relevant items; the whole grown
+    /// ball counts, ties at its edge included. Also the mean size of the
+    /// grown ball and of the ball before growth.
+    GoodNeighbours {
+        /// Starting radius (paper: 2).
+        #[serde(default = "two")]
+        radius: u32,
+        /// Least number of items retrieved (paper: 100).
+        #[serde(default = "hundred")]
+        min_retrieved: usize,
+    },
     /// k-NN classification accuracy against ε, hashed (Charikar's search,
     /// candidates re-ranked by the kernel) and by linear scan (KLSH Figs. 1, 3).
     KnnAccuracy {
@@ -150,6 +164,14 @@ pub enum MetricSpec {
 
 fn three() -> u32 {
     3
+}
+
+fn two() -> u32 {
+    2
+}
+
+fn hundred() -> usize {
+    100
 }
 
 fn default_curve_points() -> usize {
@@ -201,6 +223,9 @@ impl MetricSpec {
             MetricSpec::SearchedPercent { search } => search
                 .validate()
                 .map_err(|e| format!("searched-percent: {e}")),
+            MetricSpec::GoodNeighbours { min_retrieved, .. } if *min_retrieved == 0 => {
+                Err("good-neighbours: `min_retrieved` must be at least 1".into())
+            }
             MetricSpec::Coverage { tops, depths }
                 if tops.is_empty()
                     || depths.is_empty()
@@ -283,6 +308,17 @@ impl MetricSpec {
             ),
             MetricSpec::F1AtRadius { radius, .. } => hamming(vec![format!("f1-r{radius}")], vec![]),
             MetricSpec::Overlap { radius } => hamming(vec![format!("overlap-r{radius}")], vec![]),
+            MetricSpec::GoodNeighbours {
+                radius,
+                min_retrieved,
+            } => hamming(
+                vec![
+                    format!("good-neighbours-r{radius}-min{min_retrieved}"),
+                    format!("retrieved-r{radius}-min{min_retrieved}"),
+                    format!("retrieved-r{radius}"),
+                ],
+                vec![],
+            ),
             MetricSpec::PrRadiusSweep => hamming(
                 vec![],
                 strings(&[
@@ -676,6 +712,43 @@ fn aggregate(
                 f64::NAN
             };
             out.scalars.push((names[0].clone(), v));
+        }
+        MetricSpec::GoodNeighbours {
+            radius,
+            min_retrieved,
+        } => {
+            let (mut scores, mut grown, mut first) = (Vec::new(), Vec::new(), Vec::new());
+            for s in stats {
+                let bits = s.at_distance.len() - 1;
+                let mut r = (*radius as usize).min(bits);
+                let count = |r: usize| {
+                    s.at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>()
+                };
+                first.push(count(r) as f64);
+                while (count(r) as usize) < *min_retrieved && r < bits {
+                    r += 1;
+                }
+                let (n, hits) = (
+                    count(r),
+                    s.relevant_at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>(),
+                );
+                grown.push(n as f64);
+                if n > 0 {
+                    scores.push(hits as f64 / n as f64);
+                }
+            }
+            out.scalars
+                .push((names[0].clone(), mean(scores.into_iter())));
+            out.scalars
+                .push((names[1].clone(), mean(grown.into_iter())));
+            out.scalars
+                .push((names[2].clone(), mean(first.into_iter())));
         }
         MetricSpec::HammingKnn { .. } => unreachable!("evaluated apart"),
         MetricSpec::KnnAccuracy { .. }

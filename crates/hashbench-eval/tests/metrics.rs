@@ -257,6 +257,48 @@ fn pr_sweep_with_empty_balls_averages_precision_over_the_non_empty_ones() {
     assert_eq!(empty[2], (2.0, 0.0));
 }
 
+#[test]
+fn hand_case_good_neighbours_grow_the_ball_and_keep_its_edge() {
+    // db as in hand_case; a third query 0011 of label 0
+    let (db, _, _) = hand_case();
+    let q = codes(&[0b0000, 0b1111, 0b0011], 4);
+    let truth = GroundTruth::SameLabel {
+        query_labels: vec![0, 1, 0],
+        db_labels: vec![0, 1, 0, 1, 1, 0],
+    };
+    let spec = |min_retrieved| MetricSpec::GoodNeighbours {
+        radius: 1,
+        min_retrieved,
+    };
+    // query 0000: radius 1 holds items 0, 1, 4, 5 (enough): 2 of 4 share label 0;
+    // query 1111: radius 1 holds item 3, radius 2 adds 2, radius 3 adds 1 and 5:
+    //   4 items, labels 1, 0, 1, 0: 1/2;
+    // query 0011: radius 1 holds 2 and 1, radius 2 adds 0, 3 and 4 (all five
+    //   kept, not the first three): labels 0, 1, 0, 1, 1: 2/5
+    let v = eval(&[spec(3)], &db, &q, &truth, None);
+    assert!((scalar(&v, "good-neighbours-r1-min3") - (0.5 + 0.5 + 0.4) / 3.0).abs() < 1e-12);
+    assert!((scalar(&v, "retrieved-r1-min3") - 13.0 / 3.0).abs() < 1e-12);
+    assert!((scalar(&v, "retrieved-r1") - 7.0 / 3.0).abs() < 1e-12);
+    // more than the database: every ball grows to the whole database (3 of 6 each)
+    let v = eval(&[spec(7)], &db, &q, &truth, None);
+    assert_eq!(scalar(&v, "good-neighbours-r1-min7"), 0.5);
+    assert_eq!(scalar(&v, "retrieved-r1-min7"), 6.0);
+    // a query whose whole ball is relevant: 1111 of label 1 against {1111, 0111}
+    let db2 = codes(&[0b1111, 0b0111, 0b0000], 4);
+    let v = eval(
+        &[spec(2)],
+        &db2,
+        &codes(&[0b1111], 4),
+        &GroundTruth::SameLabel {
+            query_labels: vec![1],
+            db_labels: vec![1, 1, 0],
+        },
+        None,
+    );
+    assert_eq!(scalar(&v, "good-neighbours-r1-min2"), 1.0);
+    assert_eq!(scalar(&v, "retrieved-r1-min2"), 2.0);
+}
+
 fn all_specs() -> Vec<MetricSpec> {
     vec![
         MetricSpec::Map {
@@ -282,6 +324,10 @@ fn all_specs() -> Vec<MetricSpec> {
             ties: TiePolicy::Random,
         },
         MetricSpec::PrRadiusSweep,
+        MetricSpec::GoodNeighbours {
+            radius: 2,
+            min_retrieved: 5,
+        },
     ]
 }
 

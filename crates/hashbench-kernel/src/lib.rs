@@ -14,10 +14,42 @@ pub enum Scale {
     Fixed(f64),
     /// Mean distance over all pairs of this many evenly spaced training items.
     MeanDistance(usize),
+    /// Standard deviation of the distances over all pairs of this many evenly
+    /// spaced training items (LAMP's literal "standard variation of
+    /// ‖x_i − x_j‖").
+    StdDistance(usize),
+    /// A multiple of another scale (`{ times = { factor = 0.5, of = { mean-distance = 1000 } } }`).
+    Times {
+        /// The multiplier.
+        factor: f64,
+        /// The scale multiplied.
+        of: Box<Scale>,
+    },
 }
 
 impl Scale {
     fn validate(&self, field: &'static str) -> Result<(), ParamError> {
+        match self {
+            Scale::Times { factor, of } => {
+                if !(factor.is_finite() && *factor > 0.0) {
+                    return Err(ParamError::invalid(
+                        field,
+                        format!("{{ times = {{ factor = {factor}, .. }} }}"),
+                        "the factor must be positive and finite",
+                    ));
+                }
+                of.validate(field)
+            }
+            Scale::StdDistance(n) if *n < 2 => Err(ParamError::invalid(
+                field,
+                format!("{{ std-distance = {n} }}"),
+                "needs at least two items",
+            )),
+            _ => self.validate_leaf(field),
+        }
+    }
+
+    fn validate_leaf(&self, field: &'static str) -> Result<(), ParamError> {
         match *self {
             Scale::Fixed(s) if !(s.is_finite() && s > 0.0) => Err(ParamError::invalid(
                 field,
@@ -215,32 +247,48 @@ fn resolve_scale(
     what: &str,
     distances: impl Fn(&Data, &Data) -> Result<Mat<f64>, KernelError>,
 ) -> Result<f64, KernelError> {
-    match *scale {
-        Scale::Fixed(v) => Ok(v),
-        Scale::MeanDistance(n) => {
-            let sample = evenly_spaced(train, n);
-            let m = sample.n_items();
-            if m < 2 {
-                return Err(KernelError::Scale(format!(
-                    "{what}: the mean-distance policy needs two training items, got {m}"
-                )));
-            }
-            let d = distances(&sample, &sample)?;
-            let mut total = 0.0;
-            for j in 0..m {
-                for i in j + 1..m {
-                    total += d[(i, j)];
-                }
-            }
-            let mean = total / (m * (m - 1) / 2) as f64;
-            if mean > 0.0 && mean.is_finite() {
-                Ok(mean)
-            } else {
-                Err(KernelError::Scale(format!(
-                    "{what}: mean distance is {mean} (training items all identical?)"
-                )))
+    let spread = |n: usize, policy: &str| -> Result<(f64, f64), KernelError> {
+        let sample = evenly_spaced(train, n);
+        let m = sample.n_items();
+        if m < 2 {
+            return Err(KernelError::Scale(format!(
+                "{what}: the {policy} policy needs two training items, got {m}"
+            )));
+        }
+        let d = distances(&sample, &sample)?;
+        let pairs = (m * (m - 1) / 2) as f64;
+        let mut total = 0.0;
+        for j in 0..m {
+            for i in j + 1..m {
+                total += d[(i, j)];
             }
         }
+        let mean = total / pairs;
+        let mut squares = 0.0;
+        for j in 0..m {
+            for i in j + 1..m {
+                squares += (d[(i, j)] - mean) * (d[(i, j)] - mean);
+            }
+        }
+        Ok((mean, (squares / pairs).sqrt()))
+    };
+    let positive = |v: f64, policy: &str| {
+        if v > 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(KernelError::Scale(format!(
+                "{what}: {policy} is {v} over the sampled training pairs (items all identical, or all equally far apart?)"
+            )))
+        }
+    };
+    match scale {
+        Scale::Fixed(v) => Ok(*v),
+        Scale::MeanDistance(n) => positive(spread(*n, "mean-distance")?.0, "the mean distance"),
+        Scale::StdDistance(n) => positive(
+            spread(*n, "std-distance")?.1,
+            "the standard deviation of the distances",
+        ),
+        Scale::Times { factor, of } => Ok(factor * resolve_scale(of, train, what, distances)?),
     }
 }
 

@@ -184,6 +184,36 @@ fn mean_distance_policy_is_the_mean_pairwise_distance() {
 }
 
 #[test]
+fn std_distance_and_multiples_resolve_by_hand() {
+    // points 0, 3, 4: distances 3, 4, 1, mean 8/3, population variance
+    // ((1/3)² + (4/3)² + (5/3)²) / 3 = 42/27
+    let x = Data::Dense(faer::mat![[0.0], [3.0], [4.0]]);
+    let std: KernelSpec =
+        toml::from_str("kind = \"gaussian\"\nwidth = { std-distance = 10 }").unwrap();
+    let Kernel::Gaussian { sigma } = std.resolve(&x).unwrap() else {
+        panic!("a Gaussian")
+    };
+    assert!((sigma - (42.0f64 / 27.0).sqrt()).abs() < 1e-12);
+    let half: KernelSpec = toml::from_str(
+        "kind = \"gaussian\"\nwidth = { times = { factor = 0.5, of = { mean-distance = 10 } } }",
+    )
+    .unwrap();
+    assert_eq!(
+        half.resolve(&x).unwrap(),
+        Kernel::Gaussian { sigma: 4.0 / 3.0 }
+    );
+    // equally spaced points have distances of zero spread: named, not a zero width
+    let even = Data::Dense(faer::mat![[0.0], [1.0]]);
+    let e = std.resolve(&even).unwrap_err();
+    assert!(e.to_string().contains("standard deviation"), "{e}");
+    let bad: KernelSpec = toml::from_str(
+        "kind = \"gaussian\"\nwidth = { times = { factor = 0.0, of = { fixed = 1.0 } } }",
+    )
+    .unwrap();
+    assert!(bad.validate().unwrap_err().to_string().contains("factor"));
+}
+
+#[test]
 fn specs_parse_and_validate() {
     let spec: KernelSpec = toml::from_str(
         "kind = \"sum\"\nterms = [{ weight = 1.0, kernel = { kind = \"linear\" } }, { weight = 0.5, kernel = { kind = \"gaussian\", width = { mean-distance = 100 } } }]",

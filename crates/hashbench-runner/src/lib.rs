@@ -189,9 +189,7 @@ fn crate_versions(root: &Path) -> serde_json::Value {
 pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOutcome> {
     faer::set_global_parallelism(faer::Par::Seq);
     let started = Instant::now();
-    let registry = ws.registry()?;
-    let entry = registry.get(&plan.dataset)?;
-    let data = entry.load_with(&plan.dataset, &ws.data_roots, plan.graph_features.as_ref())?;
+    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
     if plan.normality.is_some() {
         let dir = ws.run_dir(plan);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -213,11 +213,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
         .iter()
         .map(|s| discover(plan, s))
         .collect::<Result<Vec<_>>>()?;
-    let data = ws.registry()?.get(&plan.dataset)?.load_with(
-        &plan.dataset,
-        &ws.data_roots,
-        plan.graph_features.as_ref(),
-    )?;
+    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
     check_ground_truth(plan, &data)?;
     let dir = ws.run_dir(plan).join(SCORED_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use hashbench_data::graphs::WlSubtree;
-use hashbench_data::{Count, SplitSpec, TruthRule};
+use hashbench_data::{Count, SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
@@ -61,6 +61,9 @@ pub struct RawSpec {
     kernel: Option<KernelSpec>,
     /// How a graph dataset becomes vectors (Weisfeiler-Lehman subtree features).
     graph_features: Option<WlSubtree>,
+    /// Feature transforms applied to every item after loading, in order.
+    #[serde(default)]
+    transform: Vec<Transform>,
     /// A normality study (KLSH Fig. 7) instead of a retrieval experiment.
     normality: Option<NormalitySpec>,
     #[serde(default)]
@@ -387,6 +390,7 @@ impl Spec {
             tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
             kernel: raw.kernel.clone(),
             graph_features: raw.graph_features,
+            transform: raw.transform.clone(),
             normality,
         })
     }

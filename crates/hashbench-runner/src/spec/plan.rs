@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use hashbench_core::seed::derive_seed;
 use hashbench_data::graphs::WlSubtree;
-use hashbench_data::{SplitSpec, TruthRule};
+use hashbench_data::{Dataset, Registry, SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
 
@@ -95,12 +95,32 @@ pub struct Plan {
     pub kernel: Option<KernelSpec>,
     /// How graphs become vectors, for a graph dataset.
     pub graph_features: Option<WlSubtree>,
+    /// Feature transforms applied after loading.
+    pub transform: Vec<Transform>,
     /// The normality study, for a KLSH Fig. 7 spec (then `bits` holds its p
     /// values, `methods` is empty and split and ground truth are unused).
     pub normality: Option<NormalitySpec>,
 }
 
 impl Plan {
+    /// The plan's dataset from the first data root holding it, as vectors
+    /// (graph features) and with the spec's transforms applied.
+    ///
+    /// # Errors
+    /// An unknown dataset, missing or corrupt files, or a transform that does
+    /// not apply.
+    pub fn load(&self, registry: &Registry, roots: &[PathBuf]) -> anyhow::Result<Dataset> {
+        let mut data = registry.get(&self.dataset)?.load_with(
+            &self.dataset,
+            roots,
+            self.graph_features.as_ref(),
+        )?;
+        for t in &self.transform {
+            data = t.apply(data)?;
+        }
+        Ok(data)
+    }
+
     /// Seed-derivation parts naming split `index` (one split, or one per trial).
     fn split_parts(&self, role: &'static str, index: usize) -> Vec<String> {
         if self.split.per_trial {
