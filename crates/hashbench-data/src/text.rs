@@ -1,5 +1,5 @@
-//! Text formats of kernel datasets: svmlight/libsvm sparse vectors, a square
-//! Gram (kernel) matrix, and label lists. Gzip is read transparently. Errors
+//! Text formats: svmlight/libsvm sparse vectors, a square Gram (kernel)
+//! matrix, label lists, and comma-separated vectors with the class last. Gzip is read transparently. Errors
 //! name the file and the 1-based line.
 
 use std::collections::BTreeMap;
@@ -188,9 +188,87 @@ pub fn read_text_labels(path: &Path) -> Result<Vec<f64>> {
     Ok(out)
 }
 
+/// Dense rows of a comma-separated file: item count, dimension, the values
+/// row by row, and class numbers.
+pub type CsvRows = (usize, usize, Vec<f64>, Vec<u32>);
+
+/// Reads comma-separated vectors with the class name last (UCI and KEEL
+/// `.dat` files): `@` header lines, `#` comments and blank lines are skipped;
+/// class names are numbered 0, 1, ... in sorted order.
+///
+/// # Errors
+/// A field that is not a finite number, or a line with another field count
+/// than the first, naming file and line.
+pub fn read_csv(path: &Path) -> Result<CsvRows> {
+    let (mut values, mut names) = (Vec::new(), Vec::new());
+    let mut dim: Option<usize> = None;
+    for (line_no, line) in lines(path)? {
+        let line = line?;
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('@') || t.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = t.split(',').map(str::trim).collect();
+        let d = fields.len() - 1;
+        if d == 0 || dim.is_some_and(|first| first != d) {
+            return Err(DataError::format(
+                path,
+                format!(
+                    "line {line_no}: {} fields, expected {} (the values, then the class)",
+                    fields.len(),
+                    dim.map_or("at least 2".to_string(), |first: usize| (first + 1)
+                        .to_string())
+                ),
+            ));
+        }
+        dim = Some(d);
+        for f in &fields[..d] {
+            let v = f
+                .parse::<f64>()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    DataError::format(
+                        path,
+                        format!("line {line_no}: `{f}` is not a finite number"),
+                    )
+                })?;
+            values.push(v);
+        }
+        names.push(fields[d].to_string());
+    }
+    let classes: BTreeMap<&str, u32> = {
+        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.into_iter().zip(0..).collect()
+    };
+    let labels = names.iter().map(|n| classes[n.as_str()]).collect();
+    Ok((names.len(), dim.unwrap_or(0), values, labels))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_with_class_names_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "a.dat",
+            "@relation x\n@data\n1, 2.5, B\n\n3,4,A\n0,0,B\n",
+        );
+        let (n, d, v, l) = read_csv(&p).unwrap();
+        assert_eq!((n, d), (3, 2));
+        assert_eq!(v, vec![1.0, 2.5, 3.0, 4.0, 0.0, 0.0]);
+        assert_eq!(l, vec![1, 0, 1]);
+        let bad = write(dir.path(), "b.dat", "1,2,A\n1,A\n");
+        let e = read_csv(&bad).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("2 fields"), "{e}");
+        let bad = write(dir.path(), "c.dat", "1,x,A\n");
+        assert!(read_csv(&bad).unwrap_err().to_string().contains("`x`"));
+    }
 
     fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
         let p = dir.join(name);

@@ -343,6 +343,22 @@ impl Kernel {
                 check_non_negative("intersection", b)?;
                 elementwise(a, b, |x, y| x.min(y))
             }
+            // Gaussians of several widths share one pass over the distances
+            Kernel::Sum(terms)
+                if terms
+                    .iter()
+                    .all(|(_, k)| matches!(k, Kernel::Gaussian { .. })) =>
+            {
+                let scales: Vec<(f64, f64)> = terms
+                    .iter()
+                    .map(|(w, k)| match k {
+                        Kernel::Gaussian { sigma } => (*w, -0.5 / (sigma * sigma)),
+                        _ => unreachable!("all terms are Gaussian"),
+                    })
+                    .collect();
+                Ok(squared_distances(a, b)?
+                    .map(|d| scales.iter().map(|(w, s)| w * (s * d).exp()).sum()))
+            }
             Kernel::Sum(terms) => {
                 let mut out = Mat::zeros(a.n_items(), b.n_items());
                 for (w, k) in terms {

@@ -40,6 +40,10 @@ fn kernels() -> Vec<Kernel> {
             (0.3, Kernel::Linear),
             (2.0, Kernel::ChiSquare { gamma: 1.0 }),
         ]),
+        Kernel::Sum(vec![
+            (1.0 / 3.0, Kernel::Gaussian { sigma: 0.5 }),
+            (1.0 / 3.0, Kernel::Gaussian { sigma: 5.0 }),
+        ]),
     ]
 }
 
@@ -58,6 +62,13 @@ fn hand_computed_values() {
     assert!((k(Kernel::Intersection) - 1.0).abs() < 1e-12);
     let sum = Kernel::Sum(vec![(2.0, Kernel::Linear), (0.5, Kernel::Intersection)]);
     assert!((k(sum) - 4.5).abs() < 1e-12);
+    // Gaussians of two widths (one pass over the distances): 0.5 e^(−3/8) + 2 e^(−3/2)
+    let gaussians = Kernel::Sum(vec![
+        (0.5, Kernel::Gaussian { sigma: 2.0 }),
+        (2.0, Kernel::Gaussian { sigma: 1.0 }),
+    ]);
+    let want = 0.5 * (-3.0f64 / 8.0).exp() + 2.0 * (-1.5f64).exp();
+    assert!((k(gaussians) - want).abs() < 1e-12);
 }
 
 #[test]
