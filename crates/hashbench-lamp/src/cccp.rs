@@ -57,6 +57,9 @@ pub struct BitLog {
     pub final_gap: Vec<f64>,
     /// Seconds inside the QP solver.
     pub qp_seconds: f64,
+    /// Reduced QPs the solver stopped short of its tolerances on (their
+    /// feasible point was used, their dual objective as the lower bound).
+    pub inexact_solves: usize,
 }
 
 impl BitProblem<'_> {
@@ -237,7 +240,10 @@ pub fn zeta_cut(problem: &BitProblem<'_>, majorant: &Majorant, nu: &[f64], f: &[
     }
 }
 
-/// The reduced QP J_{t,k} over x = (ν, b, ξ[, ζ]) with the cuts so far.
+/// The reduced QP J_{t,k} over x = (ν, b, ξ/n[, ζ/n]) with the cuts so far.
+/// The slacks enter as means over the working set (costs λ₁, λ₂; each cut
+/// divided by n): the sums reach thousands while ν stays of order one, and
+/// at that scale the interior-point solver stalls.
 pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) -> Qp {
     let p = problem.p();
     let with_zeta = problem.uses_pairs();
@@ -255,9 +261,9 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
     });
     let n = problem.n as f64;
     let mut q = vec![0.0; n_vars];
-    q[xi] = problem.lambda1 / n;
+    q[xi] = problem.lambda1;
     if with_zeta {
-        q[zeta] = problem.lambda2 / n;
+        q[zeta] = problem.lambda2;
     }
     let kbar = problem.mean_row();
     let mut a = Vec::new();
@@ -281,12 +287,13 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
     if with_zeta {
         row(&[(zeta, -1.0)], None, 0.0);
     }
+    let mean_of = |cut: &Cut| -> Vec<f64> { cut.coeffs.iter().map(|c| c / n).collect() };
     for cut in xi_cuts {
-        row(&[(xi, -1.0)], Some(&cut.coeffs), -cut.constant);
+        row(&[(xi, -1.0)], Some(&mean_of(cut)), -cut.constant / n);
     }
     if with_zeta {
         for cut in zeta_cuts {
-            row(&[(zeta, -1.0)], Some(&cut.coeffs), -cut.constant);
+            row(&[(zeta, -1.0)], Some(&mean_of(cut)), -cut.constant / n);
         }
     }
     Qp { p: pm, q, a, b }
@@ -306,6 +313,8 @@ pub struct CuttingPlane {
     pub master: Vec<f64>,
     /// Seconds inside the solver.
     pub seconds: f64,
+    /// Inexact solves (see [`crate::QpSolution::inexact`]).
+    pub inexact: usize,
 }
 
 /// Minimises J_t (the majorant at `start`) by 1-slack cutting planes
@@ -328,6 +337,7 @@ pub fn cutting_plane(
         reduced: Vec::new(),
         master: Vec::new(),
         seconds: 0.0,
+        inexact: 0,
     };
     let mut best = majorant.value(problem, start);
     let (mut xi_cuts, mut zeta_cuts) = (Vec::<Cut>::new(), Vec::<Cut>::new());
@@ -353,15 +363,21 @@ pub fn cutting_plane(
         let solution = reduced_qp(problem, &xi_cuts, &zeta_cuts).solve()?;
         out.seconds += solution.seconds;
         out.iterations += 1;
+        out.inexact += usize::from(solution.inexact);
         x = solution.x[..=p].to_vec();
         let master = majorant.value(problem, &x);
-        out.reduced.push(solution.objective);
+        let reduced = if solution.inexact {
+            solution.dual_objective
+        } else {
+            solution.objective
+        };
+        out.reduced.push(reduced);
         out.master.push(master);
         if master < best {
             best = master;
             out.nu.clone_from(&x);
         }
-        if master - solution.objective <= stop.gap * master.max(1.0) {
+        if master - reduced <= stop.gap * master.max(1.0) {
             break;
         }
     }
@@ -386,12 +402,14 @@ pub fn solve_bit(
         sign_changes: Vec::new(),
         final_gap: Vec::new(),
         qp_seconds: 0.0,
+        inexact_solves: 0,
     };
     for _ in 0..stop.max_cccp {
         let f = problem.values(&nu);
         let majorant = Majorant::at(problem, &f);
         let run = cutting_plane(problem, &majorant, &nu, stop)?;
         log.qp_seconds += run.seconds;
+        log.inexact_solves += run.inexact;
         log.cuts_per_step.push(run.iterations);
         log.final_gap
             .push(match (run.master.last(), run.reduced.last()) {

@@ -192,6 +192,7 @@ impl HashMethod for LampParams {
             "cp-iterations-mean",
             "cp-iterations-max",
             "balance-max",
+            "qp-inexact",
         ],
         per_bit: &[
             "cccp-steps-per-bit",

@@ -33,6 +33,11 @@ pub struct QpSolution {
     pub s: Vec<f64>,
     /// ½xᵀPx + qᵀx at x.
     pub objective: f64,
+    /// The dual objective: a lower bound of the optimum.
+    pub dual_objective: f64,
+    /// Whether the solver stopped short of its tolerances (it stalled) and
+    /// x was accepted because it satisfies Ax ≤ b to 1e-7 relative.
+    pub inexact: bool,
     /// Interior-point iterations.
     pub iterations: u32,
     /// Solver time in seconds.
@@ -45,7 +50,7 @@ pub enum QpError {
     /// The problem data were rejected before solving.
     #[error("QP setup rejected: {0}")]
     Setup(String),
-    /// The solver stopped without an optimal point.
+    /// The solver stopped without an optimal or feasible point.
     #[error("QP solver stopped with status {0}")]
     Status(String),
 }
@@ -58,7 +63,9 @@ impl Qp {
 
     /// Solves to tight tolerances (1e-8): the cutting-plane gap is measured
     /// against the solver's objective, so the solve must be far more accurate
-    /// than the gap tolerance.
+    /// than the gap tolerance. A solve that stalls short of them (clarabel
+    /// does on some degenerate reduced problems) is accepted, marked inexact,
+    /// when its point is feasible.
     ///
     /// # Errors
     /// Inconsistent dimensions, or a status other than solved.
@@ -101,16 +108,35 @@ impl Qp {
             .map_err(|e| QpError::Setup(e.to_string()))?;
         solver.solve();
         let s = &solver.solution;
-        match s.status {
-            SolverStatus::Solved | SolverStatus::AlmostSolved => Ok(QpSolution {
-                x: s.x.clone(),
-                z: s.z.clone(),
-                s: s.s.clone(),
-                objective: s.obj_val,
-                iterations: s.iterations,
-                seconds: s.solve_time,
-            }),
-            other => Err(QpError::Status(format!("{other:?}"))),
-        }
+        let inexact = match s.status {
+            SolverStatus::Solved => false,
+            SolverStatus::AlmostSolved
+            | SolverStatus::MaxIterations
+            | SolverStatus::InsufficientProgress
+                if self.feasible(&s.x) =>
+            {
+                true
+            }
+            other => return Err(QpError::Status(format!("{other:?}"))),
+        };
+        Ok(QpSolution {
+            x: s.x.clone(),
+            z: s.z.clone(),
+            s: s.s.clone(),
+            objective: s.obj_val,
+            dual_objective: s.obj_val_dual,
+            inexact,
+            iterations: s.iterations,
+            seconds: s.solve_time,
+        })
+    }
+
+    /// Whether Ax ≤ b holds to 1e-7 relative to the size of b.
+    fn feasible(&self, x: &[f64]) -> bool {
+        let scale = 1.0 + self.b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        self.a.iter().zip(&self.b).all(|(row, b)| {
+            let ax: f64 = row.iter().zip(x).map(|(a, v)| a * v).sum();
+            ax.is_finite() && ax <= b + 1e-7 * scale
+        })
     }
 }

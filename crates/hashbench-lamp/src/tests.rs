@@ -77,6 +77,7 @@ fn kkt(qp: &Qp, sol: &QpSolution) -> (f64, f64, f64, f64, f64) {
 }
 
 fn assert_kkt(qp: &Qp, sol: &QpSolution) {
+    assert!(!sol.inexact, "the solver stalled");
     let (stationarity, primal, dual, complementarity, slack) = kkt(qp, sol);
     assert!(stationarity < 1e-6, "stationarity {stationarity}");
     assert!(primal < 1e-7, "primal violation {primal}");
@@ -136,11 +137,12 @@ fn lamp_shaped_qps_satisfy_kkt_and_the_one_slack_dual_simplex() {
     let sol = qp.solve().unwrap();
     assert_kkt(&qp, &sol);
     // rows: balance ±, ξ ≥ 0, ζ ≥ 0, 4 ξ-cuts, 4 ζ-cuts; the ξ column of
-    // stationarity says the ξ multipliers sum to λ₁/n (likewise ζ, λ₂/n)
+    // stationarity says the ξ multipliers sum to λ₁ (likewise ζ, λ₂: the
+    // slacks enter as means)
     let xi_sum: f64 = sol.z[2] + sol.z[4..8].iter().sum::<f64>();
     let zeta_sum: f64 = sol.z[3] + sol.z[8..12].iter().sum::<f64>();
-    assert!((xi_sum - 80.0 / 40.0).abs() < 1e-6, "{xi_sum}");
-    assert!((zeta_sum - 10.0 / 40.0).abs() < 1e-6, "{zeta_sum}");
+    assert!((xi_sum - 80.0).abs() < 1e-6, "{xi_sum}");
+    assert!((zeta_sum - 10.0).abs() < 1e-6, "{zeta_sum}");
     // without side information the ζ column is gone
     let plain = reduced_qp(&toy.problem(0.0), &xi_cuts, &[]);
     assert_eq!(plain.n_vars(), 6 + 2);

@@ -314,7 +314,7 @@ fn decorrelated_gram(
 /// unbounded, which stalls the interior-point solver.
 fn whitening(g: &Mat<f64>) -> Result<Mat<f64>, FitError> {
     let (values, vectors) = top_eigenpairs(g.as_ref(), g.nrows())?;
-    let floor = 1e-10 * values.first().copied().unwrap_or(0.0).max(0.0);
+    let floor = 1e-8 * values.first().copied().unwrap_or(0.0).max(0.0);
     let kept = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
     if kept == 0 {
         return Err(FitError::Kernel(
@@ -443,6 +443,10 @@ fn fit_log(
         ("cp-iterations-mean".to_string(), mean(&cuts)),
         ("cp-iterations-max".to_string(), max(&cuts)),
         ("balance-max".to_string(), balance),
+        (
+            "qp-inexact".to_string(),
+            trained.logs.iter().map(|l| l.inexact_solves as f64).sum(),
+        ),
     ];
     if cross_validated {
         facts.extend(

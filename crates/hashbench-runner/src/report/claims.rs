@@ -263,6 +263,118 @@ pub fn check_claims(
                         ),
                     }
                 }
+                ClaimSpec::Ordered {
+                    methods,
+                    metric,
+                    bits,
+                    ..
+                } => {
+                    let bits = bits.clone().unwrap_or_else(|| plan.bits.clone());
+                    let rows: Vec<String> = bits
+                        .iter()
+                        .map(|&b| {
+                            let values: Vec<f64> = methods
+                                .iter()
+                                .map(|m| mean(m, metric, b).unwrap_or(f64::NAN))
+                                .collect();
+                            let ordered = values.windows(2).all(|w| w[1] >= w[0]);
+                            let shown: Vec<String> =
+                                values.iter().map(|v| format!("{v:.4}")).collect();
+                            format!(
+                                "{b} bits: {}{}",
+                                shown.join(" -> "),
+                                if ordered { "" } else { " (falls)" }
+                            )
+                        })
+                        .collect();
+                    let holds = !rows.iter().any(|r| r.ends_with("(falls)"));
+                    (if holds { "holds" } else { "fails" }, rows.join("; "))
+                }
+                ClaimSpec::Spread {
+                    methods,
+                    metric,
+                    within,
+                    ..
+                } => {
+                    let rows: Vec<(usize, f64)> = plan
+                        .bits
+                        .iter()
+                        .map(|&b| {
+                            let values = methods.iter().map(|m| mean(m, metric, b).unwrap_or(f64::NAN));
+                            let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                                if v.is_nan() { (f64::NAN, f64::NAN) } else { (lo.min(v), hi.max(v)) }
+                            });
+                            (b, hi - lo)
+                        })
+                        .collect();
+                    let holds = rows.iter().all(|(_, s)| *s <= *within);
+                    let shown: Vec<String> =
+                        rows.iter().map(|(b, s)| format!("{b} bits: {s:.4}")).collect();
+                    (
+                        if holds { "holds" } else { "fails" },
+                        format!("highest minus lowest {metric} (needs <= {within}): {}", shown.join(", ")),
+                    )
+                }
+                ClaimSpec::Below {
+                    method,
+                    metric,
+                    value,
+                    ..
+                } => {
+                    let values: Vec<(usize, f64)> = plan
+                        .bits
+                        .iter()
+                        .map(|&b| (b, mean(method, metric, b).unwrap_or(f64::NAN)))
+                        .collect();
+                    let holds = values.iter().all(|(_, v)| *v < *value);
+                    let shown: Vec<String> =
+                        values.iter().map(|(b, v)| format!("{b} bits: {v:.4}")).collect();
+                    (
+                        if holds { "holds" } else { "fails" },
+                        format!("{metric} (needs < {value}): {}", shown.join(", ")),
+                    )
+                }
+                ClaimSpec::AdvantageFalls {
+                    method,
+                    reference,
+                    metric,
+                    from,
+                    to,
+                    ..
+                }
+                | ClaimSpec::FallsSlower {
+                    method,
+                    reference,
+                    metric,
+                    from,
+                    to,
+                    ..
+                } => match (
+                    mean(method, metric, *from),
+                    mean(method, metric, *to),
+                    mean(reference, metric, *from),
+                    mean(reference, metric, *to),
+                ) {
+                    (Some(a0), Some(a1), Some(r0), Some(r1)) => {
+                        if matches!(c, ClaimSpec::AdvantageFalls { .. }) {
+                            let (lead0, lead1) = (a0 - r0, a1 - r1);
+                            (
+                                if lead0 > lead1 { "holds" } else { "fails" },
+                                format!("lead over {reference} in {metric}: {lead0:.4} at {from} bits, {lead1:.4} at {to} bits"),
+                            )
+                        } else {
+                            let (kept, theirs) = (a1 / a0, r1 / r0);
+                            (
+                                if kept > theirs { "holds" } else { "fails" },
+                                format!("{metric} keeps {:.1} % of its {from}-bit value at {to} bits ({a0:.4} -> {a1:.4}); {reference} keeps {:.1} % ({r0:.4} -> {r1:.4})", 100.0 * kept, 100.0 * theirs),
+                            )
+                        }
+                    }
+                    _ => (
+                        "not checked",
+                        format!("{from} or {to} bits not in this run"),
+                    ),
+                },
                 ClaimSpec::Falls {
                     method,
                     metric,

@@ -132,6 +132,74 @@ pub enum ClaimSpec {
         /// Scalar metric.
         metric: String,
     },
+    /// Mean `metric` never falls along `methods` (a sweep listed in order,
+    /// e.g. constraints per datum), at every code length (or at `bits`).
+    Ordered {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method labels in sweep order.
+        methods: Vec<String>,
+        /// Scalar metric.
+        metric: String,
+        /// Code lengths checked (default: all of the run).
+        bits: Option<Vec<usize>>,
+    },
+    /// The means of `metric` over `methods` lie within `within` of each other
+    /// at every code length ("stable in p").
+    Spread {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method labels.
+        methods: Vec<String>,
+        /// Scalar metric.
+        metric: String,
+        /// Largest allowed difference between the highest and lowest mean.
+        within: f64,
+    },
+    /// Mean `metric` of `method` is below `value` at every code length
+    /// ("converges in fewer than 10 iterations").
+    Below {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// The bound (strict).
+        value: f64,
+    },
+    /// `method`'s lead over `reference` in mean `metric` is larger at `from`
+    /// bits than at `to` bits ("most at short codes").
+    AdvantageFalls {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The method it is compared with.
+        reference: String,
+        /// Scalar metric.
+        metric: String,
+        /// Shorter code length.
+        from: usize,
+        /// Longer code length.
+        to: usize,
+    },
+    /// Mean `metric` of `method` keeps a larger share of its value from
+    /// `from` to `to` bits than `reference`'s does ("falls more slowly").
+    FallsSlower {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// The method it is compared with.
+        reference: String,
+        /// Scalar metric.
+        metric: String,
+        /// Shorter code length.
+        from: usize,
+        /// Longer code length.
+        to: usize,
+    },
     /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
     Rises {
         /// The claim as the paper states it.
@@ -158,6 +226,11 @@ impl ClaimSpec {
             | ClaimSpec::Close { text, .. }
             | ClaimSpec::Above { text, .. }
             | ClaimSpec::Approaches { text, .. }
+            | ClaimSpec::Ordered { text, .. }
+            | ClaimSpec::Spread { text, .. }
+            | ClaimSpec::Below { text, .. }
+            | ClaimSpec::AdvantageFalls { text, .. }
+            | ClaimSpec::FallsSlower { text, .. }
             | ClaimSpec::AboveOnCurve { text, .. }
             | ClaimSpec::BestOnCurve { text, .. } => text,
         }
@@ -169,7 +242,14 @@ impl ClaimSpec {
             ClaimSpec::Best { method, metric, .. }
             | ClaimSpec::Falls { method, metric, .. }
             | ClaimSpec::Rises { method, metric, .. }
-            | ClaimSpec::Dominates { method, metric, .. } => (vec![method], Some(metric)),
+            | ClaimSpec::Dominates { method, metric, .. }
+            | ClaimSpec::Below { method, metric, .. } => (vec![method], Some(metric)),
+            ClaimSpec::Ordered {
+                methods, metric, ..
+            }
+            | ClaimSpec::Spread {
+                methods, metric, ..
+            } => (methods.iter().map(String::as_str).collect(), Some(metric)),
             ClaimSpec::Close {
                 method,
                 reference,
@@ -177,6 +257,18 @@ impl ClaimSpec {
                 ..
             }
             | ClaimSpec::Above {
+                method,
+                reference,
+                metric,
+                ..
+            }
+            | ClaimSpec::AdvantageFalls {
+                method,
+                reference,
+                metric,
+                ..
+            }
+            | ClaimSpec::FallsSlower {
                 method,
                 reference,
                 metric,
@@ -212,8 +304,13 @@ impl ClaimSpec {
     /// The code lengths (or x values) the claim names explicitly.
     pub(crate) fn code_lengths(&self) -> Vec<usize> {
         match self {
-            ClaimSpec::Best { bits, .. } => bits.clone().unwrap_or_default(),
-            ClaimSpec::Falls { from, to, .. } | ClaimSpec::Rises { from, to, .. } => {
+            ClaimSpec::Best { bits, .. } | ClaimSpec::Ordered { bits, .. } => {
+                bits.clone().unwrap_or_default()
+            }
+            ClaimSpec::Falls { from, to, .. }
+            | ClaimSpec::Rises { from, to, .. }
+            | ClaimSpec::AdvantageFalls { from, to, .. }
+            | ClaimSpec::FallsSlower { from, to, .. } => {
                 vec![*from, *to]
             }
             ClaimSpec::Close { from, .. } => vec![*from],
@@ -221,7 +318,10 @@ impl ClaimSpec {
                 vec![*bits]
             }
             ClaimSpec::AboveOnCurve { bits, .. } => bits.clone(),
-            ClaimSpec::Dominates { .. } | ClaimSpec::Above { .. } => Vec::new(),
+            ClaimSpec::Dominates { .. }
+            | ClaimSpec::Above { .. }
+            | ClaimSpec::Spread { .. }
+            | ClaimSpec::Below { .. } => Vec::new(),
         }
     }
 }

@@ -4,11 +4,14 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::{MethodEntry, Spec};
 use crate::methods::{self, MethodSpec};
+use hashbench_kernel::KernelSpec;
 
 impl Spec {
     /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
     /// lists values per parameter, expanded as a cartesian product.
-    pub(super) fn methods(&self) -> Result<Vec<MethodEntry>> {
+    /// `kernel` is the profile's experiment kernel, given to methods that
+    /// read it and name none.
+    pub(super) fn methods(&self, kernel: Option<&KernelSpec>) -> Result<Vec<MethodEntry>> {
         let mut out: Vec<MethodEntry> = Vec::new();
         for (k, table) in self.raw.methods.iter().enumerate() {
             let at = self.at(table.span().start);
@@ -65,7 +68,7 @@ impl Spec {
                     )
                 })?;
                 if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
-                    let kernel = self.raw.kernel.as_ref().ok_or_else(|| {
+                    let kernel = kernel.ok_or_else(|| {
                         anyhow!("{at}: methods[{k}]: {name} needs a `kernel`, here or at the top of the spec")
                     })?;
                     t.insert(

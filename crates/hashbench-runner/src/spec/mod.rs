@@ -92,6 +92,11 @@ pub struct ProfileSpec {
     trials: Option<usize>,
     ground_truth: Option<TruthRule>,
     normality: Option<NormalitySpec>,
+    /// The experiment's kernel on this profile's data (e.g. Gaussians on a
+    /// local stand-in for the paper's histograms).
+    kernel: Option<KernelSpec>,
+    /// Feature transforms on this profile's data.
+    transform: Option<Vec<Transform>>,
     /// Absolute tolerance of the golden-metric check (ci profile).
     tolerance: Option<f64>,
 }
@@ -296,17 +301,25 @@ impl Spec {
         ground_truth
             .validate()
             .map_err(|e| anyhow!("{file}: {e}"))?;
-        if let Some(k) = &raw.kernel {
+        let kernel = over
+            .as_ref()
+            .and_then(|o| o.kernel.clone())
+            .or_else(|| raw.kernel.clone());
+        let transform = over
+            .as_ref()
+            .and_then(|o| o.transform.clone())
+            .unwrap_or_else(|| raw.transform.clone());
+        if let Some(k) = &kernel {
             k.validate().map_err(|e| anyhow!("{file}: kernel: {e}"))?;
         }
-        if ground_truth.needs_kernel() && raw.kernel.is_none() {
+        if ground_truth.needs_kernel() && kernel.is_none() {
             bail!(
                 "{file}: ground_truth ranks by the experiment's kernel (by = \"kernel\"); give the spec a top-level `kernel`"
             );
         }
         for m in &raw.metrics {
             m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
-            if m.needs_kernel() && raw.kernel.is_none() {
+            if m.needs_kernel() && kernel.is_none() {
                 bail!(
                     "{file}: metrics: {m:?} re-ranks by a kernel; give the spec a top-level `kernel`"
                 );
@@ -329,7 +342,7 @@ impl Spec {
         let methods = if normality.is_some() {
             Vec::new()
         } else {
-            self.methods()?
+            self.methods(kernel.as_ref())?
         };
         let fit_logs = || methods.iter().map(|m| m.spec.registration().fit_log);
         let names = validate::Names {
@@ -388,9 +401,9 @@ impl Spec {
             claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
             reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
-            kernel: raw.kernel.clone(),
+            kernel,
             graph_features: raw.graph_features,
-            transform: raw.transform.clone(),
+            transform,
             normality,
         })
     }
