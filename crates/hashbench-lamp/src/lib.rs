@@ -79,7 +79,7 @@ pub struct LampParams {
     /// The similar pairs (default: 2 same-label partners per item).
     #[serde(default = "default_constraints")]
     pub constraints: Constraints,
-    /// The decorrelation weight μ (default: cross-validated over 10, 80, 300).
+    /// The decorrelation weight μ (default: cross-validated over 10, 100, 1000, 10000).
     #[serde(default = "default_decorrelation")]
     pub decorrelation: Decorrelation,
     /// Most CCCP steps per bit (10).
@@ -115,7 +115,7 @@ fn default_constraints() -> Constraints {
     Constraints::SameLabel(2)
 }
 fn default_decorrelation() -> Decorrelation {
-    Decorrelation::CrossValidate(vec![10.0, 80.0, 300.0])
+    Decorrelation::CrossValidate(vec![10.0, 100.0, 1000.0, 10000.0])
 }
 fn default_max_cccp() -> usize {
     10

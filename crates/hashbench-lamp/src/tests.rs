@@ -295,8 +295,8 @@ fn lamp_separates_the_pairs_of_a_separable_problem() {
         let side0 = codes.bit(0, m);
         let side1 = codes.bit(1, m);
         assert_ne!(side0, side1, "bit {m} puts both blobs on one side");
-        for i in 0..80 {
-            assert_eq!(codes.bit(i, m), if labels[i] == 0 { side0 } else { side1 });
+        for (i, &label) in labels.iter().enumerate() {
+            assert_eq!(codes.bit(i, m), if label == 0 { side0 } else { side1 });
         }
     }
     let log = model.fit_log();
