@@ -126,7 +126,7 @@ impl BitProblem<'_> {
 }
 
 /// The convex upper bound J_t of J around ν̃_t (eqs. 9-12): |f_i| replaced by
-/// c_i f_i with c_i = sign(f_iᵗ) (sign(0) = +1), and −f_i f_j by
+/// c_i f_i with c_i = sign(f_iᵗ) (sign(0) = −1, as the bit [f > 0] reads it), and −f_i f_j by
 /// q_ij = ½f_i² + ½f_j² − s_ij(f_i + f_j) + ½s_ij², s_ij = f_iᵗ + f_jᵗ
 /// (q_ij + f_i f_j = ½(f_i + f_j − s_ij)² ≥ 0, with equality at ν̃_t).
 #[derive(Debug, Clone, PartialEq)]
@@ -143,7 +143,7 @@ impl Majorant {
         Self {
             signs: f[..problem.n]
                 .iter()
-                .map(|&v| if v >= 0.0 { 1.0 } else { -1.0 })
+                .map(|&v| if v > 0.0 { 1.0 } else { -1.0 })
                 .collect(),
             sums: problem.pairs.iter().map(|&(i, j)| f[i] + f[j]).collect(),
         }
@@ -422,7 +422,7 @@ pub fn solve_bit(
                 .signs
                 .iter()
                 .zip(&after)
-                .filter(|&(c, v)| (*v >= 0.0) != (*c > 0.0))
+                .filter(|&(c, v)| (*v > 0.0) != (*c > 0.0))
                 .count(),
         );
         nu = run.nu;

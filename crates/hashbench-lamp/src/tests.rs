@@ -505,3 +505,46 @@ fn bad_parameters_are_named() {
             .contains("decorrelation")
     );
 }
+
+#[test]
+fn the_decorrelation_term_is_mu_half_var_times_squared_pearson() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let (n, p) = (30, 5);
+    let x = Mat::from_fn(n, 4, |_, _| rng.random::<f64>() - 0.5);
+    let k = &x * x.transpose();
+    let sv: Vec<usize> = (0..p).collect();
+    let rows = Mat::from_fn(n, p, |i, c| k[(i, sv[c])]);
+    let earlier: Vec<Vec<f64>> = (0..2)
+        .map(|_| (0..n).map(|_| rng.random::<f64>() - 0.4).collect())
+        .collect();
+    let mu = 7.0;
+    let plain = crate::train::decorrelated_gram(&k, &sv, &rows, &earlier, 0.0);
+    let penalised = crate::train::decorrelated_gram(&k, &sv, &rows, &earlier, mu);
+    let nu: Vec<f64> = (0..p).map(|_| rng.random::<f64>() - 0.5).collect();
+    let quad = |g: &Mat<f64>| -> f64 {
+        (0..p)
+            .map(|a| (0..p).map(|b| nu[a] * g[(a, b)] * nu[b]).sum::<f64>())
+            .sum()
+    };
+    let added = 0.5 * (quad(&penalised) - quad(&plain));
+    // f = K ν + b on the working set (b = 0.3 does not matter), y the earlier bits
+    let f: Vec<f64> = (0..n)
+        .map(|i| (0..p).map(|c| rows[(i, c)] * nu[c]).sum::<f64>() + 0.3)
+        .collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let var = |v: &[f64]| {
+        let m = mean(v);
+        v.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / v.len() as f64
+    };
+    let want: f64 = earlier
+        .iter()
+        .map(|e| {
+            let y: Vec<f64> = e.iter().map(|&v| f64::from(u8::from(v > 0.0))).collect();
+            let (mf, my) = (mean(&f), mean(&y));
+            let cov = f.iter().zip(&y).map(|(a, b)| (a - mf) * (b - my)).sum::<f64>() / n as f64;
+            let rho2 = cov * cov / (var(&f) * var(&y));
+            0.5 * mu * var(&f) * rho2
+        })
+        .sum();
+    assert!((added - want).abs() < 1e-10 * (1.0 + want), "{added} vs {want}");
+}

@@ -233,7 +233,8 @@ fn train_bits(
         let sv = sample(rng, n, p).into_vec();
         let rows = Mat::from_fn(prep.rows.len(), p, |i, c| prep.k[(i, sv[c])]);
         let g = decorrelated_gram(&prep.k, &sv, &rows, &out.values, mu);
-        let whiten = whitening(&g)?;
+        let kernel_scale = sv.iter().map(|&a| prep.k[(a, a)]).fold(0.0, f64::max);
+        let whiten = whitening(&g, kernel_scale)?;
         let white_rows = product(rows.as_ref(), whiten.as_ref());
         let r = whiten.ncols();
         let identity = Mat::<f64>::identity(r, r);
@@ -269,7 +270,7 @@ fn train_bits(
 /// m′ on the working set (Sec. 3.7; the added term of ½νᵀG′ν is μ/2 ·
 /// var(f) · ρ²(f, y_{m′}) summed over earlier bits: f is the relaxed bit,
 /// ρ the Pearson coefficient).
-fn decorrelated_gram(
+pub(crate) fn decorrelated_gram(
     k: &Mat<f64>,
     sv: &[usize],
     rows: &Mat<f64>,
@@ -306,15 +307,17 @@ fn decorrelated_gram(
     g
 }
 
-/// T = V Λ^{-1/2} over the eigenpairs (V, Λ) of G′ above 1e-10 times the
-/// largest: with ν = Tβ, ½νᵀG′ν = ½‖β‖² and f = (K T)β + b, so each QP has
+/// T = V Λ^{-1/2} over the eigenpairs (V, Λ) of G′ above 1e-8 times the
+/// largest diagonal entry of the kernel matrix G (the floor is set by the
+/// kernel, not by the decorrelation penalty, which would raise it with μ
+/// and cut real directions of K): with ν = Tβ, ½νᵀG′ν = ½‖β‖² and f = (K T)β + b, so each QP has
 /// an identity quadratic term. Directions of G′'s (numerical) null space
 /// are left out: for a positive definite kernel they change no f at all
 /// (Gd = 0 means Σ d_j φ(sv_j) = 0), and kept they make the minimiser set
 /// unbounded, which stalls the interior-point solver.
-fn whitening(g: &Mat<f64>) -> Result<Mat<f64>, FitError> {
+fn whitening(g: &Mat<f64>, kernel_scale: f64) -> Result<Mat<f64>, FitError> {
     let (values, vectors) = top_eigenpairs(g.as_ref(), g.nrows())?;
-    let floor = 1e-8 * values.first().copied().unwrap_or(0.0).max(0.0);
+    let floor = 1e-8 * kernel_scale.max(0.0);
     let kept = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
     if kept == 0 {
         return Err(FitError::Kernel(
@@ -367,11 +370,13 @@ fn held_out_truth(
                 .enumerate()
                 .map(|(r, &i)| (i, r as u32))
                 .collect();
+            let query_of: std::collections::HashMap<usize, usize> =
+                held_out.iter().enumerate().map(|(q, &i)| (i, q)).collect();
             let mut lists = vec![Vec::new(); held_out.len()];
-            for (q, chunk) in draw.pairs.chunks(c).enumerate() {
-                lists[q] = chunk.iter().map(|(_, j)| position[j]).collect();
-                lists[q].sort_unstable();
+            for (i, j) in &draw.pairs {
+                lists[query_of[i]].push(position[j]);
             }
+            lists.iter_mut().for_each(|l| l.sort_unstable());
             GroundTruth::Lists {
                 n_db: working.len(),
                 lists,
