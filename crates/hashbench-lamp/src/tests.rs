@@ -541,10 +541,18 @@ fn the_decorrelation_term_is_mu_half_var_times_squared_pearson() {
         .map(|e| {
             let y: Vec<f64> = e.iter().map(|&v| f64::from(u8::from(v > 0.0))).collect();
             let (mf, my) = (mean(&f), mean(&y));
-            let cov = f.iter().zip(&y).map(|(a, b)| (a - mf) * (b - my)).sum::<f64>() / n as f64;
+            let cov = f
+                .iter()
+                .zip(&y)
+                .map(|(a, b)| (a - mf) * (b - my))
+                .sum::<f64>()
+                / n as f64;
             let rho2 = cov * cov / (var(&f) * var(&y));
             0.5 * mu * var(&f) * rho2
         })
         .sum();
-    assert!((added - want).abs() < 1e-10 * (1.0 + want), "{added} vs {want}");
+    assert!(
+        (added - want).abs() < 1e-10 * (1.0 + want),
+        "{added} vs {want}"
+    );
 }
