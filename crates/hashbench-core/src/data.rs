@@ -244,6 +244,23 @@ impl<'a> TrainSet<'a> {
 }
 
 impl TrainSet<'_> {
+    /// The label of every training row, in row order, for methods that read
+    /// them all ([`crate::method::Supervision::AllTraining`]).
+    ///
+    /// # Errors
+    /// [`FitError::MissingLabels`] unless every row is labelled.
+    pub fn every_label(&self, method: &'static str) -> Result<Vec<u32>, FitError> {
+        let n = self.x.n_items();
+        if self.labelled.len() != n {
+            return Err(FitError::MissingLabels { method });
+        }
+        let mut out = vec![0u32; n];
+        for (&i, &y) in self.labelled.iter().zip(self.labels) {
+            out[i] = y;
+        }
+        Ok(out)
+    }
+
     /// The labelled rows of the dense training matrix, centred with `mean`.
     ///
     /// # Panics

@@ -45,18 +45,12 @@ impl Scale {
                 format!("{{ std-distance = {n} }}"),
                 "needs at least two items",
             )),
-            _ => self.validate_leaf(field),
-        }
-    }
-
-    fn validate_leaf(&self, field: &'static str) -> Result<(), ParamError> {
-        match *self {
-            Scale::Fixed(s) if !(s.is_finite() && s > 0.0) => Err(ParamError::invalid(
+            Scale::Fixed(s) if !(s.is_finite() && *s > 0.0) => Err(ParamError::invalid(
                 field,
                 format!("{{ fixed = {s} }}"),
                 "must be positive and finite",
             )),
-            Scale::MeanDistance(n) if n < 2 => Err(ParamError::invalid(
+            Scale::MeanDistance(n) if *n < 2 => Err(ParamError::invalid(
                 field,
                 format!("{{ mean-distance = {n} }}"),
                 "needs at least two items",
@@ -343,26 +337,25 @@ impl Kernel {
                 check_non_negative("intersection", b)?;
                 elementwise(a, b, |x, y| x.min(y))
             }
-            // Gaussians of several widths share one pass over the distances
-            Kernel::Sum(terms)
-                if terms
+            Kernel::Sum(terms) => {
+                // the Gaussian terms share one pass over the squared distances
+                let gaussians: Vec<(f64, f64)> = terms
                     .iter()
-                    .all(|(_, k)| matches!(k, Kernel::Gaussian { .. })) =>
-            {
-                let scales: Vec<(f64, f64)> = terms
-                    .iter()
-                    .map(|(w, k)| match k {
-                        Kernel::Gaussian { sigma } => (*w, -0.5 / (sigma * sigma)),
-                        _ => unreachable!("all terms are Gaussian"),
+                    .filter_map(|(w, k)| match k {
+                        Kernel::Gaussian { sigma } => Some((*w, -0.5 / (sigma * sigma))),
+                        _ => None,
                     })
                     .collect();
-                Ok(squared_distances(a, b)?
-                    .map(|d| scales.iter().map(|(w, s)| w * (s * d).exp()).sum()))
-            }
-            Kernel::Sum(terms) => {
-                let mut out = Mat::zeros(a.n_items(), b.n_items());
+                let mut out = if gaussians.is_empty() {
+                    Mat::zeros(a.n_items(), b.n_items())
+                } else {
+                    squared_distances(a, b)?
+                        .map(|d| gaussians.iter().map(|(w, s)| w * (s * d).exp()).sum())
+                };
                 for (w, k) in terms {
-                    out += k.block(a, b)? * faer::Scale(*w);
+                    if !matches!(k, Kernel::Gaussian { .. }) {
+                        out += k.block(a, b)? * faer::Scale(*w);
+                    }
                 }
                 Ok(out)
             }

@@ -69,6 +69,12 @@ fn hand_computed_values() {
     ]);
     let want = 0.5 * (-3.0f64 / 8.0).exp() + 2.0 * (-1.5f64).exp();
     assert!((k(gaussians) - want).abs() < 1e-12);
+    // a Gaussian beside another kind: 1 · 2 + 0.5 e^(−3/8)
+    let mixed = Kernel::Sum(vec![
+        (1.0, Kernel::Linear),
+        (0.5, Kernel::Gaussian { sigma: 2.0 }),
+    ]);
+    assert!((k(mixed) - (2.0 + 0.5 * (-3.0f64 / 8.0).exp())).abs() < 1e-12);
 }
 
 #[test]

@@ -95,7 +95,11 @@ impl BitProblem<'_> {
     /// The true objective J(ν̃) = ½νᵀG′ν + (λ₁/n)Σ_W (1 − |f_i|)₊ +
     /// (λ₂/n)Σ_Θ (−f_i f_j)₊.
     pub fn objective(&self, nu: &[f64]) -> f64 {
-        let f = self.values(nu);
+        self.objective_at(nu, &self.values(nu))
+    }
+
+    /// J at ν̃ whose values are `f`.
+    fn objective_at(&self, nu: &[f64], f: &[f64]) -> f64 {
         let margin: f64 = f[..self.n].iter().map(|v| (1.0 - v.abs()).max(0.0)).sum();
         let pairs: f64 = self
             .pairs
@@ -175,10 +179,14 @@ impl Majorant {
 
     /// J_t(ν̃): the master objective of the cutting-plane loop.
     pub fn value(&self, problem: &BitProblem<'_>, nu: &[f64]) -> f64 {
-        let f = problem.values(nu);
-        let mut v = problem.regulariser(nu) + problem.lambda1 * self.xi(&f) / problem.n as f64;
+        self.value_at(problem, nu, &problem.values(nu))
+    }
+
+    /// J_t at ν̃ whose values are `f`.
+    fn value_at(&self, problem: &BitProblem<'_>, nu: &[f64], f: &[f64]) -> f64 {
+        let mut v = problem.regulariser(nu) + problem.lambda1 * self.xi(f) / problem.n as f64;
         if problem.uses_pairs() {
-            v += problem.lambda2 * self.zeta(problem.pairs, &f) / problem.n as f64;
+            v += problem.lambda2 * self.zeta(problem.pairs, f) / problem.n as f64;
         }
         v
     }
@@ -305,6 +313,8 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
 pub struct CuttingPlane {
     /// The best point found (ν̃_t itself when no QP improves on it).
     pub nu: Vec<f64>,
+    /// f at the best point.
+    pub values: Vec<f64>,
     /// Reduced QPs solved.
     pub iterations: usize,
     /// Reduced objective J*_{t,k} after each QP (non-decreasing).
@@ -328,22 +338,23 @@ pub fn cutting_plane(
     problem: &BitProblem<'_>,
     majorant: &Majorant,
     start: &[f64],
+    start_values: &[f64],
     stop: &Stopping,
 ) -> Result<CuttingPlane, QpError> {
     let p = problem.p();
     let mut out = CuttingPlane {
         nu: start.to_vec(),
+        values: start_values.to_vec(),
         iterations: 0,
         reduced: Vec::new(),
         master: Vec::new(),
         seconds: 0.0,
         inexact: 0,
     };
-    let mut best = majorant.value(problem, start);
+    let mut best = majorant.value_at(problem, start, start_values);
     let (mut xi_cuts, mut zeta_cuts) = (Vec::<Cut>::new(), Vec::<Cut>::new());
-    let mut x = start.to_vec();
+    let (mut x, mut f) = (start.to_vec(), start_values.to_vec());
     while out.iterations < stop.max_cuts {
-        let f = problem.values(&x);
         let mut added = false;
         let cut = xi_cut(problem, majorant, &f);
         if !xi_cuts.contains(&cut) {
@@ -365,7 +376,8 @@ pub fn cutting_plane(
         out.iterations += 1;
         out.inexact += usize::from(solution.inexact);
         x = solution.x[..=p].to_vec();
-        let master = majorant.value(problem, &x);
+        f = problem.values(&x);
+        let master = majorant.value_at(problem, &x, &f);
         let reduced = if solution.inexact {
             solution.dual_objective
         } else {
@@ -376,6 +388,7 @@ pub fn cutting_plane(
         if master < best {
             best = master;
             out.nu.clone_from(&x);
+            out.values.clone_from(&f);
         }
         if master - reduced <= stop.gap * master.max(1.0) {
             break;
@@ -384,7 +397,7 @@ pub fn cutting_plane(
     Ok(out)
 }
 
-/// Minimises J from `start` by CCCP: each step majorises J at the current
+/// Minimises J from `start` by CCCP (returns ν̃, f at ν̃ and the log): each step majorises J at the current
 /// point and minimises the majorant by cutting planes. J never rises (the
 /// step keeps the current point unless a QP solution lowers the majorant).
 ///
@@ -394,10 +407,11 @@ pub fn solve_bit(
     problem: &BitProblem<'_>,
     start: Vec<f64>,
     stop: &Stopping,
-) -> Result<(Vec<f64>, BitLog), QpError> {
+) -> Result<(Vec<f64>, Vec<f64>, BitLog), QpError> {
     let mut nu = start;
+    let mut f = problem.values(&nu);
     let mut log = BitLog {
-        objective: vec![problem.objective(&nu)],
+        objective: vec![problem.objective_at(&nu, &f)],
         cuts_per_step: Vec::new(),
         sign_changes: Vec::new(),
         final_gap: Vec::new(),
@@ -405,9 +419,8 @@ pub fn solve_bit(
         inexact_solves: 0,
     };
     for _ in 0..stop.max_cccp {
-        let f = problem.values(&nu);
         let majorant = Majorant::at(problem, &f);
-        let run = cutting_plane(problem, &majorant, &nu, stop)?;
+        let run = cutting_plane(problem, &majorant, &nu, &f, stop)?;
         log.qp_seconds += run.seconds;
         log.inexact_solves += run.inexact;
         log.cuts_per_step.push(run.iterations);
@@ -416,22 +429,21 @@ pub fn solve_bit(
                 (Some(m), Some(r)) => m - r,
                 _ => 0.0,
             });
-        let after = problem.values(&run.nu);
         log.sign_changes.push(
             majorant
                 .signs
                 .iter()
-                .zip(&after)
+                .zip(&run.values)
                 .filter(|&(c, v)| (*v > 0.0) != (*c > 0.0))
                 .count(),
         );
-        nu = run.nu;
+        (nu, f) = (run.nu, run.values);
         let before = *log.objective.last().expect("starts with J(start)");
-        let now = problem.objective(&nu);
+        let now = problem.objective_at(&nu, &f);
         log.objective.push(now);
         if before - now <= stop.cccp_tol * before.abs() {
             break;
         }
     }
-    Ok((nu, log))
+    Ok((nu, f, log))
 }

@@ -211,7 +211,7 @@ fn cutting_planes_raise_the_reduced_objective_below_the_master_until_the_gap_clo
         cccp_tol: 1e-3,
     };
     let majorant = Majorant::at(&problem, &problem.values(&start));
-    let run = cutting_plane(&problem, &majorant, &start, &stop).unwrap();
+    let run = cutting_plane(&problem, &majorant, &start, &problem.values(&start), &stop).unwrap();
     assert!(run.iterations >= 2);
     for w in run.reduced.windows(2) {
         assert!(w[1] >= w[0] - 1e-7, "reduced objective fell: {w:?}");
@@ -244,7 +244,8 @@ fn cccp_never_raises_the_objective_and_keeps_the_balance() {
         let mut start = random_point(6, 1.0, &mut rng);
         start[6] -= problem.mean_value(&start);
         let stop = LampParams::with_kernel(KernelSpec::Linear).stopping();
-        let (nu, log) = solve_bit(&problem, start, &stop).unwrap();
+        let (nu, values, log) = solve_bit(&problem, start, &stop).unwrap();
+        assert_eq!(values, problem.values(&nu));
         for w in log.objective.windows(2) {
             assert!(w[1] <= w[0] + 1e-9 * w[0].abs(), "J rose: {w:?}");
         }

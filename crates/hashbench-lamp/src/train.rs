@@ -55,16 +55,7 @@ pub(crate) fn fit(
 ) -> Result<LampModel, FitError> {
     let n_train = train.x.n_items();
     let labels = match params.constraints {
-        Constraints::SameLabel(_) if train.labelled.len() != n_train => {
-            return Err(FitError::MissingLabels { method: "lamp" });
-        }
-        Constraints::SameLabel(_) => {
-            let mut l = vec![0u32; n_train];
-            for (&i, &y) in train.labelled.iter().zip(train.labels) {
-                l[i] = y;
-            }
-            Some(l)
-        }
+        Constraints::SameLabel(_) => Some(train.every_label("lamp")?),
         Constraints::Nearest(_) => None,
     };
     let kernel = params
@@ -248,9 +239,8 @@ fn train_bits(
             balance: params.balance,
         };
         let start = starting_point(&problem, rng);
-        let (beta, log) =
+        let (beta, mut values, log) =
             solve_bit(&problem, start, &stop).map_err(|e| FitError::Solver(e.to_string()))?;
-        let mut values = problem.values(&beta);
         values.truncate(n);
         // ν = T β, b unchanged
         let mut nu: Vec<f64> = (0..p)

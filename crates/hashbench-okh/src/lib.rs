@@ -234,16 +234,7 @@ impl HashMethod for OkhParams {
             });
         }
         let labels = match self.similarity {
-            Similarity::Labels if train.labelled.len() != n => {
-                return Err(FitError::MissingLabels { method: "okh" });
-            }
-            Similarity::Labels => {
-                let mut l = vec![0u32; n];
-                for (&i, &y) in train.labelled.iter().zip(train.labels) {
-                    l[i] = y;
-                }
-                Some(l)
-            }
+            Similarity::Labels => Some(train.every_label("okh")?),
             Similarity::Features | Similarity::KernelNystrom => None,
         };
         let kernel = self

@@ -270,6 +270,7 @@ pub fn check_claims(
                     ..
                 } => {
                     let bits = bits.clone().unwrap_or_else(|| plan.bits.clone());
+                    let mut holds = true;
                     let rows: Vec<String> = bits
                         .iter()
                         .map(|&b| {
@@ -278,16 +279,13 @@ pub fn check_claims(
                                 .map(|m| mean(m, metric, b).unwrap_or(f64::NAN))
                                 .collect();
                             let ordered = values.windows(2).all(|w| w[1] >= w[0]);
+                            holds &= ordered;
                             let shown: Vec<String> =
                                 values.iter().map(|v| format!("{v:.4}")).collect();
-                            format!(
-                                "{b} bits: {}{}",
-                                shown.join(" -> "),
-                                if ordered { "" } else { " (falls)" }
-                            )
+                            let falls = if ordered { "" } else { " (falls)" };
+                            format!("{b} bits: {}{falls}", shown.join(" -> "))
                         })
                         .collect();
-                    let holds = !rows.iter().any(|r| r.ends_with("(falls)"));
                     (if holds { "holds" } else { "fails" }, rows.join("; "))
                 }
                 ClaimSpec::Spread {
@@ -300,11 +298,19 @@ pub fn check_claims(
                         .bits
                         .iter()
                         .map(|&b| {
-                            let values = methods.iter().map(|m| mean(m, metric, b).unwrap_or(f64::NAN));
-                            let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                                if v.is_nan() { (f64::NAN, f64::NAN) } else { (lo.min(v), hi.max(v)) }
-                            });
-                            (b, hi - lo)
+                            // a missing mean makes the spread NaN, which never holds
+                            let values: Vec<f64> = methods
+                                .iter()
+                                .map(|m| mean(m, metric, b).unwrap_or(f64::NAN))
+                                .collect();
+                            let spread = if values.iter().any(|v| v.is_nan()) {
+                                f64::NAN
+                            } else {
+                                let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                                let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+                                hi - lo
+                            };
+                            (b, spread)
                         })
                         .collect();
                     let holds = rows.iter().all(|(_, s)| *s <= *within);
