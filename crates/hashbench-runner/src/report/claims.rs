@@ -313,12 +313,10 @@ pub fn check_claims(
                             (b, spread)
                         })
                         .collect();
-                    let holds = rows.iter().all(|(_, s)| *s <= *within);
-                    let shown: Vec<String> =
-                        rows.iter().map(|(b, s)| format!("{b} bits: {s:.4}")).collect();
-                    (
-                        if holds { "holds" } else { "fails" },
-                        format!("highest minus lowest {metric} (needs <= {within}): {}", shown.join(", ")),
+                    per_bits_verdict(
+                        &rows,
+                        |s| s <= *within,
+                        &format!("highest minus lowest {metric} (needs <= {within})"),
                     )
                 }
                 ClaimSpec::Below {
@@ -327,18 +325,12 @@ pub fn check_claims(
                     value,
                     ..
                 } => {
-                    let values: Vec<(usize, f64)> = plan
+                    let rows: Vec<(usize, f64)> = plan
                         .bits
                         .iter()
                         .map(|&b| (b, mean(method, metric, b).unwrap_or(f64::NAN)))
                         .collect();
-                    let holds = values.iter().all(|(_, v)| *v < *value);
-                    let shown: Vec<String> =
-                        values.iter().map(|(b, v)| format!("{b} bits: {v:.4}")).collect();
-                    (
-                        if holds { "holds" } else { "fails" },
-                        format!("{metric} (needs < {value}): {}", shown.join(", ")),
-                    )
+                    per_bits_verdict(&rows, |v| v < *value, &format!("{metric} (needs < {value})"))
                 }
                 ClaimSpec::AdvantageFalls {
                     method,
@@ -422,6 +414,24 @@ pub fn check_claims(
             }
         })
         .collect()
+}
+
+/// Holds when `ok` accepts the value at every code length of `rows` (a NaN,
+/// a missing mean, is never accepted); the evidence lists each value.
+fn per_bits_verdict(
+    rows: &[(usize, f64)],
+    ok: impl Fn(f64) -> bool,
+    what: &str,
+) -> (&'static str, String) {
+    let holds = rows.iter().all(|&(_, v)| ok(v));
+    let shown: Vec<String> = rows
+        .iter()
+        .map(|(b, v)| format!("{b} bits: {v:.4}"))
+        .collect();
+    (
+        if holds { "holds" } else { "fails" },
+        format!("{what}: {}", shown.join(", ")),
+    )
 }
 
 /// The verdict of [`ClaimSpec::AboveOnCurve`]: the share of `mine`'s points
