@@ -1,0 +1,160 @@
+//! The dictionary step of sparse coding (Sparse Hashing eq. 4):
+//! min over B of ‖X − BS‖²_F subject to ‖Bⱼ‖² <= 1, by the Lagrange dual of
+//! Lee, Battle, Raina and Ng (NIPS 2007). With M = SSᵀ + diag(λ) and
+//! A = (XSᵀ)ᵀ(XSᵀ), the dual is
+//! D(λ) = tr(XᵀX) − tr(M⁻¹A) − Σλ, maximised over λ >= 0 by projected Newton
+//! (gradient ‖Bⱼ‖² − 1, Hessian −2 (M⁻¹AM⁻¹) ∘ M⁻¹); then B = XSᵀM⁻¹.
+//!
+//! Atoms whose row of S is zero are unused: the problem does not determine
+//! them, so they keep their previous value and are reported as dead.
+
+use faer::linalg::solvers::Solve;
+use faer::{Mat, MatRef, Side};
+
+use crate::SolverError;
+
+/// The new dictionary and what the dual solve did.
+#[derive(Debug, Clone)]
+pub struct DictionaryStep {
+    /// The dictionary (d × m), columns of norm <= 1.
+    pub b: Mat<f64>,
+    /// Optimal multipliers (0 for dead atoms).
+    pub multipliers: Vec<f64>,
+    /// Dead atoms (zero rows of S), kept from the previous dictionary.
+    pub dead: Vec<usize>,
+    /// Newton iterations.
+    pub iterations: usize,
+    /// Primal objective ‖X − BS‖² minus the dual objective (>= 0, ~0 at the optimum).
+    pub gap: f64,
+}
+
+/// Solves the dictionary step from the sufficient statistics `xs` = XSᵀ
+/// (d × m), `ss` = SSᵀ (m × m) and `xx` = tr(XᵀX), keeping dead atoms of
+/// `previous` (d × m).
+///
+/// # Errors
+/// [`SolverError::Shape`], [`SolverError::NotConverged`].
+pub fn dictionary_dual(
+    xs: MatRef<'_, f64>,
+    ss: MatRef<'_, f64>,
+    xx: f64,
+    previous: MatRef<'_, f64>,
+) -> Result<DictionaryStep, SolverError> {
+    let (d, m) = (xs.nrows(), xs.ncols());
+    if ss.nrows() != m || ss.ncols() != m || previous.nrows() != d || previous.ncols() != m {
+        return Err(SolverError::Shape(format!(
+            "dictionary: XSᵀ is {d} × {m}, SSᵀ {} × {}, previous B {} × {}",
+            ss.nrows(),
+            ss.ncols(),
+            previous.nrows(),
+            previous.ncols()
+        )));
+    }
+    let live: Vec<usize> = (0..m).filter(|&j| ss[(j, j)] > 0.0).collect();
+    let dead: Vec<usize> = (0..m).filter(|&j| ss[(j, j)] <= 0.0).collect();
+    let k = live.len();
+    let xs_l = Mat::from_fn(d, k, |i, a| xs[(i, live[a])]);
+    let ss_l = Mat::from_fn(k, k, |a, b| ss[(live[a], live[b])]);
+    let a_mat = xs_l.transpose() * &xs_l;
+    let dual = |lambda: &[f64]| -> Option<(f64, Mat<f64>)> {
+        let mut mm = ss_l.clone();
+        for (t, l) in lambda.iter().enumerate() {
+            mm[(t, t)] += l;
+        }
+        let llt = mm.llt(Side::Lower).ok()?;
+        let minv = llt.solve(Mat::<f64>::identity(k, k));
+        let value = xx
+            - (0..k)
+                .map(|t| (0..k).map(|u| minv[(t, u)] * a_mat[(u, t)]).sum::<f64>())
+                .sum::<f64>()
+            - lambda.iter().sum::<f64>();
+        Some((value, minv))
+    };
+    let scale = (0..k).map(|t| ss_l[(t, t)]).fold(1.0, f64::max);
+    let mut lambda = vec![scale; k];
+    let (mut value, mut minv) = dual(&lambda).ok_or_else(|| {
+        SolverError::Invalid("dictionary: SSᵀ + diag(λ) is not positive definite".into())
+    })?;
+    let mut iterations = 0;
+    let tol = 1e-12 * xx.max(1.0);
+    let converged = loop {
+        let bnorm = &minv * &a_mat * &minv;
+        let grad: Vec<f64> = (0..k).map(|t| bnorm[(t, t)] - 1.0).collect();
+        // Free variables: interior, or at the bound with an inward gradient.
+        let free: Vec<usize> = (0..k)
+            .filter(|&t| lambda[t] > 0.0 || grad[t] > 0.0)
+            .collect();
+        let pg = free.iter().map(|&t| grad[t].abs()).fold(0.0, f64::max);
+        if pg <= 1e-10 || iterations >= 200 {
+            break pg <= 1e-8;
+        }
+        iterations += 1;
+        // Newton direction on the free variables for the maximisation.
+        let f = free.len();
+        let neg_hess = Mat::from_fn(f, f, |a, b| {
+            let (s, t) = (free[a], free[b]);
+            2.0 * bnorm[(s, t)] * minv[(s, t)] + if a == b { 1e-14 * scale } else { 0.0 }
+        });
+        let g_free = Mat::from_fn(f, 1, |a, _| grad[free[a]]);
+        let dir = match neg_hess.llt(Side::Lower) {
+            Ok(l) => l.solve(&g_free),
+            Err(_) => g_free.clone(),
+        };
+        let mut step = 1.0;
+        let mut accepted = false;
+        for _ in 0..60 {
+            let mut trial = lambda.clone();
+            for (a, &t) in free.iter().enumerate() {
+                trial[t] = (lambda[t] + step * dir[(a, 0)]).max(0.0);
+            }
+            let gain: f64 = free.iter().map(|&t| grad[t] * (trial[t] - lambda[t])).sum();
+            if let Some((v, mi)) = dual(&trial)
+                && v >= value + 1e-4 * gain - tol
+            {
+                lambda = trial;
+                value = v;
+                minv = mi;
+                accepted = true;
+                break;
+            }
+            step /= 2.0;
+        }
+        if !accepted {
+            break pg <= 1e-6;
+        }
+    };
+    if !converged {
+        return Err(SolverError::NotConverged {
+            solver: "dictionary Lagrange dual (projected Newton)",
+            iterations,
+        });
+    }
+    let b_live = &xs_l * &minv;
+    let mut b = previous.to_owned();
+    for (a, &j) in live.iter().enumerate() {
+        for i in 0..d {
+            b[(i, j)] = b_live[(i, a)];
+        }
+    }
+    // Primal objective ‖X − BS‖² = tr(XᵀX) − 2 tr(Bᵀ XSᵀ) + tr(Bᵀ B SSᵀ).
+    let btb = b_live.transpose() * &b_live;
+    let primal = xx
+        - 2.0
+            * (0..k)
+                .map(|a| (0..d).map(|i| b_live[(i, a)] * xs_l[(i, a)]).sum::<f64>())
+                .sum::<f64>()
+        + (0..k)
+            .map(|a| (0..k).map(|c| btb[(a, c)] * ss_l[(c, a)]).sum::<f64>())
+            .sum::<f64>();
+    let mut multipliers = vec![0.0; m];
+    for (a, &j) in live.iter().enumerate() {
+        multipliers[j] = lambda[a];
+    }
+    Ok(DictionaryStep {
+        b,
+        multipliers,
+        dead,
+        iterations,
+        gap: primal - value,
+    })
+}

@@ -1,0 +1,40 @@
+//! Numerics of Sparse Hashing (Zhu et al., TOIS 2013) and its baselines, on
+//! faer, each tested against its optimality conditions (see `tests.rs`).
+
+pub mod cca;
+pub mod dictionary;
+pub mod elastic_net;
+pub mod graph;
+pub mod lars;
+pub mod svm;
+#[cfg(test)]
+mod tests;
+
+pub use cca::{Cca, gcv_weights};
+pub use dictionary::{DictionaryStep, dictionary_dual};
+pub use elastic_net::{CdStop, elastic_net};
+pub use graph::{KnnGraph, k_nearest_rows};
+pub use lars::{LarsSolution, positive_lars};
+pub use svm::{SvmData, SvmModel, SvmParams};
+
+/// A solver's failure.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SolverError {
+    /// Inputs of inconsistent shapes.
+    #[error("{0}")]
+    Shape(String),
+    /// An invalid parameter or input.
+    #[error("{0}")]
+    Invalid(String),
+    /// An iterative solver stopped at its iteration limit.
+    #[error("{solver} did not converge in {iterations} iterations")]
+    NotConverged {
+        /// Which solver.
+        solver: &'static str,
+        /// Iterations run.
+        iterations: usize,
+    },
+    /// faer's SVD did not converge.
+    #[error("singular value decomposition did not converge: {0}")]
+    Svd(String),
+}

@@ -1,0 +1,358 @@
+//! Each solver against its optimality conditions, a brute-force case or a
+//! closed form.
+
+use faer::linalg::solvers::Solve;
+use faer::{Mat, Side};
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::elastic_net::elastic_net_kkt_violation;
+use crate::lars::positive_lasso_kkt_violation;
+use crate::svm::dual_objective;
+use crate::*;
+
+fn uniform(rng: &mut ChaCha8Rng, rows: usize, cols: usize) -> Mat<f64> {
+    Mat::from_fn(rows, cols, |_, _| rng.random_range(-1.0..1.0))
+}
+
+fn row_major(m: &Mat<f64>) -> Vec<f64> {
+    (0..m.nrows())
+        .flat_map(|i| (0..m.ncols()).map(move |j| (i, j)))
+        .map(|(i, j)| m[(i, j)])
+        .collect()
+}
+
+/// A lasso instance: G = BᵀB (+ ridge) and c = Bᵀx for a random B (d × p).
+fn lasso_instance(seed: u64, d: usize, p: usize, ridge: f64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let b = uniform(&mut rng, d, p);
+    let x = uniform(&mut rng, d, 1);
+    let mut g = b.transpose() * &b;
+    for j in 0..p {
+        g[(j, j)] += ridge;
+    }
+    let c = b.transpose() * &x;
+    (row_major(&g), (0..p).map(|j| c[(j, 0)]).collect())
+}
+
+/// Projected coordinate descent on the same nonnegative lasso, to convergence.
+fn positive_lasso_by_cd(g: &[f64], c: &[f64], lambda: f64) -> Vec<f64> {
+    let p = c.len();
+    let mut s = vec![0.0; p];
+    for _ in 0..100_000 {
+        let mut moved = 0.0f64;
+        for j in 0..p {
+            let rest: f64 = (0..p)
+                .filter(|&k| k != j)
+                .map(|k| g[j * p + k] * s[k])
+                .sum();
+            let new = ((c[j] - rest - lambda / 2.0) / g[j * p + j]).max(0.0);
+            moved = moved.max((new - s[j]).abs());
+            s[j] = new;
+        }
+        if moved < 1e-14 {
+            break;
+        }
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn positive_lars_meets_the_kkt_conditions_and_agrees_with_coordinate_descent(
+        seed in 0u64..10_000,
+        p in 2usize..24,
+        ridge in prop_oneof![Just(0.0), 0.01f64..1.0],
+        lambda in 0.0f64..2.0,
+    ) {
+        // d >= p keeps BᵀB positive definite without the ridge.
+        let (g, c) = lasso_instance(seed, p + 6, p, ridge);
+        let sol = positive_lars(&g, &c, lambda).unwrap();
+        prop_assert!(sol.s.iter().all(|&v| v >= 0.0));
+        let kkt = positive_lasso_kkt_violation(&g, &c, lambda, &sol.s);
+        prop_assert!(kkt < 1e-8, "KKT violation {kkt}");
+        let cd = positive_lasso_by_cd(&g, &c, lambda);
+        for (a, b) in sol.s.iter().zip(&cd) {
+            prop_assert!((a - b).abs() < 1e-6, "LARS {:?} vs CD {:?}", sol.s, cd);
+        }
+    }
+}
+
+#[test]
+fn positive_lars_is_zero_above_the_largest_correlation_and_exact_on_one_variable() {
+    let (g, c) = lasso_instance(3, 8, 5, 0.0);
+    let top = c.iter().copied().fold(f64::MIN, f64::max);
+    let sol = positive_lars(&g, &c, 2.0 * top + 1e-9).unwrap();
+    assert!(sol.s.iter().all(|&v| v == 0.0));
+    // One variable: s = max(0, (c − λ/2) / g).
+    let sol = positive_lars(&[4.0], &[3.0], 2.0).unwrap();
+    assert!((sol.s[0] - 0.5).abs() < 1e-15);
+    assert_eq!(positive_lars(&[4.0], &[-3.0], 0.0).unwrap().s, vec![0.0]);
+    assert!(positive_lars(&[1.0, 0.0], &[1.0], 0.1).is_err());
+    assert!(positive_lars(&[1.0], &[1.0], -0.1).is_err());
+}
+
+#[test]
+fn elastic_net_meets_its_kkt_conditions_and_is_ridge_without_the_l1_term() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let x = uniform(&mut rng, 40, 9);
+    let y = uniform(&mut rng, 40, 1);
+    let h = x.transpose() * &x;
+    let q = x.transpose() * &y;
+    let (h, q) = (row_major(&h), (0..9).map(|j| q[(j, 0)]).collect::<Vec<_>>());
+    for (l1, l2) in [(0.5, 0.1), (5.0, 0.0), (0.001, 10.0), (100.0, 100.0)] {
+        let (beta, _) = elastic_net(&h, &q, l1, l2, None, CdStop::default()).unwrap();
+        let kkt = elastic_net_kkt_violation(&h, &q, l1, l2, &beta);
+        assert!(kkt < 1e-7, "lambda = ({l1}, {l2}): KKT violation {kkt}");
+    }
+    let l2 = 0.7;
+    let (beta, _) = elastic_net(&h, &q, 0.0, l2, None, CdStop::default()).unwrap();
+    let ridge = Mat::from_fn(9, 9, |i, j| h[i * 9 + j] + if i == j { l2 } else { 0.0 });
+    let exact = ridge
+        .llt(Side::Lower)
+        .unwrap()
+        .solve(Mat::from_fn(9, 1, |j, _| q[j]));
+    for j in 0..9 {
+        assert!((beta[j] - exact[(j, 0)]).abs() < 1e-9);
+    }
+    // A warm start reaches the same point.
+    let (cold, _) = elastic_net(&h, &q, 0.5, 0.1, None, CdStop::default()).unwrap();
+    let (warm, _) = elastic_net(&h, &q, 0.5, 0.1, Some(&beta), CdStop::default()).unwrap();
+    for (a, b) in cold.iter().zip(&warm) {
+        assert!((a - b).abs() < 1e-8);
+    }
+}
+
+fn centred(a: &Mat<f64>) -> Mat<f64> {
+    let n = a.nrows() as f64;
+    Mat::from_fn(a.nrows(), a.ncols(), |i, j| {
+        a[(i, j)] - a.col(j).iter().sum::<f64>() / n
+    })
+}
+
+#[test]
+fn cca_vectors_satisfy_the_eigen_equation_and_unit_weights_give_the_identity() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (n, d, m) = (60, 7, 4);
+    let x = uniform(&mut rng, n, d);
+    let noise = uniform(&mut rng, n, m);
+    let mix = uniform(&mut rng, d, m);
+    let y = Mat::from_fn(n, m, |i, j| (&x * &mix)[(i, j)] + 2.0 * noise[(i, j)]);
+    let cca = Cca::fit(x.as_ref(), y.as_ref()).unwrap();
+    assert_eq!(cca.correlations.len(), m);
+    let (xc, yc) = (centred(&x), centred(&y));
+    let (sxx, syy, sxy) = (
+        xc.transpose() * &xc,
+        yc.transpose() * &yc,
+        xc.transpose() * &yc,
+    );
+    let sxx_inv = sxx
+        .llt(Side::Lower)
+        .unwrap()
+        .solve(Mat::<f64>::identity(d, d));
+    let syy_inv = syy
+        .llt(Side::Lower)
+        .unwrap()
+        .solve(Mat::<f64>::identity(m, m));
+    let op = &syy_inv * sxy.transpose() * &sxx_inv * &sxy;
+    let b = cca.y_vectors();
+    for k in 0..m {
+        let bk = b.col(k).to_owned();
+        let r = cca.correlations[k];
+        let lhs = &op * &bk;
+        for j in 0..m {
+            assert!((lhs[j] - r * r * bk[j]).abs() < 1e-9, "pair {k}");
+        }
+        let v = &yc * &bk;
+        assert!((v.norm_l2() - 1.0).abs() < 1e-9);
+    }
+    assert!(cca.correlations.windows(2).all(|w| w[0] >= w[1]));
+    let c = cca.shrinkage_matrix(&vec![1.0; m]);
+    assert!((c - Mat::<f64>::identity(m, m)).norm_max() < 1e-9);
+}
+
+#[test]
+fn gcv_weights_follow_equation_8() {
+    // f = 0.1, r = 0.9: (0.9 (0.81 − 0.1)) / (0.81 · 0.81 + 0.01 · 0.19) = 0.639 / 0.6580.
+    let w = gcv_weights(&[0.9, 0.2, 1.0], 0.1).unwrap();
+    assert!((w[0] - 0.639 / 0.6580).abs() < 1e-12);
+    assert_eq!(w[1], 0.0, "r² = 0.04 < f: shrunk to zero");
+    assert!((w[2] - 1.0).abs() < 1e-12, "a perfect correlation is kept");
+    assert!(gcv_weights(&[0.5], 1.0).is_err());
+}
+
+/// Dictionary by exact block coordinate descent on columns (each column's
+/// least-squares solution projected on the unit ball), to convergence.
+fn dictionary_by_bcd(x: &Mat<f64>, s: &Mat<f64>) -> f64 {
+    let (d, m) = (x.nrows(), s.nrows());
+    let mut b = Mat::<f64>::zeros(d, m);
+    for _ in 0..5000 {
+        for j in 0..m {
+            let sj = s.row(j);
+            let nrm: f64 = sj.iter().map(|v| v * v).sum();
+            if nrm == 0.0 {
+                continue;
+            }
+            let mut r = x - &b * s;
+            for i in 0..d {
+                for t in 0..s.ncols() {
+                    r[(i, t)] += b[(i, j)] * s[(j, t)];
+                }
+            }
+            let mut col: Vec<f64> = (0..d)
+                .map(|i| (0..s.ncols()).map(|t| r[(i, t)] * s[(j, t)]).sum::<f64>() / nrm)
+                .collect();
+            let len = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if len > 1.0 {
+                col.iter_mut().for_each(|v| *v /= len);
+            }
+            for i in 0..d {
+                b[(i, j)] = col[i];
+            }
+        }
+    }
+    (x - &b * s).norm_l2().powi(2)
+}
+
+#[test]
+fn dictionary_dual_closes_the_duality_gap_and_meets_the_kkt_conditions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let (d, m, n) = (6, 5, 30);
+    let x = Mat::<f64>::from_fn(d, n, |_, _| rng.random_range(-3.0..3.0));
+    // Sparse nonnegative codes with a dead atom (row 3).
+    let s = Mat::<f64>::from_fn(m, n, |j, _| {
+        if j == 3 || rng.random_range(0.0..1.0) < 0.5 {
+            0.0
+        } else {
+            rng.random_range(0.0..0.3)
+        }
+    });
+    let previous = Mat::from_fn(d, m, |i, j| if i == j { 1.0 } else { 0.0 });
+    let xs = &x * s.transpose();
+    let ss = &s * s.transpose();
+    let xx: f64 = x.norm_l2().powi(2);
+    let step = dictionary_dual(xs.as_ref(), ss.as_ref(), xx, previous.as_ref()).unwrap();
+    assert_eq!(step.dead, vec![3]);
+    assert_eq!(step.b.col(3).to_owned(), previous.col(3).to_owned());
+    assert!(step.gap.abs() < 1e-8 * xx, "duality gap {}", step.gap);
+    let mut bound = 0;
+    for j in 0..m {
+        let norm2: f64 = step.b.col(j).iter().map(|v| v * v).sum();
+        assert!(norm2 <= 1.0 + 1e-9, "column {j} norm² {norm2}");
+        assert!(step.multipliers[j] >= 0.0);
+        assert!(
+            step.multipliers[j] * (1.0 - norm2).abs() < 1e-8,
+            "slackness {j}"
+        );
+        bound += usize::from(step.multipliers[j] > 1e-9);
+    }
+    assert!(bound > 0, "the small codes push some columns to the bound");
+    // Stationarity: B (SSᵀ + Λ) = XSᵀ on the live atoms.
+    let lhs = &step.b * &ss;
+    for j in (0..m).filter(|&j| j != 3) {
+        for i in 0..d {
+            let v = lhs[(i, j)] + step.multipliers[j] * step.b[(i, j)];
+            assert!((v - xs[(i, j)]).abs() < 1e-8);
+        }
+    }
+    let primal = (&x - &step.b * &s).norm_l2().powi(2);
+    assert!((primal - dictionary_by_bcd(&x, &s)).abs() < 1e-6 * xx);
+}
+
+#[test]
+fn svm_dual_coordinate_descent_reaches_the_dual_optimum() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let (n, d) = (80, 5);
+    let x = uniform(&mut rng, n, d);
+    let truth = [1.0, -2.0, 0.5, 0.0, 1.0];
+    let labels: Vec<bool> = (0..n)
+        .map(|i| {
+            (0..d).map(|k| x[(i, k)] * truth[k]).sum::<f64>() + rng.random_range(-0.3..0.3) > 0.0
+        })
+        .collect();
+    let data = SvmData::new(x.as_ref());
+    let params = SvmParams {
+        c: 1.0,
+        eps: 1e-9,
+        max_sweeps: 100_000,
+    };
+    let model = data
+        .train(&labels, params, &mut ChaCha8Rng::seed_from_u64(1))
+        .unwrap();
+    let grad = data.dual_gradient(&labels, 1.0, &model.alpha);
+    for (a, g) in model.alpha.iter().zip(&grad) {
+        if *a > 0.0 {
+            assert!(g.abs() < 1e-8, "active coordinate with gradient {g}");
+        } else {
+            assert!(*g > -1e-8, "bound coordinate with gradient {g}");
+        }
+    }
+    let primal = data.primal(&labels, 1.0, &model.w);
+    let dual = dual_objective(&model, 1.0);
+    assert!(
+        primal - dual < 1e-7 * primal,
+        "duality gap {}",
+        primal - dual
+    );
+    let correct = (0..n)
+        .filter(|&i| ((0..d).map(|k| x[(i, k)] * model.w[k]).sum::<f64>() > 0.0) == labels[i])
+        .count();
+    assert!(
+        correct >= 72,
+        "{correct} of {n} training items on the right side"
+    );
+    // LIBLINEAR's default tolerance stops earlier, near the same point.
+    let quick = data
+        .train(
+            &labels,
+            SvmParams::default(),
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
+        .unwrap();
+    assert!(quick.sweeps < model.sweeps);
+    assert!(data.primal(&labels, 1.0, &quick.w) < primal * 1.05);
+}
+
+#[test]
+fn knn_graph_matches_brute_force_and_its_laplacian_is_d_minus_w() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let (n, k) = (40, 4);
+    let x = uniform(&mut rng, n, 3);
+    let graph = KnnGraph::heat_kernel(x.as_ref(), k, 1.0).unwrap();
+    let dist =
+        |i: usize, j: usize| -> f64 { (0..3).map(|t| (x[(i, t)] - x[(j, t)]).powi(2)).sum() };
+    let mut w = Mat::<f64>::zeros(n, n);
+    for i in 0..n {
+        let mut others: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+        others.sort_by(|&a, &b| dist(i, a).total_cmp(&dist(i, b)));
+        for &j in &others[..k] {
+            w[(i, j)] = (-dist(i, j)).exp();
+            w[(j, i)] = w[(i, j)];
+        }
+    }
+    for i in 0..n {
+        let row: Vec<usize> = (0..n).filter(|&j| w[(i, j)] > 0.0).collect();
+        let got: Vec<usize> = graph.adjacency[i].iter().map(|e| e.0 as usize).collect();
+        assert_eq!(got, row, "neighbours of {i}");
+        for &(j, wij) in &graph.adjacency[i] {
+            assert!((wij - w[(i, j as usize)]).abs() < 1e-12);
+        }
+        let deg: f64 = w.row(i).iter().sum();
+        assert!((graph.degree[i] - deg).abs() < 1e-12);
+    }
+    let f: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let lap = Mat::from_fn(
+        n,
+        n,
+        |i, j| if i == j { graph.degree[i] } else { 0.0 } - w[(i, j)],
+    );
+    let dense: f64 = (0..n)
+        .map(|i| (0..n).map(|j| f[i] * lap[(i, j)] * f[j]).sum::<f64>())
+        .sum();
+    assert!((graph.laplacian_form(&f) - dense).abs() < 1e-10);
+    assert!(graph.laplacian_form(&vec![1.0; n]).abs() < 1e-12, "L 1 = 0");
+    assert!(KnnGraph::heat_kernel(x.as_ref(), n, 1.0).is_err());
+}
