@@ -56,6 +56,22 @@ pub enum EmptyPolicy {
     Zero,
     /// Left out of the precision average.
     Skip,
+    /// Scores precision 1, and a query with no relevant item scores recall 1:
+    /// the STH lineage's `evaluate_macro.m`, which Sparse Hashing's F1 follows
+    /// (its 64-bit points top the PR curves).
+    One,
+}
+
+impl EmptyPolicy {
+    /// Suffix of the metric names under this policy (none for `zero`, the
+    /// first policy the harness had).
+    fn suffix(self) -> &'static str {
+        match self {
+            EmptyPolicy::Zero => "",
+            EmptyPolicy::Skip => "-skip-empty",
+            EmptyPolicy::One => "-empty-one",
+        }
+    }
 }
 
 /// One metric with its policy, as selected in a spec (`metric = "..."`).
@@ -298,15 +314,20 @@ impl MetricSpec {
                     *ties,
                 )
             },
-            MetricSpec::PrecisionAtRadius { radius, .. } => hamming(
-                vec![
-                    format!("precision-r{radius}"),
-                    format!("recall-r{radius}"),
-                    format!("failed-queries-r{radius}"),
-                ],
-                vec![],
-            ),
-            MetricSpec::F1AtRadius { radius, .. } => hamming(vec![format!("f1-r{radius}")], vec![]),
+            MetricSpec::PrecisionAtRadius { radius, empty } => {
+                let e = empty.suffix();
+                hamming(
+                    vec![
+                        format!("precision-r{radius}{e}"),
+                        format!("recall-r{radius}{e}"),
+                        format!("failed-queries-r{radius}"),
+                    ],
+                    vec![],
+                )
+            }
+            MetricSpec::F1AtRadius { radius, empty } => {
+                hamming(vec![format!("f1-r{radius}{}", empty.suffix())], vec![])
+            }
             MetricSpec::Overlap { radius } => hamming(vec![format!("overlap-r{radius}")], vec![]),
             MetricSpec::GoodNeighbours {
                 radius,
@@ -607,14 +628,18 @@ fn ball_at(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> (f64, f64, 
         let hits: u32 = s.relevant_at_distance[..=r].iter().sum();
         if retrieved == 0 {
             failed += 1;
-            if empty == EmptyPolicy::Zero {
-                precisions.push(0.0);
+            match empty {
+                EmptyPolicy::Zero => precisions.push(0.0),
+                EmptyPolicy::One => precisions.push(1.0),
+                EmptyPolicy::Skip => {}
             }
         } else {
             precisions.push(f64::from(hits) / f64::from(retrieved));
         }
         if s.n_relevant > 0 {
             recalls.push(f64::from(hits) / s.n_relevant as f64);
+        } else if empty == EmptyPolicy::One {
+            recalls.push(1.0);
         }
     }
     let failed = failed as f64 / stats.len().max(1) as f64;

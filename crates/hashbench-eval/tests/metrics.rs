@@ -160,9 +160,48 @@ fn empty_ball_scores_zero_or_is_skipped_by_policy() {
         None,
     );
     assert!((scalar(&zero, "precision-r0") - 0.25).abs() < 1e-12);
-    assert!((scalar(&skip, "precision-r0") - 0.5).abs() < 1e-12);
+    assert!((scalar(&skip, "precision-r0-skip-empty") - 0.5).abs() < 1e-12);
     assert_eq!(scalar(&zero, "failed-queries-r0"), 0.5);
     assert_eq!(scalar(&skip, "failed-queries-r0"), 0.5);
+}
+
+#[test]
+fn empty_ball_scores_one_under_the_sth_policy_and_f1_takes_the_mean_precision_and_recall() {
+    // radius 0: query 0 retrieves {0,4}, relevant {0,2,5}: P = 1/2, R = 1/3;
+    // query 1 (0b0111) retrieves nothing: P = 1 (the policy), R = 0.
+    let (db, _, truth) = hand_case();
+    let q = codes(&[0b0000, 0b0111], 4);
+    let specs = [
+        MetricSpec::PrecisionAtRadius {
+            radius: 0,
+            empty: EmptyPolicy::One,
+        },
+        MetricSpec::F1AtRadius {
+            radius: 0,
+            empty: EmptyPolicy::One,
+        },
+        MetricSpec::F1AtRadius {
+            radius: 0,
+            empty: EmptyPolicy::Zero,
+        },
+    ];
+    let v = eval(&specs, &db, &q, &truth, None);
+    let (p, r) = (0.75, 1.0 / 6.0);
+    assert!((scalar(&v, "precision-r0-empty-one") - p).abs() < 1e-12);
+    assert!((scalar(&v, "recall-r0-empty-one") - r).abs() < 1e-12);
+    assert!((scalar(&v, "f1-r0-empty-one") - 2.0 * p * r / (p + r)).abs() < 1e-12);
+    let p0 = 0.25;
+    assert!((scalar(&v, "f1-r0") - 2.0 * p0 * r / (p0 + r)).abs() < 1e-12);
+    // A query with no relevant item scores recall 1 under this policy only.
+    let lists = GroundTruth::Lists {
+        lists: vec![vec![0], vec![]],
+        n_db: 6,
+    };
+    let v = eval(&specs, &db, &q, &lists, None);
+    assert!((scalar(&v, "recall-r0-empty-one") - 1.0).abs() < 1e-12);
+    let zero = eval(&specs[2..], &db, &q, &lists, None);
+    let (p0, r0) = (0.25, 1.0);
+    assert!((scalar(&zero, "f1-r0") - 2.0 * p0 * r0 / (p0 + r0)).abs() < 1e-12);
 }
 
 #[test]
