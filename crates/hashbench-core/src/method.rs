@@ -109,6 +109,31 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
         Self::REQUIREMENTS.supervision
     }
 
+    /// Whether this configuration picks hyperparameters on the training data
+    /// (then the runner calls [`HashMethod::tune`] before fitting).
+    fn needs_tuning(&self) -> bool {
+        false
+    }
+
+    /// Picks this configuration's hyperparameters on `train` alone (e.g. by
+    /// cross-validation) and returns the configuration with them fixed, and
+    /// what the choice rested on. It must not depend on any trial's seed: the
+    /// runner tunes once per training set and code length, stores the choice,
+    /// and fits every trial with it. `None` when there is nothing to pick.
+    ///
+    /// # Errors
+    /// As [`HashMethod::fit`].
+    fn tune(
+        &self,
+        _train: &TrainSet<'_>,
+        _n_bits: usize,
+    ) -> Result<Option<(Self, FitLog)>, FitError>
+    where
+        Self: Sized,
+    {
+        Ok(None)
+    }
+
     /// Learns an `n_bits`-bit hash function from `train`.
     ///
     /// # Errors

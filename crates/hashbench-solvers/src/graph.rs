@@ -28,41 +28,80 @@ pub struct KnnGraph {
 /// # Errors
 /// [`SolverError::Invalid`] unless 0 < k < n.
 pub fn k_nearest_rows(x: MatRef<'_, f64>, k: usize) -> Result<Vec<Vec<(u32, f64)>>, SolverError> {
-    let n = x.nrows();
-    if k == 0 || k >= n {
+    if k == 0 || k >= x.nrows() {
         return Err(SolverError::Invalid(format!(
-            "kNN graph: k = {k} needs 0 < k < {n} items"
+            "kNN graph: k = {k} needs 0 < k < {} items",
+            x.nrows()
         )));
     }
-    let sq: Vec<f64> = (0..n)
-        .map(|i| x.row(i).iter().map(|v| v * v).sum())
-        .collect();
-    let mut out = Vec::with_capacity(n);
-    let mut prod = Mat::<f64>::zeros(BLOCK.min(n), n);
-    for start in (0..n).step_by(BLOCK) {
-        let rows = BLOCK.min(n - start);
+    Ok(k_nearest_of(x, x, k, true))
+}
+
+/// Each row of `queries`' `k` nearest rows of `db` with their squared
+/// distances, nearest first, ties by index.
+///
+/// # Errors
+/// [`SolverError::Invalid`] unless 0 < k <= db rows and the widths agree.
+pub fn k_nearest(
+    queries: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    k: usize,
+) -> Result<Vec<Vec<(u32, f64)>>, SolverError> {
+    if k == 0 || k > db.nrows() || queries.ncols() != db.ncols() {
+        return Err(SolverError::Invalid(format!(
+            "kNN: k = {k} of {} items of width {} for queries of width {}",
+            db.nrows(),
+            db.ncols(),
+            queries.ncols()
+        )));
+    }
+    Ok(k_nearest_of(queries, db, k, false))
+}
+
+/// Blocked brute force: distances by ‖q‖² + ‖x‖² − 2qᵀx, a block of queries
+/// at a time; `same` leaves out the item with the query's own index.
+fn k_nearest_of(
+    queries: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    k: usize,
+    same: bool,
+) -> Vec<Vec<(u32, f64)>> {
+    let sq = |m: MatRef<'_, f64>| -> Vec<f64> {
+        (0..m.nrows())
+            .map(|i| m.row(i).iter().map(|v| v * v).sum())
+            .collect()
+    };
+    let (sq_q, sq_db) = (sq(queries), sq(db));
+    let (nq, n) = (queries.nrows(), db.nrows());
+    let mut out = Vec::with_capacity(nq);
+    let mut prod = Mat::<f64>::zeros(BLOCK.min(nq), n);
+    for start in (0..nq).step_by(BLOCK) {
+        let rows = BLOCK.min(nq - start);
         let mut p = prod.as_mut().subrows_mut(0, rows);
         matmul(
             p.as_mut(),
             Accum::Replace,
-            x.subrows(start, rows),
-            x.transpose(),
+            queries.subrows(start, rows),
+            db.transpose(),
             1.0,
             Par::Seq,
         );
         for r in 0..rows {
             let i = start + r;
             let mut cand: Vec<(f64, u32)> = (0..n)
-                .filter(|&j| j != i)
-                .map(|j| ((sq[i] + sq[j] - 2.0 * p[(r, j)]).max(0.0), j as u32))
+                .filter(|&j| !(same && j == i))
+                .map(|j| ((sq_q[i] + sq_db[j] - 2.0 * p[(r, j)]).max(0.0), j as u32))
                 .collect();
-            cand.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            cand.truncate(k);
-            cand.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let order = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+            if k < cand.len() {
+                cand.select_nth_unstable_by(k - 1, order);
+                cand.truncate(k);
+            }
+            cand.sort_by(order);
             out.push(cand.into_iter().map(|(d, j)| (j, d)).collect());
         }
     }
-    Ok(out)
+    out
 }
 
 impl KnnGraph {

@@ -71,6 +71,11 @@ impl SvmData {
         }
     }
 
+    /// Dimension of the items.
+    pub fn dim(&self) -> usize {
+        self.d
+    }
+
     fn row(&self, i: usize) -> &[f64] {
         &self.rows[i * self.d..(i + 1) * self.d]
     }

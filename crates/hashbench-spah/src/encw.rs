@@ -1,0 +1,132 @@
+//! ENCW (Sec. 4.3.2, Algorithm 2): one elastic net per bit (eq. 7) on the
+//! standardised training data and the centred training codes, then Curds and
+//! Whey (eqs. 8-9): the predictions are shrunk in the canonical coordinates of
+//! the codes against the data, C = U⁻¹WU. A query's bits are
+//! sign(x_t β Cᵀ) of the standardised query (Sec. 4.4), folded here into one
+//! d × m projection through the training mean.
+
+use faer::{Mat, MatRef};
+use hashbench_solvers::{Cca, CdStop, SolverError, elastic_net, gcv_weights};
+
+/// The training data standardised once, shared by every penalty tried.
+#[derive(Debug, Clone)]
+pub struct Standardised {
+    /// Training mean (length d).
+    pub mean: Vec<f64>,
+    /// 1/std of each feature, 0 for constant features (left out).
+    pub inv_std: Vec<f64>,
+    /// Standardised rows (n × d).
+    pub z: Mat<f64>,
+    /// ZᵀZ, row-major (d × d).
+    pub gram: Vec<f64>,
+    /// Features that vary.
+    pub effective_dim: usize,
+}
+
+impl Standardised {
+    /// Centres each feature and scales it to unit variance.
+    pub fn new(x: MatRef<'_, f64>) -> Standardised {
+        let (n, d) = (x.nrows(), x.ncols());
+        let mean: Vec<f64> = (0..d)
+            .map(|j| x.col(j).iter().sum::<f64>() / n as f64)
+            .collect();
+        let inv_std: Vec<f64> = (0..d)
+            .map(|j| {
+                let var = x.col(j).iter().map(|v| (v - mean[j]).powi(2)).sum::<f64>() / n as f64;
+                if var > 1e-24 { 1.0 / var.sqrt() } else { 0.0 }
+            })
+            .collect();
+        let z = Mat::from_fn(n, d, |i, j| (x[(i, j)] - mean[j]) * inv_std[j]);
+        let g = z.transpose() * &z;
+        let gram = (0..d)
+            .flat_map(|r| (0..d).map(move |c| (r, c)))
+            .map(|(r, c)| g[(r, c)])
+            .collect();
+        let effective_dim = inv_std.iter().filter(|&&s| s > 0.0).count();
+        Standardised {
+            mean,
+            inv_std,
+            z,
+            gram,
+            effective_dim,
+        }
+    }
+}
+
+/// A learnt ENCW hash: bit k = 1 where (x − mean) · w_k > threshold_k.
+#[derive(Debug, Clone)]
+pub struct EncwHash {
+    /// Training mean.
+    pub mean: Vec<f64>,
+    /// Projection (d × m): β Cᵀ with the standardisation folded in.
+    pub w: Mat<f64>,
+    /// 0, or −1 for a bit that is 1 on every training item (its column of w
+    /// is 0, so it stays 1).
+    pub thresholds: Vec<f64>,
+    /// Canonical correlations of the data and the codes.
+    pub correlations: Vec<f64>,
+    /// Curds-and-Whey weights (eq. 8).
+    pub weights: Vec<f64>,
+    /// Nonzero elastic-net coefficients, over all bits.
+    pub nonzero: usize,
+}
+
+/// Learns ENCW from the standardised data and the 0/1 training codes
+/// `bits` (n × m) with penalties λ1, λ2. `identity_shrinkage` skips Curds and
+/// Whey (C = I), leaving the elastic nets alone.
+///
+/// # Errors
+/// A solver failure; more varying features than items.
+pub fn learn_encw(
+    data: &Standardised,
+    bits: MatRef<'_, f64>,
+    lambda1: f64,
+    lambda2: f64,
+    identity_shrinkage: bool,
+) -> Result<EncwHash, SolverError> {
+    let (n, d, m) = (data.z.nrows(), data.z.ncols(), bits.ncols());
+    let means: Vec<f64> = (0..m)
+        .map(|k| bits.col(k).iter().sum::<f64>() / n as f64)
+        .collect();
+    let yc = Mat::from_fn(n, m, |i, k| bits[(i, k)] - means[k]);
+    let q = data.z.transpose() * &yc;
+    let mut beta = Mat::<f64>::zeros(d, m);
+    let mut nonzero = 0;
+    let stop = CdStop {
+        tol: 1e-8,
+        max_sweeps: 20_000,
+    };
+    for k in 0..m {
+        if means[k] <= 0.0 || means[k] >= 1.0 {
+            continue;
+        }
+        let qk: Vec<f64> = q.col(k).iter().copied().collect();
+        let (b, _) = elastic_net(&data.gram, &qk, lambda1, lambda2, None, stop)?;
+        nonzero += b.iter().filter(|v| **v != 0.0).count();
+        for (j, v) in b.into_iter().enumerate() {
+            beta[(j, k)] = v;
+        }
+    }
+    let (correlations, weights, projection) = if identity_shrinkage {
+        (Vec::new(), Vec::new(), beta)
+    } else {
+        let cca = Cca::fit(data.z.as_ref(), yc.as_ref())?;
+        let f = data.effective_dim as f64 / n as f64;
+        let weights = gcv_weights(&cca.correlations, f)?;
+        let c = cca.shrinkage_matrix(&weights);
+        (cca.correlations, weights, &beta * c.transpose())
+    };
+    let w = Mat::from_fn(d, m, |j, k| projection[(j, k)] * data.inv_std[j]);
+    let thresholds = means
+        .iter()
+        .map(|&p| if p >= 1.0 { -1.0 } else { 0.0 })
+        .collect();
+    Ok(EncwHash {
+        mean: data.mean.clone(),
+        w,
+        thresholds,
+        correlations,
+        weights,
+        nonzero,
+    })
+}

@@ -1,0 +1,275 @@
+//! The two hash functions learnt on the sparse codes: ENCW (SH_ENCW) and one
+//! linear SVM per bit (SH_SVM), behind one trait so the fit and the
+//! cross-validation treat them alike.
+
+use faer::{Mat, MatRef};
+use hashbench_core::ParamError;
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::FitLogNames;
+use hashbench_solvers::{SolverError, SvmData, SvmParams};
+use rand_chacha::ChaCha8Rng;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::CodeHyper;
+use crate::encw::{Standardised, learn_encw};
+
+/// The paper's grid for α (Sec. 5.1.2).
+pub const ALPHA_GRID: [f64; 4] = [0.1, 0.3, 0.5, 0.7];
+/// The paper's grid for λ, λ1 and λ2 (Sec. 5.1.2).
+pub const PENALTY_GRID: [f64; 4] = [0.001, 0.1, 10.0, 100.0];
+
+/// A hash function learnt from training data and their 0/1 codes.
+pub struct HashFn {
+    /// The linear hash.
+    pub model: LinearModel,
+    /// What the learning reports.
+    pub facts: Vec<(String, f64)>,
+}
+
+/// One of the hash functions Sparse Hashing learns on its codes.
+pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync + 'static {
+    /// Fixed hyperparameters: α and λ of the codes and the hash's own.
+    type Fixed: std::fmt::Debug + Clone + PartialEq + Serialize + DeserializeOwned + Send + Sync;
+    /// The training data prepared once for every setting tried on them.
+    type Prepared;
+    /// The paper's name.
+    const LABEL: &'static str;
+    /// What its fits report.
+    const FIT_LOG: FitLogNames;
+
+    /// α and λ of a setting.
+    fn code(fixed: &Self::Fixed) -> CodeHyper;
+    /// The settings the cross-validation tries for one (α, λ).
+    fn grid(code: CodeHyper) -> Vec<Self::Fixed>;
+    /// Checks a setting.
+    ///
+    /// # Errors
+    /// The parameter at fault.
+    fn validate(fixed: &Self::Fixed) -> Result<(), ParamError>;
+    /// Prepares the training rows.
+    fn prepare(x: MatRef<'_, f64>) -> Self::Prepared;
+    /// Learns the hash from the prepared rows and their codes (n × m, 0/1).
+    ///
+    /// # Errors
+    /// A solver failure.
+    fn learn(
+        prepared: &Self::Prepared,
+        bits: MatRef<'_, f64>,
+        fixed: &Self::Fixed,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<HashFn, SolverError>;
+}
+
+fn check_code(code: CodeHyper) -> Result<(), ParamError> {
+    ParamError::check_non_negative("alpha", code.alpha)?;
+    ParamError::check_non_negative("lambda", code.lambda)
+}
+
+/// Thresholds that keep a bit constant where every training item agrees:
+/// 0 (with a zero projection, the bit is 0) or −1 (it is 1).
+fn constant_thresholds(bits: MatRef<'_, f64>) -> Vec<f64> {
+    (0..bits.ncols())
+        .map(|k| {
+            if bits.col(k).iter().all(|&v| v > 0.0) {
+                -1.0
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// SH_ENCW (Algorithm 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Encw;
+
+/// SH_ENCW's hyperparameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EncwFixed {
+    /// α, the graph term's weight.
+    pub alpha: f64,
+    /// λ, the codes' ℓ1 weight.
+    pub lambda: f64,
+    /// λ1, the elastic net's ℓ1 weight.
+    pub lambda1: f64,
+    /// λ2, the elastic net's ℓ2 weight.
+    pub lambda2: f64,
+}
+
+impl HashKind for Encw {
+    type Fixed = EncwFixed;
+    type Prepared = Standardised;
+    const LABEL: &'static str = "SH_ENCW";
+    const FIT_LOG: FitLogNames = FitLogNames {
+        facts: &[
+            "alpha",
+            "lambda",
+            "lambda1",
+            "lambda2",
+            "iterations",
+            "objective-increases",
+            "dead-bits",
+            "bits-on-mean",
+            "lars-steps-mean",
+            "graph-weight-mean",
+            "encw-nonzero",
+            "cw-weight-mean",
+            "cv-f1",
+            "cv-items",
+        ],
+        per_bit: &["bit-frequency"],
+        seconds: &["graph-seconds", "codes-seconds", "hash-seconds"],
+    };
+
+    fn code(fixed: &EncwFixed) -> CodeHyper {
+        CodeHyper {
+            alpha: fixed.alpha,
+            lambda: fixed.lambda,
+        }
+    }
+
+    fn grid(code: CodeHyper) -> Vec<EncwFixed> {
+        PENALTY_GRID
+            .iter()
+            .flat_map(|&lambda1| {
+                PENALTY_GRID.iter().map(move |&lambda2| EncwFixed {
+                    alpha: code.alpha,
+                    lambda: code.lambda,
+                    lambda1,
+                    lambda2,
+                })
+            })
+            .collect()
+    }
+
+    fn validate(fixed: &EncwFixed) -> Result<(), ParamError> {
+        check_code(Self::code(fixed))?;
+        ParamError::check_non_negative("lambda1", fixed.lambda1)?;
+        ParamError::check_non_negative("lambda2", fixed.lambda2)
+    }
+
+    fn prepare(x: MatRef<'_, f64>) -> Standardised {
+        Standardised::new(x)
+    }
+
+    fn learn(
+        prepared: &Standardised,
+        bits: MatRef<'_, f64>,
+        fixed: &EncwFixed,
+        _rng: &mut ChaCha8Rng,
+    ) -> Result<HashFn, SolverError> {
+        let h = learn_encw(prepared, bits, fixed.lambda1, fixed.lambda2, false)?;
+        let mean_weight = if h.weights.is_empty() {
+            f64::NAN
+        } else {
+            h.weights.iter().sum::<f64>() / h.weights.len() as f64
+        };
+        Ok(HashFn {
+            model: LinearModel {
+                mean: h.mean,
+                w: h.w,
+                thresholds: h.thresholds,
+            },
+            facts: vec![
+                ("lambda1".into(), fixed.lambda1),
+                ("lambda2".into(), fixed.lambda2),
+                ("encw-nonzero".into(), h.nonzero as f64),
+                ("cw-weight-mean".into(), mean_weight),
+            ],
+        })
+    }
+}
+
+/// SH_SVM: one linear SVM per bit on the codes, LIBLINEAR's defaults
+/// (L2-regularised squared hinge, dual coordinate descent, C = 1, ε = 0.1, no
+/// bias) as the STH lineage calls it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Svm;
+
+/// SH_SVM's hyperparameters (the SVM keeps LIBLINEAR's defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SvmFixed {
+    /// α, the graph term's weight.
+    pub alpha: f64,
+    /// λ, the codes' ℓ1 weight.
+    pub lambda: f64,
+}
+
+impl HashKind for Svm {
+    type Fixed = SvmFixed;
+    type Prepared = SvmData;
+    const LABEL: &'static str = "SH_SVM";
+    const FIT_LOG: FitLogNames = FitLogNames {
+        facts: &[
+            "alpha",
+            "lambda",
+            "iterations",
+            "objective-increases",
+            "dead-bits",
+            "bits-on-mean",
+            "lars-steps-mean",
+            "graph-weight-mean",
+            "svm-sweeps-mean",
+            "cv-f1",
+            "cv-items",
+        ],
+        per_bit: &["bit-frequency"],
+        seconds: &["graph-seconds", "codes-seconds", "hash-seconds"],
+    };
+
+    fn code(fixed: &SvmFixed) -> CodeHyper {
+        CodeHyper {
+            alpha: fixed.alpha,
+            lambda: fixed.lambda,
+        }
+    }
+
+    fn grid(code: CodeHyper) -> Vec<SvmFixed> {
+        vec![SvmFixed {
+            alpha: code.alpha,
+            lambda: code.lambda,
+        }]
+    }
+
+    fn validate(fixed: &SvmFixed) -> Result<(), ParamError> {
+        check_code(Self::code(fixed))
+    }
+
+    fn prepare(x: MatRef<'_, f64>) -> SvmData {
+        SvmData::new(x)
+    }
+
+    fn learn(
+        prepared: &SvmData,
+        bits: MatRef<'_, f64>,
+        _fixed: &SvmFixed,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<HashFn, SolverError> {
+        let thresholds = constant_thresholds(bits);
+        let (n, m) = (bits.nrows(), bits.ncols());
+        let mut w = Mat::<f64>::zeros(prepared.dim(), m);
+        let mut sweeps = 0usize;
+        for k in 0..m {
+            let positive: Vec<bool> = (0..n).map(|i| bits[(i, k)] > 0.0).collect();
+            if positive.iter().all(|&p| p) || !positive.iter().any(|&p| p) {
+                continue;
+            }
+            let model = prepared.train(&positive, SvmParams::default(), rng)?;
+            sweeps += model.sweeps;
+            for (j, v) in model.w.into_iter().enumerate() {
+                w[(j, k)] = v;
+            }
+        }
+        Ok(HashFn {
+            model: LinearModel {
+                mean: vec![0.0; prepared.dim()],
+                w,
+                thresholds,
+            },
+            facts: vec![("svm-sweeps-mean".into(), sweeps as f64 / m.max(1) as f64)],
+        })
+    }
+}

@@ -1,0 +1,214 @@
+//! Sparse Hashing's fit against its defining properties.
+
+use faer::Mat;
+use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
+use hashbench_solvers::{Cca, CdStop, KnnGraph, elastic_net};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::codes::{CodeSettings, initial_bases, sparse_codes};
+use crate::encw::{Standardised, learn_encw};
+use crate::*;
+
+/// Unit-length points around a few centres (the notes' normalised inputs).
+fn clustered(n: usize, d: usize, seed: u64) -> Mat<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let centres = Mat::<f64>::from_fn(4, d, |_, _| rng.random_range(0.0..1.0));
+    let mut x = Mat::from_fn(n, d, |i, j| {
+        centres[(i % 4, j)] + 0.3 * rng.random_range(0.0..1.0)
+    });
+    for i in 0..n {
+        let norm = x.row(i).norm_l2();
+        x.row_mut(i).iter_mut().for_each(|v| *v /= norm);
+    }
+    x
+}
+
+fn settings(alpha: f64) -> CodeSettings {
+    CodeSettings {
+        alpha,
+        lambda: 0.05,
+        max_iterations: 15,
+        tolerance: 0.0,
+    }
+}
+
+#[test]
+fn the_alternation_never_raises_the_objective_and_keeps_its_constraints() {
+    let x = clustered(120, 10, 1);
+    let graph = KnnGraph::heat_kernel(x.as_ref(), 8, 1.0).unwrap();
+    let b0 = initial_bases(10, 8, &mut ChaCha8Rng::seed_from_u64(2));
+    let codes = sparse_codes(x.as_ref(), &graph, b0, &settings(0.3)).unwrap();
+    assert_eq!(codes.trace.len(), codes.iterations + 1);
+    for w in codes.trace.windows(2) {
+        assert!(
+            w[1] <= w[0] * (1.0 + 1e-10),
+            "objective rose: {:?}",
+            codes.trace
+        );
+    }
+    assert!(
+        codes.trace.last() < codes.trace.first(),
+        "the alternation made progress"
+    );
+    for j in 0..8 {
+        assert!(codes.b.col(j).norm_l2() <= 1.0 + 1e-9);
+    }
+    assert!(
+        codes
+            .s
+            .col_iter()
+            .flat_map(|c| c.iter().copied().collect::<Vec<_>>())
+            .all(|v| v >= 0.0)
+    );
+    let bits = codes.bits();
+    let on = (0..120)
+        .map(|i| bits.row(i).iter().sum::<f64>())
+        .sum::<f64>();
+    assert!(
+        on > 0.0 && on < 120.0 * 8.0,
+        "sparse, not empty: {on} bits on"
+    );
+    for i in 0..120 {
+        for j in 0..8 {
+            assert_eq!(bits[(i, j)] == 1.0, codes.s[(j, i)] > 0.0);
+        }
+    }
+}
+
+#[test]
+fn the_graph_term_makes_neighbours_codes_closer() {
+    let x = clustered(120, 10, 3);
+    let graph = KnnGraph::heat_kernel(x.as_ref(), 8, 1.0).unwrap();
+    let smoothness = |alpha: f64| {
+        let b0 = initial_bases(10, 8, &mut ChaCha8Rng::seed_from_u64(4));
+        let codes = sparse_codes(x.as_ref(), &graph, b0, &settings(alpha)).unwrap();
+        // tr(S L Sᵀ) relative to the codes' energy.
+        let energy: f64 = codes.s.norm_l2().powi(2);
+        let form: f64 = (0..8)
+            .map(|j| graph.laplacian_form(&codes.s.row(j).iter().copied().collect::<Vec<_>>()))
+            .sum();
+        form / energy
+    };
+    let (without, with) = (smoothness(0.0), smoothness(0.7));
+    assert!(
+        with < 0.8 * without,
+        "graph term: {with} against {without} without it"
+    );
+}
+
+#[test]
+fn encw_without_shrinkage_is_the_elastic_net_and_unit_weights_are_the_identity() {
+    let x = clustered(150, 6, 5);
+    let graph = KnnGraph::heat_kernel(x.as_ref(), 8, 1.0).unwrap();
+    let b0 = initial_bases(6, 5, &mut ChaCha8Rng::seed_from_u64(6));
+    let codes = sparse_codes(x.as_ref(), &graph, b0, &settings(0.1)).unwrap();
+    let bits = codes.bits();
+    let data = Standardised::new(x.as_ref());
+    let plain = learn_encw(&data, bits.as_ref(), 0.1, 10.0, true).unwrap();
+    // The elastic net of each bit on its own, by hand.
+    for k in 0..5 {
+        let mean = bits.col(k).iter().sum::<f64>() / 150.0;
+        let q: Vec<f64> = (0..6)
+            .map(|j| {
+                (0..150)
+                    .map(|i| data.z[(i, j)] * (bits[(i, k)] - mean))
+                    .sum()
+            })
+            .collect();
+        let (beta, _) = elastic_net(&data.gram, &q, 0.1, 10.0, None, CdStop::default()).unwrap();
+        for j in 0..6 {
+            let expected = if mean > 0.0 && mean < 1.0 {
+                beta[j] * data.inv_std[j]
+            } else {
+                0.0
+            };
+            assert!(
+                (plain.w[(j, k)] - expected).abs() < 1e-6,
+                "bit {k}, feature {j}"
+            );
+        }
+    }
+    // Curds and Whey with unit weights returns the elastic net's predictions.
+    let yc = Mat::from_fn(150, 5, |i, k| {
+        bits[(i, k)] - bits.col(k).iter().sum::<f64>() / 150.0
+    });
+    let cca = Cca::fit(data.z.as_ref(), yc.as_ref()).unwrap();
+    let c = cca.shrinkage_matrix(&vec![1.0; cca.correlations.len()]);
+    let through = &plain.w * c.transpose();
+    assert!((through - &plain.w).norm_max() < 1e-8);
+    // With eq. (8)'s weights the shrinkage acts.
+    let shrunk = learn_encw(&data, bits.as_ref(), 0.1, 10.0, false).unwrap();
+    assert!(shrunk.weights.iter().all(|&w| (0.0..=1.0).contains(&w)));
+    assert!((&shrunk.w - &plain.w).norm_max() > 1e-6);
+}
+
+fn fixed_encw() -> ShEncwParams {
+    ShEncwParams {
+        neighbours: 8,
+        max_iterations: 10,
+        ..ShEncwParams::default()
+    }
+    .with_fixed(EncwFixed {
+        alpha: 0.3,
+        lambda: 0.05,
+        lambda1: 0.1,
+        lambda2: 0.1,
+    })
+}
+
+#[test]
+fn fits_are_seeded_and_report_a_monotone_alternation_on_a_live_graph() {
+    let x = Data::Dense(clustered(200, 8, 7));
+    let train = TrainSet::unlabelled(&x);
+    let p = fixed_encw();
+    let a = p.fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+    let b = p.fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+    assert_eq!(a.encode(&x).unwrap(), b.encode(&x).unwrap());
+    let facts = a.fit_log().facts;
+    let fact = |n: &str| facts.iter().find(|f| f.0 == n).unwrap().1;
+    assert_eq!(fact("objective-increases"), 0.0);
+    assert!(
+        fact("graph-weight-mean") > 0.5,
+        "unit-length data keep the heat kernel alive"
+    );
+    let svm = ShSvmParams {
+        neighbours: 8,
+        max_iterations: 10,
+        ..ShSvmParams::default()
+    }
+    .with_fixed(SvmFixed {
+        alpha: 0.3,
+        lambda: 0.05,
+    });
+    let m = svm
+        .fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1))
+        .unwrap();
+    assert_eq!(m.encode(&x).unwrap().n_bits(), 8);
+}
+
+#[test]
+fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
+    let x = Data::Dense(clustered(200, 6, 9));
+    let train = TrainSet::unlabelled(&x);
+    let p = ShSvmParams {
+        neighbours: 5,
+        max_iterations: 3,
+        cv_items: 150,
+        ..ShSvmParams::default()
+    };
+    assert!(p.needs_tuning());
+    let (tuned, log) = p.tune(&train, 4).unwrap().unwrap();
+    let (again, _) = p.tune(&train, 4).unwrap().unwrap();
+    assert_eq!(tuned, again);
+    let Hyperparameters::Fixed(f) = tuned.hyperparameters else {
+        panic!("tuning fixes the hyperparameters")
+    };
+    assert!(ALPHA_GRID.contains(&f.alpha) && PENALTY_GRID.contains(&f.lambda));
+    assert_eq!(log.facts[1], ("cv-items".to_string(), 150.0));
+    assert!((0.0..=1.0).contains(&log.facts[0].1));
+    assert!(tuned.tune(&train, 4).unwrap().is_none());
+    // Fitting the untuned configuration tunes first and reports the choice.
+    let model = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+    assert!(model.fit_log().facts.iter().any(|f| f.0 == "cv-f1"));
+}
