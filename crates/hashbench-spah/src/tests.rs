@@ -117,9 +117,9 @@ fn encw_without_shrinkage_is_the_elastic_net_and_unit_weights_are_the_identity()
             })
             .collect();
         let (beta, _) = elastic_net(&data.gram, &q, 0.1, 10.0, None, CdStop::default()).unwrap();
-        for j in 0..6 {
+        for (j, b) in beta.iter().enumerate() {
             let expected = if mean > 0.0 && mean < 1.0 {
-                beta[j] * data.inv_std[j]
+                b * data.inv_std[j]
             } else {
                 0.0
             };
