@@ -209,7 +209,15 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
             about = check_supervision(plan, &data, &split)?;
         }
         let truth = truth_of(ws, plan, &data, &split, s)?;
-        let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir)?;
+        let ctx = TrialContext::new(
+            plan,
+            &data,
+            &split,
+            s,
+            truth,
+            &dir,
+            &ws.results.join("cache"),
+        )?;
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
         let (mut recs, n) = store::resume(
             &mine,

@@ -6,7 +6,7 @@
 //! the conformance tests all read this one table.
 
 use hashbench_bssc::BsscParams;
-use hashbench_core::method::{FitLogNames, Requirements, Supervision};
+use hashbench_core::method::{FitLog, FitLogNames, Requirements, Supervision};
 use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_itq::ItqParams;
 use hashbench_klsh::KlshParams;
@@ -16,6 +16,7 @@ use hashbench_okh::OkhParams;
 use hashbench_pcah::PcahParams;
 use hashbench_rbm::RbmParams;
 use hashbench_sikh::SikhParams;
+use hashbench_spah::{ShEncwParams, ShSvmParams};
 use hashbench_spectral::ShParams;
 use hashbench_splh::{S3plhParams, UsplhParams};
 use rand_chacha::ChaCha8Rng;
@@ -103,6 +104,30 @@ macro_rules! register_methods {
                 }
             }
 
+            /// Whether the configuration picks hyperparameters on training data first.
+            pub fn needs_tuning(&self) -> bool {
+                match self {
+                    $(MethodSpec::$variant(p) => p.needs_tuning(),)+
+                }
+            }
+
+            /// The configuration with its hyperparameters picked on `train`,
+            /// and what the choice rested on (`None`: nothing to pick).
+            ///
+            /// # Errors
+            /// The method's [`FitError`].
+            pub fn tune(
+                &self,
+                train: &TrainSet<'_>,
+                bits: usize,
+            ) -> Result<Option<(MethodSpec, FitLog)>, FitError> {
+                match self {
+                    $(MethodSpec::$variant(p) => Ok(p
+                        .tune(train, bits)?
+                        .map(|(tuned, log)| (MethodSpec::$variant(tuned), log))),)+
+                }
+            }
+
             /// Fits the method.
             ///
             /// # Errors
@@ -146,6 +171,10 @@ register_methods! {
     Okh(OkhParams) = "okh", slot 8, fixture "p = 20\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     /// Max-margin kernel hashing by CCCP and cutting planes.
     Lamp(LampParams) = "lamp", slot 9, fixture "p = 5\nworking_set = 20\nconstraints = { same-label = 1 }\ndecorrelation = { fixed = 80 }\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
+    /// Sparse Hashing with ENCW hash functions.
+    ShEncw(ShEncwParams) = "sh-encw", slot 12, fixture "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1, lambda1 = 0.1, lambda2 = 0.1 }";
+    /// Sparse Hashing with linear-SVM hash functions.
+    ShSvm(ShSvmParams) = "sh-svm", slot 13, fixture "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1 }";
 }
 
 /// The registration of the method a spec calls `name`.

@@ -8,12 +8,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use faer::Mat;
-use hashbench_core::method::Supervision;
+use hashbench_core::method::{FitLog, Supervision};
 use hashbench_core::seed::derive_seed;
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
@@ -23,7 +23,8 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{Plan, TrialKey};
+use crate::methods::MethodSpec;
+use crate::spec::{MethodEntry, Plan, TrialKey};
 use crate::store::{self, Fingerprinted, FitRecord, FittedCodes, fingerprint};
 use crate::tables::{CurveRow, MetricRow, ResultTables};
 
@@ -80,6 +81,28 @@ pub struct TrialContext<'a> {
     fit_context: String,
     eval_context: String,
     fits: AtomicUsize,
+    /// Where tuned hyperparameters are stored (shared by every spec).
+    tuning_dir: PathBuf,
+    /// One lock per tuning key, so parallel trials tune a setting once.
+    tuning_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+}
+
+/// Hyperparameters a method picked on one training set at one code length.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct TunedRecord {
+    fingerprint: String,
+    /// The configuration with its hyperparameters fixed.
+    spec: MethodSpec,
+    /// What the choice rested on (reported with every fit that uses it).
+    log: FitLog,
+    /// Seconds the tuning took.
+    seconds: f64,
+}
+
+impl Fingerprinted for TunedRecord {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
 }
 
 /// Largest query × database kernel block kept in memory (3.2 GB of f64).
@@ -121,6 +144,7 @@ impl<'a> TrialContext<'a> {
         split_index: usize,
         truth: GroundTruth,
         dir: &Path,
+        cache: &Path,
     ) -> Result<Self> {
         let database = Arc::new(data.x.select(&split.database));
         let train = if split.training == split.database {
@@ -186,6 +210,8 @@ impl<'a> TrialContext<'a> {
             fit_context,
             eval_context,
             fits: AtomicUsize::new(0),
+            tuning_dir: cache.join("tuning"),
+            tuning_locks: Mutex::new(HashMap::new()),
         })
     }
 
@@ -262,12 +288,20 @@ impl<'a> TrialContext<'a> {
                 labels: &self.labels,
             }
         };
+        let tuned = self
+            .tuned(m, k.bits, &train)
+            .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
+        let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
         let t0 = Instant::now();
-        let model = m
-            .spec
+        let model = spec
             .fit(&train, k.bits, &mut rng)
             .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
         let fit_seconds = t0.elapsed().as_secs_f64();
+        let mut log = model.fit_log();
+        if let Some(t) = tuned {
+            log.facts.extend(t.log.facts);
+            log.seconds.push(("tuning-seconds".to_string(), t.seconds));
+        }
         let t1 = Instant::now();
         let db = model
             .encode(&self.database)
@@ -283,12 +317,52 @@ impl<'a> TrialContext<'a> {
                 fit_seconds,
                 encode_seconds: t1.elapsed().as_secs_f64(),
                 bit_weights: model.bit_weights(),
-                log: model.fit_log(),
+                log,
             },
         };
         store::save_codes(&stem, &codes)?;
         self.fits.fetch_add(1, Ordering::Relaxed);
         Ok(codes)
+    }
+
+    /// The configuration of `m` tuned on this training set at `bits`, when
+    /// it picks hyperparameters: read from the tuning store when present,
+    /// else computed (once, whatever the number of parallel trials) and
+    /// stored. The key leaves out trial and seed: tuning reads neither.
+    fn tuned(
+        &self,
+        m: &MethodEntry,
+        bits: usize,
+        train: &TrainSet<'_>,
+    ) -> Result<Option<TunedRecord>> {
+        if !m.spec.needs_tuning() {
+            return Ok(None);
+        }
+        let key = fingerprint(&[&self.fit_context, &m.params, &bits.to_string()]);
+        let path = self.tuning_dir.join(format!("{key}.json"));
+        let lock = Arc::clone(
+            self.tuning_locks
+                .lock()
+                .expect("tuning lock map")
+                .entry(key.clone())
+                .or_default(),
+        );
+        let _held = lock.lock().expect("tuning lock");
+        if let Some(rec) = store::load::<TunedRecord>(&path, &key) {
+            return Ok(Some(rec));
+        }
+        let t0 = Instant::now();
+        let Some((spec, log)) = m.spec.tune(train, bits)? else {
+            return Ok(None);
+        };
+        let rec = TunedRecord {
+            fingerprint: key,
+            spec,
+            log,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        store::save(&path, &rec)?;
+        Ok(Some(rec))
     }
 
     /// Evaluates trial `k` (fitting it first unless its codes are stored and

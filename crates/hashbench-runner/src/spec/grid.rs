@@ -1,5 +1,7 @@
 //! Expansion of `[[methods]]` tables into method configurations.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::{MethodEntry, Spec};
@@ -10,9 +12,15 @@ impl Spec {
     /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
     /// lists values per parameter, expanded as a cartesian product.
     /// `kernel` is the profile's experiment kernel, given to methods that
-    /// read it and name none.
-    pub(super) fn methods(&self, kernel: Option<&KernelSpec>) -> Result<Vec<MethodEntry>> {
+    /// read it and name none; `overrides` (the profile's, by label) replace
+    /// parameters of the tables whose label (stated or default) they name.
+    pub(super) fn methods(
+        &self,
+        kernel: Option<&KernelSpec>,
+        overrides: Option<&BTreeMap<String, toml::Table>>,
+    ) -> Result<Vec<MethodEntry>> {
         let mut out: Vec<MethodEntry> = Vec::new();
+        let mut used = BTreeSet::new();
         for (k, table) in self.raw.methods.iter().enumerate() {
             let at = self.at(table.span().start);
             let mut base = table.get_ref().clone();
@@ -28,6 +36,23 @@ impl Spec {
                 }
                 None => true,
             };
+            let table_label = label.clone().or_else(|| match base.get("method") {
+                Some(toml::Value::String(n)) => {
+                    methods::registration(n).map(|r| r.label.to_string())
+                }
+                _ => None,
+            });
+            if let Some((name, params)) =
+                table_label.and_then(|l| overrides.and_then(|o| o.get_key_value(&l)))
+            {
+                used.insert(name.clone());
+                for (key, value) in params {
+                    if key == "method" || key == "label" {
+                        bail!("{at}: profile methods.\"{name}\" may not change `{key}`");
+                    }
+                    base.insert(key.clone(), value.clone());
+                }
+            }
             let grid = match base.remove("grid") {
                 Some(toml::Value::Table(t)) => t,
                 Some(other) => {
@@ -109,6 +134,16 @@ impl Spec {
         }
         if out.is_empty() {
             bail!("{}: no [[methods]]", self.path.display());
+        }
+        if let Some(unused) = overrides
+            .into_iter()
+            .flat_map(|o| o.keys())
+            .find(|l| !used.contains(*l))
+        {
+            bail!(
+                "{}: the profile's methods.\"{unused}\" names no method label of the spec",
+                self.path.display()
+            );
         }
         Ok(out)
     }

@@ -97,6 +97,11 @@ pub struct ProfileSpec {
     kernel: Option<KernelSpec>,
     /// Feature transforms on this profile's data.
     transform: Option<Vec<Transform>>,
+    /// Parameters of named methods on this profile, by label (e.g. the ci
+    /// profile's fixed hyperparameters where the paper's profile
+    /// cross-validates): `[profiles.ci.methods."SH_ENCW"]`.
+    #[serde(default)]
+    methods: BTreeMap<String, toml::Table>,
     /// Absolute tolerance of the golden-metric check (ci profile).
     tolerance: Option<f64>,
 }
@@ -342,7 +347,8 @@ impl Spec {
         let methods = if normality.is_some() {
             Vec::new()
         } else {
-            self.methods(kernel.as_ref())?
+            let overrides = over.as_ref().map(|o| &o.methods);
+            self.methods(kernel.as_ref(), overrides)?
         };
         let fit_logs = || methods.iter().map(|m| m.spec.registration().fit_log);
         let names = validate::Names {
@@ -494,6 +500,39 @@ trials = 1
         assert_eq!(ci.deviation.as_deref(), Some("small"));
         let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
         assert_eq!(seeds.len(), plan.trials().len());
+    }
+
+    #[test]
+    fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
+        let text = format!(
+            "{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n[profiles.ci.methods.\"SIKH\"]\nbits_seed = 1\n"
+        );
+        let err = plan_err(&text, "ci");
+        assert!(
+            err.contains("methods[1]") && err.contains("bits_seed"),
+            "{err}"
+        );
+        let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n");
+        let spec = parse(&text).unwrap();
+        let ci = spec.plan("ci").unwrap();
+        assert!(
+            ci.methods[0].params.contains("origin"),
+            "{}",
+            ci.methods[0].params
+        );
+        assert!(
+            !spec.plan("paper").unwrap().methods[0]
+                .params
+                .contains("origin")
+        );
+        let text = format!("{GOOD}\n[profiles.ci.methods.\"ITQ\"]\nthrough = \"origin\"\n");
+        let err = plan_err(&text, "ci");
+        assert!(
+            err.contains("\"ITQ\"") && err.contains("names no method"),
+            "{err}"
+        );
+        let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nmethod = \"itq\"\n");
+        assert!(plan_err(&text, "ci").contains("may not change `method`"));
     }
 
     #[test]
