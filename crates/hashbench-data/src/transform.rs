@@ -1,5 +1,7 @@
-//! Named feature transforms a spec applies to a loaded dataset, item by item
-//! (so queries and database are treated alike and nothing leaks between them).
+//! Named feature transforms a spec applies to a loaded dataset. Each treats
+//! every item alike; the ones that learn something (a vocabulary, document
+//! frequencies) learn it from a named part of the dataset, the training part,
+//! so nothing leaks from the queries.
 
 use hashbench_core::{Data, SparseRows};
 use serde::{Deserialize, Serialize};
@@ -8,13 +10,41 @@ use sha2::{Digest, Sha256};
 use crate::registry::hex;
 use crate::{DataError, Dataset, Result};
 
-/// One transform (`transform = ["unit-length"]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// One transform (`transform = ["unit-length"]`,
+/// `{ top-terms = { count = 500, fit-on = "train" } }`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Transform {
     /// Each item divided by its Euclidean norm (zero items left as they are):
     /// LAMP's "normalized to unit length" (Sec. 5).
     UnitLength,
+    /// Keeps the `count` terms (columns) present in the most items of the
+    /// part `fit_on` (document frequency; ties to the lower index), in index
+    /// order, as dense columns (Sparse Hashing: "the 500 most frequent words").
+    TopTerms {
+        /// Terms kept.
+        count: usize,
+        /// The part whose items choose them.
+        #[serde(rename = "fit-on")]
+        fit_on: String,
+    },
+    /// tf-idf: each count times ln(N / df), N the items of part `fit_on` and
+    /// df those holding the term (a term no such item holds weighs 0).
+    TfIdf {
+        /// The part whose items give the document frequencies.
+        #[serde(rename = "fit-on")]
+        fit_on: String,
+    },
+    /// Images (row-major `width` × `height`) shrunk by averaging each
+    /// `factor` × `factor` block (Sparse Hashing: MNIST at 14 × 14).
+    MeanPool {
+        /// Image width.
+        width: usize,
+        /// Image height.
+        height: usize,
+        /// Block side.
+        factor: usize,
+    },
 }
 
 impl Transform {
@@ -23,8 +53,98 @@ impl Transform {
     /// # Errors
     /// [`DataError::Invalid`] for data the transform does not apply to (a
     /// precomputed Gram matrix).
-    pub fn apply(self, mut data: Dataset) -> Result<Dataset> {
+    pub fn apply(&self, mut data: Dataset) -> Result<Dataset> {
         data.x = match (self, &data.x) {
+            (Transform::TopTerms { count, fit_on }, x) => {
+                let fit = part_items(&data, fit_on)?;
+                let df = document_frequency(x, fit.clone(), &data.name)?;
+                let mut order: Vec<usize> = (0..df.len()).collect();
+                order.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+                let mut kept: Vec<usize> = order.into_iter().take(*count).collect();
+                kept.sort_unstable();
+                let column: std::collections::HashMap<usize, usize> =
+                    kept.iter().enumerate().map(|(c, &t)| (t, c)).collect();
+                let n = x.n_items();
+                let mut out = faer::Mat::<f64>::zeros(n, kept.len());
+                for_each_entry(x, |i, t, v| {
+                    if let Some(&c) = column.get(&t) {
+                        out[(i, c)] = v;
+                    }
+                });
+                Data::Dense(out)
+            }
+            (Transform::TfIdf { fit_on }, x) => {
+                let fit = part_items(&data, fit_on)?;
+                let n_fit = fit.len() as f64;
+                let idf: Vec<f64> = document_frequency(x, fit, &data.name)?
+                    .into_iter()
+                    .map(|df| {
+                        if df > 0 {
+                            (n_fit / df as f64).ln()
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                match x {
+                    Data::Dense(m) => {
+                        Data::Dense(faer::Mat::from_fn(m.nrows(), m.ncols(), |i, j| {
+                            m[(i, j)] * idf[j]
+                        }))
+                    }
+                    Data::Sparse(s) => {
+                        let rows: Vec<Vec<(u32, f64)>> = (0..s.n_rows())
+                            .map(|i| {
+                                let (idx, val) = s.row(i);
+                                idx.iter()
+                                    .zip(val)
+                                    .map(|(&k, &v)| (k, v * idf[k as usize]))
+                                    .collect()
+                            })
+                            .collect();
+                        Data::Sparse(
+                            SparseRows::new(s.n_cols(), &rows).map_err(DataError::Invalid)?,
+                        )
+                    }
+                    other => return Err(needs_vectors(&data.name, "tf-idf", other)),
+                }
+            }
+            (
+                Transform::MeanPool {
+                    width,
+                    height,
+                    factor,
+                },
+                Data::Dense(x),
+            ) => {
+                if *factor == 0
+                    || width * height != x.ncols()
+                    || width % factor != 0
+                    || height % factor != 0
+                {
+                    return Err(DataError::Invalid(format!(
+                        "dataset `{}`: mean-pool of {width} x {height} images by {factor} needs {} values per item divisible into blocks, the items have {}",
+                        data.name,
+                        width * height,
+                        x.ncols()
+                    )));
+                }
+                let (w, h, f) = (width / factor, height / factor, *factor);
+                let scale = 1.0 / (f * f) as f64;
+                Data::Dense(faer::Mat::from_fn(x.nrows(), w * h, |i, c| {
+                    let (r0, c0) = ((c / w) * f, (c % w) * f);
+                    let mut sum = 0.0;
+                    for r in r0..r0 + f {
+                        for k in c0..c0 + f {
+                            sum += x[(i, r * width + k)];
+                        }
+                    }
+                    sum * scale
+                }))
+            }
+            (Transform::MeanPool { .. }, other) => {
+                return Err(needs_vectors(&data.name, "mean-pool (dense images)", other));
+            }
             (Transform::UnitLength, Data::Dense(x)) => {
                 let norms: Vec<f64> = (0..x.nrows())
                     .map(|i| x.row(i).iter().map(|v| v * v).sum::<f64>().sqrt())
@@ -49,16 +169,80 @@ impl Transform {
                 Data::Sparse(SparseRows::new(s.n_cols(), &rows).map_err(DataError::Invalid)?)
             }
             (Transform::UnitLength, other) => {
-                return Err(DataError::Invalid(format!(
-                    "dataset `{}` holds {}; the unit-length transform needs vectors",
-                    data.name,
-                    other.kind()
-                )));
+                return Err(needs_vectors(&data.name, "unit-length", other));
             }
         };
         data.fingerprint = hex(&Sha256::digest(format!("{}{self:?}", data.fingerprint)));
         Ok(data)
     }
+}
+
+fn needs_vectors(name: &str, transform: &str, data: &Data) -> DataError {
+    DataError::Invalid(format!(
+        "dataset `{name}` holds {}; the {transform} transform needs vectors",
+        data.kind()
+    ))
+}
+
+/// The items of part `name`.
+fn part_items(data: &Dataset, name: &str) -> Result<std::ops::Range<usize>> {
+    data.parts
+        .iter()
+        .find(|(p, _)| p == name)
+        .map(|(_, r)| r.clone())
+        .ok_or_else(|| {
+            DataError::Invalid(format!(
+                "dataset `{}` has no part `{name}` to fit a transform on (parts: {})",
+                data.name,
+                data.parts
+                    .iter()
+                    .map(|p| p.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
+/// Calls `f(item, column, value)` for every nonzero entry.
+fn for_each_entry(x: &Data, mut f: impl FnMut(usize, usize, f64)) {
+    match x {
+        Data::Dense(m) => {
+            for j in 0..m.ncols() {
+                for i in 0..m.nrows() {
+                    if m[(i, j)] != 0.0 {
+                        f(i, j, m[(i, j)]);
+                    }
+                }
+            }
+        }
+        Data::Sparse(s) => {
+            for i in 0..s.n_rows() {
+                let (idx, val) = s.row(i);
+                for (&k, &v) in idx.iter().zip(val) {
+                    if v != 0.0 {
+                        f(i, k as usize, v);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How many of the items `fit` hold each column (nonzero).
+fn document_frequency(x: &Data, fit: std::ops::Range<usize>, name: &str) -> Result<Vec<usize>> {
+    let cols = match x {
+        Data::Dense(m) => m.ncols(),
+        Data::Sparse(s) => s.n_cols(),
+        other => return Err(needs_vectors(name, "term", other)),
+    };
+    let mut df = vec![0usize; cols];
+    for_each_entry(x, |i, j, _| {
+        if fit.contains(&i) {
+            df[j] += 1;
+        }
+    });
+    Ok(df)
 }
 
 #[cfg(test)]
@@ -98,5 +282,89 @@ mod tests {
         };
         assert_eq!(s.row(0), (&[1u32, 4][..], &[0.6, 0.8][..]));
         assert_eq!(s.row(1).0.len(), 0);
+    }
+
+    fn with_parts(x: Data, parts: Vec<(String, std::ops::Range<usize>)>) -> Dataset {
+        Dataset {
+            parts,
+            ..dataset(x)
+        }
+    }
+
+    #[test]
+    fn top_terms_and_tf_idf_learn_from_the_named_part_only() {
+        // 4 items, 4 terms; train = items 0..3. Document frequencies on train:
+        // term 0: 3, term 1: 1, term 2: 2, term 3: 0 (only the test item).
+        let rows = vec![
+            vec![(0, 1.0), (2, 2.0)],
+            vec![(0, 3.0), (1, 1.0)],
+            vec![(0, 1.0), (2, 1.0)],
+            vec![(1, 2.0), (3, 5.0)],
+        ];
+        let data = with_parts(
+            Data::Sparse(SparseRows::new(4, &rows).unwrap()),
+            vec![("train".into(), 0..3), ("test".into(), 3..4)],
+        );
+        let top = Transform::TopTerms {
+            count: 2,
+            fit_on: "train".into(),
+        }
+        .apply(data.clone())
+        .unwrap();
+        // Terms 0 and 2 kept, in index order; the test item's term 3 is not.
+        assert_eq!(
+            top.x.as_dense().unwrap(),
+            faer::mat![[1.0, 2.0], [3.0, 0.0], [1.0, 1.0], [0.0, 0.0]]
+        );
+        let tfidf = Transform::TfIdf {
+            fit_on: "train".into(),
+        }
+        .apply(data.clone())
+        .unwrap();
+        let Data::Sparse(s) = &tfidf.x else {
+            panic!("sparse stays sparse")
+        };
+        let (n, idf1, idf2) = (3.0f64, (3.0f64).ln(), (1.5f64).ln());
+        // Term 0 is in every training item: idf 0, the entry drops out.
+        assert_eq!(s.row(0), (&[2u32][..], &[2.0 * idf2][..]));
+        assert_eq!(s.row(1).0, &[1u32][..]);
+        assert!((s.row(1).1[0] - idf1).abs() < 1e-15);
+        // Term 3 has no training document: weight 0; term 1 idf ln(3/1).
+        assert_eq!(s.row(3), (&[1u32][..], &[2.0 * (n / 1.0).ln()][..]));
+        let err = Transform::TfIdf {
+            fit_on: "training".into(),
+        }
+        .apply(data)
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("no part `training`") && err.contains("train, test"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn mean_pool_averages_blocks() {
+        // One 4 x 2 image (width 4, height 2): pooled by 2 into 2 x 1.
+        let x = Data::Dense(faer::mat![[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]);
+        let pool = Transform::MeanPool {
+            width: 4,
+            height: 2,
+            factor: 2,
+        };
+        let d = pool.apply(dataset(x)).unwrap();
+        assert_eq!(
+            d.x.as_dense().unwrap(),
+            faer::mat![[(1.0 + 2.0 + 5.0 + 6.0) / 4.0, (3.0 + 4.0 + 7.0 + 8.0) / 4.0]]
+        );
+        let odd = Transform::MeanPool {
+            width: 3,
+            height: 2,
+            factor: 2,
+        };
+        assert!(
+            odd.apply(dataset(Data::Dense(faer::Mat::zeros(1, 6))))
+                .is_err()
+        );
     }
 }

