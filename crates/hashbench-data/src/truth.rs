@@ -34,6 +34,12 @@ pub enum TruthRule {
         #[serde(default)]
         by: Closeness,
     },
+    /// The `k` nearest by Euclidean distance among the database items of the
+    /// query's class (SpaH Fig. 4: "the 25 nearest among same-category items").
+    KNearestSameLabel {
+        /// Neighbours per query.
+        k: usize,
+    },
     /// The top `percent` percent of the database by Euclidean distance
     /// (SPLH SIFT-1M: 2), or by inner product (OKH Fig. 4: 1).
     TopPercent {
@@ -94,7 +100,9 @@ impl TruthRule {
     /// A message naming the bad field.
     pub fn validate(&self) -> std::result::Result<(), String> {
         match self {
-            TruthRule::KNearest { k: 0, .. } => Err("ground_truth.k must be at least 1".into()),
+            TruthRule::KNearest { k: 0, .. } | TruthRule::KNearestSameLabel { k: 0 } => {
+                Err("ground_truth.k must be at least 1".into())
+            }
             TruthRule::TopPercent { percent, .. } if !(*percent > 0.0 && *percent <= 100.0) => Err(
                 format!("ground_truth.percent = {percent} must be in (0, 100]"),
             ),
@@ -108,7 +116,10 @@ impl TruthRule {
 
     /// Whether the rule needs class labels.
     pub fn needs_labels(&self) -> bool {
-        matches!(self, TruthRule::SameLabel)
+        matches!(
+            self,
+            TruthRule::SameLabel | TruthRule::KNearestSameLabel { .. }
+        )
     }
 
     /// Whether the rule ranks by the experiment's kernel.
@@ -201,6 +212,46 @@ pub fn build_truth(
         TruthRule::SameLabel | TruthRule::None => unreachable!("handled above"),
         TruthRule::KNearest { k, by } => {
             sorted_ids(closest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, *by))
+        }
+        TruthRule::KNearestSameLabel { k } => {
+            let labels = data.labels.as_ref().ok_or_else(|| {
+                DataError::Invalid(format!(
+                    "ground_truth.rule = \"k-nearest-same-label\", but dataset `{}` has no labels",
+                    data.name
+                ))
+            })?;
+            let mut lists = vec![Vec::new(); split.queries.len()];
+            let classes: std::collections::BTreeSet<u32> =
+                split.queries.iter().map(|&i| labels[i]).collect();
+            for class in classes {
+                let members: Vec<usize> = (0..n_db)
+                    .filter(|&j| labels[split.database[j]] == class)
+                    .collect();
+                let asking: Vec<usize> = (0..split.queries.len())
+                    .filter(|&i| labels[split.queries[i]] == class)
+                    .collect();
+                let k = check_k(*k, members.len()).map_err(|_| {
+                    DataError::Invalid(format!(
+                        "ground truth needs {k} neighbours of class {class}, the database has {}",
+                        members.len()
+                    ))
+                })?;
+                let sub_db = Mat::from_fn(members.len(), db.ncols(), |i, j| db[(members[i], j)]);
+                let sub_q = Mat::from_fn(asking.len(), q.ncols(), |i, j| q[(asking[i], j)]);
+                for (qi, nn) in
+                    asking
+                        .iter()
+                        .zip(k_nearest(sub_q.as_ref(), sub_db.as_ref(), k, None))
+                {
+                    let mut ids: Vec<u32> = nn
+                        .into_iter()
+                        .map(|p| members[p.1 as usize] as u32)
+                        .collect();
+                    ids.sort_unstable();
+                    lists[*qi] = ids;
+                }
+            }
+            lists
         }
         TruthRule::TopPercent { percent, by } => {
             let k = check_k(top_percent_count(*percent, n_db), n_db)?;
@@ -415,6 +466,39 @@ mod tests {
                 lists: vec![vec![0, 1], vec![16, 17]]
             }
         );
+    }
+
+    #[test]
+    fn k_nearest_same_label_searches_the_query_class_only() {
+        // labels i % 2: both queries (items 0, 10) are even; even database
+        // items 2, 4, 6, 8 sit at positions 1, 3, 5, 7 and 12, 14 at 10, 12.
+        let t = build_truth(
+            &TruthRule::KNearestSameLabel { k: 2 },
+            &line_dataset(20),
+            &split(),
+            0,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            t,
+            GroundTruth::Lists {
+                n_db: 18,
+                lists: vec![vec![1, 3], vec![7, 10]]
+            }
+        );
+        let err = build_truth(
+            &TruthRule::KNearestSameLabel { k: 10 },
+            &line_dataset(20),
+            &split(),
+            0,
+            None,
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("10 neighbours of class 0"), "{err}");
     }
 
     #[test]
