@@ -34,7 +34,7 @@ pub fn check_claims(
     plan.claims
         .iter()
         .map(|c| {
-            if let Some(absent) = c.methods_and_metric().0.into_iter().find(|m| !present(m)) {
+            if let Some(absent) = c.methods_and_metrics().0.into_iter().find(|m| !present(m)) {
                 return Verdict {
                     text: c.text().to_string(),
                     verdict: "not checked",
@@ -263,6 +263,70 @@ pub fn check_claims(
                         ),
                     }
                 }
+                ClaimSpec::PeaksAt {
+                    method,
+                    metrics,
+                    at,
+                    ..
+                } => {
+                    let mut holds = true;
+                    let rows: Vec<String> = metrics
+                        .iter()
+                        .map(|metric| {
+                            let values: Vec<(usize, f64)> = plan
+                                .bits
+                                .iter()
+                                .map(|&b| (b, mean(method, metric, b).unwrap_or(f64::NAN)))
+                                .collect();
+                            let peak = values
+                                .iter()
+                                .copied()
+                                .reduce(|a, b| if b.1 > a.1 { b } else { a })
+                                .map(|p| p.0);
+                            let before = values.iter().filter(|v| v.0 <= *at).map(|v| v.1);
+                            let after = values.iter().filter(|v| v.0 >= *at).map(|v| v.1);
+                            let shape = monotone(before, |a, b| b >= a)
+                                && monotone(after, |a, b| b <= a);
+                            let ok = peak == Some(*at) && shape;
+                            holds &= ok;
+                            let shown: Vec<String> =
+                                values.iter().map(|(b, v)| format!("{b}: {v:.4}")).collect();
+                            let peak = peak.map_or("none".to_string(), |p| p.to_string());
+                            format!("{metric} peaks at {peak} ({})", shown.join(", "))
+                        })
+                        .collect();
+                    (if holds { "holds" } else { "fails" }, rows.join("; "))
+                }
+                ClaimSpec::OrderFlips {
+                    method,
+                    metrics,
+                    at,
+                    ..
+                } => {
+                    let mut holds = true;
+                    let rows: Vec<String> = plan
+                        .bits
+                        .iter()
+                        .filter(|&&b| b != *at)
+                        .map(|&b| {
+                            let values: Vec<f64> = metrics
+                                .iter()
+                                .map(|m| mean(method, m, b).unwrap_or(f64::NAN))
+                                .collect();
+                            let ok = if b < *at {
+                                monotone(values.iter().copied(), |a, b| b <= a)
+                            } else {
+                                monotone(values.iter().copied(), |a, b| b >= a)
+                            };
+                            holds &= ok;
+                            let shown: Vec<String> =
+                                values.iter().map(|v| format!("{v:.4}")).collect();
+                            let mark = if ok { "" } else { " (out of order)" };
+                            format!("{b} bits: {}{mark}", shown.join(", "))
+                        })
+                        .collect();
+                    (if holds { "holds" } else { "fails" }, rows.join("; "))
+                }
                 ClaimSpec::Ordered {
                     methods,
                     metric,
@@ -418,6 +482,12 @@ pub fn check_claims(
 
 /// Holds when `ok` accepts the value at every code length of `rows` (a NaN,
 /// a missing mean, is never accepted); the evidence lists each value.
+/// Whether every consecutive pair of `values` satisfies `ok` (NaN never does).
+fn monotone(values: impl Iterator<Item = f64>, ok: impl Fn(f64, f64) -> bool) -> bool {
+    let v: Vec<f64> = values.collect();
+    v.iter().all(|x| !x.is_nan()) && v.windows(2).all(|w| ok(w[0], w[1]))
+}
+
 fn per_bits_verdict(
     rows: &[(usize, f64)],
     ok: impl Fn(f64) -> bool,
@@ -564,5 +634,104 @@ mod tests {
         assert_eq!(v, "holds");
         let (v, _) = above_at_equal_x(&[(5.0, 1.0)], &theirs, 1.0, 1.0, "R");
         assert_eq!(v, "not checked");
+    }
+
+    /// A plan of one method at 4, 8, 16, 32 bits with F1 at radius 0 and 1,
+    /// claiming a peak at 16 bits and the radius order flipping there.
+    fn peak_plan() -> Plan {
+        let text = r#"
+id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [4, 8, 16, 32]
+dataset = "d"
+split = { queries = 5 }
+ground_truth = { rule = "k-nearest", k = 2 }
+[[methods]]
+method = "lsh"
+[[metrics]]
+metric = "f1-at-radius"
+radius = 0
+[[metrics]]
+metric = "f1-at-radius"
+radius = 1
+[[claims]]
+kind = "peaks-at"
+text = "peak"
+method = "LSH"
+metrics = ["f1-r0", "f1-r1"]
+at = 16
+[[claims]]
+kind = "order-flips"
+text = "flip"
+method = "LSH"
+metrics = ["f1-r0", "f1-r1"]
+at = 16
+"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(&path, text).unwrap();
+        crate::spec::Spec::load(&path)
+            .unwrap()
+            .plan("paper")
+            .unwrap()
+    }
+
+    fn stats(r0: [f64; 4], r1: [f64; 4]) -> BTreeMap<(String, String, usize), Stat> {
+        let mut m = BTreeMap::new();
+        for (metric, values) in [("f1-r0", r0), ("f1-r1", r1)] {
+            for (b, v) in [4, 8, 16, 32].into_iter().zip(values) {
+                let stat = Stat {
+                    mean: v,
+                    std: 0.0,
+                    n: 1,
+                };
+                m.insert(("LSH".to_string(), metric.to_string(), b), stat);
+            }
+        }
+        m
+    }
+
+    #[test]
+    fn peaks_at_and_order_flips_read_every_listed_metric() {
+        let plan = peak_plan();
+        // r0 above r1 before 16 bits, below after; both peak at 16.
+        let v = check_claims(
+            &plan,
+            &stats([0.3, 0.5, 0.6, 0.2], [0.2, 0.4, 0.7, 0.5]),
+            &[],
+        );
+        assert_eq!((v[0].verdict, v[1].verdict), ("holds", "holds"), "{v:?}");
+        assert!(
+            v[0].evidence.contains("f1-r1 peaks at 16"),
+            "{}",
+            v[0].evidence
+        );
+        // r1 peaks at 32 (still rising), and r0 stays above r1 at 32 bits.
+        let v = check_claims(
+            &plan,
+            &stats([0.3, 0.5, 0.6, 0.6], [0.2, 0.4, 0.5, 0.55]),
+            &[],
+        );
+        assert_eq!((v[0].verdict, v[1].verdict), ("fails", "fails"), "{v:?}");
+        assert!(
+            v[0].evidence.contains("f1-r1 peaks at 32"),
+            "{}",
+            v[0].evidence
+        );
+        assert!(
+            v[1].evidence
+                .contains("32 bits: 0.6000, 0.5500 (out of order)"),
+            "{}",
+            v[1].evidence
+        );
+        // A peak at 16 that dips at 8 on the way up is not a rise to the peak.
+        let v = check_claims(
+            &plan,
+            &stats([0.3, 0.2, 0.6, 0.2], [0.2, 0.1, 0.7, 0.5]),
+            &[],
+        );
+        assert_eq!(v[0].verdict, "fails");
     }
 }

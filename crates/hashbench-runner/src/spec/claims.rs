@@ -200,6 +200,31 @@ pub enum ClaimSpec {
         /// Longer code length.
         to: usize,
     },
+    /// Each of `metrics` of `method` has its largest mean at `at` bits, rising
+    /// to it and falling after it ("the curves peak at 16 bits").
+    PeaksAt {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metrics (e.g. F1 at radius 0-3).
+        metrics: Vec<String>,
+        /// The code length of the peak.
+        at: usize,
+    },
+    /// Below `at` bits `method`'s means of `metrics` never rise along the list;
+    /// above it they never fall ("before the peak smaller radii score higher,
+    /// after it larger ones").
+    OrderFlips {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metrics in list order (e.g. F1 at radius 0, 1, 2, 3).
+        metrics: Vec<String>,
+        /// The code length where the order flips (not checked itself).
+        at: usize,
+    },
     /// Mean `metric` of `method` is higher at `to` bits than at `from` bits.
     Rises {
         /// The claim as the paper states it.
@@ -232,24 +257,32 @@ impl ClaimSpec {
             | ClaimSpec::AdvantageFalls { text, .. }
             | ClaimSpec::FallsSlower { text, .. }
             | ClaimSpec::AboveOnCurve { text, .. }
+            | ClaimSpec::PeaksAt { text, .. }
+            | ClaimSpec::OrderFlips { text, .. }
             | ClaimSpec::BestOnCurve { text, .. } => text,
         }
     }
 
-    /// The method labels and the scalar metric (None for curve claims) it names.
-    pub(crate) fn methods_and_metric(&self) -> (Vec<&str>, Option<&str>) {
+    /// The method labels and the scalar metrics (none for curve claims) it names.
+    pub(crate) fn methods_and_metrics(&self) -> (Vec<&str>, Vec<&str>) {
         match self {
             ClaimSpec::Best { method, metric, .. }
             | ClaimSpec::Falls { method, metric, .. }
             | ClaimSpec::Rises { method, metric, .. }
             | ClaimSpec::Dominates { method, metric, .. }
-            | ClaimSpec::Below { method, metric, .. } => (vec![method], Some(metric)),
+            | ClaimSpec::Below { method, metric, .. } => (vec![method], vec![metric]),
+            ClaimSpec::PeaksAt {
+                method, metrics, ..
+            }
+            | ClaimSpec::OrderFlips {
+                method, metrics, ..
+            } => (vec![method], metrics.iter().map(String::as_str).collect()),
             ClaimSpec::Ordered {
                 methods, metric, ..
             }
             | ClaimSpec::Spread {
                 methods, metric, ..
-            } => (methods.iter().map(String::as_str).collect(), Some(metric)),
+            } => (methods.iter().map(String::as_str).collect(), vec![metric]),
             ClaimSpec::Close {
                 method,
                 reference,
@@ -273,17 +306,17 @@ impl ClaimSpec {
                 reference,
                 metric,
                 ..
-            } => (vec![method, reference], Some(metric)),
+            } => (vec![method, reference], vec![metric]),
             ClaimSpec::AboveOnCurve {
                 method, references, ..
             } => (
                 std::iter::once(method.as_str())
                     .chain(references.iter().map(String::as_str))
                     .collect(),
-                None,
+                Vec::new(),
             ),
             ClaimSpec::BestOnCurve { method, .. } | ClaimSpec::Approaches { method, .. } => {
-                (vec![method], None)
+                (vec![method], Vec::new())
             }
         }
     }
@@ -314,6 +347,7 @@ impl ClaimSpec {
                 vec![*from, *to]
             }
             ClaimSpec::Close { from, .. } => vec![*from],
+            ClaimSpec::PeaksAt { at, .. } | ClaimSpec::OrderFlips { at, .. } => vec![*at],
             ClaimSpec::BestOnCurve { bits, .. } | ClaimSpec::Approaches { bits, .. } => {
                 vec![*bits]
             }

@@ -101,14 +101,14 @@ impl Spec {
         for c in &raw.claims {
             let at = self.at(c.span().start);
             let claim = c.get_ref();
-            let (methods, metric) = claim.methods_and_metric();
+            let (methods, metrics) = claim.methods_and_metrics();
             if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
                 bail!(
                     "{at}: claim names method `{method}`, not a label of this spec ({})",
                     join(&names.labels)
                 );
             }
-            if let Some(metric) = metric.filter(|m| !names.scalars.contains(*m)) {
+            if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
                 bail!(
                     "{at}: claim names metric `{metric}`, not produced by this spec's metrics ({})",
                     join(&names.scalars)
