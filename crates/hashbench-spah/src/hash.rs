@@ -40,7 +40,10 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
 
     /// α and λ of a setting.
     fn code(fixed: &Self::Fixed) -> CodeHyper;
-    /// The settings the cross-validation tries for one (α, λ).
+    /// The setting the cross-validation scores codes with (the middle of
+    /// the hash's own grid).
+    fn first_stage(code: CodeHyper) -> Self::Fixed;
+    /// The settings the cross-validation tries on the chosen codes.
     fn grid(code: CodeHyper) -> Vec<Self::Fixed>;
     /// Checks a setting.
     ///
@@ -127,6 +130,15 @@ impl HashKind for Encw {
         CodeHyper {
             alpha: fixed.alpha,
             lambda: fixed.lambda,
+        }
+    }
+
+    fn first_stage(code: CodeHyper) -> EncwFixed {
+        EncwFixed {
+            alpha: code.alpha,
+            lambda: code.lambda,
+            lambda1: PENALTY_GRID[1],
+            lambda2: PENALTY_GRID[1],
         }
     }
 
@@ -227,11 +239,15 @@ impl HashKind for Svm {
         }
     }
 
-    fn grid(code: CodeHyper) -> Vec<SvmFixed> {
-        vec![SvmFixed {
+    fn first_stage(code: CodeHyper) -> SvmFixed {
+        SvmFixed {
             alpha: code.alpha,
             lambda: code.lambda,
-        }]
+        }
+    }
+
+    fn grid(code: CodeHyper) -> Vec<SvmFixed> {
+        vec![Self::first_stage(code)]
     }
 
     fn validate(fixed: &SvmFixed) -> Result<(), ParamError> {

@@ -70,9 +70,60 @@ pub fn cross_validate<H: HashKind>(
                 .map(move |&lambda| CodeHyper { alpha, lambda })
         })
         .collect();
-    let settings: Vec<H::Fixed> = codes_grid.iter().flat_map(|&c| H::grid(c)).collect();
+    let folds: Vec<Fold<H>> = (0..FOLDS)
+        .map(|fold| Fold::new(params, x, &items, fold, n_bits, &codes_grid, &mut rng))
+        .collect::<Result<_, _>>()?;
+    // Stage 1: the codes, each scored with the hash's middle setting.
+    let mut code_scores = vec![0.0; codes_grid.len()];
+    for fold in &folds {
+        for (c, &code) in codes_grid.iter().enumerate() {
+            code_scores[c] += fold.f1(c, &H::first_stage(code))? / FOLDS as f64;
+        }
+    }
+    let best_code = first_max(&code_scores);
+    // Stage 2: the hash's own grid on the chosen codes.
+    let settings = H::grid(codes_grid[best_code]);
     let mut scores = vec![0.0; settings.len()];
-    for fold in 0..FOLDS {
+    for fold in &folds {
+        for (i, fixed) in settings.iter().enumerate() {
+            scores[i] += fold.f1(best_code, fixed)? / FOLDS as f64;
+        }
+    }
+    let best = first_max(&scores);
+    Ok(Choice {
+        fixed: settings[best].clone(),
+        f1: scores[best],
+        items: items.len(),
+    })
+}
+
+/// The index of the largest score, the first on ties.
+fn first_max(scores: &[f64]) -> usize {
+    (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b })
+}
+
+/// One fold: the database folds' codes for every (α, λ), the held-out
+/// queries and their truth.
+struct Fold<H: HashKind> {
+    prepared: H::Prepared,
+    bits: Vec<Mat<f64>>,
+    db: Data,
+    queries: Data,
+    truth: GroundTruth,
+    tie_order: Vec<u32>,
+    fold: usize,
+}
+
+impl<H: HashKind> Fold<H> {
+    fn new(
+        params: &SpahParams<H>,
+        x: MatRef<'_, f64>,
+        items: &[usize],
+        fold: usize,
+        n_bits: usize,
+        codes_grid: &[CodeHyper],
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Self, SolverError> {
         let held: Vec<usize> = items.iter().skip(fold).step_by(FOLDS).copied().collect();
         let kept: Vec<usize> = items
             .iter()
@@ -93,51 +144,54 @@ pub fn cross_validate<H: HashKind>(
                 .collect(),
         };
         let graph = KnnGraph::heat_kernel(x_db.as_ref(), params.neighbours, params.sigma)?;
-        let prepared = H::prepare(x_db.as_ref());
-        let b0 = initial_bases(x.ncols(), n_bits, &mut rng);
-        let (db_data, q_data) = (Data::Dense(x_db.clone()), Data::Dense(x_q));
-        let tie_order: Vec<u32> = (0..kept.len() as u32).collect();
-        let mut next = 0;
-        for &code in &codes_grid {
-            let settings_here = H::grid(code);
-            let learnt = sparse_codes(
-                x_db.as_ref(),
-                &graph,
-                b0.clone(),
-                &params.code_settings(code, params.max_iterations),
-            )?;
-            let bits = learnt.bits();
-            for fixed in &settings_here {
-                let mut hash_rng = ChaCha8Rng::seed_from_u64(fold as u64);
-                let hash = H::learn(&prepared, bits.as_ref(), fixed, &mut hash_rng)?;
-                let encode = |d: &Data| {
-                    hash.model
-                        .encode(d)
-                        .map_err(|e| SolverError::Invalid(e.to_string()))
-                };
-                let values = evaluate(
-                    &[MetricSpec::F1AtRadius {
-                        radius: 1,
-                        empty: EmptyPolicy::One,
-                    }],
-                    &EvalInputs {
-                        db: &encode(&db_data)?,
-                        queries: &encode(&q_data)?,
-                        truth: &truth,
-                        bit_weights: None,
-                        tie_order: &tie_order,
-                        search: None,
-                    },
-                );
-                scores[next] += values.scalars[0].1 / FOLDS as f64;
-                next += 1;
-            }
-        }
+        let b0 = initial_bases(x.ncols(), n_bits, rng);
+        let bits = codes_grid
+            .iter()
+            .map(|&code| {
+                let settings = params.code_settings(code, params.max_iterations);
+                Ok(sparse_codes(x_db.as_ref(), &graph, b0.clone(), &settings)?.bits())
+            })
+            .collect::<Result<Vec<_>, SolverError>>()?;
+        Ok(Fold {
+            prepared: H::prepare(x_db.as_ref()),
+            bits,
+            tie_order: (0..kept.len() as u32).collect(),
+            db: Data::Dense(x_db),
+            queries: Data::Dense(x_q),
+            truth,
+            fold,
+        })
     }
-    let best = (0..settings.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b });
-    Ok(Choice {
-        fixed: settings[best].clone(),
-        f1: scores[best],
-        items: items.len(),
-    })
+
+    /// Held-out F1 at radius 1 of the hash `fixed` learnt on the codes of
+    /// grid entry `code`.
+    fn f1(&self, code: usize, fixed: &H::Fixed) -> Result<f64, SolverError> {
+        let mut hash_rng = ChaCha8Rng::seed_from_u64(self.fold as u64);
+        let hash = H::learn(
+            &self.prepared,
+            self.bits[code].as_ref(),
+            fixed,
+            &mut hash_rng,
+        )?;
+        let encode = |d: &Data| {
+            hash.model
+                .encode(d)
+                .map_err(|e| SolverError::Invalid(e.to_string()))
+        };
+        let values = evaluate(
+            &[MetricSpec::F1AtRadius {
+                radius: 1,
+                empty: EmptyPolicy::One,
+            }],
+            &EvalInputs {
+                db: &encode(&self.db)?,
+                queries: &encode(&self.queries)?,
+                truth: &self.truth,
+                bit_weights: None,
+                tie_order: &self.tie_order,
+                search: None,
+            },
+        );
+        Ok(values.scalars[0].1)
+    }
 }
