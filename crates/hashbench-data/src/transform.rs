@@ -18,6 +18,9 @@ pub enum Transform {
     /// Each item divided by its Euclidean norm (zero items left as they are):
     /// LAMP's "normalized to unit length" (Sec. 5).
     UnitLength,
+    /// Sparse vectors as dense ones (svmlight copies of dense data, e.g. the
+    /// LIBSVM USPS files).
+    Dense,
     /// Keeps the `count` terms (columns) present in the most items of the
     /// part `fit_on` (document frequency; ties to the lower index), in index
     /// order, as dense columns (Sparse Hashing: "the 500 most frequent words").
@@ -55,6 +58,13 @@ impl Transform {
     /// precomputed Gram matrix).
     pub fn apply(&self, mut data: Dataset) -> Result<Dataset> {
         data.x = match (self, &data.x) {
+            (Transform::Dense, Data::Sparse(s)) => {
+                let mut out = faer::Mat::<f64>::zeros(s.n_rows(), s.n_cols());
+                for_each_entry(&data.x, |i, j, v| out[(i, j)] = v);
+                Data::Dense(out)
+            }
+            (Transform::Dense, Data::Dense(_)) => data.x.clone(),
+            (Transform::Dense, other) => return Err(needs_vectors(&data.name, "dense", other)),
             (Transform::TopTerms { count, fit_on }, x) => {
                 let fit = part_items(&data, fit_on)?;
                 let df = document_frequency(x, fit.clone(), &data.name)?;
@@ -344,7 +354,7 @@ mod tests {
     }
 
     #[test]
-    fn mean_pool_averages_blocks() {
+    fn mean_pool_averages_blocks_and_dense_fills_in_zeros() {
         // One 4 x 2 image (width 4, height 2): pooled by 2 into 2 x 1.
         let x = Data::Dense(faer::mat![[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]);
         let pool = Transform::MeanPool {
@@ -353,6 +363,14 @@ mod tests {
             factor: 2,
         };
         let d = pool.apply(dataset(x)).unwrap();
+        let sparse = SparseRows::new(3, &[vec![(1, 2.0)], vec![(0, 1.0), (2, 3.0)]]).unwrap();
+        let dense = Transform::Dense
+            .apply(dataset(Data::Sparse(sparse)))
+            .unwrap();
+        assert_eq!(
+            dense.x.as_dense().unwrap(),
+            faer::mat![[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]]
+        );
         assert_eq!(
             d.x.as_dense().unwrap(),
             faer::mat![[(1.0 + 2.0 + 5.0 + 6.0) / 4.0, (3.0 + 4.0 + 7.0 + 8.0) / 4.0]]

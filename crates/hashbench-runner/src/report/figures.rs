@@ -10,16 +10,17 @@ use super::stats::{aggregate, curve_means};
 use crate::spec::{FigureSpec, Plan};
 use crate::tables::ResultTables;
 
-fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) -> Figure {
-    let timing = t.timings.iter().any(|r| r.metric == metric);
-    let stats = aggregate(if timing { &t.timings } else { &t.metrics });
+/// Scalar metrics against code length: one series per method, or per method
+/// and metric when the panel shows several (coloured by metric then).
+fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTables) -> Figure {
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
-    let series = row_labels(plan, t)
-        .into_iter()
-        .map(|m| Series {
-            dashed: false,
-            palette_slot: plan.palette_slot(&m),
-            points: plan
+    let several = metrics.len() > 1;
+    let mut series = Vec::new();
+    for m in row_labels(plan, t) {
+        for (k, metric) in metrics.iter().enumerate() {
+            let timing = t.timings.iter().any(|r| &r.metric == metric);
+            let stats = aggregate(if timing { &t.timings } else { &t.metrics });
+            let points: Vec<(f64, f64)> = plan
                 .bits
                 .iter()
                 .filter_map(|&b| {
@@ -27,18 +28,34 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metric: &str, t: &ResultTables) ->
                         .get(&(m.clone(), metric.to_string(), b))
                         .map(|s| (b as f64, transform(s.mean)))
                 })
-                .collect(),
-            label: m,
-        })
-        .filter(|s| !s.points.is_empty())
-        .collect();
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            series.push(if several {
+                Series {
+                    label: format!("{m}: {metric}"),
+                    dashed: false,
+                    palette_slot: Some(k),
+                    points,
+                }
+            } else {
+                Series {
+                    label: m.clone(),
+                    dashed: false,
+                    palette_slot: plan.palette_slot(&m),
+                    points,
+                }
+            });
+        }
+    }
     Figure {
         title: f.title.clone(),
         x_label: f.x_label.clone().unwrap_or_else(|| match plan.axis() {
             "bits" => "Number of bits".into(),
             other => other.to_string(),
         }),
-        y_label: f.y_label.clone().unwrap_or_else(|| metric.to_string()),
+        y_label: f.y_label.clone().unwrap_or_else(|| metrics.join(", ")),
         categorical_x: true,
         series,
     }
@@ -89,7 +106,8 @@ pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<Str
     let mut drawn = Vec::new();
     for f in &plan.figures {
         let fig = match (&f.metric, &f.curve, f.bits) {
-            (Some(metric), _, _) => metric_figure(plan, f, metric, t),
+            _ if !f.metrics.is_empty() => metric_figure(plan, f, &f.metrics, t),
+            (Some(metric), _, _) => metric_figure(plan, f, std::slice::from_ref(metric), t),
             (None, Some(curve), Some(bits)) if plan.bits.contains(&bits) => {
                 curve_figure(plan, f, curve, bits, t)
             }

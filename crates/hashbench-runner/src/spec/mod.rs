@@ -116,6 +116,10 @@ pub struct FigureSpec {
     pub title: String,
     /// Scalar metric plotted against bits.
     pub metric: Option<String>,
+    /// Several scalar metrics plotted against bits, one series per method
+    /// and metric (SpaH Figs. 3-4: F1 at radius 0-3 in one panel).
+    #[serde(default)]
+    pub metrics: Vec<String>,
     /// Curve plotted at `bits`.
     pub curve: Option<String>,
     /// Code length of a curve panel.

@@ -57,6 +57,20 @@ impl Spec {
             let at = self.at(f.span().start);
             let fig = f.get_ref();
             let what = format!("figure `{}`", fig.name);
+            if !fig.metrics.is_empty() {
+                if fig.metric.is_some() || fig.curve.is_some() || fig.bits.is_some() {
+                    bail!(
+                        "{at}: {what}: `metrics` stands alone; remove `metric`, `curve` and `bits`"
+                    );
+                }
+                if let Some(m) = fig.metrics.iter().find(|m| !names.scalars.contains(*m)) {
+                    bail!(
+                        "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                        join(&names.scalars)
+                    );
+                }
+                continue;
+            }
             match (&fig.metric, &fig.curve, fig.bits) {
                 (Some(m), None, None) => {
                     if !names.scalars.contains(m) {
@@ -74,7 +88,7 @@ impl Spec {
                     runs(&at, &what, b)?;
                 }
                 (None, Some(_), None) => bail!("{at}: {what}: a curve panel needs `bits`"),
-                _ => bail!("{at}: {what}: give exactly one of `metric` and `curve`"),
+                _ => bail!("{at}: {what}: give exactly one of `metric`, `metrics` and `curve`"),
             }
             if let Some(r) = &fig.reference {
                 names.curve(&at, &what, r)?;
