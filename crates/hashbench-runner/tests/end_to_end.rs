@@ -581,3 +581,74 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
         "{e:#}"
     );
 }
+
+#[test]
+fn a_method_that_tunes_is_tuned_once_per_code_length_and_every_trial_reuses_the_choice() {
+    let (_dir, ws) = setup();
+    let spec = r#"id = "tuned"
+title = "tuned"
+paper = "none"
+seed = 3
+bits = [4]
+trials = 3
+dataset = "toy"
+split = { queries = 30, database = "rest", training = 200 }
+ground_truth = { rule = "k-nearest", k = 5 }
+transform = ["unit-length"]
+
+[[methods]]
+method = "sh-svm"
+neighbours = 5
+max_iterations = 2
+cv_items = 150
+
+[[metrics]]
+metric = "f1-at-radius"
+radius = 1
+empty = "one"
+"#;
+    let path = ws.root.join("experiments/toy/tuned.toml");
+    std::fs::write(&path, spec).unwrap();
+    let plan = Spec::load(&path).unwrap().plan("paper").unwrap();
+    let first = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let tuning = ws.results.join("cache/tuning");
+    let stored: Vec<_> = std::fs::read_dir(&tuning).unwrap().collect();
+    assert_eq!(stored.len(), 1, "one code length, one tuning");
+    let column = |rows: &[hashbench_runner::tables::MetricRow], name: &str| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r.metric == name)
+            .map(|r| r.value)
+            .collect()
+    };
+    let cv = column(&first.tables.metrics, "cv-f1");
+    assert_eq!(cv.len(), 3);
+    assert!(cv.iter().all(|v| *v == cv[0]), "{cv:?}");
+    // The three parallel trials waited for one tuning: they report its one duration.
+    let seconds = column(&first.tables.timings, "tuning-seconds");
+    assert_eq!(seconds.len(), 3);
+    assert!(seconds.iter().all(|v| *v == seconds[0]), "{seconds:?}");
+    // The trials differ by their seeds (random initial bases), not by the choice.
+    let alphas = column(&first.tables.metrics, "alpha");
+    assert!(alphas.iter().all(|v| *v == alphas[0]));
+    // Refitting reads the stored choice instead of tuning again.
+    let written = std::fs::metadata(stored[0].as_ref().unwrap().path())
+        .unwrap()
+        .modified()
+        .unwrap();
+    let forced = run_plan(
+        &ws,
+        &plan,
+        &RunOptions {
+            force: true,
+            progress: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(column(&forced.tables.timings, "tuning-seconds"), seconds);
+    assert_eq!(forced.tables.metrics, first.tables.metrics);
+    let after = std::fs::metadata(stored[0].as_ref().unwrap().path())
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(written, after);
+}
