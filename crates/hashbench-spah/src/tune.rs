@@ -73,12 +73,22 @@ pub fn cross_validate<H: HashKind>(
     let folds: Vec<Fold<H>> = (0..FOLDS)
         .map(|fold| Fold::new(params, x, &items, fold, n_bits, &codes_grid, &mut rng))
         .collect::<Result<_, _>>()?;
-    // Stage 1: the codes, each scored with the hash's middle setting.
+    // Stage 1: the codes, each scored with the hash's middle setting; codes
+    // that give every item the same word in some fold are no hash.
     let mut code_scores = vec![0.0; codes_grid.len()];
     for fold in &folds {
         for (c, &code) in codes_grid.iter().enumerate() {
-            code_scores[c] += fold.f1(c, &H::first_stage(code))? / FOLDS as f64;
+            code_scores[c] += if fold.one_word(c) {
+                f64::NEG_INFINITY
+            } else {
+                fold.f1(c, &H::first_stage(code))? / FOLDS as f64
+            };
         }
+    }
+    if code_scores.iter().all(|s| *s == f64::NEG_INFINITY) {
+        return Err(SolverError::Invalid(format!(
+            "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
+        )));
     }
     let best_code = first_max(&code_scores);
     // Stage 2: the hash's own grid on the chosen codes.
@@ -161,6 +171,13 @@ impl<H: HashKind> Fold<H> {
             truth,
             fold,
         })
+    }
+
+    /// Whether the codes of grid entry `code` give every item the same word
+    /// (e.g. λ above every correlation: all codes zero).
+    fn one_word(&self, code: usize) -> bool {
+        let bits = &self.bits[code];
+        (1..bits.nrows()).all(|i| (0..bits.ncols()).all(|k| bits[(i, k)] == bits[(0, k)]))
     }
 
     /// Held-out F1 at radius 1 of the hash `fixed` learnt on the codes of
