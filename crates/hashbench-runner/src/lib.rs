@@ -81,6 +81,11 @@ pub struct RunOutcome {
 }
 
 impl Workspace {
+    /// Where caches shared by every spec live (ground truth, tuned hyperparameters).
+    pub fn cache(&self) -> PathBuf {
+        self.results.join("cache")
+    }
+
     /// The workspace rooted at `root`, writing to `root/results`, with the
     /// data roots of [`data_roots`] (reading [`DATA_ROOTS_VAR`]).
     pub fn at(root: impl Into<PathBuf>) -> Self {
@@ -209,15 +214,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
             about = check_supervision(plan, &data, &split)?;
         }
         let truth = truth_of(ws, plan, &data, &split, s)?;
-        let ctx = TrialContext::new(
-            plan,
-            &data,
-            &split,
-            s,
-            truth,
-            &dir,
-            &ws.results.join("cache"),
-        )?;
+        let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir, &ws.cache())?;
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
         let (mut recs, n) = store::resume(
             &mine,
@@ -288,7 +285,7 @@ fn truth_of(
         data,
         split,
         plan.truth_seed(index),
-        Some(&ws.results.join("cache")),
+        Some(&ws.cache()),
         plan.ground_truth.needs_kernel().then_some(&scores),
     )
     .with_context(|| format!("{}: ground truth", plan.spec_path.display()))

@@ -235,15 +235,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             );
         }
         let truth = truth_of(ws, plan, &data, &split, s)?;
-        let ctx = TrialContext::new(
-            plan,
-            &data,
-            &split,
-            s,
-            truth,
-            &dir,
-            &ws.results.join("cache"),
-        )?;
+        let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir, &ws.cache())?;
         for (source, pairs) in sources.iter().zip(&found) {
             let params = format!("scored from {}", source.dir.display());
             let of_split = pairs

@@ -5,7 +5,6 @@
 use faer::{Mat, MatRef};
 use hashbench_core::ParamError;
 use hashbench_core::linear::LinearModel;
-use hashbench_core::method::FitLogNames;
 use hashbench_solvers::{SolverError, SvmData, SvmParams};
 use rand_chacha::ChaCha8Rng;
 use serde::de::DeserializeOwned;
@@ -35,8 +34,6 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     type Prepared;
     /// The paper's name.
     const LABEL: &'static str;
-    /// What its fits report.
-    const FIT_LOG: FitLogNames;
 
     /// α and λ of a setting.
     fn code(fixed: &Self::Fixed) -> CodeHyper;
@@ -105,27 +102,6 @@ impl HashKind for Encw {
     type Fixed = EncwFixed;
     type Prepared = Standardised;
     const LABEL: &'static str = "SH_ENCW";
-    const FIT_LOG: FitLogNames = FitLogNames {
-        facts: &[
-            "alpha",
-            "lambda",
-            "lambda1",
-            "lambda2",
-            "iterations",
-            "objective-increases",
-            "dead-bits",
-            "bits-on-mean",
-            "lars-steps-mean",
-            "graph-weight-mean",
-            "encw-nonzero",
-            "cw-weight-mean",
-            "cv-f1",
-            "cv-items",
-        ],
-        per_bit: &["bit-frequency"],
-        seconds: &["graph-seconds", "codes-seconds", "hash-seconds"],
-    };
-
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
             alpha: fixed.alpha,
@@ -214,24 +190,6 @@ impl HashKind for Svm {
     type Fixed = SvmFixed;
     type Prepared = SvmData;
     const LABEL: &'static str = "SH_SVM";
-    const FIT_LOG: FitLogNames = FitLogNames {
-        facts: &[
-            "alpha",
-            "lambda",
-            "iterations",
-            "objective-increases",
-            "dead-bits",
-            "bits-on-mean",
-            "lars-steps-mean",
-            "graph-weight-mean",
-            "svm-sweeps-mean",
-            "cv-f1",
-            "cv-items",
-        ],
-        per_bit: &["bit-frequency"],
-        seconds: &["graph-seconds", "codes-seconds", "hash-seconds"],
-    };
-
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {
             alpha: fixed.alpha,

@@ -231,7 +231,32 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         bit_limit: BitLimit::Unbounded,
         uses_spec_kernel: false,
     };
-    const FIT_LOG: FitLogNames = H::FIT_LOG;
+    const FIT_LOG: FitLogNames = FitLogNames {
+        facts: &[
+            "alpha",
+            "lambda",
+            "lambda1",
+            "lambda2",
+            "iterations",
+            "objective-increases",
+            "dead-bits",
+            "bits-on-mean",
+            "lars-steps-mean",
+            "graph-weight-mean",
+            "encw-nonzero",
+            "cw-weight-mean",
+            "svm-sweeps-mean",
+            "cv-f1",
+            "cv-items",
+        ],
+        per_bit: &["bit-frequency"],
+        seconds: &[
+            "graph-seconds",
+            "codes-seconds",
+            "hash-seconds",
+            "tuning-seconds",
+        ],
+    };
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.neighbours < 1 {
