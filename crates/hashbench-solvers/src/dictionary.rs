@@ -6,7 +6,13 @@
 //! (gradient ‖Bⱼ‖² − 1, Hessian −2 (M⁻¹AM⁻¹) ∘ M⁻¹); then B = XSᵀM⁻¹.
 //!
 //! Atoms whose row of S is zero are unused: the problem does not determine
-//! them, so they keep their previous value and are reported as dead.
+//! them, so they keep their previous value and are reported as dead. When
+//! SSᵀ is singular among the used atoms with slack norms (two atoms used by
+//! the same items only), the dual optimum sits where M is singular and Newton
+//! cannot settle: the step then falls back to exact block coordinate descent
+//! on the columns from the previous dictionary (each column the projection of
+//! its least-squares solution on the unit ball), which never raises the
+//! primal objective.
 
 use faer::linalg::solvers::Solve;
 use faer::{Mat, MatRef, Side};
@@ -24,6 +30,8 @@ pub struct DictionaryStep {
     pub dead: Vec<usize>,
     /// Newton iterations.
     pub iterations: usize,
+    /// Whether the block-coordinate fallback gave the dictionary.
+    pub fallback: bool,
     /// Primal objective ‖X − BS‖² minus the dual objective (>= 0, ~0 at the optimum).
     pub gap: f64,
 }
@@ -124,10 +132,7 @@ pub fn dictionary_dual(
         }
     };
     if !converged {
-        return Err(SolverError::NotConverged {
-            solver: "dictionary Lagrange dual (projected Newton)",
-            iterations,
-        });
+        return Ok(column_descent(xs, ss, xx, previous, dead, iterations));
     }
     let b_live = &xs_l * &minv;
     let mut b = previous.to_owned();
@@ -155,6 +160,70 @@ pub fn dictionary_dual(
         multipliers,
         dead,
         iterations,
+        fallback: false,
         gap: primal - value,
     })
+}
+
+/// ‖X − BS‖² from the sufficient statistics.
+fn primal(b: MatRef<'_, f64>, xs: MatRef<'_, f64>, ss: MatRef<'_, f64>, xx: f64) -> f64 {
+    let btb = b.transpose() * b;
+    let m = b.ncols();
+    let cross: f64 = (0..m)
+        .map(|j| (0..b.nrows()).map(|i| b[(i, j)] * xs[(i, j)]).sum::<f64>())
+        .sum();
+    let quad: f64 = (0..m)
+        .map(|j| (0..m).map(|k| btb[(j, k)] * ss[(k, j)]).sum::<f64>())
+        .sum();
+    xx - 2.0 * cross + quad
+}
+
+/// Exact block coordinate descent on the columns from `previous`, until a
+/// sweep lowers the objective by less than 1e-12 of it (at most 500 sweeps).
+fn column_descent(
+    xs: MatRef<'_, f64>,
+    ss: MatRef<'_, f64>,
+    xx: f64,
+    previous: MatRef<'_, f64>,
+    dead: Vec<usize>,
+    iterations: usize,
+) -> DictionaryStep {
+    let (d, m) = (xs.nrows(), xs.ncols());
+    let mut b = previous.to_owned();
+    let mut before = primal(b.as_ref(), xs, ss, xx);
+    for _ in 0..500 {
+        for j in (0..m).filter(|&j| ss[(j, j)] > 0.0) {
+            // Least-squares column given the others: (XSᵀ − Σₖ≠ⱼ bₖ SSᵀₖⱼ) / SSᵀⱼⱼ.
+            let mut col: Vec<f64> = (0..d)
+                .map(|i| {
+                    let others: f64 = (0..m)
+                        .filter(|&k| k != j)
+                        .map(|k| b[(i, k)] * ss[(k, j)])
+                        .sum();
+                    (xs[(i, j)] - others) / ss[(j, j)]
+                })
+                .collect();
+            let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 1.0 {
+                col.iter_mut().for_each(|v| *v /= norm);
+            }
+            for (i, v) in col.into_iter().enumerate() {
+                b[(i, j)] = v;
+            }
+        }
+        let now = primal(b.as_ref(), xs, ss, xx);
+        let done = before - now <= 1e-12 * before.abs().max(1.0);
+        before = now;
+        if done {
+            break;
+        }
+    }
+    DictionaryStep {
+        b,
+        multipliers: vec![f64::NAN; m],
+        dead,
+        iterations,
+        fallback: true,
+        gap: f64::NAN,
+    }
 }

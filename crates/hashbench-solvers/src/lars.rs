@@ -110,7 +110,14 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
     let mut steps = 0;
     // The common correlation of the active set.
     let mut level = f64::NEG_INFINITY;
-    while steps < 16 * p.max(1) {
+    let cap = 16 * p.max(1);
+    loop {
+        if steps == cap {
+            return Err(SolverError::NotConverged {
+                solver: "positive LARS",
+                iterations: cap,
+            });
+        }
         if factor.active.is_empty() {
             let Some(j) = (0..p)
                 .filter(|&j| !collinear[j])
@@ -186,10 +193,56 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
     Ok(LarsSolution { s, steps })
 }
 
+/// The (signed) lasso min over s of sᵀGs − 2cᵀs + λ‖s‖₁ ("general sparse
+/// coding"), as the nonnegative lasso of s = s⁺ − s⁻ over the doubled Gram
+/// [[G, −G], [−G, G]] and correlations [c, −c].
+///
+/// # Errors
+/// As [`positive_lars`].
+pub fn signed_lasso(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
+    let p = c.len();
+    if g.len() != p * p {
+        return Err(SolverError::Shape(format!(
+            "Gram matrix has {} entries for {p} variables",
+            g.len()
+        )));
+    }
+    let q = 2 * p;
+    let mut doubled = vec![0.0; q * q];
+    for r in 0..q {
+        for k in 0..q {
+            let sign = if (r < p) == (k < p) { 1.0 } else { -1.0 };
+            doubled[r * q + k] = sign * g[(r % p) * p + k % p];
+        }
+    }
+    let cc: Vec<f64> = c.iter().copied().chain(c.iter().map(|v| -v)).collect();
+    let sol = positive_lars(&doubled, &cc, lambda)?;
+    Ok(LarsSolution {
+        s: (0..p).map(|j| sol.s[j] - sol.s[p + j]).collect(),
+        steps: sol.steps,
+    })
+}
+
 enum Event {
     Stop,
     Enter(usize),
     Leave(usize),
+}
+
+/// The largest violation of the signed lasso's KKT conditions at `s`:
+/// |2ρⱼ − λ sign(sⱼ)| on the support, max(|2ρⱼ| − λ, 0) off it.
+pub fn lasso_kkt_violation(g: &[f64], c: &[f64], lambda: f64, s: &[f64]) -> f64 {
+    let p = c.len();
+    (0..p)
+        .map(|j| {
+            let rho = c[j] - (0..p).map(|k| g[j * p + k] * s[k]).sum::<f64>();
+            if s[j] != 0.0 {
+                (2.0 * rho - lambda * s[j].signum()).abs()
+            } else {
+                (2.0 * rho.abs() - lambda).max(0.0)
+            }
+        })
+        .fold(0.0, f64::max)
 }
 
 /// The largest violation of the nonnegative lasso's KKT conditions at `s`:

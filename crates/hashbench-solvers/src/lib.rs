@@ -14,7 +14,7 @@ pub use cca::{Cca, gcv_weights};
 pub use dictionary::{DictionaryStep, dictionary_dual};
 pub use elastic_net::{CdStop, elastic_net};
 pub use graph::{KnnGraph, k_nearest, k_nearest_rows};
-pub use lars::{LarsSolution, positive_lars};
+pub use lars::{LarsSolution, positive_lars, signed_lasso};
 pub use svm::{SvmData, SvmModel, SvmParams};
 
 /// A solver's failure.

@@ -81,6 +81,22 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn the_signed_lasso_meets_its_kkt_conditions(
+        seed in 0u64..10_000,
+        p in 2usize..16,
+        lambda in 0.01f64..2.0,
+    ) {
+        let (g, c) = lasso_instance(seed, p + 6, p, 0.0);
+        let sol = signed_lasso(&g, &c, lambda).unwrap();
+        let kkt = crate::lars::lasso_kkt_violation(&g, &c, lambda, &sol.s);
+        prop_assert!(kkt < 1e-8, "KKT violation {kkt}");
+    }
+}
+
 #[test]
 fn positive_lars_is_zero_above_the_largest_correlation_and_exact_on_one_variable() {
     let (g, c) = lasso_instance(3, 8, 5, 0.0);
@@ -355,4 +371,32 @@ fn knn_graph_matches_brute_force_and_its_laplacian_is_d_minus_w() {
     assert!((graph.laplacian_form(&f) - dense).abs() < 1e-10);
     assert!(graph.laplacian_form(&vec![1.0; n]).abs() < 1e-12, "L 1 = 0");
     assert!(KnnGraph::heat_kernel(x.as_ref(), n, 1.0).is_err());
+}
+
+#[test]
+fn dependent_atoms_fall_back_to_column_descent_without_raising_the_objective() {
+    // Atoms 0 and 1 are used by the same items in the same proportion: SSᵀ is
+    // singular on them and their slack norms leave the dual optimum at a
+    // singular M.
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let (d, n) = (4, 12);
+    let x = Mat::<f64>::from_fn(d, n, |_, _| rng.random_range(-0.1..0.1));
+    let s = Mat::<f64>::from_fn(3, n, |j, t| match j {
+        0 | 1 if t < 6 => 2.0,
+        2 if t >= 6 => 3.0,
+        _ => 0.0,
+    });
+    let previous = Mat::from_fn(d, 3, |i, j| if i == j { 0.5 } else { 0.0 });
+    let xs = &x * s.transpose();
+    let ss = &s * s.transpose();
+    let xx: f64 = x.norm_l2().powi(2);
+    let step = dictionary_dual(xs.as_ref(), ss.as_ref(), xx, previous.as_ref()).unwrap();
+    let before = (&x - &previous * &s).norm_l2().powi(2);
+    let after = (&x - &step.b * &s).norm_l2().powi(2);
+    assert!(after <= before + 1e-12, "{after} > {before}");
+    for j in 0..3 {
+        assert!(step.b.col(j).norm_l2() <= 1.0 + 1e-12);
+    }
+    assert!(step.fallback, "Newton settled at a singular M");
+    assert!(step.gap.is_nan());
 }

@@ -4,11 +4,14 @@
 //! by alternating an S-step, column by column in index order (Gauss-Seidel;
 //! eq. 5, turned by Theorem 4.1 into the nonnegative lasso of eq. 6 and solved
 //! by positive LARS, Algorithm 1, in Gram form), and a B-step (eq. 4, the
-//! Lagrange dual of Lee et al. 2007). Each step solves its block exactly, so
-//! the objective never increases; the trace is recorded.
+//! Lagrange dual of Lee et al. 2007). S starts as the general (signed)
+//! sparse codes of the random initial bases ("we initialize sparse codes S as
+//! the results of the general sparse coding"), so the first step is a
+//! B-step. Each step solves its block exactly, so the objective never
+//! increases once S is nonnegative; the trace is recorded.
 
 use faer::{Mat, MatRef};
-use hashbench_solvers::{KnnGraph, SolverError, dictionary_dual, positive_lars};
+use hashbench_solvers::{KnnGraph, SolverError, dictionary_dual, positive_lars, signed_lasso};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -33,7 +36,7 @@ pub struct SparseCodes {
     pub b: Mat<f64>,
     /// Codes (m × n), nonnegative with exact zeros.
     pub s: Mat<f64>,
-    /// Objective after the first S-step and after every B-step.
+    /// Objective (3) after every outer iteration (a B-step, then an S-step).
     pub trace: Vec<f64>,
     /// Outer iterations run.
     pub iterations: usize,
@@ -41,6 +44,8 @@ pub struct SparseCodes {
     pub dead_atoms: usize,
     /// Positive-LARS path steps per column, mean over the last S-step.
     pub lars_steps: f64,
+    /// B-steps the dual could not settle, given by column descent instead.
+    pub dictionary_fallbacks: usize,
 }
 
 impl SparseCodes {
@@ -128,7 +133,30 @@ fn s_step(
     Ok(steps as f64 / s.ncols().max(1) as f64)
 }
 
-/// Runs the alternation from `b0` on the rows of `x` (n × d) over `graph`.
+/// "General sparse coding" (Sec. 4.1.2: S is initialised with it): each
+/// item's signed lasso code on `b`, without the graph term.
+fn general_sparse_codes(
+    x: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    lambda: f64,
+) -> Result<Mat<f64>, SolverError> {
+    let m = b.ncols();
+    let btb = b.transpose() * b;
+    let g: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)]).collect();
+    let btx = b.transpose() * x.transpose();
+    let mut s = Mat::<f64>::zeros(m, x.nrows());
+    for i in 0..x.nrows() {
+        let c: Vec<f64> = (0..m).map(|r| btx[(r, i)]).collect();
+        for (r, v) in signed_lasso(&g, &c, lambda)?.s.into_iter().enumerate() {
+            s[(r, i)] = v;
+        }
+    }
+    Ok(s)
+}
+
+/// Runs the alternation from `b0` on the rows of `x` (n × d) over `graph`:
+/// S starts as the general (signed) sparse codes on `b0`, then each outer
+/// iteration is a B-step and an S-step (which makes S nonnegative).
 ///
 /// # Errors
 /// A solver failure.
@@ -140,21 +168,26 @@ pub fn sparse_codes(
 ) -> Result<SparseCodes, SolverError> {
     let (n, m) = (x.nrows(), b0.ncols());
     let mut b = b0;
-    let mut s = Mat::<f64>::zeros(m, n);
+    let mut s = general_sparse_codes(x, b.as_ref(), settings.lambda)?;
+    debug_assert_eq!(s.ncols(), n);
     let xx = x.norm_l2().powi(2);
-    let mut lars_steps = s_step(x, graph, b.as_ref(), &mut s, settings)?;
-    let mut trace = vec![objective(x, graph, b.as_ref(), s.as_ref(), settings)];
+    let (mut lars_steps, mut dictionary_fallbacks) = (0.0, 0);
+    let mut trace: Vec<f64> = Vec::new();
     let mut iterations = 0;
-    while iterations < settings.max_iterations {
+    while iterations < settings.max_iterations.max(1) {
         iterations += 1;
         let xs = (&s * x).transpose().to_owned();
         let ss = &s * s.transpose();
-        b = dictionary_dual(xs.as_ref(), ss.as_ref(), xx, b.as_ref())?.b;
+        let step = dictionary_dual(xs.as_ref(), ss.as_ref(), xx, b.as_ref())?;
+        dictionary_fallbacks += usize::from(step.fallback);
+        b = step.b;
         lars_steps = s_step(x, graph, b.as_ref(), &mut s, settings)?;
         let now = objective(x, graph, b.as_ref(), s.as_ref(), settings);
-        let before = *trace.last().expect("trace starts non-empty");
+        let settled = trace
+            .last()
+            .is_some_and(|&before| before - now <= settings.tolerance * before.abs());
         trace.push(now);
-        if before - now <= settings.tolerance * before.abs() {
+        if settled {
             break;
         }
     }
@@ -168,5 +201,6 @@ pub fn sparse_codes(
         iterations,
         dead_atoms,
         lars_steps,
+        dictionary_fallbacks,
     })
 }

@@ -13,7 +13,7 @@ use hashbench_solvers::{Cca, CdStop, SolverError, elastic_net, gcv_weights};
 pub struct Standardised {
     /// Training mean (length d).
     pub mean: Vec<f64>,
-    /// 1/std of each feature, 0 for constant features (left out).
+    /// 1/‖centred column‖ of each feature, 0 for constant features (left out).
     pub inv_std: Vec<f64>,
     /// Standardised rows (n × d).
     pub z: Mat<f64>,
@@ -24,7 +24,10 @@ pub struct Standardised {
 }
 
 impl Standardised {
-    /// Centres each feature and scales it to unit variance.
+    /// Centres each feature and scales it to unit Euclidean norm (Zou and
+    /// Hastie's standardisation, which eq. (7) inherits: ZᵀZ has a unit
+    /// diagonal whatever the number of items, so λ1 and λ2 mean the same on a
+    /// cross-validation fold and on the whole training set).
     pub fn new(x: MatRef<'_, f64>) -> Standardised {
         let (n, d) = (x.nrows(), x.ncols());
         let mean: Vec<f64> = (0..d)
@@ -32,8 +35,12 @@ impl Standardised {
             .collect();
         let inv_std: Vec<f64> = (0..d)
             .map(|j| {
-                let var = x.col(j).iter().map(|v| (v - mean[j]).powi(2)).sum::<f64>() / n as f64;
-                if var > 1e-24 { 1.0 / var.sqrt() } else { 0.0 }
+                let ss = x.col(j).iter().map(|v| (v - mean[j]).powi(2)).sum::<f64>();
+                if ss > 1e-24 * n as f64 {
+                    1.0 / ss.sqrt()
+                } else {
+                    0.0
+                }
             })
             .collect();
         let z = Mat::from_fn(n, d, |i, j| (x[(i, j)] - mean[j]) * inv_std[j]);
@@ -116,7 +123,16 @@ pub fn learn_encw(
         let c = cca.shrinkage_matrix(&weights);
         (cca.correlations, weights, &beta * c.transpose())
     };
-    let w = Mat::from_fn(d, m, |j, k| projection[(j, k)] * data.inv_std[j]);
+    // A constant bit keeps its value: its column is zeroed outright (C mixes
+    // the bits, and round-off would leave it a tiny arbitrary hyperplane).
+    let constant = |k: usize| means[k] <= 0.0 || means[k] >= 1.0;
+    let w = Mat::from_fn(d, m, |j, k| {
+        if constant(k) {
+            0.0
+        } else {
+            projection[(j, k)] * data.inv_std[j]
+        }
+    });
     let thresholds = means
         .iter()
         .map(|&p| if p >= 1.0 { -1.0 } else { 0.0 })

@@ -180,6 +180,10 @@ impl<H: HashKind> SpahParams<H> {
                 frequency.iter().sum::<f64>() / n_bits as f64,
             ),
             ("lars-steps-mean".to_string(), codes.lars_steps),
+            (
+                "dictionary-fallbacks".to_string(),
+                codes.dictionary_fallbacks as f64,
+            ),
             ("graph-weight-mean".to_string(), graph.mean_weight()),
         ];
         facts.extend(hash.facts);
@@ -242,6 +246,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "dead-bits",
             "bits-on-mean",
             "lars-steps-mean",
+            "dictionary-fallbacks",
             "graph-weight-mean",
             "encw-nonzero",
             "cw-weight-mean",
