@@ -102,6 +102,7 @@ impl HashKind for Encw {
     type Fixed = EncwFixed;
     type Prepared = Standardised;
     const LABEL: &'static str = "SH_ENCW";
+
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
             alpha: fixed.alpha,
@@ -190,6 +191,7 @@ impl HashKind for Svm {
     type Fixed = SvmFixed;
     type Prepared = SvmData;
     const LABEL: &'static str = "SH_SVM";
+
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {
             alpha: fixed.alpha,
