@@ -76,6 +76,11 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// The names its models' [`FitLog`]s use (none unless it reports any).
     const FIT_LOG: FitLogNames = FitLogNames::NONE;
 
+    /// The version of the method's algorithm, part of the key of stored codes
+    /// and tuned hyperparameters: bump it with a change that moves the codes,
+    /// so no run reuses what the old version stored.
+    const VERSION: u32 = 1;
+
     /// Whether the method can read `data` (checked before any trial runs).
     /// Vector methods read dense vectors; kernel methods override this with
     /// what their kernel reads.

@@ -35,6 +35,8 @@ pub struct Registration {
     pub palette_slot: usize,
     /// The names of what its fits report besides codes.
     pub fit_log: FitLogNames,
+    /// The version of its algorithm (part of the key of stored codes and tuning).
+    pub version: u32,
     /// Extra TOML parameters that let it fit the conformance suite's fixtures
     /// of a few items (empty when the defaults do).
     pub fixture: &'static str,
@@ -57,6 +59,7 @@ macro_rules! register_methods {
                 requirements: <$params as HashMethod>::REQUIREMENTS,
                 palette_slot: $slot,
                 fit_log: <$params as HashMethod>::FIT_LOG,
+                version: <$params as HashMethod>::VERSION,
                 fixture: $fixture,
             },)+
         ];

@@ -225,6 +225,7 @@ impl<'a> TrialContext<'a> {
         fingerprint(&[
             &self.fit_context,
             &m.params,
+            &m.spec.registration().version.to_string(),
             &k.bits.to_string(),
             &k.trial.to_string(),
             &k.seed.to_string(),
@@ -338,7 +339,12 @@ impl<'a> TrialContext<'a> {
         if !m.spec.needs_tuning() {
             return Ok(None);
         }
-        let key = fingerprint(&[&self.fit_context, &m.params, &bits.to_string()]);
+        let key = fingerprint(&[
+            &self.fit_context,
+            &m.params,
+            &m.spec.registration().version.to_string(),
+            &bits.to_string(),
+        ]);
         let path = self.tuning_dir.join(format!("{key}.json"));
         let lock = Arc::clone(
             self.tuning_locks
