@@ -216,6 +216,12 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         let truth = truth_of(ws, plan, &data, &split, s)?;
         let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir, &ws.cache())?;
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
+        let to_run: Vec<&TrialKey> = mine
+            .iter()
+            .copied()
+            .filter(|k| opts.force || ctx.stored(k).is_none())
+            .collect();
+        ctx.tune_ahead(&to_run)?;
         let (mut recs, n) = store::resume(
             &mine,
             opts.force,

@@ -21,6 +21,7 @@ use hashbench_eval::{Curve, EvalInputs, SearchInputs, evaluate};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::methods::MethodSpec;
@@ -274,21 +275,8 @@ impl<'a> TrialContext<'a> {
             )
         };
         let mut rng = ChaCha8Rng::seed_from_u64(k.seed);
-        let every: Vec<usize>;
-        let train = if m.spec.supervision() == Supervision::AllTraining {
-            every = (0..self.training_labels.len()).collect();
-            TrainSet {
-                x: &self.train,
-                labelled: &every,
-                labels: &self.training_labels,
-            }
-        } else {
-            TrainSet {
-                x: &self.train,
-                labelled: &self.labelled,
-                labels: &self.labels,
-            }
-        };
+        let every: Vec<usize> = (0..self.training_labels.len()).collect();
+        let train = self.train_set(m, &every);
         let tuned = self
             .tuned(m, k.bits, &train)
             .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
@@ -324,6 +312,54 @@ impl<'a> TrialContext<'a> {
         store::save_codes(&stem, &codes)?;
         self.fits.fetch_add(1, Ordering::Relaxed);
         Ok(codes)
+    }
+
+    /// The training set `m` reads: every label for methods that read them all
+    /// (`every` lists every training row), else the split's labelled subset.
+    fn train_set<'s>(&'s self, m: &MethodEntry, every: &'s [usize]) -> TrainSet<'s> {
+        if m.spec.supervision() == Supervision::AllTraining {
+            TrainSet {
+                x: &self.train,
+                labelled: every,
+                labels: &self.training_labels,
+            }
+        } else {
+            TrainSet {
+                x: &self.train,
+                labelled: &self.labelled,
+                labels: &self.labels,
+            }
+        }
+    }
+
+    /// Tunes, in parallel, every (method, code length) of `keys` whose method
+    /// picks hyperparameters, before the trials start: trials then read the
+    /// stored choice instead of waiting on one another's tuning.
+    ///
+    /// # Errors
+    /// A tuning failure, naming the method and code length.
+    pub fn tune_ahead(&self, keys: &[&TrialKey]) -> Result<()> {
+        let mut pending: Vec<(usize, usize)> = keys
+            .iter()
+            .filter(|k| self.plan.methods[k.method].spec.needs_tuning())
+            .map(|k| (k.method, k.bits))
+            .collect();
+        pending.sort_unstable();
+        pending.dedup();
+        let every: Vec<usize> = (0..self.training_labels.len()).collect();
+        pending.par_iter().try_for_each(|&(method, bits)| {
+            let m = &self.plan.methods[method];
+            self.tuned(m, bits, &self.train_set(m, &every))
+                .map(|_| ())
+                .map_err(|e| {
+                    anyhow!(
+                        "{} [{}]: {} at {bits} bits: tuning failed: {e}",
+                        self.plan.id,
+                        self.plan.profile,
+                        m.label
+                    )
+                })
+        })
     }
 
     /// The configuration of `m` tuned on this training set at `bits`, when

@@ -623,7 +623,7 @@ empty = "one"
     let cv = column(&first.tables.metrics, "cv-f1");
     assert_eq!(cv.len(), 3);
     assert!(cv.iter().all(|v| *v == cv[0]), "{cv:?}");
-    // The three parallel trials waited for one tuning: they report its one duration.
+    // One tuning, before the trials: all three report its one duration.
     let seconds = column(&first.tables.timings, "tuning-seconds");
     assert_eq!(seconds.len(), 3);
     assert!(seconds.iter().all(|v| *v == seconds[0]), "{seconds:?}");
