@@ -27,13 +27,25 @@ impl Default for CdStop {
     }
 }
 
+/// Coordinate descent's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CdSolution {
+    /// Coefficients.
+    pub beta: Vec<f64>,
+    /// Sweeps taken.
+    pub sweeps: usize,
+    /// Whether the stopping rule was met within `max_sweeps` (else `beta`
+    /// is the last iterate: every sweep lowers the objective, so it is the
+    /// best point reached, on nearly collinear features with tiny
+    /// penalties an approximation).
+    pub converged: bool,
+}
+
 /// Solves the elastic net for the `d × d` row-major Gram `h`, correlations
 /// `q`, and penalties `l1`, `l2` (both >= 0), from `start` (warm start).
-/// Returns the coefficients and the sweeps taken.
 ///
 /// # Errors
-/// [`SolverError::Shape`], or [`SolverError::Invalid`] for bad penalties,
-/// or [`SolverError::NotConverged`].
+/// [`SolverError::Shape`], or [`SolverError::Invalid`] for bad penalties.
 pub fn elastic_net(
     h: &[f64],
     q: &[f64],
@@ -41,7 +53,7 @@ pub fn elastic_net(
     l2: f64,
     start: Option<&[f64]>,
     stop: CdStop,
-) -> Result<(Vec<f64>, usize), SolverError> {
+) -> Result<CdSolution, SolverError> {
     let d = q.len();
     if h.len() != d * d || start.is_some_and(|s| s.len() != d) {
         return Err(SolverError::Shape(format!(
@@ -85,12 +97,17 @@ pub fn elastic_net(
             largest = largest.max(new.abs());
         }
         if moved <= stop.tol * largest {
-            return Ok((beta, sweep));
+            return Ok(CdSolution {
+                beta,
+                sweeps: sweep,
+                converged: true,
+            });
         }
     }
-    Err(SolverError::NotConverged {
-        solver: "elastic-net coordinate descent",
-        iterations: stop.max_sweeps,
+    Ok(CdSolution {
+        beta,
+        sweeps: stop.max_sweeps,
+        converged: false,
     })
 }
 

@@ -120,12 +120,16 @@ fn elastic_net_meets_its_kkt_conditions_and_is_ridge_without_the_l1_term() {
     let q = x.transpose() * &y;
     let (h, q) = (row_major(&h), (0..9).map(|j| q[(j, 0)]).collect::<Vec<_>>());
     for (l1, l2) in [(0.5, 0.1), (5.0, 0.0), (0.001, 10.0), (100.0, 100.0)] {
-        let (beta, _) = elastic_net(&h, &q, l1, l2, None, CdStop::default()).unwrap();
+        let sol = elastic_net(&h, &q, l1, l2, None, CdStop::default()).unwrap();
+        assert!(sol.converged);
+        let beta = sol.beta;
         let kkt = elastic_net_kkt_violation(&h, &q, l1, l2, &beta);
         assert!(kkt < 1e-7, "lambda = ({l1}, {l2}): KKT violation {kkt}");
     }
     let l2 = 0.7;
-    let (beta, _) = elastic_net(&h, &q, 0.0, l2, None, CdStop::default()).unwrap();
+    let beta = elastic_net(&h, &q, 0.0, l2, None, CdStop::default())
+        .unwrap()
+        .beta;
     let ridge = Mat::from_fn(9, 9, |i, j| h[i * 9 + j] + if i == j { l2 } else { 0.0 });
     let exact = ridge
         .llt(Side::Lower)
@@ -135,8 +139,12 @@ fn elastic_net_meets_its_kkt_conditions_and_is_ridge_without_the_l1_term() {
         assert!((beta[j] - exact[(j, 0)]).abs() < 1e-9);
     }
     // A warm start reaches the same point.
-    let (cold, _) = elastic_net(&h, &q, 0.5, 0.1, None, CdStop::default()).unwrap();
-    let (warm, _) = elastic_net(&h, &q, 0.5, 0.1, Some(&beta), CdStop::default()).unwrap();
+    let cold = elastic_net(&h, &q, 0.5, 0.1, None, CdStop::default())
+        .unwrap()
+        .beta;
+    let warm = elastic_net(&h, &q, 0.5, 0.1, Some(&beta), CdStop::default())
+        .unwrap()
+        .beta;
     for (a, b) in cold.iter().zip(&warm) {
         assert!((a - b).abs() < 1e-8);
     }

@@ -76,6 +76,9 @@ pub struct EncwHash {
     pub weights: Vec<f64>,
     /// Nonzero elastic-net coefficients, over all bits.
     pub nonzero: usize,
+    /// Bits whose elastic net stopped at the sweep limit (nearly collinear
+    /// features with tiny penalties), each at its last, best iterate.
+    pub unconverged: usize,
 }
 
 /// Learns ENCW from the standardised data and the 0/1 training codes
@@ -101,16 +104,18 @@ pub fn learn_encw(
     let mut nonzero = 0;
     let stop = CdStop {
         tol: 1e-8,
-        max_sweeps: 20_000,
+        max_sweeps: 5_000,
     };
+    let mut unconverged = 0;
     for k in 0..m {
         if means[k] <= 0.0 || means[k] >= 1.0 {
             continue;
         }
         let qk: Vec<f64> = q.col(k).iter().copied().collect();
-        let (b, _) = elastic_net(&data.gram, &qk, lambda1, lambda2, None, stop)?;
-        nonzero += b.iter().filter(|v| **v != 0.0).count();
-        for (j, v) in b.into_iter().enumerate() {
+        let sol = elastic_net(&data.gram, &qk, lambda1, lambda2, None, stop)?;
+        unconverged += usize::from(!sol.converged);
+        nonzero += sol.beta.iter().filter(|v| **v != 0.0).count();
+        for (j, v) in sol.beta.into_iter().enumerate() {
             beta[(j, k)] = v;
         }
     }
@@ -144,5 +149,6 @@ pub fn learn_encw(
         correlations,
         weights,
         nonzero,
+        unconverged,
     })
 }

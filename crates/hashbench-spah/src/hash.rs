@@ -165,6 +165,7 @@ impl HashKind for Encw {
                 ("lambda1".into(), fixed.lambda1),
                 ("lambda2".into(), fixed.lambda2),
                 ("encw-nonzero".into(), h.nonzero as f64),
+                ("encw-unconverged".into(), h.unconverged as f64),
                 ("cw-weight-mean".into(), mean_weight),
             ],
         })

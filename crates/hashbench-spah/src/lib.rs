@@ -249,6 +249,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "dictionary-fallbacks",
             "graph-weight-mean",
             "encw-nonzero",
+            "encw-unconverged",
             "cw-weight-mean",
             "svm-sweeps-mean",
             "cv-f1",

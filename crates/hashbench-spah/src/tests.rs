@@ -116,7 +116,9 @@ fn encw_without_shrinkage_is_the_elastic_net_and_unit_weights_are_the_identity()
                     .sum()
             })
             .collect();
-        let (beta, _) = elastic_net(&data.gram, &q, 0.1, 10.0, None, CdStop::default()).unwrap();
+        let beta = elastic_net(&data.gram, &q, 0.1, 10.0, None, CdStop::default())
+            .unwrap()
+            .beta;
         for (j, b) in beta.iter().enumerate() {
             let expected = if mean > 0.0 && mean < 1.0 {
                 b * data.inv_std[j]
