@@ -8,8 +8,8 @@
 use std::time::Instant;
 
 use faer::Mat;
+use hashbench_core::knn::k_nearest;
 use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
-use hashbench_data::knn::k_nearest;
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
 use hashbench_sikh::SikhParams;

@@ -4,6 +4,7 @@ pub mod charikar;
 pub mod codes;
 pub mod data;
 pub mod error;
+pub mod knn;
 pub mod linalg;
 pub mod linear;
 pub mod method;

@@ -4,7 +4,6 @@ pub mod codes;
 mod error;
 pub mod graphs;
 pub mod idx;
-pub mod knn;
 pub mod mat;
 pub mod npm_json;
 pub mod registry;

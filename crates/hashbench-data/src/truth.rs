@@ -12,9 +12,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::knn::{k_largest_inner_products, k_largest_scores, k_nearest};
 use crate::registry::hex;
 use crate::{DataError, Dataset, Result, Split};
+use hashbench_core::knn::{k_largest_inner_products, k_largest_scores, k_nearest};
 
 /// Which database items count as true neighbours of a query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
@@ -84,8 +84,6 @@ pub struct TrialContext<'a> {
     fits: AtomicUsize,
     /// Where tuned hyperparameters are stored (shared by every spec).
     tuning_dir: PathBuf,
-    /// One lock per tuning key, so parallel trials tune a setting once.
-    tuning_locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
 /// Hyperparameters a method picked on one training set at one code length.
@@ -212,7 +210,6 @@ impl<'a> TrialContext<'a> {
             eval_context,
             fits: AtomicUsize::new(0),
             tuning_dir: cache.join("tuning"),
-            tuning_locks: Mutex::new(HashMap::new()),
         })
     }
 
@@ -364,8 +361,9 @@ impl<'a> TrialContext<'a> {
 
     /// The configuration of `m` tuned on this training set at `bits`, when
     /// it picks hyperparameters: read from the tuning store when present,
-    /// else computed (once, whatever the number of parallel trials) and
-    /// stored. The key leaves out trial and seed: tuning reads neither.
+    /// else computed and stored ([`TrialContext::tune_ahead`] does this for
+    /// every pair before the trials, so they only read it). The key leaves out
+    /// trial and seed: tuning reads neither.
     fn tuned(
         &self,
         m: &MethodEntry,
@@ -382,14 +380,6 @@ impl<'a> TrialContext<'a> {
             &bits.to_string(),
         ]);
         let path = self.tuning_dir.join(format!("{key}.json"));
-        let lock = Arc::clone(
-            self.tuning_locks
-                .lock()
-                .expect("tuning lock map")
-                .entry(key.clone())
-                .or_default(),
-        );
-        let _held = lock.lock().expect("tuning lock");
         if let Some(rec) = store::load::<TunedRecord>(&path, &key) {
             return Ok(Some(rec));
         }

@@ -141,16 +141,7 @@ pub fn dictionary_dual(
             b[(i, j)] = b_live[(i, a)];
         }
     }
-    // Primal objective ‖X − BS‖² = tr(XᵀX) − 2 tr(Bᵀ XSᵀ) + tr(Bᵀ B SSᵀ).
-    let btb = b_live.transpose() * &b_live;
-    let primal = xx
-        - 2.0
-            * (0..k)
-                .map(|a| (0..d).map(|i| b_live[(i, a)] * xs_l[(i, a)]).sum::<f64>())
-                .sum::<f64>()
-        + (0..k)
-            .map(|a| (0..k).map(|c| btb[(a, c)] * ss_l[(c, a)]).sum::<f64>())
-            .sum::<f64>();
+    let primal = primal(b_live.as_ref(), xs_l.as_ref(), ss_l.as_ref(), xx);
     let mut multipliers = vec![0.0; m];
     for (a, &j) in live.iter().enumerate() {
         multipliers[j] = lambda[a];
@@ -165,7 +156,8 @@ pub fn dictionary_dual(
     })
 }
 
-/// ‖X − BS‖² from the sufficient statistics.
+/// ‖X − BS‖² = tr(XᵀX) − 2 tr(Bᵀ XSᵀ) + tr(Bᵀ B SSᵀ), from the sufficient
+/// statistics.
 fn primal(b: MatRef<'_, f64>, xs: MatRef<'_, f64>, ss: MatRef<'_, f64>, xx: f64) -> f64 {
     let btb = b.transpose() * b;
     let m = b.ncols();

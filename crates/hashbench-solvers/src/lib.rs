@@ -13,7 +13,7 @@ mod tests;
 pub use cca::{Cca, gcv_weights};
 pub use dictionary::{DictionaryStep, dictionary_dual};
 pub use elastic_net::{CdSolution, CdStop, elastic_net};
-pub use graph::{KnnGraph, k_nearest, k_nearest_rows};
+pub use graph::KnnGraph;
 pub use lars::{LarsSolution, positive_lars, signed_lasso};
 pub use svm::{SvmData, SvmModel, SvmParams};
 

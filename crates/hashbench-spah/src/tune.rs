@@ -23,9 +23,10 @@
 //! length only, so the choice is the same for every trial.
 
 use faer::{Mat, MatRef};
+use hashbench_core::knn::k_nearest;
 use hashbench_core::{Data, GroundTruth, HashModel};
 use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, evaluate};
-use hashbench_solvers::{KnnGraph, SolverError, k_nearest};
+use hashbench_solvers::{KnnGraph, SolverError};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -155,10 +156,10 @@ impl<H: HashKind> Fold<H> {
         let (x_db, x_q) = (rows(x, &kept), rows(x, &held));
         let truth = GroundTruth::Lists {
             n_db: kept.len(),
-            lists: k_nearest(x_q.as_ref(), x_db.as_ref(), TRUTH_NEIGHBOURS)?
+            lists: k_nearest(x_q.as_ref(), x_db.as_ref(), TRUTH_NEIGHBOURS, None)
                 .into_iter()
                 .map(|l| {
-                    let mut ids: Vec<u32> = l.into_iter().map(|(j, _)| j).collect();
+                    let mut ids: Vec<u32> = l.into_iter().map(|(_, j)| j).collect();
                     ids.sort_unstable();
                     ids
                 })

@@ -15,11 +15,12 @@ use crate::tables::ResultTables;
 fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTables) -> Figure {
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
     let several = metrics.len() > 1;
+    let (scalars, timings) = (aggregate(&t.metrics), aggregate(&t.timings));
     let mut series = Vec::new();
     for m in row_labels(plan, t) {
         for (k, metric) in metrics.iter().enumerate() {
             let timing = t.timings.iter().any(|r| &r.metric == metric);
-            let stats = aggregate(if timing { &t.timings } else { &t.metrics });
+            let stats = if timing { &timings } else { &scalars };
             let points: Vec<(f64, f64)> = plan
                 .bits
                 .iter()

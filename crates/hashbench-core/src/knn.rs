@@ -4,8 +4,8 @@
 //! (each query's answer is independent of scheduling); ties are broken by
 //! database index, so results are deterministic.
 
+use crate::linalg::product;
 use faer::MatRef;
-use hashbench_core::linalg::product;
 use rayon::prelude::*;
 
 /// Squared distances are kept in blocks of at most this many entries.
