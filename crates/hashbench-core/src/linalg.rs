@@ -7,6 +7,29 @@ use faer::{Accum, Mat, MatRef, Par, Side};
 
 use crate::error::LinalgError;
 
+/// The median of `values` (the mean of the two middle values for an even
+/// count, as MATLAB's `median`).
+///
+/// # Panics
+/// If `values` is empty.
+pub fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The median of each column of `x` (per-bit thresholds of the STH lineage).
+pub fn column_medians(x: MatRef<'_, f64>) -> Vec<f64> {
+    (0..x.ncols())
+        .map(|j| median(&x.col(j).iter().copied().collect::<Vec<_>>()))
+        .collect()
+}
+
 /// Per-column means of `x` (the mean item).
 pub fn column_means(x: MatRef<'_, f64>) -> Vec<f64> {
     let n = x.nrows().max(1) as f64;

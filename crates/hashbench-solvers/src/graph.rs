@@ -1,11 +1,19 @@
-//! The symmetric kNN graph with heat-kernel weights and its Laplacian
-//! (Sparse Hashing Sec. 4.1.1; STH): each item's `k` nearest other items by
-//! Euclidean distance, wᵢⱼ = exp(−‖xᵢ − xⱼ‖² / σ), symmetrised by union
-//! (wᵢⱼ = max of the two directions, as Deng Cai's `constructW`), wᵢᵢ = 0;
-//! D = diag(Σⱼ wᵢⱼ), L = D − W. Stored sparse: k·n edges, never n².
+//! Symmetric kNN graphs and their Laplacians, stored sparse (k·n edges,
+//! never n²): Sparse Hashing's heat-kernel graph (Sec. 4.1.1) and STH's
+//! cosine graph, both symmetrised by union (wᵢⱼ = max of the two
+//! directions, as Deng Cai's `constructW`); D = diag(Σⱼ wᵢⱼ), L = D − W.
+//! The smallest generalised eigenvectors of L y = λ D y (STH's Laplacian
+//! eigenmap) come from a Krylov-Schur partial eigensolver on the graph.
 
-use faer::MatRef;
-use hashbench_core::knn::k_nearest;
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::matrix_free::LinOp;
+use faer::matrix_free::eigen::{
+    PartialEigenParams, partial_self_adjoint_eigen, partial_self_adjoint_eigen_scratch,
+};
+use faer::{Col, Mat, MatMut, MatRef, Par};
+use hashbench_core::knn::{k_largest_inner_products, k_nearest};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use crate::SolverError;
 
@@ -14,12 +22,13 @@ use crate::SolverError;
 pub struct KnnGraph {
     /// Neighbours of each item with their weights, by neighbour index.
     pub adjacency: Vec<Vec<(u32, f64)>>,
-    /// Degrees Dᵢᵢ = Σⱼ wᵢⱼ (= Lᵢᵢ, as wᵢᵢ = 0).
+    /// Degrees Dᵢᵢ = Σⱼ wᵢⱼ (a self-loop wᵢᵢ, STH's, counts).
     pub degree: Vec<f64>,
 }
 
 impl KnnGraph {
-    /// The heat-kernel kNN graph of the rows of `x`.
+    /// The heat-kernel kNN graph of the rows of `x` (Euclidean neighbours,
+    /// wᵢⱼ = exp(−‖xᵢ − xⱼ‖² / σ), no self-loops).
     ///
     /// # Errors
     /// [`SolverError::Invalid`] for a bad `k` or `sigma`.
@@ -37,25 +46,133 @@ impl KnnGraph {
         }
         let itself: Vec<usize> = (0..n).collect();
         let nearest = k_nearest(x, x, k, Some(&itself));
+        let edges = nearest.iter().enumerate().flat_map(|(i, row)| {
+            row.iter()
+                .map(move |&(d2, j)| (i as u32, j, (-d2 / sigma).exp()))
+        });
+        Ok(KnnGraph::union(n, edges))
+    }
+
+    /// STH's graph (`constructS` with its defaults, cosine metric and
+    /// weights): each item joined to the `k` others of largest cosine
+    /// similarity with weight max(cos, 0), and to itself with weight 1.
+    ///
+    /// # Errors
+    /// [`SolverError::Invalid`] for a bad `k`.
+    pub fn cosine(x: MatRef<'_, f64>, k: usize) -> Result<KnnGraph, SolverError> {
+        let n = x.nrows();
+        if k == 0 || k >= n {
+            return Err(SolverError::Invalid(format!(
+                "kNN graph: k = {k} needs 0 < k < {n} items"
+            )));
+        }
+        let unit = Mat::from_fn(n, x.ncols(), |i, j| {
+            x[(i, j)] / x.row(i).norm_l2().max(1e-12)
+        });
+        // k + 1 candidates: an item is its own nearest unless duplicated
+        let nearest = k_largest_inner_products(unit.as_ref(), unit.as_ref(), k + 1);
+        let edges = nearest.iter().enumerate().flat_map(|(i, row)| {
+            let others = row.iter().filter(move |e| e.1 as usize != i).take(k);
+            std::iter::once((i as u32, i as u32, 1.0))
+                .chain(others.map(move |&(neg_cos, j)| (i as u32, j, (-neg_cos).max(0.0))))
+        });
+        Ok(KnnGraph::union(n, edges))
+    }
+
+    /// The graph of directed `edges` (i, j, w) symmetrised by union: one edge
+    /// per pair, the larger weight.
+    fn union(n: usize, edges: impl Iterator<Item = (u32, u32, f64)>) -> KnnGraph {
         let mut adjacency: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-        for (i, row) in nearest.iter().enumerate() {
-            for &(d2, j) in row {
-                let w = (-d2 / sigma).exp();
-                adjacency[i].push((j, w));
-                adjacency[j as usize].push((i as u32, w));
+        for (i, j, w) in edges {
+            adjacency[i as usize].push((j, w));
+            if i != j {
+                adjacency[j as usize].push((i, w));
             }
         }
         for row in &mut adjacency {
             row.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-            // Union: one edge per pair, the larger weight (equal here, as the
-            // weight depends on the distance only).
             row.dedup_by_key(|e| e.0);
         }
         let degree = adjacency
             .iter()
             .map(|row| row.iter().map(|e| e.1).sum())
             .collect();
-        Ok(KnnGraph { adjacency, degree })
+        KnnGraph { adjacency, degree }
+    }
+
+    /// The `count` smallest generalised eigenpairs of L y = λ D y, smallest
+    /// first, each y scaled to yᵀDy = 1 (the first is the trivial constant
+    /// vector). An isolated item's degree is taken as 0.01 (STH's `LapEig`).
+    /// With z = D^½y this is (I − N) z = λ z, N = D^−½ W D^−½ of spectrum in
+    /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0, by faer's
+    /// Krylov-Schur partial eigensolver from a fixed pseudo-random start.
+    ///
+    /// # Errors
+    /// [`SolverError::Invalid`] for `count` beyond the item count,
+    /// [`SolverError::NotConverged`] when the solver stops short.
+    pub fn smallest_generalised_eigenvectors(
+        &self,
+        count: usize,
+    ) -> Result<(Vec<f64>, Mat<f64>), SolverError> {
+        let n = self.degree.len();
+        if count == 0 || count >= n {
+            return Err(SolverError::Invalid(format!(
+                "Laplacian eigenmap: {count} eigenvectors need 0 < count < {n} items"
+            )));
+        }
+        let degree: Vec<f64> = self
+            .degree
+            .iter()
+            .map(|&d| if d > 0.0 { d } else { 0.01 })
+            .collect();
+        let op = ShiftedNormalisedAdjacency {
+            graph: self,
+            inv_sqrt_degree: degree.iter().map(|d| 1.0 / d.sqrt()).collect(),
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5748);
+        let mut v0 = Col::<f64>::from_fn(n, |_| rng.random::<f64>() - 0.5);
+        v0 /= v0.norm_l2();
+        let params = PartialEigenParams {
+            max_restarts: 2000,
+            ..Default::default()
+        };
+        let mut mem = MemBuffer::new(partial_self_adjoint_eigen_scratch(
+            &op,
+            count,
+            Par::Seq,
+            params,
+        ));
+        let mut z = Mat::<f64>::zeros(n, count);
+        let mut shifted = vec![0.0; count];
+        let info = partial_self_adjoint_eigen(
+            z.as_mut(),
+            &mut shifted,
+            &op,
+            v0.as_ref(),
+            f64::EPSILON * 128.0,
+            Par::Seq,
+            MemStack::new(&mut mem),
+            params,
+        );
+        if info.n_converged_eigen < count {
+            return Err(SolverError::NotConverged {
+                solver: "Krylov-Schur partial eigensolver",
+                iterations: params.max_restarts,
+            });
+        }
+        let mut order: Vec<usize> = (0..count).collect();
+        order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
+        let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
+        let y = Mat::from_fn(n, count, |i, c| {
+            let col = z.col(order[c]);
+            // a fixed sign: the largest-magnitude entry positive
+            let pivot = col
+                .iter()
+                .copied()
+                .fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m });
+            col[i] * op.inv_sqrt_degree[i] * pivot.signum()
+        });
+        Ok((values, y))
     }
 
     /// fᵀLf = ½ Σᵢⱼ wᵢⱼ (fᵢ − fⱼ)² for the Laplacian L = D − W.
@@ -80,5 +197,43 @@ impl KnnGraph {
             .flatten()
             .fold((0.0, 0usize), |(s, c), e| (s + e.1, c + 1));
         if count == 0 { 0.0 } else { sum / count as f64 }
+    }
+}
+
+/// N + I with N = D^−½ W D^−½: the operator the eigensolver iterates.
+#[derive(Debug)]
+struct ShiftedNormalisedAdjacency<'a> {
+    graph: &'a KnnGraph,
+    inv_sqrt_degree: Vec<f64>,
+}
+
+impl LinOp<f64> for ShiftedNormalisedAdjacency<'_> {
+    fn apply_scratch(&self, _rhs_ncols: usize, _par: Par) -> StackReq {
+        StackReq::EMPTY
+    }
+
+    fn nrows(&self) -> usize {
+        self.inv_sqrt_degree.len()
+    }
+
+    fn ncols(&self) -> usize {
+        self.inv_sqrt_degree.len()
+    }
+
+    fn apply(&self, mut out: MatMut<'_, f64>, rhs: MatRef<'_, f64>, _par: Par, _: &mut MemStack) {
+        let s = &self.inv_sqrt_degree;
+        for c in 0..rhs.ncols() {
+            for (i, row) in self.graph.adjacency.iter().enumerate() {
+                let sum: f64 = row
+                    .iter()
+                    .map(|&(j, w)| w * s[j as usize] * rhs[(j as usize, c)])
+                    .sum();
+                out[(i, c)] = rhs[(i, c)] + s[i] * sum;
+            }
+        }
+    }
+
+    fn conj_apply(&self, out: MatMut<'_, f64>, rhs: MatRef<'_, f64>, par: Par, stack: &mut MemStack) {
+        self.apply(out, rhs, par, stack);
     }
 }

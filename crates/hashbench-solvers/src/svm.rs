@@ -141,6 +141,39 @@ impl SvmData {
         Ok(SvmModel { w, alpha, sweeps })
     }
 
+    /// One SVM per column of `bits` (item i positive for bit k when
+    /// `bits[(i, k)] > 0`): hash bit k of x is wₖᵀx > tₖ. A column every item
+    /// agrees on gets zero weights and the threshold of
+    /// [`constant_bit_thresholds`] (no SVM separates one class).
+    ///
+    /// # Errors
+    /// As [`SvmData::train`].
+    pub fn train_columns(
+        &self,
+        bits: faer::MatRef<'_, f64>,
+        params: SvmParams,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<ColumnSvms, SolverError> {
+        let mut w = faer::Mat::<f64>::zeros(self.d, bits.ncols());
+        let mut sweeps = 0;
+        for k in 0..bits.ncols() {
+            let positive: Vec<bool> = bits.col(k).iter().map(|&v| v > 0.0).collect();
+            if positive.iter().all(|&p| p) || !positive.iter().any(|&p| p) {
+                continue;
+            }
+            let model = self.train(&positive, params, rng)?;
+            sweeps += model.sweeps;
+            for (j, v) in model.w.into_iter().enumerate() {
+                w[(j, k)] = v;
+            }
+        }
+        Ok(ColumnSvms {
+            w,
+            thresholds: constant_bit_thresholds(bits),
+            sweeps,
+        })
+    }
+
     /// The dual objective's gradient at `alpha` for coordinate `i`:
     /// yᵢwᵀxᵢ − 1 + αᵢ/(2C), with w = Σ yⱼαⱼxⱼ (for optimality checks).
     pub fn dual_gradient(&self, positive: &[bool], c: f64, alpha: &[f64]) -> Vec<f64> {
@@ -166,6 +199,32 @@ impl SvmData {
                 })
                 .sum::<f64>()
     }
+}
+
+/// One SVM per bit: bit k of x is wₖᵀx > tₖ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnSvms {
+    /// Weights, one column per bit (d × bits).
+    pub w: faer::Mat<f64>,
+    /// Thresholds: 0, except for a bit every training item has on (−1).
+    pub thresholds: Vec<f64>,
+    /// Sweeps summed over the SVMs trained.
+    pub sweeps: usize,
+}
+
+/// Thresholds that keep a bit constant where every training item agrees
+/// (`bits[(i, k)] > 0` is on): 0 (with zero weights the bit is off), or −1
+/// where every item has it on (then it is on).
+pub fn constant_bit_thresholds(bits: faer::MatRef<'_, f64>) -> Vec<f64> {
+    (0..bits.ncols())
+        .map(|k| {
+            if bits.col(k).iter().all(|&v| v > 0.0) {
+                -1.0
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// The dual objective −(½αᵀQ̄α − Σα) of `model` (a lower bound on the primal).

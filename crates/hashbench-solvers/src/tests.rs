@@ -408,3 +408,76 @@ fn dependent_atoms_fall_back_to_column_descent_without_raising_the_objective() {
     assert!(step.fallback, "Newton settled at a singular M");
     assert!(step.gap.is_nan());
 }
+
+/// The dense weight matrix of `graph`.
+fn dense_weights(graph: &KnnGraph) -> Mat<f64> {
+    let n = graph.degree.len();
+    let mut w = Mat::<f64>::zeros(n, n);
+    for (i, row) in graph.adjacency.iter().enumerate() {
+        for &(j, wij) in row {
+            w[(i, j as usize)] = wij;
+        }
+    }
+    w
+}
+
+#[test]
+fn cosine_graph_matches_brute_force_with_self_loops() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let (n, k) = (30, 3);
+    // nonnegative rows, as STH's text features
+    let x = Mat::from_fn(n, 5, |_, _| rng.random_range(0.0..1.0));
+    let graph = KnnGraph::cosine(x.as_ref(), k).unwrap();
+    let cos = |i: usize, j: usize| {
+        let (a, b) = (x.row(i), x.row(j));
+        (0..5).map(|t| a[t] * b[t]).sum::<f64>() / (a.norm_l2() * b.norm_l2())
+    };
+    let mut w = Mat::<f64>::identity(n, n);
+    for i in 0..n {
+        let mut others: Vec<usize> = (0..n).filter(|&j| j != i).collect();
+        others.sort_by(|&a, &b| cos(i, b).total_cmp(&cos(i, a)));
+        for &j in &others[..k] {
+            w[(i, j)] = cos(i, j);
+            w[(j, i)] = cos(i, j);
+        }
+    }
+    let got = dense_weights(&graph);
+    for i in 0..n {
+        for j in 0..n {
+            assert!((got[(i, j)] - w[(i, j)]).abs() < 1e-12, "w[{i},{j}]");
+        }
+        assert!((graph.degree[i] - w.row(i).iter().sum::<f64>()).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn laplacian_eigenmap_satisfies_the_generalised_eigen_equation() {
+    let mut rng = ChaCha8Rng::seed_from_u64(37);
+    let (n, count) = (200, 9);
+    let x = Mat::from_fn(n, 6, |_, _| rng.random_range(0.0..1.0));
+    let graph = KnnGraph::cosine(x.as_ref(), 8).unwrap();
+    let (values, y) = graph.smallest_generalised_eigenvectors(count).unwrap();
+    let w = dense_weights(&graph);
+    let d = Mat::from_fn(n, n, |i, j| if i == j { graph.degree[i] } else { 0.0 });
+    let l = &d - &w;
+    for c in 0..count {
+        let yc = y.col(c);
+        let residual = &l * yc - faer::Scale(values[c]) * (&d * yc);
+        assert!(residual.norm_l2() < 1e-9, "L y = λ D y, pair {c}: {}", residual.norm_l2());
+        let norm = (yc.transpose() * (&d * yc)).abs();
+        assert!((norm - 1.0).abs() < 1e-9, "yᵀDy = 1");
+    }
+    assert!(values[0].abs() < 1e-10, "the trivial pair first");
+    assert!(values.windows(2).all(|p| p[0] <= p[1] + 1e-12), "{values:?}");
+    // the same spectrum as a dense solve of D^-½ L D^-½
+    let s = Mat::from_fn(n, n, |i, j| {
+        l[(i, j)] / (graph.degree[i] * graph.degree[j]).sqrt()
+    });
+    let mut dense = s.self_adjoint_eigen(Side::Lower).unwrap().S().column_vector().to_owned();
+    let mut dense: Vec<f64> = dense.iter_mut().map(|v| *v).collect();
+    dense.sort_by(f64::total_cmp);
+    for c in 0..count {
+        assert!((values[c] - dense[c]).abs() < 1e-9, "{c}: {} vs {}", values[c], dense[c]);
+    }
+    assert!(graph.smallest_generalised_eigenvectors(n).is_err());
+}

@@ -2,7 +2,7 @@
 //! linear SVM per bit (SH_SVM), behind one trait so the fit and the
 //! cross-validation treat them alike.
 
-use faer::{Mat, MatRef};
+use faer::MatRef;
 use hashbench_core::ParamError;
 use hashbench_core::linear::LinearModel;
 use hashbench_solvers::{SolverError, SvmData, SvmParams};
@@ -64,20 +64,6 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
 fn check_code(code: CodeHyper) -> Result<(), ParamError> {
     ParamError::check_non_negative("alpha", code.alpha)?;
     ParamError::check_non_negative("lambda", code.lambda)
-}
-
-/// Thresholds that keep a bit constant where every training item agrees:
-/// 0 (with a zero projection, the bit is 0) or −1 (it is 1).
-fn constant_thresholds(bits: MatRef<'_, f64>) -> Vec<f64> {
-    (0..bits.ncols())
-        .map(|k| {
-            if bits.col(k).iter().all(|&v| v > 0.0) {
-                -1.0
-            } else {
-                0.0
-            }
-        })
-        .collect()
 }
 
 /// SH_ENCW (Algorithm 2).
@@ -225,28 +211,18 @@ impl HashKind for Svm {
         _fixed: &SvmFixed,
         rng: &mut ChaCha8Rng,
     ) -> Result<HashFn, SolverError> {
-        let thresholds = constant_thresholds(bits);
-        let (n, m) = (bits.nrows(), bits.ncols());
-        let mut w = Mat::<f64>::zeros(prepared.dim(), m);
-        let mut sweeps = 0usize;
-        for k in 0..m {
-            let positive: Vec<bool> = (0..n).map(|i| bits[(i, k)] > 0.0).collect();
-            if positive.iter().all(|&p| p) || !positive.iter().any(|&p| p) {
-                continue;
-            }
-            let model = prepared.train(&positive, SvmParams::default(), rng)?;
-            sweeps += model.sweeps;
-            for (j, v) in model.w.into_iter().enumerate() {
-                w[(j, k)] = v;
-            }
-        }
+        let svms = prepared.train_columns(bits, SvmParams::default(), rng)?;
+        let m = bits.ncols();
         Ok(HashFn {
             model: LinearModel {
                 mean: vec![0.0; prepared.dim()],
-                w,
-                thresholds,
+                w: svms.w,
+                thresholds: svms.thresholds,
             },
-            facts: vec![("svm-sweeps-mean".into(), sweeps as f64 / m.max(1) as f64)],
+            facts: vec![(
+                "svm-sweeps-mean".into(),
+                svms.sweeps as f64 / m.max(1) as f64,
+            )],
         })
     }
 }

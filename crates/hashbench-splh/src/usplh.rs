@@ -1,7 +1,9 @@
 //! USPLH, Algorithm 2 of the paper (see the crate documentation).
 
 use faer::{Mat, MatRef};
-use hashbench_core::linalg::{centered, column_means, gram_of_columns, product, top_eigenpairs};
+use hashbench_core::linalg::{
+    centered, column_means, gram_of_columns, median, product, top_eigenpairs,
+};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::Requirements;
 use hashbench_core::method::dense_fit_input;
@@ -88,18 +90,6 @@ pub fn boundary_regions(p: &[f64], split: f64, size: usize) -> Regions {
         near_positive,
         far_negative,
         far_positive,
-    }
-}
-
-/// The median of `p` (the mean of the two middle values for an even count).
-pub(crate) fn median(p: &[f64]) -> f64 {
-    let mut v = p.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 

@@ -1,0 +1,199 @@
+#![doc = include_str!("../README.md")]
+
+use std::time::Instant;
+
+use faer::Mat;
+use hashbench_core::linalg::column_medians;
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::{
+    FitLog, FitLogNames, Requirements, dense_fit_input,
+};
+use hashbench_core::{BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet};
+use hashbench_solvers::{KnnGraph, SolverError, SvmData, SvmParams};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// STH's hyperparameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SthParams {
+    /// Neighbours of each item in the cosine kNN graph (SpaH: 25).
+    #[serde(default = "default_neighbours")]
+    pub neighbours: usize,
+}
+
+fn default_neighbours() -> usize {
+    25
+}
+
+impl Default for SthParams {
+    fn default() -> Self {
+        SthParams {
+            neighbours: default_neighbours(),
+        }
+    }
+}
+
+/// Fitted STH: the SVMs' hyperplanes, and what the fit reports.
+#[derive(Debug, Clone)]
+pub struct SthModel {
+    /// Bit k of x is wₖᵀx > tₖ.
+    pub hash: LinearModel,
+    log: FitLog,
+}
+
+impl HashModel for SthModel {
+    fn n_bits(&self) -> usize {
+        self.hash.n_bits()
+    }
+
+    fn fit_log(&self) -> FitLog {
+        self.log.clone()
+    }
+
+    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
+        self.hash.encode(data)
+    }
+}
+
+fn solver(e: SolverError) -> FitError {
+    FitError::Solver(e.to_string())
+}
+
+/// The Laplacian eigenmap's codes of the training items: the `bits`
+/// smallest non-trivial generalised eigenvectors of the cosine kNN graph,
+/// each thresholded at its median (±1), and their eigenvalues.
+///
+/// # Errors
+/// The graph's or the eigensolver's [`SolverError`].
+pub fn eigenmap_codes(
+    x: faer::MatRef<'_, f64>,
+    neighbours: usize,
+    bits: usize,
+) -> Result<(Mat<f64>, Vec<f64>), SolverError> {
+    let graph = KnnGraph::cosine(x, neighbours)?;
+    let (values, y) = graph.smallest_generalised_eigenvectors(bits + 1)?;
+    let y = y.subcols(1, bits);
+    let medians = column_medians(y);
+    let codes = Mat::from_fn(y.nrows(), bits, |i, k| {
+        if y[(i, k)] > medians[k] { 1.0 } else { -1.0 }
+    });
+    Ok((codes, values[1..].to_vec()))
+}
+
+impl HashMethod for SthParams {
+    type Model = SthModel;
+    const LABEL: &'static str = "STH";
+    const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
+    const FIT_LOG: FitLogNames = FitLogNames {
+        facts: &["svm-sweeps-mean"],
+        per_bit: &["eigenvalue"],
+        seconds: &["graph-and-eigen-seconds", "svm-seconds"],
+    };
+
+    fn validate(&self) -> Result<(), ParamError> {
+        if self.neighbours == 0 {
+            return Err(ParamError::invalid(
+                "neighbours",
+                0,
+                "the kNN graph needs at least one neighbour",
+            ));
+        }
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        false
+    }
+
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        _rng: &mut ChaCha8Rng,
+    ) -> Result<SthModel, FitError> {
+        let x = dense_fit_input(self, train, n_bits, "sth", self.neighbours + 1)?;
+        if n_bits + 1 >= x.nrows() {
+            return Err(FitError::TooFewItems {
+                method: "sth",
+                needed: n_bits + 2,
+                got: x.nrows(),
+            });
+        }
+        let start = Instant::now();
+        let (codes, eigenvalues) = eigenmap_codes(x, self.neighbours, n_bits).map_err(solver)?;
+        let eigen_seconds = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let mut order = ChaCha8Rng::seed_from_u64(n_bits as u64);
+        let svms = SvmData::new(x)
+            .train_columns(codes.as_ref(), SvmParams::default(), &mut order)
+            .map_err(solver)?;
+        let log = FitLog {
+            facts: vec![(
+                "svm-sweeps-mean".into(),
+                svms.sweeps as f64 / n_bits as f64,
+            )],
+            per_bit: vec![("eigenvalue".into(), eigenvalues)],
+            seconds: vec![
+                ("graph-and-eigen-seconds".into(), eigen_seconds),
+                ("svm-seconds".into(), start.elapsed().as_secs_f64()),
+            ],
+        };
+        Ok(SthModel {
+            hash: LinearModel {
+                mean: vec![0.0; x.ncols()],
+                w: svms.w,
+                thresholds: svms.thresholds,
+            },
+            log,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt;
+
+    /// Two well-separated nonnegative clusters.
+    fn clusters(n: usize, seed: u64) -> Mat<f64> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Mat::from_fn(n, 6, |i, j| {
+            let base = if (i < n / 2) == (j < 3) { 1.0 } else { 0.05 };
+            base + rng.random_range(0.0..0.1)
+        })
+    }
+
+    #[test]
+    fn eigenmap_bits_are_median_split_and_the_first_separates_the_clusters() {
+        let x = clusters(80, 1);
+        let (codes, values) = eigenmap_codes(x.as_ref(), 5, 3).unwrap();
+        for k in 0..3 {
+            assert_eq!((0..80).filter(|&i| codes[(i, k)] > 0.0).count(), 40);
+        }
+        assert!(values.windows(2).all(|p| p[0] <= p[1]));
+        let first = codes[(0, 0)];
+        assert!((0..40).all(|i| codes[(i, 0)] == first));
+        assert!((40..80).all(|i| codes[(i, 0)] == -first));
+    }
+
+    #[test]
+    fn svms_reproduce_the_training_codes_on_separable_bits() {
+        let xm = clusters(80, 2);
+        let x = Data::Dense(xm.clone());
+        let model = SthParams { neighbours: 5 }
+            .fit(&TrainSet::unlabelled(&x), 1, &mut ChaCha8Rng::seed_from_u64(9))
+            .unwrap();
+        let (codes, _) = eigenmap_codes(xm.as_ref(), 5, 1).unwrap();
+        let got = model.encode(&x).unwrap();
+        for i in 0..80 {
+            assert_eq!(got.bit(i, 0), codes[(i, 0)] > 0.0, "item {i}");
+        }
+        // deterministic: another trial seed gives the same model
+        let again = SthParams { neighbours: 5 }
+            .fit(&TrainSet::unlabelled(&x), 1, &mut ChaCha8Rng::seed_from_u64(10))
+            .unwrap();
+        assert_eq!(again.encode(&x).unwrap(), got);
+    }
+}
