@@ -1,0 +1,427 @@
+#![doc = include_str!("../README.md")]
+
+pub mod train;
+mod validate;
+
+use std::time::Instant;
+
+use faer::{Mat, MatRef};
+use hashbench_core::knn::k_nearest;
+use hashbench_core::linalg::column_means;
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::{
+    BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
+};
+use hashbench_core::{
+    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
+};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::train::{PairLoss, PairSampler, Sgd, learn};
+pub use validate::{RHO_STEPS, WEIGHT_DECAY_GRID, validate};
+
+/// How ρ and the weight decay are set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Hyperparameters {
+    /// `"validate"`: chosen on held-out training items ([`validate`]).
+    Rule(TuningRule),
+    /// Given values.
+    Fixed(MlhFixed),
+}
+
+/// The one tuning rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TuningRule {
+    /// The reference code's validation: weight decay first, then ρ.
+    Validate,
+}
+
+/// The validated hyperparameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MlhFixed {
+    /// Hinge threshold ρ (Hamming distance).
+    pub rho: usize,
+    /// Weight decay on W.
+    pub weight_decay: f64,
+}
+
+/// MLH's hyperparameters. Defaults: the reference code's (SGD with 10⁵
+/// pairs per epoch, mini-batches of 100, η = 0.1 decayed linearly, momentum
+/// 0.9, λ = 1, 50 epochs, validation runs of 20) and the experiments'
+/// neighbour rule (25 nearest training items).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MlhParams {
+    /// Similar pairs: each training item and its `neighbours` nearest
+    /// training items (the experiment's ground-truth rule on training data).
+    #[serde(default = "default_neighbours")]
+    pub neighbours: usize,
+    /// Nearest among the items of the same label only (SpaH Fig. 4's rule).
+    #[serde(default)]
+    pub same_label: bool,
+    /// ρ and weight decay, or `"validate"`.
+    #[serde(default = "default_hyperparameters")]
+    pub hyperparameters: Hyperparameters,
+    /// Weight λ of the similar pairs' loss.
+    #[serde(default = "one")]
+    pub lambda: f64,
+    /// Epochs of the final fit.
+    #[serde(default = "default_epochs")]
+    pub epochs: usize,
+    /// Epochs of each validation run.
+    #[serde(default = "default_validation_epochs")]
+    pub validation_epochs: usize,
+    /// Pairs per epoch.
+    #[serde(default = "default_pairs_per_epoch")]
+    pub pairs_per_epoch: usize,
+    /// Initial learning rate η.
+    #[serde(default = "default_learning_rate")]
+    pub learning_rate: f64,
+    /// Momentum.
+    #[serde(default = "default_momentum")]
+    pub momentum: f64,
+    /// Held-out training items that validate (at most; a tenth of the
+    /// training set when smaller).
+    #[serde(default = "default_validation_items")]
+    pub validation_items: usize,
+}
+
+fn default_neighbours() -> usize {
+    25
+}
+fn default_hyperparameters() -> Hyperparameters {
+    Hyperparameters::Rule(TuningRule::Validate)
+}
+fn one() -> f64 {
+    1.0
+}
+fn default_epochs() -> usize {
+    50
+}
+fn default_validation_epochs() -> usize {
+    20
+}
+fn default_pairs_per_epoch() -> usize {
+    100_000
+}
+fn default_learning_rate() -> f64 {
+    0.1
+}
+fn default_momentum() -> f64 {
+    0.9
+}
+fn default_validation_items() -> usize {
+    1000
+}
+
+impl Default for MlhParams {
+    fn default() -> Self {
+        MlhParams {
+            neighbours: default_neighbours(),
+            same_label: false,
+            hyperparameters: default_hyperparameters(),
+            lambda: one(),
+            epochs: default_epochs(),
+            validation_epochs: default_validation_epochs(),
+            pairs_per_epoch: default_pairs_per_epoch(),
+            learning_rate: default_learning_rate(),
+            momentum: default_momentum(),
+            validation_items: default_validation_items(),
+        }
+    }
+}
+
+/// The training items' standardisation: centred on the mean, divided by the
+/// root mean squared norm of the centred items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standardise {
+    /// Training mean.
+    pub mean: Vec<f64>,
+    /// Root mean squared norm of the centred training items.
+    pub scale: f64,
+}
+
+impl Standardise {
+    /// Fitted on the rows of `x`.
+    pub fn fit(x: MatRef<'_, f64>) -> Standardise {
+        let mean = column_means(x);
+        let sq: f64 = (0..x.nrows())
+            .map(|i| (0..x.ncols()).map(|j| (x[(i, j)] - mean[j]).powi(2)).sum::<f64>())
+            .sum();
+        let scale = (sq / x.nrows().max(1) as f64).sqrt();
+        Standardise {
+            mean,
+            scale: if scale > 0.0 { scale } else { 1.0 },
+        }
+    }
+
+    /// The standardised rows.
+    pub fn apply(&self, x: MatRef<'_, f64>) -> Mat<f64> {
+        Mat::from_fn(x.nrows(), x.ncols(), |i, j| {
+            (x[(i, j)] - self.mean[j]) / self.scale
+        })
+    }
+
+    /// The linear model of W (q × d) on the original features: bit k is
+    /// wₖᵀ(x − μ)/s > 0.
+    pub fn model(&self, w: MatRef<'_, f64>) -> LinearModel {
+        LinearModel::new(
+            self.mean.clone(),
+            Mat::from_fn(self.mean.len(), w.nrows(), |j, k| w[(k, j)] / self.scale),
+        )
+    }
+}
+
+/// Each item's `k` nearest other items (Euclidean), among its own label when
+/// `labels` are given; sorted by index.
+///
+/// # Errors
+/// A class with fewer than k + 1 items.
+pub fn neighbour_lists(
+    x: MatRef<'_, f64>,
+    labels: Option<&[u32]>,
+    k: usize,
+) -> Result<Vec<Vec<u32>>, String> {
+    let n = x.nrows();
+    let groups: Vec<Vec<usize>> = match labels {
+        None => vec![(0..n).collect()],
+        Some(labels) => {
+            let mut by: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+            for (i, &l) in labels.iter().enumerate() {
+                by.entry(l).or_default().push(i);
+            }
+            by.into_values().collect()
+        }
+    };
+    let mut lists = vec![Vec::new(); n];
+    for members in groups {
+        if members.len() <= k {
+            return Err(format!(
+                "{k} neighbours per item need more than {k} items of a class, one has {}",
+                members.len()
+            ));
+        }
+        let sub = Mat::from_fn(members.len(), x.ncols(), |i, j| x[(members[i], j)]);
+        let itself: Vec<usize> = (0..members.len()).collect();
+        for (r, row) in k_nearest(sub.as_ref(), sub.as_ref(), k, Some(&itself))
+            .into_iter()
+            .enumerate()
+        {
+            let mut list: Vec<u32> = row.iter().map(|&(_, j)| members[j as usize] as u32).collect();
+            list.sort_unstable();
+            lists[members[r]] = list;
+        }
+    }
+    Ok(lists)
+}
+
+/// Fitted MLH: the linear hash and what the fit reports.
+#[derive(Debug, Clone)]
+pub struct MlhModel {
+    /// Bit k of x is wₖᵀ(x − μ) > tₖ.
+    pub hash: LinearModel,
+    log: FitLog,
+}
+
+impl HashModel for MlhModel {
+    fn n_bits(&self) -> usize {
+        self.hash.n_bits()
+    }
+
+    fn fit_log(&self) -> FitLog {
+        self.log.clone()
+    }
+
+    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
+        self.hash.encode(data)
+    }
+}
+
+impl MlhParams {
+    fn sgd(&self, epochs: usize, weight_decay: f64) -> Sgd {
+        Sgd {
+            epochs,
+            pairs_per_epoch: self.pairs_per_epoch,
+            batch: 100,
+            learning_rate: self.learning_rate,
+            momentum: self.momentum,
+            weight_decay,
+        }
+    }
+
+    /// Every training item's label (in row order), when the pairs read them.
+    fn row_labels(&self, train: &TrainSet<'_>, n: usize) -> Result<Option<Vec<u32>>, FitError> {
+        if !self.same_label {
+            return Ok(None);
+        }
+        if train.labelled.len() != n {
+            return Err(FitError::MissingLabels { method: "mlh" });
+        }
+        let mut labels = vec![0; n];
+        for (&i, &l) in train.labelled.iter().zip(train.labels) {
+            labels[i] = l;
+        }
+        Ok(Some(labels))
+    }
+}
+
+impl HashMethod for MlhParams {
+    type Model = MlhModel;
+    const LABEL: &'static str = "MLH";
+    const REQUIREMENTS: Requirements = Requirements {
+        supervision: Supervision::None,
+        bit_limit: BitLimit::Unbounded,
+        uses_spec_kernel: false,
+    };
+    const FIT_LOG: FitLogNames = FitLogNames {
+        facts: &[
+            "rho",
+            "weight-decay",
+            "bound-last-epoch",
+            "loss-last-epoch",
+            "validation-ap",
+            "validation-items",
+        ],
+        per_bit: &[],
+        seconds: &["tuning-seconds"],
+    };
+
+    fn validate(&self) -> Result<(), ParamError> {
+        if self.neighbours == 0 {
+            return Err(ParamError::invalid("neighbours", 0, "must be positive"));
+        }
+        for (name, v) in [("epochs", self.epochs), ("validation_epochs", self.validation_epochs)] {
+            if v == 0 {
+                return Err(ParamError::invalid(name, 0, "must be positive"));
+            }
+        }
+        if self.pairs_per_epoch < 100 {
+            return Err(ParamError::invalid(
+                "pairs_per_epoch",
+                self.pairs_per_epoch,
+                "at least one mini-batch of 100 pairs",
+            ));
+        }
+        if self.validation_items < 10 {
+            return Err(ParamError::invalid(
+                "validation_items",
+                self.validation_items,
+                "at least 10",
+            ));
+        }
+        ParamError::check_non_negative("lambda", self.lambda)?;
+        if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
+            return Err(ParamError::invalid(
+                "learning_rate",
+                self.learning_rate,
+                "must be positive",
+            ));
+        }
+        if !(0.0..1.0).contains(&self.momentum) {
+            return Err(ParamError::invalid("momentum", self.momentum, "must lie in [0, 1)"));
+        }
+        if let Hyperparameters::Fixed(f) = &self.hyperparameters {
+            if f.rho == 0 {
+                return Err(ParamError::invalid("rho", 0, "must be at least 1"));
+            }
+            ParamError::check_non_negative("weight_decay", f.weight_decay)?;
+        }
+        Ok(())
+    }
+
+    fn is_randomized(&self) -> bool {
+        true
+    }
+
+    fn supervision(&self) -> Supervision {
+        if self.same_label {
+            Supervision::AllTraining
+        } else {
+            Supervision::None
+        }
+    }
+
+    fn needs_tuning(&self) -> bool {
+        matches!(self.hyperparameters, Hyperparameters::Rule(_))
+    }
+
+    fn tune(&self, train: &TrainSet<'_>, n_bits: usize) -> Result<Option<(Self, FitLog)>, FitError> {
+        if !self.needs_tuning() {
+            return Ok(None);
+        }
+        let x = dense_fit_input(self, train, n_bits, "mlh", self.neighbours + 2)?;
+        let labels = self.row_labels(train, x.nrows())?;
+        let choice = validate(self, x, labels.as_deref(), n_bits).map_err(FitError::Solver)?;
+        let log = FitLog {
+            facts: vec![
+                ("validation-ap".into(), choice.ap),
+                ("validation-items".into(), choice.items as f64),
+            ],
+            ..FitLog::default()
+        };
+        let tuned = MlhParams {
+            hyperparameters: Hyperparameters::Fixed(choice.fixed),
+            ..self.clone()
+        };
+        Ok(Some((tuned, log)))
+    }
+
+    fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<MlhModel, FitError> {
+        let x = dense_fit_input(self, train, n_bits, "mlh", self.neighbours + 1)?;
+        let fixed = match &self.hyperparameters {
+            Hyperparameters::Fixed(f) => *f,
+            Hyperparameters::Rule(_) => {
+                let start = Instant::now();
+                let (tuned, mut log) = self.tune(train, n_bits)?.expect("a rule is tuned");
+                let mut model = tuned.fit(train, n_bits, rng)?;
+                log.facts.extend(model.log.facts);
+                log.seconds
+                    .push(("tuning-seconds".into(), start.elapsed().as_secs_f64()));
+                model.log.facts = log.facts;
+                model.log.seconds = log.seconds;
+                return Ok(model);
+            }
+        };
+        let labels = self.row_labels(train, x.nrows())?;
+        let lists = neighbour_lists(x, labels.as_deref(), self.neighbours)
+            .map_err(|e| FitError::Solver(format!("mlh pairs: {e}")))?;
+        let standard = Standardise::fit(x);
+        let xs = standard.apply(x);
+        let loss = PairLoss {
+            bits: n_bits,
+            rho: fixed.rho.min(n_bits),
+            lambda: self.lambda,
+        };
+        let trained = learn(
+            xs.as_ref(),
+            &PairSampler { lists: &lists },
+            &loss,
+            &self.sgd(self.epochs, fixed.weight_decay),
+            rng,
+        );
+        Ok(MlhModel {
+            hash: standard.model(trained.w.as_ref()),
+            log: FitLog {
+                facts: vec![
+                    ("rho".into(), loss.rho as f64),
+                    ("weight-decay".into(), fixed.weight_decay),
+                    ("bound-last-epoch".into(), trained.last_bound),
+                    ("loss-last-epoch".into(), trained.last_loss),
+                ],
+                ..FitLog::default()
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,196 @@
+//! Loss-adjusted inference against brute force, the AP by hand, learning on a
+//! toy problem, and the validation's independence of the trial seed.
+
+use faer::Mat;
+use hashbench_core::{BitCodes, Data, HashMethod, HashModel, TrainSet};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::train::{PairLoss, loss_adjusted};
+use crate::validate::ball_ap;
+use crate::*;
+
+#[test]
+fn loss_adjusted_inference_finds_the_maximum_over_all_code_pairs() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let q = 4;
+    for case in 0..200 {
+        let a: Vec<f64> = (0..q).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let b: Vec<f64> = (0..q).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let loss = PairLoss {
+            bits: q,
+            rho: 1 + case % 3,
+            lambda: [1.0, 0.5, 3.0][case % 3],
+        };
+        let similar = case % 2 == 0;
+        let code = |c: usize| -> Vec<f64> {
+            (0..q).map(|k| if c >> k & 1 == 1 { 1.0 } else { -1.0 }).collect()
+        };
+        let mut brute = f64::NEG_INFINITY;
+        for cg in 0..1 << q {
+            for ch in 0..1 << q {
+                let (g, h) = (code(cg), code(ch));
+                let m = (0..q).filter(|&k| g[k] != h[k]).count();
+                let v: f64 = (0..q).map(|k| g[k] * a[k] + h[k] * b[k]).sum::<f64>()
+                    + loss.at(m, similar);
+                brute = brute.max(v);
+            }
+        }
+        let got = loss_adjusted(&a, &b, &loss, similar);
+        let m = (0..q).filter(|&k| got.g[k] != got.h[k]).count();
+        let achieved: f64 = (0..q).map(|k| got.g[k] * a[k] + got.h[k] * b[k]).sum::<f64>()
+            + loss.at(m, similar);
+        assert!((got.value - brute).abs() < 1e-12, "case {case}: {} vs {brute}", got.value);
+        assert!((achieved - brute).abs() < 1e-12, "the codes achieve it");
+    }
+}
+
+#[test]
+fn the_loss_is_the_normalised_hinge() {
+    let loss = PairLoss {
+        bits: 8,
+        rho: 3,
+        lambda: 2.0,
+    };
+    // similar: zero below ρ, then rising to λ at m = q
+    assert_eq!(loss.at(2, true), 0.0);
+    assert_eq!(loss.at(3, true), 2.0 / 6.0);
+    assert_eq!(loss.at(8, true), 2.0);
+    // dissimilar: 1 at m = 0, zero beyond ρ
+    assert_eq!(loss.at(0, false), 1.0);
+    assert_eq!(loss.at(3, false), 0.25);
+    assert_eq!(loss.at(4, false), 0.0);
+}
+
+#[test]
+fn ball_ap_by_hand() {
+    // one 2-bit query 00; database 00, 01, 11; relevant: item 1
+    let db = BitCodes::from_fn(3, 2, |i, k| (i == 1 && k == 0) || i == 2);
+    let q = BitCodes::from_fn(1, 2, |_, _| false);
+    // radius 0: P 0/1, R 0; radius 1: P 1/2, R 1; radius 2: P 1/3, R 1
+    let ap = ball_ap(&q, &db, &[vec![1]]);
+    assert!((ap - 0.25).abs() < 1e-12, "{ap}");
+}
+
+/// Two classes far apart in the first coordinate, noise elsewhere.
+fn two_blobs(n: usize, seed: u64) -> Mat<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Mat::from_fn(n, 5, |i, j| {
+        let centre = if j == 0 && i % 2 == 0 { 3.0 } else { 0.0 };
+        centre + rng.random_range(-1.0..1.0)
+    })
+}
+
+fn quick(hyper: Hyperparameters) -> MlhParams {
+    MlhParams {
+        neighbours: 5,
+        hyperparameters: hyper,
+        epochs: 5,
+        validation_epochs: 2,
+        pairs_per_epoch: 2000,
+        validation_items: 20,
+        ..MlhParams::default()
+    }
+}
+
+/// 16 clusters of 10 items in 8 dimensions: an item's 9 nearest are
+/// mostly its cluster-mates.
+fn clusters() -> Mat<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let centres = Mat::from_fn(16, 8, |_, _| rng.random_range(-1.0..1.0));
+    Mat::from_fn(160, 8, |i, j| {
+        centres[(i / 10, j)] + 0.3 * rng.random_range(-1.0..1.0)
+    })
+}
+
+#[test]
+fn learning_lowers_the_loss_of_the_neighbour_pairs() {
+    let xm = clusters();
+    let x = Data::Dense(xm.clone());
+    let lists = neighbour_lists(xm.as_ref(), None, 9).unwrap();
+    let params = |learning_rate: f64| MlhParams {
+        neighbours: 9,
+        hyperparameters: Hyperparameters::Fixed(MlhFixed {
+            rho: 2,
+            weight_decay: 0.001,
+        }),
+        epochs: 60,
+        pairs_per_epoch: 5000,
+        learning_rate,
+        ..MlhParams::default()
+    };
+    let loss = PairLoss {
+        bits: 8,
+        rho: 2,
+        lambda: 1.0,
+    };
+    // the loss over all ordered pairs of the training items
+    let mean_loss = |model: &MlhModel| {
+        let codes = model.encode(&x).unwrap();
+        let mut total = 0.0;
+        for i in 0..160 {
+            for j in (0..160).filter(|&j| j != i) {
+                let m = (0..8).filter(|&k| codes.bit(i, k) != codes.bit(j, k)).count();
+                total += loss.at(m, lists[i].binary_search(&(j as u32)).is_ok());
+            }
+        }
+        total / (160.0 * 159.0)
+    };
+    let train = TrainSet::unlabelled(&x);
+    let seed = || ChaCha8Rng::seed_from_u64(3);
+    let untrained = params(1e-12).fit(&train, 8, &mut seed()).unwrap();
+    let trained = params(0.1).fit(&train, 8, &mut seed()).unwrap();
+    let (before, after) = (mean_loss(&untrained), mean_loss(&trained));
+    assert!(after < 0.8 * before, "{after} vs {before}");
+    let facts = trained.fit_log().facts;
+    let get = |name: &str| facts.iter().find(|f| f.0 == name).unwrap().1;
+    assert!(get("bound-last-epoch") >= get("loss-last-epoch") - 1e-12, "a bound");
+}
+
+#[test]
+fn validation_picks_from_the_grids_whatever_the_trial_seed() {
+    let x = Data::Dense(two_blobs(150, 2));
+    let params = quick(Hyperparameters::Rule(TuningRule::Validate));
+    let (tuned, log) = params.tune(&TrainSet::unlabelled(&x), 8).unwrap().unwrap();
+    let Hyperparameters::Fixed(fixed) = tuned.hyperparameters else {
+        panic!("tuned is fixed")
+    };
+    assert!(WEIGHT_DECAY_GRID.contains(&fixed.weight_decay));
+    assert!((1..=6).contains(&fixed.rho), "ρ₀ = 2 ± 2: {}", fixed.rho);
+    assert!(log.facts.iter().any(|f| f.0 == "validation-ap" && f.1 > 0.0));
+    // a fit under the rule tunes the same way and reports it
+    let a = params
+        .fit(&TrainSet::unlabelled(&x), 8, &mut ChaCha8Rng::seed_from_u64(1))
+        .unwrap();
+    let facts = a.fit_log().facts;
+    assert!(facts.contains(&("rho".to_string(), fixed.rho as f64)), "{facts:?}");
+}
+
+#[test]
+fn same_label_pairs_need_every_label() {
+    let x = Data::Dense(two_blobs(60, 3));
+    let params = MlhParams {
+        same_label: true,
+        ..quick(Hyperparameters::Fixed(MlhFixed {
+            rho: 1,
+            weight_decay: 0.0,
+        }))
+    };
+    assert_eq!(params.supervision(), hashbench_core::method::Supervision::AllTraining);
+    let err = params
+        .fit(&TrainSet::unlabelled(&x), 4, &mut ChaCha8Rng::seed_from_u64(1))
+        .unwrap_err();
+    assert!(err.to_string().contains("labelled"), "{err}");
+    let all: Vec<usize> = (0..60).collect();
+    let labels: Vec<u32> = (0..60).map(|i| (i % 2) as u32).collect();
+    let train = TrainSet {
+        x: &x,
+        labelled: &all,
+        labels: &labels,
+    };
+    assert!(params.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(1)).is_ok());
+    let lists = neighbour_lists(x.as_dense().unwrap(), Some(&labels), 5).unwrap();
+    assert!(lists.iter().enumerate().all(|(i, l)| l.iter().all(|&j| labels[j as usize] == labels[i])));
+}
+
+

@@ -1,0 +1,225 @@
+//! MLH's learning (Norouzi & Fleet, ICML 2011, Sec. 3-4): the pair loss, the
+//! loss-adjusted inference that maximises gᵀWx + hᵀWx' + ℓ(‖g − h‖_H) over
+//! code pairs (Sec. 4: sort the per-bit gains of making a bit differ, then
+//! scan the number m of differing bits), and SGD with momentum on the
+//! resulting upper bound of the empirical loss.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+
+/// The hinge loss of a pair at Hamming distance m, normalised as the
+/// reference code does: a similar pair λ·max(m − ρ + 1, 0)/(q − ρ + 1), a
+/// dissimilar one max(ρ − m + 1, 0)/(ρ + 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairLoss {
+    /// Code length q.
+    pub bits: usize,
+    /// Threshold ρ.
+    pub rho: usize,
+    /// Weight λ of the similar pairs' loss.
+    pub lambda: f64,
+}
+
+impl PairLoss {
+    /// ℓ(m, similar).
+    pub fn at(&self, m: usize, similar: bool) -> f64 {
+        let (q, rho) = (self.bits as f64, self.rho as f64);
+        let m = m as f64;
+        if similar {
+            self.lambda * (m - rho + 1.0).max(0.0) / (q - rho + 1.0)
+        } else {
+            (rho - m + 1.0).max(0.0) / (rho + 1.0)
+        }
+    }
+}
+
+/// The solution of loss-adjusted inference for one pair: codes g, h in
+/// {−1, +1}^q and the maximised value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Adjusted {
+    /// Code of the first item.
+    pub g: Vec<f64>,
+    /// Code of the second item.
+    pub h: Vec<f64>,
+    /// max over (g, h) of gᵀa + hᵀb + ℓ(‖g − h‖_H).
+    pub value: f64,
+}
+
+/// Loss-adjusted inference for scores a = Wx, b = Wx' (Sec. 4): a bit kept
+/// equal scores |aₖ + bₖ| at best, a bit made to differ |aₖ − bₖ|; for each
+/// m the best pair differs on the m bits of largest gain |aₖ − bₖ| − |aₖ + bₖ|,
+/// and m is chosen by scanning 0..=q (the smallest m on ties, as MATLAB's
+/// `max`). Ties within a bit take +1 first, as the reference code.
+pub fn loss_adjusted(a: &[f64], b: &[f64], loss: &PairLoss, similar: bool) -> Adjusted {
+    let q = a.len();
+    let same: f64 = a.iter().zip(b).map(|(x, y)| (x + y).abs()).sum();
+    let mut gains: Vec<(f64, usize)> = (0..q)
+        .map(|k| ((a[k] - b[k]).abs() - (a[k] + b[k]).abs(), k))
+        .collect();
+    gains.sort_by(|u, v| v.0.total_cmp(&u.0).then(u.1.cmp(&v.1)));
+    let (mut best, mut best_m, mut running) = (same + loss.at(0, similar), 0, same);
+    for (m, g) in gains.iter().enumerate() {
+        running += g.0;
+        let value = running + loss.at(m + 1, similar);
+        if value > best {
+            (best, best_m) = (value, m + 1);
+        }
+    }
+    let plus = |v: f64| if v >= 0.0 { 1.0 } else { -1.0 };
+    let mut g: Vec<f64> = (0..q).map(|k| plus(a[k] + b[k])).collect();
+    let mut h = g.clone();
+    for &(_, k) in &gains[..best_m] {
+        g[k] = plus(a[k] - b[k]);
+        h[k] = -g[k];
+    }
+    Adjusted { g, h, value: best }
+}
+
+/// A training pair (i, j) and whether j is a neighbour of i.
+pub type Pair = (u32, u32, bool);
+
+/// Draws pairs: half from the neighbour lists (similar), half uniformly
+/// among all ordered pairs of distinct items (labelled by the lists).
+pub struct PairSampler<'a> {
+    /// Neighbours of each item, sorted.
+    pub lists: &'a [Vec<u32>],
+}
+
+impl PairSampler<'_> {
+    /// `count` pairs.
+    pub fn draw(&self, count: usize, rng: &mut ChaCha8Rng) -> Vec<Pair> {
+        let n = self.lists.len();
+        (0..count)
+            .map(|c| loop {
+                let i = rng.random_range(0..n);
+                if c < count / 2 {
+                    let list = &self.lists[i];
+                    if list.is_empty() {
+                        continue;
+                    }
+                    return (i as u32, list[rng.random_range(0..list.len())], true);
+                }
+                let j = rng.random_range(0..n);
+                if j != i {
+                    let similar = self.lists[i].binary_search(&(j as u32)).is_ok();
+                    return (i as u32, j as u32, similar);
+                }
+            })
+            .collect()
+    }
+}
+
+/// SGD settings (the reference code's: 10⁵ pairs per epoch, mini-batches of
+/// 100, η = 0.1 decayed linearly to 0, momentum 0.9).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sgd {
+    /// Epochs.
+    pub epochs: usize,
+    /// Pairs per epoch.
+    pub pairs_per_epoch: usize,
+    /// Pairs per mini-batch.
+    pub batch: usize,
+    /// Initial learning rate η.
+    pub learning_rate: f64,
+    /// Momentum.
+    pub momentum: f64,
+    /// Weight decay on W.
+    pub weight_decay: f64,
+}
+
+/// What training reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trained {
+    /// W, q × d (hyperplanes through the origin of the centred data).
+    pub w: Mat<f64>,
+    /// The mean, over the last epoch's pairs, of the upper bound
+    /// max(gᵀWx + hᵀWx' + ℓ) − max(gᵀWx) − max(hᵀWx') (≥ the empirical loss).
+    pub last_bound: f64,
+    /// The mean empirical loss of the last epoch's pairs under the current codes.
+    pub last_loss: f64,
+}
+
+/// Learns W on the rows of `x` (already centred and scaled) from pairs drawn
+/// by `pairs`. The hyperplanes pass through the origin (the reference's
+/// calls all set `zerobias = 1`: with offsets, nothing stops every code
+/// drifting to one value, where merged dissimilar pairs have no gradient).
+pub fn learn(
+    x: MatRef<'_, f64>,
+    pairs: &PairSampler<'_>,
+    loss: &PairLoss,
+    sgd: &Sgd,
+    rng: &mut ChaCha8Rng,
+) -> Trained {
+    let (d, q) = (x.ncols(), loss.bits);
+    // W initialised as LSH, N(0, 1) (the reference's `MLH.m`)
+    let mut w = Mat::from_fn(q, d, |_, _| Distribution::<f64>::sample(&StandardNormal, rng));
+    let mut step = Mat::<f64>::zeros(q, d);
+    let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
+    let (mut last_bound, mut last_loss) = (0.0, 0.0);
+    for epoch in 0..sgd.epochs {
+        let eta = sgd.learning_rate * (sgd.epochs - epoch) as f64 / sgd.epochs as f64;
+        let (mut bound, mut empirical) = (0.0, 0.0);
+        for _ in 0..batches {
+            let drawn = pairs.draw(sgd.batch, rng);
+            let rows = |pick: fn(&Pair) -> u32| {
+                Mat::from_fn(drawn.len(), d, |r, j| x[(pick(&drawn[r]) as usize, j)])
+            };
+            let (x1, x2) = (rows(|p| p.0), rows(|p| p.1));
+            let mut a = Mat::<f64>::zeros(drawn.len(), q);
+            let mut b = Mat::<f64>::zeros(drawn.len(), q);
+            matmul(a.as_mut(), Accum::Replace, x1.as_ref(), w.transpose(), 1.0, Par::Seq);
+            matmul(b.as_mut(), Accum::Replace, x2.as_ref(), w.transpose(), 1.0, Par::Seq);
+            // y − ŷ for each side, the rows of the gradient's factors
+            let mut d1 = Mat::<f64>::zeros(drawn.len(), q);
+            let mut d2 = Mat::<f64>::zeros(drawn.len(), q);
+            for (r, pair) in drawn.iter().enumerate() {
+                let ar: Vec<f64> = (0..q).map(|k| a[(r, k)]).collect();
+                let br: Vec<f64> = (0..q).map(|k| b[(r, k)]).collect();
+                let adj = loss_adjusted(&ar, &br, loss, pair.2);
+                let mut current = 0.0;
+                let mut differ = 0;
+                for k in 0..q {
+                    // sign(0) = 0, as the reference code's `sign`
+                    let (y1, y2) = (sign(ar[k]), sign(br[k]));
+                    d1[(r, k)] = y1 - adj.g[k];
+                    d2[(r, k)] = y2 - adj.h[k];
+                    current += ar[k].abs() + br[k].abs();
+                    differ += usize::from((ar[k] > 0.0) != (br[k] > 0.0));
+                }
+                bound += adj.value - current;
+                empirical += loss.at(differ, pair.2);
+            }
+            let mut grad = Mat::<f64>::zeros(q, d);
+            matmul(grad.as_mut(), Accum::Replace, d1.transpose(), x1.as_ref(), 1.0, Par::Seq);
+            matmul(grad.as_mut(), Accum::Add, d2.transpose(), x2.as_ref(), 1.0, Par::Seq);
+            let scale = 1.0 / drawn.len() as f64;
+            for j in 0..d {
+                for k in 0..q {
+                    step[(k, j)] = sgd.momentum * step[(k, j)]
+                        + eta * (grad[(k, j)] * scale - sgd.weight_decay * w[(k, j)]);
+                    w[(k, j)] += step[(k, j)];
+                }
+            }
+        }
+        let seen = (batches * sgd.batch) as f64;
+        (last_bound, last_loss) = (bound / seen, empirical / seen);
+    }
+    Trained {
+        w,
+        last_bound,
+        last_loss,
+    }
+}
+
+fn sign(v: f64) -> f64 {
+    if v > 0.0 {
+        1.0
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}

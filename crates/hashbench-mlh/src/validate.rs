@@ -1,0 +1,220 @@
+//! ρ and the weight decay chosen on held-out training items, staged as the
+//! reference code's `RUN.m`: the weight decay over its grid at ρ₀ = 2⌈q/16⌉,
+//! then ρ over ρ₀ − 2..ρ₀ + 2, a larger ρ kept only when it raises the
+//! validation AP by more than 0.005. The criterion is the reference's
+//! `eval_linear_hash` AP: the area under the precision-recall points of the
+//! Hamming balls of radius 0..q over all held-out queries (precision of an
+//! empty ball = 1), by the trapezoid rule.
+
+use faer::{Mat, MatRef};
+use hashbench_core::knn::k_nearest;
+use hashbench_core::search::hamming_distances;
+use hashbench_core::seed::derive_seed;
+use hashbench_core::{BitCodes, Data, HashModel};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::train::{PairLoss, PairSampler, learn};
+use crate::{MlhFixed, MlhParams, Standardise, neighbour_lists};
+
+/// The weight decays tried (the reference's grid).
+pub const WEIGHT_DECAY_GRID: [f64; 6] = [0.1, 0.03, 0.01, 0.003, 0.001, 0.0001];
+/// The steps from ρ₀ tried.
+pub const RHO_STEPS: [i64; 5] = [-2, -1, 0, 1, 2];
+
+/// The validated choice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    /// ρ and weight decay.
+    pub fixed: MlhFixed,
+    /// Its validation AP.
+    pub ap: f64,
+    /// Held-out items.
+    pub items: usize,
+}
+
+/// The held-out split: validation queries and the rest (which trains and is
+/// searched), with the truth of each query among the rest.
+struct Holdout {
+    rest: Mat<f64>,
+    queries: Mat<f64>,
+    lists: Vec<Vec<u32>>,
+    truth: Vec<Vec<u32>>,
+}
+
+fn pick(x: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
+    Mat::from_fn(rows.len(), x.ncols(), |i, j| x[(rows[i], j)])
+}
+
+impl Holdout {
+    fn new(
+        params: &MlhParams,
+        x: MatRef<'_, f64>,
+        labels: Option<&[u32]>,
+        bits: usize,
+    ) -> Result<Holdout, String> {
+        let n = x.nrows();
+        let held = params.validation_items.min(n / 10).max(1);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut ChaCha8Rng::seed_from_u64(derive_seed(
+            bits as u64,
+            &["mlh-validation"],
+        )));
+        let (q_rows, rest_rows) = order.split_at(held);
+        let mut rest_rows = rest_rows.to_vec();
+        rest_rows.sort_unstable();
+        let rest = pick(x, &rest_rows);
+        let queries = pick(x, q_rows);
+        let rest_labels: Option<Vec<u32>> =
+            labels.map(|l| rest_rows.iter().map(|&i| l[i]).collect());
+        let lists = neighbour_lists(rest.as_ref(), rest_labels.as_deref(), params.neighbours)?;
+        let k = params.neighbours;
+        let truth = match labels {
+            None => k_nearest(queries.as_ref(), rest.as_ref(), k, None)
+                .into_iter()
+                .map(|row| row.into_iter().map(|e| e.1).collect())
+                .collect(),
+            Some(l) => {
+                let rest_labels = rest_labels.as_deref().expect("labels given");
+                q_rows
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &i)| {
+                        let members: Vec<usize> = (0..rest_rows.len())
+                            .filter(|&j| rest_labels[j] == l[i])
+                            .collect();
+                        let sub = pick(rest.as_ref(), &members);
+                        let q = pick(queries.as_ref(), &[r]);
+                        k_nearest(q.as_ref(), sub.as_ref(), k.min(members.len()), None)[0]
+                            .iter()
+                            .map(|e| members[e.1 as usize] as u32)
+                            .collect()
+                    })
+                    .collect()
+            }
+        };
+        Ok(Holdout {
+            rest,
+            queries,
+            lists,
+            truth,
+        })
+    }
+
+    /// The AP of a fit with `fixed` on the rest, its training seeded by `bits`.
+    fn ap(&self, params: &MlhParams, fixed: MlhFixed, bits: usize) -> f64 {
+        let standard = Standardise::fit(self.rest.as_ref());
+        let loss = PairLoss {
+            bits,
+            rho: fixed.rho,
+            lambda: params.lambda,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(bits as u64, &["mlh-validation-fit"]));
+        let trained = learn(
+            standard.apply(self.rest.as_ref()).as_ref(),
+            &PairSampler { lists: &self.lists },
+            &loss,
+            &params.sgd(params.validation_epochs, fixed.weight_decay),
+            &mut rng,
+        );
+        let model = standard.model(trained.w.as_ref());
+        let encode = |m: &Mat<f64>| {
+            model
+                .encode(&Data::Dense(m.clone()))
+                .expect("the model's own dimension")
+        };
+        ball_ap(&encode(&self.queries), &encode(&self.rest), &self.truth)
+    }
+}
+
+/// The AP of the Hamming balls of radius 0..q: precision and recall summed
+/// over all queries at each radius, an empty ball at precision 1, the
+/// trapezoid area under the points.
+pub fn ball_ap(queries: &BitCodes, db: &BitCodes, truth: &[Vec<u32>]) -> f64 {
+    let q = db.n_bits();
+    let mut within = vec![0u64; q + 1];
+    let mut relevant_within = vec![0u64; q + 1];
+    let mut relevant_total = 0u64;
+    for (i, list) in truth.iter().enumerate() {
+        let dist = hamming_distances(queries.code(i), db);
+        for &dd in &dist {
+            within[dd as usize] += 1;
+        }
+        for &j in list {
+            relevant_within[dist[j as usize] as usize] += 1;
+        }
+        relevant_total += list.len() as u64;
+    }
+    let (mut retrieved, mut hits) = (0u64, 0u64);
+    let mut points = Vec::with_capacity(q + 1);
+    for r in 0..=q {
+        retrieved += within[r];
+        hits += relevant_within[r];
+        let precision = if retrieved == 0 {
+            1.0
+        } else {
+            hits as f64 / retrieved as f64
+        };
+        points.push((precision, hits as f64 / relevant_total.max(1) as f64));
+    }
+    points
+        .windows(2)
+        .map(|w| 0.5 * (w[0].0 + w[1].0) * (w[1].1 - w[0].1))
+        .sum()
+}
+
+/// ρ and the weight decay chosen on held-out training items.
+///
+/// # Errors
+/// Too few items of a class for the neighbour rule.
+pub fn validate(
+    params: &MlhParams,
+    x: MatRef<'_, f64>,
+    labels: Option<&[u32]>,
+    bits: usize,
+) -> Result<Choice, String> {
+    let holdout = Holdout::new(params, x, labels, bits)?;
+    let rho0 = (2 * bits.div_ceil(16)).min(bits);
+    let mut best: Option<Choice> = None;
+    for &weight_decay in &WEIGHT_DECAY_GRID {
+        let fixed = MlhFixed {
+            rho: rho0,
+            weight_decay,
+        };
+        let ap = holdout.ap(params, fixed, bits);
+        if best.is_none_or(|b| ap > b.ap) {
+            best = Some(Choice {
+                fixed,
+                ap,
+                items: holdout.queries.nrows(),
+            });
+        }
+    }
+    let first = best.expect("a grid");
+    let weight_decay = first.fixed.weight_decay;
+    let mut best: Option<Choice> = None;
+    for step in RHO_STEPS {
+        let rho = rho0 as i64 + step;
+        if rho < 1 || rho > bits as i64 {
+            continue;
+        }
+        let fixed = MlhFixed {
+            rho: rho as usize,
+            weight_decay,
+        };
+        let ap = if fixed == first.fixed {
+            first.ap
+        } else {
+            holdout.ap(params, fixed, bits)
+        };
+        if best.is_none_or(|b| ap > b.ap + 0.005) {
+            best = Some(Choice {
+                fixed,
+                ap,
+                items: holdout.queries.nrows(),
+            });
+        }
+    }
+    Ok(best.expect("ρ₀ lies in 1..=q"))
+}
