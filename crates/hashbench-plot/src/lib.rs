@@ -51,7 +51,7 @@ const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
 /// Colours in a fixed order; the methods of the five papers come first so each
 /// keeps its colour across figures.
-const PALETTE: [RGBColor; 14] = [
+const PALETTE: [RGBColor; 18] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -66,6 +66,10 @@ const PALETTE: [RGBColor; 14] = [
     RGBColor(0, 0, 128),
     RGBColor(128, 0, 0),
     RGBColor(255, 0, 255),
+    RGBColor(0, 128, 128),
+    RGBColor(128, 128, 0),
+    RGBColor(255, 190, 0),
+    RGBColor(90, 60, 160),
 ];
 
 /// The colour of a series: its fixed palette slot, else one chosen from the label.

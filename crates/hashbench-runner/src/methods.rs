@@ -11,7 +11,10 @@ use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet
 use hashbench_itq::ItqParams;
 use hashbench_klsh::KlshParams;
 use hashbench_lamp::LampParams;
+use hashbench_lch::LchParams;
 use hashbench_lsh::LshParams;
+use hashbench_lsi::LsiParams;
+use hashbench_mlh::MlhParams;
 use hashbench_okh::OkhParams;
 use hashbench_pcah::PcahParams;
 use hashbench_rbm::RbmParams;
@@ -19,6 +22,7 @@ use hashbench_sikh::SikhParams;
 use hashbench_spah::{ShEncwParams, ShSvmParams};
 use hashbench_spectral::ShParams;
 use hashbench_splh::{S3plhParams, UsplhParams};
+use hashbench_sth::SthParams;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -178,6 +182,14 @@ register_methods! {
     ShEncw(ShEncwParams) = "sh-encw", slot 12, fixture "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1, lambda1 = 0.1, lambda2 = 0.1 }";
     /// Sparse Hashing with linear-SVM hash functions.
     ShSvm(ShSvmParams) = "sh-svm", slot 13, fixture "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1 }";
+    /// Self-taught hashing (Laplacian eigenmap codes, one SVM per bit).
+    Sth(SthParams) = "sth", slot 14, fixture "neighbours = 3";
+    /// Latent semantic indexing (truncated SVD, median thresholds).
+    Lsi(LsiParams) = "lsi", slot 15, fixture "";
+    /// Laplacian co-hashing (bipartite item-feature co-embedding).
+    Lch(LchParams) = "lch", slot 16, fixture "";
+    /// Minimal loss hashing.
+    Mlh(MlhParams) = "mlh", slot 17, fixture "neighbours = 3\nepochs = 2\npairs_per_epoch = 200\nhyperparameters = { rho = 1, weight_decay = 0.001 }";
 }
 
 /// The registration of the method a spec calls `name`.

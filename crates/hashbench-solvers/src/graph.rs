@@ -12,6 +12,7 @@ use faer::matrix_free::eigen::{
 };
 use faer::{Col, Mat, MatMut, MatRef, Par};
 use hashbench_core::knn::{k_largest_inner_products, k_nearest};
+use hashbench_core::linalg::top_eigenpairs;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -105,7 +106,7 @@ impl KnnGraph {
     /// vector). An isolated item's degree is taken as 0.01 (STH's `LapEig`).
     /// With z = D^½y this is (I − N) z = λ z, N = D^−½ W D^−½ of spectrum in
     /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0, by faer's
-    /// Krylov-Schur partial eigensolver from a fixed pseudo-random start.
+    /// Krylov-Schur partial eigensolver (densely on graphs of at most 64 items).
     ///
     /// # Errors
     /// [`SolverError::Invalid`] for `count` beyond the item count,
@@ -129,37 +130,16 @@ impl KnnGraph {
             graph: self,
             inv_sqrt_degree: degree.iter().map(|d| 1.0 / d.sqrt()).collect(),
         };
-        let mut rng = ChaCha8Rng::seed_from_u64(0x5748);
-        let mut v0 = Col::<f64>::from_fn(n, |_| rng.random::<f64>() - 0.5);
-        v0 /= v0.norm_l2();
-        let params = PartialEigenParams {
-            max_restarts: 2000,
-            ..Default::default()
+        let (shifted, z) = if n <= KRYLOV_MIN_DIM.max(2 * count) {
+            // faer's Krylov-Schur needs a subspace smaller than n
+            let mut dense = Mat::<f64>::zeros(n, n);
+            let identity = Mat::<f64>::identity(n, n);
+            op.apply(dense.as_mut(), identity.as_ref(), Par::Seq, MemStack::new(&mut []));
+            top_eigenpairs(dense.as_ref(), count)
+                .map_err(|e| SolverError::Invalid(format!("Laplacian eigenmap: {e}")))?
+        } else {
+            op.largest_eigenpairs(count)?
         };
-        let mut mem = MemBuffer::new(partial_self_adjoint_eigen_scratch(
-            &op,
-            count,
-            Par::Seq,
-            params,
-        ));
-        let mut z = Mat::<f64>::zeros(n, count);
-        let mut shifted = vec![0.0; count];
-        let info = partial_self_adjoint_eigen(
-            z.as_mut(),
-            &mut shifted,
-            &op,
-            v0.as_ref(),
-            f64::EPSILON * 128.0,
-            Par::Seq,
-            MemStack::new(&mut mem),
-            params,
-        );
-        if info.n_converged_eigen < count {
-            return Err(SolverError::NotConverged {
-                solver: "Krylov-Schur partial eigensolver",
-                iterations: params.max_restarts,
-            });
-        }
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
         let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
@@ -200,11 +180,56 @@ impl KnnGraph {
     }
 }
 
+/// The smallest subspace faer's Krylov-Schur iterates in (2 × its MIN_DIM):
+/// graphs of at most this many items are solved densely.
+const KRYLOV_MIN_DIM: usize = 64;
+
 /// N + I with N = D^−½ W D^−½: the operator the eigensolver iterates.
 #[derive(Debug)]
 struct ShiftedNormalisedAdjacency<'a> {
     graph: &'a KnnGraph,
     inv_sqrt_degree: Vec<f64>,
+}
+
+impl ShiftedNormalisedAdjacency<'_> {
+    /// The `count` eigenpairs of largest eigenvalue, by faer's Krylov-Schur
+    /// from a fixed pseudo-random start (the spectrum lies in [0, 2], so
+    /// largest magnitude is largest value).
+    fn largest_eigenpairs(&self, count: usize) -> Result<(Vec<f64>, Mat<f64>), SolverError> {
+        let n = self.inv_sqrt_degree.len();
+        let mut rng = ChaCha8Rng::seed_from_u64(0x5748);
+        let mut v0 = Col::<f64>::from_fn(n, |_| rng.random::<f64>() - 0.5);
+        v0 /= v0.norm_l2();
+        let params = PartialEigenParams {
+            max_restarts: 2000,
+            ..Default::default()
+        };
+        let mut mem = MemBuffer::new(partial_self_adjoint_eigen_scratch(
+            self,
+            count,
+            Par::Seq,
+            params,
+        ));
+        let mut z = Mat::<f64>::zeros(n, count);
+        let mut values = vec![0.0; count];
+        let info = partial_self_adjoint_eigen(
+            z.as_mut(),
+            &mut values,
+            self,
+            v0.as_ref(),
+            f64::EPSILON * 128.0,
+            Par::Seq,
+            MemStack::new(&mut mem),
+            params,
+        );
+        if info.n_converged_eigen < count {
+            return Err(SolverError::NotConverged {
+                solver: "Krylov-Schur partial eigensolver",
+                iterations: params.max_restarts,
+            });
+        }
+        Ok((values, z))
+    }
 }
 
 impl LinOp<f64> for ShiftedNormalisedAdjacency<'_> {

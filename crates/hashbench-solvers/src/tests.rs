@@ -452,8 +452,14 @@ fn cosine_graph_matches_brute_force_with_self_loops() {
 
 #[test]
 fn laplacian_eigenmap_satisfies_the_generalised_eigen_equation() {
+    // 200 items: the Krylov-Schur path; 40: the dense one
+    for n in [200, 40] {
+        eigenmap_case(n, 9);
+    }
+}
+
+fn eigenmap_case(n: usize, count: usize) {
     let mut rng = ChaCha8Rng::seed_from_u64(37);
-    let (n, count) = (200, 9);
     let x = Mat::from_fn(n, 6, |_, _| rng.random_range(0.0..1.0));
     let graph = KnnGraph::cosine(x.as_ref(), 8).unwrap();
     let (values, y) = graph.smallest_generalised_eigenvectors(count).unwrap();
