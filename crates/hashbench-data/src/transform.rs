@@ -12,7 +12,7 @@ use crate::{DataError, Dataset, Result};
 
 /// One transform (`transform = ["unit-length"]`,
 /// `{ top-terms = { count = 500, fit-on = "train" } }`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Transform {
     /// Each item divided by its Euclidean norm (zero items left as they are):
@@ -47,6 +47,15 @@ pub enum Transform {
         height: usize,
         /// Block side.
         factor: usize,
+    },
+    /// Every value v of dense items becomes `scale`·v + `shift` (e.g. the
+    /// [−1, 1] pixels of the GPML USPS copy back to gray levels in [0, 1],
+    /// for methods that read nonnegative features).
+    Affine {
+        /// Factor.
+        scale: f64,
+        /// Offset.
+        shift: f64,
     },
 }
 
@@ -151,6 +160,14 @@ impl Transform {
                     }
                     sum * scale
                 }))
+            }
+            (Transform::Affine { scale, shift }, Data::Dense(x)) => {
+                Data::Dense(faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| {
+                    scale * x[(i, j)] + shift
+                }))
+            }
+            (Transform::Affine { .. }, other) => {
+                return Err(needs_vectors(&data.name, "affine (dense)", other));
             }
             (Transform::MeanPool { .. }, other) => {
                 return Err(needs_vectors(&data.name, "mean-pool (dense images)", other));
@@ -292,6 +309,19 @@ mod tests {
         };
         assert_eq!(s.row(0), (&[1u32, 4][..], &[0.6, 0.8][..]));
         assert_eq!(s.row(1).0.len(), 0);
+    }
+
+    #[test]
+    fn affine_maps_every_value_and_is_recorded() {
+        let t: Transform =
+            serde_json::from_str(r#"{ "affine": { "scale": 0.5, "shift": 0.5 } }"#).unwrap();
+        let d = t
+            .apply(dataset(Data::Dense(faer::mat![[-1.0, 1.0], [0.0, 0.5]])))
+            .unwrap();
+        assert_eq!(d.x.as_dense().unwrap(), faer::mat![[0.0, 1.0], [0.5, 0.75]]);
+        assert_ne!(d.fingerprint, "f");
+        let sparse = SparseRows::new(2, &[vec![(0, 1.0)]]).unwrap();
+        assert!(t.apply(dataset(Data::Sparse(sparse))).is_err());
     }
 
     fn with_parts(x: Data, parts: Vec<(String, std::ops::Range<usize>)>) -> Dataset {

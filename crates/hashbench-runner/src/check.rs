@@ -14,6 +14,7 @@ use polars::prelude::{
 use serde::{Deserialize, Serialize};
 
 use crate::report::{aggregate, check_claims};
+use crate::spec::Centre;
 use crate::spec::Plan;
 use crate::tables::{MetricRow, ResultTables};
 
@@ -70,10 +71,10 @@ pub fn means(t: &ResultTables) -> Means {
             value: r.y,
         })
         .collect();
-    aggregate(&t.metrics)
+    aggregate(&t.metrics, Centre::Mean)
         .into_iter()
-        .chain(aggregate(&points))
-        .map(|((m, metric, b), s)| ((m, b, metric), s.mean))
+        .chain(aggregate(&points, Centre::Mean))
+        .map(|((m, metric, b), s)| ((m, b, metric), s.centre))
         .collect()
 }
 
@@ -100,7 +101,7 @@ pub struct StoredVerdict {
 
 /// The verdicts of a run's claims, in spec order.
 pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
-    check_claims(plan, &aggregate(&t.metrics), &t.curves)
+    check_claims(plan, &aggregate(&t.metrics, plan.centre), &t.curves)
         .into_iter()
         .map(|v| StoredVerdict {
             claim: v.text,

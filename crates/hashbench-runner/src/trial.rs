@@ -292,9 +292,13 @@ impl<'a> TrialContext<'a> {
         let db = model
             .encode(&self.database)
             .map_err(|e| anyhow!("{}: encoding the database failed: {e}", name()))?;
+        let t2 = Instant::now();
         let queries = model
             .encode(&self.queries)
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
+        // the test time of SpaH Table I: encoding the queries alone
+        log.seconds
+            .push(("query-encode-seconds".to_string(), t2.elapsed().as_secs_f64()));
         let codes = FittedCodes {
             db,
             queries,

@@ -26,7 +26,7 @@ pub fn check_claims(
     let mean = |m: &str, metric: &str, b: usize| {
         stats
             .get(&(m.to_string(), metric.to_string(), b))
-            .map(|s| s.mean)
+            .map(|s| s.centre)
     };
     let present = |m: &str| {
         stats.keys().any(|(label, _, _)| label == m) || curves.iter().any(|r| r.method == m)
@@ -683,7 +683,7 @@ at = 16
         for (metric, values) in [("f1-r0", r0), ("f1-r1", r1)] {
             for (b, v) in [4, 8, 16, 32].into_iter().zip(values) {
                 let stat = Stat {
-                    mean: v,
+                    centre: v,
                     std: 0.0,
                     n: 1,
                 };

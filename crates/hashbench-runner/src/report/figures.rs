@@ -7,7 +7,7 @@ use hashbench_plot::{Figure, Series, render};
 
 use super::row_labels;
 use super::stats::{aggregate, curve_means};
-use crate::spec::{FigureSpec, Plan};
+use crate::spec::{FigureSpec, Plan, PrPoints};
 use crate::tables::ResultTables;
 
 /// Scalar metrics against code length: one series per method, or per method
@@ -15,7 +15,7 @@ use crate::tables::ResultTables;
 fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTables) -> Figure {
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
     let several = metrics.len() > 1;
-    let (scalars, timings) = (aggregate(&t.metrics), aggregate(&t.timings));
+    let (scalars, timings) = (aggregate(&t.metrics, plan.centre), aggregate(&t.timings, plan.centre));
     let mut series = Vec::new();
     for m in row_labels(plan, t) {
         for (k, metric) in metrics.iter().enumerate() {
@@ -27,7 +27,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
                 .filter_map(|&b| {
                     stats
                         .get(&(m.clone(), metric.to_string(), b))
-                        .map(|s| (b as f64, transform(s.mean)))
+                        .map(|s| (b as f64, transform(s.centre)))
                 })
                 .collect();
             if points.is_empty() {
@@ -58,6 +58,44 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
         }),
         y_label: f.y_label.clone().unwrap_or_else(|| metrics.join(", ")),
         categorical_x: true,
+        series,
+    }
+}
+
+/// One (recall, precision) point per code length and method, joined in
+/// code-length order and labelled by the code length at each point's legend.
+fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables) -> Figure {
+    let stats = aggregate(&t.metrics, plan.centre);
+    let value = |m: &str, metric: &str, b: usize| {
+        stats
+            .get(&(m.to_string(), metric.to_string(), b))
+            .map(|s| s.centre)
+            .filter(|v| v.is_finite())
+    };
+    let series = row_labels(plan, t)
+        .into_iter()
+        .filter_map(|m| {
+            let points: Vec<(f64, f64)> = plan
+                .bits
+                .iter()
+                .filter_map(|&b| Some((value(&m, &pr.recall, b)?, value(&m, &pr.precision, b)?)))
+                .collect();
+            (!points.is_empty()).then(|| Series {
+                label: m.clone(),
+                dashed: false,
+                palette_slot: plan.palette_slot(&m),
+                points,
+            })
+        })
+        .collect();
+    let bits: Vec<String> = plan.bits.iter().map(|b| b.to_string()).collect();
+    Figure {
+        title: f.title.clone(),
+        x_label: f.x_label.clone().unwrap_or_else(|| {
+            format!("{} (points: {} bits)", pr.recall, bits.join(", "))
+        }),
+        y_label: f.y_label.clone().unwrap_or_else(|| pr.precision.clone()),
+        categorical_x: false,
         series,
     }
 }
@@ -107,6 +145,9 @@ pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<Str
     let mut drawn = Vec::new();
     for f in &plan.figures {
         let fig = match (&f.metric, &f.curve, f.bits) {
+            _ if f.pr_points.is_some() => {
+                pr_points_figure(plan, f, f.pr_points.as_ref().expect("checked"), t)
+            }
             _ if !f.metrics.is_empty() => metric_figure(plan, f, &f.metrics, t),
             (Some(metric), _, _) => metric_figure(plan, f, std::slice::from_ref(metric), t),
             (None, Some(curve), Some(bits)) if plan.bits.contains(&bits) => {

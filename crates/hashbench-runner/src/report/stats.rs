@@ -1,22 +1,23 @@
-//! Mean ± standard deviation over trials, of scalars and of curves.
+//! Mean (or median) ± standard deviation over trials, of scalars; mean curves.
 
 use std::collections::BTreeMap;
 
+use crate::spec::Centre;
 use crate::tables::{CurveRow, MetricRow};
 
-/// Mean, sample standard deviation and count over trials.
+/// Centre, sample standard deviation and count over trials.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stat {
-    /// Mean of the finite values (NaN when none).
-    pub mean: f64,
+    /// Mean (or median, as the plan says) of the finite values (NaN when none).
+    pub centre: f64,
     /// Sample standard deviation (0 for one trial).
     pub std: f64,
     /// Number of trials.
     pub n: usize,
 }
 
-/// Aggregates rows into (method, metric, bits) → [`Stat`].
-pub fn aggregate(rows: &[MetricRow]) -> BTreeMap<(String, String, usize), Stat> {
+/// Aggregates rows into (method, metric, bits) → [`Stat`], centred by `centre`.
+pub fn aggregate(rows: &[MetricRow], centre: Centre) -> BTreeMap<(String, String, usize), Stat> {
     let mut groups: BTreeMap<(String, String, usize), Vec<f64>> = BTreeMap::new();
     for r in rows {
         groups
@@ -39,10 +40,15 @@ pub fn aggregate(rows: &[MetricRow]) -> BTreeMap<(String, String, usize), Stat> 
             } else {
                 (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
             };
+            let centre = match centre {
+                Centre::Mean => mean,
+                Centre::Median if n > 0 => hashbench_core::linalg::median(&finite),
+                Centre::Median => f64::NAN,
+            };
             (
                 k,
                 Stat {
-                    mean,
+                    centre,
                     std,
                     n: v.len(),
                 },
@@ -79,4 +85,33 @@ pub(super) fn curve_means<'a>(
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(trial: usize, value: f64) -> MetricRow {
+        MetricRow {
+            method: "M".into(),
+            params: "{}".into(),
+            bits: 8,
+            trial,
+            metric: "f1".into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn the_centre_is_the_mean_or_the_median_of_the_finite_values() {
+        let rows = [row(0, 1.0), row(1, 2.0), row(2, 9.0), row(3, f64::NAN)];
+        let key = ("M".to_string(), "f1".to_string(), 8);
+        let mean = aggregate(&rows, Centre::Mean)[&key];
+        assert_eq!((mean.centre, mean.n), (4.0, 4));
+        let median = aggregate(&rows, Centre::Median)[&key];
+        assert_eq!(median.centre, 2.0);
+        assert_eq!(median.std, mean.std);
+        let even = aggregate(&rows[..2], Centre::Median)[&key];
+        assert_eq!(even.centre, 1.5);
+    }
 }

@@ -24,11 +24,26 @@ fn tie_text(ties: TiePolicy) -> &'static str {
     }
 }
 
+/// The processor and logical CPUs of this machine (timings depend on them).
+fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown processor".to_string());
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {cpus} logical CPUs")
+}
+
 /// The Markdown summary: protocol, deviation, mean ± std tables per metric,
 /// timings, and the paper-claims section.
 pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> String {
-    let stats = aggregate(&t.metrics);
-    let timing = aggregate(&t.timings);
+    let stats = aggregate(&t.metrics, plan.centre);
+    let timing = aggregate(&t.timings, plan.centre);
     let mut s = String::new();
     let _ = writeln!(s, "# {}: {}\n", plan.id, plan.title);
     let _ = writeln!(s, "- Paper: {}", plan.paper);
@@ -40,6 +55,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
         plan.profile
     );
     let _ = writeln!(s, "- Dataset: `{}`; {split_sizes}", plan.dataset);
+    let _ = writeln!(s, "- Machine of the timings: {}", machine());
     match &plan.normality {
         Some(n) => {
             let _ = writeln!(s, "- Normality study: `{n:?}`");
@@ -59,7 +75,8 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             };
             let _ = writeln!(
                 s,
-                "- Trials: {trials}; values are mean ± sample std over trials"
+                "- Trials: {trials}; values are {} ± sample std over trials",
+                plan.centre.name()
             );
             let extra: Vec<&str> = plan
                 .methods
@@ -131,10 +148,10 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
                 for b in &plan.bits {
                     match stats.get(&(m.clone(), metric.clone(), *b)) {
                         Some(st) if st.n > 1 => {
-                            let _ = write!(s, " {:.4} ± {:.4} |", st.mean, st.std);
+                            let _ = write!(s, " {:.4} ± {:.4} |", st.centre, st.std);
                         }
                         Some(st) => {
-                            let _ = write!(s, " {:.4} |", st.mean);
+                            let _ = write!(s, " {:.4} |", st.centre);
                         }
                         None => s.push_str(" - |"),
                     }
@@ -163,7 +180,7 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             let mine = all
                 .get(&(r.method.clone(), r.metric.clone(), r.bits))
                 .map_or("not in this run".to_string(), |st| {
-                    format!("{:.4}", st.mean)
+                    format!("{:.4}", st.centre)
                 });
             let _ = writeln!(
                 s,

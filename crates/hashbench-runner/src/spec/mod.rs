@@ -29,8 +29,9 @@ pub use plan::{MethodEntry, Plan, TrialKey};
 /// The profile that states the paper's own protocol.
 pub const PAPER_PROFILE: &str = "paper";
 
-/// Scalar metrics the runner itself records for every trial.
-pub const TIMING_METRICS: [&str; 2] = ["fit-seconds", "encode-seconds"];
+/// Scalar metrics the runner itself records for every trial (encoding:
+/// database and queries; query encoding: the queries alone).
+pub const TIMING_METRICS: [&str; 3] = ["fit-seconds", "encode-seconds", "query-encode-seconds"];
 
 /// A spec file as written.
 #[derive(Debug, Deserialize)]
@@ -49,6 +50,9 @@ pub struct RawSpec {
     bits: Vec<usize>,
     #[serde(default = "one")]
     trials: usize,
+    /// How trials are summarised (SpaH Figs. 7-9: "the median of 10 runs").
+    #[serde(default)]
+    centre: Centre,
     dataset: String,
     split: Option<SplitSpec>,
     ground_truth: Option<TruthRule>,
@@ -78,6 +82,27 @@ pub struct RawSpec {
 
 fn one() -> usize {
     1
+}
+
+/// The centre of the values over trials in tables, figures and claims.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Centre {
+    /// The mean.
+    #[default]
+    Mean,
+    /// The median (the mean of the middle two for an even count).
+    Median,
+}
+
+impl Centre {
+    /// Its name in summaries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Centre::Mean => "mean",
+            Centre::Median => "median",
+        }
+    }
 }
 
 /// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
@@ -122,6 +147,9 @@ pub struct FigureSpec {
     pub metrics: Vec<String>,
     /// Curve plotted at `bits`.
     pub curve: Option<String>,
+    /// One precision-recall point per code length and method, joined in
+    /// code-length order (SpaH Figs. 5, 6 and 8).
+    pub pr_points: Option<PrPoints>,
     /// Code length of a curve panel.
     pub bits: Option<usize>,
     /// Plot log10 of the values (the paper's timing panels).
@@ -136,6 +164,16 @@ pub struct FigureSpec {
     pub reference: Option<String>,
     /// How the reference series are labelled (default "reference").
     pub reference_label: Option<String>,
+}
+
+/// The scalar metrics a precision-recall-points panel pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrPoints {
+    /// The precision metric (y).
+    pub precision: String,
+    /// The recall metric (x).
+    pub recall: String,
 }
 
 /// A number the paper reports, shown beside the reproduced mean.
@@ -402,6 +440,7 @@ impl Spec {
             shared_trial_seeds: raw.shared_trial_seeds,
             bits,
             trials,
+            centre: raw.centre,
             dataset,
             split,
             ground_truth,
@@ -697,6 +736,35 @@ trials = 1
             "paper",
         );
         assert!(e.contains("a metric panel spans every code length"), "{e}");
+    }
+
+    #[test]
+    fn pr_point_panels_name_produced_metrics_and_stand_alone() {
+        let with = |panel: &str| {
+            GOOD.replace(
+                "[[claims]]",
+                &format!(
+                    "[[metrics]]\nmetric = \"precision-at-radius\"\nradius = 1\n\n[[figures]]\nname = \"pr\"\ntitle = \"PR\"\n{panel}\n\n[[claims]]"
+                ),
+            )
+        };
+        let good = with("pr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }");
+        assert!(parse(&good).unwrap().plan("paper").is_ok());
+        let e = plan_err(
+            &with("pr_points = { precision = \"precision-r2\", recall = \"recall-r1\" }"),
+            "paper",
+        );
+        assert!(e.contains("metric `precision-r2` is not produced"), "{e}");
+        let e = plan_err(
+            &with("metric = \"map\"\npr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }"),
+            "paper",
+        );
+        assert!(e.contains("`pr_points` stands alone"), "{e}");
+        let median = good.replace("trials = 3", "trials = 3\ncentre = \"median\"");
+        assert_eq!(
+            parse(&median).unwrap().plan("paper").unwrap().centre,
+            Centre::Median
+        );
     }
 
     #[test]

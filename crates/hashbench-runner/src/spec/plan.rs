@@ -9,7 +9,7 @@ use hashbench_data::{Dataset, Registry, SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
 
-use super::{ClaimSpec, FigureSpec, Reported};
+use super::{Centre, ClaimSpec, FigureSpec, Reported};
 use crate::methods::MethodSpec;
 use crate::normality::NormalitySpec;
 
@@ -73,6 +73,8 @@ pub struct Plan {
     pub bits: Vec<usize>,
     /// Trials of randomized methods.
     pub trials: usize,
+    /// How trials are summarised.
+    pub centre: Centre,
     /// Registry name of the dataset.
     pub dataset: String,
     /// Split.

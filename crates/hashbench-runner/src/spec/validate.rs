@@ -57,6 +57,27 @@ impl Spec {
             let at = self.at(f.span().start);
             let fig = f.get_ref();
             let what = format!("figure `{}`", fig.name);
+            if let Some(pr) = &fig.pr_points {
+                if fig.metric.is_some()
+                    || fig.curve.is_some()
+                    || fig.bits.is_some()
+                    || !fig.metrics.is_empty()
+                {
+                    bail!(
+                        "{at}: {what}: `pr_points` stands alone; remove `metric`, `metrics`, `curve` and `bits`"
+                    );
+                }
+                if let Some(m) = [&pr.precision, &pr.recall]
+                    .into_iter()
+                    .find(|m| !names.scalars.contains(*m))
+                {
+                    bail!(
+                        "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                        join(&names.scalars)
+                    );
+                }
+                continue;
+            }
             if !fig.metrics.is_empty() {
                 if fig.metric.is_some() || fig.curve.is_some() || fig.bits.is_some() {
                     bail!(
