@@ -2,10 +2,11 @@
 
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::{column_medians, product};
-use hashbench_core::method::{BitLimit, Requirements, Supervision, dense_fit_input, dense_with_dim};
+use hashbench_core::method::{
+    BitLimit, Requirements, Supervision, dense_fit_input, dense_with_dim,
+};
 use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError,
-    TrainSet,
+    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError, TrainSet,
 };
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -113,9 +114,9 @@ impl HashMethod for LchParams {
     };
 
     fn check_data(&self, data: &Data) -> Result<(), String> {
-        let x = data.as_dense().ok_or_else(|| {
-            format!("LCH needs dense vectors, the dataset holds {}", data.kind())
-        })?;
+        let x = data
+            .as_dense()
+            .ok_or_else(|| format!("LCH needs dense vectors, the dataset holds {}", data.kind()))?;
         match first_negative(x) {
             None => Ok(()),
             Some((i, j, v)) => Err(format!(
@@ -196,12 +197,21 @@ mod tests {
             let av = &an * co.v.col(k);
             let atu = an.transpose() * co.u.col(k);
             for i in 0..50 {
-                assert!((av[i] - co.sigma[k] * co.u[(i, k)]).abs() < 1e-10, "Aₙv = σu");
+                assert!(
+                    (av[i] - co.sigma[k] * co.u[(i, k)]).abs() < 1e-10,
+                    "Aₙv = σu"
+                );
             }
             for j in 0..12 {
-                assert!((atu[j] - co.sigma[k] * co.v[(j, k)]).abs() < 1e-10, "Aₙᵀu = σv");
+                assert!(
+                    (atu[j] - co.sigma[k] * co.v[(j, k)]).abs() < 1e-10,
+                    "Aₙᵀu = σv"
+                );
             }
-            assert!(co.sigma[k] < 1.0 - 1e-9, "the trivial pair (σ = 1) is dropped");
+            assert!(
+                co.sigma[k] < 1.0 - 1e-9,
+                "the trivial pair (σ = 1) is dropped"
+            );
         }
         // the dropped pair is the degrees' square roots, with σ = 1
         let d1: Vec<f64> = (0..50).map(|i| a.row(i).sum()).collect();
@@ -213,7 +223,11 @@ mod tests {
         // fold-in of the training items gives Y = D₁^−½ U
         let x = Data::Dense(a.clone());
         let model = LchParams {}
-            .fit(&TrainSet::unlabelled(&x), m, &mut ChaCha8Rng::seed_from_u64(0))
+            .fit(
+                &TrainSet::unlabelled(&x),
+                m,
+                &mut ChaCha8Rng::seed_from_u64(0),
+            )
             .unwrap();
         let y = model.embed(a.as_ref());
         for k in 0..m {

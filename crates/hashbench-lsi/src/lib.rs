@@ -109,7 +109,11 @@ mod tests {
     fn a_code_is_at_most_the_dimension() {
         let x = data(20, 3, 1);
         let err = LsiParams {}
-            .fit(&TrainSet::unlabelled(&x), 4, &mut ChaCha8Rng::seed_from_u64(0))
+            .fit(
+                &TrainSet::unlabelled(&x),
+                4,
+                &mut ChaCha8Rng::seed_from_u64(0),
+            )
             .unwrap_err();
         assert!(matches!(err, FitError::TooManyBits { max: 3, .. }), "{err}");
     }

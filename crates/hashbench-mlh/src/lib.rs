@@ -150,7 +150,11 @@ impl Standardise {
     pub fn fit(x: MatRef<'_, f64>) -> Standardise {
         let mean = column_means(x);
         let sq: f64 = (0..x.nrows())
-            .map(|i| (0..x.ncols()).map(|j| (x[(i, j)] - mean[j]).powi(2)).sum::<f64>())
+            .map(|i| {
+                (0..x.ncols())
+                    .map(|j| (x[(i, j)] - mean[j]).powi(2))
+                    .sum::<f64>()
+            })
             .sum();
         let scale = (sq / x.nrows().max(1) as f64).sqrt();
         Standardise {
@@ -211,7 +215,10 @@ pub fn neighbour_lists(
             .into_iter()
             .enumerate()
         {
-            let mut list: Vec<u32> = row.iter().map(|&(_, j)| members[j as usize] as u32).collect();
+            let mut list: Vec<u32> = row
+                .iter()
+                .map(|&(_, j)| members[j as usize] as u32)
+                .collect();
             list.sort_unstable();
             lists[members[r]] = list;
         }
@@ -294,7 +301,10 @@ impl HashMethod for MlhParams {
         if self.neighbours == 0 {
             return Err(ParamError::invalid("neighbours", 0, "must be positive"));
         }
-        for (name, v) in [("epochs", self.epochs), ("validation_epochs", self.validation_epochs)] {
+        for (name, v) in [
+            ("epochs", self.epochs),
+            ("validation_epochs", self.validation_epochs),
+        ] {
             if v == 0 {
                 return Err(ParamError::invalid(name, 0, "must be positive"));
             }
@@ -322,7 +332,11 @@ impl HashMethod for MlhParams {
             ));
         }
         if !(0.0..1.0).contains(&self.momentum) {
-            return Err(ParamError::invalid("momentum", self.momentum, "must lie in [0, 1)"));
+            return Err(ParamError::invalid(
+                "momentum",
+                self.momentum,
+                "must lie in [0, 1)",
+            ));
         }
         if let Hyperparameters::Fixed(f) = &self.hyperparameters {
             if f.rho == 0 {
@@ -349,7 +363,11 @@ impl HashMethod for MlhParams {
         matches!(self.hyperparameters, Hyperparameters::Rule(_))
     }
 
-    fn tune(&self, train: &TrainSet<'_>, n_bits: usize) -> Result<Option<(Self, FitLog)>, FitError> {
+    fn tune(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+    ) -> Result<Option<(Self, FitLog)>, FitError> {
         if !self.needs_tuning() {
             return Ok(None);
         }

@@ -24,23 +24,31 @@ fn loss_adjusted_inference_finds_the_maximum_over_all_code_pairs() {
         };
         let similar = case % 2 == 0;
         let code = |c: usize| -> Vec<f64> {
-            (0..q).map(|k| if c >> k & 1 == 1 { 1.0 } else { -1.0 }).collect()
+            (0..q)
+                .map(|k| if c >> k & 1 == 1 { 1.0 } else { -1.0 })
+                .collect()
         };
         let mut brute = f64::NEG_INFINITY;
         for cg in 0..1 << q {
             for ch in 0..1 << q {
                 let (g, h) = (code(cg), code(ch));
                 let m = (0..q).filter(|&k| g[k] != h[k]).count();
-                let v: f64 = (0..q).map(|k| g[k] * a[k] + h[k] * b[k]).sum::<f64>()
-                    + loss.at(m, similar);
+                let v: f64 =
+                    (0..q).map(|k| g[k] * a[k] + h[k] * b[k]).sum::<f64>() + loss.at(m, similar);
                 brute = brute.max(v);
             }
         }
         let got = loss_adjusted(&a, &b, &loss, similar);
         let m = (0..q).filter(|&k| got.g[k] != got.h[k]).count();
-        let achieved: f64 = (0..q).map(|k| got.g[k] * a[k] + got.h[k] * b[k]).sum::<f64>()
+        let achieved: f64 = (0..q)
+            .map(|k| got.g[k] * a[k] + got.h[k] * b[k])
+            .sum::<f64>()
             + loss.at(m, similar);
-        assert!((got.value - brute).abs() < 1e-12, "case {case}: {} vs {brute}", got.value);
+        assert!(
+            (got.value - brute).abs() < 1e-12,
+            "case {case}: {} vs {brute}",
+            got.value
+        );
         assert!((achieved - brute).abs() < 1e-12, "the codes achieve it");
     }
 }
@@ -130,7 +138,9 @@ fn learning_lowers_the_loss_of_the_neighbour_pairs() {
         let mut total = 0.0;
         for i in 0..160 {
             for j in (0..160).filter(|&j| j != i) {
-                let m = (0..8).filter(|&k| codes.bit(i, k) != codes.bit(j, k)).count();
+                let m = (0..8)
+                    .filter(|&k| codes.bit(i, k) != codes.bit(j, k))
+                    .count();
                 total += loss.at(m, lists[i].binary_search(&(j as u32)).is_ok());
             }
         }
@@ -144,7 +154,10 @@ fn learning_lowers_the_loss_of_the_neighbour_pairs() {
     assert!(after < 0.8 * before, "{after} vs {before}");
     let facts = trained.fit_log().facts;
     let get = |name: &str| facts.iter().find(|f| f.0 == name).unwrap().1;
-    assert!(get("bound-last-epoch") >= get("loss-last-epoch") - 1e-12, "a bound");
+    assert!(
+        get("bound-last-epoch") >= get("loss-last-epoch") - 1e-12,
+        "a bound"
+    );
 }
 
 #[test]
@@ -157,13 +170,24 @@ fn validation_picks_from_the_grids_whatever_the_trial_seed() {
     };
     assert!(WEIGHT_DECAY_GRID.contains(&fixed.weight_decay));
     assert!((1..=6).contains(&fixed.rho), "ρ₀ = 2 ± 2: {}", fixed.rho);
-    assert!(log.facts.iter().any(|f| f.0 == "validation-ap" && f.1 > 0.0));
+    assert!(
+        log.facts
+            .iter()
+            .any(|f| f.0 == "validation-ap" && f.1 > 0.0)
+    );
     // a fit under the rule tunes the same way and reports it
     let a = params
-        .fit(&TrainSet::unlabelled(&x), 8, &mut ChaCha8Rng::seed_from_u64(1))
+        .fit(
+            &TrainSet::unlabelled(&x),
+            8,
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
         .unwrap();
     let facts = a.fit_log().facts;
-    assert!(facts.contains(&("rho".to_string(), fixed.rho as f64)), "{facts:?}");
+    assert!(
+        facts.contains(&("rho".to_string(), fixed.rho as f64)),
+        "{facts:?}"
+    );
 }
 
 #[test]
@@ -176,9 +200,16 @@ fn same_label_pairs_need_every_label() {
             weight_decay: 0.0,
         }))
     };
-    assert_eq!(params.supervision(), hashbench_core::method::Supervision::AllTraining);
+    assert_eq!(
+        params.supervision(),
+        hashbench_core::method::Supervision::AllTraining
+    );
     let err = params
-        .fit(&TrainSet::unlabelled(&x), 4, &mut ChaCha8Rng::seed_from_u64(1))
+        .fit(
+            &TrainSet::unlabelled(&x),
+            4,
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("labelled"), "{err}");
     let all: Vec<usize> = (0..60).collect();
@@ -188,9 +219,16 @@ fn same_label_pairs_need_every_label() {
         labelled: &all,
         labels: &labels,
     };
-    assert!(params.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(1)).is_ok());
+    assert!(
+        params
+            .fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(1))
+            .is_ok()
+    );
     let lists = neighbour_lists(x.as_dense().unwrap(), Some(&labels), 5).unwrap();
-    assert!(lists.iter().enumerate().all(|(i, l)| l.iter().all(|&j| labels[j as usize] == labels[i])));
+    assert!(
+        lists
+            .iter()
+            .enumerate()
+            .all(|(i, l)| l.iter().all(|&j| labels[j as usize] == labels[i]))
+    );
 }
-
-

@@ -93,19 +93,21 @@ impl PairSampler<'_> {
     pub fn draw(&self, count: usize, rng: &mut ChaCha8Rng) -> Vec<Pair> {
         let n = self.lists.len();
         (0..count)
-            .map(|c| loop {
-                let i = rng.random_range(0..n);
-                if c < count / 2 {
-                    let list = &self.lists[i];
-                    if list.is_empty() {
-                        continue;
+            .map(|c| {
+                loop {
+                    let i = rng.random_range(0..n);
+                    if c < count / 2 {
+                        let list = &self.lists[i];
+                        if list.is_empty() {
+                            continue;
+                        }
+                        return (i as u32, list[rng.random_range(0..list.len())], true);
                     }
-                    return (i as u32, list[rng.random_range(0..list.len())], true);
-                }
-                let j = rng.random_range(0..n);
-                if j != i {
-                    let similar = self.lists[i].binary_search(&(j as u32)).is_ok();
-                    return (i as u32, j as u32, similar);
+                    let j = rng.random_range(0..n);
+                    if j != i {
+                        let similar = self.lists[i].binary_search(&(j as u32)).is_ok();
+                        return (i as u32, j as u32, similar);
+                    }
                 }
             })
             .collect()
@@ -155,7 +157,9 @@ pub fn learn(
 ) -> Trained {
     let (d, q) = (x.ncols(), loss.bits);
     // W initialised as LSH, N(0, 1) (the reference's `MLH.m`)
-    let mut w = Mat::from_fn(q, d, |_, _| Distribution::<f64>::sample(&StandardNormal, rng));
+    let mut w = Mat::from_fn(q, d, |_, _| {
+        Distribution::<f64>::sample(&StandardNormal, rng)
+    });
     let mut step = Mat::<f64>::zeros(q, d);
     let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
     let (mut last_bound, mut last_loss) = (0.0, 0.0);
@@ -170,8 +174,22 @@ pub fn learn(
             let (x1, x2) = (rows(|p| p.0), rows(|p| p.1));
             let mut a = Mat::<f64>::zeros(drawn.len(), q);
             let mut b = Mat::<f64>::zeros(drawn.len(), q);
-            matmul(a.as_mut(), Accum::Replace, x1.as_ref(), w.transpose(), 1.0, Par::Seq);
-            matmul(b.as_mut(), Accum::Replace, x2.as_ref(), w.transpose(), 1.0, Par::Seq);
+            matmul(
+                a.as_mut(),
+                Accum::Replace,
+                x1.as_ref(),
+                w.transpose(),
+                1.0,
+                Par::Seq,
+            );
+            matmul(
+                b.as_mut(),
+                Accum::Replace,
+                x2.as_ref(),
+                w.transpose(),
+                1.0,
+                Par::Seq,
+            );
             // y − ŷ for each side, the rows of the gradient's factors
             let mut d1 = Mat::<f64>::zeros(drawn.len(), q);
             let mut d2 = Mat::<f64>::zeros(drawn.len(), q);
@@ -193,8 +211,22 @@ pub fn learn(
                 empirical += loss.at(differ, pair.2);
             }
             let mut grad = Mat::<f64>::zeros(q, d);
-            matmul(grad.as_mut(), Accum::Replace, d1.transpose(), x1.as_ref(), 1.0, Par::Seq);
-            matmul(grad.as_mut(), Accum::Add, d2.transpose(), x2.as_ref(), 1.0, Par::Seq);
+            matmul(
+                grad.as_mut(),
+                Accum::Replace,
+                d1.transpose(),
+                x1.as_ref(),
+                1.0,
+                Par::Seq,
+            );
+            matmul(
+                grad.as_mut(),
+                Accum::Add,
+                d2.transpose(),
+                x2.as_ref(),
+                1.0,
+                Par::Seq,
+            );
             let scale = 1.0 / drawn.len() as f64;
             for j in 0..d {
                 for k in 0..q {

@@ -254,7 +254,7 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
 /// The plan's `index`-th split of `data` (index files relative to the spec).
 fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Split> {
     let base = plan.spec_path.parent().unwrap_or(Path::new("."));
-    plan.split
+    plan.split_spec(index)
         .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
         .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
 }
@@ -330,7 +330,7 @@ fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
     let dim = data.x.as_dense().map_or(0, |x| x.ncols());
     for m in &plan.methods {
         if let Some(max) = m.spec.requirements().max_bits(dim)
-            && let Some(b) = plan.bits.iter().find(|&&b| b > max)
+            && let Some(b) = plan.code_lengths().into_iter().find(|&b| b > max)
         {
             bail!(
                 "{file}: {} gives at most {max} bits on {dim}-dimensional `{}`, the spec asks for {b}",

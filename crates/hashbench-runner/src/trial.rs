@@ -275,12 +275,12 @@ impl<'a> TrialContext<'a> {
         let every: Vec<usize> = (0..self.training_labels.len()).collect();
         let train = self.train_set(m, &every);
         let tuned = self
-            .tuned(m, k.bits, &train)
+            .tuned(m, self.plan.code_length(k), &train)
             .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
         let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
         let t0 = Instant::now();
         let model = spec
-            .fit(&train, k.bits, &mut rng)
+            .fit(&train, self.plan.code_length(k), &mut rng)
             .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
         let fit_seconds = t0.elapsed().as_secs_f64();
         let mut log = model.fit_log();
@@ -297,8 +297,10 @@ impl<'a> TrialContext<'a> {
             .encode(&self.queries)
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
         // the test time of SpaH Table I: encoding the queries alone
-        log.seconds
-            .push(("query-encode-seconds".to_string(), t2.elapsed().as_secs_f64()));
+        log.seconds.push((
+            "query-encode-seconds".to_string(),
+            t2.elapsed().as_secs_f64(),
+        ));
         let codes = FittedCodes {
             db,
             queries,
@@ -343,7 +345,7 @@ impl<'a> TrialContext<'a> {
         let mut pending: Vec<(usize, usize)> = keys
             .iter()
             .filter(|k| self.plan.methods[k.method].spec.needs_tuning())
-            .map(|k| (k.method, k.bits))
+            .map(|k| (k.method, self.plan.code_length(k)))
             .collect();
         pending.sort_unstable();
         pending.dedup();

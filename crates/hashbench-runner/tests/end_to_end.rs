@@ -652,3 +652,46 @@ empty = "one"
         .unwrap();
     assert_eq!(written, after);
 }
+
+#[test]
+fn a_training_size_sweep_fits_one_code_length_on_each_size() {
+    let (_dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let sweep = SPEC
+        .replace("bits = [8, 16]", "bits = [16]\ntraining_sizes = [50, 100, 200]")
+        .replace(
+            "[[figures]]\nname = \"recall\"\ntitle = \"recall\"\ncurve = \"recall-vs-retrieved\"\nbits = 16\n",
+            "",
+        );
+    std::fs::write(&spec, &sweep).unwrap();
+    let swept = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    // per size: LSH and SIKH 3 trials, PCAH and SH 1
+    assert_eq!(counts(&swept), (24, 24, 0));
+    let xs: std::collections::BTreeSet<usize> =
+        swept.tables.metrics.iter().map(|r| r.bits).collect();
+    assert_eq!(xs, [50, 100, 200].into_iter().collect());
+    let map_of = |t: &hashbench_runner::ResultTables, x: usize| {
+        t.metrics
+            .iter()
+            .find(|r| r.method == "PCAH" && r.metric == "map" && r.bits == x)
+            .unwrap()
+            .value
+    };
+    assert_ne!(map_of(&swept.tables, 50), map_of(&swept.tables, 200));
+    assert!(
+        swept.summary.contains("training items"),
+        "the axis is named"
+    );
+    // the 200-item point is the plain run with 200 training items at 16 bits
+    std::fs::write(&spec, SPEC.replace("bits = [8, 16]", "bits = [16]")).unwrap();
+    let plain = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(map_of(&swept.tables, 200), map_of(&plain.tables, 16));
+    // a sweep names one code length
+    std::fs::write(&spec, sweep.replace("bits = [16]", "bits = [8, 16]")).unwrap();
+    let err = Spec::load(&spec)
+        .unwrap()
+        .plan("paper")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("at one code length"), "{err}");
+}

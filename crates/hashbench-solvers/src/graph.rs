@@ -134,7 +134,12 @@ impl KnnGraph {
             // faer's Krylov-Schur needs a subspace smaller than n
             let mut dense = Mat::<f64>::zeros(n, n);
             let identity = Mat::<f64>::identity(n, n);
-            op.apply(dense.as_mut(), identity.as_ref(), Par::Seq, MemStack::new(&mut []));
+            op.apply(
+                dense.as_mut(),
+                identity.as_ref(),
+                Par::Seq,
+                MemStack::new(&mut []),
+            );
             top_eigenpairs(dense.as_ref(), count)
                 .map_err(|e| SolverError::Invalid(format!("Laplacian eigenmap: {e}")))?
         } else {
@@ -266,7 +271,13 @@ impl LinOp<f64> for ShiftedNormalisedAdjacency<'_> {
         }
     }
 
-    fn conj_apply(&self, out: MatMut<'_, f64>, rhs: MatRef<'_, f64>, par: Par, stack: &mut MemStack) {
+    fn conj_apply(
+        &self,
+        out: MatMut<'_, f64>,
+        rhs: MatRef<'_, f64>,
+        par: Par,
+        stack: &mut MemStack,
+    ) {
         self.apply(out, rhs, par, stack);
     }
 }

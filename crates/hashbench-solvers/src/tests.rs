@@ -469,21 +469,38 @@ fn eigenmap_case(n: usize, count: usize) {
     for c in 0..count {
         let yc = y.col(c);
         let residual = &l * yc - faer::Scale(values[c]) * (&d * yc);
-        assert!(residual.norm_l2() < 1e-9, "L y = λ D y, pair {c}: {}", residual.norm_l2());
+        assert!(
+            residual.norm_l2() < 1e-9,
+            "L y = λ D y, pair {c}: {}",
+            residual.norm_l2()
+        );
         let norm = (yc.transpose() * (&d * yc)).abs();
         assert!((norm - 1.0).abs() < 1e-9, "yᵀDy = 1");
     }
     assert!(values[0].abs() < 1e-10, "the trivial pair first");
-    assert!(values.windows(2).all(|p| p[0] <= p[1] + 1e-12), "{values:?}");
+    assert!(
+        values.windows(2).all(|p| p[0] <= p[1] + 1e-12),
+        "{values:?}"
+    );
     // the same spectrum as a dense solve of D^-½ L D^-½
     let s = Mat::from_fn(n, n, |i, j| {
         l[(i, j)] / (graph.degree[i] * graph.degree[j]).sqrt()
     });
-    let mut dense = s.self_adjoint_eigen(Side::Lower).unwrap().S().column_vector().to_owned();
+    let mut dense = s
+        .self_adjoint_eigen(Side::Lower)
+        .unwrap()
+        .S()
+        .column_vector()
+        .to_owned();
     let mut dense: Vec<f64> = dense.iter_mut().map(|v| *v).collect();
     dense.sort_by(f64::total_cmp);
     for c in 0..count {
-        assert!((values[c] - dense[c]).abs() < 1e-9, "{c}: {} vs {}", values[c], dense[c]);
+        assert!(
+            (values[c] - dense[c]).abs() < 1e-9,
+            "{c}: {} vs {}",
+            values[c],
+            dense[c]
+        );
     }
     assert!(graph.smallest_generalised_eigenvectors(n).is_err());
 }

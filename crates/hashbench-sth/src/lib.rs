@@ -5,10 +5,10 @@ use std::time::Instant;
 use faer::Mat;
 use hashbench_core::linalg::column_medians;
 use hashbench_core::linear::LinearModel;
-use hashbench_core::method::{
-    FitLog, FitLogNames, Requirements, dense_fit_input,
+use hashbench_core::method::{FitLog, FitLogNames, Requirements, dense_fit_input};
+use hashbench_core::{
+    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
-use hashbench_core::{BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet};
 use hashbench_solvers::{KnnGraph, SolverError, SvmData, SvmParams};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -130,10 +130,7 @@ impl HashMethod for SthParams {
             .train_columns(codes.as_ref(), SvmParams::default(), &mut order)
             .map_err(solver)?;
         let log = FitLog {
-            facts: vec![(
-                "svm-sweeps-mean".into(),
-                svms.sweeps as f64 / n_bits as f64,
-            )],
+            facts: vec![("svm-sweeps-mean".into(), svms.sweeps as f64 / n_bits as f64)],
             per_bit: vec![("eigenvalue".into(), eigenvalues)],
             seconds: vec![
                 ("graph-and-eigen-seconds".into(), eigen_seconds),
@@ -183,7 +180,11 @@ mod tests {
         let xm = clusters(80, 2);
         let x = Data::Dense(xm.clone());
         let model = SthParams { neighbours: 5 }
-            .fit(&TrainSet::unlabelled(&x), 1, &mut ChaCha8Rng::seed_from_u64(9))
+            .fit(
+                &TrainSet::unlabelled(&x),
+                1,
+                &mut ChaCha8Rng::seed_from_u64(9),
+            )
             .unwrap();
         let (codes, _) = eigenmap_codes(xm.as_ref(), 5, 1).unwrap();
         let got = model.encode(&x).unwrap();
@@ -192,7 +193,11 @@ mod tests {
         }
         // deterministic: another trial seed gives the same model
         let again = SthParams { neighbours: 5 }
-            .fit(&TrainSet::unlabelled(&x), 1, &mut ChaCha8Rng::seed_from_u64(10))
+            .fit(
+                &TrainSet::unlabelled(&x),
+                1,
+                &mut ChaCha8Rng::seed_from_u64(10),
+            )
             .unwrap();
         assert_eq!(again.encode(&x).unwrap(), got);
     }

@@ -15,7 +15,10 @@ use crate::tables::ResultTables;
 fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTables) -> Figure {
     let transform = |v: f64| if f.log10 { v.log10() } else { v };
     let several = metrics.len() > 1;
-    let (scalars, timings) = (aggregate(&t.metrics, plan.centre), aggregate(&t.timings, plan.centre));
+    let (scalars, timings) = (
+        aggregate(&t.metrics, plan.centre),
+        aggregate(&t.timings, plan.centre),
+    );
     let mut series = Vec::new();
     for m in row_labels(plan, t) {
         for (k, metric) in metrics.iter().enumerate() {
@@ -91,9 +94,10 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
     let bits: Vec<String> = plan.bits.iter().map(|b| b.to_string()).collect();
     Figure {
         title: f.title.clone(),
-        x_label: f.x_label.clone().unwrap_or_else(|| {
-            format!("{} (points: {} bits)", pr.recall, bits.join(", "))
-        }),
+        x_label: f
+            .x_label
+            .clone()
+            .unwrap_or_else(|| format!("{} (points: {} bits)", pr.recall, bits.join(", "))),
         y_label: f.y_label.clone().unwrap_or_else(|| pr.precision.clone()),
         categorical_x: false,
         series,

@@ -48,6 +48,11 @@ pub struct RawSpec {
     shared_trial_seeds: bool,
     #[serde(default)]
     bits: Vec<usize>,
+    /// A training-set size sweep (SpaH Fig. 9): the x axis becomes the
+    /// number of training items, each size its own draw from the database,
+    /// at the one code length `bits` names.
+    #[serde(default)]
+    training_sizes: Vec<usize>,
     #[serde(default = "one")]
     trials: usize,
     /// How trials are summarised (SpaH Figs. 7-9: "the median of 10 runs").
@@ -114,6 +119,7 @@ pub struct ProfileSpec {
     dataset: Option<String>,
     split: Option<SplitSpec>,
     bits: Option<Vec<usize>>,
+    training_sizes: Option<Vec<usize>>,
     trials: Option<usize>,
     ground_truth: Option<TruthRule>,
     normality: Option<NormalitySpec>,
@@ -273,6 +279,10 @@ impl Spec {
             .as_ref()
             .and_then(|o| o.normality.clone())
             .or_else(|| raw.normality.clone());
+        let training_sizes = over
+            .as_ref()
+            .and_then(|o| o.training_sizes.clone())
+            .unwrap_or_else(|| raw.training_sizes.clone());
         let (bits, split, ground_truth) = match &normality {
             Some(n) => {
                 if !raw.bits.is_empty()
@@ -342,6 +352,17 @@ impl Spec {
         if bits.is_empty() || bits.contains(&0) {
             bail!("{file}: bits = {bits:?} must list positive code lengths (profile `{profile}`)");
         }
+        // a sweep's axis takes the place of the code lengths
+        let (bits, sweep_bits) = if training_sizes.is_empty() {
+            (bits, None)
+        } else {
+            if bits.len() != 1 || training_sizes.contains(&0) || split.per_trial {
+                bail!(
+                    "{file}: training_sizes = {training_sizes:?} sweeps positive training-set sizes at one code length (bits = {bits:?}) on one split (no per_trial) (profile `{profile}`)"
+                );
+            }
+            (training_sizes, Some(bits[0]))
+        };
         if trials == 0 {
             bail!("{file}: trials must be at least 1 (profile `{profile}`)");
         }
@@ -439,6 +460,7 @@ impl Spec {
             seed: raw.seed,
             shared_trial_seeds: raw.shared_trial_seeds,
             bits,
+            sweep_bits,
             trials,
             centre: raw.centre,
             dataset,
@@ -756,7 +778,9 @@ trials = 1
         );
         assert!(e.contains("metric `precision-r2` is not produced"), "{e}");
         let e = plan_err(
-            &with("metric = \"map\"\npr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }"),
+            &with(
+                "metric = \"map\"\npr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }",
+            ),
             "paper",
         );
         assert!(e.contains("`pr_points` stands alone"), "{e}");

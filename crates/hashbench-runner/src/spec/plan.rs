@@ -69,8 +69,11 @@ pub struct Plan {
     pub seed: u64,
     /// Every method gets the same trial seed at a code length and trial.
     pub shared_trial_seeds: bool,
-    /// Code lengths.
+    /// The x axis: code lengths, or the training-set sizes of a sweep (then
+    /// `sweep_bits` is the code length), or the p values of a normality study.
     pub bits: Vec<usize>,
+    /// The one code length of a training-size sweep.
+    pub sweep_bits: Option<usize>,
     /// Trials of randomized methods.
     pub trials: usize,
     /// How trials are summarised.
@@ -153,14 +156,56 @@ impl Plan {
         self.split_derived("ties", index)
     }
 
-    /// Number of distinct splits: one per trial with `per_trial`, else one.
+    /// Number of distinct splits: one per trial with `per_trial`, one per
+    /// training-set size of a sweep, else one.
     pub fn n_splits(&self) -> usize {
-        if self.split.per_trial { self.trials } else { 1 }
+        if self.split.per_trial {
+            self.trials
+        } else if self.sweep_bits.is_some() {
+            self.bits.len()
+        } else {
+            1
+        }
     }
 
     /// The split a trial runs on.
     pub fn split_of(&self, trial: &TrialKey) -> usize {
-        if self.split.per_trial { trial.trial } else { 0 }
+        if self.split.per_trial {
+            trial.trial
+        } else if self.sweep_bits.is_some() {
+            self.bits
+                .iter()
+                .position(|&b| b == trial.bits)
+                .expect("a sweep trial's x is one of the sizes")
+        } else {
+            0
+        }
+    }
+
+    /// The split spec of split `index`: a sweep's draws `bits[index]`
+    /// training items from the database (queries and database stay those of
+    /// the one split seed).
+    pub fn split_spec(&self, index: usize) -> SplitSpec {
+        match self.sweep_bits {
+            Some(_) => SplitSpec {
+                training: hashbench_data::Count::Items(self.bits[index]),
+                ..self.split.clone()
+            },
+            None => self.split.clone(),
+        }
+    }
+
+    /// The code length a trial fits (its x, unless the plan sweeps sizes).
+    pub fn code_length(&self, trial: &TrialKey) -> usize {
+        self.sweep_bits.unwrap_or(trial.bits)
+    }
+
+    /// Every code length the plan fits.
+    pub fn code_lengths(&self) -> Vec<usize> {
+        match self.sweep_bits {
+            Some(b) => vec![b],
+            None => self.bits.clone(),
+        }
     }
 
     /// The figure colour slot of the method labelled `label` (from its
@@ -203,6 +248,8 @@ impl Plan {
     pub fn axis(&self) -> &'static str {
         if self.normality.is_some() {
             "p"
+        } else if self.sweep_bits.is_some() {
+            "training items"
         } else {
             "bits"
         }
