@@ -136,12 +136,12 @@ fn learning_lowers_the_loss_of_the_neighbour_pairs() {
     let mean_loss = |model: &MlhModel| {
         let codes = model.encode(&x).unwrap();
         let mut total = 0.0;
-        for i in 0..160 {
+        for (i, list) in lists.iter().enumerate() {
             for j in (0..160).filter(|&j| j != i) {
                 let m = (0..8)
                     .filter(|&k| codes.bit(i, k) != codes.bit(j, k))
                     .count();
-                total += loss.at(m, lists[i].binary_search(&(j as u32)).is_ok());
+                total += loss.at(m, list.binary_search(&(j as u32)).is_ok());
             }
         }
         total / (160.0 * 159.0)

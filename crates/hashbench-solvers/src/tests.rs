@@ -466,9 +466,9 @@ fn eigenmap_case(n: usize, count: usize) {
     let w = dense_weights(&graph);
     let d = Mat::from_fn(n, n, |i, j| if i == j { graph.degree[i] } else { 0.0 });
     let l = &d - &w;
-    for c in 0..count {
+    for (c, &value) in values.iter().enumerate() {
         let yc = y.col(c);
-        let residual = &l * yc - faer::Scale(values[c]) * (&d * yc);
+        let residual = &l * yc - faer::Scale(value) * (&d * yc);
         assert!(
             residual.norm_l2() < 1e-9,
             "L y = λ D y, pair {c}: {}",
@@ -486,21 +486,17 @@ fn eigenmap_case(n: usize, count: usize) {
     let s = Mat::from_fn(n, n, |i, j| {
         l[(i, j)] / (graph.degree[i] * graph.degree[j]).sqrt()
     });
-    let mut dense = s
+    let mut dense: Vec<f64> = s
         .self_adjoint_eigen(Side::Lower)
         .unwrap()
         .S()
         .column_vector()
-        .to_owned();
-    let mut dense: Vec<f64> = dense.iter_mut().map(|v| *v).collect();
+        .iter()
+        .copied()
+        .collect();
     dense.sort_by(f64::total_cmp);
-    for c in 0..count {
-        assert!(
-            (values[c] - dense[c]).abs() < 1e-9,
-            "{c}: {} vs {}",
-            values[c],
-            dense[c]
-        );
+    for (c, (mine, theirs)) in values.iter().zip(&dense).enumerate() {
+        assert!((mine - theirs).abs() < 1e-9, "{c}: {mine} vs {theirs}");
     }
     assert!(graph.smallest_generalised_eigenvectors(n).is_err());
 }
