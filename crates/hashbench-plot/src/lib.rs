@@ -72,6 +72,21 @@ const PALETTE: [RGBColor; 18] = [
     RGBColor(90, 60, 160),
 ];
 
+/// A tick value without binary-fraction noise (0.15, not 0.15000000000000002):
+/// at most 6 significant digits, trailing zeros dropped.
+fn tick_label(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (5 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
 /// The colour of a series: its fixed palette slot, else one chosen from the label.
 pub fn color_of(palette_slot: Option<usize>, label: &str) -> RGBColor {
     let k = palette_slot.unwrap_or_else(|| {
@@ -180,7 +195,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
                 String::new()
             }
         } else {
-            format!("{v}")
+            tick_label(*v)
         }
     };
     let mut mesh = chart.configure_mesh();
@@ -247,6 +262,15 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tick_labels_drop_binary_fraction_noise() {
+        assert_eq!(tick_label(0.15000000000000002), "0.15");
+        assert_eq!(tick_label(0.3499999999999999), "0.35");
+        assert_eq!(tick_label(2000.0), "2000");
+        assert_eq!(tick_label(0.0), "0");
+        assert_eq!(tick_label(1.25e-4), "0.000125");
+    }
 
     #[test]
     fn renders_png_and_svg_without_system_fonts() {
