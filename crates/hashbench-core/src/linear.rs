@@ -5,7 +5,7 @@
 use faer::Mat;
 
 use crate::linalg::project_centered;
-use crate::method::dense_with_dim;
+use crate::method::{FitLog, dense_with_dim};
 use crate::{BitCodes, Data, EncodeError, HashModel};
 
 /// Projections `w` (d × bits, one column per bit) through the training mean,
@@ -44,5 +44,27 @@ impl HashModel for LinearModel {
         Ok(BitCodes::from_fn(p.nrows(), p.ncols(), |i, k| {
             p[(i, k)] > self.thresholds[k]
         }))
+    }
+}
+/// A linear hash with what its fit reported (the SpaH methods, STH, MLH).
+#[derive(Debug, Clone)]
+pub struct LoggedLinearModel {
+    /// The hash.
+    pub hash: LinearModel,
+    /// The fit's log.
+    pub log: FitLog,
+}
+
+impl HashModel for LoggedLinearModel {
+    fn n_bits(&self) -> usize {
+        self.hash.n_bits()
+    }
+
+    fn fit_log(&self) -> FitLog {
+        self.log.clone()
+    }
+
+    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
+        self.hash.encode(data)
     }
 }

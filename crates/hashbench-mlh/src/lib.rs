@@ -8,13 +8,11 @@ use std::time::Instant;
 use faer::{Mat, MatRef};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::linalg::column_means;
-use hashbench_core::linear::LinearModel;
+use hashbench_core::linear::{LinearModel, LoggedLinearModel};
 use hashbench_core::method::{
     BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
-use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
-};
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -226,28 +224,6 @@ pub fn neighbour_lists(
     Ok(lists)
 }
 
-/// Fitted MLH: the linear hash and what the fit reports.
-#[derive(Debug, Clone)]
-pub struct MlhModel {
-    /// Bit k of x is wₖᵀ(x − μ) > tₖ.
-    pub hash: LinearModel,
-    log: FitLog,
-}
-
-impl HashModel for MlhModel {
-    fn n_bits(&self) -> usize {
-        self.hash.n_bits()
-    }
-
-    fn fit_log(&self) -> FitLog {
-        self.log.clone()
-    }
-
-    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
-        self.hash.encode(data)
-    }
-}
-
 impl MlhParams {
     fn sgd(&self, epochs: usize, weight_decay: f64) -> Sgd {
         Sgd {
@@ -277,7 +253,7 @@ impl MlhParams {
 }
 
 impl HashMethod for MlhParams {
-    type Model = MlhModel;
+    type Model = LoggedLinearModel;
     const LABEL: &'static str = "MLH";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
@@ -393,7 +369,7 @@ impl HashMethod for MlhParams {
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
-    ) -> Result<MlhModel, FitError> {
+    ) -> Result<LoggedLinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "mlh", self.neighbours + 1)?;
         let fixed = match &self.hyperparameters {
             Hyperparameters::Fixed(f) => *f,
@@ -426,7 +402,7 @@ impl HashMethod for MlhParams {
             &self.sgd(self.epochs, fixed.weight_decay),
             rng,
         );
-        Ok(MlhModel {
+        Ok(LoggedLinearModel {
             hash: standard.model(trained.w.as_ref()),
             log: FitLog {
                 facts: vec![

@@ -133,7 +133,7 @@ fn learning_lowers_the_loss_of_the_neighbour_pairs() {
         lambda: 1.0,
     };
     // the loss over all ordered pairs of the training items
-    let mean_loss = |model: &MlhModel| {
+    let mean_loss = |model: &hashbench_core::linear::LoggedLinearModel| {
         let codes = model.encode(&x).unwrap();
         let mut total = 0.0;
         for (i, list) in lists.iter().enumerate() {

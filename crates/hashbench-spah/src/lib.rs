@@ -12,13 +12,11 @@ pub use hash::{ALPHA_GRID, Encw, EncwFixed, HashFn, HashKind, PENALTY_GRID, Svm,
 use std::marker::PhantomData;
 use std::time::Instant;
 
-use hashbench_core::linear::LinearModel;
+use hashbench_core::linear::LoggedLinearModel;
 use hashbench_core::method::{
     BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
-use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
-};
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_solvers::{KnnGraph, SolverError};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -145,7 +143,7 @@ impl<H: HashKind> SpahParams<H> {
         n_bits: usize,
         fixed: &H::Fixed,
         rng: &mut ChaCha8Rng,
-    ) -> Result<SpahModel, SolverError> {
+    ) -> Result<LoggedLinearModel, SolverError> {
         let t0 = Instant::now();
         let graph = KnnGraph::heat_kernel(x, self.neighbours, self.sigma)?;
         let t1 = Instant::now();
@@ -187,7 +185,7 @@ impl<H: HashKind> SpahParams<H> {
             ("graph-weight-mean".to_string(), graph.mean_weight()),
         ];
         facts.extend(hash.facts);
-        Ok(SpahModel {
+        Ok(LoggedLinearModel {
             hash: hash.model,
             log: FitLog {
                 facts,
@@ -202,33 +200,12 @@ impl<H: HashKind> SpahParams<H> {
     }
 }
 
-/// A fitted Sparse Hashing model: the linear hash and the fit's log.
-#[derive(Debug, Clone)]
-pub struct SpahModel {
-    hash: LinearModel,
-    log: FitLog,
-}
-
-impl HashModel for SpahModel {
-    fn n_bits(&self) -> usize {
-        self.hash.n_bits()
-    }
-
-    fn fit_log(&self) -> FitLog {
-        self.log.clone()
-    }
-
-    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
-        self.hash.encode(data)
-    }
-}
-
 fn solver(e: SolverError) -> FitError {
     FitError::Solver(e.to_string())
 }
 
 impl<H: HashKind> HashMethod for SpahParams<H> {
-    type Model = SpahModel;
+    type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
@@ -322,7 +299,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
-    ) -> Result<SpahModel, FitError> {
+    ) -> Result<LoggedLinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, H::LABEL, self.neighbours + 1)?;
         match &self.hyperparameters {
             Hyperparameters::Fixed(fixed) => self.learn(x, n_bits, fixed, rng).map_err(solver),

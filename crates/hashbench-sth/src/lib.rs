@@ -4,11 +4,9 @@ use std::time::Instant;
 
 use faer::Mat;
 use hashbench_core::linalg::column_medians;
-use hashbench_core::linear::LinearModel;
+use hashbench_core::linear::{LinearModel, LoggedLinearModel};
 use hashbench_core::method::{FitLog, FitLogNames, Requirements, dense_fit_input};
-use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
-};
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_solvers::{KnnGraph, SolverError, SvmData, SvmParams};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -32,28 +30,6 @@ impl Default for SthParams {
         SthParams {
             neighbours: default_neighbours(),
         }
-    }
-}
-
-/// Fitted STH: the SVMs' hyperplanes, and what the fit reports.
-#[derive(Debug, Clone)]
-pub struct SthModel {
-    /// Bit k of x is wₖᵀx > tₖ.
-    pub hash: LinearModel,
-    log: FitLog,
-}
-
-impl HashModel for SthModel {
-    fn n_bits(&self) -> usize {
-        self.hash.n_bits()
-    }
-
-    fn fit_log(&self) -> FitLog {
-        self.log.clone()
-    }
-
-    fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
-        self.hash.encode(data)
     }
 }
 
@@ -83,7 +59,7 @@ pub fn eigenmap_codes(
 }
 
 impl HashMethod for SthParams {
-    type Model = SthModel;
+    type Model = LoggedLinearModel;
     const LABEL: &'static str = "STH";
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
@@ -112,7 +88,7 @@ impl HashMethod for SthParams {
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
-    ) -> Result<SthModel, FitError> {
+    ) -> Result<LoggedLinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "sth", self.neighbours + 1)?;
         if n_bits + 1 >= x.nrows() {
             return Err(FitError::TooFewItems {
@@ -137,7 +113,7 @@ impl HashMethod for SthParams {
                 ("svm-seconds".into(), start.elapsed().as_secs_f64()),
             ],
         };
-        Ok(SthModel {
+        Ok(LoggedLinearModel {
             hash: LinearModel {
                 mean: vec![0.0; x.ncols()],
                 w: svms.w,
@@ -151,6 +127,7 @@ impl HashMethod for SthParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hashbench_core::{Data, HashModel};
     use rand::RngExt;
 
     /// Two well-separated nonnegative clusters.
