@@ -27,6 +27,8 @@ pub enum BitLimit {
     Unbounded,
     /// At most the data dimension (one direction per bit of an eigenbasis).
     Dimension,
+    /// Below the data dimension (LCH drops a trivial singular pair).
+    BelowDimension,
 }
 
 /// What a method needs from an experiment, declared once beside its params:
@@ -56,6 +58,7 @@ impl Requirements {
         match self.bit_limit {
             BitLimit::Unbounded => None,
             BitLimit::Dimension => Some(dim),
+            BitLimit::BelowDimension => Some(dim.saturating_sub(1)),
         }
     }
 }

@@ -75,9 +75,13 @@ impl LchModel {
     /// The embedding y(x) = (x P) / Σⱼ xⱼ of each row (0 for an empty row).
     pub fn embed(&self, x: MatRef<'_, f64>) -> Mat<f64> {
         let p = product(x, self.projection.as_ref());
+        let mass: Vec<f64> = (0..x.nrows()).map(|i| x.row(i).sum()).collect();
         Mat::from_fn(p.nrows(), p.ncols(), |i, k| {
-            let mass = x.row(i).sum();
-            if mass > 0.0 { p[(i, k)] / mass } else { 0.0 }
+            if mass[i] > 0.0 {
+                p[(i, k)] / mass[i]
+            } else {
+                0.0
+            }
         })
     }
 }
@@ -109,7 +113,7 @@ impl HashMethod for LchParams {
     const LABEL: &'static str = "LCH";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
-        bit_limit: BitLimit::Dimension,
+        bit_limit: BitLimit::BelowDimension,
         uses_spec_kernel: false,
     };
 
@@ -140,13 +144,6 @@ impl HashMethod for LchParams {
         _rng: &mut ChaCha8Rng,
     ) -> Result<LchModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, "lch", n_bits + 1)?;
-        if n_bits + 1 > x.ncols() {
-            return Err(FitError::TooManyBits {
-                method: "lch",
-                max: x.ncols() - 1,
-                asked: n_bits,
-            });
-        }
         if first_negative(x).is_some() {
             return Err(FitError::UnsupportedData {
                 method: "lch",

@@ -99,7 +99,9 @@ pub struct StoredVerdict {
     pub verdict: String,
 }
 
-/// The verdicts of a run's claims, in spec order.
+/// The verdicts of a run's claims, in spec order, on the quality metrics:
+/// timings vary between runs, so a claim on them is `not checked` here (the
+/// summary gives its verdict on that run's times).
 pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
     check_claims(plan, &aggregate(&t.metrics, plan.centre), &t.curves)
         .into_iter()

@@ -67,14 +67,16 @@ impl KnnGraph {
                 "kNN graph: k = {k} needs 0 < k < {n} items"
             )));
         }
-        let unit = Mat::from_fn(n, x.ncols(), |i, j| {
-            x[(i, j)] / x.row(i).norm_l2().max(1e-12)
-        });
+        let norms: Vec<f64> = (0..n).map(|i| x.row(i).norm_l2()).collect();
+        let unit = Mat::from_fn(n, x.ncols(), |i, j| x[(i, j)] / norms[i].max(1e-12));
         // k + 1 candidates: an item is its own nearest unless duplicated
         let nearest = k_largest_inner_products(unit.as_ref(), unit.as_ref(), k + 1);
         let edges = nearest.iter().enumerate().flat_map(|(i, row)| {
             let others = row.iter().filter(move |e| e.1 as usize != i).take(k);
-            std::iter::once((i as u32, i as u32, 1.0))
+            // cos(x, x) = 1, but 0 for an empty item (as `constructS`): its
+            // degree is then 0 (0.01 in the eigenproblem), not its own component
+            let own = if norms[i] > 0.0 { 1.0 } else { 0.0 };
+            std::iter::once((i as u32, i as u32, own))
                 .chain(others.map(move |&(neg_cos, j)| (i as u32, j, (-neg_cos).max(0.0))))
         });
         Ok(KnnGraph::union(n, edges))
@@ -130,7 +132,7 @@ impl KnnGraph {
             graph: self,
             inv_sqrt_degree: degree.iter().map(|d| 1.0 / d.sqrt()).collect(),
         };
-        let (shifted, z) = if n <= KRYLOV_MIN_DIM.max(2 * count) {
+        let (shifted, z) = if n <= KRYLOV_MIN_DIM.max(3 * count + 64) {
             // faer's Krylov-Schur needs a subspace smaller than n
             let mut dense = Mat::<f64>::zeros(n, n);
             let identity = Mat::<f64>::identity(n, n);
@@ -189,7 +191,9 @@ impl KnnGraph {
 const EIGEN_TOLERANCE: f64 = 1e-10;
 
 /// The smallest subspace faer's Krylov-Schur iterates in (2 × its MIN_DIM):
-/// graphs of at most this many items are solved densely.
+/// graphs of at most this many items (or of at most 3 × count + 64, so the
+/// subspace stays smaller than n and larger than the locked pairs) are solved
+/// densely.
 const KRYLOV_MIN_DIM: usize = 64;
 
 /// N + I with N = D^−½ W D^−½: the operator the eigensolver iterates.
@@ -208,12 +212,13 @@ impl ShiftedNormalisedAdjacency<'_> {
         let mut rng = ChaCha8Rng::seed_from_u64(0x5748);
         let mut v0 = Col::<f64>::from_fn(n, |_| rng.random::<f64>() - 0.5);
         v0 /= v0.norm_l2();
-        // a subspace of 3 × count (at least count + 64) converges in few
+        // n > 3 × count + 64 (the caller's dense path takes the rest), so the
+        // subspace is smaller than n; 3 × count (at least count + 64) converges in few
         // restarts on graphs whose leading eigenvalues cluster near 2 (text);
         // the default 2 × count stalled for minutes at 33 pairs
         let params = PartialEigenParams {
-            min_dim: (2 * count).min(n - 1),
-            max_dim: (3 * count).max(count + 64).min(n - 1),
+            min_dim: 2 * count,
+            max_dim: (3 * count).max(count + 64),
             max_restarts: 1000,
             ..Default::default()
         };

@@ -500,3 +500,17 @@ fn eigenmap_case(n: usize, count: usize) {
     }
     assert!(graph.smallest_generalised_eigenvectors(n).is_err());
 }
+
+#[test]
+fn an_empty_item_has_no_self_loop_and_no_component_of_its_own() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut x = Mat::from_fn(100, 5, |_, _| rng.random_range(0.0..1.0));
+    for j in 0..5 {
+        x[(7, j)] = 0.0;
+    }
+    let graph = KnnGraph::cosine(x.as_ref(), 4).unwrap();
+    assert_eq!(graph.degree[7], 0.0, "cos with an empty item is 0");
+    let (values, _) = graph.smallest_generalised_eigenvectors(3).unwrap();
+    // one zero eigenvalue (the connected rest), not a second for item 7
+    assert!(values[0].abs() < 1e-10 && values[1] > 1e-6, "{values:?}");
+}
