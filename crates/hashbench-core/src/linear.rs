@@ -5,8 +5,10 @@
 use faer::Mat;
 
 use crate::linalg::project_centered;
-use crate::method::{FitLog, dense_with_dim};
-use crate::{BitCodes, Data, EncodeError, HashModel};
+use rand_chacha::ChaCha8Rng;
+
+use crate::method::{FitLog, HashMethod, dense_with_dim};
+use crate::{BitCodes, Data, EncodeError, FitError, HashModel, TrainSet};
 
 /// Projections `w` (d × bits, one column per bit) through the training mean,
 /// each bit thresholded at its own offset.
@@ -46,6 +48,7 @@ impl HashModel for LinearModel {
         }))
     }
 }
+
 /// A linear hash with what its fit reported (the SpaH methods, STH, MLH).
 #[derive(Debug, Clone)]
 pub struct LoggedLinearModel {
@@ -67,4 +70,33 @@ impl HashModel for LoggedLinearModel {
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
         self.hash.encode(data)
     }
+}
+/// Tunes `params` on `train`, then fits the tuned configuration, for a
+/// direct `fit` of a configuration that picks its hyperparameters (the
+/// runner tunes ahead and stores the choice instead): the model's log gains
+/// the tuning's facts and `tuning-seconds` (the tuning alone).
+///
+/// # Errors
+/// The tuning's or the fit's [`FitError`].
+///
+/// # Panics
+/// If `params` has nothing to tune (call it only when it does).
+pub fn tune_then_fit<M: HashMethod<Model = LoggedLinearModel>>(
+    params: &M,
+    train: &TrainSet<'_>,
+    n_bits: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<LoggedLinearModel, FitError> {
+    let start = std::time::Instant::now();
+    let (tuned, log) = params
+        .tune(train, n_bits)?
+        .expect("tune_then_fit is called on a configuration that tunes");
+    let seconds = start.elapsed().as_secs_f64();
+    let mut model = tuned.fit(train, n_bits, rng)?;
+    model.log.facts.extend(log.facts);
+    model
+        .log
+        .seconds
+        .push(("tuning-seconds".to_string(), seconds));
+    Ok(model)
 }

@@ -3,12 +3,10 @@
 pub mod train;
 mod validate;
 
-use std::time::Instant;
-
 use faer::{Mat, MatRef};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::linalg::column_means;
-use hashbench_core::linear::{LinearModel, LoggedLinearModel};
+use hashbench_core::linear::{LinearModel, LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
     BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
@@ -188,37 +186,59 @@ pub fn neighbour_lists(
     labels: Option<&[u32]>,
     k: usize,
 ) -> Result<Vec<Vec<u32>>, String> {
-    let n = x.nrows();
-    let groups: Vec<Vec<usize>> = match labels {
-        None => vec![(0..n).collect()],
-        Some(labels) => {
-            let mut by: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
-            for (i, &l) in labels.iter().enumerate() {
-                by.entry(l).or_default().push(i);
-            }
-            by.into_values().collect()
-        }
+    nearest_lists(x, labels, x, labels, k, true)
+}
+
+/// For each row of `queries`, its `k` nearest `db` rows (Euclidean), among
+/// the rows of its own label when labels are given; sorted by index.
+/// `itself`: the queries are the database, each query left out of its list.
+///
+/// # Errors
+/// A class with fewer than `k` usable database rows.
+pub(crate) fn nearest_lists(
+    queries: MatRef<'_, f64>,
+    query_labels: Option<&[u32]>,
+    db: MatRef<'_, f64>,
+    db_labels: Option<&[u32]>,
+    k: usize,
+    itself: bool,
+) -> Result<Vec<Vec<u32>>, String> {
+    let class = |labels: Option<&[u32]>, i: usize| labels.map_or(0, |l| l[i]);
+    let classes: std::collections::BTreeSet<u32> = (0..queries.nrows())
+        .map(|i| class(query_labels, i))
+        .collect();
+    let pick = |x: MatRef<'_, f64>, rows: &[usize]| {
+        Mat::from_fn(rows.len(), x.ncols(), |i, j| x[(rows[i], j)])
     };
-    let mut lists = vec![Vec::new(); n];
-    for members in groups {
-        if members.len() <= k {
+    let mut lists = vec![Vec::new(); queries.nrows()];
+    for c in classes {
+        let members: Vec<usize> = (0..db.nrows())
+            .filter(|&j| class(db_labels, j) == c)
+            .collect();
+        let asking: Vec<usize> = (0..queries.nrows())
+            .filter(|&i| class(query_labels, i) == c)
+            .collect();
+        if members.len() < k + usize::from(itself) {
             return Err(format!(
-                "{k} neighbours per item need more than {k} items of a class, one has {}",
+                "{k} neighbours per item need more items of a class, one has {}",
                 members.len()
             ));
         }
-        let sub = Mat::from_fn(members.len(), x.ncols(), |i, j| x[(members[i], j)]);
-        let itself: Vec<usize> = (0..members.len()).collect();
-        for (r, row) in k_nearest(sub.as_ref(), sub.as_ref(), k, Some(&itself))
-            .into_iter()
-            .enumerate()
-        {
+        // as the database, the askers are the members, in the same order
+        let exclude: Option<Vec<usize>> = itself.then(|| (0..asking.len()).collect());
+        let found = k_nearest(
+            pick(queries, &asking).as_ref(),
+            pick(db, &members).as_ref(),
+            k,
+            exclude.as_deref(),
+        );
+        for (r, row) in found.into_iter().enumerate() {
             let mut list: Vec<u32> = row
                 .iter()
                 .map(|&(_, j)| members[j as usize] as u32)
                 .collect();
             list.sort_unstable();
-            lists[members[r]] = list;
+            lists[asking[r]] = list;
         }
     }
     Ok(lists)
@@ -373,17 +393,7 @@ impl HashMethod for MlhParams {
         let x = dense_fit_input(self, train, n_bits, "mlh", self.neighbours + 1)?;
         let fixed = match &self.hyperparameters {
             Hyperparameters::Fixed(f) => *f,
-            Hyperparameters::Rule(_) => {
-                let start = Instant::now();
-                let (tuned, mut log) = self.tune(train, n_bits)?.expect("a rule is tuned");
-                let mut model = tuned.fit(train, n_bits, rng)?;
-                log.facts.extend(model.log.facts);
-                log.seconds
-                    .push(("tuning-seconds".into(), start.elapsed().as_secs_f64()));
-                model.log.facts = log.facts;
-                model.log.seconds = log.seconds;
-                return Ok(model);
-            }
+            Hyperparameters::Rule(_) => return tune_then_fit(self, train, n_bits, rng),
         };
         let labels = self.row_labels(train, x.nrows())?;
         let lists = neighbour_lists(x, labels.as_deref(), self.neighbours)

@@ -7,7 +7,6 @@
 //! empty ball = 1), by the trapezoid rule.
 
 use faer::{Mat, MatRef};
-use hashbench_core::knn::k_nearest;
 use hashbench_core::search::hamming_distances;
 use hashbench_core::seed::derive_seed;
 use hashbench_core::{BitCodes, Data, HashModel};
@@ -16,7 +15,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use crate::train::{PairLoss, PairSampler, learn};
-use crate::{MlhFixed, MlhParams, Standardise, neighbour_lists};
+use crate::{MlhFixed, MlhParams, Standardise, nearest_lists, neighbour_lists};
 
 /// The weight decays tried (the reference's grid).
 pub const WEIGHT_DECAY_GRID: [f64; 6] = [0.1, 0.03, 0.01, 0.003, 0.001, 0.0001];
@@ -35,10 +34,13 @@ pub struct Choice {
 }
 
 /// The held-out split: validation queries and the rest (which trains and is
-/// searched), with the truth of each query among the rest.
+/// searched), with the truth of each query among the rest; the rest's
+/// standardisation, fitted once for every candidate.
 struct Holdout {
-    rest: Mat<f64>,
-    queries: Mat<f64>,
+    rest: Data,
+    queries: Data,
+    standard: Standardise,
+    standardised: Mat<f64>,
     lists: Vec<Vec<u32>>,
     truth: Vec<Vec<u32>>,
 }
@@ -66,37 +68,25 @@ impl Holdout {
         rest_rows.sort_unstable();
         let rest = pick(x, &rest_rows);
         let queries = pick(x, q_rows);
-        let rest_labels: Option<Vec<u32>> =
-            labels.map(|l| rest_rows.iter().map(|&i| l[i]).collect());
-        let lists = neighbour_lists(rest.as_ref(), rest_labels.as_deref(), params.neighbours)?;
+        let of = |rows: &[usize]| labels.map(|l| rows.iter().map(|&i| l[i]).collect::<Vec<u32>>());
+        let (rest_labels, query_labels) = (of(&rest_rows), of(q_rows));
         let k = params.neighbours;
-        let truth = match labels {
-            None => k_nearest(queries.as_ref(), rest.as_ref(), k, None)
-                .into_iter()
-                .map(|row| row.into_iter().map(|e| e.1).collect())
-                .collect(),
-            Some(l) => {
-                let rest_labels = rest_labels.as_deref().expect("labels given");
-                q_rows
-                    .iter()
-                    .enumerate()
-                    .map(|(r, &i)| {
-                        let members: Vec<usize> = (0..rest_rows.len())
-                            .filter(|&j| rest_labels[j] == l[i])
-                            .collect();
-                        let sub = pick(rest.as_ref(), &members);
-                        let q = pick(queries.as_ref(), &[r]);
-                        k_nearest(q.as_ref(), sub.as_ref(), k.min(members.len()), None)[0]
-                            .iter()
-                            .map(|e| members[e.1 as usize] as u32)
-                            .collect()
-                    })
-                    .collect()
-            }
-        };
+        let lists = neighbour_lists(rest.as_ref(), rest_labels.as_deref(), k)?;
+        let truth = nearest_lists(
+            queries.as_ref(),
+            query_labels.as_deref(),
+            rest.as_ref(),
+            rest_labels.as_deref(),
+            k,
+            false,
+        )?;
+        let standard = Standardise::fit(rest.as_ref());
+        let standardised = standard.apply(rest.as_ref());
         Ok(Holdout {
-            rest,
-            queries,
+            rest: Data::Dense(rest),
+            queries: Data::Dense(queries),
+            standard,
+            standardised,
             lists,
             truth,
         })
@@ -104,7 +94,6 @@ impl Holdout {
 
     /// The AP of a fit with `fixed` on the rest, its training seeded by `bits`.
     fn ap(&self, params: &MlhParams, fixed: MlhFixed, bits: usize) -> f64 {
-        let standard = Standardise::fit(self.rest.as_ref());
         let loss = PairLoss {
             bits,
             rho: fixed.rho,
@@ -112,18 +101,14 @@ impl Holdout {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(bits as u64, &["mlh-validation-fit"]));
         let trained = learn(
-            standard.apply(self.rest.as_ref()).as_ref(),
+            self.standardised.as_ref(),
             &PairSampler { lists: &self.lists },
             &loss,
             &params.sgd(params.validation_epochs, fixed.weight_decay),
             &mut rng,
         );
-        let model = standard.model(trained.w.as_ref());
-        let encode = |m: &Mat<f64>| {
-            model
-                .encode(&Data::Dense(m.clone()))
-                .expect("the model's own dimension")
-        };
+        let model = self.standard.model(trained.w.as_ref());
+        let encode = |d: &Data| model.encode(d).expect("the model's own dimension");
         ball_ap(&encode(&self.queries), &encode(&self.rest), &self.truth)
     }
 }
@@ -187,7 +172,7 @@ pub fn validate(
             best = Some(Choice {
                 fixed,
                 ap,
-                items: holdout.queries.nrows(),
+                items: holdout.queries.n_items(),
             });
         }
     }
@@ -212,7 +197,7 @@ pub fn validate(
             best = Some(Choice {
                 fixed,
                 ap,
-                items: holdout.queries.nrows(),
+                items: holdout.queries.n_items(),
             });
         }
     }

@@ -12,7 +12,7 @@ pub use hash::{ALPHA_GRID, Encw, EncwFixed, HashFn, HashKind, PENALTY_GRID, Svm,
 use std::marker::PhantomData;
 use std::time::Instant;
 
-use hashbench_core::linear::LoggedLinearModel;
+use hashbench_core::linear::{LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
     BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
@@ -303,12 +303,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         let x = dense_fit_input(self, train, n_bits, H::LABEL, self.neighbours + 1)?;
         match &self.hyperparameters {
             Hyperparameters::Fixed(fixed) => self.learn(x, n_bits, fixed, rng).map_err(solver),
-            Hyperparameters::Rule(_) => {
-                let (tuned, log) = self.tune(train, n_bits)?.expect("a rule is tuned");
-                let mut model = tuned.fit(train, n_bits, rng)?;
-                model.log.facts.extend(log.facts);
-                Ok(model)
-            }
+            Hyperparameters::Rule(_) => tune_then_fit(self, train, n_bits, rng),
         }
     }
 }
