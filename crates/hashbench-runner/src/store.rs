@@ -166,6 +166,12 @@ pub fn save_codes(stem: &Path, codes: &FittedCodes) -> Result<()> {
     save(&with_suffix(stem, ".fit.json"), &codes.fit)
 }
 
+/// Whether whole codes with fingerprint `fingerprint` are stored at `stem`
+/// (the fit record, written last, is there and matches).
+pub fn has_codes(stem: &Path, fingerprint: &str) -> bool {
+    load::<FitRecord>(&with_suffix(stem, ".fit.json"), fingerprint).is_some()
+}
+
 /// The codes stored at `stem`, if their fit record matches `fingerprint`.
 pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
     let fit: FitRecord = load(&with_suffix(stem, ".fit.json"), fingerprint)?;

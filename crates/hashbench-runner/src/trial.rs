@@ -84,6 +84,10 @@ pub struct TrialContext<'a> {
     fits: AtomicUsize,
     /// Where tuned hyperparameters are stored (shared by every spec).
     tuning_dir: PathBuf,
+    /// Where every fit's codes are also stored by fit fingerprint, so a spec
+    /// whose fit inputs agree with another's (Figs. 5 and 6 differ in ground
+    /// truth only) reuses its codes (shared by every spec).
+    shared_codes_dir: PathBuf,
 }
 
 /// Hyperparameters a method picked on one training set at one code length.
@@ -210,6 +214,7 @@ impl<'a> TrialContext<'a> {
             eval_context,
             fits: AtomicUsize::new(0),
             tuning_dir: cache.join("tuning"),
+            shared_codes_dir: cache.join("codes"),
         })
     }
 
@@ -261,8 +266,19 @@ impl<'a> TrialContext<'a> {
     fn codes(&self, k: &TrialKey, refit: bool) -> Result<FittedCodes> {
         let fit_fingerprint = self.fit_fingerprint(k);
         let stem = self.codes_stem(k);
-        if !refit && let Some(codes) = store::load_codes(&stem, &fit_fingerprint) {
-            return Ok(codes);
+        let shared = self.shared_codes_dir.join(&fit_fingerprint);
+        if !refit {
+            if let Some(codes) = store::load_codes(&stem, &fit_fingerprint) {
+                // codes stored before the shared folder existed join it
+                if !store::has_codes(&shared, &fit_fingerprint) {
+                    store::save_codes(&shared, &codes)?;
+                }
+                return Ok(codes);
+            }
+            if let Some(codes) = store::load_codes(&shared, &fit_fingerprint) {
+                store::save_codes(&stem, &codes)?;
+                return Ok(codes);
+            }
         }
         let m = &self.plan.methods[k.method];
         let name = || {
@@ -312,6 +328,7 @@ impl<'a> TrialContext<'a> {
                 log,
             },
         };
+        store::save_codes(&shared, &codes)?;
         store::save_codes(&stem, &codes)?;
         self.fits.fetch_add(1, Ordering::Relaxed);
         Ok(codes)

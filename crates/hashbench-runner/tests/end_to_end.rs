@@ -181,15 +181,29 @@ fn run_writes_tables_resumes_and_redraws() {
     );
 
     // an interrupted run: two metric records lost re-evaluate stored codes;
-    // a trial whose codes are lost too is refitted
+    // codes lost from the run's folder come back from the shared store, and
+    // a trial whose codes are lost from both is refitted
     let lsh = slug("LSH");
     let trials = first.dir.join("trials").join(&lsh);
+    let fit_json = first.dir.join("codes").join(&lsh).join("b16-t2.fit.json");
+    let fit: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fit_json).unwrap()).unwrap();
+    let shared_fit_json = ws
+        .cache()
+        .join("codes")
+        .join(format!("{}.fit.json", fit["fingerprint"].as_str().unwrap()));
     std::fs::remove_file(trials.join("b8-t0.json")).unwrap();
     std::fs::remove_file(trials.join("b16-t2.json")).unwrap();
-    std::fs::remove_file(first.dir.join("codes").join(&lsh).join("b16-t2.fit.json")).unwrap();
+    std::fs::remove_file(&fit_json).unwrap();
     let resumed = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
-    assert_eq!(counts(&resumed), (1, 2, 14));
+    assert_eq!(counts(&resumed), (0, 2, 14));
     assert_eq!(resumed.tables.metrics, first.tables.metrics);
+    std::fs::remove_file(trials.join("b16-t2.json")).unwrap();
+    std::fs::remove_file(&fit_json).unwrap();
+    std::fs::remove_file(&shared_fit_json).unwrap();
+    let refitted = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    assert_eq!(counts(&refitted), (1, 1, 15));
+    assert_eq!(refitted.tables.metrics, first.tables.metrics);
 
     let forced = run_plan(
         &ws,
@@ -246,6 +260,36 @@ fn a_metric_added_to_a_finished_spec_is_evaluated_without_a_fit() {
     assert_eq!(of(&second, "map-tie-aware").len(), 16);
     // fit timings come from the stored codes
     assert_eq!(second.tables.timings, first.tables.timings);
+}
+
+#[test]
+fn a_spec_that_differs_only_in_ground_truth_reuses_the_other_specs_fits() {
+    let (_dir, ws) = setup();
+    let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    let text = SPEC
+        .replace("id = \"toy\"", "id = \"toy-knn\"")
+        .replace(
+            "ground_truth = { rule = \"same-label\" }",
+            "ground_truth = { rule = \"k-nearest\", k = 10 }",
+        );
+    let path = ws.root.join("experiments/toy/knn.toml");
+    std::fs::write(&path, text).unwrap();
+    let knn = Spec::load(&path).unwrap().plan("paper").unwrap();
+    let second = run_plan(&ws, &knn, &RunOptions::default()).unwrap();
+    // every fit is reused; every trial is evaluated against the new truth
+    assert_eq!(counts(&second), (0, 16, 0));
+    assert_eq!(second.tables.timings, first.tables.timings);
+    assert_ne!(
+        second.tables.metrics.iter().map(|r| r.value).collect::<Vec<_>>(),
+        first.tables.metrics.iter().map(|r| r.value).collect::<Vec<_>>()
+    );
+    // the second spec's own folder holds the codes, as a fit would leave them
+    let stem = ws
+        .results
+        .join("toy-knn/paper/codes")
+        .join(slug("PCAH"))
+        .join("b8-t0.db.hbcodes");
+    assert!(stem.exists(), "{}", stem.display());
 }
 
 #[test]
