@@ -55,9 +55,14 @@ pub struct SplitSpec {
     /// or a part name.
     #[serde(default = "rest")]
     pub database: Count,
-    /// Training set: `"database"`, or a random count drawn from the database.
+    /// Training set: `"database"`, or a random count drawn from the database
+    /// (from the part `training_from` when given).
     #[serde(default = "database")]
     pub training: Count,
+    /// A dataset part, apart from the queries and the database, that the
+    /// training count is drawn from (ANN_SIFT10K's `learn` vectors).
+    #[serde(default)]
+    pub training_from: Option<String>,
     /// Training items whose labels the (semi-)supervised methods may read,
     /// drawn at random from the training set.
     #[serde(default)]
@@ -106,12 +111,16 @@ impl SplitSpec {
             (None, Some(_))
                 if self.database != rest()
                     || self.training != database()
+                    || self.training_from.is_some()
                     || self.labelled != 0
                     || self.per_trial =>
             {
                 invalid(
-                    "split: with `files`, the roles come from the files; remove database, training, labelled and per_trial",
+                    "split: with `files`, the roles come from the files; remove database, training, training_from, labelled and per_trial",
                 )
+            }
+            _ if self.training_from.is_some() && !matches!(self.training, Count::Items(_)) => {
+                invalid("split: `training_from` draws a count; give `training` as a number")
             }
             _ => Ok(()),
         }
@@ -204,10 +213,25 @@ impl SplitSpec {
             (Count::Named(_), None) => rest,
         };
         database.sort_unstable();
-        let mut training = match &self.training {
-            Count::Named(s) if s == "database" => database.clone(),
-            Count::Items(k) => draw("training", *k, &database)?,
-            Count::Named(other) => {
+        let mut training = match (&self.training, &self.training_from) {
+            (Count::Items(k), Some(name)) => {
+                let pool = part("training_from", name)?;
+                if let Some(&i) = pool.iter().find(|&&i| is_query[i]) {
+                    return Err(DataError::Invalid(format!(
+                        "split: the queries and the training part `{name}` share item {i}"
+                    )));
+                }
+                if let Some(i) = pool.iter().find(|i| database.binary_search(i).is_ok()) {
+                    return Err(DataError::Invalid(format!(
+                        "split: the database and the training part `{name}` share item {i}"
+                    )));
+                }
+                draw("training", *k, &pool)?
+            }
+            (_, Some(_)) => unreachable!("validate requires a count with training_from"),
+            (Count::Named(s), None) if s == "database" => database.clone(),
+            (Count::Items(k), None) => draw("training", *k, &database)?,
+            (Count::Named(other), None) => {
                 return Err(DataError::Invalid(format!(
                     "split.training = \"{other}\": use \"database\" or a count"
                 )));
@@ -322,6 +346,7 @@ mod tests {
             queries: Some(q),
             database: db,
             training: tr,
+            training_from: None,
             labelled: l,
             per_trial: false,
             files: None,
@@ -367,6 +392,37 @@ mod tests {
         assert!(a.labelled.iter().any(|&i| i >= 50), "{:?}", a.labelled);
         assert!(a.training.iter().all(|&i| i < 80));
         assert!(a.labelled.iter().all(|l| a.training.contains(l)));
+    }
+
+    #[test]
+    fn a_training_count_can_come_from_its_own_part() {
+        let parts = vec![
+            ("base".to_string(), 0..60),
+            ("learn".to_string(), 60..90),
+            ("query".to_string(), 90..100),
+        ];
+        let mut s = spec(
+            Count::Named("query".into()),
+            Count::Named("base".into()),
+            Count::Items(12),
+            0,
+        );
+        s.training_from = Some("learn".into());
+        let a = s.split(100, &parts, 5, here()).unwrap();
+        assert_eq!(a.database, (0..60).collect::<Vec<_>>());
+        assert_eq!(a.training.len(), 12);
+        assert!(a.training.iter().all(|t| (60..90).contains(t)));
+        // a random draw, not the part's first items
+        assert_ne!(a.training, (60..72).collect::<Vec<_>>());
+        // the whole part at most, never the database's items, always a count
+        s.training = Count::Items(31);
+        assert!(s.split(100, &parts, 5, here()).unwrap_err().to_string().contains("only 30"));
+        s.training = Count::Items(5);
+        s.training_from = Some("base".into());
+        let e = s.split(100, &parts, 5, here()).unwrap_err().to_string();
+        assert!(e.contains("the database and the training part `base` share"), "{e}");
+        s.training = database();
+        assert!(s.validate().unwrap_err().to_string().contains("training_from"));
     }
 
     #[test]
@@ -441,6 +497,7 @@ mod tests {
             queries: None,
             database: rest(),
             training: database(),
+            training_from: None,
             labelled: 0,
             per_trial: false,
             files: Some(SplitFiles {

@@ -470,6 +470,39 @@ pub fn check_claims(
                         format!("{from} or {to} bits not in this run"),
                     ),
                 },
+                ClaimSpec::LevelsOff {
+                    method,
+                    metric,
+                    from,
+                    to,
+                    ..
+                } => {
+                    let end = plan.bits.iter().copied().max().unwrap_or(*to);
+                    match (
+                        mean(method, metric, *from),
+                        mean(method, metric, *to),
+                        mean(method, metric, end),
+                    ) {
+                        (Some(a), Some(b), Some(z)) if end > *to => {
+                            let (fast, after) = (b - a, z - b);
+                            let axis = plan.axis();
+                            (
+                                if fast > 0.0 && after < fast {
+                                    "holds"
+                                } else {
+                                    "fails"
+                                },
+                                format!(
+                                    "{metric} gains {fast:.4} from {axis} = {from} to {to} ({a:.4} -> {b:.4}), then {after:.4} up to {end} ({b:.4} -> {z:.4})"
+                                ),
+                            )
+                        }
+                        _ => (
+                            "not checked",
+                            format!("{from}, {to} or a point after {to} not in this run"),
+                        ),
+                    }
+                }
             };
             Verdict {
                 text: c.text().to_string(),
@@ -480,14 +513,14 @@ pub fn check_claims(
         .collect()
 }
 
-/// Holds when `ok` accepts the value at every code length of `rows` (a NaN,
-/// a missing mean, is never accepted); the evidence lists each value.
 /// Whether every consecutive pair of `values` satisfies `ok` (NaN never does).
 fn monotone(values: impl Iterator<Item = f64>, ok: impl Fn(f64, f64) -> bool) -> bool {
     let v: Vec<f64> = values.collect();
     v.iter().all(|x| !x.is_nan()) && v.windows(2).all(|w| ok(w[0], w[1]))
 }
 
+/// Holds when `ok` accepts the value at every code length of `rows` (a NaN,
+/// a missing mean, is never accepted); the evidence lists each value.
 fn per_bits_verdict(
     rows: &[(usize, f64)],
     ok: impl Fn(f64) -> bool,
@@ -636,18 +669,19 @@ mod tests {
         assert_eq!(v, "not checked");
     }
 
-    /// A plan of one method at 4, 8, 16, 32 bits with F1 at radius 0 and 1,
-    /// claiming a peak at 16 bits and the radius order flipping there.
-    fn peak_plan() -> Plan {
-        let text = r#"
+    /// The plan of one method at 4, 8, 16, 32 bits with F1 at radius 0 and
+    /// 1, making the claims `claims` (TOML).
+    fn plan_claiming(claims: &str) -> anyhow::Result<Plan> {
+        let text = format!(
+            r#"
 id = "t"
 title = "T"
 paper = "P"
 seed = 1
 bits = [4, 8, 16, 32]
 dataset = "d"
-split = { queries = 5 }
-ground_truth = { rule = "k-nearest", k = 2 }
+split = {{ queries = 5 }}
+ground_truth = {{ rule = "k-nearest", k = 2 }}
 [[methods]]
 method = "lsh"
 [[metrics]]
@@ -656,6 +690,18 @@ radius = 0
 [[metrics]]
 metric = "f1-at-radius"
 radius = 1
+{claims}"#
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
+        std::fs::write(&path, text).unwrap();
+        crate::spec::Spec::load(&path)?.plan("paper")
+    }
+
+    /// Claims a peak at 16 bits and the radius order flipping there.
+    fn peak_plan() -> Plan {
+        plan_claiming(
+            r#"
 [[claims]]
 kind = "peaks-at"
 text = "peak"
@@ -668,14 +714,9 @@ text = "flip"
 method = "LSH"
 metrics = ["f1-r0", "f1-r1"]
 at = 16
-"#;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.toml");
-        std::fs::write(&path, text).unwrap();
-        crate::spec::Spec::load(&path)
-            .unwrap()
-            .plan("paper")
-            .unwrap()
+"#,
+        )
+        .unwrap()
     }
 
     fn stats(r0: [f64; 4], r1: [f64; 4]) -> BTreeMap<(String, String, usize), Stat> {
@@ -733,5 +774,28 @@ at = 16
             &[],
         );
         assert_eq!(v[0].verdict, "fails");
+    }
+
+    #[test]
+    fn levels_off_compares_the_rise_with_the_gain_after_it_up_to_the_runs_end() {
+        let claim = |to: usize| {
+            format!(
+                "[[claims]]\nkind = \"levels-off\"\ntext = \"fast, then marginally\"\nmethod = \"LSH\"\nmetric = \"f1-r0\"\nfrom = 4\nto = {to}\n"
+            )
+        };
+        let plan = plan_claiming(&claim(16)).unwrap();
+        let verdict = |r0: [f64; 4]| check_claims(&plan, &stats(r0, [0.0; 4]), &[]).remove(0);
+        // +0.4 from 4 to 16 bits, then +0.05 up to 32
+        let v = verdict([0.1, 0.3, 0.5, 0.55]);
+        assert_eq!(v.verdict, "holds", "{v:?}");
+        assert!(v.evidence.contains("gains 0.4000"), "{}", v.evidence);
+        assert!(v.evidence.contains("then 0.0500 up to 32"), "{}", v.evidence);
+        // the later gain is the larger one
+        assert_eq!(verdict([0.1, 0.2, 0.3, 0.6]).verdict, "fails");
+        // no rise at all: a smaller later loss does not make it level off
+        assert_eq!(verdict([0.3, 0.2, 0.1, 0.05]).verdict, "fails");
+        // a rise ending at the run's last point has nothing after it
+        let e = plan_claiming(&claim(32)).unwrap_err().to_string();
+        assert!(e.contains("runs nothing above 32"), "{e}");
     }
 }

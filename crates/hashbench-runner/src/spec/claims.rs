@@ -238,6 +238,22 @@ pub enum ClaimSpec {
         /// Longer code length.
         to: usize,
     },
+    /// Mean `metric` of `method` rises from `from` to `to`, then gains less
+    /// from `to` to the largest x of the run ("rises fast from 2K to 10K
+    /// training items, then marginally"): the end is the run's own, so a
+    /// local profile with a shorter sweep checks the same claim.
+    LevelsOff {
+        /// The claim as the paper states it.
+        text: String,
+        /// Method label.
+        method: String,
+        /// Scalar metric.
+        metric: String,
+        /// Start of the fast rise.
+        from: usize,
+        /// End of the fast rise (below the run's largest x).
+        to: usize,
+    },
 }
 
 impl ClaimSpec {
@@ -247,6 +263,7 @@ impl ClaimSpec {
             ClaimSpec::Best { text, .. }
             | ClaimSpec::Falls { text, .. }
             | ClaimSpec::Rises { text, .. }
+            | ClaimSpec::LevelsOff { text, .. }
             | ClaimSpec::Dominates { text, .. }
             | ClaimSpec::Close { text, .. }
             | ClaimSpec::Above { text, .. }
@@ -269,6 +286,7 @@ impl ClaimSpec {
             ClaimSpec::Best { method, metric, .. }
             | ClaimSpec::Falls { method, metric, .. }
             | ClaimSpec::Rises { method, metric, .. }
+            | ClaimSpec::LevelsOff { method, metric, .. }
             | ClaimSpec::Dominates { method, metric, .. }
             | ClaimSpec::Below { method, metric, .. } => (vec![method], vec![metric]),
             ClaimSpec::PeaksAt {
@@ -342,6 +360,7 @@ impl ClaimSpec {
             }
             ClaimSpec::Falls { from, to, .. }
             | ClaimSpec::Rises { from, to, .. }
+            | ClaimSpec::LevelsOff { from, to, .. }
             | ClaimSpec::AdvantageFalls { from, to, .. }
             | ClaimSpec::FallsSlower { from, to, .. } => {
                 vec![*from, *to]

@@ -307,6 +307,7 @@ impl Spec {
                     queries: Some(Count::Items(0)),
                     database: Count::Named("rest".into()),
                     training: Count::Named("database".into()),
+                    training_from: None,
                     labelled: 0,
                     per_trial: false,
                     files: None,

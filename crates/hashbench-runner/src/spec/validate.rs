@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
-use super::{Spec, join};
+use super::{ClaimSpec, Spec, join};
 
 /// What a plan produces.
 pub(super) struct Names {
@@ -154,6 +154,13 @@ impl Spec {
             }
             for b in claim.code_lengths() {
                 runs(&at, "claim", b)?;
+            }
+            if let ClaimSpec::LevelsOff { to, .. } = claim
+                && bits.iter().all(|b| b <= to)
+            {
+                bail!(
+                    "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
+                );
             }
         }
         Ok(())
