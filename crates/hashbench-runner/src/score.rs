@@ -89,11 +89,16 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
             _ => continue,
         };
         if !plan.bits.contains(&bits) {
+            let what = match plan.sweep_bits {
+                Some(_) => "training items is not a training-set size",
+                None => "bits is not a code length",
+            };
             bail!(
-                "{}: {bits} bits is not a code length of {} [{}] (its code lengths: {:?})",
+                "{}: {bits} {what} of {} [{}] (its {}: {:?})",
                 path.display(),
                 plan.id,
                 plan.profile,
+                plan.axis(),
                 plan.bits
             );
         }
@@ -146,17 +151,17 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
     Ok(pairs)
 }
 
-/// Reads the codes of `pair`, checking their shape against the split.
-fn read_pair(pair: &Pair, sizes: (usize, usize)) -> Result<FittedCodes> {
+/// Reads the codes of `pair`, checking their shape against the split and
+/// the code length `bits` (the file name's, or a sweep's one code length).
+fn read_pair(pair: &Pair, bits: usize, sizes: (usize, usize)) -> Result<FittedCodes> {
     let read = |path: &Path, items: usize, role: &str| -> Result<_> {
         let codes = read_code_matrix(path)?;
-        if codes.len() != items || codes.n_bits() != pair.bits {
+        if codes.len() != items || codes.n_bits() != bits {
             bail!(
-                "{}: {} codes of {} bits; the split's {role} has {items} items and the file name says {} bits",
+                "{}: {} codes of {} bits; the split's {role} has {items} items and codes have {bits} bits here",
                 path.display(),
                 codes.len(),
                 codes.n_bits(),
-                pair.bits
             );
         }
         Ok(codes)
@@ -176,15 +181,14 @@ fn read_pair(pair: &Pair, sizes: (usize, usize)) -> Result<FittedCodes> {
         },
     };
     if let Some(w) = &fit.bit_weights
-        && w.len() != pair.bits
+        && w.len() != bits
     {
         bail!(
-            "{}: {} bit weights for {} bits",
+            "{}: {} bit weights for {bits} bits",
             pair.fit
                 .as_ref()
                 .map_or(String::new(), |p| p.display().to_string()),
             w.len(),
-            pair.bits
         );
     }
     Ok(FittedCodes {
@@ -240,9 +244,9 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             let params = format!("scored from {}", source.dir.display());
             let of_split = pairs
                 .iter()
-                .filter(|p| !plan.split.per_trial || p.trial == s);
+                .filter(|p| plan.split_at(p.bits, p.trial) == Some(s));
             for pair in of_split {
-                let codes = read_pair(pair, ctx.sizes())?;
+                let codes = read_pair(pair, plan.code_length_at(pair.bits), ctx.sizes())?;
                 let id = TrialId {
                     label: &source.label,
                     params: &params,

@@ -726,6 +726,19 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
         swept.summary.contains("training items"),
         "the axis is named"
     );
+    // the sweep's own codes, scored, give its tables: each size on its own split
+    let sweep_plan = plan(&ws, "paper");
+    let sources: Vec<CodeSource> = sweep_plan
+        .methods
+        .iter()
+        .map(|m| CodeSource {
+            label: m.label.clone(),
+            dir: swept.dir.join("codes").join(&m.slug),
+        })
+        .collect();
+    let scored = score(&ws, &sweep_plan, &sources).unwrap();
+    assert_eq!(scored.counts.evaluated, 24);
+    assert_eq!(values(&scored.tables), values(&swept.tables));
     // the 200-item point is the plain run with 200 training items at 16 bits
     std::fs::write(&spec, SPEC.replace("bits = [8, 16]", "bits = [16]")).unwrap();
     let plain = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();

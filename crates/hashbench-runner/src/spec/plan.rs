@@ -170,15 +170,19 @@ impl Plan {
 
     /// The split a trial runs on.
     pub fn split_of(&self, trial: &TrialKey) -> usize {
+        self.split_at(trial.bits, trial.trial)
+            .expect("a sweep trial's x is one of the sizes")
+    }
+
+    /// The split of trial `trial` at x value `x` (code length, or training
+    /// size of a sweep); `None` for a size the sweep lacks.
+    pub fn split_at(&self, x: usize, trial: usize) -> Option<usize> {
         if self.split.per_trial {
-            trial.trial
+            Some(trial)
         } else if self.sweep_bits.is_some() {
-            self.bits
-                .iter()
-                .position(|&b| b == trial.bits)
-                .expect("a sweep trial's x is one of the sizes")
+            self.bits.iter().position(|&b| b == x)
         } else {
-            0
+            Some(0)
         }
     }
 
@@ -197,7 +201,12 @@ impl Plan {
 
     /// The code length a trial fits (its x, unless the plan sweeps sizes).
     pub fn code_length(&self, trial: &TrialKey) -> usize {
-        self.sweep_bits.unwrap_or(trial.bits)
+        self.code_length_at(trial.bits)
+    }
+
+    /// The code length at x value `x` (`x` itself, unless the plan sweeps sizes).
+    pub fn code_length_at(&self, x: usize) -> usize {
+        self.sweep_bits.unwrap_or(x)
     }
 
     /// Every code length the plan fits.
