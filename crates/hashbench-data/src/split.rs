@@ -416,13 +416,26 @@ mod tests {
         assert_ne!(a.training, (60..72).collect::<Vec<_>>());
         // the whole part at most, never the database's items, always a count
         s.training = Count::Items(31);
-        assert!(s.split(100, &parts, 5, here()).unwrap_err().to_string().contains("only 30"));
+        assert!(
+            s.split(100, &parts, 5, here())
+                .unwrap_err()
+                .to_string()
+                .contains("only 30")
+        );
         s.training = Count::Items(5);
         s.training_from = Some("base".into());
         let e = s.split(100, &parts, 5, here()).unwrap_err().to_string();
-        assert!(e.contains("the database and the training part `base` share"), "{e}");
+        assert!(
+            e.contains("the database and the training part `base` share"),
+            "{e}"
+        );
         s.training = database();
-        assert!(s.validate().unwrap_err().to_string().contains("training_from"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("training_from")
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Ground-truth rules, named in a spec's `[ground_truth]` table, and their
 //! on-disk cache (exact neighbours are the one expensive step of a run).
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 
 use faer::Mat;
 use hashbench_core::GroundTruth;
@@ -352,10 +352,6 @@ fn write_lists(path: &Path, truth: &GroundTruth) -> Result<()> {
     let GroundTruth::Lists { n_db, lists } = truth else {
         return Ok(());
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| DataError::io(dir, e))?;
-    }
-    let tmp: PathBuf = path.with_extension("tmp");
     let mut buf = Vec::new();
     buf.extend((*n_db as u64).to_le_bytes());
     buf.extend((lists.len() as u64).to_le_bytes());
@@ -363,10 +359,7 @@ fn write_lists(path: &Path, truth: &GroundTruth) -> Result<()> {
         buf.extend((l.len() as u32).to_le_bytes());
         l.iter().for_each(|i| buf.extend(i.to_le_bytes()));
     }
-    std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(&buf))
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| DataError::io(path, e))
+    crate::atomic::write_atomically(path, &buf).map_err(|e| DataError::io(path, e))
 }
 
 fn read_lists(path: &Path) -> Result<GroundTruth> {

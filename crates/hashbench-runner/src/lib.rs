@@ -8,6 +8,7 @@ pub mod methods;
 pub mod normality;
 pub mod report;
 pub mod score;
+pub mod shard;
 pub mod spec;
 pub mod store;
 pub mod tables;
@@ -192,6 +193,38 @@ fn crate_versions(root: &Path) -> serde_json::Value {
 /// Missing or corrupt data, an impossible split, or a failing trial (named by
 /// method, bits and trial); trials finished before the failure are kept.
 pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOutcome> {
+    run_plan_as(ws, plan, opts, Mode::Whole)
+}
+
+/// Which of a plan's trials a pass over its splits computes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mode {
+    /// Every trial (a single-machine run).
+    Whole,
+    /// The trials of one shard; no tables.
+    Shard(shard::Shard),
+    /// Ground truth and tuning for every pending trial; no fits.
+    Prepare,
+    /// No computing: every trial must be stored (merging shards).
+    StoredOnly,
+}
+
+/// What a pass over the splits did.
+pub(crate) struct Pass {
+    pub records: Vec<trial::TrialRecord>,
+    pub computed: usize,
+    pub fits: usize,
+    pub about: String,
+}
+
+/// Runs `plan` in `mode` and, unless it is a shard or a preparation, writes
+/// its tables.
+pub(crate) fn run_plan_as(
+    ws: &Workspace,
+    plan: &Plan,
+    opts: &RunOptions,
+    mode: Mode,
+) -> Result<RunOutcome> {
     faer::set_global_parallelism(faer::Par::Seq);
     let started = Instant::now();
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
@@ -201,26 +234,86 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
         let (tables, counts, about) = normality::run(plan, &data, &dir, opts.force)?;
         return finish(ws, plan, &data, tables, &about, counts, started, dir);
     }
-    check_methods(plan, &data)?;
+    let dir = ws.run_dir(plan);
+    let pass = pass(ws, plan, &data, opts, mode)?;
+    let n = plan.trials().len();
+    let tables = trial::tables(plan, &data.name, &pass.records);
+    finish(
+        ws,
+        plan,
+        &data,
+        tables,
+        &pass.about,
+        Counts {
+            fitted: pass.fits,
+            evaluated: pass.computed,
+            reused: n - pass.computed,
+        },
+        started,
+        dir,
+    )
+}
+
+/// One pass over the plan's splits: builds each split's ground truth, then
+/// computes (or, in [`Mode::StoredOnly`], only collects) the trials `mode`
+/// selects, resuming from stored records.
+pub(crate) fn pass(
+    ws: &Workspace,
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    opts: &RunOptions,
+    mode: Mode,
+) -> Result<Pass> {
+    check_methods(plan, data)?;
     let dir = ws.run_dir(plan);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let keys = plan.trials();
+    let keys: Vec<TrialKey> = match mode {
+        Mode::Shard(shard) => plan
+            .trials()
+            .into_iter()
+            .enumerate()
+            .filter(|(position, _)| shard.holds(*position))
+            .map(|(_, k)| k)
+            .collect(),
+        _ => plan.trials(),
+    };
     let bar = progress_bar(plan, opts.progress);
-    let mut records = Vec::with_capacity(keys.len());
-    let (mut about, mut computed, mut fits) = (String::new(), 0, 0);
+    let mut out = Pass {
+        records: Vec::with_capacity(keys.len()),
+        computed: 0,
+        fits: 0,
+        about: String::new(),
+    };
+    let mut missing = Vec::new();
     for s in 0..plan.n_splits() {
-        let split = split_of(plan, &data, s)?;
-        if s == 0 {
-            about = check_supervision(plan, &data, &split)?;
-        }
-        let truth = truth_of(ws, plan, &data, &split, s)?;
-        let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir, &ws.cache())?;
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let split = split_of(plan, data, s)?;
+        if out.about.is_empty() {
+            out.about = check_supervision(plan, data, &split)?;
+        }
+        let truth = truth_of(ws, plan, data, &split, s)?;
+        let ctx = TrialContext::new(plan, data, &split, s, truth, &dir, &ws.cache())?;
         let to_run: Vec<&TrialKey> = mine
             .iter()
             .copied()
             .filter(|k| opts.force || ctx.stored(k).is_none())
             .collect();
+        match mode {
+            Mode::Prepare => {
+                ctx.tune_ahead(&to_run)?;
+                continue;
+            }
+            Mode::StoredOnly => {
+                missing.extend(to_run.iter().map(|k| ctx.describe_missing(k)));
+                out.records
+                    .extend(mine.iter().filter_map(|k| ctx.stored(k)));
+                continue;
+            }
+            Mode::Whole | Mode::Shard(_) => {}
+        }
         ctx.tune_ahead(&to_run)?;
         let (mut recs, n) = store::resume(
             &mine,
@@ -229,26 +322,22 @@ pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOut
             |k| ctx.run(k, opts.force),
             &bar,
         )?;
-        records.append(&mut recs);
-        computed += n;
-        fits += ctx.fits();
+        out.records.append(&mut recs);
+        out.computed += n;
+        out.fits += ctx.fits();
     }
     bar.finish_and_clear();
-    let tables = trial::tables(plan, &data.name, &records);
-    finish(
-        ws,
-        plan,
-        &data,
-        tables,
-        &about,
-        Counts {
-            fitted: fits,
-            evaluated: computed,
-            reused: keys.len() - computed,
-        },
-        started,
-        dir,
-    )
+    if !missing.is_empty() {
+        bail!(
+            "{} [{}]: {} of {} trials have no stored record to merge:\n  {}",
+            plan.id,
+            plan.profile,
+            missing.len(),
+            keys.len(),
+            missing.join("\n  ")
+        );
+    }
+    Ok(out)
 }
 
 /// The plan's `index`-th split of `data` (index files relative to the spec).

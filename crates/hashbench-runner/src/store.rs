@@ -59,14 +59,8 @@ pub fn load<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str)
 /// # Errors
 /// A failed write, naming the file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+    hashbench_data::atomic::write_atomically(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes `rec` as JSON at `path`, atomically.

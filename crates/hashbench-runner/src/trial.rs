@@ -261,6 +261,24 @@ impl<'a> TrialContext<'a> {
         store::load(&self.record_path(k), &self.eval_fingerprint(k))
     }
 
+    /// Why trial `k` has no usable stored record, naming method, x and trial.
+    pub fn describe_missing(&self, k: &TrialKey) -> String {
+        let path = self.record_path(k);
+        let why = if path.exists() {
+            "its record was computed from other inputs (data, split, parameters or metrics)"
+        } else {
+            "no record"
+        };
+        format!(
+            "{} at {} {}, trial {}: {why} ({})",
+            self.plan.methods[k.method].label,
+            k.bits,
+            self.plan.axis(),
+            k.trial,
+            path.display()
+        )
+    }
+
     /// The codes of trial `k`: stored ones when they match (unless `refit`),
     /// else a fresh fit, stored at once.
     fn codes(&self, k: &TrialKey, refit: bool) -> Result<FittedCodes> {

@@ -266,12 +266,10 @@ fn a_metric_added_to_a_finished_spec_is_evaluated_without_a_fit() {
 fn a_spec_that_differs_only_in_ground_truth_reuses_the_other_specs_fits() {
     let (_dir, ws) = setup();
     let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
-    let text = SPEC
-        .replace("id = \"toy\"", "id = \"toy-knn\"")
-        .replace(
-            "ground_truth = { rule = \"same-label\" }",
-            "ground_truth = { rule = \"k-nearest\", k = 10 }",
-        );
+    let text = SPEC.replace("id = \"toy\"", "id = \"toy-knn\"").replace(
+        "ground_truth = { rule = \"same-label\" }",
+        "ground_truth = { rule = \"k-nearest\", k = 10 }",
+    );
     let path = ws.root.join("experiments/toy/knn.toml");
     std::fs::write(&path, text).unwrap();
     let knn = Spec::load(&path).unwrap().plan("paper").unwrap();
@@ -280,8 +278,18 @@ fn a_spec_that_differs_only_in_ground_truth_reuses_the_other_specs_fits() {
     assert_eq!(counts(&second), (0, 16, 0));
     assert_eq!(second.tables.timings, first.tables.timings);
     assert_ne!(
-        second.tables.metrics.iter().map(|r| r.value).collect::<Vec<_>>(),
-        first.tables.metrics.iter().map(|r| r.value).collect::<Vec<_>>()
+        second
+            .tables
+            .metrics
+            .iter()
+            .map(|r| r.value)
+            .collect::<Vec<_>>(),
+        first
+            .tables
+            .metrics
+            .iter()
+            .map(|r| r.value)
+            .collect::<Vec<_>>()
     );
     // the second spec's own folder holds the codes, as a fit would leave them
     let stem = ws
@@ -751,4 +759,124 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("at one code length"), "{err}");
+}
+
+/// The workspace of `ws`'s repository writing to `results`.
+fn with_results(ws: &Workspace, results: &Path) -> Workspace {
+    Workspace {
+        results: results.to_path_buf(),
+        ..ws.clone()
+    }
+}
+
+#[test]
+fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
+    use hashbench_runner::shard::{self, Shard};
+    let (dir, ws) = setup();
+    let plan = plan(&ws, "paper");
+    let whole = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let csv = |d: &Path| std::fs::read_to_string(d.join("metrics.csv")).unwrap();
+    let shard = |i: usize| Shard { index: i, count: 4 };
+
+    // four shards, each into a results folder of its own, then merged
+    let roots: Vec<_> = (0..4)
+        .map(|i| dir.path().join(format!("shard{i}")))
+        .collect();
+    let mut held = 0;
+    for (i, root) in roots.iter().enumerate() {
+        let out = shard::run_shard(
+            &with_results(&ws, root),
+            &plan,
+            &RunOptions::default(),
+            shard(i),
+        )
+        .unwrap();
+        assert_eq!(out.evaluated, out.manifest.trials);
+        held += out.manifest.trials;
+    }
+    assert_eq!(held, 16, "the shards partition the trials");
+    let merged_ws = with_results(&ws, &dir.path().join("merged"));
+    let merged = shard::merge(&merged_ws, &roots, &RunOptions::default()).unwrap();
+    assert_eq!(merged.len(), 1);
+    assert_eq!(counts(&merged[0]), (0, 0, 16));
+    assert_eq!(csv(&merged[0].dir), csv(&whole.dir));
+
+    // one shared folder, prepared first: shards read its ground truth; a shard
+    // killed mid-run (two records and its manifest lost) redoes only those
+    let shared = with_results(&ws, &dir.path().join("shared"));
+    shard::prepare(&shared, &plan).unwrap();
+    for i in 0..4 {
+        shard::run_shard(&shared, &plan, &RunOptions::default(), shard(i)).unwrap();
+    }
+    let run_dir = shared.run_dir(&plan);
+    std::fs::remove_file(shard::manifest_path(&run_dir, shard(1))).unwrap();
+    let lost: Vec<_> = walkdir::WalkDir::new(run_dir.join("trials"))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.is_file())
+        .collect();
+    // the trial records of shard 1: positions 1, 5, 9, 13 of the plan's trials
+    let shard1: Vec<_> = plan
+        .trials()
+        .into_iter()
+        .enumerate()
+        .filter(|(p, _)| shard(1).holds(*p))
+        .map(|(_, k)| {
+            run_dir
+                .join("trials")
+                .join(&plan.methods[k.method].slug)
+                .join(format!("b{}-t{}.json", k.bits, k.trial))
+        })
+        .collect();
+    assert!(shard1.iter().all(|p| lost.contains(p)));
+    std::fs::remove_file(&shard1[0]).unwrap();
+    std::fs::remove_file(&shard1[2]).unwrap();
+    let again = shard::run_shard(&shared, &plan, &RunOptions::default(), shard(1)).unwrap();
+    assert_eq!((again.evaluated, again.manifest.fitted), (2, 0));
+    let merged = shard::merge(&shared, &[shared.results.clone()], &RunOptions::default()).unwrap();
+    assert_eq!(csv(&merged[0].dir), csv(&whole.dir));
+
+    // shards of another build or another spec are refused, naming both files
+    let manifest = shard::manifest_path(&roots[2].join("toy").join("paper"), shard(2));
+    let original = std::fs::read_to_string(&manifest).unwrap();
+    let mut m: shard::ShardManifest = serde_json::from_str(&original).unwrap();
+    m.code_version = "another build".into();
+    std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+    let e = format!(
+        "{:#}",
+        shard::merge(&merged_ws, &roots, &RunOptions::default()).unwrap_err()
+    );
+    assert!(e.contains("different hashbench builds"), "{e}");
+    assert!(e.contains("2-of-4.json"), "{e}");
+    m.code_version = serde_json::from_str::<shard::ShardManifest>(&original)
+        .unwrap()
+        .code_version;
+    m.spec_sha256 = "another spec".into();
+    std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+    let e = format!(
+        "{:#}",
+        shard::merge(&merged_ws, &roots, &RunOptions::default()).unwrap_err()
+    );
+    assert!(e.contains("different specs"), "{e}");
+
+    // a shard that never finished: its trials are listed by method, bits and trial
+    std::fs::write(&manifest, &original).unwrap();
+    std::fs::remove_dir_all(roots[3].join("toy")).unwrap();
+    let fresh = with_results(&ws, &dir.path().join("fresh"));
+    let e = format!(
+        "{:#}",
+        shard::merge(&fresh, &roots, &RunOptions::default()).unwrap_err()
+    );
+    assert!(e.contains("shards 3/4 left no manifest"), "{e}");
+    assert!(e.contains("4 of 16 trials have no stored record"), "{e}");
+    let k = plan.trials()[3].clone();
+    let label = &plan.methods[k.method].label;
+    assert!(
+        e.contains(&format!(
+            "{label} at {} bits, trial {}: no record",
+            k.bits, k.trial
+        )),
+        "{e}"
+    );
 }

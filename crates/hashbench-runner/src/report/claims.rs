@@ -789,7 +789,11 @@ at = 16
         let v = verdict([0.1, 0.3, 0.5, 0.55]);
         assert_eq!(v.verdict, "holds", "{v:?}");
         assert!(v.evidence.contains("gains 0.4000"), "{}", v.evidence);
-        assert!(v.evidence.contains("then 0.0500 up to 32"), "{}", v.evidence);
+        assert!(
+            v.evidence.contains("then 0.0500 up to 32"),
+            "{}",
+            v.evidence
+        );
         // the later gain is the larger one
         assert_eq!(verdict([0.1, 0.2, 0.3, 0.6]).verdict, "fails");
         // no rise at all: a smaller later loss does not make it level off
