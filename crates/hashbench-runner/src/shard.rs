@@ -243,8 +243,9 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 /// No manifests; shards of one run that differ in spec, build or shard count;
 /// a spec changed since the shards ran; missing trials.
 pub fn merge(ws: &Workspace, sources: &[PathBuf], opts: &RunOptions) -> Result<Vec<RunOutcome>> {
-    let mut runs: BTreeMap<(String, String), Vec<(PathBuf, PathBuf, ShardManifest)>> =
-        BTreeMap::new();
+    // per (experiment, profile): (results folder, manifest file, manifest)
+    type Found = (PathBuf, PathBuf, ShardManifest);
+    let mut runs: BTreeMap<(String, String), Vec<Found>> = BTreeMap::new();
     for source in sources {
         // a folder without manifests (a shard that never finished) gives
         // nothing: its trials are reported missing below
