@@ -834,7 +834,12 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     std::fs::remove_file(&shard1[2]).unwrap();
     let again = shard::run_shard(&shared, &plan, &RunOptions::default(), shard(1)).unwrap();
     assert_eq!((again.evaluated, again.manifest.fitted), (2, 0));
-    let merged = shard::merge(&shared, &[shared.results.clone()], &RunOptions::default()).unwrap();
+    let merged = shard::merge(
+        &shared,
+        std::slice::from_ref(&shared.results),
+        &RunOptions::default(),
+    )
+    .unwrap();
     assert_eq!(csv(&merged[0].dir), csv(&whole.dir));
 
     // shards of another build or another spec are refused, naming both files
