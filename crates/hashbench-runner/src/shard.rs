@@ -167,9 +167,11 @@ pub fn run_shard(
     })
 }
 
-/// Builds what every shard of `plan` shares before they start: the ground
-/// truth of each split and the tuned hyperparameters of every pending trial
-/// (cached under the results folder; the shards then only read them).
+/// Starts a sharded run of `plan`: forgets the manifests of an earlier
+/// sharding (its records stay and are reused), then builds what every shard
+/// shares: the ground truth of each split and the tuned hyperparameters of
+/// every pending trial (cached under the results folder; the shards then
+/// only read them).
 ///
 /// # Errors
 /// As a run.
@@ -177,6 +179,10 @@ pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<()> {
     faer::set_global_parallelism(faer::Par::Seq);
     if plan.normality.is_some() {
         return Ok(());
+    }
+    let old = ws.run_dir(plan).join("shards");
+    if old.exists() {
+        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
     }
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
     pass(ws, plan, &data, &RunOptions::default(), Mode::Prepare).map(|_| ())
@@ -233,7 +239,8 @@ fn same_folder(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Merges the shards found under the results folders `sources` into `ws`'s
+/// Merges the shards found under the results folders `sources` (of the run
+/// `only` = (experiment, profile) when given, else of every run) into `ws`'s
 /// results folder: checks that each run's shards ran one spec with one build,
 /// copies their records and codes (unless a source is `ws`'s own folder), and
 /// writes the tables, summary and figures exactly as a single-machine run
@@ -242,7 +249,12 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 /// # Errors
 /// No manifests; shards of one run that differ in spec, build or shard count;
 /// a spec changed since the shards ran; missing trials.
-pub fn merge(ws: &Workspace, sources: &[PathBuf], opts: &RunOptions) -> Result<Vec<RunOutcome>> {
+pub fn merge(
+    ws: &Workspace,
+    sources: &[PathBuf],
+    only: Option<(&str, &str)>,
+    opts: &RunOptions,
+) -> Result<Vec<RunOutcome>> {
     // per (experiment, profile): (results folder, manifest file, manifest)
     type Found = (PathBuf, PathBuf, ShardManifest);
     let mut runs: BTreeMap<(String, String), Vec<Found>> = BTreeMap::new();
@@ -250,6 +262,9 @@ pub fn merge(ws: &Workspace, sources: &[PathBuf], opts: &RunOptions) -> Result<V
         // a folder without manifests (a shard that never finished) gives
         // nothing: its trials are reported missing below
         for (path, m) in manifests(source)? {
+            if only.is_some_and(|(id, profile)| (id, profile) != (&m.experiment, &m.profile)) {
+                continue;
+            }
             runs.entry((m.experiment.clone(), m.profile.clone()))
                 .or_default()
                 .push((source.clone(), path, m));

@@ -796,7 +796,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     }
     assert_eq!(held, 16, "the shards partition the trials");
     let merged_ws = with_results(&ws, &dir.path().join("merged"));
-    let merged = shard::merge(&merged_ws, &roots, &RunOptions::default()).unwrap();
+    let merged = shard::merge(&merged_ws, &roots, None, &RunOptions::default()).unwrap();
     assert_eq!(merged.len(), 1);
     assert_eq!(counts(&merged[0]), (0, 0, 16));
     assert_eq!(csv(&merged[0].dir), csv(&whole.dir));
@@ -837,6 +837,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     let merged = shard::merge(
         &shared,
         std::slice::from_ref(&shared.results),
+        Some(("toy", "paper")),
         &RunOptions::default(),
     )
     .unwrap();
@@ -850,7 +851,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
     let e = format!(
         "{:#}",
-        shard::merge(&merged_ws, &roots, &RunOptions::default()).unwrap_err()
+        shard::merge(&merged_ws, &roots, None, &RunOptions::default()).unwrap_err()
     );
     assert!(e.contains("different hashbench builds"), "{e}");
     assert!(e.contains("2-of-4.json"), "{e}");
@@ -861,7 +862,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
     let e = format!(
         "{:#}",
-        shard::merge(&merged_ws, &roots, &RunOptions::default()).unwrap_err()
+        shard::merge(&merged_ws, &roots, None, &RunOptions::default()).unwrap_err()
     );
     assert!(e.contains("different specs"), "{e}");
 
@@ -871,7 +872,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     let fresh = with_results(&ws, &dir.path().join("fresh"));
     let e = format!(
         "{:#}",
-        shard::merge(&fresh, &roots, &RunOptions::default()).unwrap_err()
+        shard::merge(&fresh, &roots, None, &RunOptions::default()).unwrap_err()
     );
     assert!(e.contains("shards 3/4 left no manifest"), "{e}");
     assert!(e.contains("4 of 16 trials have no stored record"), "{e}");

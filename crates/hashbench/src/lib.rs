@@ -12,7 +12,12 @@ use hashbench_runner::check::{
     verdicts, verdicts_path, write_baseline, write_verdicts,
 };
 use hashbench_runner::score::{CodeSource, score};
-use hashbench_runner::{RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
+use hashbench_runner::shard::Shard;
+use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
+
+mod cluster;
+
+use cluster::SlurmOptions;
 
 /// Reproduces the experiments of five binary-hashing papers from TOML specs.
 #[derive(Debug, Parser)]
@@ -45,6 +50,62 @@ enum Command {
         /// Refit and re-evaluate trials that are already stored.
         #[arg(long)]
         force: bool,
+        /// Run only shard i of n (0-based, e.g. 0/4): its trials' records, no
+        /// tables; `hashbench merge` writes them once every shard finished.
+        #[arg(long)]
+        shard: Option<Shard>,
+    },
+    /// Start a sharded run: build the ground truth and tuning every shard
+    /// shares (and forget an earlier sharding's manifests).
+    Prepare {
+        /// The spec.
+        spec: PathBuf,
+        /// Profile (default: the paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
+    },
+    /// Merge the shards under the given results folders into this results
+    /// folder: the tables, summary and figures of a single-machine run.
+    Merge {
+        /// Results folders the shards wrote to (a shared one, or one per shard).
+        #[arg(required = true)]
+        sources: Vec<PathBuf>,
+        /// Merge only this experiment id (with --profile).
+        #[arg(long, requires = "profile")]
+        experiment: Option<String>,
+        /// Merge only this profile (with --experiment).
+        #[arg(long, requires = "experiment")]
+        profile: Option<String>,
+    },
+    /// Write (and with --submit, submit) Slurm job scripts for a sharded run:
+    /// a preparation job, a job array of shards, a dependent merge job.
+    Slurm {
+        /// The spec.
+        spec: PathBuf,
+        /// Profile (default: the paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Array tasks.
+        #[arg(long)]
+        shards: usize,
+        /// Slurm partition of every job.
+        #[arg(long)]
+        partition: Option<String>,
+        /// Time limit of every job (Slurm syntax, e.g. 04:00:00).
+        #[arg(long)]
+        time: Option<String>,
+        /// CPUs per task (also each task's worker threads).
+        #[arg(long)]
+        cpus_per_task: Option<usize>,
+        /// Memory per job (Slurm syntax, e.g. 16G).
+        #[arg(long)]
+        mem: Option<String>,
+        /// Submit through sbatch.
+        #[arg(long)]
+        submit: bool,
+        /// With --submit: wait for the merge job and fail if it did.
+        #[arg(long, requires = "submit")]
+        wait: bool,
     },
     /// Run every spec under experiments/ on the data present; list what was skipped.
     RunAll {
@@ -131,6 +192,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             specs,
             profile,
             force,
+            shard,
         } => {
             // parse and validate every spec first, so a bad one fails before any trial
             let mut plans = Vec::new();
@@ -146,9 +208,49 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
                 ws.check_data(&plan.dataset)?;
             }
             for plan in &plans {
-                run_and_print(ws, plan, force)?;
+                match shard {
+                    Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
+                    None => run_and_print(ws, plan, force)?,
+                }
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Prepare { spec, profile } => {
+            let plan = plan_of(ws, &spec, profile)?;
+            hashbench_runner::shard::prepare(ws, &plan)?;
+            println!(
+                "== {} [{}]: ground truth and tuning ready under {}",
+                plan.id,
+                plan.profile,
+                ws.cache().display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Merge {
+            sources,
+            experiment,
+            profile,
+        } => merge(ws, &sources, experiment.as_deref().zip(profile.as_deref())),
+        Command::Slurm {
+            spec,
+            profile,
+            shards,
+            partition,
+            time,
+            cpus_per_task,
+            mem,
+            submit,
+            wait,
+        } => {
+            let plan = plan_of(ws, &spec, profile)?;
+            let opts = SlurmOptions {
+                shards,
+                partition,
+                time,
+                cpus_per_task,
+                mem,
+            };
+            slurm(ws, &plan, &opts, submit, wait)
         }
         Command::RunAll { force } => run_all(ws, force),
         Command::Figures => figures(ws),
@@ -165,7 +267,104 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
     }
 }
 
-fn run_and_print(ws: &Workspace, plan: &hashbench_runner::Plan, force: bool) -> Result<()> {
+/// The plan of the spec at `path` under `profile` (default: the paper's
+/// when its data is present, else `local`), its data checked.
+fn plan_of(ws: &Workspace, path: &Path, profile: Option<String>) -> Result<Plan> {
+    let spec = Spec::load(path)?;
+    let profile = match profile {
+        Some(p) => p,
+        None => choose_profile(ws, &spec)?,
+    };
+    let plan = spec.plan(&profile)?;
+    ws.check_data(&plan.dataset)?;
+    Ok(plan)
+}
+
+fn run_shard_and_print(ws: &Workspace, plan: &Plan, force: bool, shard: Shard) -> Result<()> {
+    let opts = RunOptions {
+        force,
+        progress: true,
+    };
+    let out = hashbench_runner::shard::run_shard(ws, plan, &opts, shard)?;
+    println!(
+        "== {} [{}] shard {}/{} done in {:.1} s: {} of {} trials, {} evaluated now ({} fitted); records in {}",
+        plan.id,
+        plan.profile,
+        shard.index,
+        shard.count,
+        out.seconds,
+        out.manifest.trials,
+        plan.trials().len(),
+        out.evaluated,
+        out.manifest.fitted,
+        out.dir.display()
+    );
+    Ok(())
+}
+
+fn merge(ws: &Workspace, sources: &[PathBuf], only: Option<(&str, &str)>) -> Result<ExitCode> {
+    let opts = RunOptions {
+        force: false,
+        progress: false,
+    };
+    for outcome in hashbench_runner::shard::merge(ws, sources, only, &opts)? {
+        println!(
+            "== merged {} trials into {}",
+            outcome.counts.reused,
+            outcome.dir.display()
+        );
+        println!(
+            "{}",
+            hashbench_runner::report::without_timings(&outcome.summary)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn slurm(
+    ws: &Workspace,
+    plan: &Plan,
+    opts: &SlurmOptions,
+    submit: bool,
+    wait: bool,
+) -> Result<ExitCode> {
+    let scripts = cluster::write_scripts(ws, plan, opts)?;
+    println!(
+        "== {} [{}]: {} trials in {} shards; job scripts {}, {} and {}",
+        plan.id,
+        plan.profile,
+        plan.trials().len(),
+        opts.shards,
+        scripts.prepare.display(),
+        scripts.shards.display(),
+        scripts.merge.display()
+    );
+    if !submit {
+        println!(
+            "submit with: p=$(sbatch --parsable {}); a=$(sbatch --parsable --dependency=afterok:$p {}); sbatch --dependency=afterok:$a {}",
+            scripts.prepare.display(),
+            scripts.shards.display(),
+            scripts.merge.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ids = cluster::submit(&scripts, wait)?;
+    println!(
+        "submitted: prepare job {}, shard array {} ({} tasks), merge job {}",
+        ids.prepare, ids.shards, opts.shards, ids.merge
+    );
+    println!(
+        "a failed shard i is resubmitted alone with `sbatch --array=i {}`, then `sbatch {}`",
+        scripts.shards.display(),
+        scripts.merge.display()
+    );
+    if wait {
+        println!("merge job {} completed", ids.merge);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<()> {
     let work = match &plan.normality {
         Some(n) => format!("normality study, {} values of p", n.p.len()),
         None => format!("{} trials", plan.trials().len()),
@@ -201,13 +400,7 @@ fn score_codes(
     codes: &[CodeSource],
     profile: Option<String>,
 ) -> Result<ExitCode> {
-    let spec = Spec::load(path)?;
-    let profile = match profile {
-        Some(p) => p,
-        None => choose_profile(ws, &spec)?,
-    };
-    let plan = spec.plan(&profile)?;
-    ws.check_data(&plan.dataset)?;
+    let plan = plan_of(ws, path, profile)?;
     let outcome = score(ws, &plan, codes)?;
     println!(
         "== {} [{}]: scored {} trials of codes; results in {}",

@@ -1,0 +1,295 @@
+//! Running a profile on a Slurm cluster: job scripts for a preparation job, a
+//! job array of shards and a dependent merge job, optionally submitted
+//! through `sbatch`. Slurm is used as it is: no scheduler of our own.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use hashbench_runner::{DATA_ROOTS_VAR, Plan, Workspace};
+
+/// Resources and switches of `hashbench slurm`.
+#[derive(Debug, Clone, Default)]
+pub struct SlurmOptions {
+    /// Array tasks (shards).
+    pub shards: usize,
+    /// `--partition` of every job.
+    pub partition: Option<String>,
+    /// `--time` of every job.
+    pub time: Option<String>,
+    /// `--cpus-per-task` of every job (also the worker threads of each task).
+    pub cpus_per_task: Option<usize>,
+    /// `--mem` of every job.
+    pub mem: Option<String>,
+}
+
+/// The three job scripts of a sharded run.
+#[derive(Debug, Clone)]
+pub struct JobScripts {
+    /// Ground truth and tuning, once.
+    pub prepare: PathBuf,
+    /// The shards, one array task each.
+    pub shards: PathBuf,
+    /// Tables, summary and figures from every shard's records.
+    pub merge: PathBuf,
+}
+
+/// Single-quotes `s` for bash.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).with_context(|| format!("resolving {}", path.display()))
+}
+
+/// Writes the job scripts of `plan` sharded `opts.shards` ways into
+/// `<run folder>/slurm/`. Each runs this very executable (so every task runs
+/// the same build, as merging demands) from the repository root.
+///
+/// # Errors
+/// Zero shards, or a failed write.
+pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result<JobScripts> {
+    if opts.shards == 0 {
+        bail!("--shards 0: give at least one shard");
+    }
+    let exe = std::env::current_exe().context("locating the hashbench executable")?;
+    let root = absolute(&ws.root)?;
+    let results = absolute(&ws.results)?;
+    let spec = absolute(&plan.spec_path)?;
+    let dir = results.join(&plan.id).join(&plan.profile).join("slurm");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let data_roots = std::env::var(DATA_ROOTS_VAR).ok();
+    let script = |what: &str, output: &str, array: Option<usize>, command: &str| -> String {
+        let mut s = String::from("#!/bin/bash\n");
+        let mut directive = |d: String| {
+            let _ = writeln!(s, "#SBATCH {d}");
+        };
+        directive(format!("--job-name=hashbench-{}-{what}", plan.id));
+        directive(format!("--output={}", dir.join(output).display()));
+        directive(format!("--chdir={}", root.display()));
+        if let Some(n) = array {
+            directive(format!("--array=0-{}", n - 1));
+        }
+        if let Some(p) = &opts.partition {
+            directive(format!("--partition={p}"));
+        }
+        if let Some(t) = &opts.time {
+            directive(format!("--time={t}"));
+        }
+        if let Some(c) = opts.cpus_per_task {
+            directive(format!("--cpus-per-task={c}"));
+        }
+        if let Some(m) = &opts.mem {
+            directive(format!("--mem={m}"));
+        }
+        s.push_str("set -euo pipefail\n");
+        if let Some(d) = &data_roots {
+            let _ = writeln!(s, "export {DATA_ROOTS_VAR}={}", quoted(d));
+        }
+        let _ = writeln!(
+            s,
+            "exec {} --root {} --results {} --threads \"${{SLURM_CPUS_PER_TASK:-1}}\" {command}",
+            quoted(&exe.display().to_string()),
+            quoted(&root.display().to_string()),
+            quoted(&results.display().to_string()),
+        );
+        s
+    };
+    let spec_arg = format!(
+        "{} --profile {}",
+        quoted(&spec.display().to_string()),
+        quoted(&plan.profile)
+    );
+    let scripts = JobScripts {
+        prepare: dir.join("prepare.sbatch"),
+        shards: dir.join("shards.sbatch"),
+        merge: dir.join("merge.sbatch"),
+    };
+    for (path, text) in [
+        (
+            &scripts.prepare,
+            script(
+                "prepare",
+                "prepare-%j.out",
+                None,
+                &format!("prepare {spec_arg}"),
+            ),
+        ),
+        (
+            &scripts.shards,
+            script(
+                "shard",
+                "shard-%A_%a.out",
+                Some(opts.shards),
+                &format!(
+                    "run {spec_arg} --shard \"$SLURM_ARRAY_TASK_ID/{}\"",
+                    opts.shards
+                ),
+            ),
+        ),
+        (
+            &scripts.merge,
+            script(
+                "merge",
+                "merge-%j.out",
+                None,
+                &format!(
+                    "merge {} --experiment {} --profile {}",
+                    quoted(&results.display().to_string()),
+                    quoted(&plan.id),
+                    quoted(&plan.profile)
+                ),
+            ),
+        ),
+    ] {
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(scripts)
+}
+
+/// Submits `script` with `sbatch --parsable` and `extra` options; returns the
+/// job id.
+fn sbatch(script: &Path, extra: &[String]) -> Result<String> {
+    let out = Command::new("sbatch")
+        .arg("--parsable")
+        .args(extra)
+        .arg(script)
+        .output()
+        .context("running sbatch (is Slurm installed and SLURM_CONF set?)")?;
+    if !out.status.success() {
+        bail!(
+            "sbatch {}: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let id = text
+        .trim()
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    if id.is_empty() {
+        bail!("sbatch {}: no job id in its output", script.display());
+    }
+    Ok(id)
+}
+
+/// Job ids of a submitted run.
+#[derive(Debug, Clone)]
+pub struct Submitted {
+    /// The preparation job.
+    pub prepare: String,
+    /// The shard array.
+    pub shards: String,
+    /// The merge job.
+    pub merge: String,
+}
+
+/// Submits the preparation job, the shard array after it and the merge job
+/// after every array task succeeded; a job whose dependency fails is
+/// cancelled (`--kill-on-invalid-dep=yes`). With `wait`, blocks until the
+/// merge job ends (`sbatch --wait`) and fails when it did.
+///
+/// # Errors
+/// A failed submission, or with `wait` a merge job that did not complete.
+pub fn submit(scripts: &JobScripts, wait: bool) -> Result<Submitted> {
+    let after = |id: &str| {
+        vec![
+            format!("--dependency=afterok:{id}"),
+            "--kill-on-invalid-dep=yes".to_string(),
+        ]
+    };
+    let prepare = sbatch(&scripts.prepare, &[])?;
+    let shards = sbatch(&scripts.shards, &after(&prepare))?;
+    let mut merge_options = after(&shards);
+    if wait {
+        merge_options.push("--wait".to_string());
+    }
+    let merge = sbatch(&scripts.merge, &merge_options)?;
+    Ok(Submitted {
+        prepare,
+        shards,
+        merge,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_chain_prepare_shards_and_merge_on_one_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("t.toml");
+        std::fs::write(
+            &spec,
+            r#"id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [8]
+dataset = "d"
+split = { queries = 5 }
+ground_truth = { rule = "same-label" }
+[[methods]]
+method = "lsh"
+[[metrics]]
+metric = "map"
+ties = "random"
+"#,
+        )
+        .unwrap();
+        let plan = hashbench_runner::Spec::load(&spec)
+            .unwrap()
+            .plan("paper")
+            .unwrap();
+        let ws = Workspace::with_results(dir.path().join("results"), dir.path().to_path_buf());
+        let opts = SlurmOptions {
+            shards: 4,
+            partition: Some("short".into()),
+            cpus_per_task: Some(2),
+            ..SlurmOptions::default()
+        };
+        let scripts = write_scripts(&ws, &plan, &opts).unwrap();
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+        let (prepare, shards, merge) = (
+            read(&scripts.prepare),
+            read(&scripts.shards),
+            read(&scripts.merge),
+        );
+        assert!(shards.contains("#SBATCH --array=0-3\n"), "{shards}");
+        // the count is fixed, so a task resubmitted alone keeps its shard
+        assert!(
+            shards.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\""),
+            "{shards}"
+        );
+        assert!(prepare.contains(" prepare '"), "{prepare}");
+        assert!(
+            merge.contains("--experiment 't' --profile 'paper'"),
+            "{merge}"
+        );
+        let exe = std::env::current_exe().unwrap();
+        for text in [&prepare, &shards, &merge] {
+            assert!(text.starts_with("#!/bin/bash\n"));
+            assert!(text.contains("#SBATCH --partition=short\n"));
+            assert!(text.contains("#SBATCH --cpus-per-task=2\n"));
+            assert!(
+                text.contains(&format!("exec '{}'", exe.display())),
+                "{text}"
+            );
+            assert!(text.contains("--threads \"${SLURM_CPUS_PER_TASK:-1}\""));
+        }
+        let zero = SlurmOptions::default();
+        assert!(write_scripts(&ws, &plan, &zero).is_err());
+    }
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(quoted("a b"), "'a b'");
+        assert_eq!(quoted("it's"), r"'it'\''s'");
+    }
+}
