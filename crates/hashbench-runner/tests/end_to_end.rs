@@ -886,3 +886,59 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
         "{e}"
     );
 }
+
+#[test]
+fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
+    use hashbench_runner::report::overview::write_report;
+    let (_dir, ws) = setup();
+    let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    // a second spec of the same paper, never run
+    std::fs::write(
+        ws.root.join("experiments/toy/later.toml"),
+        SPEC.replace("id = \"toy\"", "id = \"toy-later\"")
+            .replace("bits = [8]\ntrials = 1", "bits = [8, 16]\ntrials = 1"),
+    )
+    .unwrap();
+    let (report, md, page) = write_report(&ws).unwrap();
+    assert_eq!(report.papers.len(), 1);
+    let paper = &report.papers[0];
+    assert_eq!(paper.key, "toy");
+    assert_eq!(paper.runs.len(), 1);
+    assert_eq!(paper.runs[0].profile, "paper");
+    assert_eq!(paper.skipped.len(), 1);
+    assert!(
+        paper.skipped[0].reason.contains("not run yet"),
+        "{:?}",
+        paper.skipped
+    );
+    let holds = run.summary.contains("| PCAH is best | **holds**");
+    assert_eq!(paper.counts(), (usize::from(holds), usize::from(!holds), 0));
+
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(md.contains("| toy | 1 |"), "{md}");
+    assert!(md.contains("### toy [paper]: toy"), "{md}");
+    assert!(md.contains("| PCAH is best | **"), "{md}");
+    assert!(md.contains("- toy-later: not run yet"), "{md}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no network"
+    );
+    // every figure and file linked exists, relative to the results folder
+    let attr = |name: &str| -> Vec<String> {
+        html.split(&format!("{name}=\""))
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_string())
+            .collect()
+    };
+    let images = attr("src");
+    assert_eq!(images.len(), 2, "the map and recall figures: {images:?}");
+    for target in images.iter().chain(attr("href").iter()) {
+        if let Some(id) = target.strip_prefix('#') {
+            assert!(html.contains(&format!("id=\"{id}\"")), "{target}");
+        } else {
+            assert!(ws.results.join(target).is_file(), "{target}");
+        }
+    }
+}

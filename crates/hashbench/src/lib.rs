@@ -115,6 +115,9 @@ enum Command {
     },
     /// Redraw summaries and figures from stored results, without rerunning.
     Figures,
+    /// Write results/REPORT.md and results/index.html: every paper's
+    /// experiments and claim verdicts from the stored runs.
+    Report,
     /// Rerun every spec's `ci` profile and compare with results/baselines/.
     Check {
         /// Write the current numbers as the new baselines.
@@ -254,6 +257,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         }
         Command::RunAll { force } => run_all(ws, force),
         Command::Figures => figures(ws),
+        Command::Report => report(ws),
         Command::Check { bless } => check(ws, bless),
         Command::Score {
             spec,
@@ -440,6 +444,21 @@ fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     }
     for s in &skipped {
         println!("  skipped {s}");
+    }
+    report(ws)
+}
+
+fn report(ws: &Workspace) -> Result<ExitCode> {
+    let (report, md, page) = hashbench_runner::report::overview::write_report(ws)?;
+    println!("== report: {} and {}", md.display(), page.display());
+    for p in &report.papers {
+        let (holds, fails, unchecked) = p.counts();
+        println!(
+            "  {:<12} {} runs: {holds} claims hold, {fails} fail, {unchecked} not checked; {} not run",
+            p.key,
+            p.runs.len(),
+            p.skipped.len()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

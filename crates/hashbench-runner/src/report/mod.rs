@@ -1,10 +1,11 @@
 //! Reports derived from the result tables only (so `hashbench figures` can
 //! redraw them without rerunning): statistics over trials (`stats`), the
-//! paper-claims check (`claims`), the Markdown summary (`summary`) and the
-//! figure panels (`figures`).
+//! paper-claims check (`claims`), the Markdown summary (`summary`), the
+//! figure panels (`figures`) and the report over every paper (`overview`).
 
 mod claims;
 mod figures;
+pub mod overview;
 mod stats;
 mod summary;
 

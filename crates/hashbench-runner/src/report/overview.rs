@@ -1,0 +1,547 @@
+//! One reproduction report over every spec, from stored runs only:
+//! `results/REPORT.md` and a static `results/index.html` (no scripts or fonts
+//! from elsewhere; it works from the file system). Per paper: a count of the
+//! claims that hold, fail or were not checked; per experiment the profile
+//! shown, its deviation, every claim's verdict with its evidence, the
+//! paper's reported numbers beside ours, links to the run's files, its
+//! figures, and the specs not run with the reason.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::claims::{Verdict, check_claims};
+use super::stats::aggregate;
+use crate::spec::{PAPER_PROFILE, Plan, Spec};
+use crate::{Workspace, choose_profile, tables};
+
+/// The profile a report shows when run-all's choice has no stored run, in
+/// order of preference (then any other; `ci` last: a regression profile).
+const FALLBACK_PROFILES: [&str; 2] = [PAPER_PROFILE, "local"];
+
+/// The run folder's files the report links to, when present.
+const RUN_FILES: [&str; 5] = [
+    "summary.md",
+    "metrics.csv",
+    "curves.csv",
+    "timings.csv",
+    "run.json",
+];
+
+/// A paper's number beside the reproduced one.
+#[derive(Debug, Clone)]
+pub struct ReportedRow {
+    /// Method label.
+    pub method: String,
+    /// Metric.
+    pub metric: String,
+    /// Where on the x axis (code length, or training items of a sweep).
+    pub x: String,
+    /// The paper's value.
+    pub paper: f64,
+    /// Ours (centre over trials), if the run has it.
+    pub ours: Option<f64>,
+    /// Where the paper states it.
+    pub source: String,
+}
+
+/// One stored run in the report.
+#[derive(Debug, Clone)]
+pub struct RunEntry {
+    /// Experiment id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The profile shown.
+    pub profile: String,
+    /// How the profile departs from the paper's protocol.
+    pub deviation: Option<String>,
+    /// The run folder, relative to the results folder (`/`-separated).
+    pub dir: String,
+    /// Every claim's verdict.
+    pub verdicts: Vec<Verdict>,
+    /// The paper's numbers beside ours.
+    pub reported: Vec<ReportedRow>,
+    /// Figures (PNG), relative to the results folder.
+    pub figures: Vec<String>,
+    /// The run's files, relative to the results folder.
+    pub files: Vec<String>,
+}
+
+/// A spec without a stored run.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    /// Experiment id.
+    pub id: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// One paper's experiments.
+#[derive(Debug, Clone)]
+pub struct PaperSection {
+    /// The experiments folder (`splh`, `spah`, ...).
+    pub key: String,
+    /// The paper, as its specs cite it.
+    pub citation: String,
+    /// Stored runs.
+    pub runs: Vec<RunEntry>,
+    /// Specs not run.
+    pub skipped: Vec<Skipped>,
+}
+
+impl PaperSection {
+    /// Claims that hold, fail and were not checked.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let all = self.runs.iter().flat_map(|r| &r.verdicts);
+        let count = |v: &str| all.clone().filter(|x| x.verdict == v).count();
+        (count("holds"), count("fails"), count("not checked"))
+    }
+}
+
+/// The report: one section per paper, in folder order.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Papers.
+    pub papers: Vec<PaperSection>,
+}
+
+/// The paper part of the specs' `paper` fields: their common prefix, cut
+/// before the first section, figure or table reference.
+fn citation(papers: &[String]) -> String {
+    let Some(first) = papers.first() else {
+        return String::new();
+    };
+    let mut common = first.as_str();
+    for p in &papers[1..] {
+        let n = common
+            .char_indices()
+            .zip(p.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((i, c), _)| i + c.len_utf8());
+        common = &common[..n];
+    }
+    let cut = [", Sec", ", Fig", ", Table", " Sec.", " Fig.", " Table"]
+        .iter()
+        .filter_map(|m| common.find(m))
+        .min()
+        .unwrap_or(common.len());
+    common[..cut]
+        .trim_end_matches([',', ' ', '.', ';'])
+        .to_string()
+}
+
+/// `path` relative to the results folder, `/`-separated.
+fn relative(results: &Path, path: &Path) -> String {
+    path.strip_prefix(results)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The report entry of `plan`'s stored run.
+fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
+    let dir = ws.run_dir(plan);
+    let t = tables::read_tables(&dir)?;
+    let mut stats = aggregate(&t.metrics, plan.centre);
+    stats.extend(aggregate(&t.timings, plan.centre));
+    let verdicts = check_claims(plan, &stats, &t.curves);
+    let reported = plan
+        .reported
+        .iter()
+        .map(|r| ReportedRow {
+            method: r.method.clone(),
+            metric: r.metric.clone(),
+            x: match plan.axis() {
+                "bits" => format!("{} bits", r.bits),
+                axis => format!("{axis} = {}", r.bits),
+            },
+            paper: r.value,
+            ours: stats
+                .get(&(r.method.clone(), r.metric.clone(), r.bits))
+                .map(|s| s.centre),
+            source: r.source.clone(),
+        })
+        .collect();
+    let figures = plan
+        .figures
+        .iter()
+        .map(|f| dir.join("figures").join(format!("{}.png", f.name)))
+        .filter(|p| p.exists())
+        .map(|p| relative(&ws.results, &p))
+        .collect();
+    let files = RUN_FILES
+        .iter()
+        .map(|f| dir.join(f))
+        .filter(|p| p.exists())
+        .map(|p| relative(&ws.results, &p))
+        .collect();
+    Ok(RunEntry {
+        id: plan.id.clone(),
+        title: plan.title.clone(),
+        profile: plan.profile.clone(),
+        deviation: plan.deviation.clone(),
+        dir: relative(&ws.results, &dir),
+        verdicts,
+        reported,
+        figures,
+        files,
+    })
+}
+
+/// The profiles to look for a stored run of `spec` in, best first.
+fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
+    let mut out: Vec<String> = choose_profile(ws, spec).into_iter().collect();
+    let mut others = spec.profiles();
+    others.sort_by_key(|p| {
+        FALLBACK_PROFILES
+            .iter()
+            .position(|f| f == p)
+            .unwrap_or(if p == crate::check::CI_PROFILE {
+                usize::MAX
+            } else {
+                FALLBACK_PROFILES.len()
+            })
+    });
+    for p in others {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Builds the report from every spec under `experiments/` and the runs
+/// stored under the results folder.
+///
+/// # Errors
+/// A spec that does not parse, or stored tables that cannot be read.
+pub fn build(ws: &Workspace) -> Result<Report> {
+    let mut papers: BTreeMap<String, (Vec<String>, PaperSection)> = BTreeMap::new();
+    for path in ws.spec_paths()? {
+        let key = path
+            .parent()
+            .and_then(Path::file_name)
+            .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned());
+        let spec = Spec::load(&path)?;
+        let (cited, section) = papers.entry(key.clone()).or_insert_with(|| {
+            (
+                Vec::new(),
+                PaperSection {
+                    key,
+                    citation: String::new(),
+                    runs: Vec::new(),
+                    skipped: Vec::new(),
+                },
+            )
+        });
+        let mut shown = None;
+        for profile in candidates(ws, &spec) {
+            let plan = spec.plan(&profile)?;
+            if ws.run_dir(&plan).join("metrics.parquet").exists() {
+                shown = Some(plan);
+                break;
+            }
+        }
+        match shown {
+            Some(plan) => {
+                cited.push(plan.paper.clone());
+                section.runs.push(
+                    entry(ws, &plan)
+                        .with_context(|| format!("reporting {}", ws.run_dir(&plan).display()))?,
+                );
+            }
+            None => {
+                let id = spec.plan(&spec.profiles()[0])?.id;
+                let reason = match choose_profile(ws, &spec) {
+                    Ok(p) => format!(
+                        "not run yet: `hashbench run {} --profile {p}`",
+                        path.strip_prefix(&ws.root).unwrap_or(&path).display()
+                    ),
+                    Err(e) => format!("{e:#}"),
+                };
+                section.skipped.push(Skipped { id, reason });
+            }
+        }
+    }
+    Ok(Report {
+        papers: papers
+            .into_values()
+            .map(|(cited, mut section)| {
+                section.citation = citation(&cited);
+                section
+            })
+            .collect(),
+    })
+}
+
+fn number(v: Option<f64>) -> String {
+    v.map_or_else(|| "not in this run".to_string(), |v| format!("{v:.4}"))
+}
+
+/// The report as Markdown (links relative to the results folder).
+pub fn markdown(report: &Report) -> String {
+    let mut s = String::from("# hashbench reproduction report\n\n");
+    s.push_str(
+        "Claims checked on the stored runs (`hashbench report`; `just run-all` ends with it).\n\n",
+    );
+    s.push_str(
+        "| paper | runs | holds | fails | not checked | not run |\n|---|---|---|---|---|---|\n",
+    );
+    for p in &report.papers {
+        let (h, f, n) = p.counts();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {h} | {f} | {n} | {} |",
+            p.key,
+            p.runs.len(),
+            p.skipped.len()
+        );
+    }
+    for p in &report.papers {
+        let (h, f, n) = p.counts();
+        let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
+        let _ = writeln!(
+            s,
+            "{h} claims hold, {f} fail, {n} not checked, over {} runs.",
+            p.runs.len()
+        );
+        for r in &p.runs {
+            let _ = writeln!(s, "\n### {} [{}]: {}\n", r.id, r.profile, r.title);
+            match &r.deviation {
+                Some(d) => {
+                    let _ = writeln!(s, "Deviation: {d}\n");
+                }
+                None => s.push_str("The paper's protocol.\n\n"),
+            }
+            let links: Vec<String> = r.files.iter().map(|f| format!("[{f}]({f})")).collect();
+            let _ = writeln!(s, "Files: {}\n", links.join(", "));
+            if !r.verdicts.is_empty() {
+                s.push_str("| claim | verdict | evidence |\n|---|---|---|\n");
+                for v in &r.verdicts {
+                    let _ = writeln!(s, "| {} | **{}** | {} |", v.text, v.verdict, v.evidence);
+                }
+                s.push('\n');
+            }
+            if !r.reported.is_empty() {
+                s.push_str(
+                    "| method | metric | at | paper | ours | source |\n|---|---|---|---|---|---|\n",
+                );
+                for x in &r.reported {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {} | {} | {} | {} |",
+                        x.method,
+                        x.metric,
+                        x.x,
+                        x.paper,
+                        number(x.ours),
+                        x.source
+                    );
+                }
+                s.push('\n');
+            }
+            for f in &r.figures {
+                let _ = writeln!(s, "![{f}]({f})");
+            }
+        }
+        if !p.skipped.is_empty() {
+            s.push_str("\nNot run:\n\n");
+            for k in &p.skipped {
+                let _ = writeln!(s, "- {}: {}", k.id, k.reason);
+            }
+        }
+    }
+    s
+}
+
+/// `text` escaped for HTML.
+fn esc(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A self-check the page runs when opened as `index.html#check` (the
+/// browser test): it counts figures that failed to load and links whose
+/// target cannot be read, and writes the result into `body[data-check]`.
+const SELF_CHECK: &str = r##"<script>
+if (location.hash === "#check") {
+  window.addEventListener("load", function () {
+    var images = Array.prototype.slice.call(document.images);
+    var badImages = images.filter(function (i) { return !(i.complete && i.naturalWidth > 0); })
+      .map(function (i) { return i.getAttribute("src"); });
+    var hrefs = Array.prototype.slice.call(document.querySelectorAll("a[href]"))
+      .map(function (a) { return a.getAttribute("href"); });
+    var broken = [];
+    var pending = hrefs.length;
+    function done() {
+      document.body.setAttribute("data-check", JSON.stringify({
+        images: images.length, bad_images: badImages, links: hrefs.length, broken_links: broken }));
+    }
+    if (pending === 0) { done(); }
+    hrefs.forEach(function (href) {
+      function settle(ok) { if (!ok) { broken.push(href); } pending -= 1; if (pending === 0) { done(); } }
+      if (href.charAt(0) === "#") { settle(document.getElementById(href.slice(1)) !== null); return; }
+      var request = new XMLHttpRequest();
+      request.onload = function () { settle(request.status === 200 || request.status === 0); };
+      request.onerror = function () { settle(false); };
+      try { request.open("GET", href); request.send(); } catch (e) { settle(false); }
+    });
+  });
+}
+</script>"##;
+
+/// The report as a static HTML page (links and figures relative to the
+/// results folder).
+pub fn html(report: &Report) -> String {
+    let mut s = String::from(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>hashbench reproduction report</title>\n<style>\nbody{font-family:sans-serif;max-width:72rem;margin:auto;padding:1rem;line-height:1.4}\ntable{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #bbb;padding:.2rem .5rem;vertical-align:top;text-align:left}\n.holds{color:#176117;font-weight:bold}.fails{color:#a11;font-weight:bold}.not-checked{color:#666;font-weight:bold}\nfigure{display:inline-block;margin:.5rem}figure img{max-width:34rem}\n</style>\n</head>\n<body>\n<h1>hashbench reproduction report</h1>\n",
+    );
+    s.push_str("<p>Claims checked on the stored runs (<code>hashbench report</code>; <code>just run-all</code> ends with it).</p>\n");
+    s.push_str("<table id=\"totals\">\n<tr><th>paper</th><th>runs</th><th>holds</th><th>fails</th><th>not checked</th><th>not run</th></tr>\n");
+    for p in &report.papers {
+        let (h, f, n) = p.counts();
+        let _ = writeln!(
+            s,
+            "<tr><td><a href=\"#paper-{k}\">{k}</a></td><td>{}</td><td>{h}</td><td>{f}</td><td>{n}</td><td>{}</td></tr>",
+            p.runs.len(),
+            p.skipped.len(),
+            k = esc(&p.key)
+        );
+    }
+    s.push_str("</table>\n");
+    for p in &report.papers {
+        let (h, f, n) = p.counts();
+        let _ = writeln!(
+            s,
+            "<section id=\"paper-{}\">\n<h2>{}: {}</h2>\n<p class=\"counts\">{h} claims hold, {f} fail, {n} not checked, over {} runs.</p>",
+            esc(&p.key),
+            esc(&p.key),
+            esc(&p.citation),
+            p.runs.len()
+        );
+        for r in &p.runs {
+            let _ = writeln!(
+                s,
+                "<article id=\"run-{}\">\n<h3>{} [{}]: {}</h3>",
+                esc(&r.id),
+                esc(&r.id),
+                esc(&r.profile),
+                esc(&r.title)
+            );
+            let _ = writeln!(
+                s,
+                "<p class=\"deviation\">{}</p>",
+                r.deviation.as_deref().map_or_else(
+                    || "The paper's protocol.".to_string(),
+                    |d| format!("Deviation: {}", esc(d))
+                )
+            );
+            let links: Vec<String> = r
+                .files
+                .iter()
+                .map(|f| format!("<a href=\"{}\">{}</a>", esc(f), esc(f)))
+                .collect();
+            let _ = writeln!(s, "<p class=\"files\">Files: {}</p>", links.join(", "));
+            if !r.verdicts.is_empty() {
+                s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>verdict</th><th>evidence</th></tr>\n");
+                for v in &r.verdicts {
+                    let _ = writeln!(
+                        s,
+                        "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
+                        esc(&v.text),
+                        v.verdict.replace(' ', "-"),
+                        v.verdict,
+                        esc(&v.evidence)
+                    );
+                }
+                s.push_str("</table>\n");
+            }
+            if !r.reported.is_empty() {
+                s.push_str("<table class=\"reported\">\n<tr><th>method</th><th>metric</th><th>at</th><th>paper</th><th>ours</th><th>source</th></tr>\n");
+                for x in &r.reported {
+                    let _ = writeln!(
+                        s,
+                        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        esc(&x.method),
+                        esc(&x.metric),
+                        esc(&x.x),
+                        x.paper,
+                        number(x.ours),
+                        esc(&x.source)
+                    );
+                }
+                s.push_str("</table>\n");
+            }
+            for f in &r.figures {
+                let _ = writeln!(
+                    s,
+                    "<figure><img src=\"{f}\" alt=\"{f}\"><figcaption>{f}</figcaption></figure>",
+                    f = esc(f)
+                );
+            }
+            s.push_str("</article>\n");
+        }
+        if !p.skipped.is_empty() {
+            s.push_str("<h3>Not run</h3>\n<ul class=\"skipped\">\n");
+            for k in &p.skipped {
+                let _ = writeln!(s, "<li>{}: {}</li>", esc(&k.id), esc(&k.reason));
+            }
+            s.push_str("</ul>\n");
+        }
+        s.push_str("</section>\n");
+    }
+    s.push_str(SELF_CHECK);
+    s.push_str("\n</body>\n</html>\n");
+    s
+}
+
+/// Builds the report and writes `REPORT.md` and `index.html` into the
+/// results folder; returns their paths.
+///
+/// # Errors
+/// As [`build`]; a failed write.
+pub fn write_report(ws: &Workspace) -> Result<(Report, PathBuf, PathBuf)> {
+    let report = build(ws)?;
+    std::fs::create_dir_all(&ws.results)
+        .with_context(|| format!("creating {}", ws.results.display()))?;
+    let md = ws.results.join("REPORT.md");
+    let page = ws.results.join("index.html");
+    std::fs::write(&md, markdown(&report)).with_context(|| format!("writing {}", md.display()))?;
+    std::fs::write(&page, html(&report)).with_context(|| format!("writing {}", page.display()))?;
+    Ok((report, md, page))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_citation_is_the_papers_common_part_without_figure_references() {
+        let cited = [
+            "Zhu et al. Sparse Hashing. ACM TOIS 31(2), 2013, Sec. 5.2.2, Fig. 5".to_string(),
+            "Zhu et al. Sparse Hashing. ACM TOIS 31(2), 2013, Sec. 5.2.3, Fig. 9".to_string(),
+        ];
+        assert_eq!(
+            citation(&cited),
+            "Zhu et al. Sparse Hashing. ACM TOIS 31(2), 2013"
+        );
+        assert_eq!(
+            citation(&cited[..1]),
+            "Zhu et al. Sparse Hashing. ACM TOIS 31(2), 2013"
+        );
+        assert_eq!(citation(&[]), "");
+    }
+
+    #[test]
+    fn html_escapes_text() {
+        assert_eq!(esc("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+    }
+}
