@@ -3,20 +3,13 @@
 //! cosine graph, both symmetrised by union (wᵢⱼ = max of the two
 //! directions, as Deng Cai's `constructW`); D = diag(Σⱼ wᵢⱼ), L = D − W.
 //! The smallest generalised eigenvectors of L y = λ D y (STH's Laplacian
-//! eigenmap) come from a Krylov-Schur partial eigensolver on the graph.
+//! eigenmap) come from a Lanczos eigensolver on the sparse graph
+//! ([`crate::lanczos`]).
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::matrix_free::LinOp;
-use faer::matrix_free::eigen::{
-    PartialEigenParams, partial_self_adjoint_eigen, partial_self_adjoint_eigen_scratch,
-};
-use faer::{Col, Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_largest_inner_products, k_nearest};
-use hashbench_core::linalg::top_eigenpairs;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
-use crate::SolverError;
+use crate::{SolverError, lanczos};
 
 /// A sparse symmetric weighted graph.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,12 +100,11 @@ impl KnnGraph {
     /// first, each y scaled to yᵀDy = 1 (the first is the trivial constant
     /// vector). An isolated item's degree is taken as 0.01 (STH's `LapEig`).
     /// With z = D^½y this is (I − N) z = λ z, N = D^−½ W D^−½ of spectrum in
-    /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0, by faer's
-    /// Krylov-Schur partial eigensolver (densely on graphs of at most 64 items).
+    /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0, by
+    /// Lanczos on the sparse graph (residuals below 1e-10).
     ///
     /// # Errors
-    /// [`SolverError::Invalid`] for `count` beyond the item count,
-    /// [`SolverError::NotConverged`] when the solver stops short.
+    /// [`SolverError::Invalid`] for `count` beyond the item count.
     pub fn smallest_generalised_eigenvectors(
         &self,
         count: usize,
@@ -123,30 +115,24 @@ impl KnnGraph {
                 "Laplacian eigenmap: {count} eigenvectors need 0 < count < {n} items"
             )));
         }
-        let degree: Vec<f64> = self
+        let inv_sqrt_degree: Vec<f64> = self
             .degree
             .iter()
-            .map(|&d| if d > 0.0 { d } else { 0.01 })
+            .map(|&d| 1.0 / if d > 0.0 { d } else { 0.01 }.sqrt())
             .collect();
-        let op = ShiftedNormalisedAdjacency {
-            graph: self,
-            inv_sqrt_degree: degree.iter().map(|d| 1.0 / d.sqrt()).collect(),
+        let s = &inv_sqrt_degree;
+        // y = (N + I) x
+        let apply = |x: &[f64], y: &mut [f64]| {
+            for (i, row) in self.adjacency.iter().enumerate() {
+                let sum: f64 = row
+                    .iter()
+                    .map(|&(j, w)| w * s[j as usize] * x[j as usize])
+                    .sum();
+                y[i] = x[i] + s[i] * sum;
+            }
         };
-        let (shifted, z) = if n <= KRYLOV_MIN_DIM.max(3 * count + 64) {
-            // faer's Krylov-Schur needs a subspace smaller than n
-            let mut dense = Mat::<f64>::zeros(n, n);
-            let identity = Mat::<f64>::identity(n, n);
-            op.apply(
-                dense.as_mut(),
-                identity.as_ref(),
-                Par::Seq,
-                MemStack::new(&mut []),
-            );
-            top_eigenpairs(dense.as_ref(), count)
-                .map_err(|e| SolverError::Invalid(format!("Laplacian eigenmap: {e}")))?
-        } else {
-            op.largest_eigenpairs(count)?
-        };
+        let (shifted, z) =
+            lanczos::largest_eigenpairs(n, count, EIGEN_TOLERANCE, EIGEN_SEED, &apply)?;
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
         let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
@@ -157,7 +143,7 @@ impl KnnGraph {
                 .iter()
                 .copied()
                 .fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m });
-            col[i] * op.inv_sqrt_degree[i] * pivot.signum()
+            col[i] * s[i] * pivot.signum()
         });
         Ok((values, y))
     }
@@ -187,102 +173,8 @@ impl KnnGraph {
     }
 }
 
-/// The Krylov-Schur residual tolerance (eigenvalues of N + I lie in [0, 2]).
+/// The eigensolver's residual tolerance (eigenvalues of N + I lie in [0, 2]).
 const EIGEN_TOLERANCE: f64 = 1e-10;
 
-/// The smallest subspace faer's Krylov-Schur iterates in (2 × its MIN_DIM):
-/// graphs of at most this many items (or of at most 3 × count + 64, so the
-/// subspace stays smaller than n and larger than the locked pairs) are solved
-/// densely.
-const KRYLOV_MIN_DIM: usize = 64;
-
-/// N + I with N = D^−½ W D^−½: the operator the eigensolver iterates.
-#[derive(Debug)]
-struct ShiftedNormalisedAdjacency<'a> {
-    graph: &'a KnnGraph,
-    inv_sqrt_degree: Vec<f64>,
-}
-
-impl ShiftedNormalisedAdjacency<'_> {
-    /// The `count` eigenpairs of largest eigenvalue, by faer's Krylov-Schur
-    /// from a fixed pseudo-random start (the spectrum lies in [0, 2], so
-    /// largest magnitude is largest value).
-    fn largest_eigenpairs(&self, count: usize) -> Result<(Vec<f64>, Mat<f64>), SolverError> {
-        let n = self.inv_sqrt_degree.len();
-        let mut rng = ChaCha8Rng::seed_from_u64(0x5748);
-        let mut v0 = Col::<f64>::from_fn(n, |_| rng.random::<f64>() - 0.5);
-        v0 /= v0.norm_l2();
-        // n > 3 × count + 64 (the caller's dense path takes the rest), so the
-        // subspace is smaller than n; 3 × count (at least count + 64) converges in few
-        // restarts on graphs whose leading eigenvalues cluster near 2 (text);
-        // the default 2 × count stalled for minutes at 33 pairs
-        let params = PartialEigenParams {
-            min_dim: 2 * count,
-            max_dim: (3 * count).max(count + 64),
-            max_restarts: 1000,
-            ..Default::default()
-        };
-        let mut mem = MemBuffer::new(partial_self_adjoint_eigen_scratch(
-            self,
-            count,
-            Par::Seq,
-            params,
-        ));
-        let mut z = Mat::<f64>::zeros(n, count);
-        let mut values = vec![0.0; count];
-        let info = partial_self_adjoint_eigen(
-            z.as_mut(),
-            &mut values,
-            self,
-            v0.as_ref(),
-            EIGEN_TOLERANCE,
-            Par::Seq,
-            MemStack::new(&mut mem),
-            params,
-        );
-        if info.n_converged_eigen < count {
-            return Err(SolverError::NotConverged {
-                solver: "Krylov-Schur partial eigensolver",
-                iterations: params.max_restarts,
-            });
-        }
-        Ok((values, z))
-    }
-}
-
-impl LinOp<f64> for ShiftedNormalisedAdjacency<'_> {
-    fn apply_scratch(&self, _rhs_ncols: usize, _par: Par) -> StackReq {
-        StackReq::EMPTY
-    }
-
-    fn nrows(&self) -> usize {
-        self.inv_sqrt_degree.len()
-    }
-
-    fn ncols(&self) -> usize {
-        self.inv_sqrt_degree.len()
-    }
-
-    fn apply(&self, mut out: MatMut<'_, f64>, rhs: MatRef<'_, f64>, _par: Par, _: &mut MemStack) {
-        let s = &self.inv_sqrt_degree;
-        for c in 0..rhs.ncols() {
-            for (i, row) in self.graph.adjacency.iter().enumerate() {
-                let sum: f64 = row
-                    .iter()
-                    .map(|&(j, w)| w * s[j as usize] * rhs[(j as usize, c)])
-                    .sum();
-                out[(i, c)] = rhs[(i, c)] + s[i] * sum;
-            }
-        }
-    }
-
-    fn conj_apply(
-        &self,
-        out: MatMut<'_, f64>,
-        rhs: MatRef<'_, f64>,
-        par: Par,
-        stack: &mut MemStack,
-    ) {
-        self.apply(out, rhs, par, stack);
-    }
-}
+/// Seed of the eigensolver's start vector (fixed: the eigenmap is deterministic).
+const EIGEN_SEED: u64 = 0x5748;

@@ -5,6 +5,7 @@ pub mod cca;
 pub mod dictionary;
 pub mod elastic_net;
 pub mod graph;
+pub mod lanczos;
 pub mod lars;
 pub mod svm;
 #[cfg(test)]

@@ -452,7 +452,7 @@ fn cosine_graph_matches_brute_force_with_self_loops() {
 
 #[test]
 fn laplacian_eigenmap_satisfies_the_generalised_eigen_equation() {
-    // 200 items: the Krylov-Schur path; 40: the dense one
+    // 200 items: a basis well below n; 40: the whole space
     for n in [200, 40] {
         eigenmap_case(n, 9);
     }
