@@ -19,6 +19,9 @@ pub struct Series {
     /// The method's fixed colour slot in the palette (from its registration),
     /// or `None` for a colour chosen from the label.
     pub palette_slot: Option<usize>,
+    /// One standard deviation over trials at each point (drawn as a band of
+    /// ± spread around the line); empty, or zero at a point, for none.
+    pub spread: Vec<f64>,
 }
 
 /// A figure panel.
@@ -87,15 +90,91 @@ fn tick_label(v: f64) -> String {
     }
 }
 
-/// The colour of a series: its fixed palette slot, else one chosen from the label.
-pub fn color_of(palette_slot: Option<usize>, label: &str) -> RGBColor {
-    let k = palette_slot.unwrap_or_else(|| {
+/// The palette slot of a series: its fixed one, else one chosen from the label.
+fn slot_of(palette_slot: Option<usize>, label: &str) -> usize {
+    palette_slot.unwrap_or_else(|| {
         label
             .bytes()
             .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
-    });
-    PALETTE[k % PALETTE.len()]
+    })
 }
+
+/// Point markers, one per palette slot (cycled), so a method keeps its marker
+/// across figures as it keeps its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// A filled circle.
+    Circle,
+    /// A filled triangle.
+    Triangle,
+    /// A filled square.
+    Square,
+    /// A diagonal cross.
+    Cross,
+    /// A hollow circle.
+    Ring,
+    /// A hollow square.
+    Box,
+}
+
+const MARKERS: [Marker; 6] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
+    Marker::Ring,
+    Marker::Box,
+];
+
+/// How a series is drawn: colour and marker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Style {
+    /// Line, marker and band colour.
+    pub color: RGBColor,
+    /// Point marker.
+    pub marker: Marker,
+}
+
+/// The style of a series: its palette slot's colour and marker; the
+/// `variant`-th other series of one slot in a figure (a parameter sweep of
+/// one method, KLSH's p = 50, 100, ...) gets a lighter shade and the next
+/// marker, so every line of a panel stays distinguishable.
+pub fn style_of(palette_slot: Option<usize>, label: &str, variant: usize) -> Style {
+    let slot = slot_of(palette_slot, label);
+    let base = PALETTE[slot % PALETTE.len()];
+    let lighten = |c: u8| {
+        let t = (0.22 * (variant % 4) as f64).min(0.66);
+        (f64::from(c) + (255.0 - f64::from(c)) * t).round() as u8
+    };
+    Style {
+        color: RGBColor(lighten(base.0), lighten(base.1), lighten(base.2)),
+        marker: MARKERS[(slot + variant) % MARKERS.len()],
+    }
+}
+
+/// Draws `marker` at `p` in `color`.
+fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    p: CT::From,
+    marker: Marker,
+    color: RGBColor,
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (fill, line) = (color.filled(), color.stroke_width(2));
+    let at = EmptyElement::at(p);
+    match marker {
+        Marker::Circle => area.draw(&(at + Circle::new((0, 0), 4, fill))),
+        Marker::Ring => area.draw(&(at + Circle::new((0, 0), 4, line))),
+        Marker::Triangle => area.draw(&(at + TriangleMarker::new((0, 0), 5, fill))),
+        Marker::Square => area.draw(&(at + Rectangle::new([(-4, -4), (4, 4)], fill))),
+        Marker::Box => area.draw(&(at + Rectangle::new([(-4, -4), (4, 4)], line))),
+        Marker::Cross => area.draw(&(at + Cross::new((0, 0), 4, line))),
+    }
+    .map_err(e)
+}
+
+/// Width of the legend column right of the plot (the legend never covers data).
+const LEGEND_WIDTH: u32 = 210;
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -139,9 +218,29 @@ pub fn render(fig: &Figure, stem: &Path) -> Result<(), PlotError> {
     Ok(())
 }
 
+/// The style of each series of `fig`: series that share a palette slot are
+/// told apart by variant (see [`style_of`]).
+fn styles(fig: &Figure) -> Vec<Style> {
+    let mut seen: Vec<usize> = Vec::new();
+    fig.series
+        .iter()
+        .map(|s| {
+            let slot = slot_of(s.palette_slot, &s.label);
+            let variant = seen.iter().filter(|&&v| v == slot).count();
+            seen.push(slot);
+            style_of(s.palette_slot, &s.label, variant)
+        })
+        .collect()
+}
+
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
+    let titled = root.titled(&fig.title, ("sans-serif", 20)).map_err(e)?;
+    let (width, _) = titled.dim_in_pixel();
+    let (root, legend) = titled.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
+    let root = &root;
+    let styles = styles(fig);
     let mut xs: Vec<f64> = fig
         .series
         .iter()
@@ -156,10 +255,22 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
             x
         }
     };
+    let spread_at = |s: &Series, i: usize| {
+        s.spread
+            .get(i)
+            .copied()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .unwrap_or(0.0)
+    };
     let ys: Vec<f64> = fig
         .series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .enumerate()
+                .flat_map(move |(i, p)| [p.1 - spread_at(s, i), p.1 + spread_at(s, i)])
+        })
         .filter(|y| y.is_finite())
         .collect();
     let (mut y0, mut y1) = ys
@@ -178,7 +289,6 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         _ => (0.0, 1.0),
     };
     let mut chart = ChartBuilder::on(root)
-        .caption(&fig.title, ("sans-serif", 22))
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(65)
@@ -208,8 +318,31 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         mesh.x_labels(xs.len() * 4 + 1);
     }
     mesh.draw().map_err(e)?;
-    for s in &fig.series {
-        let color = color_of(s.palette_slot, &s.label);
+    // spread bands first, under every line
+    for (s, style) in fig.series.iter().zip(&styles) {
+        let band: Vec<(f64, f64, f64)> = s
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.1.is_finite())
+            .map(|(i, &(x, y))| (position(x), y, spread_at(s, i)))
+            .collect();
+        if band.len() > 1 && band.iter().any(|b| b.2 > 0.0) {
+            let outline: Vec<(f64, f64)> = band
+                .iter()
+                .map(|b| (b.0, b.1 + b.2))
+                .chain(band.iter().rev().map(|b| (b.0, b.1 - b.2)))
+                .collect();
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    outline,
+                    style.color.mix(0.18).filled(),
+                )))
+                .map_err(e)?;
+        }
+    }
+    for (s, style) in fig.series.iter().zip(&styles) {
+        let color = style.color;
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -224,38 +357,58 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
                     6,
                     color.stroke_width(2),
                 ))
-                .map_err(e)?
-                .label(s.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    pts.into_iter()
-                        .map(|p| Cross::new(p, 4, color.stroke_width(2))),
-                )
                 .map_err(e)?;
         } else {
             chart
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(e)?
-                .label(s.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(pts.into_iter().map(|p| Circle::new(p, 4, color.filled())))
                 .map_err(e)?;
         }
+        for p in pts {
+            draw_marker(chart.plotting_area(), p, style.marker, color)?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
+    draw_legend(&legend, fig, &styles)
+}
+
+/// The legend in its own column: a line sample with the marker, and the
+/// label, per series; a note on the bands when any series has them.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    fig: &Figure,
+    styles: &[Style],
+) -> Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let font = ("sans-serif", 14).into_font();
+    let top = 24;
+    for (i, (s, style)) in fig.series.iter().zip(styles).enumerate() {
+        let y = top + 22 * i as i32;
+        let line = style.color.stroke_width(2);
+        if s.dashed {
+            area.draw(&PathElement::new(vec![(6, y), (14, y)], line))
+                .map_err(e)?;
+            area.draw(&PathElement::new(vec![(22, y), (30, y)], line))
+                .map_err(e)?;
+        } else {
+            area.draw(&PathElement::new(vec![(6, y), (30, y)], line))
+                .map_err(e)?;
+        }
+        draw_marker(area, (18, y), style.marker, style.color)?;
+        area.draw(&Text::new(
+            s.label.clone(),
+            (38, y - 8),
+            font.clone().color(&BLACK),
+        ))
         .map_err(e)?;
+    }
+    if fig.series.iter().any(|s| s.spread.iter().any(|v| *v > 0.0)) {
+        let y = top + 22 * fig.series.len() as i32 + 8;
+        area.draw(&Text::new(
+            "bands: ± 1 std over trials",
+            (6, y),
+            ("sans-serif", 13).into_font().color(&BLACK),
+        ))
+        .map_err(e)?;
+    }
     Ok(())
 }
 
@@ -287,18 +440,21 @@ mod tests {
                     palette_slot: Some(0),
                     label: "LSH".into(),
                     points: vec![(12.0, 0.2), (16.0, 0.25), (64.0, 0.3)],
+                    spread: vec![0.02, 0.01, 0.03],
                 },
                 Series {
                     dashed: false,
                     palette_slot: Some(5),
                     label: "PCAH".into(),
                     points: vec![(12.0, 0.4), (16.0, f64::NAN), (64.0, 0.2)],
+                    spread: Vec::new(),
                 },
                 Series {
                     dashed: true,
                     palette_slot: Some(5),
                     label: "PCAH (linear scan)".into(),
                     points: vec![(12.0, 0.5), (64.0, 0.5)],
+                    spread: Vec::new(),
                 },
             ],
         };
@@ -311,9 +467,73 @@ mod tests {
     }
 
     #[test]
-    fn a_palette_slot_fixes_the_colour_whatever_the_label() {
-        assert_eq!(color_of(Some(3), "KLSH"), color_of(Some(3), "KLSH (p=50)"));
-        assert_ne!(color_of(Some(3), "KLSH"), color_of(Some(2), "KLSH"));
-        assert_eq!(color_of(None, "A*^2"), color_of(None, "A*^2"));
+    fn a_palette_slot_fixes_colour_and_marker_and_a_sweep_gets_distinct_styles() {
+        assert_eq!(
+            style_of(Some(3), "KLSH", 0),
+            style_of(Some(3), "KLSH (p=50)", 0)
+        );
+        assert_ne!(style_of(Some(3), "KLSH", 0), style_of(Some(2), "KLSH", 0));
+        assert_eq!(style_of(None, "A*^2", 0), style_of(None, "A*^2", 0));
+        // eight methods of one panel (SpaH): distinct colours
+        let colours: Vec<_> = (0..8).map(|k| style_of(Some(k), "m", 0).color).collect();
+        for (i, a) in colours.iter().enumerate() {
+            assert!(colours[i + 1..].iter().all(|b| b != a));
+        }
+        // four series of one method (a parameter sweep): distinct styles
+        let fig = Figure {
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            categorical_x: false,
+            series: ["p=50", "p=100", "p=200", "p=300"]
+                .iter()
+                .map(|l| Series {
+                    label: format!("KLSH ({l})"),
+                    points: vec![(1.0, 1.0)],
+                    dashed: false,
+                    palette_slot: Some(3),
+                    spread: Vec::new(),
+                })
+                .collect(),
+        };
+        let styles = styles(&fig);
+        for (i, a) in styles.iter().enumerate() {
+            assert!(styles[i + 1..].iter().all(|b| b != a), "{styles:?}");
+        }
+    }
+
+    #[test]
+    fn the_legend_lies_right_of_the_plot_area() {
+        let dir = std::env::temp_dir().join(format!("hashbench-legend-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fig = Figure {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categorical_x: true,
+            series: vec![Series {
+                label: "LegendLabel".into(),
+                points: vec![(12.0, 0.1), (16.0, 0.9)],
+                dashed: false,
+                palette_slot: Some(0),
+                spread: vec![0.05, 0.05],
+            }],
+        };
+        render(&fig, &dir.join("f")).unwrap();
+        let svg = std::fs::read_to_string(dir.join("f.svg")).unwrap();
+        let at = svg.find("LegendLabel").unwrap();
+        let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+        let x: f64 = tag
+            .split("x=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(x > f64::from(800 - LEGEND_WIDTH), "{tag}");
+        assert!(svg.contains("bands"), "the band note is drawn");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

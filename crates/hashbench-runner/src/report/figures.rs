@@ -6,7 +6,7 @@ use anyhow::Result;
 use hashbench_plot::{Figure, Series, render};
 
 use super::row_labels;
-use super::stats::{aggregate, curve_means};
+use super::stats::{Stat, aggregate, curve_means};
 use crate::spec::{FigureSpec, Plan, PrPoints};
 use crate::tables::ResultTables;
 
@@ -24,24 +24,38 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
         for (k, metric) in metrics.iter().enumerate() {
             let timing = t.timings.iter().any(|r| &r.metric == metric);
             let stats = if timing { &timings } else { &scalars };
-            let points: Vec<(f64, f64)> = plan
+            let found: Vec<(f64, &Stat)> = plan
                 .bits
                 .iter()
                 .filter_map(|&b| {
                     stats
                         .get(&(m.clone(), metric.to_string(), b))
-                        .map(|s| (b as f64, transform(s.centre)))
+                        .map(|s| (b as f64, s))
                 })
                 .collect();
-            if points.is_empty() {
+            if found.is_empty() {
                 continue;
             }
+            let points = found
+                .iter()
+                .map(|(b, s)| (*b, transform(s.centre)))
+                .collect();
+            // ± one std over trials where there are several (not on a log scale)
+            let spread = if f.log10 {
+                Vec::new()
+            } else {
+                found
+                    .iter()
+                    .map(|(_, s)| if s.n > 1 { s.std } else { 0.0 })
+                    .collect()
+            };
             series.push(if several {
                 Series {
                     label: format!("{m}: {metric}"),
                     dashed: false,
                     palette_slot: Some(k),
                     points,
+                    spread,
                 }
             } else {
                 Series {
@@ -49,6 +63,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
                     dashed: false,
                     palette_slot: plan.palette_slot(&m),
                     points,
+                    spread,
                 }
             });
         }
@@ -88,6 +103,7 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
                 dashed: false,
                 palette_slot: plan.palette_slot(&m),
                 points,
+                spread: Vec::new(),
             })
         })
         .collect();
@@ -120,6 +136,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
                 points,
                 dashed: false,
                 palette_slot: plan.palette_slot(&m),
+                spread: Vec::new(),
             });
         }
         if let Some(points) = references.remove(m.as_str()) {
@@ -128,6 +145,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
                 points,
                 dashed: true,
                 palette_slot: plan.palette_slot(&m),
+                spread: Vec::new(),
             });
         }
     }
