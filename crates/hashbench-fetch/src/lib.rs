@@ -1,0 +1,407 @@
+//! `hashbench fetch`: gets a registered dataset from its public downloads
+//! into a data root. Each download goes to `<root>/.fetch/<name>/` as a
+//! `.part` file that a rerun resumes (an HTTP range request), is checked
+//! against its published sha256 when the registry has one, and is unpacked
+//! (gzip, tar.gz, zip) into a staging folder. Every registered file of the
+//! dataset is then verified against the registry's sha256 before anything
+//! moves into the data root, so a mismatch leaves no file behind.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use hashbench_data::registry::sha256_file;
+use hashbench_data::{DatasetEntry, Download, Unpack};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// What went wrong, naming the URL or file.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The dataset has no public download.
+    #[error("dataset `{dataset}` is not openly downloadable: {obtain}")]
+    NotDownloadable {
+        /// Dataset name.
+        dataset: String,
+        /// How to obtain it instead.
+        obtain: String,
+    },
+    /// Every URL of a download failed.
+    #[error("{url}: {reason}")]
+    Http {
+        /// The URL.
+        url: String,
+        /// Status or transport error.
+        reason: String,
+    },
+    /// The transfer stopped early; the part is kept for a resume.
+    #[error(
+        "{url}: the transfer stopped after {have} bytes ({reason}); rerun `hashbench fetch` to resume from {}",
+        part.display()
+    )]
+    Interrupted {
+        /// The URL.
+        url: String,
+        /// Bytes held so far.
+        have: u64,
+        /// What stopped it.
+        reason: String,
+        /// The partial file.
+        part: PathBuf,
+    },
+    /// A checksum differs; the download and everything unpacked from it
+    /// were removed.
+    #[error(
+        "{}: sha256 {actual}, the registry pins {expected}; refused (nothing was placed, the download was removed)",
+        path.display()
+    )]
+    Checksum {
+        /// The file (a download, or a registered file in the staging folder).
+        path: PathBuf,
+        /// Pinned sha256.
+        expected: String,
+        /// Computed sha256.
+        actual: String,
+    },
+    /// The downloads do not hold a registered file.
+    #[error("the downloads of `{dataset}` hold no {}; nothing was placed", path.display())]
+    Incomplete {
+        /// Dataset name.
+        dataset: String,
+        /// The registered file, relative to the data root.
+        path: PathBuf,
+    },
+    /// A download that cannot be unpacked.
+    #[error("unpacking {}: {reason}", path.display())]
+    Unpack {
+        /// The download.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A local read or write failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError + '_ {
+    move |source| FetchError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What a fetch placed.
+#[derive(Debug, Clone, Default)]
+pub struct Fetched {
+    /// Files placed under the data root.
+    pub placed: Vec<PathBuf>,
+    /// Bytes transferred now (a resumed download counts its rest only).
+    pub transferred: u64,
+    /// Registered files without a pinned checksum, with the sha256 they
+    /// came with (to record in the registry).
+    pub unverified: Vec<(PathBuf, String)>,
+}
+
+/// Fetches dataset `name` into the data root `root`: every download of
+/// `entry`, resumed where a part exists, verified, unpacked, and placed only
+/// once every registered file checks out.
+///
+/// # Errors
+/// See [`FetchError`]; a failed transfer keeps its part for a resume, a
+/// checksum mismatch removes the staging folder.
+pub fn fetch(
+    name: &str,
+    entry: &DatasetEntry,
+    root: &Path,
+    progress: bool,
+) -> Result<Fetched, FetchError> {
+    if entry.downloads.is_empty() {
+        return Err(FetchError::NotDownloadable {
+            dataset: name.to_string(),
+            obtain: entry.obtain.clone(),
+        });
+    }
+    let staging = root.join(".fetch").join(name);
+    let unpacked = staging.join("unpacked");
+    std::fs::create_dir_all(&staging).map_err(io(&staging))?;
+    let mut fetched = Fetched::default();
+    let mut archives = Vec::new();
+    for d in &entry.downloads {
+        let (file, bytes) = download(d, &staging, progress).inspect_err(|_| {
+            // nothing held yet: leave no empty folders (a part is kept for a resume)
+            let _ = std::fs::remove_dir(&staging);
+            let _ = std::fs::remove_dir(root.join(".fetch"));
+        })?;
+        fetched.transferred += bytes;
+        archives.push((file, d));
+    }
+    let placed = (|| {
+        if unpacked.exists() {
+            std::fs::remove_dir_all(&unpacked).map_err(io(&unpacked))?;
+        }
+        for (file, d) in &archives {
+            // `to` is relative to the data root ("." for the root itself)
+            let to: PathBuf =
+                d.to.components()
+                    .filter(|c| matches!(c, std::path::Component::Normal(_)))
+                    .collect();
+            unpack(file, d.unpack, &unpacked.join(to))?;
+        }
+        verify(name, entry, &unpacked, &mut fetched)?;
+        Ok(())
+    })();
+    if let Err(e) = placed {
+        // a refused or broken download leaves nothing behind
+        let _ = std::fs::remove_dir_all(&staging);
+        let _ = std::fs::remove_dir(root.join(".fetch"));
+        return Err(e);
+    }
+    for file in walkdir::WalkDir::new(&unpacked)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+    {
+        let rel = file
+            .path()
+            .strip_prefix(&unpacked)
+            .expect("walked from the staging folder");
+        let target = root.join(rel);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
+        }
+        std::fs::rename(file.path(), &target).map_err(io(&target))?;
+        fetched.placed.push(target);
+    }
+    std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
+    let _ = std::fs::remove_dir(root.join(".fetch"));
+    Ok(fetched)
+}
+
+/// The last path segment of `url` (the download's file name).
+fn file_name(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.rsplit('/')
+        .find(|s| !s.is_empty())
+        .unwrap_or("download")
+        .to_string()
+}
+
+/// Gets `d` into `staging` (trying its URLs in order), resuming a part, and
+/// checks its pinned sha256; returns the complete file and the bytes
+/// transferred now.
+fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u64), FetchError> {
+    let mut last = None;
+    for url in &d.urls {
+        let done = staging.join(file_name(url));
+        let part = staging.join(format!("{}.part", file_name(url)));
+        let bytes = if done.exists() {
+            0
+        } else {
+            match transfer(url, &part, progress) {
+                Ok(n) => {
+                    std::fs::rename(&part, &done).map_err(io(&done))?;
+                    n
+                }
+                Err(e @ FetchError::Interrupted { .. }) => return Err(e),
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            }
+        };
+        if let Some(expected) = &d.sha256 {
+            let actual = sha256_file(&done).map_err(|e| FetchError::Unpack {
+                path: done.clone(),
+                reason: e.to_string(),
+            })?;
+            if !actual.eq_ignore_ascii_case(expected) {
+                let _ = std::fs::remove_file(&done);
+                return Err(FetchError::Checksum {
+                    path: done,
+                    expected: expected.clone(),
+                    actual,
+                });
+            }
+        }
+        return Ok((done, bytes));
+    }
+    Err(last.unwrap_or_else(|| FetchError::Http {
+        url: String::new(),
+        reason: "the registry lists no URL for this download".into(),
+    }))
+}
+
+/// One HTTP transfer of `url` into `part`, appended from its current length
+/// when the server honours a range request; returns the bytes transferred.
+fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
+    let http = |reason: String| FetchError::Http {
+        url: url.to_string(),
+        reason,
+    };
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(http(
+            "only http and https downloads are fetched; get it with a client that speaks its scheme (curl, wget) and place it by hand".into(),
+        ));
+    }
+    let have = part.metadata().map_or(0, |m| m.len());
+    let mut request = ureq::get(url);
+    if have > 0 {
+        request = request.header("Range", format!("bytes={have}-"));
+    }
+    let response = match request.call() {
+        // a part as long as the file: start again rather than trust it
+        Err(ureq::Error::StatusCode(416)) if have > 0 => {
+            std::fs::remove_file(part).map_err(io(part))?;
+            return transfer(url, part, progress);
+        }
+        Err(ureq::Error::StatusCode(code)) => return Err(http(format!("HTTP status {code}"))),
+        Err(e) => return Err(http(e.to_string())),
+        Ok(r) => r,
+    };
+    let (mut file, start) = match response.status().as_u16() {
+        206 if have > 0 => (
+            OpenOptions::new()
+                .append(true)
+                .open(part)
+                .map_err(io(part))?,
+            have,
+        ),
+        200 => (File::create(part).map_err(io(part))?, 0),
+        code => return Err(http(format!("HTTP status {code}"))),
+    };
+    let length: Option<u64> = response
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let bar = if progress {
+        ProgressBar::new(length.map_or(0, |l| l + start))
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_message(file_name(url));
+    bar.set_position(start);
+    let mut body = response.into_body().into_reader();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut got = 0u64;
+    let interrupted = |got: u64, reason: String| FetchError::Interrupted {
+        url: url.to_string(),
+        have: start + got,
+        reason,
+        part: part.to_path_buf(),
+    };
+    loop {
+        let n = match body.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => {
+                file.flush().map_err(io(part))?;
+                return Err(interrupted(got, e.to_string()));
+            }
+        };
+        file.write_all(&buf[..n]).map_err(io(part))?;
+        got += n as u64;
+        bar.inc(n as u64);
+    }
+    file.flush().map_err(io(part))?;
+    bar.finish_and_clear();
+    if let Some(l) = length
+        && got < l
+    {
+        return Err(interrupted(got, format!("{l} bytes announced")));
+    }
+    Ok(got)
+}
+
+/// Unpacks `file` as `how` says into `to` (a file for `none` and `gunzip`,
+/// a folder for archives; archive paths may not leave it).
+fn unpack(file: &Path, how: Unpack, to: &Path) -> Result<(), FetchError> {
+    let broken = |reason: String| FetchError::Unpack {
+        path: file.to_path_buf(),
+        reason,
+    };
+    let parent = if matches!(how, Unpack::None | Unpack::Gunzip) {
+        to.parent().unwrap_or(to)
+    } else {
+        to
+    };
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let open = || File::open(file).map_err(io(file));
+    match how {
+        Unpack::None => {
+            std::fs::copy(file, to).map_err(io(to))?;
+        }
+        Unpack::Gunzip => {
+            let mut out = File::create(to).map_err(io(to))?;
+            std::io::copy(&mut flate2::read::GzDecoder::new(open()?), &mut out)
+                .map_err(|e| broken(e.to_string()))?;
+        }
+        Unpack::TarGz => tar::Archive::new(flate2::read::GzDecoder::new(open()?))
+            .unpack(to)
+            .map_err(|e| broken(e.to_string()))?,
+        Unpack::Zip => zip::ZipArchive::new(open()?)
+            .and_then(|mut z| z.extract(to))
+            .map_err(|e| broken(e.to_string()))?,
+    }
+    Ok(())
+}
+
+/// Checks every registered file of `entry` in the staging folder against
+/// its pinned sha256 (recording those without one).
+fn verify(
+    name: &str,
+    entry: &DatasetEntry,
+    unpacked: &Path,
+    fetched: &mut Fetched,
+) -> Result<(), FetchError> {
+    for (path, expected) in entry.files(unpacked) {
+        let rel = path.strip_prefix(unpacked).unwrap_or(&path).to_path_buf();
+        if !path.is_file() {
+            return Err(FetchError::Incomplete {
+                dataset: name.to_string(),
+                path: rel,
+            });
+        }
+        let actual = sha256_file(&path).map_err(|e| FetchError::Unpack {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        match expected {
+            Some(expected) if !expected.eq_ignore_ascii_case(&actual) => {
+                return Err(FetchError::Checksum {
+                    path: rel,
+                    expected: expected.to_string(),
+                    actual,
+                });
+            }
+            Some(_) => {}
+            None => fetched.unverified.push((rel, actual)),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_come_from_the_url_path() {
+        assert_eq!(file_name("https://h/a/NCI1.zip"), "NCI1.zip");
+        assert_eq!(file_name("http://h/x.gz?dl=1"), "x.gz");
+        assert_eq!(file_name("http://h/"), "h");
+    }
+}

@@ -1,0 +1,291 @@
+//! `fetch` against an HTTP server on 127.0.0.1 serving fixture files: a
+//! whole download, a checksum mismatch refused without a trace, a transfer
+//! cut in the middle then resumed with a range request, and a 404.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use hashbench_data::DatasetEntry;
+use hashbench_data::registry::sha256_file;
+use hashbench_fetch::{FetchError, fetch};
+
+/// A one-thread HTTP/1.1 server: GET of a known path answers 200 (or 206
+/// for `Range: bytes=N-`); paths in `cut` get their first answer cut after
+/// half the announced bytes; anything else is a 404. Records each request's
+/// path and Range header.
+struct Server {
+    base: String,
+    requests: Arc<Mutex<Vec<Request>>>,
+}
+
+/// A request's path and Range header.
+type Request = (String, Option<String>);
+
+fn serve(files: HashMap<String, Vec<u8>>, cut: Vec<String>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&requests);
+    std::thread::spawn(move || {
+        let mut cut = cut;
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let mut range = None;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("range")
+                {
+                    range = Some(value.trim().to_string());
+                }
+            }
+            log.lock().unwrap().push((path.clone(), range.clone()));
+            let Some(body) = files.get(&path) else {
+                let _ = stream.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+                continue;
+            };
+            let from: usize = range
+                .as_deref()
+                .and_then(|r| r.strip_prefix("bytes="))
+                .and_then(|r| r.strip_suffix('-'))
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(0);
+            let rest = &body[from..];
+            let status = if from > 0 {
+                "206 Partial Content"
+            } else {
+                "200 OK"
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                rest.len()
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            if let Some(k) = cut.iter().position(|c| *c == path) {
+                cut.remove(k);
+                let _ = stream.write_all(&rest[..rest.len() / 2]);
+                continue; // dropped: the connection closes mid-body
+            }
+            let _ = stream.write_all(rest);
+        }
+    });
+    Server { base, requests }
+}
+
+/// A tar.gz holding `toy/features.bin` and `toy/labels.txt`, and those
+/// files' bytes.
+fn archive() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let features: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let labels = b"0\n1\n2\n".to_vec();
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    for (name, bytes) in [("toy/features.bin", &features), ("toy/labels.txt", &labels)] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, name, bytes.as_slice())
+            .unwrap();
+    }
+    let gz = tar.into_inner().unwrap().finish().unwrap();
+    (gz, features, labels)
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("f");
+    std::fs::write(&p, bytes).unwrap();
+    sha256_file(&p).unwrap()
+}
+
+/// The registry entry of the fixture: its files' checksums, one tar.gz
+/// download from `url`.
+fn entry(url: &str, features_sha256: &str, labels_sha256: &str) -> DatasetEntry {
+    toml::from_str(&format!(
+        r#"description = "toy"
+origin = "the test"
+obtain = "hashbench fetch toy"
+[[parts]]
+name = "all"
+format = "csv"
+features = "toy/features.bin"
+features_sha256 = "{features_sha256}"
+labels = "toy/labels.txt"
+labels_sha256 = "{labels_sha256}"
+[[downloads]]
+urls = ["{url}"]
+unpack = "tar-gz"
+to = "."
+"#
+    ))
+    .unwrap()
+}
+
+/// Every file and folder under `root`, relative.
+fn files_under(root: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .map(|e| e.path().strip_prefix(root).unwrap().display().to_string())
+        .collect()
+}
+
+#[test]
+fn a_download_is_unpacked_verified_and_placed() {
+    let (gz, features, labels) = archive();
+    let server = serve(
+        HashMap::from([("/toy.tar.gz".to_string(), gz.clone())]),
+        Vec::new(),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    let got = fetch("toy", &e, root.path(), false).unwrap();
+    assert_eq!(got.transferred, gz.len() as u64);
+    assert_eq!(got.placed.len(), 2);
+    assert!(got.unverified.is_empty());
+    assert_eq!(
+        std::fs::read(root.path().join("toy/features.bin")).unwrap(),
+        features
+    );
+    assert_eq!(
+        files_under(root.path()),
+        ["toy", "toy/features.bin", "toy/labels.txt"]
+    );
+}
+
+#[test]
+fn a_checksum_mismatch_is_refused_and_leaves_nothing() {
+    let (gz, features, _) = archive();
+    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    // the labels the registry pins are not the ones served
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(b"9\n9\n9\n"),
+    );
+    let err = fetch("toy", &e, root.path(), false).unwrap_err();
+    assert!(matches!(err, FetchError::Checksum { .. }), "{err}");
+    assert!(err.to_string().contains("toy/labels.txt"), "{err}");
+    assert!(
+        files_under(root.path()).is_empty(),
+        "{:?}",
+        files_under(root.path())
+    );
+}
+
+#[test]
+fn an_interrupted_transfer_resumes_with_a_range_request() {
+    let (gz, features, labels) = archive();
+    let server = serve(
+        HashMap::from([("/toy.tar.gz".to_string(), gz.clone())]),
+        vec!["/toy.tar.gz".to_string()],
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    let err = fetch("toy", &e, root.path(), false).unwrap_err();
+    let FetchError::Interrupted { have, part, .. } = &err else {
+        panic!("{err}");
+    };
+    let half = (gz.len() / 2) as u64;
+    assert_eq!(*have, half);
+    assert_eq!(std::fs::metadata(part).unwrap().len(), half);
+    assert!(!root.path().join("toy").exists(), "nothing placed yet");
+    let got = fetch("toy", &e, root.path(), false).unwrap();
+    assert_eq!(got.transferred, gz.len() as u64 - half);
+    assert_eq!(
+        std::fs::read(root.path().join("toy/features.bin")).unwrap(),
+        features
+    );
+    let requests = server.requests.lock().unwrap().clone();
+    assert_eq!(
+        requests,
+        [
+            ("/toy.tar.gz".to_string(), None),
+            ("/toy.tar.gz".to_string(), Some(format!("bytes={half}-"))),
+        ]
+    );
+    assert_eq!(
+        files_under(root.path()),
+        ["toy", "toy/features.bin", "toy/labels.txt"]
+    );
+}
+
+#[test]
+fn a_missing_file_on_the_server_is_named_with_its_status() {
+    let server = serve(HashMap::new(), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    let url = format!("{}/gone.tar.gz", server.base);
+    let err = fetch("toy", &entry(&url, "00", "00"), root.path(), false).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains(&url) && text.contains("404"), "{text}");
+    assert!(files_under(root.path()).is_empty());
+}
+
+#[test]
+fn a_zip_archive_unpacks_into_the_folder_it_names() {
+    // as the TU collection ships NCI1.zip: a top folder NCI1/ with the files
+    let a = b"1, 2\n2, 1\n".to_vec();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("NCI1/NCI1_A.txt", options).unwrap();
+    zip.write_all(&a).unwrap();
+    let bytes = zip.finish().unwrap().into_inner();
+    let server = serve(
+        HashMap::from([("/NCI1.zip".to_string(), bytes)]),
+        Vec::new(),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e: DatasetEntry = toml::from_str(&format!(
+        r#"description = "toy"
+origin = "the test"
+obtain = "hashbench fetch nci1"
+[[parts]]
+name = "all"
+format = "tu-graphs"
+features = "tu/NCI1/NCI1_A.txt"
+features_sha256 = "{}"
+[[downloads]]
+urls = ["{}/NCI1.zip"]
+unpack = "zip"
+to = "tu"
+"#,
+        sha256(&a),
+        server.base
+    ))
+    .unwrap();
+    fetch("nci1", &e, root.path(), false).unwrap();
+    assert_eq!(
+        std::fs::read(root.path().join("tu/NCI1/NCI1_A.txt")).unwrap(),
+        a
+    );
+    assert_eq!(
+        files_under(root.path()),
+        ["tu", "tu/NCI1", "tu/NCI1/NCI1_A.txt"]
+    );
+}
