@@ -1,6 +1,7 @@
 //! `hashbench fetch`: gets a registered dataset from its public downloads
-//! into a data root. Each download goes to `<root>/.fetch/<name>/` as a
-//! `.part` file that a rerun resumes (an HTTP range request), is checked
+//! (http, https, or anonymous ftp) into a data root. Each download goes to
+//! `<root>/.fetch/<name>/` as a `.part` file that a rerun resumes (an HTTP
+//! range request, an FTP restart), is checked
 //! against its published sha256 when the registry has one, and is unpacked
 //! (gzip, tar.gz, zip) into a staging folder. Every registered file of the
 //! dataset is then verified against the registry's sha256 before anything
@@ -13,6 +14,8 @@ use std::path::{Path, PathBuf};
 use hashbench_data::registry::sha256_file;
 use hashbench_data::{DatasetEntry, Download, Unpack};
 use indicatif::{ProgressBar, ProgressStyle};
+
+mod ftp;
 
 /// What went wrong, naming the URL or file.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +30,7 @@ pub enum FetchError {
     },
     /// Every URL of a download failed.
     #[error("{url}: {reason}")]
-    Http {
+    Failed {
         /// The URL.
         url: String,
         /// Status or transport error.
@@ -231,22 +234,80 @@ fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u6
         }
         return Ok((done, bytes));
     }
-    Err(last.unwrap_or_else(|| FetchError::Http {
+    Err(last.unwrap_or_else(|| FetchError::Failed {
         url: String::new(),
         reason: "the registry lists no URL for this download".into(),
     }))
 }
 
-/// One HTTP transfer of `url` into `part`, appended from its current length
-/// when the server honours a range request; returns the bytes transferred.
+/// A byte-counting progress bar for `url` (hidden unless `show`).
+fn progress_bar(url: &str, total: Option<u64>, start: u64, show: bool) -> ProgressBar {
+    let bar = if show {
+        ProgressBar::new(total.unwrap_or(0))
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_message(file_name(url));
+    bar.set_position(start);
+    bar
+}
+
+/// One FTP transfer of `url` into `part`, resumed from its current length
+/// (`REST`); returns the bytes transferred.
+fn transfer_ftp(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
+    let have = part.metadata().map_or(0, |m| m.len());
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(part)
+        .map_err(io(part))?;
+    let bar = progress_bar(url, None, have, progress);
+    let mut sink = |block: &[u8]| {
+        bar.inc(block.len() as u64);
+        file.write_all(block)
+    };
+    let done = ftp::retrieve(url, have, &mut sink).map_err(|reason| FetchError::Failed {
+        url: url.to_string(),
+        reason,
+    })?;
+    file.flush().map_err(io(part))?;
+    bar.finish_and_clear();
+    let interrupted = |reason: String| FetchError::Interrupted {
+        url: url.to_string(),
+        have: have + done.got,
+        reason,
+        part: part.to_path_buf(),
+    };
+    if let Some(reason) = &done.error {
+        return Err(interrupted(reason.clone()));
+    }
+    match done.size {
+        Some(size) if have + done.got < size => Err(interrupted(format!("{size} bytes announced"))),
+        _ => Ok(done.got),
+    }
+}
+
+/// One transfer of `url` into `part`, appended from its current length when
+/// the server honours a range request (HTTP) or a restart (FTP); returns the
+/// bytes transferred.
 fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
-    let http = |reason: String| FetchError::Http {
+    let http = |reason: String| FetchError::Failed {
         url: url.to_string(),
         reason,
     };
+    if url.starts_with("ftp://") {
+        return transfer_ftp(url, part, progress);
+    }
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(http(
-            "only http and https downloads are fetched; get it with a client that speaks its scheme (curl, wget) and place it by hand".into(),
+            "only http, https and ftp downloads are fetched".into(),
         ));
     }
     let have = part.metadata().map_or(0, |m| m.len());
@@ -280,20 +341,7 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
         .get("content-length")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse().ok());
-    let bar = if progress {
-        ProgressBar::new(length.map_or(0, |l| l + start))
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_message(file_name(url));
-    bar.set_position(start);
+    let bar = progress_bar(url, length.map(|l| l + start), start, progress);
     let mut body = response.into_body().into_reader();
     let mut buf = vec![0u8; 1 << 16];
     let mut got = 0u64;

@@ -289,3 +289,115 @@ to = "tu"
         ["tu", "tu/NCI1", "tu/NCI1/NCI1_A.txt"]
     );
 }
+
+/// A one-thread anonymous FTP server (passive mode, REST, SIZE) serving
+/// `files`; with `cut`, the first RETR sends half the bytes and aborts (426).
+/// Records every command.
+fn serve_ftp(files: HashMap<String, Vec<u8>>, cut: bool) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("ftp://{}", listener.local_addr().unwrap());
+    let commands = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&commands);
+    std::thread::spawn(move || {
+        let mut cut = cut;
+        for control in listener.incoming() {
+            let mut control = control.unwrap();
+            let mut reader = BufReader::new(control.try_clone().unwrap());
+            control.write_all(b"220 fixture ready\r\n").unwrap();
+            let (mut offset, mut data) = (0usize, None::<TcpListener>);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let line = line.trim().to_string();
+                log.lock().unwrap().push(line.clone());
+                let (verb, arg) = line.split_once(' ').unwrap_or((line.as_str(), ""));
+                let reply = match verb {
+                    "USER" => "331 password please".to_string(),
+                    "PASS" => "230 welcome".to_string(),
+                    "TYPE" => "200 binary".to_string(),
+                    "SIZE" => match files.get(arg) {
+                        Some(b) => format!("213 {}", b.len()),
+                        None => "550 no such file".to_string(),
+                    },
+                    "PASV" => {
+                        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+                        let port = l.local_addr().unwrap().port();
+                        data = Some(l);
+                        format!(
+                            "227 Entering Passive Mode (127,0,0,1,{},{})",
+                            port / 256,
+                            port % 256
+                        )
+                    }
+                    "REST" => {
+                        offset = arg.parse().unwrap();
+                        format!("350 restarting at {offset}")
+                    }
+                    "RETR" => {
+                        let Some(bytes) = files.get(arg) else {
+                            control.write_all(b"550 no such file\r\n").unwrap();
+                            continue;
+                        };
+                        control.write_all(b"150 sending\r\n").unwrap();
+                        let (mut stream, _) = data.take().unwrap().accept().unwrap();
+                        let rest = &bytes[offset..];
+                        if cut {
+                            cut = false;
+                            let _ = stream.write_all(&rest[..rest.len() / 2]);
+                            drop(stream);
+                            "426 transfer aborted".to_string()
+                        } else {
+                            let _ = stream.write_all(rest);
+                            drop(stream);
+                            "226 done".to_string()
+                        }
+                    }
+                    "QUIT" => {
+                        let _ = control.write_all(b"221 bye\r\n");
+                        break;
+                    }
+                    _ => "502 not implemented".to_string(),
+                };
+                control
+                    .write_all(format!("{reply}\r\n").as_bytes())
+                    .unwrap();
+            }
+        }
+    });
+    (base, commands)
+}
+
+#[test]
+fn an_ftp_download_cut_halfway_resumes_with_a_restart() {
+    let (gz, features, labels) = archive();
+    let (base, commands) = serve_ftp(
+        HashMap::from([("/corpus/toy.tar.gz".to_string(), gz.clone())]),
+        true,
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(
+        &format!("{base}/corpus/toy.tar.gz"),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    let err = fetch("toy", &e, root.path(), false).unwrap_err();
+    let half = (gz.len() / 2) as u64;
+    assert!(
+        matches!(err, FetchError::Interrupted { have, .. } if have == half),
+        "{err}"
+    );
+    let got = fetch("toy", &e, root.path(), false).unwrap();
+    assert_eq!(got.transferred, gz.len() as u64 - half);
+    assert_eq!(
+        std::fs::read(root.path().join("toy/features.bin")).unwrap(),
+        features
+    );
+    let commands = commands.lock().unwrap().clone();
+    assert!(commands.contains(&format!("REST {half}")), "{commands:?}");
+    assert!(
+        commands.contains(&"PASS anonymous@".to_string()),
+        "{commands:?}"
+    );
+}
