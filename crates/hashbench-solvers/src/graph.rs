@@ -101,10 +101,12 @@ impl KnnGraph {
     /// vector). An isolated item's degree is taken as 0.01 (STH's `LapEig`).
     /// With z = D^½y this is (I − N) z = λ z, N = D^−½ W D^−½ of spectrum in
     /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0, by
-    /// Lanczos on the sparse graph (residuals below 1e-10).
+    /// Lanczos on the sparse graph (residuals below 1e-10; repeated
+    /// eigenvalues, one per connected component, all found).
     ///
     /// # Errors
-    /// [`SolverError::Invalid`] for `count` beyond the item count.
+    /// [`SolverError::Invalid`] for `count` beyond the item count,
+    /// [`SolverError::NotConverged`] when the eigensolver stops short.
     pub fn smallest_generalised_eigenvectors(
         &self,
         count: usize,
@@ -136,15 +138,18 @@ impl KnnGraph {
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
         let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
-        let y = Mat::from_fn(n, count, |i, c| {
-            let col = z.col(order[c]);
-            // a fixed sign: the largest-magnitude entry positive
-            let pivot = col
-                .iter()
-                .copied()
-                .fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m });
-            col[i] * s[i] * pivot.signum()
-        });
+        // a fixed sign per vector: its largest-magnitude entry positive
+        let sign: Vec<f64> = order
+            .iter()
+            .map(|&c| {
+                z.col(c)
+                    .iter()
+                    .copied()
+                    .fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m })
+                    .signum()
+            })
+            .collect();
+        let y = Mat::from_fn(n, count, |i, c| z[(i, order[c])] * s[i] * sign[c]);
         Ok((values, y))
     }
 
