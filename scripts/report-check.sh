@@ -57,10 +57,10 @@ EOF
 
 # the check must catch a missing figure and a broken link
 broken="$results/index-broken-check.html"
+trap 'rm -rf "$tmp" "$broken"' EXIT
 sed -e '0,/<img src="[^"]*"/s//<img src="no-such-figure.png"/' \
     -e '0,/<a href="[^#"][^"]*"/s//<a href="no-such-file.csv"/' "$results/index.html" >"$broken"
 outcome=$(check "$broken")
-rm -f "$broken"
 python3 - "$outcome" <<'EOF'
 import json, sys
 c = json.loads(sys.argv[1])

@@ -107,7 +107,7 @@ pub struct DatasetEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Download {
-    /// Where to get it, tried in order (http or https).
+    /// Where to get it, tried in order (http, https or anonymous ftp).
     pub urls: Vec<String>,
     /// sha256 of the downloaded file, hex, when published (the unpacked
     /// files are verified against the parts' checksums either way).

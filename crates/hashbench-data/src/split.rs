@@ -184,12 +184,17 @@ impl SplitSpec {
             Count::Named(name) if name != "rest" => Some(part("database", name)?),
             _ => None,
         };
+        let training_part = match &self.training_from {
+            Some(name) => Some(part("training_from", name)?),
+            None => None,
+        };
         let queries = match queries {
             Count::Items(k) => {
-                // never from a named database part
+                // never from a named database part or the training part
                 let mut outside = vec![true; n];
                 named_database
                     .iter()
+                    .chain(training_part.iter())
                     .flatten()
                     .for_each(|&i| outside[i] = false);
                 let pool: Vec<usize> = (0..n).filter(|&i| outside[i]).collect();
@@ -199,7 +204,15 @@ impl SplitSpec {
         };
         let mut is_query = vec![false; n];
         queries.iter().for_each(|&q| is_query[q] = true);
-        let rest: Vec<usize> = (0..n).filter(|&i| !is_query[i]).collect();
+        let mut in_training_part = vec![false; n];
+        training_part
+            .iter()
+            .flatten()
+            .for_each(|&i| in_training_part[i] = true);
+        // the database's pool ("rest", or a count of it) leaves the training part out
+        let rest: Vec<usize> = (0..n)
+            .filter(|&i| !is_query[i] && !in_training_part[i])
+            .collect();
         let mut database = match (&self.database, named_database) {
             (_, Some(db)) => {
                 if let Some(&q) = db.iter().find(|&&i| is_query[i]) {
@@ -215,7 +228,7 @@ impl SplitSpec {
         database.sort_unstable();
         let mut training = match (&self.training, &self.training_from) {
             (Count::Items(k), Some(name)) => {
-                let pool = part("training_from", name)?;
+                let pool = training_part.clone().expect("read above");
                 if let Some(&i) = pool.iter().find(|&&i| is_query[i]) {
                     return Err(DataError::Invalid(format!(
                         "split: the queries and the training part `{name}` share item {i}"
@@ -436,6 +449,16 @@ mod tests {
                 .to_string()
                 .contains("training_from")
         );
+        // counted queries and a "rest" database stay out of the training part
+        let mut s = spec(Count::Items(10), rest(), Count::Items(12), 0);
+        s.training_from = Some("learn".into());
+        for seed in 0..20 {
+            let a = s.split(100, &parts, seed, here()).unwrap();
+            let learn = |i: &usize| (60..90).contains(i);
+            assert!(!a.queries.iter().any(learn), "seed {seed}");
+            assert!(!a.database.iter().any(learn), "seed {seed}");
+            assert!(a.training.iter().all(learn), "seed {seed}");
+        }
     }
 
     #[test]

@@ -11,9 +11,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use hashbench_data::registry::sha256_file;
+use hashbench_data::registry::{hex, sha256_file};
 use hashbench_data::{DatasetEntry, Download, Unpack};
 use indicatif::{ProgressBar, ProgressStyle};
+use sha2::{Digest, Sha256};
 
 mod ftp;
 
@@ -159,9 +160,16 @@ pub fn fetch(
         Ok(())
     })();
     if let Err(e) = placed {
-        // a refused or broken download leaves nothing behind
-        let _ = std::fs::remove_dir_all(&staging);
-        let _ = std::fs::remove_dir(root.join(".fetch"));
+        let _ = std::fs::remove_dir_all(&unpacked);
+        // downloads whose content is wrong are removed with everything
+        // unpacked from them; a local failure (disk full) keeps them
+        if matches!(
+            e,
+            FetchError::Checksum { .. } | FetchError::Incomplete { .. } | FetchError::Unpack { .. }
+        ) {
+            let _ = std::fs::remove_dir_all(&staging);
+            let _ = std::fs::remove_dir(root.join(".fetch"));
+        }
         return Err(e);
     }
     for file in walkdir::WalkDir::new(&unpacked)
@@ -186,6 +194,10 @@ pub fn fetch(
     Ok(fetched)
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 /// The last path segment of `url` (the download's file name).
 fn file_name(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or(url);
@@ -201,8 +213,10 @@ fn file_name(url: &str) -> String {
 fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u64), FetchError> {
     let mut last = None;
     for url in &d.urls {
-        let done = staging.join(file_name(url));
-        let part = staging.join(format!("{}.part", file_name(url)));
+        // named by the URL too: mirrors of one file never resume each other
+        let tag = &sha256_hex(url.as_bytes())[..12];
+        let done = staging.join(format!("{tag}-{}", file_name(url)));
+        let part = staging.join(format!("{tag}-{}.part", file_name(url)));
         let bytes = if done.exists() {
             0
         } else {
@@ -235,8 +249,8 @@ fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u6
         return Ok((done, bytes));
     }
     Err(last.unwrap_or_else(|| FetchError::Failed {
-        url: String::new(),
-        reason: "the registry lists no URL for this download".into(),
+        url: format!("download to {}", d.to.display()),
+        reason: "the registry lists no URL for it".into(),
     }))
 }
 
@@ -273,10 +287,21 @@ fn transfer_ftp(url: &str, part: &Path, progress: bool) -> Result<u64, FetchErro
         bar.inc(block.len() as u64);
         file.write_all(block)
     };
-    let done = ftp::retrieve(url, have, &mut sink).map_err(|reason| FetchError::Failed {
-        url: url.to_string(),
-        reason,
-    })?;
+    let done = match ftp::retrieve(url, have, &mut sink) {
+        // a server that cannot restart: fetch it whole again
+        Err(reason) if have > 0 && reason.starts_with("REST") => {
+            drop(file);
+            std::fs::remove_file(part).map_err(io(part))?;
+            return transfer_ftp(url, part, progress);
+        }
+        Err(reason) => {
+            return Err(FetchError::Failed {
+                url: url.to_string(),
+                reason,
+            });
+        }
+        Ok(done) => done,
+    };
     file.flush().map_err(io(part))?;
     bar.finish_and_clear();
     let interrupted = |reason: String| FetchError::Interrupted {
@@ -289,7 +314,9 @@ fn transfer_ftp(url: &str, part: &Path, progress: bool) -> Result<u64, FetchErro
         return Err(interrupted(reason.clone()));
     }
     match done.size {
-        Some(size) if have + done.got < size => Err(interrupted(format!("{size} bytes announced"))),
+        Some(size) if have + done.got != size => {
+            Err(interrupted(format!("{size} bytes announced")))
+        }
         _ => Ok(done.got),
     }
 }
@@ -325,7 +352,17 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
         Err(e) => return Err(http(e.to_string())),
         Ok(r) => r,
     };
+    let resumes_here = response
+        .headers()
+        .get("content-range")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(&format!("bytes {have}-")));
     let (mut file, start) = match response.status().as_u16() {
+        // a range that does not continue the part: start again
+        206 if !resumes_here => {
+            std::fs::remove_file(part).map_err(io(part))?;
+            return transfer(url, part, progress);
+        }
         206 if have > 0 => (
             OpenOptions::new()
                 .append(true)

@@ -69,8 +69,17 @@ fn serve(files: HashMap<String, Vec<u8>>, cut: Vec<String>) -> Server {
             } else {
                 "200 OK"
             };
+            let range_header = if from > 0 {
+                format!(
+                    "Content-Range: bytes {from}-{}/{}\r\n",
+                    body.len() - 1,
+                    body.len()
+                )
+            } else {
+                String::new()
+            };
             let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\n{range_header}Connection: close\r\n\r\n",
                 rest.len()
             );
             stream.write_all(head.as_bytes()).unwrap();

@@ -217,14 +217,16 @@ pub(crate) struct Pass {
     pub about: String,
 }
 
-/// Runs `plan` in `mode` and, unless it is a shard or a preparation, writes
-/// its tables.
+/// Runs `plan` as a whole ([`Mode::Whole`]) or from stored records only
+/// ([`Mode::StoredOnly`], merging shards) and writes its tables, summary
+/// and figures. Shards and preparations call [`pass`] directly.
 pub(crate) fn run_plan_as(
     ws: &Workspace,
     plan: &Plan,
     opts: &RunOptions,
     mode: Mode,
 ) -> Result<RunOutcome> {
+    debug_assert!(matches!(mode, Mode::Whole | Mode::StoredOnly));
     faer::set_global_parallelism(faer::Par::Seq);
     let started = Instant::now();
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;

@@ -178,6 +178,7 @@ fn read_pair(pair: &Pair, bits: usize, sizes: (usize, usize)) -> Result<FittedCo
             encode_seconds: f64::NAN,
             bit_weights: None,
             log: hashbench_core::method::FitLog::default(),
+            codes_sha256: String::new(),
         },
     };
     if let Some(w) = &fit.bit_weights

@@ -13,7 +13,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::{Mode, Plan, RunOptions, RunOutcome, Spec, Workspace, pass, run_plan_as, store};
 
@@ -85,8 +84,7 @@ pub fn code_version() -> Result<String> {
     VERSION
         .get_or_init(|| {
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            let bytes = std::fs::read(&exe).map_err(|e| format!("{}: {e}", exe.display()))?;
-            Ok(hashbench_data::registry::hex(&Sha256::digest(&bytes)))
+            hashbench_data::registry::sha256_file(&exe).map_err(|e| e.to_string())
         })
         .clone()
         .map_err(|e| anyhow!("identifying the running hashbench build: {e}"))
@@ -289,7 +287,9 @@ pub fn merge(
             } else if m.code_version != first.code_version {
                 Some("different hashbench builds (code_version)")
             } else if m.count != first.count {
-                Some("different shard counts")
+                Some(
+                    "different shard counts (an earlier sharding's manifests? `hashbench prepare` forgets them)",
+                )
             } else {
                 None
             };

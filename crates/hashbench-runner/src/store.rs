@@ -118,6 +118,11 @@ pub struct FitRecord {
     /// What the fit reported about itself.
     #[serde(default)]
     pub log: FitLog,
+    /// sha256 of the database codes' file then the queries' (set when
+    /// stored): two writers racing on one stem can never pair one's
+    /// database codes with the other's queries unnoticed.
+    #[serde(default)]
+    pub codes_sha256: String,
 }
 
 impl Fingerprinted for FitRecord {
@@ -149,15 +154,27 @@ fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
 /// # Errors
 /// A failed write, naming the file.
 pub fn save_codes(stem: &Path, codes: &FittedCodes) -> Result<()> {
-    for (c, which) in [
-        (&codes.db, ".db.hbcodes"),
-        (&codes.queries, ".queries.hbcodes"),
-    ] {
+    let mut files = Vec::new();
+    for c in [&codes.db, &codes.queries] {
         let mut bytes = Vec::new();
         c.write_to(&mut bytes)?;
-        write_atomically(&with_suffix(stem, which), &bytes)?;
+        files.push(bytes);
     }
-    save(&with_suffix(stem, ".fit.json"), &codes.fit)
+    write_atomically(&with_suffix(stem, ".db.hbcodes"), &files[0])?;
+    write_atomically(&with_suffix(stem, ".queries.hbcodes"), &files[1])?;
+    let fit = FitRecord {
+        codes_sha256: codes_digest(&files[0], &files[1]),
+        ..codes.fit.clone()
+    };
+    save(&with_suffix(stem, ".fit.json"), &fit)
+}
+
+/// sha256 over the two code files' bytes, in order.
+fn codes_digest(db: &[u8], queries: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(db);
+    h.update(queries);
+    hashbench_data::registry::hex(&h.finalize())
 }
 
 /// Whether whole codes with fingerprint `fingerprint` are stored at `stem`
@@ -166,16 +183,18 @@ pub fn has_codes(stem: &Path, fingerprint: &str) -> bool {
     load::<FitRecord>(&with_suffix(stem, ".fit.json"), fingerprint).is_some()
 }
 
-/// The codes stored at `stem`, if their fit record matches `fingerprint`.
+/// The codes stored at `stem`, if their fit record matches `fingerprint`
+/// and the code files are the ones it was written with.
 pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
     let fit: FitRecord = load(&with_suffix(stem, ".fit.json"), fingerprint)?;
-    let read = |suffix: &str| -> Option<BitCodes> {
-        let file = std::fs::File::open(with_suffix(stem, suffix)).ok()?;
-        BitCodes::read_from(std::io::BufReader::new(file)).ok()
-    };
+    let db = std::fs::read(with_suffix(stem, ".db.hbcodes")).ok()?;
+    let queries = std::fs::read(with_suffix(stem, ".queries.hbcodes")).ok()?;
+    if !fit.codes_sha256.is_empty() && fit.codes_sha256 != codes_digest(&db, &queries) {
+        return None;
+    }
     Some(FittedCodes {
-        db: read(".db.hbcodes")?,
-        queries: read(".queries.hbcodes")?,
+        db: BitCodes::read_from(db.as_slice()).ok()?,
+        queries: BitCodes::read_from(queries.as_slice()).ok()?,
         fit,
     })
 }
@@ -205,6 +224,7 @@ mod tests {
                 encode_seconds: 0.25,
                 bit_weights: Some(vec![1.5; 70]),
                 log: FitLog::default(),
+                codes_sha256: String::new(),
             },
         };
         save_codes(&stem, &codes).unwrap();
@@ -213,5 +233,11 @@ mod tests {
         assert_eq!(back.queries, codes.queries);
         assert_eq!(back.fit.bit_weights, codes.fit.bit_weights);
         assert!(load_codes(&stem, "abd").is_none());
+        // another writer's queries beside this fit record are refused
+        let other = BitCodes::from_fn(2, 70, |i, j| (i + 2 * j) % 5 == 0);
+        let mut bytes = Vec::new();
+        other.write_to(&mut bytes).unwrap();
+        write_atomically(&with_suffix(&stem, ".queries.hbcodes"), &bytes).unwrap();
+        assert!(load_codes(&stem, "abc").is_none());
     }
 }

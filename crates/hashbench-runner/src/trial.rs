@@ -225,14 +225,20 @@ impl<'a> TrialContext<'a> {
 
     fn fit_fingerprint(&self, k: &TrialKey) -> String {
         let m = &self.plan.methods[k.method];
-        fingerprint(&[
-            &self.fit_context,
-            &m.params,
-            &m.spec.registration().version.to_string(),
-            &k.bits.to_string(),
-            &k.trial.to_string(),
-            &k.seed.to_string(),
-        ])
+        let mut parts = vec![
+            self.fit_context.clone(),
+            m.params.clone(),
+            m.spec.registration().version.to_string(),
+            k.bits.to_string(),
+            k.trial.to_string(),
+            k.seed.to_string(),
+        ];
+        // a sweep's x is the training size: its code length is an input too
+        if let Some(bits) = self.plan.sweep_bits {
+            parts.push(format!("code length {bits}"));
+        }
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        fingerprint(&parts)
     }
 
     fn eval_fingerprint(&self, k: &TrialKey) -> String {
@@ -285,15 +291,20 @@ impl<'a> TrialContext<'a> {
         let fit_fingerprint = self.fit_fingerprint(k);
         let stem = self.codes_stem(k);
         let shared = self.shared_codes_dir.join(&fit_fingerprint);
+        let bits = self.plan.code_length(k);
+        let load = |at: &Path| {
+            store::load_codes(at, &fit_fingerprint)
+                .filter(|c| c.db.n_bits() == bits && c.queries.n_bits() == bits)
+        };
         if !refit {
-            if let Some(codes) = store::load_codes(&stem, &fit_fingerprint) {
+            if let Some(codes) = load(&stem) {
                 // codes stored before the shared folder existed join it
                 if !store::has_codes(&shared, &fit_fingerprint) {
                     store::save_codes(&shared, &codes)?;
                 }
                 return Ok(codes);
             }
-            if let Some(codes) = store::load_codes(&shared, &fit_fingerprint) {
+            if let Some(codes) = load(&shared) {
                 store::save_codes(&stem, &codes)?;
                 return Ok(codes);
             }
@@ -344,6 +355,7 @@ impl<'a> TrialContext<'a> {
                 encode_seconds: t1.elapsed().as_secs_f64(),
                 bit_weights: model.bit_weights(),
                 log,
+                codes_sha256: String::new(),
             },
         };
         store::save_codes(&shared, &codes)?;

@@ -934,6 +934,7 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     };
     let images = attr("src");
     assert_eq!(images.len(), 2, "the map and recall figures: {images:?}");
+    assert!(!paper.runs[0].stale && !md.contains("**Stale:**"));
     for target in images.iter().chain(attr("href").iter()) {
         if let Some(id) = target.strip_prefix('#') {
             assert!(html.contains(&format!("id=\"{id}\"")), "{target}");
@@ -941,4 +942,11 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
             assert!(ws.results.join(target).is_file(), "{target}");
         }
     }
+    // a spec edited after its run: the report says its verdicts are stale
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, format!("# edited\n{text}")).unwrap();
+    let (report, md, _) = write_report(&ws).unwrap();
+    assert!(report.papers[0].runs[0].stale);
+    assert!(std::fs::read_to_string(md).unwrap().contains("**Stale:**"));
 }

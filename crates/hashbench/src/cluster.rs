@@ -45,8 +45,9 @@ fn absolute(path: &Path) -> Result<PathBuf> {
 }
 
 /// Writes the job scripts of `plan` sharded `opts.shards` ways into
-/// `<run folder>/slurm/`. Each runs this very executable (so every task runs
-/// the same build, as merging demands) from the repository root.
+/// `<run folder>/slurm/`, with a copy of this executable there that every
+/// job runs (so all tasks run one build, as merging demands, whatever is
+/// rebuilt meanwhile), from the repository root.
 ///
 /// # Errors
 /// Zero shards, or a failed write.
@@ -54,13 +55,44 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
     if opts.shards == 0 {
         bail!("--shards 0: give at least one shard");
     }
-    let exe = std::env::current_exe().context("locating the hashbench executable")?;
+    if plan.normality.is_some() {
+        bail!(
+            "{}: a normality study runs as one job; run it without Slurm shards",
+            plan.spec_path.display()
+        );
+    }
     let root = absolute(&ws.root)?;
     let results = absolute(&ws.results)?;
     let spec = absolute(&plan.spec_path)?;
     let dir = results.join(&plan.id).join(&plan.profile).join("slurm");
+    // #SBATCH lines are not shell: a space or a Slurm `%` pattern would break them
+    for p in [&root, &dir] {
+        let text = p.display().to_string();
+        if text.contains(char::is_whitespace) || text.contains('%') {
+            bail!(
+                "{text}: Slurm job directives cannot hold spaces or `%`; use a results folder and checkout without them"
+            );
+        }
+    }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let data_roots = std::env::var(DATA_ROOTS_VAR).ok();
+    // every job runs this copy: a rebuild before the array starts changes nothing
+    let exe = dir.join("hashbench");
+    let current = std::env::current_exe().context("locating the hashbench executable")?;
+    if current != exe {
+        std::fs::copy(&current, &exe)
+            .with_context(|| format!("copying {} to {}", current.display(), exe.display()))?;
+    }
+    // the jobs start in the repository root: data roots absolute
+    let data_roots = std::env::var(DATA_ROOTS_VAR)
+        .ok()
+        .map(|v| {
+            v.split(':')
+                .filter(|p| !p.is_empty())
+                .map(|p| absolute(Path::new(p)).map(|a| a.display().to_string()))
+                .collect::<Result<Vec<_>>>()
+                .map(|roots| roots.join(":"))
+        })
+        .transpose()?;
     let script = |what: &str, output: &str, array: Option<usize>, command: &str| -> String {
         let mut s = String::from("#!/bin/bash\n");
         let mut directive = |d: String| {
@@ -272,7 +304,8 @@ ties = "random"
             merge.contains("--experiment 't' --profile 'paper'"),
             "{merge}"
         );
-        let exe = std::env::current_exe().unwrap();
+        let exe = scripts.prepare.with_file_name("hashbench");
+        assert!(exe.is_file(), "the executable is copied beside the scripts");
         for text in [&prepare, &shards, &merge] {
             assert!(text.starts_with("#!/bin/bash\n"));
             assert!(text.contains("#SBATCH --partition=short\n"));

@@ -487,7 +487,8 @@ pub fn check_claims(
                             let (fast, after) = (b - a, z - b);
                             let axis = plan.axis();
                             (
-                                if fast > 0.0 && after < fast {
+                                // marginal: a smaller change either way, not a collapse
+                                if fast > 0.0 && after.abs() < fast {
                                     "holds"
                                 } else {
                                     "fails"
@@ -798,8 +799,12 @@ at = 16
         assert_eq!(verdict([0.1, 0.2, 0.3, 0.6]).verdict, "fails");
         // no rise at all: a smaller later loss does not make it level off
         assert_eq!(verdict([0.3, 0.2, 0.1, 0.05]).verdict, "fails");
+        // a collapse after the rise is no marginal change
+        assert_eq!(verdict([0.1, 0.3, 0.5, 0.0]).verdict, "fails");
         // a rise ending at the run's last point has nothing after it
         let e = plan_claiming(&claim(32)).unwrap_err().to_string();
         assert!(e.contains("runs nothing above 32"), "{e}");
+        let e = plan_claiming(&claim(4)).unwrap_err().to_string();
+        assert!(e.contains("from 4 to 4"), "{e}");
     }
 }

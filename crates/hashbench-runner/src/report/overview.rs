@@ -56,6 +56,9 @@ pub struct RunEntry {
     pub title: String,
     /// The profile shown.
     pub profile: String,
+    /// The spec changed since the run (its stored sha256 differs): the
+    /// verdicts read the old run's tables.
+    pub stale: bool,
     /// How the profile departs from the paper's protocol.
     pub deviation: Option<String>,
     /// The run folder, relative to the results folder (`/`-separated).
@@ -151,6 +154,11 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
     let mut stats = aggregate(&t.metrics, plan.centre);
     stats.extend(aggregate(&t.timings, plan.centre));
     let verdicts = check_claims(plan, &stats, &t.curves);
+    let stale = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|run| run["spec_sha256"].as_str().map(str::to_string))
+        .is_some_and(|stored| stored != plan.spec_sha256);
     let reported = plan
         .reported
         .iter()
@@ -185,6 +193,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
         id: plan.id.clone(),
         title: plan.title.clone(),
         profile: plan.profile.clone(),
+        stale,
         deviation: plan.deviation.clone(),
         dir: relative(&ws.results, &dir),
         verdicts,
@@ -280,6 +289,15 @@ pub fn build(ws: &Workspace) -> Result<Report> {
     })
 }
 
+/// `text` for a Markdown table cell (pipes escaped, one line).
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The note shown for a run whose spec changed since.
+const STALE: &str =
+    "the spec changed since this run: its verdicts read the old run's tables; rerun it";
+
 fn number(v: Option<f64>) -> String {
     v.map_or_else(|| "not in this run".to_string(), |v| format!("{v:.4}"))
 }
@@ -313,6 +331,9 @@ pub fn markdown(report: &Report) -> String {
         );
         for r in &p.runs {
             let _ = writeln!(s, "\n### {} [{}]: {}\n", r.id, r.profile, r.title);
+            if r.stale {
+                let _ = writeln!(s, "**Stale:** {STALE}.\n");
+            }
             match &r.deviation {
                 Some(d) => {
                     let _ = writeln!(s, "Deviation: {d}\n");
@@ -324,7 +345,13 @@ pub fn markdown(report: &Report) -> String {
             if !r.verdicts.is_empty() {
                 s.push_str("| claim | verdict | evidence |\n|---|---|---|\n");
                 for v in &r.verdicts {
-                    let _ = writeln!(s, "| {} | **{}** | {} |", v.text, v.verdict, v.evidence);
+                    let _ = writeln!(
+                        s,
+                        "| {} | **{}** | {} |",
+                        cell(&v.text),
+                        v.verdict,
+                        cell(&v.evidence)
+                    );
                 }
                 s.push('\n');
             }
@@ -336,12 +363,12 @@ pub fn markdown(report: &Report) -> String {
                     let _ = writeln!(
                         s,
                         "| {} | {} | {} | {} | {} | {} |",
-                        x.method,
-                        x.metric,
+                        cell(&x.method),
+                        cell(&x.metric),
                         x.x,
                         x.paper,
                         number(x.ours),
-                        x.source
+                        cell(&x.source)
                     );
                 }
                 s.push('\n');
@@ -436,6 +463,9 @@ pub fn html(report: &Report) -> String {
                 esc(&r.profile),
                 esc(&r.title)
             );
+            if r.stale {
+                let _ = writeln!(s, "<p class=\"stale\"><strong>Stale:</strong> {STALE}.</p>");
+            }
             let _ = writeln!(
                 s,
                 "<p class=\"deviation\">{}</p>",
@@ -541,7 +571,8 @@ mod tests {
     }
 
     #[test]
-    fn html_escapes_text() {
+    fn html_and_markdown_cells_escape_text() {
         assert_eq!(esc("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+        assert_eq!(cell("a | b\nc"), "a \\| b c");
     }
 }

@@ -238,10 +238,11 @@ pub enum ClaimSpec {
         /// Longer code length.
         to: usize,
     },
-    /// Mean `metric` of `method` rises from `from` to `to`, then gains less
-    /// from `to` to the largest x of the run ("rises fast from 2K to 10K
-    /// training items, then marginally"): the end is the run's own, so a
-    /// local profile with a shorter sweep checks the same claim.
+    /// Mean `metric` of `method` rises from `from` to `to`, then changes by
+    /// less (either way) from `to` to the largest x of the run ("rises fast
+    /// from 2K to 10K training items, then marginally"): the end is the
+    /// run's own, so a local profile with a shorter sweep checks the same
+    /// claim.
     LevelsOff {
         /// The claim as the paper states it.
         text: String,

@@ -155,12 +155,17 @@ impl Spec {
             for b in claim.code_lengths() {
                 runs(&at, "claim", b)?;
             }
-            if let ClaimSpec::LevelsOff { to, .. } = claim
-                && bits.iter().all(|b| b <= to)
-            {
-                bail!(
-                    "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
-                );
+            if let ClaimSpec::LevelsOff { from, to, .. } = claim {
+                if from >= to {
+                    bail!(
+                        "{at}: a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
+                    );
+                }
+                if bits.iter().all(|b| b <= to) {
+                    bail!(
+                        "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
+                    );
+                }
             }
         }
         Ok(())
