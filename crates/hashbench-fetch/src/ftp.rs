@@ -4,7 +4,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::time::Duration;
 
 /// A control connection.
 struct Control {
@@ -105,7 +104,7 @@ pub(crate) fn retrieve(
     sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> Result<Transfer, String> {
     let (host, port, path) = parse(url).ok_or("not an ftp://host/path URL")?;
-    let timeout = Some(Duration::from_secs(60));
+    let timeout = Some(crate::STALL);
     let stream = TcpStream::connect((host.as_str(), port)).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(timeout)

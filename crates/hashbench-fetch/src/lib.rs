@@ -194,6 +194,9 @@ pub fn fetch(
     Ok(fetched)
 }
 
+/// How long a connection or a read may stall before the transfer stops.
+const STALL: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
@@ -338,7 +341,13 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
         ));
     }
     let have = part.metadata().map_or(0, |m| m.len());
-    let mut request = ureq::get(url);
+    // a stalled server ends the transfer (the part stays for a resume)
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(STALL))
+        .timeout_per_read(Some(STALL))
+        .build()
+        .into();
+    let mut request = agent.get(url);
     if have > 0 {
         request = request.header("Range", format!("bytes={have}-"));
     }
