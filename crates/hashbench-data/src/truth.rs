@@ -137,6 +137,15 @@ impl TruthRule {
     }
 }
 
+const CACHE_PREFIX: &str = "truth-";
+const CACHE_SUFFIX: &str = ".bin";
+
+/// Whether `name` is a ground-truth cache file (named by its inputs, so any
+/// copy of it holds the same truth).
+pub fn is_cache_file(name: &str) -> bool {
+    name.starts_with(CACHE_PREFIX) && name.ends_with(CACHE_SUFFIX)
+}
+
 /// Builds the ground truth of `split` under `rule`, reading and writing the
 /// cache in `cache_dir` for the distance-based rules; `kernel` supplies the
 /// kernel values of the rules ranked by the experiment's kernel.
@@ -173,7 +182,7 @@ pub fn build_truth(
     let kernel_key = kernel.map_or("", |k| k.key.as_str());
     let cache = cache_dir.map(|d| {
         d.join(format!(
-            "truth-{}.bin",
+            "{CACHE_PREFIX}{}{CACHE_SUFFIX}",
             cache_key(rule, kernel_key, data, split, seed)
         ))
     });

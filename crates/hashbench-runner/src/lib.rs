@@ -135,6 +135,11 @@ impl Workspace {
         self.results.join(&plan.id).join(&plan.profile)
     }
 
+    /// Whether a finished run of `plan` has stored its tables.
+    pub fn has_stored_run(&self, plan: &Plan) -> bool {
+        self.run_dir(plan).join("metrics.parquet").exists()
+    }
+
     /// The data root holding every file of `dataset`; the error names the
     /// roots tried and how to get the data.
     ///

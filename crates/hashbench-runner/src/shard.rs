@@ -230,6 +230,28 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Copies the ground-truth cache files of `from` that `to` lacks (keyed by
+/// their inputs, so a copy is the same truth): merging per-shard folders
+/// then rebuilds no ground truth the shards already built.
+fn copy_truth(from: &Path, to: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("listing {}", from.display()))?
+            .path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let target = to.join(name);
+        if hashbench_data::truth::is_cache_file(name) && !target.exists() {
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            store::write_atomically(&target, &bytes)?;
+        }
+    }
+    Ok(())
+}
+
 fn same_folder(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
@@ -320,6 +342,7 @@ pub fn merge(
             if !same_folder(&from, &target) {
                 copy_tree(&from.join("trials"), &target.join("trials"))?;
                 copy_tree(&from.join("codes"), &target.join("codes"))?;
+                copy_truth(&source.join("cache"), &ws.cache())?;
             }
         }
         outcomes.push(run_plan_as(ws, &plan, opts, Mode::StoredOnly).with_context(|| {
@@ -344,6 +367,21 @@ pub fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merging_copies_only_ground_truth_the_target_lacks() {
+        let (from, to) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for name in ["truth-ab.bin", "truth-cd.bin", "other.bin"] {
+            std::fs::write(from.path().join(name), name).unwrap();
+        }
+        std::fs::write(to.path().join("truth-cd.bin"), "kept").unwrap();
+        copy_truth(from.path(), to.path()).unwrap();
+        let read = |n: &str| std::fs::read_to_string(to.path().join(n)).ok();
+        assert_eq!(read("truth-ab.bin").as_deref(), Some("truth-ab.bin"));
+        assert_eq!(read("truth-cd.bin").as_deref(), Some("kept"));
+        assert_eq!(read("other.bin"), None);
+        copy_truth(&from.path().join("absent"), to.path()).unwrap();
+    }
 
     #[test]
     fn shards_parse_and_partition_every_position_once() {

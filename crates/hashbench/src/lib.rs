@@ -206,19 +206,12 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             force,
             shard,
         } => {
-            // parse and validate every spec first, so a bad one fails before any trial
-            let mut plans = Vec::new();
-            for path in &specs {
-                let spec = Spec::load(path)?;
-                let profile = match &profile {
-                    Some(p) => p.clone(),
-                    None => choose_profile(ws, &spec)?,
-                };
-                plans.push(spec.plan(&profile)?);
-            }
-            for plan in &plans {
-                ws.check_data(&plan.dataset)?;
-            }
+            // parse and validate every spec and its data first, so a bad one
+            // fails before any trial
+            let plans = specs
+                .iter()
+                .map(|path| plan_of(ws, path, profile.clone()))
+                .collect::<Result<Vec<_>>>()?;
             for plan in &plans {
                 match shard {
                     Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
@@ -509,7 +502,7 @@ fn figures(ws: &Workspace) -> Result<ExitCode> {
         let spec = Spec::load(&path)?;
         for profile in spec.profiles() {
             let plan = spec.plan(&profile)?;
-            if ws.run_dir(&plan).join("metrics.parquet").exists() {
+            if ws.has_stored_run(&plan) {
                 let dir = redraw(ws, &plan)?;
                 println!("redrew {}", dir.display());
                 n += 1;

@@ -252,7 +252,7 @@ pub fn build(ws: &Workspace) -> Result<Report> {
         let mut shown = None;
         for profile in candidates(ws, &spec) {
             let plan = spec.plan(&profile)?;
-            if ws.run_dir(&plan).join("metrics.parquet").exists() {
+            if ws.has_stored_run(&plan) {
                 shown = Some(plan);
                 break;
             }
