@@ -1,4 +1,6 @@
-//! Hamming-space search: distances, the full ranking and the Hamming ball.
+//! Hamming-space search: distances (by `hashbench_simd`), the full ranking and
+//! the Hamming ball. Metrics over every query use [`crate::scan`] instead,
+//! which never sorts.
 //!
 //! The ranking is a counting sort over distances 0..=bits, which is stable, so
 //! items at equal distance keep database order (ties broken by index).
@@ -34,18 +36,16 @@ pub fn hamming_distances_into(query: &[u64], db: &BitCodes, out: &mut [u32]) {
         db.len(),
         "output length differs from database size"
     );
-    if w == 1 {
-        let q = query[0];
-        for (o, &c) in out.iter_mut().zip(db.words()) {
-            *o = (q ^ c).count_ones();
-        }
-    } else {
-        for (o, code) in out.iter_mut().zip(db.words().chunks_exact(w)) {
-            *o = code
-                .iter()
-                .zip(query)
-                .map(|(a, b)| (a ^ b).count_ones())
-                .sum();
+    let mut block = [0u16; 1024];
+    let codes_per_block = block.len();
+    for (out, codes) in out
+        .chunks_mut(codes_per_block)
+        .zip(db.words().chunks(codes_per_block * w))
+    {
+        let block = &mut block[..out.len()];
+        hashbench_simd::hamming::distances(query, codes, w, block);
+        for (o, &d) in out.iter_mut().zip(block.iter()) {
+            *o = u32::from(d);
         }
     }
 }

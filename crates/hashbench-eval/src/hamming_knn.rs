@@ -4,7 +4,7 @@
 //! of the tied neighbours ([`vote`]).
 
 use hashbench_core::GroundTruth;
-use hashbench_core::search::hamming_distances_into;
+use hashbench_core::scan::nearest_map;
 use rayon::prelude::*;
 
 use crate::spec::{Curve, EvalInputs, MetricValues, TiePolicy, weighted_distances_into};
@@ -40,47 +40,27 @@ pub(crate) fn hamming_knn(
         }
         return;
     };
-    // the rank of each item among equals: its index, or its place in the tie order
-    let mut tie_rank: Vec<u32> = (0..n_db as u32).collect();
-    if ties == TiePolicy::Random {
-        for (pos, &i) in tie_order.iter().enumerate() {
-            tie_rank[i as usize] = pos as u32;
-        }
-    }
     let deepest = ks.iter().copied().max().unwrap_or(0).min(n_db);
-    let correct: Vec<Vec<bool>> = (0..queries.len())
-        .into_par_iter()
-        .map_init(
-            || (vec![0u32; n_db], vec![0f64; n_db], Vec::with_capacity(n_db)),
-            |(counts, distances, order): &mut (Vec<u32>, Vec<f64>, Vec<u32>), q| {
-                match bit_weights {
-                    Some(w) => weighted_distances_into(queries.code(q), db, w, distances),
-                    None => {
-                        hamming_distances_into(queries.code(q), db, counts);
-                        for (d, &c) in distances.iter_mut().zip(counts.iter()) {
-                            *d = f64::from(c);
-                        }
-                    }
-                }
-                let cmp = |a: &u32, b: &u32| {
-                    let (a, b) = (*a as usize, *b as usize);
-                    distances[a]
-                        .total_cmp(&distances[b])
-                        .then(tie_rank[a].cmp(&tie_rank[b]))
-                };
-                order.clear();
-                order.extend(0..n_db as u32);
-                if deepest > 0 && deepest < n_db {
-                    order.select_nth_unstable_by(deepest - 1, cmp);
-                }
-                order.truncate(deepest);
-                order.sort_unstable_by(cmp);
-                ks.iter()
-                    .map(|&k| vote(&order[..k.min(deepest)], db_labels) == Some(query_labels[q]))
-                    .collect()
-            },
-        )
-        .collect();
+    let votes = |q: usize, nearest: &[u32]| -> Vec<bool> {
+        ks.iter()
+            .map(|&k| vote(&nearest[..k.min(deepest)], db_labels) == Some(query_labels[q]))
+            .collect()
+    };
+    let correct: Vec<Vec<bool>> = match (bit_weights, ties) {
+        (Some(w), _) => weighted_nearest(input, w, ties, deepest, &votes),
+        (None, TiePolicy::Random) => {
+            // ties fall in the tie order when the database is visited in it
+            let perm: Vec<usize> = tie_order.iter().map(|&i| i as usize).collect();
+            nearest_map(queries, &db.select(&perm), deepest, |q, found| {
+                let nearest: Vec<u32> = found.iter().map(|&(_, k)| tie_order[k as usize]).collect();
+                votes(q, &nearest)
+            })
+        }
+        (None, _) => nearest_map(queries, db, deepest, |q, found| {
+            let nearest: Vec<u32> = found.iter().map(|&(_, i)| i).collect();
+            votes(q, &nearest)
+        }),
+    };
     let mut points = Vec::with_capacity(ks.len());
     for (j, (&k, name)) in ks.iter().zip(names).enumerate() {
         let acc = if correct.is_empty() {
@@ -95,6 +75,55 @@ pub(crate) fn hamming_knn(
         name: curve.to_string(),
         points,
     });
+}
+
+/// The votes of each query's `deepest` nearest codes by the weighted Hamming
+/// distance, ties by index or by the tie order (a selection and a sort per
+/// query).
+fn weighted_nearest(
+    input: &EvalInputs<'_>,
+    weights: &[f64],
+    ties: TiePolicy,
+    deepest: usize,
+    votes: &(impl Fn(usize, &[u32]) -> Vec<bool> + Sync),
+) -> Vec<Vec<bool>> {
+    let EvalInputs {
+        db,
+        queries,
+        tie_order,
+        ..
+    } = *input;
+    let n_db = db.len();
+    // the rank of each item among equals: its index, or its place in the tie order
+    let mut tie_rank: Vec<u32> = (0..n_db as u32).collect();
+    if ties == TiePolicy::Random {
+        for (pos, &i) in tie_order.iter().enumerate() {
+            tie_rank[i as usize] = pos as u32;
+        }
+    }
+    (0..queries.len())
+        .into_par_iter()
+        .map_init(
+            || (vec![0f64; n_db], Vec::with_capacity(n_db)),
+            |(distances, order): &mut (Vec<f64>, Vec<u32>), q| {
+                weighted_distances_into(queries.code(q), db, weights, distances);
+                let cmp = |a: &u32, b: &u32| {
+                    let (a, b) = (*a as usize, *b as usize);
+                    distances[a]
+                        .total_cmp(&distances[b])
+                        .then(tie_rank[a].cmp(&tie_rank[b]))
+                };
+                order.clear();
+                order.extend(0..n_db as u32);
+                if deepest > 0 && deepest < n_db {
+                    order.select_nth_unstable_by(deepest - 1, cmp);
+                }
+                order.truncate(deepest);
+                order.sort_unstable_by(cmp);
+                votes(q, order)
+            },
+        )
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ mod spec;
 pub use kernel_search::{SearchInputs, SearchSpec, vote};
 pub use per_query::{
     QueryStats, RankRequest, RankStats, average_precision, expected_average_precision,
-    expected_relevant_in_top, query_stats,
+    expected_relevant_in_top, query_stats, scanned_stats,
 };
 pub use spec::{
     Curve, EmptyPolicy, EvalInputs, MetricInfo, MetricSpec, MetricValues, TiePolicy, evaluate,

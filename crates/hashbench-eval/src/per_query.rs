@@ -1,8 +1,13 @@
 //! Per-query statistics from which every metric is aggregated. Distance
-//! histograms serve all radius-based metrics; rankings under each asked tie
-//! policy serve MAP, recall@N and precision@M.
+//! histograms serve all radius-based metrics and the tie-aware ones; the ranks
+//! of the relevant items under each asked tie policy serve MAP, recall@N and
+//! precision@M. Plain Hamming rankings come from one streaming pass per tie
+//! order ([`scanned_stats`], no sort); a weighted Hamming ranking is sorted
+//! per query ([`query_stats`]).
 
+use hashbench_core::scan::scan_map;
 use hashbench_core::search::rank_by_distance_in;
+use hashbench_core::{BitCodes, GroundTruth};
 
 use crate::spec::TiePolicy;
 
@@ -51,6 +56,80 @@ pub struct RankRequest<'a> {
     pub policies: [bool; 3],
     /// The database order that breaks ties under [`TiePolicy::Random`].
     pub tie_order: &'a [u32],
+}
+
+/// The statistics of every query under the plain Hamming distance, from one
+/// streaming pass over the database per tie order asked for: database order
+/// for [`TiePolicy::Index`], and for [`TiePolicy::Random`] the database
+/// permuted into the tie order (ties then fall in that order). Equal, value
+/// for value, to [`query_stats`] without weights.
+///
+/// # Panics
+/// If code lengths or the ground truth's shape differ from the codes.
+pub fn scanned_stats(
+    queries: &BitCodes,
+    db: &BitCodes,
+    truth: &GroundTruth,
+    request: &RankRequest<'_>,
+) -> Vec<QueryStats> {
+    let [by_index, by_random, by_expectation] = request.policies;
+    let mut stats = scan_map(queries, db, truth, by_index, |_, scan| {
+        let mut ranked: [Option<RankStats>; 3] = [None, None, None];
+        if by_index {
+            ranked[TiePolicy::Index.slot()] =
+                Some(stats_from_ranks(&scan.relevant_ranks, request.tops));
+        }
+        if by_expectation {
+            ranked[TiePolicy::Expected.slot()] = Some(expected_stats(
+                &scan.at_distance,
+                &scan.relevant_at_distance,
+                request.tops,
+            ));
+        }
+        QueryStats {
+            n_relevant: scan.n_relevant(),
+            at_distance: scan.at_distance,
+            relevant_at_distance: scan.relevant_at_distance,
+            ranked,
+        }
+    });
+    if by_random {
+        let perm: Vec<usize> = request.tie_order.iter().map(|&i| i as usize).collect();
+        let (db, truth) = (db.select(&perm), truth.permute_db(&perm));
+        let random = scan_map(queries, &db, &truth, true, |_, scan| {
+            stats_from_ranks(&scan.relevant_ranks, request.tops)
+        });
+        for (s, r) in stats.iter_mut().zip(random) {
+            s.ranked[TiePolicy::Random.slot()] = Some(r);
+        }
+    }
+    stats
+}
+
+/// Ranking statistics from the ascending 1-based ranks of the relevant items:
+/// the same sums, in the same order, as [`average_precision`] over the ranking.
+fn stats_from_ranks(ranks: &[u32], tops: &[usize]) -> RankStats {
+    let sum: f64 = ranks.iter().enumerate().fold(0.0, |sum, (j, &rank)| {
+        sum + (j + 1) as f64 / f64::from(rank)
+    });
+    RankStats {
+        ap: (!ranks.is_empty()).then(|| sum / ranks.len() as f64),
+        relevant_in_top: tops
+            .iter()
+            .map(|&n| ranks.partition_point(|&r| r as usize <= n) as f64)
+            .collect(),
+    }
+}
+
+/// Tie-aware statistics from groups of equal distance (sizes and relevant counts).
+fn expected_stats(sizes: &[u32], hits: &[u32], tops: &[usize]) -> RankStats {
+    RankStats {
+        ap: expected_average_precision(sizes, hits),
+        relevant_in_top: tops
+            .iter()
+            .map(|&n| expected_relevant_in_top(sizes, hits, n))
+            .collect(),
+    }
 }
 
 /// Average precision of `ranking` (database indices, best first): the mean of
@@ -208,14 +287,7 @@ pub fn query_stats(
             Some((sizes, hits)) => (sizes.as_slice(), hits.as_slice()),
             None => (at_distance.as_slice(), relevant_at_distance.as_slice()),
         };
-        ranked[TiePolicy::Expected.slot()] = Some(RankStats {
-            ap: expected_average_precision(sizes, hits),
-            relevant_in_top: request
-                .tops
-                .iter()
-                .map(|&n| expected_relevant_in_top(sizes, hits, n))
-                .collect(),
-        });
+        ranked[TiePolicy::Expected.slot()] = Some(expected_stats(sizes, hits, request.tops));
     }
     QueryStats {
         n_relevant,
@@ -399,6 +471,40 @@ mod tests {
         assert_eq!(expected.relevant_in_top, vec![0.5]);
         // radius histograms stay on plain Hamming distances
         assert_eq!(s.at_distance, vec![0, 2, 1]);
+    }
+
+    #[test]
+    fn the_streaming_pass_equals_sorting_every_query_bit_for_bit() {
+        let (n_q, n_db, bits) = (13, 1500, 24);
+        let mut s = 5u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            s >> 33
+        };
+        let queries = BitCodes::from_fn(n_q, bits, |_, _| next() % 3 == 0);
+        let db = BitCodes::from_fn(n_db, bits, |_, _| next() % 3 == 0);
+        let truth = GroundTruth::SameLabel {
+            query_labels: (0..n_q).map(|_| (next() % 6) as u32).collect(),
+            db_labels: (0..n_db).map(|_| (next() % 6) as u32).collect(),
+        };
+        // a seeded shuffle as the random tie order
+        let mut tie_order = identity(n_db);
+        for k in (1..n_db).rev() {
+            tie_order.swap(k, (next() % (k as u64 + 1)) as usize);
+        }
+        let tops = [1, 10, 77, 1500, 4000];
+        let request = request(&tops, &tie_order);
+        let scanned = scanned_stats(&queries, &db, &truth, &request);
+        let mut relevant = vec![false; n_db];
+        for (q, got) in scanned.iter().enumerate() {
+            let d = hashbench_core::search::hamming_distances(queries.code(q), &db);
+            truth.fill_relevance(q, &mut relevant);
+            let want = query_stats(&d, &relevant, bits as u32, &request, None);
+            // exact equality: the golden check compares stored values exactly
+            assert_eq!(got, &want, "query {q}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hamming_knn::hamming_knn;
 use crate::kernel_search::{self, SearchContext, SearchInputs, SearchSpec};
-use crate::per_query::{QueryStats, RankRequest, query_stats};
+use crate::per_query::{QueryStats, RankRequest, query_stats, scanned_stats};
 
 /// Order of database items at equal Hamming distance in a ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -503,33 +503,13 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
         policies,
         tie_order,
     };
-    let n_bits = db.n_bits() as u32;
-    let hamming_queries = if specs.iter().any(|s| reads_stats(&s)) {
-        queries.len()
+    let stats: Vec<QueryStats> = if !specs.iter().any(|s| reads_stats(&s)) {
+        Vec::new()
+    } else if let Some(w) = bit_weights {
+        weighted_stats(input, w, &request)
     } else {
-        0
+        scanned_stats(queries, db, truth, &request)
     };
-    let stats: Vec<QueryStats> = (0..hamming_queries)
-        .into_par_iter()
-        .map_init(
-            || {
-                (
-                    vec![0u32; n_db],
-                    vec![false; n_db],
-                    vec![0f64; if bit_weights.is_some() { n_db } else { 0 }],
-                )
-            },
-            |(distances, relevant, weighted), q| {
-                hamming_distances_into(queries.code(q), db, distances);
-                truth.fill_relevance(q, relevant);
-                if let Some(w) = bit_weights {
-                    weighted_distances_into(queries.code(q), db, w, weighted);
-                }
-                let weighted = bit_weights.map(|_| weighted.as_slice());
-                query_stats(distances, relevant, n_bits, &request, weighted)
-            },
-        )
-        .collect();
     let mut out = MetricValues::default();
     let mut ctx = search.map(|inputs| {
         assert!(
@@ -566,6 +546,32 @@ pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
         }
     }
     out
+}
+
+/// Per-query statistics under a weighted Hamming ranking (sorted per query);
+/// the radius histograms stay on the plain Hamming distance.
+fn weighted_stats(
+    input: &EvalInputs<'_>,
+    weights: &[f64],
+    request: &RankRequest<'_>,
+) -> Vec<QueryStats> {
+    let EvalInputs {
+        db, queries, truth, ..
+    } = *input;
+    let n_db = db.len();
+    let n_bits = db.n_bits() as u32;
+    (0..queries.len())
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; n_db], vec![false; n_db], vec![0f64; n_db]),
+            |(distances, relevant, weighted), q| {
+                hamming_distances_into(queries.code(q), db, distances);
+                truth.fill_relevance(q, relevant);
+                weighted_distances_into(queries.code(q), db, weights, weighted);
+                query_stats(distances, relevant, n_bits, request, Some(weighted))
+            },
+        )
+        .collect()
 }
 
 /// Σₖ wₖ [bit k of the query and the item differ], for every database item.

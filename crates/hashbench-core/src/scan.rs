@@ -1,0 +1,471 @@
+//! One streaming pass over the database per block of queries, collecting what
+//! every Hamming-ranking metric needs without sorting: the histogram of
+//! distances split by relevance and, when asked, the rank of each relevant
+//! item in the ranking by distance with ties in database order.
+//!
+//! A block of queries meets the database one block of codes at a time
+//! (distances by `hashbench_simd`, kept in cache), then each query walks its
+//! distances in database order keeping a running count per distance: item `i`
+//! at distance `d` is preceded, in the ranking, by every item nearer than `d`
+//! and by the items at `d` met before it, so its rank is
+//! `#(distance < d) + #(met at d) + 1`, known once the histogram is complete.
+//! A relevant item records `(d, #met at d)` on the way; the ranks follow from
+//! the histogram's prefix sums after the pass.
+
+use rayon::prelude::*;
+
+use crate::codes::BitCodes;
+use crate::truth::GroundTruth;
+
+/// Queries that share one pass over the database.
+const QUERY_BLOCK: usize = 8;
+/// Database codes whose distances to a query block are kept at once.
+const DB_BLOCK: usize = 1024;
+
+/// What one pass over the database gives for one query.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scan {
+    /// Items at each Hamming distance `0..=bits`.
+    pub at_distance: Vec<u32>,
+    /// Relevant items at each Hamming distance.
+    pub relevant_at_distance: Vec<u32>,
+    /// The 1-based ranks of the relevant items in the ranking by distance with
+    /// ties in database order, ascending; empty unless ranks were asked for.
+    pub relevant_ranks: Vec<u32>,
+}
+
+impl Scan {
+    /// Number of relevant items.
+    pub fn n_relevant(&self) -> usize {
+        self.relevant_at_distance.iter().map(|&r| r as usize).sum()
+    }
+}
+
+/// Scans the database for every query and maps each query's [`Scan`] through
+/// `reduce` (so the ranks of only a few queries are held at once), in
+/// parallel over blocks of queries; results in query order. With `ranks`
+/// false, only the histograms are collected.
+///
+/// # Panics
+/// If code lengths differ or the ground truth's shape differs from the codes.
+#[track_caller]
+pub fn scan_map<T: Send>(
+    queries: &BitCodes,
+    db: &BitCodes,
+    truth: &GroundTruth,
+    ranks: bool,
+    reduce: impl Fn(usize, Scan) -> T + Sync,
+) -> Vec<T> {
+    assert_eq!(
+        queries.n_bits(),
+        db.n_bits(),
+        "query and database code lengths differ"
+    );
+    assert_eq!(truth.n_db(), db.len(), "ground truth database size");
+    assert_eq!(truth.n_queries(), queries.len(), "ground truth query count");
+    let label_counts = match truth {
+        GroundTruth::SameLabel { db_labels, .. } => {
+            let mut counts = std::collections::HashMap::<u32, usize>::new();
+            for &l in db_labels {
+                *counts.entry(l).or_default() += 1;
+            }
+            counts
+        }
+        GroundTruth::Lists { .. } => Default::default(),
+    };
+    let n_relevant = |q: usize| match truth {
+        GroundTruth::SameLabel { query_labels, .. } => {
+            label_counts.get(&query_labels[q]).copied().unwrap_or(0)
+        }
+        GroundTruth::Lists { lists, .. } => lists[q].len(),
+    };
+    let starts: Vec<usize> = (0..queries.len()).step_by(QUERY_BLOCK).collect();
+    let blocks: Vec<Vec<T>> = starts
+        .par_iter()
+        .map(|&start| {
+            let end = (start + QUERY_BLOCK).min(queries.len());
+            let scans = scan_block(queries, db, truth, start..end, ranks, &n_relevant);
+            scans
+                .into_iter()
+                .enumerate()
+                .map(|(k, s)| reduce(start + k, s))
+                .collect()
+        })
+        .collect();
+    blocks.into_iter().flatten().collect()
+}
+
+/// A relevant item met during the pass: its distance and how many items at
+/// that distance came before it.
+#[derive(Clone, Copy, Default)]
+struct Met {
+    distance: u32,
+    before: u32,
+}
+
+/// The running state of one query during the pass.
+struct Walk {
+    seen: Vec<u32>,
+    relevant_seen: Vec<u32>,
+    met: Vec<Met>,
+    n_met: usize,
+    /// The next unread position of the query's relevance list.
+    list_cursor: usize,
+}
+
+fn scan_block(
+    queries: &BitCodes,
+    db: &BitCodes,
+    truth: &GroundTruth,
+    block: std::ops::Range<usize>,
+    ranks: bool,
+    n_relevant: &(impl Fn(usize) -> usize + Sync),
+) -> Vec<Scan> {
+    let words = db.words_per_code();
+    let levels = db.n_bits() + 1;
+    let n_q = block.len();
+    let mut walks: Vec<Walk> = block
+        .clone()
+        .map(|q| Walk {
+            seen: vec![0; levels],
+            relevant_seen: vec![0; levels],
+            // one spare slot: every item writes, only relevant ones advance
+            met: vec![Met::default(); if ranks { n_relevant(q) + 1 } else { 0 }],
+            n_met: 0,
+            list_cursor: 0,
+        })
+        .collect();
+    let query_words = &queries.words()[block.start * words..block.end * words];
+    let mut distances = vec![0u16; n_q * DB_BLOCK];
+    let mut relevant = vec![0u8; DB_BLOCK];
+    for_each_db_block(
+        query_words,
+        db,
+        &mut distances,
+        |db_start, len, distances| {
+            for (k, walk) in walks.iter_mut().enumerate() {
+                let q = block.start + k;
+                let relevant = &mut relevant[..len];
+                fill_relevance(truth, q, db_start, relevant, &mut walk.list_cursor);
+                let row = &distances[k * len..(k + 1) * len];
+                if ranks {
+                    for (&d, &r) in row.iter().zip(relevant.iter()) {
+                        let d = usize::from(d);
+                        let before = walk.seen[d];
+                        walk.seen[d] = before + 1;
+                        walk.met[walk.n_met] = Met {
+                            distance: d as u32,
+                            before,
+                        };
+                        walk.n_met += usize::from(r);
+                    }
+                } else {
+                    for (&d, &r) in row.iter().zip(relevant.iter()) {
+                        let d = usize::from(d);
+                        walk.seen[d] += 1;
+                        walk.relevant_seen[d] += u32::from(r);
+                    }
+                }
+            }
+        },
+    );
+    walks.into_iter().map(|w| finish(w, ranks)).collect()
+}
+
+/// Relevance of database items `start..start + out.len()` to query `q`, as
+/// 0/1 bytes; a relevance list is read from `cursor` on.
+fn fill_relevance(truth: &GroundTruth, q: usize, start: usize, out: &mut [u8], cursor: &mut usize) {
+    match truth {
+        GroundTruth::SameLabel {
+            query_labels,
+            db_labels,
+        } => {
+            let label = query_labels[q];
+            let labels = &db_labels[start..start + out.len()];
+            for (o, &l) in out.iter_mut().zip(labels) {
+                *o = u8::from(l == label);
+            }
+        }
+        GroundTruth::Lists { lists, .. } => {
+            out.fill(0);
+            let list = &lists[q];
+            let end = start + out.len();
+            while *cursor < list.len() && (list[*cursor] as usize) < end {
+                out[list[*cursor] as usize - start] = 1;
+                *cursor += 1;
+            }
+        }
+    }
+}
+
+/// The histograms and ranks of a finished walk.
+fn finish(walk: Walk, ranks: bool) -> Scan {
+    let Walk {
+        seen,
+        mut relevant_seen,
+        met,
+        n_met,
+        ..
+    } = walk;
+    let mut relevant_ranks = Vec::new();
+    if ranks {
+        let met = &met[..n_met];
+        for m in met {
+            relevant_seen[m.distance as usize] += 1;
+        }
+        // where each distance's items and relevant items start in the ranking
+        let mut item_start = vec![0u32; seen.len()];
+        let mut relevant_start = vec![0u32; seen.len()];
+        for d in 1..seen.len() {
+            item_start[d] = item_start[d - 1] + seen[d - 1];
+            relevant_start[d] = relevant_start[d - 1] + relevant_seen[d - 1];
+        }
+        relevant_ranks = vec![0u32; n_met];
+        for m in met {
+            let d = m.distance as usize;
+            relevant_ranks[relevant_start[d] as usize] = item_start[d] + m.before + 1;
+            relevant_start[d] += 1;
+        }
+    }
+    Scan {
+        at_distance: seen,
+        relevant_at_distance: relevant_seen,
+        relevant_ranks,
+    }
+}
+
+/// The `k` database codes nearest each query (fewer when the database is
+/// smaller), nearest first with ties in database order, as (distance, index),
+/// mapped through `reduce` per query; in parallel over blocks of queries,
+/// results in query order. Two passes per query block on the same kernels as
+/// [`scan_map`]: the first finds the distance that completes the `k` nearest
+/// and how many items at it are taken, the second collects them.
+///
+/// # Panics
+/// If code lengths differ.
+#[track_caller]
+pub fn nearest_map<T: Send>(
+    queries: &BitCodes,
+    db: &BitCodes,
+    k: usize,
+    reduce: impl Fn(usize, Vec<(u16, u32)>) -> T + Sync,
+) -> Vec<T> {
+    assert_eq!(
+        queries.n_bits(),
+        db.n_bits(),
+        "query and database code lengths differ"
+    );
+    let k = k.min(db.len());
+    let words = db.words_per_code();
+    let levels = db.n_bits() + 1;
+    let starts: Vec<usize> = (0..queries.len()).step_by(QUERY_BLOCK).collect();
+    let blocks: Vec<Vec<T>> = starts
+        .par_iter()
+        .map(|&start| {
+            let end = (start + QUERY_BLOCK).min(queries.len());
+            let n_q = end - start;
+            let query_words = &queries.words()[start * words..end * words];
+            let mut distances = vec![0u16; n_q * DB_BLOCK];
+            // pass 1: each query's histogram
+            let mut histograms = vec![vec![0usize; levels]; n_q];
+            for_each_db_block(query_words, db, &mut distances, |_, len, d| {
+                for (h, row) in histograms.iter_mut().zip(d.chunks_exact(len)) {
+                    for &x in row {
+                        h[usize::from(x)] += 1;
+                    }
+                }
+            });
+            // the cut distance and how many items at it are taken
+            let cuts: Vec<(usize, usize)> = histograms
+                .iter()
+                .map(|h| {
+                    let mut before = 0;
+                    for (d, &n) in h.iter().enumerate() {
+                        if before + n >= k {
+                            return (d, k - before);
+                        }
+                        before += n;
+                    }
+                    (levels, 0)
+                })
+                .collect();
+            // pass 2: collect the items nearer than the cut and the first at it
+            let mut found: Vec<Vec<(u16, u32)>> = vec![Vec::with_capacity(k); n_q];
+            let mut taken_at_cut = vec![0usize; n_q];
+            for_each_db_block(query_words, db, &mut distances, |db_start, len, d| {
+                for (q, row) in d.chunks_exact(len).enumerate() {
+                    let (cut, quota) = cuts[q];
+                    for (i, &x) in row.iter().enumerate() {
+                        let x_level = usize::from(x);
+                        if x_level < cut || (x_level == cut && taken_at_cut[q] < quota) {
+                            taken_at_cut[q] += usize::from(x_level == cut);
+                            found[q].push((x, (db_start + i) as u32));
+                        }
+                    }
+                }
+            });
+            found
+                .into_iter()
+                .enumerate()
+                .map(|(q, mut items)| {
+                    // stable: items of equal distance stay in database order
+                    items.sort_by_key(|&(d, _)| d);
+                    reduce(start + q, items)
+                })
+                .collect()
+        })
+        .collect();
+    blocks.into_iter().flatten().collect()
+}
+
+/// Calls `visit(db_start, len, distances)` for each block of database codes,
+/// with the distances of every query of `query_words` to it (query-major).
+fn for_each_db_block(
+    query_words: &[u64],
+    db: &BitCodes,
+    buffer: &mut [u16],
+    mut visit: impl FnMut(usize, usize, &[u16]),
+) {
+    let words = db.words_per_code();
+    let n_q = query_words.len() / words;
+    for db_start in (0..db.len()).step_by(DB_BLOCK) {
+        let db_end = (db_start + DB_BLOCK).min(db.len());
+        let len = db_end - db_start;
+        let distances = &mut buffer[..n_q * len];
+        hashbench_simd::hamming::distances(
+            query_words,
+            &db.words()[db_start * words..db_end * words],
+            words,
+            distances,
+        );
+        visit(db_start, len, distances);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{hamming_distances, rank_by_distance};
+
+    fn pseudo_random_codes(n: usize, bits: usize, seed: u64) -> BitCodes {
+        let mut s = seed;
+        BitCodes::from_fn(n, bits, |_, _| {
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            s >> 62 == 0
+        })
+    }
+
+    /// The histograms and relevant ranks from a full sort of each query's distances.
+    fn by_sorting(queries: &BitCodes, db: &BitCodes, truth: &GroundTruth) -> Vec<Scan> {
+        let bits = db.n_bits() as u32;
+        (0..queries.len())
+            .map(|q| {
+                let d = hamming_distances(queries.code(q), db);
+                let mut relevant = vec![false; db.len()];
+                truth.fill_relevance(q, &mut relevant);
+                let mut s = Scan {
+                    at_distance: vec![0; bits as usize + 1],
+                    relevant_at_distance: vec![0; bits as usize + 1],
+                    relevant_ranks: Vec::new(),
+                };
+                for (i, &di) in d.iter().enumerate() {
+                    s.at_distance[di as usize] += 1;
+                    s.relevant_at_distance[di as usize] += u32::from(relevant[i]);
+                }
+                for (rank0, &i) in rank_by_distance(&d, bits).iter().enumerate() {
+                    if relevant[i as usize] {
+                        s.relevant_ranks.push(rank0 as u32 + 1);
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hand_case_ranks_follow_distance_then_index() {
+        // distances 2, 0, 1, 0 (bits: 11, 00, 01, 00); relevant: items 0 and 3
+        let db = BitCodes::from_fn(4, 2, |i, j| [[1, 1], [0, 0], [1, 0], [0, 0]][i][j] == 1);
+        let q = BitCodes::zeros(1, 2);
+        let truth = GroundTruth::Lists {
+            n_db: 4,
+            lists: vec![vec![0, 3]],
+        };
+        let s = scan_map(&q, &db, &truth, true, |_, s| s);
+        // ranking: 1, 3, 2, 0: item 3 at rank 2, item 0 at rank 4
+        assert_eq!(s[0].relevant_ranks, vec![2, 4]);
+        assert_eq!(s[0].at_distance, vec![2, 1, 1]);
+        assert_eq!(s[0].relevant_at_distance, vec![1, 0, 1]);
+    }
+
+    #[test]
+    fn agrees_with_sorting_for_labels_and_lists_across_blocks() {
+        // sizes that leave partial query and database blocks; 70 bits = 2 words
+        for (n_q, n_db, bits) in [(11, 2500, 16), (9, 1030, 70), (1, 3, 64)] {
+            let queries = pseudo_random_codes(n_q, bits, 7);
+            let db = pseudo_random_codes(n_db, bits, 8);
+            let labels = GroundTruth::SameLabel {
+                query_labels: (0..n_q as u32).map(|q| q % 4).collect(),
+                db_labels: (0..n_db as u32).map(|i| (i * 7) % 5).collect(),
+            };
+            let lists = GroundTruth::Lists {
+                n_db,
+                lists: (0..n_q)
+                    .map(|q| {
+                        (0..n_db as u32)
+                            .filter(|i| (i + q as u32) % 13 < 2)
+                            .collect()
+                    })
+                    .collect(),
+            };
+            for truth in [labels, lists] {
+                let want = by_sorting(&queries, &db, &truth);
+                let got = scan_map(&queries, &db, &truth, true, |_, s| s);
+                assert_eq!(got, want, "{n_q}×{n_db} at {bits} bits");
+                let histograms = scan_map(&queries, &db, &truth, false, |_, s| s);
+                for (h, w) in histograms.iter().zip(&want) {
+                    assert_eq!(h.at_distance, w.at_distance);
+                    assert_eq!(h.relevant_at_distance, w.relevant_at_distance);
+                    assert!(h.relevant_ranks.is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nearest_agrees_with_a_stable_sort_of_all_distances() {
+        for (n_q, n_db, bits, k) in [
+            (10, 2100, 12, 50),
+            (3, 40, 70, 40),
+            (2, 30, 8, 100),
+            (9, 1025, 5, 1),
+        ] {
+            let queries = pseudo_random_codes(n_q, bits, 3);
+            let db = pseudo_random_codes(n_db, bits, 4);
+            let got = nearest_map(&queries, &db, k, |_, v| v);
+            for (q, got) in got.iter().enumerate() {
+                let d = hamming_distances(queries.code(q), &db);
+                let want: Vec<(u16, u32)> = rank_by_distance(&d, bits as u32)
+                    .into_iter()
+                    .take(k)
+                    .map(|i| (d[i as usize] as u16, i))
+                    .collect();
+                assert_eq!(got, &want, "query {q}, {n_q}×{n_db}, k = {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn results_come_in_query_order_with_their_indices() {
+        let queries = pseudo_random_codes(20, 8, 1);
+        let db = pseudo_random_codes(50, 8, 2);
+        let truth = GroundTruth::Lists {
+            n_db: 50,
+            lists: vec![vec![]; 20],
+        };
+        let order = scan_map(&queries, &db, &truth, false, |q, _| q);
+        assert_eq!(order, (0..20).collect::<Vec<_>>());
+    }
+}
