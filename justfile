@@ -113,6 +113,14 @@ bench:
     cargo bench -p hashbench-bench --bench throughput
     cargo bench -p hashbench-bench --bench scale
 
+# hashbench vs faiss on the same data in one run (Hamming top-k and full evaluation, exact kNN):
+# installs faiss-cpu and numpy into target/faiss-venv on first use; prints ratios and writes
+# results/bench/faiss-comparison.json.
+bench-faiss:
+    test -x target/faiss-venv/bin/python || python3 -m venv target/faiss-venv
+    target/faiss-venv/bin/python -c 'import faiss, numpy' 2>/dev/null || target/faiss-venv/bin/pip install --quiet faiss-cpu numpy
+    cargo bench -p hashbench-bench --bench faiss -- --python "{{justfile_directory()}}/target/faiss-venv/bin/python"
+
 # List specs, profiles and whether their data is present.
 list:
     {{hashbench}} list

@@ -3,8 +3,10 @@
 //! the sizes of SPLH Fig. 6 (SIFT-1M). Each step runs once (they take seconds to
 //! minutes, so criterion's repeated sampling does not fit); the wall time and the
 //! process's peak resident memory after the step are printed. Then Charikar's
-//! index at KLSH Fig. 2's scale (alone with `-- charikar`).
+//! index at KLSH Fig. 2's scale (alone with `-- charikar`). The steps are also
+//! written to results/bench/scale.json.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use faer::Mat;
@@ -36,15 +38,35 @@ fn peak_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// Every step's (name, seconds, peak MiB), written to results/bench/scale.json at the end.
+static STEPS: Mutex<Vec<(String, f64, f64)>> = Mutex::new(Vec::new());
+
 fn step<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let out = f();
-    println!(
-        "{name:<48} {:>9.2} s   peak RSS {:>8.0} MiB",
-        t.elapsed().as_secs_f64(),
-        peak_mib()
-    );
+    let (seconds, peak) = (t.elapsed().as_secs_f64(), peak_mib());
+    println!("{name:<48} {seconds:>9.2} s   peak RSS {peak:>8.0} MiB");
+    STEPS
+        .lock()
+        .expect("steps")
+        .push((name.to_string(), seconds, peak));
     out
+}
+
+/// Writes the steps taken so far as JSON under results/bench/.
+fn write_steps() {
+    let steps: Vec<serde_json::Value> = STEPS
+        .lock()
+        .expect("steps")
+        .iter()
+        .map(|(name, s, mib)| serde_json::json!({"step": name, "seconds": s, "peak_rss_mib": mib}))
+        .collect();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/bench/scale.json");
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("create results/bench");
+    std::fs::write(&path, serde_json::to_string_pretty(&steps).expect("json"))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("written: {}", path.display());
 }
 
 fn fit_and_encode<M: HashMethod>(name: &str, method: &M, train: &TrainSet<'_>, bits: usize) {
@@ -103,6 +125,7 @@ fn main() {
     );
     drop(lists);
     charikar_at_klsh_fig2_scale();
+    write_steps();
 }
 
 /// Charikar's index at KLSH Fig. 2's paper scale: n = 99,000 codes of 300 bits,

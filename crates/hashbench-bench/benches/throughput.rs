@@ -1,5 +1,7 @@
-//! `just bench`: Hamming ranking throughput (query-code pairs per second, 1000
-//! queries against 1M codes of 64 bits), exact-kNN ground-truth throughput
+//! `just bench`: Hamming search throughput (query-code pairs per second, 1000
+//! queries against 1M codes of 64 bits: a full evaluation of MAP, precision at
+//! radius 2 and the PR sweep; top-100 search; the distance kernel alone by
+//! each instruction set the CPU has), exact-kNN ground-truth throughput
 //! (query-item distance pairs per second), KLSH encoding (items per second,
 //! chi-square kernel, p = 300, 300 bits) and Charikar's search (queries per
 //! second at the KLSH Fig. 3 size). Data is built outside the timed closures
@@ -11,11 +13,13 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use faer::Mat;
 use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::knn::k_nearest;
-use hashbench_core::search::{hamming_distances_into, rank_by_distance};
-use hashbench_core::{BitCodes, Data, HashMethod, HashModel, TrainSet};
+use hashbench_core::scan::nearest_map;
+use hashbench_core::{BitCodes, Data, GroundTruth, HashMethod, HashModel, TrainSet};
+use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy, evaluate};
 use hashbench_kernel::{KernelSpec, Scale};
 use hashbench_klsh::KlshParams;
-use rand::{Rng, SeedableRng};
+use hashbench_simd::hamming::{Isa, distances_with};
+use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -24,29 +28,60 @@ fn random_codes(n: usize, bits: usize, rng: &mut ChaCha8Rng) -> BitCodes {
     BitCodes::from_fn(n, bits, |i, j| words[i] >> j & 1 == 1)
 }
 
-fn hamming_ranking(c: &mut Criterion) {
+fn hamming_search(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let (n_db, n_q, bits) = (1_000_000, 1000, 64);
     let db = random_codes(n_db, bits, &mut rng);
     let queries = random_codes(n_q, bits, &mut rng);
-    let mut group = c.benchmark_group("hamming-ranking");
+    let truth = GroundTruth::SameLabel {
+        query_labels: (0..n_q as u32).map(|q| q % 10).collect(),
+        db_labels: (0..n_db).map(|_| rng.random_range(0..10u32)).collect(),
+    };
+    let tie_order: Vec<u32> = (0..n_db as u32).collect();
+    let specs = [
+        MetricSpec::Map {
+            ties: TiePolicy::Index,
+        },
+        MetricSpec::PrecisionAtRadius {
+            radius: 2,
+            empty: EmptyPolicy::Zero,
+        },
+        MetricSpec::PrRadiusSweep,
+    ];
+    let inputs = EvalInputs {
+        db: &db,
+        queries: &queries,
+        truth: &truth,
+        bit_weights: None,
+        tie_order: &tie_order,
+        search: None,
+    };
+    let size = format!("{n_q}q/{n_db}db/{bits}bits");
+    let mut group = c.benchmark_group("hamming");
     group.sample_size(10);
     group.throughput(Throughput::Elements((n_db * n_q) as u64));
-    group.bench_function(
-        BenchmarkId::new(
-            "distances+counting-sort",
-            format!("{n_q}q/{n_db}db/{bits}bits"),
-        ),
-        |b| {
-            let mut d = vec![0u32; n_db];
-            b.iter(|| {
-                for q in 0..n_q {
-                    hamming_distances_into(queries.code(q), &db, &mut d);
-                    black_box(rank_by_distance(&d, bits as u32));
-                }
-            });
-        },
-    );
+    group.bench_function(BenchmarkId::new("evaluation-map-radius-pr", &size), |b| {
+        b.iter(|| black_box(evaluate(&specs, &inputs)))
+    });
+    group.bench_function(BenchmarkId::new("top-100", &size), |b| {
+        b.iter(|| black_box(nearest_map(&queries, &db, 100, |_, v| v.len())))
+    });
+    // the distance kernel alone, by each instruction set this CPU has
+    let mut out = vec![0u16; 8 * n_db];
+    for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
+        group.bench_function(
+            BenchmarkId::new(format!("distances-{}", isa.name()), &size),
+            |b| {
+                b.iter(|| {
+                    for block in queries.words().chunks(8) {
+                        let out = &mut out[..block.len() * n_db];
+                        distances_with(isa, block, db.words(), 1, out);
+                        black_box(&out);
+                    }
+                })
+            },
+        );
+    }
     group.finish();
 }
 
@@ -118,11 +153,12 @@ fn charikar_search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(
-    benches,
-    hamming_ranking,
-    exact_knn,
-    klsh_encode,
-    charikar_search
-);
+criterion_group! {
+    name = benches;
+    // estimates as JSON under results/bench/criterion/<group>/<id>/new/
+    config = Criterion::default().output_directory(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/bench/criterion"),
+    );
+    targets = hamming_search, exact_knn, klsh_encode, charikar_search
+}
 criterion_main!(benches);

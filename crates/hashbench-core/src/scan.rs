@@ -103,10 +103,11 @@ struct Met {
     before: u32,
 }
 
-/// The running state of one query during the pass.
+/// The running counts of one query during the pass.
 struct Walk {
+    /// Items met at each distance; with `ranks` off, items at `2 d + relevant`
+    /// (one table update per item).
     seen: Vec<u32>,
-    relevant_seen: Vec<u32>,
     met: Vec<Met>,
     n_met: usize,
     /// The next unread position of the query's relevance list.
@@ -127,8 +128,7 @@ fn scan_block(
     let mut walks: Vec<Walk> = block
         .clone()
         .map(|q| Walk {
-            seen: vec![0; levels],
-            relevant_seen: vec![0; levels],
+            seen: vec![0; if ranks { levels } else { 2 * levels }],
             // one spare slot: every item writes, only relevant ones advance
             met: vec![Met::default(); if ranks { n_relevant(q) + 1 } else { 0 }],
             n_met: 0,
@@ -137,39 +137,112 @@ fn scan_block(
         .collect();
     let query_words = &queries.words()[block.start * words..block.end * words];
     let mut distances = vec![0u16; n_q * DB_BLOCK];
-    let mut relevant = vec![0u8; DB_BLOCK];
+    let mut relevant = vec![0u8; n_q * DB_BLOCK];
     for_each_db_block(
         query_words,
         db,
         &mut distances,
         |db_start, len, distances| {
-            for (k, walk) in walks.iter_mut().enumerate() {
-                let q = block.start + k;
-                let relevant = &mut relevant[..len];
-                fill_relevance(truth, q, db_start, relevant, &mut walk.list_cursor);
-                let row = &distances[k * len..(k + 1) * len];
+            let relevant = &mut relevant[..n_q * len];
+            for (k, (walk, row)) in walks
+                .iter_mut()
+                .zip(relevant.chunks_exact_mut(len))
+                .enumerate()
+            {
+                fill_relevance(truth, block.start + k, db_start, row, &mut walk.list_cursor);
+            }
+            for (walk, (row, relevant)) in walks
+                .iter_mut()
+                .zip(distances.chunks_exact(len).zip(relevant.chunks_exact(len)))
+            {
                 if ranks {
-                    for (&d, &r) in row.iter().zip(relevant.iter()) {
-                        let d = usize::from(d);
-                        let before = walk.seen[d];
-                        walk.seen[d] = before + 1;
-                        walk.met[walk.n_met] = Met {
-                            distance: d as u32,
-                            before,
-                        };
-                        walk.n_met += usize::from(r);
-                    }
+                    walk_with_ranks(walk, row, relevant);
                 } else {
-                    for (&d, &r) in row.iter().zip(relevant.iter()) {
-                        let d = usize::from(d);
-                        walk.seen[d] += 1;
-                        walk.relevant_seen[d] += u32::from(r);
+                    // one table update per item: counts at 2 d + relevant
+                    let seen = walk.seen.as_mut_slice();
+                    for (&d, &r) in row.iter().zip(relevant) {
+                        let at = 2 * usize::from(d) + usize::from(r);
+                        seen[at] = seen[at].wrapping_add(1);
                     }
                 }
             }
         },
     );
-    walks.into_iter().map(|w| finish(w, ranks)).collect()
+    walks
+        .into_iter()
+        .map(|w| {
+            if ranks {
+                finish(w)
+            } else {
+                histograms(&w.seen)
+            }
+        })
+        .collect()
+}
+
+/// Advances a walk over one block: counts every item at its distance and
+/// records each relevant one with the count before it. Counts stay below the
+/// database size (< 2³²), so they wrap never.
+#[inline]
+fn walk_with_ranks(walk: &mut Walk, distances: &[u16], relevant: &[u8]) {
+    let seen = walk.seen.as_mut_slice();
+    let met = walk.met.as_mut_slice();
+    let mut n_met = walk.n_met;
+    for (&d, &r) in distances.iter().zip(relevant) {
+        let d = usize::from(d);
+        let before = seen[d];
+        seen[d] = before.wrapping_add(1);
+        // every item writes the next slot; only a relevant one keeps it
+        met[n_met] = Met {
+            distance: d as u32,
+            before,
+        };
+        n_met += usize::from(r);
+    }
+    walk.n_met = n_met;
+}
+
+/// The histograms of a walk without ranks (counts at `2 d + relevant`).
+fn histograms(seen: &[u32]) -> Scan {
+    let (at_distance, relevant_at_distance) = seen
+        .chunks_exact(2)
+        .map(|pair| (pair[0] + pair[1], pair[1]))
+        .unzip();
+    Scan {
+        at_distance,
+        relevant_at_distance,
+        relevant_ranks: Vec::new(),
+    }
+}
+
+/// The histograms and ranks of a finished walk with ranks.
+fn finish(walk: Walk) -> Scan {
+    let Walk {
+        seen, met, n_met, ..
+    } = walk;
+    let met = &met[..n_met];
+    let mut relevant_seen = vec![0u32; seen.len()];
+    for m in met {
+        relevant_seen[m.distance as usize] += 1;
+    }
+    // where each distance's items and relevant items start in the ranking
+    let mut item_start = vec![0u32; seen.len()];
+    let mut relevant_start = vec![0u32; seen.len()];
+    for d in 1..seen.len() {
+        item_start[d] = item_start[d - 1] + seen[d - 1];
+        relevant_start[d] = relevant_start[d - 1] + relevant_seen[d - 1];
+    }
+    let mut relevant_ranks = vec![0u32; n_met];
+    for m in met {
+        let d = m.distance as usize;
+        relevant_ranks[relevant_start[d] as usize] = item_start[d] + m.before + 1;
+        relevant_start[d] += 1;
+    }
+    Scan {
+        at_distance: seen,
+        relevant_at_distance: relevant_seen,
+        relevant_ranks,
+    }
 }
 
 /// Relevance of database items `start..start + out.len()` to query `q`, as
@@ -195,42 +268,6 @@ fn fill_relevance(truth: &GroundTruth, q: usize, start: usize, out: &mut [u8], c
                 *cursor += 1;
             }
         }
-    }
-}
-
-/// The histograms and ranks of a finished walk.
-fn finish(walk: Walk, ranks: bool) -> Scan {
-    let Walk {
-        seen,
-        mut relevant_seen,
-        met,
-        n_met,
-        ..
-    } = walk;
-    let mut relevant_ranks = Vec::new();
-    if ranks {
-        let met = &met[..n_met];
-        for m in met {
-            relevant_seen[m.distance as usize] += 1;
-        }
-        // where each distance's items and relevant items start in the ranking
-        let mut item_start = vec![0u32; seen.len()];
-        let mut relevant_start = vec![0u32; seen.len()];
-        for d in 1..seen.len() {
-            item_start[d] = item_start[d - 1] + seen[d - 1];
-            relevant_start[d] = relevant_start[d - 1] + relevant_seen[d - 1];
-        }
-        relevant_ranks = vec![0u32; n_met];
-        for m in met {
-            let d = m.distance as usize;
-            relevant_ranks[relevant_start[d] as usize] = item_start[d] + m.before + 1;
-            relevant_start[d] += 1;
-        }
-    }
-    Scan {
-        at_distance: seen,
-        relevant_at_distance: relevant_seen,
-        relevant_ranks,
     }
 }
 
@@ -267,11 +304,13 @@ pub fn nearest_map<T: Send>(
             let query_words = &queries.words()[start * words..end * words];
             let mut distances = vec![0u16; n_q * DB_BLOCK];
             // pass 1: each query's histogram
-            let mut histograms = vec![vec![0usize; levels]; n_q];
+            let mut histograms = vec![vec![0u32; levels]; n_q];
             for_each_db_block(query_words, db, &mut distances, |_, len, d| {
                 for (h, row) in histograms.iter_mut().zip(d.chunks_exact(len)) {
+                    let h = h.as_mut_slice();
                     for &x in row {
-                        h[usize::from(x)] += 1;
+                        // counts stay below the database size (< 2³²)
+                        h[usize::from(x)] = h[usize::from(x)].wrapping_add(1);
                     }
                 }
             });
@@ -281,6 +320,7 @@ pub fn nearest_map<T: Send>(
                 .map(|h| {
                     let mut before = 0;
                     for (d, &n) in h.iter().enumerate() {
+                        let n = n as usize;
                         if before + n >= k {
                             return (d, k - before);
                         }

@@ -221,13 +221,18 @@ mod x86 {
         for (q, row) in queries.chunks_exact(words).zip(out.chunks_exact_mut(n_db)) {
             if words == 1 {
                 let qv = _mm256_set1_epi64x(q[0] as i64);
-                let whole = n_db / 4 * 4;
-                for i in (0..whole).step_by(4) {
-                    let c = word_counts(_mm256_xor_si256(load4(db, i), qv));
-                    row[i] = _mm256_extract_epi64::<0>(c) as u16;
-                    row[i + 1] = _mm256_extract_epi64::<1>(c) as u16;
-                    row[i + 2] = _mm256_extract_epi64::<2>(c) as u16;
-                    row[i + 3] = _mm256_extract_epi64::<3>(c) as u16;
+                // lanes of the two packs hold codes 0 1 4 5 8 9 12 13 | 2 3 6 7 10 11 14 15
+                // as u16 pairs; this puts the pairs back in order
+                let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+                let whole = n_db / 16 * 16;
+                for i in (0..whole).step_by(16) {
+                    let c = |at: usize| word_counts(_mm256_xor_si256(load4(db, i + at), qv));
+                    let low = _mm256_packus_epi32(c(0), c(4));
+                    let high = _mm256_packus_epi32(c(8), c(12));
+                    let packed = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(low, high), order);
+                    let target = &mut row[i..i + 16];
+                    // SAFETY: `target` holds 16 u16 = 32 bytes; the store is unaligned.
+                    unsafe { _mm256_storeu_si256(target.as_mut_ptr().cast(), packed) };
                 }
                 scalar_row(q, &db[whole..], 1, &mut row[whole..]);
             } else {

@@ -1,0 +1,220 @@
+//! `just bench-faiss`: hashbench and faiss on the same data in one run.
+//!
+//! The workloads are generated here with constant seeds and written to a
+//! temporary folder; `scripts/faiss-bench.py` (run by the Python given with
+//! `--python`, one with `faiss-cpu` and `numpy`) times faiss on those files and
+//! prints JSON; hashbench is timed on the same data in this process. Each
+//! timing is the median of five runs after a warm-up, on one and on two
+//! threads. Ratios are printed and everything is written to
+//! `results/bench/faiss-comparison.json`.
+//!
+//! Workloads:
+//! - Hamming: 1000 queries × 1M random 64-bit codes. faiss `IndexBinaryFlat`
+//!   top-k (k = 100); hashbench's top-k (`nearest_map`, the same k) and its
+//!   full evaluation (MAP with index ties, precision at radius 2, the PR sweep
+//!   and a 100-point recall curve, same-label truth over 10 classes).
+//! - Exact kNN: 500 queries × 100K Gaussian vectors × 128 dimensions, k =
+//!   2000. faiss `IndexFlatL2` in f32; hashbench's ground truth in f64 on the
+//!   same values (each rounded to f32 first, so both read identical data).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use faer::Mat;
+use hashbench_core::knn::k_nearest;
+use hashbench_core::scan::nearest_map;
+use hashbench_core::{BitCodes, GroundTruth};
+use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy, evaluate};
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+
+const N_DB: usize = 1_000_000;
+const N_Q: usize = 1000;
+const TOP_K: usize = 100;
+const KNN: (usize, usize, usize, usize) = (100_000, 500, 128, 2000);
+const RUNS: usize = 5;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let python = args
+        .windows(2)
+        .find(|w| w[0] == "--python")
+        .map(|w| PathBuf::from(&w[1]))
+        .expect("usage: cargo bench --bench faiss -- --python PATH (a Python with faiss-cpu)");
+    let dir = tempfile::tempdir().expect("temporary folder");
+
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let db = random_codes(N_DB, &mut rng);
+    let queries = random_codes(N_Q, &mut rng);
+    write_words(&dir.path().join("db.u64"), db.words());
+    write_words(&dir.path().join("queries.u64"), queries.words());
+    let (n_db, n_q, dim, k) = KNN;
+    let base = gaussian_f32(n_db, dim, &mut rng);
+    let points = gaussian_f32(n_q, dim, &mut rng);
+    write_f32(&dir.path().join("base.f32"), &base);
+    write_f32(&dir.path().join("points.f32"), &points);
+
+    eprintln!("faiss: {} scripts/faiss-bench.py", python.display());
+    let output = Command::new(&python)
+        .arg(workspace_root().join("scripts/faiss-bench.py"))
+        .arg(dir.path())
+        .args([N_DB, N_Q, TOP_K, n_db, n_q, dim, k, RUNS].map(|v| v.to_string()))
+        .output()
+        .expect("run the faiss script");
+    assert!(
+        output.status.success(),
+        "faiss script failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let faiss: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the faiss script prints JSON");
+
+    let truth = GroundTruth::SameLabel {
+        query_labels: (0..N_Q as u32).map(|q| q % 10).collect(),
+        db_labels: (0..N_DB).map(|_| rng.random_range(0..10u32)).collect(),
+    };
+    let tie_order: Vec<u32> = (0..N_DB as u32).collect();
+    let specs = [
+        MetricSpec::Map {
+            ties: TiePolicy::Index,
+        },
+        MetricSpec::PrecisionAtRadius {
+            radius: 2,
+            empty: EmptyPolicy::Zero,
+        },
+        MetricSpec::PrRadiusSweep,
+        MetricSpec::RecallCurve {
+            points: 100,
+            ties: TiePolicy::Index,
+        },
+    ];
+    let inputs = EvalInputs {
+        db: &db,
+        queries: &queries,
+        truth: &truth,
+        bit_weights: None,
+        tie_order: &tie_order,
+        search: None,
+    };
+    let base64 = to_f64(&base, dim);
+    let points64 = to_f64(&points, dim);
+
+    let mut rows = Vec::new();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool");
+        let time = |f: &(dyn Fn() + Sync)| pool.install(|| median_seconds(f));
+        let pairs = (N_DB * N_Q) as f64;
+        let knn_pairs = (n_db * n_q) as f64;
+        let ours_eval = time(&|| {
+            std::hint::black_box(evaluate(&specs, &inputs));
+        });
+        let ours_topk = time(&|| {
+            std::hint::black_box(nearest_map(&queries, &db, TOP_K, |_, v| v.len()));
+        });
+        let ours_knn = time(&|| {
+            std::hint::black_box(k_nearest(points64.as_ref(), base64.as_ref(), k, None));
+        });
+        let theirs = |name: &str| {
+            faiss[name][threads.to_string()]
+                .as_f64()
+                .unwrap_or_else(|| panic!("faiss timing {name} on {threads} threads"))
+        };
+        let (faiss_topk, faiss_knn) = (theirs("hamming_topk"), theirs("exact_knn"));
+        rows.push(serde_json::json!({
+            "threads": threads,
+            "hamming": {
+                "pairs": pairs,
+                "hashbench_evaluation_s": ours_eval,
+                "hashbench_topk_s": ours_topk,
+                "faiss_topk_s": faiss_topk,
+                "evaluation_vs_faiss_topk": faiss_topk / ours_eval,
+                "topk_vs_faiss_topk": faiss_topk / ours_topk,
+            },
+            "exact_knn": {
+                "pairs": knn_pairs,
+                "hashbench_s": ours_knn,
+                "faiss_s": faiss_knn,
+                "hashbench_over_faiss_time": ours_knn / faiss_knn,
+            },
+        }));
+        println!("{threads} thread(s):");
+        println!(
+            "  Hamming {N_Q}q × {N_DB} codes × 64 bits: hashbench evaluation {:.2} G pairs/s ({ours_eval:.3} s), \
+             top-{TOP_K} {:.2} G pairs/s; faiss IndexBinaryFlat top-{TOP_K} {:.2} G pairs/s; \
+             evaluation/faiss = {:.2}×, top-k/faiss = {:.2}×",
+            pairs / ours_eval / 1e9,
+            pairs / ours_topk / 1e9,
+            pairs / faiss_topk / 1e9,
+            faiss_topk / ours_eval,
+            faiss_topk / ours_topk,
+        );
+        println!(
+            "  exact kNN {n_q}q × {n_db} × {dim}d, k = {k}: hashbench {ours_knn:.3} s, faiss IndexFlatL2 {faiss_knn:.3} s; \
+             hashbench time / faiss time = {:.2}",
+            ours_knn / faiss_knn
+        );
+    }
+    let out = workspace_root().join("results/bench/faiss-comparison.json");
+    std::fs::create_dir_all(out.parent().expect("parent")).expect("create results/bench");
+    let report = serde_json::json!({
+        "simd": hashbench_simd::hamming::Isa::detected().name(),
+        "faiss_version": faiss["version"],
+        "runs": rows,
+    });
+    std::fs::write(&out, serde_json::to_string_pretty(&report).expect("json"))
+        .unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    println!("written: {}", out.display());
+}
+
+/// Median wall time of `RUNS` calls after one warm-up call.
+fn median_seconds(f: &(dyn Fn() + Sync)) -> f64 {
+    f();
+    let mut times: Vec<f64> = (0..RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[RUNS / 2]
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn random_codes(n: usize, rng: &mut ChaCha8Rng) -> BitCodes {
+    let words: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    BitCodes::from_fn(n, 64, |i, j| words[i] >> j & 1 == 1)
+}
+
+fn gaussian_f32(n: usize, dim: usize, rng: &mut ChaCha8Rng) -> Vec<f32> {
+    (0..n * dim)
+        .map(|_| {
+            let v: f64 = StandardNormal.sample(rng);
+            v as f32
+        })
+        .collect()
+}
+
+fn to_f64(values: &[f32], dim: usize) -> Mat<f64> {
+    Mat::from_fn(values.len() / dim, dim, |i, j| {
+        f64::from(values[i * dim + j])
+    })
+}
+
+fn write_words(path: &Path, words: &[u64]) {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+fn write_f32(path: &Path, values: &[f32]) {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
