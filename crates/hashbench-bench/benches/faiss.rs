@@ -22,11 +22,11 @@ use std::process::Command;
 use std::time::Instant;
 
 use faer::Mat;
+use hashbench_bench::{HammingWorkload, evaluation_metrics};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
-use hashbench_core::{BitCodes, GroundTruth};
-use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy, evaluate};
-use rand::{Rng, RngExt, SeedableRng};
+use hashbench_eval::evaluate;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -46,8 +46,8 @@ fn main() {
     let dir = tempfile::tempdir().expect("temporary folder");
 
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let db = random_codes(N_DB, &mut rng);
-    let queries = random_codes(N_Q, &mut rng);
+    let workload = HammingWorkload::generate(N_DB, N_Q, &mut rng);
+    let (db, queries) = (&workload.db, &workload.queries);
     write_words(&dir.path().join("db.u64"), db.words());
     write_words(&dir.path().join("queries.u64"), queries.words());
     let (n_db, n_q, dim, k) = KNN;
@@ -71,33 +71,8 @@ fn main() {
     let faiss: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("the faiss script prints JSON");
 
-    let truth = GroundTruth::SameLabel {
-        query_labels: (0..N_Q as u32).map(|q| q % 10).collect(),
-        db_labels: (0..N_DB).map(|_| rng.random_range(0..10u32)).collect(),
-    };
-    let tie_order: Vec<u32> = (0..N_DB as u32).collect();
-    let specs = [
-        MetricSpec::Map {
-            ties: TiePolicy::Index,
-        },
-        MetricSpec::PrecisionAtRadius {
-            radius: 2,
-            empty: EmptyPolicy::Zero,
-        },
-        MetricSpec::PrRadiusSweep,
-        MetricSpec::RecallCurve {
-            points: 100,
-            ties: TiePolicy::Index,
-        },
-    ];
-    let inputs = EvalInputs {
-        db: &db,
-        queries: &queries,
-        truth: &truth,
-        bit_weights: None,
-        tie_order: &tie_order,
-        search: None,
-    };
+    let specs = evaluation_metrics();
+    let inputs = workload.inputs();
     let base64 = to_f64(&base, dim);
     let points64 = to_f64(&points, dim);
 
@@ -114,7 +89,7 @@ fn main() {
             std::hint::black_box(evaluate(&specs, &inputs));
         });
         let ours_topk = time(&|| {
-            std::hint::black_box(nearest_map(&queries, &db, TOP_K, |_, v| v.len()));
+            std::hint::black_box(nearest_map(queries, db, TOP_K, |_, v| v.len()));
         });
         let ours_knn = time(&|| {
             std::hint::black_box(k_nearest(points64.as_ref(), base64.as_ref(), k, None));
@@ -187,11 +162,6 @@ fn median_seconds(f: &(dyn Fn() + Sync)) -> f64 {
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn random_codes(n: usize, rng: &mut ChaCha8Rng) -> BitCodes {
-    let words: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
-    BitCodes::from_fn(n, 64, |i, j| words[i] >> j & 1 == 1)
 }
 
 fn gaussian_f32(n: usize, dim: usize, rng: &mut ChaCha8Rng) -> Vec<f32> {

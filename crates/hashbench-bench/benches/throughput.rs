@@ -1,6 +1,6 @@
 //! `just bench`: Hamming search throughput (query-code pairs per second, 1000
 //! queries against 1M codes of 64 bits: a full evaluation of MAP, precision at
-//! radius 2 and the PR sweep; top-100 search; the distance kernel alone by
+//! radius 2, the PR sweep and a recall curve; top-100 search; the distance kernel alone by
 //! each instruction set the CPU has), exact-kNN ground-truth throughput
 //! (query-item distance pairs per second), KLSH encoding (items per second,
 //! chi-square kernel, p = 300, 300 bits) and Charikar's search (queries per
@@ -11,60 +11,36 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use faer::Mat;
+use hashbench_bench::{HammingWorkload, evaluation_metrics, random_codes};
 use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
-use hashbench_core::{BitCodes, Data, GroundTruth, HashMethod, HashModel, TrainSet};
-use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy, evaluate};
+use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
+use hashbench_eval::evaluate;
 use hashbench_kernel::{KernelSpec, Scale};
 use hashbench_klsh::KlshParams;
 use hashbench_simd::hamming::{Isa, distances_with};
-use rand::{Rng, RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
-
-fn random_codes(n: usize, bits: usize, rng: &mut ChaCha8Rng) -> BitCodes {
-    let words: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
-    BitCodes::from_fn(n, bits, |i, j| words[i] >> j & 1 == 1)
-}
 
 fn hamming_search(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let (n_db, n_q, bits) = (1_000_000, 1000, 64);
-    let db = random_codes(n_db, bits, &mut rng);
-    let queries = random_codes(n_q, bits, &mut rng);
-    let truth = GroundTruth::SameLabel {
-        query_labels: (0..n_q as u32).map(|q| q % 10).collect(),
-        db_labels: (0..n_db).map(|_| rng.random_range(0..10u32)).collect(),
-    };
-    let tie_order: Vec<u32> = (0..n_db as u32).collect();
-    let specs = [
-        MetricSpec::Map {
-            ties: TiePolicy::Index,
-        },
-        MetricSpec::PrecisionAtRadius {
-            radius: 2,
-            empty: EmptyPolicy::Zero,
-        },
-        MetricSpec::PrRadiusSweep,
-    ];
-    let inputs = EvalInputs {
-        db: &db,
-        queries: &queries,
-        truth: &truth,
-        bit_weights: None,
-        tie_order: &tie_order,
-        search: None,
-    };
+    let workload = HammingWorkload::generate(n_db, n_q, &mut rng);
+    let (db, queries) = (&workload.db, &workload.queries);
+    let specs = evaluation_metrics();
+    let inputs = workload.inputs();
     let size = format!("{n_q}q/{n_db}db/{bits}bits");
     let mut group = c.benchmark_group("hamming");
     group.sample_size(10);
     group.throughput(Throughput::Elements((n_db * n_q) as u64));
-    group.bench_function(BenchmarkId::new("evaluation-map-radius-pr", &size), |b| {
-        b.iter(|| black_box(evaluate(&specs, &inputs)))
-    });
+    group.bench_function(
+        BenchmarkId::new("evaluation-map-radius-pr-recall", &size),
+        |b| b.iter(|| black_box(evaluate(&specs, &inputs))),
+    );
     group.bench_function(BenchmarkId::new("top-100", &size), |b| {
-        b.iter(|| black_box(nearest_map(&queries, &db, 100, |_, v| v.len())))
+        b.iter(|| black_box(nearest_map(queries, db, 100, |_, v| v.len())))
     });
     // the distance kernel alone, by each instruction set this CPU has
     let mut out = vec![0u16; 8 * n_db];

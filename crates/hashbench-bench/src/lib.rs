@@ -1,2 +1,76 @@
-//! Benchmarks only (`benches/`); run them with `just bench`. Kept in a crate of
+//! Benchmarks (`benches/`; run them with `just bench` and `just bench-faiss`) and
+//! the workloads they share. Kept in a crate of
 //! their own so that a release build for benchmarking never compiles polars.
+
+use hashbench_core::{BitCodes, GroundTruth};
+use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy};
+use rand::{Rng, RngExt};
+use rand_chacha::ChaCha8Rng;
+
+/// `n` random codes of `bits` bits (at most 64).
+pub fn random_codes(n: usize, bits: usize, rng: &mut ChaCha8Rng) -> BitCodes {
+    let words: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    BitCodes::from_fn(n, bits, |i, j| words[i] >> j & 1 == 1)
+}
+
+/// The Hamming workload the throughput and faiss benches time: random 64-bit
+/// codes, same-label relevance over 10 random classes, ties by index.
+pub struct HammingWorkload {
+    /// Database codes.
+    pub db: BitCodes,
+    /// Query codes.
+    pub queries: BitCodes,
+    /// Same-label relevance.
+    pub truth: GroundTruth,
+    /// The identity order (index ties are what the metrics below use).
+    pub tie_order: Vec<u32>,
+}
+
+impl HammingWorkload {
+    /// `n_q` queries against `n_db` codes drawn from `rng`.
+    pub fn generate(n_db: usize, n_q: usize, rng: &mut ChaCha8Rng) -> Self {
+        let db = random_codes(n_db, 64, rng);
+        let queries = random_codes(n_q, 64, rng);
+        let truth = GroundTruth::SameLabel {
+            query_labels: (0..n_q as u32).map(|q| q % 10).collect(),
+            db_labels: (0..n_db).map(|_| rng.random_range(0..10u32)).collect(),
+        };
+        Self {
+            db,
+            queries,
+            truth,
+            tie_order: (0..n_db as u32).collect(),
+        }
+    }
+
+    /// The evaluation inputs (no bit weights, no kernel search).
+    pub fn inputs(&self) -> EvalInputs<'_> {
+        EvalInputs {
+            db: &self.db,
+            queries: &self.queries,
+            truth: &self.truth,
+            bit_weights: None,
+            tie_order: &self.tie_order,
+            search: None,
+        }
+    }
+}
+
+/// A full Hamming evaluation: MAP with index ties, precision at radius 2, the
+/// PR sweep over every radius and a 100-point recall curve.
+pub fn evaluation_metrics() -> Vec<MetricSpec> {
+    vec![
+        MetricSpec::Map {
+            ties: TiePolicy::Index,
+        },
+        MetricSpec::PrecisionAtRadius {
+            radius: 2,
+            empty: EmptyPolicy::Zero,
+        },
+        MetricSpec::PrRadiusSweep,
+        MetricSpec::RecallCurve {
+            points: 100,
+            ties: TiePolicy::Index,
+        },
+    ]
+}
