@@ -58,11 +58,12 @@ pub struct RankRequest<'a> {
     pub tie_order: &'a [u32],
 }
 
-/// The statistics of every query under the plain Hamming distance, from one
-/// streaming pass over the database per tie order asked for: database order
-/// for [`TiePolicy::Index`], and for [`TiePolicy::Random`] the database
-/// permuted into the tie order (ties then fall in that order). Equal, value
-/// for value, to [`query_stats`] without weights.
+/// The statistics of every query under the plain Hamming distance, from
+/// streaming passes over the database: in database order for
+/// [`TiePolicy::Index`], and for [`TiePolicy::Random`] over the database
+/// permuted into the tie order (ties then fall in that order). The histograms
+/// do not depend on the order, so a second pass runs only when both orders
+/// are ranked. Equal, value for value, to [`query_stats`] without weights.
 ///
 /// # Panics
 /// If code lengths or the ground truth's shape differ from the codes.
@@ -73,11 +74,21 @@ pub fn scanned_stats(
     request: &RankRequest<'_>,
 ) -> Vec<QueryStats> {
     let [by_index, by_random, by_expectation] = request.policies;
-    let mut stats = scan_map(queries, db, truth, by_index, |_, scan| {
+    let permuted = by_random.then(|| {
+        let perm: Vec<usize> = request.tie_order.iter().map(|&i| i as usize).collect();
+        (db.select(&perm), truth.permute_db(&perm))
+    });
+    // the histograms do not depend on the order, so one pass serves them and
+    // one tie policy's ranks; a second pass only when both orders are ranked
+    let (first_db, first_truth, first_ties) = match &permuted {
+        Some((db, truth)) if !by_index => (db, truth, TiePolicy::Random),
+        _ => (db, truth, TiePolicy::Index),
+    };
+    let ranks = by_index || by_random;
+    let mut stats = scan_map(queries, first_db, first_truth, ranks, |_, scan| {
         let mut ranked: [Option<RankStats>; 3] = [None, None, None];
-        if by_index {
-            ranked[TiePolicy::Index.slot()] =
-                Some(stats_from_ranks(&scan.relevant_ranks, request.tops));
+        if ranks {
+            ranked[first_ties.slot()] = Some(stats_from_ranks(&scan.relevant_ranks, request.tops));
         }
         if by_expectation {
             ranked[TiePolicy::Expected.slot()] = Some(expected_stats(
@@ -93,10 +104,8 @@ pub fn scanned_stats(
             ranked,
         }
     });
-    if by_random {
-        let perm: Vec<usize> = request.tie_order.iter().map(|&i| i as usize).collect();
-        let (db, truth) = (db.select(&perm), truth.permute_db(&perm));
-        let random = scan_map(queries, &db, &truth, true, |_, scan| {
+    if let (Some((db, truth)), true) = (&permuted, by_index) {
+        let random = scan_map(queries, db, truth, true, |_, scan| {
             stats_from_ranks(&scan.relevant_ranks, request.tops)
         });
         for (s, r) in stats.iter_mut().zip(random) {
@@ -495,15 +504,27 @@ mod tests {
             tie_order.swap(k, (next() % (k as u64 + 1)) as usize);
         }
         let tops = [1, 10, 77, 1500, 4000];
-        let request = request(&tops, &tie_order);
-        let scanned = scanned_stats(&queries, &db, &truth, &request);
-        let mut relevant = vec![false; n_db];
-        for (q, got) in scanned.iter().enumerate() {
-            let d = hashbench_core::search::hamming_distances(queries.code(q), &db);
-            truth.fill_relevance(q, &mut relevant);
-            let want = query_stats(&d, &relevant, bits as u32, &request, None);
-            // exact equality: the golden check compares stored values exactly
-            assert_eq!(got, &want, "query {q}");
+        // every policy alone (one pass each) and all together (two passes)
+        let alone = [
+            [true, false, false],
+            [false, true, false],
+            [false, false, true],
+        ];
+        for policies in alone.into_iter().chain([ALL]) {
+            let request = RankRequest {
+                tops: &tops,
+                policies,
+                tie_order: &tie_order,
+            };
+            let scanned = scanned_stats(&queries, &db, &truth, &request);
+            let mut relevant = vec![false; n_db];
+            for (q, got) in scanned.iter().enumerate() {
+                let d = hashbench_core::search::hamming_distances(queries.code(q), &db);
+                truth.fill_relevance(q, &mut relevant);
+                let want = query_stats(&d, &relevant, bits as u32, &request, None);
+                // exact equality: the golden check compares stored values exactly
+                assert_eq!(got, &want, "query {q}, policies {policies:?}");
+            }
         }
     }
 
