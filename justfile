@@ -108,10 +108,22 @@ data-usps:
 slurm-test: build
     scripts/slurm-test.sh
 
-# Throughput (criterion: Hamming ranking, exact kNN) and scale (1M x 128 training and ground truth: time, peak memory).
-bench:
+# Throughput (criterion: Hamming ranking, exact kNN), scale (1M x 128 training and ground truth: time,
+# peak memory) and per-method fit times; figures written under results/bench/.
+bench: bench-fit
     cargo bench -p hashbench-bench --bench throughput
     cargo bench -p hashbench-bench --bench scale
+
+# Each method's training time on one thread (9,000 x 784 digits, 1M x 128) and the fraction of the
+# machine's gemm rate achieved; results/bench/fit.json.
+bench-fit:
+    cargo bench -p hashbench-bench --bench fit
+
+# Fit times beside the reference codes' training steps under Octave (scripts/octave-fit-bench.m,
+# one OpenBLAS thread) on the same 9,000 x 784 digits; installs Debian's octave when missing.
+bench-octave:
+    command -v octave-cli >/dev/null || $([ "$(id -u)" = 0 ] || echo sudo) apt-get install -y --no-install-recommends octave libopenblas0-pthread
+    cargo bench -p hashbench-bench --bench fit -- small --octave octave-cli
 
 # hashbench vs faiss on the same data in one run (Hamming top-k and full evaluation, exact kNN):
 # installs faiss-cpu and numpy into target/faiss-venv on first use; prints ratios and writes

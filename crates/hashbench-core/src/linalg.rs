@@ -3,7 +3,8 @@
 //! (`Par::Seq`) because the runner parallelises over trials.
 
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par, Side};
+use faer::linalg::matmul::triangular::{self, BlockStructure};
+use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use crate::error::LinalgError;
 
@@ -30,12 +31,10 @@ pub fn column_medians(x: MatRef<'_, f64>) -> Vec<f64> {
         .collect()
 }
 
-/// Per-column means of `x` (the mean item).
+/// Per-column means of `x` (the mean item), by faer's vectorised sums.
 pub fn column_means(x: MatRef<'_, f64>) -> Vec<f64> {
     let n = x.nrows().max(1) as f64;
-    (0..x.ncols())
-        .map(|j| x.col(j).iter().sum::<f64>() / n)
-        .collect()
+    (0..x.ncols()).map(|j| x.col(j).sum() / n).collect()
 }
 
 /// `x` with `mean` subtracted from every row.
@@ -45,7 +44,34 @@ pub fn column_means(x: MatRef<'_, f64>) -> Vec<f64> {
 #[track_caller]
 pub fn centered(x: MatRef<'_, f64>, mean: &[f64]) -> Mat<f64> {
     assert_eq!(mean.len(), x.ncols(), "mean length differs from dimension");
-    Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] - mean[j])
+    let mut out = Mat::zeros(x.nrows(), x.ncols());
+    center_rows_into(x, mean, out.as_mut());
+    out
+}
+
+/// Writes `x − 1 meanᵀ` into `out` (same shape, contiguous columns: an owned
+/// matrix or a row range of one), column by column.
+fn center_rows_into(x: MatRef<'_, f64>, mean: &[f64], mut out: MatMut<'_, f64>) {
+    for (j, &m) in mean.iter().enumerate() {
+        let dst = out
+            .as_mut()
+            .col_mut(j)
+            .try_as_col_major_mut()
+            .expect("columns of an owned matrix are contiguous")
+            .as_slice_mut();
+        match x.col(j).try_as_col_major() {
+            Some(src) => {
+                for (y, v) in dst.iter_mut().zip(src.as_slice()) {
+                    *y = v - m;
+                }
+            }
+            None => {
+                for (i, y) in dst.iter_mut().enumerate() {
+                    *y = x[(i, j)] - m;
+                }
+            }
+        }
+    }
 }
 
 /// `a * b`, sequential.
@@ -59,17 +85,68 @@ pub fn product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     out
 }
 
-/// `xᵀ x` (d × d): the scatter matrix of centred rows.
+/// `xᵀ x` (d × d): the scatter matrix of centred rows. A symmetric rank-n
+/// update (half a general product's flops): the lower triangle is computed,
+/// then mirrored, so the result is exactly symmetric.
 pub fn gram_of_columns(x: MatRef<'_, f64>) -> Mat<f64> {
-    product(x.transpose(), x)
+    let d = x.ncols();
+    let mut out = Mat::zeros(d, d);
+    add_lower_gram(out.as_mut(), x, Accum::Replace);
+    mirror_lower(out.as_mut());
+    out
 }
 
+/// Rows per block of the centred copy the scatter is accumulated from: a few
+/// MB, so the training matrix is never copied whole.
+const SCATTER_BLOCK_BYTES: usize = 4 << 20;
+
 /// The training mean and the scatter XᵀX of the centred rows: the starting
-/// point of every PCA-based method (PCAH, SH, S3PLH).
+/// point of every PCA-based method (PCAH, SH, S3PLH). Rows are centred a
+/// block at a time into one buffer and accumulated by symmetric rank-k
+/// updates.
 pub fn mean_and_scatter(x: MatRef<'_, f64>) -> (Vec<f64>, Mat<f64>) {
     let mean = column_means(x);
-    let scatter = gram_of_columns(centered(x, &mean).as_ref());
+    let (n, d) = (x.nrows(), x.ncols());
+    let rows = (SCATTER_BLOCK_BYTES / (8 * d.max(1))).clamp(256, n.max(1));
+    let mut block = Mat::zeros(rows, d);
+    let mut scatter = Mat::zeros(d, d);
+    for start in (0..n).step_by(rows) {
+        let len = rows.min(n - start);
+        let mut part = block.as_mut().subrows_mut(0, len);
+        center_rows_into(x.subrows(start, len), &mean, part.as_mut());
+        let accum = if start == 0 {
+            Accum::Replace
+        } else {
+            Accum::Add
+        };
+        add_lower_gram(scatter.as_mut(), part.as_ref(), accum);
+    }
+    mirror_lower(scatter.as_mut());
     (mean, scatter)
+}
+
+/// The lower triangle of `out` set to (or increased by) that of `xᵀ x`.
+fn add_lower_gram(out: MatMut<'_, f64>, x: MatRef<'_, f64>, accum: Accum) {
+    triangular::matmul(
+        out,
+        BlockStructure::TriangularLower,
+        accum,
+        x.transpose(),
+        BlockStructure::Rectangular,
+        x,
+        BlockStructure::Rectangular,
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// Copies the strict lower triangle of the square `m` onto its upper one.
+fn mirror_lower(mut m: MatMut<'_, f64>) {
+    for j in 1..m.ncols() {
+        for i in 0..j {
+            m[(i, j)] = m[(j, i)];
+        }
+    }
 }
 
 /// `(x - 1 meanᵀ) w`: projections of centred rows, without materialising the
@@ -182,6 +259,29 @@ mod tests {
         let direct = product(centered(x.as_ref(), &mean).as_ref(), w.as_ref());
         let fused = project_centered(x.as_ref(), &mean, w.as_ref());
         assert!((&direct - &fused).norm_max() < 1e-12);
+    }
+
+    #[test]
+    fn blocked_scatter_equals_the_scatter_of_the_centred_matrix() {
+        // 700 columns: 749 rows per block, so 2,000 rows make three blocks
+        // (the last one short), and the rows sit far from the origin
+        let x = Mat::from_fn(2000, 700, |i, j| {
+            100.0 + ((i * 37 + j * 11) % 101) as f64 / 7.0 - (j % 5) as f64
+        });
+        let (mean, scatter) = mean_and_scatter(x.as_ref());
+        let xc = centered(x.as_ref(), &mean);
+        let naive = product(xc.transpose(), xc.as_ref());
+        let size = naive.norm_max();
+        assert!((&scatter - &naive).norm_max() <= 1e-12 * size);
+        assert_eq!(scatter, scatter.transpose().to_owned());
+        assert_eq!(
+            gram_of_columns(xc.as_ref()),
+            gram_of_columns(xc.as_ref()).transpose().to_owned()
+        );
+        let n = x.nrows() as f64;
+        for (j, m) in mean.iter().enumerate() {
+            assert!((m - x.col(j).iter().sum::<f64>() / n).abs() < 1e-12);
+        }
     }
 
     #[test]
