@@ -161,6 +161,8 @@ pub fn learn(
         Distribution::<f64>::sample(&StandardNormal, rng)
     });
     let mut step = Mat::<f64>::zeros(q, d);
+    // the items as columns, so that a batch is gathered by contiguous copies
+    let items = x.transpose().to_owned();
     let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
     let (mut last_bound, mut last_loss) = (0.0, 0.0);
     for epoch in 0..sgd.epochs {
@@ -168,16 +170,21 @@ pub fn learn(
         let (mut bound, mut empirical) = (0.0, 0.0);
         for _ in 0..batches {
             let drawn = pairs.draw(sgd.batch, rng);
-            let rows = |pick: fn(&Pair) -> u32| {
-                Mat::from_fn(drawn.len(), d, |r, j| x[(pick(&drawn[r]) as usize, j)])
+            // each side's items as columns (d × batch); their transposes are the rows
+            let gather = |pick: fn(&Pair) -> u32| {
+                let mut m = Mat::<f64>::zeros(d, drawn.len());
+                for (r, pair) in drawn.iter().enumerate() {
+                    m.col_mut(r).copy_from(items.col(pick(pair) as usize));
+                }
+                m
             };
-            let (x1, x2) = (rows(|p| p.0), rows(|p| p.1));
+            let (x1, x2) = (gather(|p| p.0), gather(|p| p.1));
             let mut a = Mat::<f64>::zeros(drawn.len(), q);
             let mut b = Mat::<f64>::zeros(drawn.len(), q);
             matmul(
                 a.as_mut(),
                 Accum::Replace,
-                x1.as_ref(),
+                x1.transpose(),
                 w.transpose(),
                 1.0,
                 Par::Seq,
@@ -185,7 +192,7 @@ pub fn learn(
             matmul(
                 b.as_mut(),
                 Accum::Replace,
-                x2.as_ref(),
+                x2.transpose(),
                 w.transpose(),
                 1.0,
                 Par::Seq,
@@ -215,7 +222,7 @@ pub fn learn(
                 grad.as_mut(),
                 Accum::Replace,
                 d1.transpose(),
-                x1.as_ref(),
+                x1.transpose(),
                 1.0,
                 Par::Seq,
             );
@@ -223,7 +230,7 @@ pub fn learn(
                 grad.as_mut(),
                 Accum::Add,
                 d2.transpose(),
-                x2.as_ref(),
+                x2.transpose(),
                 1.0,
                 Par::Seq,
             );
