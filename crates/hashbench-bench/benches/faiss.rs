@@ -19,10 +19,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use faer::Mat;
-use hashbench_bench::{HammingWorkload, evaluation_metrics};
+use hashbench_bench::{HammingWorkload, evaluation_metrics, median_seconds};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
 use hashbench_eval::evaluate;
@@ -82,7 +81,7 @@ fn main() {
             .num_threads(threads)
             .build()
             .expect("thread pool");
-        let time = |f: &(dyn Fn() + Sync)| pool.install(|| median_seconds(f));
+        let time = |f: &(dyn Fn() + Sync)| pool.install(|| median_after_warm_up(f));
         let pairs = (N_DB * N_Q) as f64;
         let knn_pairs = (n_db * n_q) as f64;
         let ours_eval = time(&|| {
@@ -147,17 +146,9 @@ fn main() {
 }
 
 /// Median wall time of `RUNS` calls after one warm-up call.
-fn median_seconds(f: &(dyn Fn() + Sync)) -> f64 {
+fn median_after_warm_up(f: &(dyn Fn() + Sync)) -> f64 {
     f();
-    let mut times: Vec<f64> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[RUNS / 2]
+    median_seconds(RUNS, f)
 }
 
 fn workspace_root() -> PathBuf {

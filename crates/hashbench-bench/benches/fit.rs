@@ -14,10 +14,9 @@
 //! `cargo bench --bench fit -- small` runs the 9,000 × 784 part alone; method
 //! labels among the arguments (`-- PCAH SH`) keep those methods only.
 
-use std::time::Instant;
-
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
+use hashbench_bench::median_seconds;
 use hashbench_core::{Data, HashMethod, TrainSet};
 use hashbench_data::Registry;
 use hashbench_itq::ItqParams;
@@ -31,19 +30,6 @@ use hashbench_splh::UsplhParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
-
-/// The median of `runs` timings of `f`, in seconds.
-fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[runs / 2]
-}
 
 /// The f64 gemm rate of this machine on one thread (flop/s), from a 1024³ product.
 fn gemm_rate() -> f64 {

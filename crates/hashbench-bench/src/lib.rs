@@ -2,6 +2,8 @@
 //! the workloads they share. Kept in a crate of
 //! their own so that a release build for benchmarking never compiles polars.
 
+use std::time::Instant;
+
 use hashbench_core::{BitCodes, GroundTruth};
 use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy};
 use rand::{Rng, RngExt};
@@ -73,4 +75,20 @@ pub fn evaluation_metrics() -> Vec<MetricSpec> {
             ties: TiePolicy::Index,
         },
     ]
+}
+
+/// The median wall time of `runs` calls of `f`, in seconds.
+///
+/// # Panics
+/// If `runs` is 0.
+pub fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[runs / 2]
 }

@@ -107,7 +107,9 @@ const SCATTER_BLOCK_BYTES: usize = 4 << 20;
 pub fn mean_and_scatter(x: MatRef<'_, f64>) -> (Vec<f64>, Mat<f64>) {
     let mean = column_means(x);
     let (n, d) = (x.nrows(), x.ncols());
-    let rows = (SCATTER_BLOCK_BYTES / (8 * d.max(1))).clamp(256, n.max(1));
+    let rows = (SCATTER_BLOCK_BYTES / (8 * d.max(1)))
+        .max(256)
+        .min(n.max(1));
     let mut block = Mat::zeros(rows, d);
     let mut scatter = Mat::zeros(d, d);
     for start in (0..n).step_by(rows) {
@@ -278,6 +280,11 @@ mod tests {
             gram_of_columns(xc.as_ref()),
             gram_of_columns(xc.as_ref()).transpose().to_owned()
         );
+        // fewer rows than a block
+        let few = x.as_ref().subrows(0, 5);
+        let (mean5, scatter5) = mean_and_scatter(few);
+        let xc5 = centered(few, &mean5);
+        assert!((&scatter5 - product(xc5.transpose(), xc5.as_ref())).norm_max() <= 1e-12 * size);
         let n = x.nrows() as f64;
         for (j, m) in mean.iter().enumerate() {
             assert!((m - x.col(j).iter().sum::<f64>() / n).abs() < 1e-12);
