@@ -8,6 +8,18 @@ use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use crate::error::LinalgError;
 
+mod partial_eigen;
+
+/// Matrices at least this large take the partial eigensolver when few pairs
+/// are wanted; below it the full decomposition costs next to nothing.
+const PARTIAL_MIN_DIM: usize = 64;
+
+/// The partial eigensolver runs when k ≤ n / this: beyond it, reorthogonalising
+/// ever larger clusters of eigenvectors costs more than the full decomposition
+/// saves (measured on a 784 × 784 scatter: 2× faster at k = 64, slower at
+/// k = 196).
+const PARTIAL_MAX_SHARE: usize = 8;
+
 /// The median of `values` (the mean of the two middle values for an even
 /// count, as MATLAB's `median`).
 ///
@@ -176,7 +188,11 @@ pub fn project_centered(x: MatRef<'_, f64>, mean: &[f64], w: MatRef<'_, f64>) ->
 }
 
 /// The `k` largest eigenvalues of the symmetric matrix `sym` (descending) and
-/// their unit eigenvectors as columns. Reverses faer's ascending order.
+/// their unit eigenvectors as columns, each signed so that its entry of
+/// largest magnitude (the first, on ties) is positive: the sign is then a
+/// property of the matrix, not of the solver. A few pairs of a large matrix
+/// come from the partial solver (tridiagonalisation, bisection, inverse
+/// iteration); otherwise from faer's full decomposition.
 ///
 /// # Errors
 /// [`LinalgError::Evd`] when the eigensolver does not converge.
@@ -188,11 +204,27 @@ pub fn top_eigenpairs(sym: MatRef<'_, f64>, k: usize) -> Result<(Vec<f64>, Mat<f
     let n = sym.nrows();
     assert_eq!(n, sym.ncols(), "matrix must be square");
     assert!(k <= n, "asked for {k} eigenpairs of a {n} x {n} matrix");
-    let evd = sym.self_adjoint_eigen(Side::Lower)?;
-    let s = evd.S().column_vector();
-    let u = evd.U();
-    let values = (0..k).map(|r| s[n - 1 - r]).collect();
-    let vectors = Mat::from_fn(n, k, |i, r| u[(i, n - 1 - r)]);
+    let (values, mut vectors) = if n >= PARTIAL_MIN_DIM && k * PARTIAL_MAX_SHARE <= n {
+        partial_eigen::largest(sym, k)
+    } else {
+        let evd = sym.self_adjoint_eigen(Side::Lower)?;
+        let s = evd.S().column_vector();
+        let u = evd.U();
+        let values = (0..k).map(|r| s[n - 1 - r]).collect();
+        (values, Mat::from_fn(n, k, |i, r| u[(i, n - 1 - r)]))
+    };
+    for col in vectors.col_iter_mut() {
+        let peak = (0..n).fold(0, |best, i| {
+            if col[i].abs() > col[best].abs() {
+                i
+            } else {
+                best
+            }
+        });
+        if col[peak] < 0.0 {
+            col.iter_mut().for_each(|v| *v = -*v);
+        }
+    }
     Ok((values, vectors))
 }
 
@@ -250,6 +282,28 @@ mod tests {
                 let id = if i == j { 1.0 } else { 0.0 };
                 assert!((gram[(i, j)] - id).abs() < 1e-10);
             }
+        }
+    }
+
+    #[test]
+    fn eigenvector_signs_are_the_same_from_the_partial_and_the_full_solver() {
+        // 96 × 96, 3 pairs: the partial solver; its vectors must equal the full
+        // decomposition's under the sign convention (peak entry positive)
+        let g = Mat::from_fn(96, 96, |i, j| {
+            (((i * 31 + j * 17) % 23) as f64 - 11.0) / 7.0
+        });
+        let a = &g + g.transpose();
+        let (values, vectors) = top_eigenpairs(a.as_ref(), 3).unwrap();
+        let evd = a.self_adjoint_eigen(Side::Lower).unwrap();
+        for r in 0..3 {
+            let full = evd.U().col(95 - r);
+            let peak = (0..96).fold(0, |b, i| if full[i].abs() > full[b].abs() { i } else { b });
+            let sign = full[peak].signum();
+            assert!(vectors[(peak, r)] > 0.0);
+            for i in 0..96 {
+                assert!((vectors[(i, r)] - sign * full[i]).abs() < 1e-10, "pair {r}");
+            }
+            assert!((values[r] - evd.S().column_vector()[95 - r]).abs() < 1e-10);
         }
     }
 

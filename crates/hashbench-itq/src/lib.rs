@@ -63,6 +63,8 @@ pub fn rotate(
 impl HashMethod for ItqParams {
     type Model = LinearModel;
     const LABEL: &'static str = "ITQ";
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Dimension,

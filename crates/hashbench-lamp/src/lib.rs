@@ -177,6 +177,8 @@ impl LampModel {
 impl HashMethod for LampParams {
     type Model = LampModel;
     const LABEL: &'static str = "LAMP";
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::AllTraining,
         bit_limit: BitLimit::Unbounded,

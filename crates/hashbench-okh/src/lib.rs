@@ -158,6 +158,8 @@ fn feature_similarity(k: &Mat<f64>, x: faer::MatRef<'_, f64>) -> (Vec<f64>, Mat<
 impl HashMethod for OkhParams {
     type Model = OkhModel;
     const LABEL: &'static str = "OKH";
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::AllTraining,
         bit_limit: BitLimit::Unbounded,

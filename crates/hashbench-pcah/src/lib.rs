@@ -29,6 +29,8 @@ impl Default for PcahParams {
 impl HashMethod for PcahParams {
     type Model = LinearModel;
     const LABEL: &'static str = "PCAH";
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::Optional,
         bit_limit: BitLimit::Dimension,

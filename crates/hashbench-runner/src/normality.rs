@@ -30,6 +30,11 @@ use crate::spec::Plan;
 use crate::store::{self, Fingerprinted};
 use crate::tables::{MetricRow, ResultTables};
 
+/// The version of the study's computation, part of its records' key: bump it
+/// with a change that moves the statistics (2: the PCA reduction's signs fixed
+/// by `top_eigenpairs`' convention).
+const STUDY_VERSION: u32 = 2;
+
 /// The `[normality]` table of a Fig. 7 spec.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -204,7 +209,10 @@ pub fn run(
             data.name
         );
     }
-    let context = format!("{}|{:?}|{}", data.fingerprint, spec, plan.seed);
+    let context = format!(
+        "{}|{:?}|{}|v{STUDY_VERSION}",
+        data.fingerprint, spec, plan.seed
+    );
     let jobs: Vec<(&str, usize)> = NormalitySpec::SERIES
         .iter()
         .flat_map(|&s| spec.p.iter().map(move |&p| (s, p)))

@@ -48,6 +48,8 @@ impl ShModel {
 impl HashMethod for ShParams {
     type Model = ShModel;
     const LABEL: &'static str = "SH";
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {

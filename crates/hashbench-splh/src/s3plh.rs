@@ -57,6 +57,8 @@ pub fn update_labels(
 impl HashMethod for S3plhParams {
     type Model = LinearModel;
     const LABEL: &'static str = "S3PLH";
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::LabelledPairs,
         ..Requirements::UNSUPERVISED

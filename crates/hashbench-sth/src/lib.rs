@@ -61,8 +61,9 @@ pub fn eigenmap_codes(
 impl HashMethod for SthParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "STH";
-    // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST)
-    const VERSION: u32 = 2;
+    // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
+    // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`)
+    const VERSION: u32 = 3;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
         facts: &["svm-sweeps-mean"],
