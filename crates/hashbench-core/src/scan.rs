@@ -274,9 +274,9 @@ fn fill_relevance(truth: &GroundTruth, q: usize, start: usize, out: &mut [u8], c
 /// The `k` database codes nearest each query (fewer when the database is
 /// smaller), nearest first with ties in database order, as (distance, index),
 /// mapped through `reduce` per query; in parallel over blocks of queries,
-/// results in query order. Two passes per query block on the same kernels as
-/// [`scan_map`]: the first finds the distance that completes the `k` nearest
-/// and how many items at it are taken, the second collects them.
+/// results in query order. One pass per query block on the same kernels as
+/// [`scan_map`], each query keeping its candidates under a falling limit
+/// ([`Nearest`]).
 ///
 /// # Panics
 /// If code lengths differ.
@@ -303,59 +303,106 @@ pub fn nearest_map<T: Send>(
             let n_q = end - start;
             let query_words = &queries.words()[start * words..end * words];
             let mut distances = vec![0u16; n_q * DB_BLOCK];
-            // pass 1: each query's histogram
-            let mut histograms = vec![vec![0u32; levels]; n_q];
-            for_each_db_block(query_words, db, &mut distances, |_, len, d| {
-                for (h, row) in histograms.iter_mut().zip(d.chunks_exact(len)) {
-                    let h = h.as_mut_slice();
-                    for &x in row {
-                        // counts stay below the database size (< 2³²)
-                        h[usize::from(x)] = h[usize::from(x)].wrapping_add(1);
-                    }
-                }
-            });
-            // the cut distance and how many items at it are taken
-            let cuts: Vec<(usize, usize)> = histograms
-                .iter()
-                .map(|h| {
-                    let mut before = 0;
-                    for (d, &n) in h.iter().enumerate() {
-                        let n = n as usize;
-                        if before + n >= k {
-                            return (d, k - before);
-                        }
-                        before += n;
-                    }
-                    (levels, 0)
-                })
-                .collect();
-            // pass 2: collect the items nearer than the cut and the first at it
-            let mut found: Vec<Vec<(u16, u32)>> = vec![Vec::with_capacity(k); n_q];
-            let mut taken_at_cut = vec![0usize; n_q];
+            let mut nearest: Vec<Nearest> = (0..n_q).map(|_| Nearest::new(levels, k)).collect();
             for_each_db_block(query_words, db, &mut distances, |db_start, len, d| {
-                for (q, row) in d.chunks_exact(len).enumerate() {
-                    let (cut, quota) = cuts[q];
-                    for (i, &x) in row.iter().enumerate() {
-                        let x_level = usize::from(x);
-                        if x_level < cut || (x_level == cut && taken_at_cut[q] < quota) {
-                            taken_at_cut[q] += usize::from(x_level == cut);
-                            found[q].push((x, (db_start + i) as u32));
-                        }
-                    }
+                for (candidates, row) in nearest.iter_mut().zip(d.chunks_exact(len)) {
+                    candidates.offer(row, db_start);
                 }
             });
-            found
+            nearest
                 .into_iter()
                 .enumerate()
-                .map(|(q, mut items)| {
-                    // stable: items of equal distance stay in database order
-                    items.sort_by_key(|&(d, _)| d);
-                    reduce(start + q, items)
-                })
+                .map(|(q, n)| reduce(start + q, n.finish()))
                 .collect()
         })
         .collect();
     blocks.into_iter().flatten().collect()
+}
+
+/// Distances per chunk checked at once against a query's limit before any
+/// item of the chunk is looked at.
+const NEAREST_CHUNK: usize = 32;
+
+/// One query's candidates for its `k` nearest during the pass. Items come in
+/// database order, so once `k` candidates lie at distance ≤ c, a later item at
+/// distance ≥ c ranks after all of them: only distances below the `limit` c
+/// are taken. When the candidates reach 2k they are cut back to the first k
+/// by (distance, order) and the limit falls to the k-th one's distance.
+struct Nearest {
+    k: usize,
+    /// Items at this distance or farther are not taken.
+    limit: u16,
+    /// Taken items, in database order.
+    found: Vec<(u16, u32)>,
+    /// Taken items per distance.
+    counts: Vec<u32>,
+}
+
+impl Nearest {
+    fn new(levels: usize, k: usize) -> Self {
+        Self {
+            k,
+            limit: u16::try_from(levels).expect("distances fit u16"),
+            found: Vec::with_capacity(2 * k.max(NEAREST_CHUNK) + NEAREST_CHUNK),
+            counts: vec![0; levels],
+        }
+    }
+
+    /// Takes the items of `row` (distances of items `db_start..`) below the limit.
+    fn offer(&mut self, row: &[u16], db_start: usize) {
+        for (c, chunk) in row.chunks(NEAREST_CHUNK).enumerate() {
+            let limit = self.limit;
+            // branch-free test of the chunk, which vectorises
+            if !chunk.iter().fold(false, |any, &x| any | (x < limit)) {
+                continue;
+            }
+            let first = db_start + c * NEAREST_CHUNK;
+            for (i, &x) in chunk.iter().enumerate() {
+                if x < self.limit {
+                    self.found.push((x, (first + i) as u32));
+                    self.counts[usize::from(x)] += 1;
+                }
+            }
+            if self.found.len() >= 2 * self.k.max(NEAREST_CHUNK) {
+                self.cut_back();
+            }
+        }
+    }
+
+    /// Keeps the first k candidates by (distance, order); the limit falls to
+    /// the k-th one's distance.
+    fn cut_back(&mut self) {
+        let mut before = 0usize;
+        let mut cut = self.counts.len();
+        for (d, &n) in self.counts.iter().enumerate() {
+            if before + n as usize >= self.k {
+                cut = d;
+                break;
+            }
+            before += n as usize;
+        }
+        let Some(at_cut) = self.counts.get_mut(cut) else {
+            return;
+        };
+        let mut quota = self.k - before;
+        *at_cut = quota as u32;
+        self.counts[cut + 1..].fill(0);
+        let cut = cut as u16;
+        self.found.retain(|&(x, _)| {
+            let keep = x < cut || (x == cut && quota > 0);
+            quota -= usize::from(x == cut && keep);
+            keep
+        });
+        self.limit = cut;
+    }
+
+    /// The k nearest, nearest first, ties in database order.
+    fn finish(mut self) -> Vec<(u16, u32)> {
+        // stable: items of equal distance stay in database order
+        self.found.sort_by_key(|&(d, _)| d);
+        self.found.truncate(self.k);
+        self.found
+    }
 }
 
 /// Calls `visit(db_start, len, distances)` for each block of database codes,
@@ -481,6 +528,10 @@ mod tests {
             (3, 40, 70, 40),
             (2, 30, 8, 100),
             (9, 1025, 5, 1),
+            // many cut-backs: a small k over a large database, wide codes
+            (4, 20_000, 64, 7),
+            (2, 5000, 16, 300),
+            (3, 3000, 64, 0),
         ] {
             let queries = pseudo_random_codes(n_q, bits, 3);
             let db = pseudo_random_codes(n_db, bits, 4);
