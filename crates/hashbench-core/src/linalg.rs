@@ -187,6 +187,16 @@ pub fn project_centered(x: MatRef<'_, f64>, mean: &[f64], w: MatRef<'_, f64>) ->
     p
 }
 
+/// Calls `f(j, column)` on each column of `m` as one contiguous slice.
+pub fn for_each_column_mut(m: &mut Mat<f64>, mut f: impl FnMut(usize, &mut [f64])) {
+    for (j, column) in m.col_iter_mut().enumerate() {
+        let column = column
+            .try_as_col_major_mut()
+            .expect("an owned matrix stores its columns contiguously");
+        f(j, column.as_slice_mut());
+    }
+}
+
 /// The `k` largest eigenvalues of the symmetric matrix `sym` (descending) and
 /// their unit eigenvectors as columns, each signed so that its entry of
 /// largest magnitude (the first, on ties) is positive: the sign is then a

@@ -1,8 +1,9 @@
 #![doc = include_str!("../README.md")]
 
 use faer::Mat;
-use hashbench_core::linalg::product;
+use hashbench_core::linalg::{for_each_column_mut, product};
 use hashbench_core::{Data, ParamError, SparseRows};
+use hashbench_simd::math::exp_in_place;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -327,10 +328,10 @@ impl Kernel {
             Kernel::Linear => inner_products(a, b),
             Kernel::Gaussian { sigma } => {
                 let s = -0.5 / (sigma * sigma);
-                Ok(squared_distances(a, b)?.map(|d| (s * d).exp()))
+                Ok(exp_of_scaled(squared_distances(a, b)?, s))
             }
             Kernel::ChiSquare { gamma } => {
-                Ok(chi_square_distances(a, b)?.map(|d| (-d / gamma).exp()))
+                Ok(exp_of_scaled(chi_square_distances(a, b)?, -1.0 / gamma))
             }
             Kernel::Intersection => {
                 check_non_negative("intersection", a)?;
@@ -346,12 +347,13 @@ impl Kernel {
                         _ => None,
                     })
                     .collect();
-                let mut out = if gaussians.is_empty() {
-                    Mat::zeros(a.n_items(), b.n_items())
-                } else {
-                    squared_distances(a, b)?
-                        .map(|d| gaussians.iter().map(|(w, s)| w * (s * d).exp()).sum())
-                };
+                let mut out = Mat::zeros(a.n_items(), b.n_items());
+                if !gaussians.is_empty() {
+                    let d = squared_distances(a, b)?;
+                    for &(w, s) in &gaussians {
+                        out += exp_of_scaled(d.clone(), s) * faer::Scale(w);
+                    }
+                }
                 for (w, k) in terms {
                     if !matches!(k, Kernel::Gaussian { .. }) {
                         out += k.block(a, b)? * faer::Scale(*w);
@@ -444,6 +446,16 @@ fn inner_products(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
             data: a.kind(),
         }),
     }
+}
+
+/// exp(s·d) of every entry of `d`, in place (the vectorised exponential of
+/// `hashbench_simd::math`).
+fn exp_of_scaled(mut d: Mat<f64>, s: f64) -> Mat<f64> {
+    for_each_column_mut(&mut d, |_, column| {
+        column.iter_mut().for_each(|v| *v *= s);
+        exp_in_place(column);
+    });
+    d
 }
 
 /// ‖xᵢ − yⱼ‖² for every pair (clamped at 0 against rounding).

@@ -1,12 +1,13 @@
 #![doc = include_str!("../README.md")]
 
 use faer::{Mat, MatRef};
-use hashbench_core::linalg::product;
+use hashbench_core::linalg::{for_each_column_mut, product};
 use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
+use hashbench_simd::math::exp_in_place;
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -59,34 +60,19 @@ pub struct RbmModel {
     layers: Vec<Layer>,
 }
 
-/// The logistic function, with the argument clamped to ±40 (σ is within 5e-18 of 0
-/// or 1 there) and a local `exp`: profiling showed glibc's `exp` taking ~500 ns a
-/// call right after faer's AVX-512 kernels on this machine, which made it 70 % of
-/// RBM training time.
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + exp_small(-x.clamp(-40.0, 40.0)))
-}
-
-/// eˣ for |x| ≤ 40: x = k ln 2 + r with |r| ≤ ln 2 / 2, eʳ by its Taylor series to
-/// degree 13 (truncation below 1e-16 relative), scaled by 2ᵏ through the exponent bits.
-fn exp_small(x: f64) -> f64 {
-    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
-    let k = (x * std::f64::consts::LOG2_E).round();
-    let r = (x - k * LN2_HI) - k * LN2_LO;
-    let mut term = 1.0;
-    let mut sum = 1.0;
-    for n in 1..=13 {
-        term *= r / f64::from(n);
-        sum += term;
-    }
-    sum * f64::from_bits(((k as i64 + 1023) as u64) << 52)
-}
-
 /// σ(a W + 1 bᵀ).
 fn activate(a: MatRef<'_, f64>, w: MatRef<'_, f64>, b: &[f64]) -> Mat<f64> {
-    let z = product(a, w);
-    Mat::from_fn(z.nrows(), z.ncols(), |i, j| sigmoid(z[(i, j)] + b[j]))
+    // the logistic 1 / (1 + e^-x), the argument clamped to ±40 (σ is within
+    // 5e-18 of 0 or 1 there), by the vectorised exponential
+    let mut z = product(a, w);
+    for_each_column_mut(&mut z, |j, column| {
+        column
+            .iter_mut()
+            .for_each(|v| *v = -(*v + b[j]).clamp(-40.0, 40.0));
+        exp_in_place(column);
+        column.iter_mut().for_each(|v| *v = 1.0 / (1.0 + *v));
+    });
+    z
 }
 
 /// Trains one RBM by CD-1 on the rows of `v`; returns the layer and the mean
@@ -171,9 +157,11 @@ pub fn nca_objective(f: MatRef<'_, f64>, labels: &[u32]) -> (f64, Mat<f64>) {
         }
         let min = dist.iter().copied().fold(f64::INFINITY, f64::min);
         // weights below e^-40 relative to the nearest neighbour are taken as 0
-        let z: f64 = dist.iter().map(|&x| exp_small((min - x).max(-40.0))).sum();
+        let mut weight: Vec<f64> = dist.iter().map(|&x| (min - x).max(-40.0)).collect();
+        exp_in_place(&mut weight);
+        let z: f64 = weight.iter().sum();
         for k in 0..l {
-            let pik = exp_small((min - dist[k]).max(-40.0)) / z;
+            let pik = weight[k] / z;
             p[(k, i)] = pik;
             if k != i && labels[k] == labels[i] {
                 p_same[i] += pik;
@@ -346,15 +334,6 @@ mod tests {
             f64::from(u8::from(on != flip))
         });
         (x, labels)
-    }
-
-    #[test]
-    fn local_exp_matches_the_standard_library() {
-        for i in -4000..=4000 {
-            let x = f64::from(i) / 100.0;
-            let rel = (exp_small(x) - x.exp()).abs() / x.exp();
-            assert!(rel < 1e-14, "{x}: {rel}");
-        }
     }
 
     #[test]

@@ -3,13 +3,14 @@
 use std::f64::consts::PI;
 
 use faer::Mat;
-use hashbench_core::linalg::product;
+use hashbench_core::linalg::{for_each_column_mut, product};
 use hashbench_core::method::Requirements;
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
 use hashbench_kernel::{Kernel, KernelSpec};
+use hashbench_simd::math::cos_in_place;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
@@ -105,9 +106,14 @@ impl HashModel for SikhModel {
 
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
         let x = dense_with_dim(data, self.w.nrows())?;
-        let p = product(x, self.w.as_ref());
+        let mut p = product(x, self.w.as_ref());
+        // cos(w·x + b) + t per bit, one column at a time
+        for_each_column_mut(&mut p, |k, values| {
+            values.iter_mut().for_each(|v| *v += self.phase[k]);
+            cos_in_place(values);
+        });
         Ok(BitCodes::from_fn(x.nrows(), self.w.ncols(), |i, k| {
-            (p[(i, k)] + self.phase[k]).cos() + self.threshold[k] > 0.0
+            p[(i, k)] + self.threshold[k] > 0.0
         }))
     }
 }

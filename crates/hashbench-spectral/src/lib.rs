@@ -9,6 +9,7 @@ use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
+use hashbench_simd::math::sin_in_place;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -118,9 +119,22 @@ impl HashModel for ShModel {
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
         let x = dense_with_dim(data, self.mean.len())?;
         let proj = project_centered(x, &self.mean, self.pc.as_ref());
-        Ok(BitCodes::from_fn(x.nrows(), self.modes.len(), |i, k| {
-            let Mode { dim, omega, .. } = self.modes[k];
-            (FRAC_PI_2 + omega * (proj[(i, dim)] - self.lower[dim])).sin() > 0.0
+        let n = x.nrows();
+        // bit k of every item: the sign of its mode's sine, one column at a time
+        let mut wave = vec![0.0; n];
+        let mut positive = vec![false; n * self.modes.len()];
+        for (k, mode) in self.modes.iter().enumerate() {
+            let Mode { dim, omega, .. } = *mode;
+            for (i, w) in wave.iter_mut().enumerate() {
+                *w = FRAC_PI_2 + omega * (proj[(i, dim)] - self.lower[dim]);
+            }
+            sin_in_place(&mut wave);
+            for (out, &w) in positive[k * n..(k + 1) * n].iter_mut().zip(&wave) {
+                *out = w > 0.0;
+            }
+        }
+        Ok(BitCodes::from_fn(n, self.modes.len(), |i, k| {
+            positive[k * n + i]
         }))
     }
 }
