@@ -269,6 +269,11 @@ fn main() {
         return;
     }
     faer::set_global_parallelism(Par::Seq);
+    // one thread: hashbench's products take the threads of the current rayon pool
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global()
+        .expect("the first rayon pool of this process");
     let rate = gemm_rate();
     println!("gemm (1024³ f64, 1 thread): {:.1} GFLOP/s", rate / 1e9);
     // method labels among the arguments

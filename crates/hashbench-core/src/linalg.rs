@@ -1,6 +1,10 @@
 //! Every faer call of the method crates lives here, so the next faer API change
-//! touches one file. Rows are samples; all products run sequentially
-//! (`Par::Seq`) because the runner parallelises over trials.
+//! touches one file. Rows are samples. Products and scatters split their output
+//! over the threads of the current rayon pool ([`product_parallelism`]): the
+//! runner parallelises over trials, and a fit with idle threads beside it (a
+//! run with fewer trials than threads) takes them; each output entry is summed
+//! in the same order either way, so results do not depend on the thread count
+//! (tested). Eigensolvers stay sequential: their parallel reductions would.
 
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self, BlockStructure};
@@ -86,14 +90,32 @@ fn center_rows_into(x: MatRef<'_, f64>, mean: &[f64], mut out: MatMut<'_, f64>) 
     }
 }
 
-/// `a * b`, sequential.
+/// The parallelism of products: the current rayon pool's threads. faer splits
+/// a product's output into blocks, never one entry's sum, so any thread count
+/// gives the same bits; within a pool busy with other trials the work is
+/// stolen, not oversubscribed.
+fn product_parallelism() -> Par {
+    match rayon::current_num_threads() {
+        0 | 1 => Par::Seq,
+        threads => Par::rayon(threads),
+    }
+}
+
+/// `a * b`.
 ///
 /// # Panics
 /// If the inner dimensions differ.
 #[track_caller]
 pub fn product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut out = Mat::zeros(a.nrows(), b.ncols());
-    matmul(out.as_mut(), Accum::Replace, a, b, 1.0, Par::Seq);
+    matmul(
+        out.as_mut(),
+        Accum::Replace,
+        a,
+        b,
+        1.0,
+        product_parallelism(),
+    );
     out
 }
 
@@ -150,7 +172,7 @@ fn add_lower_gram(out: MatMut<'_, f64>, x: MatRef<'_, f64>, accum: Accum) {
         x,
         BlockStructure::Rectangular,
         1.0,
-        Par::Seq,
+        product_parallelism(),
     );
 }
 
@@ -314,6 +336,40 @@ mod tests {
                 assert!((vectors[(i, r)] - sign * full[i]).abs() < 1e-10, "pair {r}");
             }
             assert!((values[r] - evd.S().column_vector()[95 - r]).abs() < 1e-10);
+        }
+    }
+
+    #[test]
+    fn products_and_scatters_are_the_same_bits_on_any_thread_count() {
+        let x = Mat::from_fn(4001, 257, |i, j| {
+            ((i * 131 + j * 71) % 101) as f64 / 7.0 - 6.0
+        });
+        let w = Mat::from_fn(257, 130, |i, j| ((i * 37 + j * 11) % 23) as f64 / 3.0 - 3.5);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                (
+                    product(x.as_ref(), w.as_ref()),
+                    mean_and_scatter(x.as_ref()).1,
+                )
+            })
+        };
+        let (p1, s1) = run(1);
+        for threads in [2, 3, 4] {
+            let (p, s) = run(threads);
+            assert!(p1.col_iter().zip(p.col_iter()).all(|(a, b)| {
+                a.iter()
+                    .zip(b.iter())
+                    .all(|(u, v)| u.to_bits() == v.to_bits())
+            }));
+            assert!(s1.col_iter().zip(s.col_iter()).all(|(a, b)| {
+                a.iter()
+                    .zip(b.iter())
+                    .all(|(u, v)| u.to_bits() == v.to_bits())
+            }));
         }
     }
 
