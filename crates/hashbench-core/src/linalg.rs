@@ -90,14 +90,16 @@ fn center_rows_into(x: MatRef<'_, f64>, mean: &[f64], mut out: MatMut<'_, f64>) 
     }
 }
 
-/// The parallelism of products: the current rayon pool's threads. faer splits
-/// a product's output into blocks, never one entry's sum, so any thread count
-/// gives the same bits; within a pool busy with other trials the work is
-/// stolen, not oversubscribed.
-fn product_parallelism() -> Par {
+/// The parallelism of a product whose output is `rows × cols`: the current
+/// rayon pool's threads. faer splits a matrix product's output into blocks,
+/// never one entry's sum, so any thread count gives the same bits; within a
+/// pool busy with other trials the work is stolen, not oversubscribed. A
+/// matrix-vector product (one output row or column) stays sequential: faer
+/// would split its inner sums by thread (the test caught it).
+fn product_parallelism(rows: usize, cols: usize) -> Par {
     match rayon::current_num_threads() {
-        0 | 1 => Par::Seq,
-        threads => Par::rayon(threads),
+        threads if threads > 1 && rows > 1 && cols > 1 => Par::rayon(threads),
+        _ => Par::Seq,
     }
 }
 
@@ -114,7 +116,7 @@ pub fn product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
         a,
         b,
         1.0,
-        product_parallelism(),
+        product_parallelism(a.nrows(), b.ncols()),
     );
     out
 }
@@ -172,7 +174,7 @@ fn add_lower_gram(out: MatMut<'_, f64>, x: MatRef<'_, f64>, accum: Accum) {
         x,
         BlockStructure::Rectangular,
         1.0,
-        product_parallelism(),
+        product_parallelism(x.ncols(), x.ncols()),
     );
 }
 
@@ -222,7 +224,9 @@ pub fn for_each_column_mut(m: &mut Mat<f64>, mut f: impl FnMut(usize, &mut [f64]
 /// The `k` largest eigenvalues of the symmetric matrix `sym` (descending) and
 /// their unit eigenvectors as columns, each signed so that its entry of
 /// largest magnitude (the first, on ties) is positive: the sign is then a
-/// property of the matrix, not of the solver. A few pairs of a large matrix
+/// property of the matrix, not of the solver (when that entry leads by more
+/// than rounding; within a repeated eigenvalue the basis itself is the
+/// solver's). A few pairs of a large matrix
 /// come from the partial solver (tridiagonalisation, bisection, inverse
 /// iteration); otherwise from faer's full decomposition.
 ///
@@ -236,7 +240,9 @@ pub fn top_eigenpairs(sym: MatRef<'_, f64>, k: usize) -> Result<(Vec<f64>, Mat<f
     let n = sym.nrows();
     assert_eq!(n, sym.ncols(), "matrix must be square");
     assert!(k <= n, "asked for {k} eigenpairs of a {n} x {n} matrix");
-    let (values, mut vectors) = if n >= PARTIAL_MIN_DIM && k * PARTIAL_MAX_SHARE <= n {
+    // non-finite input goes to faer, which reports it as a failure to converge
+    let partial = n >= PARTIAL_MIN_DIM && k * PARTIAL_MAX_SHARE <= n && sym.is_all_finite();
+    let (values, mut vectors) = if partial {
         partial_eigen::largest(sym, k)
     } else {
         let evd = sym.self_adjoint_eigen(Side::Lower)?;
@@ -354,12 +360,21 @@ mod tests {
                 (
                     product(x.as_ref(), w.as_ref()),
                     mean_and_scatter(x.as_ref()).1,
+                    product(x.as_ref(), w.subcols(0, 1)),
                 )
             })
         };
-        let (p1, s1) = run(1);
+        let (p1, s1, v1) = run(1);
         for threads in [2, 3, 4] {
-            let (p, s) = run(threads);
+            let (p, s, v) = run(threads);
+            // a matrix-vector product, which faer would split by its inner sums
+            assert!(
+                v1.col(0)
+                    .iter()
+                    .zip(v.col(0).iter())
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "matrix-vector product at {threads} threads"
+            );
             assert!(p1.col_iter().zip(p.col_iter()).all(|(a, b)| {
                 a.iter()
                     .zip(b.iter())
@@ -371,6 +386,14 @@ mod tests {
                     .all(|(u, v)| u.to_bits() == v.to_bits())
             }));
         }
+    }
+
+    #[test]
+    fn a_non_finite_matrix_is_an_error_not_a_hang() {
+        let mut a = Mat::<f64>::identity(100, 100);
+        a[(3, 7)] = f64::NAN;
+        a[(7, 3)] = f64::NAN;
+        assert!(top_eigenpairs(a.as_ref(), 2).is_err());
     }
 
     #[test]

@@ -158,6 +158,8 @@ impl KlshModel {
 impl HashMethod for KlshParams {
     type Model = KlshModel;
     const LABEL: &'static str = "KLSH";
+    // 2: exp by hashbench_simd::math (the same bits on every machine)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         uses_spec_kernel: true,
         ..Requirements::UNSUPERVISED

@@ -245,6 +245,8 @@ impl RbmModel {
 impl HashMethod for RbmParams {
     type Model = RbmModel;
     const LABEL: &'static str = "RBMs";
+    // 2: exp by hashbench_simd::math (the same bits on every machine)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::Optional,
         ..Requirements::UNSUPERVISED

@@ -62,6 +62,8 @@ impl SikhParams {
 impl HashMethod for SikhParams {
     type Model = SikhModel;
     const LABEL: &'static str = "SIKH";
+    // 2: cos by hashbench_simd::math (the same bits on every machine)
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {

@@ -49,7 +49,8 @@ impl ShModel {
 impl HashMethod for ShParams {
     type Model = ShModel;
     const LABEL: &'static str = "SH";
-    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
+    // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`), sin by
+    // hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 

@@ -30,7 +30,18 @@ const LANES: usize = 8;
 /// descending, and unit eigenvectors as columns.
 pub(super) fn largest(sym: MatRef<'_, f64>, k: usize) -> (Vec<f64>, Mat<f64>) {
     let n = sym.nrows();
+    // scaled by a power of two (exact) to a largest entry near 1, so squared
+    // couplings neither overflow nor underflow (`dsyevx`'s scaling)
+    let largest_entry = sym.norm_max();
+    let scale = if largest_entry > 0.0 {
+        2f64.powi(-(largest_entry.log2().round() as i32))
+    } else {
+        1.0
+    };
     let mut a = sym.to_owned();
+    if scale != 1.0 {
+        a *= faer::Scale(scale);
+    }
     let block = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<f64>(n, n);
     let mut reflectors = Mat::<f64>::zeros(block, n - 1);
     let mut buffer = MemBuffer::new(faer::dyn_stack::StackReq::any_of(&[
@@ -53,8 +64,9 @@ pub(super) fn largest(sym: MatRef<'_, f64>, k: usize) -> (Vec<f64>, Mat<f64>) {
         off: (0..n - 1).map(|i| a[(i + 1, i)]).collect(),
     };
     let descending: Vec<usize> = (0..k).map(|r| n - 1 - r).collect();
-    let values = t.eigenvalues(&descending);
-    let mut vectors = t.eigenvectors(&values);
+    let scaled_values = t.eigenvalues(&descending);
+    let mut vectors = t.eigenvectors(&scaled_values);
+    let values = scaled_values.iter().map(|v| v / scale).collect();
     householder::apply_block_householder_sequence_on_the_left_in_place_with_conj(
         a.submatrix(1, 0, n - 1, n - 1),
         reflectors.as_ref(),
@@ -127,17 +139,25 @@ impl Tridiagonal {
     }
 
     /// The eigenvalues of ascending indices `indices`, each by bisection of
-    /// the Gershgorin interval to the last bit (up to [`LANES`] at a time).
+    /// the Gershgorin interval to the last bit, or to ε²‖T‖ absolute near 0
+    /// (so a zero eigenvalue does not walk the whole exponent range), up to
+    /// [`LANES`] at a time.
     fn eigenvalues(&self, indices: &[usize]) -> Vec<f64> {
         let floor = self.pivot_floor();
         let (start_lo, start_hi) = self.gershgorin();
+        let absolute = f64::EPSILON * f64::EPSILON * self.norm();
         let mut out = Vec::with_capacity(indices.len());
         for chunk in indices.chunks(LANES) {
             let wanted: [usize; LANES] = std::array::from_fn(|l| chunk[l.min(chunk.len() - 1)]);
             let (mut lo, mut hi) = ([start_lo; LANES], [start_hi; LANES]);
             loop {
                 let mid: [f64; LANES] = std::array::from_fn(|l| 0.5 * (lo[l] + hi[l]));
-                if (0..LANES).all(|l| mid[l] <= lo[l] || mid[l] >= hi[l]) {
+                // NaN-safe: a lane is done when its midpoint is no longer
+                // strictly inside its interval, or the interval is below the
+                // absolute floor
+                if (0..LANES)
+                    .all(|l| !(lo[l] < mid[l] && mid[l] < hi[l]) || hi[l] - lo[l] <= absolute)
+                {
                     out.extend_from_slice(&mid[..chunk.len()]);
                     break;
                 }
@@ -320,6 +340,33 @@ mod tests {
             let (values, _) = assert_pairs(&a, k);
             assert!(values.windows(2).all(|w| w[0] >= w[1]));
         }
+    }
+
+    #[test]
+    fn huge_and_tiny_matrices_are_scaled_not_overflowed() {
+        let g = gaussian(100, 100, 4);
+        let a = &g + g.transpose();
+        let (reference, _) = largest(a.as_ref(), 5);
+        for factor in [1e200, 1e-200] {
+            let scaled = &a * faer::Scale(factor);
+            let (values, vectors) = largest(scaled.as_ref(), 5);
+            for (v, r) in values.iter().zip(&reference) {
+                assert!((v / factor - r).abs() < 1e-12 * r.abs(), "×{factor}");
+            }
+            let gram = vectors.transpose() * &vectors;
+            assert!(
+                (gram - Mat::<f64>::identity(5, 5)).norm_max() < 1e-12,
+                "×{factor}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_zero_matrix_has_zero_eigenvalues_and_orthonormal_vectors() {
+        let (values, vectors) = largest(Mat::<f64>::zeros(80, 80).as_ref(), 4);
+        assert!(values.iter().all(|v| v.abs() < 1e-300));
+        let gram = vectors.transpose() * &vectors;
+        assert!((gram - Mat::<f64>::identity(4, 4)).norm_max() < 1e-12);
     }
 
     #[test]
