@@ -349,10 +349,18 @@ impl Kernel {
                     .collect();
                 let mut out = Mat::zeros(a.n_items(), b.n_items());
                 if !gaussians.is_empty() {
+                    // Σ w·exp(s·d) entry by entry, one column of d at a time
                     let d = squared_distances(a, b)?;
-                    for &(w, s) in &gaussians {
-                        out += exp_of_scaled(d.clone(), s) * faer::Scale(w);
-                    }
+                    let mut term = vec![0.0; d.nrows()];
+                    for_each_column_mut(&mut out, |j, column| {
+                        for &(w, s) in &gaussians {
+                            term.iter_mut()
+                                .zip(d.col(j).iter())
+                                .for_each(|(t, &x)| *t = s * x);
+                            exp_in_place(&mut term);
+                            column.iter_mut().zip(&term).for_each(|(o, &e)| *o += w * e);
+                        }
+                    });
                 }
                 for (w, k) in terms {
                     if !matches!(k, Kernel::Gaussian { .. }) {

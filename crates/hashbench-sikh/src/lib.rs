@@ -113,10 +113,9 @@ impl HashModel for SikhModel {
         for_each_column_mut(&mut p, |k, values| {
             values.iter_mut().for_each(|v| *v += self.phase[k]);
             cos_in_place(values);
+            values.iter_mut().for_each(|v| *v += self.threshold[k]);
         });
-        Ok(BitCodes::from_fn(x.nrows(), self.w.ncols(), |i, k| {
-            p[(i, k)] + self.threshold[k] > 0.0
-        }))
+        Ok(BitCodes::from_projections(p.as_ref()))
     }
 }
 
