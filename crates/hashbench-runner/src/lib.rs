@@ -302,7 +302,17 @@ pub(crate) fn pass(
             out.about = check_supervision(plan, data, &split)?;
         }
         let truth = truth_of(ws, plan, data, &split, s)?;
-        let ctx = TrialContext::new(plan, data, &split, s, truth, &dir, &ws.cache())?;
+        let first = first_draw(plan, data, s)?;
+        let ctx = TrialContext::new(
+            plan,
+            data,
+            &split,
+            s,
+            first.as_ref(),
+            truth,
+            &dir,
+            &ws.cache(),
+        )?;
         let to_run: Vec<&TrialKey> = mine
             .iter()
             .copied()
@@ -353,6 +363,16 @@ fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result
     plan.split_spec(index)
         .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
         .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
+}
+
+/// The first split, when methods tune on it (`tune_on = "first-draw"`) and
+/// split `index` is a later one.
+fn first_draw(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Option<Split>> {
+    if plan.tune_on == spec::TuneOn::FirstDraw && index > 0 {
+        split_of(plan, data, 0).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// The ground truth of `split`, the plan's `index`-th (cached under results/cache).

@@ -18,7 +18,9 @@ use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
 use crate::store::{FitRecord, FittedCodes};
 use crate::trial::{self, TrialContext, TrialId};
-use crate::{Counts, Plan, RunOutcome, Workspace, check_ground_truth, finish, split_of, truth_of};
+use crate::{
+    Counts, Plan, RunOutcome, Workspace, check_ground_truth, finish, first_draw, split_of, truth_of,
+};
 
 /// The sub-folder of a run's folder that scored results go to.
 pub const SCORED_DIR: &str = "scored";
@@ -240,7 +242,17 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             );
         }
         let truth = truth_of(ws, plan, &data, &split, s)?;
-        let ctx = TrialContext::new(plan, &data, &split, s, truth, &dir, &ws.cache())?;
+        let first = first_draw(plan, &data, s)?;
+        let ctx = TrialContext::new(
+            plan,
+            &data,
+            &split,
+            s,
+            first.as_ref(),
+            truth,
+            &dir,
+            &ws.cache(),
+        )?;
         for (source, pairs) in sources.iter().zip(&found) {
             let params = format!("scored from {}", source.dir.display());
             let of_split = pairs

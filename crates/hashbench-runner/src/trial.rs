@@ -5,7 +5,7 @@
 //! truth and the metric policies, so a changed metric re-evaluates stored
 //! codes without refitting.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -62,11 +62,12 @@ impl Fingerprinted for TrialRecord {
 /// tie order and output folder.
 pub struct TrialContext<'a> {
     plan: &'a Plan,
-    train: Arc<Data>,
-    labelled: Vec<usize>,
-    labels: Vec<u32>,
-    /// The label of every training item, for methods that read them all.
-    training_labels: Vec<u32>,
+    training: Training,
+    /// The first draw's training set, on which methods pick their
+    /// hyperparameters when the plan tunes on the first draw
+    /// (`tune_on = "first-draw"`) and this is a later draw; else `None`:
+    /// they tune on `training`.
+    first_draw: Option<Training>,
     database: Arc<Data>,
     queries: Data,
     truth: GroundTruth,
@@ -79,7 +80,6 @@ pub struct TrialContext<'a> {
     /// under `ties = "random"`.
     tie_order: Vec<u32>,
     dir: PathBuf,
-    fit_context: String,
     eval_context: String,
     fits: AtomicUsize,
     /// Where tuned hyperparameters are stored (shared by every spec).
@@ -88,6 +88,67 @@ pub struct TrialContext<'a> {
     /// whose fit inputs agree with another's (Figs. 5 and 6 differ in ground
     /// truth only) reuses its codes (shared by every spec).
     shared_codes_dir: PathBuf,
+}
+
+/// A split's training items as the methods read them.
+struct Training {
+    /// Fingerprint of the data and the split they come from.
+    context: String,
+    x: Arc<Data>,
+    labelled: Vec<usize>,
+    labels: Vec<u32>,
+    /// The label of every training item, for methods that read them all.
+    every_label: Vec<u32>,
+    /// 0..n: every training item's position.
+    every: Vec<usize>,
+}
+
+impl Training {
+    /// The training items of `split` (`database`, when given, holds the
+    /// split's database items: a split that trains on its database shares it).
+    fn new(data: &Dataset, split: &Split, database: Option<&Arc<Data>>) -> Self {
+        let x = match database {
+            Some(db) if split.training == split.database => Arc::clone(db),
+            _ => Arc::new(data.x.select(&split.training)),
+        };
+        let position: HashMap<usize, usize> = split
+            .training
+            .iter()
+            .enumerate()
+            .map(|(p, &i)| (i, p))
+            .collect();
+        let of = |items: &[usize]| match &data.labels {
+            Some(l) => items.iter().map(|&i| l[i]).collect(),
+            None => Vec::new(),
+        };
+        let every_label: Vec<u32> = of(&split.training);
+        Training {
+            context: fingerprint(&[&data.fingerprint, &split_fingerprint(split)]),
+            x,
+            labelled: split.labelled.iter().map(|i| position[i]).collect(),
+            labels: of(&split.labelled),
+            every: (0..every_label.len()).collect(),
+            every_label,
+        }
+    }
+
+    /// The training set `m` reads: every label for methods that read them
+    /// all, else the split's labelled subset.
+    fn set(&self, m: &MethodEntry) -> TrainSet<'_> {
+        if m.spec.supervision() == Supervision::AllTraining {
+            TrainSet {
+                x: &self.x,
+                labelled: &self.every,
+                labels: &self.every_label,
+            }
+        } else {
+            TrainSet {
+                x: &self.x,
+                labelled: &self.labelled,
+                labels: &self.labels,
+            }
+        }
+    }
 }
 
 /// Hyperparameters a method picked on one training set at one code length.
@@ -137,36 +198,26 @@ impl<'a> TrialContext<'a> {
     /// `split_index`-th when the plan draws one per trial), including the
     /// kernel values between queries and database when a metric re-ranks by
     /// them (the kernel's scale policy is resolved on the training set).
+    /// `first_draw` is the plan's first split when methods tune on it and
+    /// `split` is a later one.
     ///
     /// # Errors
     /// A kernel that does not apply to the data, or a kernel block too large.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         plan: &'a Plan,
         data: &Dataset,
         split: &Split,
         split_index: usize,
+        first_draw: Option<&Split>,
         truth: GroundTruth,
         dir: &Path,
         cache: &Path,
     ) -> Result<Self> {
         let database = Arc::new(data.x.select(&split.database));
-        let train = if split.training == split.database {
-            Arc::clone(&database)
-        } else {
-            Arc::new(data.x.select(&split.training))
-        };
-        let position: HashMap<usize, usize> = split
-            .training
-            .iter()
-            .enumerate()
-            .map(|(p, &i)| (i, p))
-            .collect();
-        let labelled: Vec<usize> = split.labelled.iter().map(|i| position[i]).collect();
-        let of = |items: &[usize]| match &data.labels {
-            Some(l) => items.iter().map(|&i| l[i]).collect(),
-            None => Vec::new(),
-        };
-        let (labels, training_labels) = (of(&split.labelled), of(&split.training));
+        let training = Training::new(data, split, Some(&database));
+        let first_draw = first_draw.map(|s| Training::new(data, s, None));
+        let train = &training.x;
         let queries = data.x.select(&split.queries);
         let kernel = match &plan.kernel {
             Some(spec) if plan.metrics.iter().any(|m| m.needs_kernel()) => {
@@ -180,7 +231,7 @@ impl<'a> TrialContext<'a> {
                     );
                 }
                 Some(
-                    spec.resolve(&train)
+                    spec.resolve(train)
                         .map_err(|e| anyhow!("{}: kernel: {e}", plan.spec_path.display()))?,
                 )
             }
@@ -189,7 +240,6 @@ impl<'a> TrialContext<'a> {
         let tie_seed = plan.tie_seed(split_index);
         let mut tie_order: Vec<u32> = (0..split.database.len() as u32).collect();
         tie_order.shuffle(&mut ChaCha8Rng::seed_from_u64(tie_seed));
-        let fit_context = fingerprint(&[&data.fingerprint, &split_fingerprint(split)]);
         let eval_context = fingerprint(&[
             &format!("{:?}", plan.ground_truth),
             &plan.truth_seed(split_index).to_string(),
@@ -199,10 +249,8 @@ impl<'a> TrialContext<'a> {
         ]);
         Ok(Self {
             plan,
-            train,
-            labelled,
-            labels,
-            training_labels,
+            training,
+            first_draw,
             database,
             queries,
             truth,
@@ -210,7 +258,6 @@ impl<'a> TrialContext<'a> {
             scores: OnceLock::new(),
             tie_order,
             dir: dir.to_path_buf(),
-            fit_context,
             eval_context,
             fits: AtomicUsize::new(0),
             tuning_dir: cache.join("tuning"),
@@ -226,7 +273,7 @@ impl<'a> TrialContext<'a> {
     fn fit_fingerprint(&self, k: &TrialKey) -> String {
         let m = &self.plan.methods[k.method];
         let mut parts = vec![
-            self.fit_context.clone(),
+            self.training.context.clone(),
             m.params.clone(),
             m.spec.registration().version.to_string(),
             k.bits.to_string(),
@@ -236,6 +283,12 @@ impl<'a> TrialContext<'a> {
         // a sweep's x is the training size: its code length is an input too
         if let Some(bits) = self.plan.sweep_bits {
             parts.push(format!("code length {bits}"));
+        }
+        // hyperparameters picked on another draw's training set
+        if m.spec.needs_tuning() {
+            if let Some(first) = &self.first_draw {
+                parts.push(format!("tuned on {}", first.context));
+            }
         }
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         fingerprint(&parts)
@@ -317,15 +370,13 @@ impl<'a> TrialContext<'a> {
             )
         };
         let mut rng = ChaCha8Rng::seed_from_u64(k.seed);
-        let every: Vec<usize> = (0..self.training_labels.len()).collect();
-        let train = self.train_set(m, &every);
         let tuned = self
-            .tuned(m, self.plan.code_length(k), &train)
+            .tuned(m, self.plan.code_length(k))
             .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
         let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
         let t0 = Instant::now();
         let model = spec
-            .fit(&train, self.plan.code_length(k), &mut rng)
+            .fit(&self.training.set(m), self.plan.code_length(k), &mut rng)
             .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
         let fit_seconds = t0.elapsed().as_secs_f64();
         let mut log = model.fit_log();
@@ -364,44 +415,29 @@ impl<'a> TrialContext<'a> {
         Ok(codes)
     }
 
-    /// The training set `m` reads: every label for methods that read them all
-    /// (`every` lists every training row), else the split's labelled subset.
-    fn train_set<'s>(&'s self, m: &MethodEntry, every: &'s [usize]) -> TrainSet<'s> {
-        if m.spec.supervision() == Supervision::AllTraining {
-            TrainSet {
-                x: &self.train,
-                labelled: every,
-                labels: &self.training_labels,
-            }
-        } else {
-            TrainSet {
-                x: &self.train,
-                labelled: &self.labelled,
-                labels: &self.labels,
-            }
-        }
-    }
-
-    /// Tunes, in parallel, every (method, code length) of `keys` whose method
-    /// picks hyperparameters, before the trials start: trials then read the
-    /// stored choice instead of waiting on one another's tuning.
+    /// Tunes every (method, code length) of `keys` whose method picks
+    /// hyperparameters, before the trials start: trials then read the stored
+    /// choice instead of waiting on one another's tuning. Code lengths run in
+    /// parallel, the methods of one code length in turn (they may share work:
+    /// SH_ENCW and SH_SVM share their codes' cross-validation).
     ///
     /// # Errors
     /// A tuning failure, naming the method and code length.
     pub fn tune_ahead(&self, keys: &[&TrialKey]) -> Result<()> {
-        let mut pending: Vec<(usize, usize)> = keys
-            .iter()
-            .filter(|k| self.plan.methods[k.method].spec.needs_tuning())
-            .map(|k| (k.method, self.plan.code_length(k)))
-            .collect();
-        pending.sort_unstable();
-        pending.dedup();
-        let every: Vec<usize> = (0..self.training_labels.len()).collect();
-        pending.par_iter().try_for_each(|&(method, bits)| {
-            let m = &self.plan.methods[method];
-            self.tuned(m, bits, &self.train_set(m, &every))
-                .map(|_| ())
-                .map_err(|e| {
+        let mut by_bits: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+        for k in keys {
+            if self.plan.methods[k.method].spec.needs_tuning() {
+                by_bits
+                    .entry(self.plan.code_length(k))
+                    .or_default()
+                    .insert(k.method);
+            }
+        }
+        let groups: Vec<(usize, BTreeSet<usize>)> = by_bits.into_iter().collect();
+        groups.par_iter().try_for_each(|(bits, methods)| {
+            methods.iter().try_for_each(|&method| {
+                let m = &self.plan.methods[method];
+                self.tuned(m, *bits).map(|_| ()).map_err(|e| {
                     anyhow!(
                         "{} [{}]: {} at {bits} bits: tuning failed: {e}",
                         self.plan.id,
@@ -409,25 +445,23 @@ impl<'a> TrialContext<'a> {
                         m.label
                     )
                 })
+            })
         })
     }
 
-    /// The configuration of `m` tuned on this training set at `bits`, when
-    /// it picks hyperparameters: read from the tuning store when present,
-    /// else computed and stored ([`TrialContext::tune_ahead`] does this for
-    /// every pair before the trials, so they only read it). The key leaves out
+    /// The configuration of `m` tuned at `bits` on this training set (or
+    /// the first draw's, see [`TrialContext::new`]), when it picks
+    /// hyperparameters: read from the tuning store when present, else
+    /// computed and stored ([`TrialContext::tune_ahead`] does this for every
+    /// pair before the trials, so they only read it). The key leaves out
     /// trial and seed: tuning reads neither.
-    fn tuned(
-        &self,
-        m: &MethodEntry,
-        bits: usize,
-        train: &TrainSet<'_>,
-    ) -> Result<Option<TunedRecord>> {
+    fn tuned(&self, m: &MethodEntry, bits: usize) -> Result<Option<TunedRecord>> {
         if !m.spec.needs_tuning() {
             return Ok(None);
         }
+        let on = self.first_draw.as_ref().unwrap_or(&self.training);
         let key = fingerprint(&[
-            &self.fit_context,
+            &on.context,
             &m.params,
             &m.spec.registration().version.to_string(),
             &bits.to_string(),
@@ -437,7 +471,7 @@ impl<'a> TrialContext<'a> {
             return Ok(Some(rec));
         }
         let t0 = Instant::now();
-        let Some((spec, log)) = m.spec.tune(train, bits)? else {
+        let Some((spec, log)) = m.spec.tune(&on.set(m), bits)? else {
             return Ok(None);
         };
         let rec = TunedRecord {

@@ -20,55 +20,69 @@ pub struct LarsSolution {
     pub steps: usize,
 }
 
-/// A Cholesky factor of G_AA grown one active variable at a time (rebuilt
+/// A Cholesky factor L of G_AA grown one active variable at a time (rebuilt
 /// when one leaves), so each step costs O(|A|²).
+#[derive(Default)]
 struct ActiveFactor {
     active: Vec<usize>,
-    /// Lower-triangular rows, row i has i + 1 entries.
-    rows: Vec<Vec<f64>>,
+    /// Lower-triangular rows packed one after another: row i has i + 1
+    /// entries and starts at i(i + 1)/2.
+    packed: Vec<f64>,
+    /// L⁻¹1, grown with L (a new row leaves the earlier entries as they are).
+    forward: Vec<f64>,
+}
+
+/// Where row `i` of a packed lower triangle starts.
+fn row_start(i: usize) -> usize {
+    i * (i + 1) / 2
 }
 
 impl ActiveFactor {
-    /// Appends variable `j`; false (and unchanged) when it is numerically a
-    /// combination of the active ones.
-    fn push(&mut self, g: &[f64], p: usize, j: usize) -> bool {
-        let k = self.active.len();
-        let mut row = vec![0.0; k + 1];
+    /// Appends variable `j` (`g_j` is row j of G); false (and unchanged)
+    /// when it is numerically a combination of the active ones.
+    fn push(&mut self, g_j: &[f64], j: usize) -> bool {
+        let start = self.packed.len();
         for (i, &a) in self.active.iter().enumerate() {
-            let dot: f64 = (0..i).map(|t| row[t] * self.rows[i][t]).sum();
-            row[i] = (g[j * p + a] - dot) / self.rows[i][i];
+            let (done, new) = self.packed.split_at(start);
+            let prior = &done[row_start(i)..row_start(i + 1)];
+            let dot: f64 = new.iter().zip(prior).map(|(x, y)| x * y).sum();
+            let v = (g_j[a] - dot) / prior[i];
+            self.packed.push(v);
         }
-        let sq = g[j * p + j] - row[..k].iter().map(|v| v * v).sum::<f64>();
-        if sq <= 1e-12 * g[j * p + j].abs().max(f64::MIN_POSITIVE) {
+        let sq = g_j[j] - self.packed[start..].iter().map(|v| v * v).sum::<f64>();
+        if sq <= 1e-12 * g_j[j].abs().max(f64::MIN_POSITIVE) {
+            self.packed.truncate(start);
             return false;
         }
-        row[k] = sq.sqrt();
-        self.rows.push(row);
+        self.packed.push(sq.sqrt());
+        let row = &self.packed[start..];
+        let k = self.active.len();
+        let dot: f64 = row[..k].iter().zip(&self.forward).map(|(r, v)| r * v).sum();
+        self.forward.push((1.0 - dot) / row[k]);
         self.active.push(j);
         true
     }
 
     fn rebuild(&mut self, g: &[f64], p: usize, active: Vec<usize>) {
         self.active.clear();
-        self.rows.clear();
+        self.packed.clear();
+        self.forward.clear();
         for j in active {
-            self.push(g, p, j);
+            self.push(&g[j * p..(j + 1) * p], j);
         }
     }
 
-    /// G_AA⁻¹ 1 by two triangular solves.
-    fn solve_ones(&self) -> Vec<f64> {
+    /// G_AA⁻¹ 1 = L⁻ᵀ(L⁻¹1), into `y`.
+    fn solve_ones(&self, y: &mut Vec<f64>) {
         let k = self.active.len();
-        let mut y = vec![0.0; k];
-        for i in 0..k {
-            let dot: f64 = (0..i).map(|t| self.rows[i][t] * y[t]).sum();
-            y[i] = (1.0 - dot) / self.rows[i][i];
-        }
+        y.clear();
+        y.extend_from_slice(&self.forward);
         for i in (0..k).rev() {
-            let dot: f64 = (i + 1..k).map(|t| self.rows[t][i] * y[t]).sum();
-            y[i] = (y[i] - dot) / self.rows[i][i];
+            let dot: f64 = (i + 1..k)
+                .map(|t| self.packed[row_start(t) + i] * y[t])
+                .sum();
+            y[i] = (y[i] - dot) / self.packed[row_start(i) + i];
         }
-        y
     }
 }
 
@@ -96,17 +110,24 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
             "non-finite Gram or correlation".into(),
         ));
     }
+    // Column k of G as a contiguous slice (G need not be exactly
+    // symmetric), so a = G_{:,A} d runs down whole columns.
+    let mut columns = vec![0.0; p * p];
+    for (j, row) in g.chunks_exact(p.max(1)).enumerate() {
+        for (k, &v) in row.iter().enumerate() {
+            columns[k * p + j] = v;
+        }
+    }
     let target = lambda / 2.0;
     let mut s = vec![0.0; p];
     let mut rho = c.to_vec();
-    // Variables that are numerically combinations of the active ones.
+    // Variables the step may not enter: active ones, numerical combinations
+    // of the active ones, and the one that just left (not at the same point).
+    let mut active = vec![false; p];
     let mut collinear = vec![false; p];
-    // The variable that just left: it may not re-enter at the same point.
     let mut just_left = None;
-    let mut factor = ActiveFactor {
-        active: Vec::new(),
-        rows: Vec::new(),
-    };
+    let mut factor = ActiveFactor::default();
+    let (mut d, mut a) = (Vec::with_capacity(p), vec![0.0; p]);
     let mut steps = 0;
     // The common correlation of the active set.
     let mut level = f64::NEG_INFINITY;
@@ -128,24 +149,25 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
             if rho[j] <= target {
                 break;
             }
-            if !factor.push(g, p, j) {
+            if !factor.push(&g[j * p..(j + 1) * p], j) {
                 collinear[j] = true;
                 continue;
             }
+            active[j] = true;
             level = rho[j];
         }
-        let d = factor.solve_ones();
+        factor.solve_ones(&mut d);
         // a = G_{:,A} d: how fast each correlation falls per unit step.
-        let mut a = vec![0.0; p];
-        for (t, &k) in factor.active.iter().enumerate() {
-            for (j, aj) in a.iter_mut().enumerate() {
-                *aj += g[j * p + k] * d[t];
+        a.fill(0.0);
+        for (&k, &dt) in factor.active.iter().zip(&d) {
+            for (aj, &gjk) in a.iter_mut().zip(&columns[k * p..(k + 1) * p]) {
+                *aj += gjk * dt;
             }
         }
         let mut step = level - target;
         let mut event = Event::Stop;
         for j in 0..p {
-            if factor.active.contains(&j) || collinear[j] || just_left == Some(j) || a[j] >= 1.0 {
+            if active[j] || collinear[j] || just_left == Some(j) || a[j] >= 1.0 {
                 continue;
             }
             let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
@@ -154,20 +176,20 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
                 event = Event::Enter(j);
             }
         }
-        for (t, &k) in factor.active.iter().enumerate() {
-            if d[t] < 0.0 {
-                let gamma = (-s[k] / d[t]).max(0.0);
+        for (&k, &dt) in factor.active.iter().zip(&d) {
+            if dt < 0.0 {
+                let gamma = (-s[k] / dt).max(0.0);
                 if gamma < step {
                     step = gamma;
                     event = Event::Leave(k);
                 }
             }
         }
-        for (t, &k) in factor.active.iter().enumerate() {
-            s[k] += step * d[t];
+        for (&k, &dt) in factor.active.iter().zip(&d) {
+            s[k] += step * dt;
         }
-        for j in 0..p {
-            rho[j] -= step * a[j];
+        for (r, &aj) in rho.iter_mut().zip(&a) {
+            *r -= step * aj;
         }
         level -= step;
         steps += 1;
@@ -175,14 +197,21 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
         match event {
             Event::Stop => break,
             Event::Enter(j) => {
-                if !factor.push(g, p, j) {
+                if factor.push(&g[j * p..(j + 1) * p], j) {
+                    active[j] = true;
+                } else {
                     collinear[j] = true;
                 }
             }
             Event::Leave(k) => {
                 s[k] = 0.0;
+                active[k] = false;
                 let rest: Vec<usize> = factor.active.iter().copied().filter(|&v| v != k).collect();
                 factor.rebuild(g, p, rest);
+                // a rebuilt factor may drop a variable that became collinear
+                for (j, on) in active.iter_mut().enumerate() {
+                    *on = factor.active.contains(&j);
+                }
                 just_left = Some(k);
             }
         }

@@ -233,6 +233,23 @@ pub fn dual_objective(model: &SvmModel, c: f64) -> f64 {
     model.alpha.iter().sum::<f64>() - 0.5 * quad
 }
 
+/// aᵀb in eight interleaved partial sums (sum l takes the entries at
+/// l mod 8) added in a fixed tree: the compiler vectorises it without
+/// reassociating anything, so every machine gives the same bits, and the
+/// coordinate-descent sweep is not bound by one chain of dependent adds.
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a8, a_rest) = a[..n].as_chunks::<8>();
+    let (b8, b_rest) = b[..n].as_chunks::<8>();
+    let mut lanes = [0.0; 8];
+    for (x, y) in a8.iter().zip(b8) {
+        for l in 0..8 {
+            lanes[l] += x[l] * y[l];
+        }
+    }
+    for (l, (x, y)) in a_rest.iter().zip(b_rest).enumerate() {
+        lanes[l] += x * y;
+    }
+    let [s0, s1, s2, s3, s4, s5, s6, s7] = lanes;
+    ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))
 }

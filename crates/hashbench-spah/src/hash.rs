@@ -31,9 +31,11 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     /// Fixed hyperparameters: α and λ of the codes and the hash's own.
     type Fixed: std::fmt::Debug + Clone + PartialEq + Serialize + DeserializeOwned + Send + Sync;
     /// The training data prepared once for every setting tried on them.
-    type Prepared;
+    type Prepared: Sync;
     /// The paper's name.
     const LABEL: &'static str;
+    /// The version of the method with this hash (see `HashMethod::VERSION`).
+    const VERSION: u32;
 
     /// α and λ of a setting.
     fn code(fixed: &Self::Fixed) -> CodeHyper;
@@ -88,6 +90,7 @@ impl HashKind for Encw {
     type Fixed = EncwFixed;
     type Prepared = Standardised;
     const LABEL: &'static str = "SH_ENCW";
+    const VERSION: u32 = 1;
 
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
@@ -178,6 +181,8 @@ impl HashKind for Svm {
     type Fixed = SvmFixed;
     type Prepared = SvmData;
     const LABEL: &'static str = "SH_SVM";
+    /// 2: the SVM's dot products in eight partial sums.
+    const VERSION: u32 = 2;
 
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {

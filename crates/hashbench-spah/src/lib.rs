@@ -207,6 +207,7 @@ fn solver(e: SolverError) -> FitError {
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
+    const VERSION: u32 = H::VERSION;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,

@@ -21,6 +21,15 @@
 //! fold of a few hundred items and is worthless at the experiment's size.
 //! The best mean F1 wins, ties to the first in grid order. Seeded by the code
 //! length only, so the choice is the same for every trial.
+//!
+//! Stage 1's codes depend on the training rows and the code settings, not
+//! on the hash: SH_ENCW and SH_SVM tuned on the same rows at the same code
+//! length share one computation of them (the most recent few are kept in
+//! memory).
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use faer::{Mat, MatRef};
 use hashbench_core::knn::k_nearest;
@@ -30,6 +39,7 @@ use hashbench_solvers::{KnnGraph, SolverError};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::codes::{initial_bases, sparse_codes};
 use crate::hash::{ALPHA_GRID, PENALTY_GRID};
@@ -82,19 +92,35 @@ pub fn cross_validate<H: HashKind>(
                 .map(move |&lambda| CodeHyper { alpha, lambda })
         })
         .collect();
+    let b0: Vec<Mat<f64>> = (0..FOLDS)
+        .map(|_| initial_bases(x.ncols(), n_bits, &mut rng))
+        .collect();
+    let codes = shared_fold_codes(params, x, &items, &codes_grid, &b0)?;
     let folds: Vec<Fold<H>> = (0..FOLDS)
-        .map(|fold| Fold::new(params, x, &items, fold, n_bits, &codes_grid, &mut rng))
-        .collect::<Result<_, _>>()?;
+        .map(|fold| Fold::new(x, &items, fold, Arc::clone(&codes)))
+        .collect();
     // Stage 1: the codes, each scored with the hash's middle setting; codes
     // that give every item the same word in some fold are no hash.
+    let per_fold = folds
+        .par_iter()
+        .map(|fold| {
+            codes_grid
+                .iter()
+                .enumerate()
+                .map(|(c, &code)| {
+                    if fold.one_word(c) {
+                        Ok(f64::NEG_INFINITY)
+                    } else {
+                        Ok(fold.f1(c, &H::first_stage(code))? / FOLDS as f64)
+                    }
+                })
+                .collect::<Result<Vec<f64>, SolverError>>()
+        })
+        .collect::<Result<Vec<_>, SolverError>>()?;
     let mut code_scores = vec![0.0; codes_grid.len()];
-    for fold in &folds {
-        for (c, &code) in codes_grid.iter().enumerate() {
-            code_scores[c] += if fold.one_word(c) {
-                f64::NEG_INFINITY
-            } else {
-                fold.f1(c, &H::first_stage(code))? / FOLDS as f64
-            };
+    for fold in &per_fold {
+        for (total, v) in code_scores.iter_mut().zip(fold) {
+            *total += v;
         }
     }
     if code_scores.iter().all(|s| *s == f64::NEG_INFINITY) {
@@ -105,10 +131,19 @@ pub fn cross_validate<H: HashKind>(
     let best_code = first_max(&code_scores);
     // Stage 2: the hash's own grid on the chosen codes.
     let settings = H::grid(codes_grid[best_code]);
+    let per_fold = folds
+        .par_iter()
+        .map(|fold| {
+            settings
+                .iter()
+                .map(|fixed| Ok(fold.f1(best_code, fixed)? / FOLDS as f64))
+                .collect::<Result<Vec<f64>, SolverError>>()
+        })
+        .collect::<Result<Vec<_>, SolverError>>()?;
     let mut scores = vec![0.0; settings.len()];
-    for fold in &folds {
-        for (i, fixed) in settings.iter().enumerate() {
-            scores[i] += fold.f1(best_code, fixed)? / FOLDS as f64;
+    for fold in &per_fold {
+        for (total, v) in scores.iter_mut().zip(fold) {
+            *total += v;
         }
     }
     let best = first_max(&scores);
@@ -124,11 +159,108 @@ fn first_max(scores: &[f64]) -> usize {
     (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b })
 }
 
+/// The training codes (bits) of every fold's database folds, for every
+/// (α, λ) of the grid: `[fold][grid entry]`.
+type FoldCodes = Vec<Vec<Mat<f64>>>;
+
+/// A fold's database items (the other folds) and held-out items.
+fn fold_items(items: &[usize], fold: usize) -> (Vec<usize>, Vec<usize>) {
+    let held: Vec<usize> = items.iter().skip(fold).step_by(FOLDS).copied().collect();
+    let kept: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(p, _)| p % FOLDS != fold)
+        .map(|(_, &i)| i)
+        .collect();
+    (kept, held)
+}
+
+/// Fold codes computed lately, by a hash of everything they depend on.
+type CodesMemo = Vec<(u64, Arc<OnceLock<Result<Arc<FoldCodes>, SolverError>>>)>;
+static RECENT_CODES: Mutex<CodesMemo> = Mutex::new(Vec::new());
+/// How many computations [`RECENT_CODES`] keeps (a tuning run's
+/// (method, code length) pairs are taken in code-length order).
+const RECENT: usize = 4;
+
+/// The stage-1 codes of every fold: computed once for given rows, items,
+/// initial bases and code settings, whichever hash asks first (a second
+/// asker waits for it).
+fn shared_fold_codes<H: HashKind>(
+    params: &SpahParams<H>,
+    x: MatRef<'_, f64>,
+    items: &[usize],
+    codes_grid: &[CodeHyper],
+    b0: &[Mat<f64>],
+) -> Result<Arc<FoldCodes>, SolverError> {
+    let mut h = DefaultHasher::new();
+    (x.nrows(), x.ncols(), items, codes_grid.len()).hash(&mut h);
+    for &i in items {
+        x.row(i).iter().for_each(|v| v.to_bits().hash(&mut h));
+    }
+    for m in b0 {
+        m.col_iter()
+            .for_each(|c| c.iter().for_each(|v| v.to_bits().hash(&mut h)));
+    }
+    for c in codes_grid {
+        (c.alpha.to_bits(), c.lambda.to_bits()).hash(&mut h);
+    }
+    let settings = params.code_settings(codes_grid[0], params.max_iterations);
+    (
+        params.neighbours,
+        params.sigma.to_bits(),
+        settings.max_iterations,
+        settings.tolerance.to_bits(),
+    )
+        .hash(&mut h);
+    let key = h.finish();
+    let cell = {
+        let mut recent = RECENT_CODES.lock().unwrap_or_else(|e| e.into_inner());
+        match recent.iter().find(|(k, _)| *k == key) {
+            Some((_, cell)) => Arc::clone(cell),
+            None => {
+                let cell = Arc::new(OnceLock::new());
+                if recent.len() == RECENT {
+                    recent.remove(0);
+                }
+                recent.push((key, Arc::clone(&cell)));
+                cell
+            }
+        }
+    };
+    cell.get_or_init(|| {
+        let inputs = (0..FOLDS)
+            .into_par_iter()
+            .map(|fold| {
+                let x_db = rows(x, &fold_items(items, fold).0);
+                let graph = KnnGraph::heat_kernel(x_db.as_ref(), params.neighbours, params.sigma)?;
+                Ok((x_db, graph))
+            })
+            .collect::<Result<Vec<_>, SolverError>>()?;
+        // every (fold, grid entry) alone: 80 independent alternations
+        let flat = (0..FOLDS * codes_grid.len())
+            .into_par_iter()
+            .map(|t| {
+                let (fold, code) = (t / codes_grid.len(), codes_grid[t % codes_grid.len()]);
+                let (x_db, graph) = &inputs[fold];
+                let settings = params.code_settings(code, params.max_iterations);
+                Ok(sparse_codes(x_db.as_ref(), graph, b0[fold].clone(), &settings)?.bits())
+            })
+            .collect::<Result<Vec<Mat<f64>>, SolverError>>()?;
+        let mut flat = flat.into_iter();
+        Ok(Arc::new(
+            (0..FOLDS)
+                .map(|_| flat.by_ref().take(codes_grid.len()).collect())
+                .collect(),
+        ))
+    })
+    .clone()
+}
+
 /// One fold: the database folds' codes for every (α, λ), the held-out
 /// queries and their truth.
 struct Fold<H: HashKind> {
     prepared: H::Prepared,
-    bits: Vec<Mat<f64>>,
+    codes: Arc<FoldCodes>,
     db: Data,
     queries: Data,
     truth: GroundTruth,
@@ -137,22 +269,8 @@ struct Fold<H: HashKind> {
 }
 
 impl<H: HashKind> Fold<H> {
-    fn new(
-        params: &SpahParams<H>,
-        x: MatRef<'_, f64>,
-        items: &[usize],
-        fold: usize,
-        n_bits: usize,
-        codes_grid: &[CodeHyper],
-        rng: &mut ChaCha8Rng,
-    ) -> Result<Self, SolverError> {
-        let held: Vec<usize> = items.iter().skip(fold).step_by(FOLDS).copied().collect();
-        let kept: Vec<usize> = items
-            .iter()
-            .enumerate()
-            .filter(|(p, _)| p % FOLDS != fold)
-            .map(|(_, &i)| i)
-            .collect();
+    fn new(x: MatRef<'_, f64>, items: &[usize], fold: usize, codes: Arc<FoldCodes>) -> Self {
+        let (kept, held) = fold_items(items, fold);
         let (x_db, x_q) = (rows(x, &kept), rows(x, &held));
         let truth = GroundTruth::Lists {
             n_db: kept.len(),
@@ -165,30 +283,26 @@ impl<H: HashKind> Fold<H> {
                 })
                 .collect(),
         };
-        let graph = KnnGraph::heat_kernel(x_db.as_ref(), params.neighbours, params.sigma)?;
-        let b0 = initial_bases(x.ncols(), n_bits, rng);
-        let bits = codes_grid
-            .iter()
-            .map(|&code| {
-                let settings = params.code_settings(code, params.max_iterations);
-                Ok(sparse_codes(x_db.as_ref(), &graph, b0.clone(), &settings)?.bits())
-            })
-            .collect::<Result<Vec<_>, SolverError>>()?;
-        Ok(Fold {
+        Fold {
             prepared: H::prepare(x_db.as_ref()),
-            bits,
+            codes,
             tie_order: (0..kept.len() as u32).collect(),
             db: Data::Dense(x_db),
             queries: Data::Dense(x_q),
             truth,
             fold,
-        })
+        }
+    }
+
+    /// This fold's codes of grid entry `code`.
+    fn bits(&self, code: usize) -> &Mat<f64> {
+        &self.codes[self.fold][code]
     }
 
     /// Whether the codes of grid entry `code` give every item the same word
     /// (e.g. λ above every correlation: all codes zero).
     fn one_word(&self, code: usize) -> bool {
-        let bits = &self.bits[code];
+        let bits = self.bits(code);
         (1..bits.nrows()).all(|i| (0..bits.ncols()).all(|k| bits[(i, k)] == bits[(0, k)]))
     }
 
@@ -198,7 +312,7 @@ impl<H: HashKind> Fold<H> {
         let mut hash_rng = ChaCha8Rng::seed_from_u64(self.fold as u64);
         let hash = H::learn(
             &self.prepared,
-            self.bits[code].as_ref(),
+            self.bits(code).as_ref(),
             fixed,
             &mut hash_rng,
         )?;

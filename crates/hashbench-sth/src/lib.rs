@@ -62,8 +62,9 @@ impl HashMethod for SthParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "STH";
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
-    // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`)
-    const VERSION: u32 = 3;
+    // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
+    // 4: the SVM's dot products in eight partial sums
+    const VERSION: u32 = 4;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
         facts: &["svm-sweeps-mean"],

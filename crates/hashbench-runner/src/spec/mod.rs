@@ -60,6 +60,10 @@ pub struct RawSpec {
     centre: Centre,
     dataset: String,
     split: Option<SplitSpec>,
+    /// Which training set methods pick hyperparameters on when the split is
+    /// drawn per trial.
+    #[serde(default)]
+    tune_on: TuneOn,
     ground_truth: Option<TruthRule>,
     #[serde(default)]
     methods: Vec<Spanned<toml::Table>>,
@@ -110,6 +114,19 @@ impl Centre {
     }
 }
 
+/// Where methods that pick hyperparameters (cross-validation on training
+/// data) pick them when every trial draws its own split.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TuneOn {
+    /// On each draw's own training set.
+    #[default]
+    EachDraw,
+    /// Once per code length, on the first draw's training set; later draws
+    /// reuse the choice (a cost-saving deviation a profile states).
+    FirstDraw,
+}
+
 /// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,6 +135,7 @@ pub struct ProfileSpec {
     deviation: String,
     dataset: Option<String>,
     split: Option<SplitSpec>,
+    tune_on: Option<TuneOn>,
     bits: Option<Vec<usize>>,
     training_sizes: Option<Vec<usize>>,
     trials: Option<usize>,
@@ -367,6 +385,12 @@ impl Spec {
         if trials == 0 {
             bail!("{file}: trials must be at least 1 (profile `{profile}`)");
         }
+        let tune_on = over.as_ref().and_then(|o| o.tune_on).unwrap_or(raw.tune_on);
+        if tune_on == TuneOn::FirstDraw && !split.per_trial {
+            bail!(
+                "{file}: tune_on = \"first-draw\" reuses the first draw's tuning in later draws; it needs split.per_trial = true (profile `{profile}`)"
+            );
+        }
         ground_truth
             .validate()
             .map_err(|e| anyhow!("{file}: {e}"))?;
@@ -466,6 +490,7 @@ impl Spec {
             centre: raw.centre,
             dataset,
             split,
+            tune_on,
             ground_truth,
             methods,
             metrics: raw.metrics.clone(),
@@ -566,6 +591,27 @@ trials = 1
         assert_eq!(ci.deviation.as_deref(), Some("small"));
         let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
         assert_eq!(seeds.len(), plan.trials().len());
+    }
+
+    #[test]
+    fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it() {
+        assert_eq!(
+            parse(GOOD).unwrap().plan("paper").unwrap().tune_on,
+            TuneOn::EachDraw
+        );
+        let fixed = GOOD.replace("[profiles.ci]", "[profiles.ci]\ntune_on = \"first-draw\"");
+        let err = plan_err(&fixed, "ci");
+        assert!(
+            err.contains("tune_on") && err.contains("per_trial"),
+            "{err}"
+        );
+        let drawn = fixed.replace(
+            "[profiles.ci]",
+            "[profiles.ci]\nsplit = { queries = 5, per_trial = true }",
+        );
+        let spec = parse(&drawn).unwrap();
+        assert_eq!(spec.plan("ci").unwrap().tune_on, TuneOn::FirstDraw);
+        assert_eq!(spec.plan("paper").unwrap().tune_on, TuneOn::EachDraw);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use hashbench_data::{Dataset, Registry, SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
 
-use super::{Centre, ClaimSpec, FigureSpec, Reported};
+use super::{Centre, ClaimSpec, FigureSpec, Reported, TuneOn};
 use crate::methods::MethodSpec;
 use crate::normality::NormalitySpec;
 
@@ -82,6 +82,8 @@ pub struct Plan {
     pub dataset: String,
     /// Split.
     pub split: SplitSpec,
+    /// Which draw's training set methods tune on.
+    pub tune_on: TuneOn,
     /// Ground-truth rule.
     pub ground_truth: TruthRule,
     /// Method configurations.
