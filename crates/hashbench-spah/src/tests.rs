@@ -217,3 +217,29 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
     let model = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
     assert!(model.fit_log().facts.iter().any(|f| f.0 == "cv-f1"));
 }
+
+#[test]
+fn cross_validation_chooses_the_same_on_any_thread_count() {
+    let x = Data::Dense(clustered(200, 6, 11));
+    let train = TrainSet::unlabelled(&x);
+    let p = ShEncwParams {
+        neighbours: 5,
+        max_iterations: 3,
+        cv_items: 150,
+        ..ShEncwParams::default()
+    };
+    let tune_on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            crate::tune::forget_shared_codes();
+            p.tune(&train, 6).unwrap().unwrap()
+        })
+    };
+    let (one, one_log) = tune_on(1);
+    let (three, three_log) = tune_on(3);
+    assert_eq!(one, three);
+    assert_eq!(one_log.facts[0].1.to_bits(), three_log.facts[0].1.to_bits());
+}

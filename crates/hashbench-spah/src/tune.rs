@@ -182,6 +182,15 @@ static RECENT_CODES: Mutex<CodesMemo> = Mutex::new(Vec::new());
 /// (method, code length) pairs are taken in code-length order).
 const RECENT: usize = 4;
 
+/// Drops the kept fold codes (tests: the next search computes afresh).
+#[cfg(test)]
+pub(crate) fn forget_shared_codes() {
+    RECENT_CODES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
+}
+
 /// The stage-1 codes of every fold: computed once for given rows, items,
 /// initial bases and code settings, whichever hash asks first (a second
 /// asker waits for it).
