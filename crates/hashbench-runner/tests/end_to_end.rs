@@ -950,3 +950,45 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     assert!(report.papers[0].runs[0].stale);
     assert!(std::fs::read_to_string(md).unwrap().contains("**Stale:**"));
 }
+
+#[test]
+fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
+    let (_dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let tuned_spec = |tune_on: &str| {
+        SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }")
+            .replace("bits = [8, 16]", &format!("bits = [8]\ntune_on = \"{tune_on}\""))
+            .replace(
+                "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"sh\"\n[[methods]]\nmethod = \"sikh\"",
+                "[[methods]]\nmethod = \"sh-svm\"\nneighbours = 5\nmax_iterations = 2\ncv_items = 150",
+            )
+            .replace("method = \"PCAH\"", "method = \"LSH\"")
+            .replace("bits = 16\n", "bits = 8\n")
+    };
+    let tunings = || {
+        std::fs::read_dir(ws.cache().join("tuning"))
+            .unwrap()
+            .count()
+    };
+    let cv_f1 = |o: &hashbench_runner::RunOutcome| -> Vec<u64> {
+        o.tables
+            .metrics
+            .iter()
+            .filter(|r| r.method == "SH_SVM" && r.metric == "cv-f1")
+            .map(|r| r.value.to_bits())
+            .collect()
+    };
+    std::fs::write(&spec, tuned_spec("first-draw")).unwrap();
+    let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(tunings(), 1);
+    let once = cv_f1(&first);
+    assert_eq!(once.len(), 3);
+    assert!(once.iter().all(|&v| v == once[0]), "{once:?}");
+    std::fs::write(&spec, tuned_spec("each-draw")).unwrap();
+    let each = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    // draw 0's tuning and codes are the same either way (LSH's too): only
+    // SH_SVM on draws 1 and 2 tunes on its own draw and refits
+    assert_eq!(tunings(), 3);
+    assert_eq!(counts(&each).0, 2);
+    assert_eq!(cv_f1(&each)[0], once[0]);
+}
