@@ -210,12 +210,13 @@ impl<'a> TrainSet<'a> {
         }
     }
 
-    /// The dense training matrix, checked to be non-empty and finite.
+    /// The dense training matrix with at least `min_items` rows, its values
+    /// unread.
     ///
     /// # Errors
     /// [`FitError::UnsupportedData`] for non-vector data, [`FitError::TooFewItems`]
-    /// below `min_items`, [`FitError::NonFinite`] at the first NaN or infinity.
-    pub fn dense_finite(
+    /// below `min_items`.
+    pub fn dense(
         &self,
         method: &'static str,
         min_items: usize,
@@ -232,6 +233,20 @@ impl<'a> TrainSet<'a> {
                 got: x.nrows(),
             });
         }
+        Ok(x)
+    }
+
+    /// The dense training matrix, checked to be non-empty and finite.
+    ///
+    /// # Errors
+    /// As [`TrainSet::dense`], and [`FitError::NonFinite`] at the first NaN
+    /// or infinity.
+    pub fn dense_finite(
+        &self,
+        method: &'static str,
+        min_items: usize,
+    ) -> Result<MatRef<'a, f64>, FitError> {
+        let x = self.dense(method, min_items)?;
         for j in 0..x.ncols() {
             if !column_is_finite(x.col(j)) {
                 let row = x.col(j).iter().position(|v| !v.is_finite()).unwrap_or(0);
@@ -239,6 +254,34 @@ impl<'a> TrainSet<'a> {
             }
         }
         Ok(x)
+    }
+
+    /// The column means of the dense training matrix, which is checked to be
+    /// finite in the same pass: a NaN or infinity makes its column's sum
+    /// non-finite, so only a non-finite sum sends the matrix to the scan of
+    /// [`TrainSet::dense_finite`] (for the error naming the entry; finite
+    /// values whose sum overflowed are averaged term by term instead).
+    ///
+    /// # Errors
+    /// As [`TrainSet::dense_finite`].
+    pub fn finite_column_means(
+        &self,
+        method: &'static str,
+        min_items: usize,
+    ) -> Result<Vec<f64>, FitError> {
+        let x = self.dense(method, min_items)?;
+        let mut means = crate::linalg::column_means(x);
+        if means.iter().all(|m| m.is_finite()) {
+            return Ok(means);
+        }
+        self.dense_finite(method, min_items)?;
+        let n = x.nrows() as f64;
+        for (j, m) in means.iter_mut().enumerate() {
+            if !m.is_finite() {
+                *m = x.col(j).iter().map(|v| v / n).sum();
+            }
+        }
+        Ok(means)
     }
 }
 
@@ -309,5 +352,36 @@ mod tests {
         let rows = m.as_ref().transpose();
         assert!(rows.col(3).try_as_col_major().is_none());
         assert!(!column_is_finite(rows.col(3)) && column_is_finite(rows.col(2)));
+    }
+
+    #[test]
+    fn column_means_check_finiteness_in_the_same_pass() {
+        let x = Mat::from_fn(700, 3, |i, j| (i * (j + 1)) as f64 - 100.0);
+        let data = Data::Dense(x.clone());
+        let means = TrainSet::unlabelled(&data)
+            .finite_column_means("test", 1)
+            .unwrap();
+        assert_eq!(means, crate::linalg::column_means(x.as_ref()));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut y = x.clone();
+            y[(420, 2)] = bad;
+            let data = Data::Dense(y);
+            assert!(matches!(
+                TrainSet::unlabelled(&data).finite_column_means("test", 1),
+                Err(FitError::NonFinite { row: 420, col: 2 })
+            ));
+        }
+        // finite values whose sum overflows: averaged term by term
+        let big = Data::Dense(Mat::from_fn(
+            4,
+            2,
+            |i, j| {
+                if j == 0 { f64::MAX } else { i as f64 }
+            },
+        ));
+        let means = TrainSet::unlabelled(&big)
+            .finite_column_means("test", 1)
+            .unwrap();
+        assert_eq!(means, vec![f64::MAX, 1.5]);
     }
 }

@@ -244,9 +244,26 @@ pub fn dense_fit_input<'a, M: HashMethod>(
     method: &'static str,
     min_items: usize,
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
+    let x = dense_fit_shape(params, train, n_bits, method, min_items)?;
+    train.dense_finite(method, min_items).map(|_| x)
+}
+
+/// [`dense_fit_input`] without reading the values (a method that reads
+/// none, or checks them in a pass of its own, e.g.
+/// [`TrainSet::finite_column_means`]).
+///
+/// # Errors
+/// The parameter error, [`FitError::TooManyBits`], or [`TrainSet::dense`]'s.
+pub fn dense_fit_shape<'a, M: HashMethod>(
+    params: &M,
+    train: &TrainSet<'a>,
+    n_bits: usize,
+    method: &'static str,
+    min_items: usize,
+) -> Result<faer::MatRef<'a, f64>, FitError> {
     params.validate()?;
     check_n_bits(n_bits)?;
-    let x = train.dense_finite(method, min_items)?;
+    let x = train.dense(method, min_items)?;
     if let Some(max) = M::REQUIREMENTS.max_bits(x.ncols())
         && n_bits > max
     {
