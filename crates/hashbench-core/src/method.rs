@@ -231,12 +231,12 @@ pub fn check_n_bits(n_bits: usize) -> Result<(), ParamError> {
 }
 
 /// The common start of a vector method's `fit`: valid parameters, a positive
-/// code length within the method's declared [`BitLimit`], then the dense,
-/// finite training matrix with at least `min_items` rows.
+/// code length, the dense, finite training matrix with at least `min_items`
+/// rows, and a code length within the method's declared [`BitLimit`].
 ///
 /// # Errors
-/// The parameter error, [`FitError::TooManyBits`], or
-/// [`TrainSet::dense_finite`]'s.
+/// The parameter error, [`TrainSet::dense_finite`]'s, or
+/// [`FitError::TooManyBits`].
 pub fn dense_fit_input<'a, M: HashMethod>(
     params: &M,
     train: &TrainSet<'a>,
@@ -244,8 +244,14 @@ pub fn dense_fit_input<'a, M: HashMethod>(
     method: &'static str,
     min_items: usize,
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
-    let x = dense_fit_shape(params, train, n_bits, method, min_items)?;
-    train.dense_finite(method, min_items).map(|_| x)
+    fit_input(
+        params,
+        train,
+        n_bits,
+        method,
+        min_items,
+        TrainSet::dense_finite,
+    )
 }
 
 /// [`dense_fit_input`] without reading the values (a method that reads
@@ -253,7 +259,7 @@ pub fn dense_fit_input<'a, M: HashMethod>(
 /// [`TrainSet::finite_column_means`]).
 ///
 /// # Errors
-/// The parameter error, [`FitError::TooManyBits`], or [`TrainSet::dense`]'s.
+/// The parameter error, [`TrainSet::dense`]'s, or [`FitError::TooManyBits`].
 pub fn dense_fit_shape<'a, M: HashMethod>(
     params: &M,
     train: &TrainSet<'a>,
@@ -261,9 +267,21 @@ pub fn dense_fit_shape<'a, M: HashMethod>(
     method: &'static str,
     min_items: usize,
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
+    fit_input(params, train, n_bits, method, min_items, TrainSet::dense)
+}
+
+/// The checks of [`dense_fit_input`], the matrix taken by `matrix`.
+fn fit_input<'a, M: HashMethod>(
+    params: &M,
+    train: &TrainSet<'a>,
+    n_bits: usize,
+    method: &'static str,
+    min_items: usize,
+    matrix: fn(&TrainSet<'a>, &'static str, usize) -> Result<faer::MatRef<'a, f64>, FitError>,
+) -> Result<faer::MatRef<'a, f64>, FitError> {
     params.validate()?;
     check_n_bits(n_bits)?;
-    let x = train.dense(method, min_items)?;
+    let x = matrix(train, method, min_items)?;
     if let Some(max) = M::REQUIREMENTS.max_bits(x.ncols())
         && n_bits > max
     {

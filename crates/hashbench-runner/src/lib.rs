@@ -301,18 +301,7 @@ pub(crate) fn pass(
         if out.about.is_empty() {
             out.about = check_supervision(plan, data, &split)?;
         }
-        let truth = truth_of(ws, plan, data, &split, s)?;
-        let first = first_draw(plan, data, s)?;
-        let ctx = TrialContext::new(
-            plan,
-            data,
-            &split,
-            s,
-            first.as_ref(),
-            truth,
-            &dir,
-            &ws.cache(),
-        )?;
+        let ctx = context_of(ws, plan, data, &split, s, &dir)?;
         let to_run: Vec<&TrialKey> = mine
             .iter()
             .copied()
@@ -363,6 +352,30 @@ fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result
     plan.split_spec(index)
         .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
         .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
+}
+
+/// The trial context of `split`, the plan's `index`-th: its ground truth
+/// (cached) and, when methods tune on the first draw, that draw.
+fn context_of<'a>(
+    ws: &Workspace,
+    plan: &'a Plan,
+    data: &hashbench_data::Dataset,
+    split: &Split,
+    index: usize,
+    dir: &Path,
+) -> Result<TrialContext<'a>> {
+    let truth = truth_of(ws, plan, data, split, index)?;
+    let first = first_draw(plan, data, index)?;
+    TrialContext::new(
+        plan,
+        data,
+        split,
+        index,
+        first.as_ref(),
+        truth,
+        dir,
+        &ws.cache(),
+    )
 }
 
 /// The first split, when methods tune on it (`tune_on = "first-draw"`) and

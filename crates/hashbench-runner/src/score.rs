@@ -17,9 +17,9 @@ use hashbench_core::seed::derive_seed;
 use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
 use crate::store::{FitRecord, FittedCodes};
-use crate::trial::{self, TrialContext, TrialId};
+use crate::trial::{self, TrialId};
 use crate::{
-    Counts, Plan, RunOutcome, Workspace, check_ground_truth, finish, first_draw, split_of, truth_of,
+    Counts, Plan, RunOutcome, Workspace, check_ground_truth, context_of, finish, split_of,
 };
 
 /// The sub-folder of a run's folder that scored results go to.
@@ -241,18 +241,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
                     .join(", ")
             );
         }
-        let truth = truth_of(ws, plan, &data, &split, s)?;
-        let first = first_draw(plan, &data, s)?;
-        let ctx = TrialContext::new(
-            plan,
-            &data,
-            &split,
-            s,
-            first.as_ref(),
-            truth,
-            &dir,
-            &ws.cache(),
-        )?;
+        let ctx = context_of(ws, plan, &data, &split, s, &dir)?;
         for (source, pairs) in sources.iter().zip(&found) {
             let params = format!("scored from {}", source.dir.display());
             let of_split = pairs
