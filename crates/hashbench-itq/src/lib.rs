@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-use faer::{Mat, MatRef};
+use faer::{Mat, MatMut, MatRef};
 use hashbench_core::linalg::{
     mean_and_scatter, orthogonal_from, procrustes_rotation, product, project_centered,
     top_eigenpairs,
@@ -26,23 +26,34 @@ impl Default for ItqParams {
     }
 }
 
-/// ±1 codes of the rotated projections: sgn(V R), with 0 mapped to +1.
-fn signs(vr: MatRef<'_, f64>) -> Mat<f64> {
-    Mat::from_fn(vr.nrows(), vr.ncols(), |i, j| {
-        if vr[(i, j)] >= 0.0 { 1.0 } else { -1.0 }
-    })
+/// ±1 codes of the rotated projections, sgn(V R) with 0 mapped to +1,
+/// written into `b`.
+fn signs_into(vr: MatRef<'_, f64>, mut b: MatMut<'_, f64>) {
+    for j in 0..vr.ncols() {
+        for (out, &v) in b.as_mut().col_mut(j).iter_mut().zip(vr.col(j).iter()) {
+            *out = if v >= 0.0 { 1.0 } else { -1.0 };
+        }
+    }
+}
+
+/// ‖sgn(V R) − V R‖²_F from the rotated projections alone: each entry
+/// contributes (1 − |v|)², which is (sgn v − v)² exactly.
+fn loss_of(vr: MatRef<'_, f64>) -> f64 {
+    vr.col_iter()
+        .map(|c| c.iter().map(|v| (1.0 - v.abs()).powi(2)).sum::<f64>())
+        .sum()
 }
 
 /// The quantisation loss ‖B − V R‖²_F with B = sgn(V R).
 pub fn quantisation_loss(v: MatRef<'_, f64>, r: MatRef<'_, f64>) -> f64 {
-    let vr = product(v, r);
-    let b = signs(vr.as_ref());
-    (&b - &vr).squared_norm_l2()
+    loss_of(product(v, r).as_ref())
 }
 
 /// Alternates B = sgn(V R) and R = the Procrustes rotation of V onto B,
 /// `iterations` times from `r`; returns the rotation and the loss after each
 /// rotation update (never increasing: each step minimises over one factor).
+/// Each iteration takes two products with V: the V R that gives the loss
+/// also gives the next codes.
 ///
 /// # Errors
 /// A failed SVD.
@@ -52,10 +63,13 @@ pub fn rotate(
     iterations: usize,
 ) -> Result<(Mat<f64>, Vec<f64>), LinalgError> {
     let mut losses = Vec::with_capacity(iterations);
+    let mut vr = product(v, r.as_ref());
+    let mut b = Mat::zeros(vr.nrows(), vr.ncols());
     for _ in 0..iterations {
-        let b = signs(product(v, r.as_ref()).as_ref());
+        signs_into(vr.as_ref(), b.as_mut());
         r = procrustes_rotation(b.as_ref(), v)?;
-        losses.push(quantisation_loss(v, r.as_ref()));
+        vr = product(v, r.as_ref());
+        losses.push(loss_of(vr.as_ref()));
     }
     Ok((r, losses))
 }
