@@ -285,10 +285,10 @@ impl<'a> TrialContext<'a> {
             parts.push(format!("code length {bits}"));
         }
         // hyperparameters picked on another draw's training set
-        if m.spec.needs_tuning() {
-            if let Some(first) = &self.first_draw {
-                parts.push(format!("tuned on {}", first.context));
-            }
+        if m.spec.needs_tuning()
+            && let Some(first) = &self.first_draw
+        {
+            parts.push(format!("tuned on {}", first.context));
         }
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         fingerprint(&parts)
