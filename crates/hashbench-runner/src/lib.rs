@@ -82,9 +82,17 @@ pub struct RunOutcome {
 }
 
 impl Workspace {
-    /// Where caches shared by every spec live (ground truth, tuned hyperparameters).
+    /// Where caches shared by every spec live (ground truth, codes by fit).
     pub fn cache(&self) -> PathBuf {
         self.results.join("cache")
+    }
+
+    /// Where hyperparameters chosen on training data (cross-validation) are
+    /// recorded, one file per training set, method and code length; kept in
+    /// the repository beside the baselines, so a run on the same data reuses
+    /// the recorded choice instead of repeating hours of search.
+    pub fn tuning(&self) -> PathBuf {
+        self.results.join("tuning")
     }
 
     /// The workspace rooted at `root`, writing to `root/results`, with the
@@ -366,16 +374,7 @@ fn context_of<'a>(
 ) -> Result<TrialContext<'a>> {
     let truth = truth_of(ws, plan, data, split, index)?;
     let first = first_draw(plan, data, index)?;
-    TrialContext::new(
-        plan,
-        data,
-        split,
-        index,
-        first.as_ref(),
-        truth,
-        dir,
-        &ws.cache(),
-    )
+    TrialContext::new(plan, data, split, index, first.as_ref(), truth, dir, ws)
 }
 
 /// The first split, when methods tune on it (`tune_on = "first-draw"`) and

@@ -24,6 +24,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::Workspace;
 use crate::methods::MethodSpec;
 use crate::spec::{MethodEntry, Plan, TrialKey};
 use crate::store::{self, Fingerprinted, FitRecord, FittedCodes, fingerprint};
@@ -212,7 +213,7 @@ impl<'a> TrialContext<'a> {
         first_draw: Option<&Split>,
         truth: GroundTruth,
         dir: &Path,
-        cache: &Path,
+        ws: &Workspace,
     ) -> Result<Self> {
         let database = Arc::new(data.x.select(&split.database));
         let training = Training::new(data, split, Some(&database));
@@ -260,8 +261,8 @@ impl<'a> TrialContext<'a> {
             dir: dir.to_path_buf(),
             eval_context,
             fits: AtomicUsize::new(0),
-            tuning_dir: cache.join("tuning"),
-            shared_codes_dir: cache.join("codes"),
+            tuning_dir: ws.tuning(),
+            shared_codes_dir: ws.cache().join("codes"),
         })
     }
 

@@ -663,7 +663,7 @@ empty = "one"
     std::fs::write(&path, spec).unwrap();
     let plan = Spec::load(&path).unwrap().plan("paper").unwrap();
     let first = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
-    let tuning = ws.results.join("cache/tuning");
+    let tuning = ws.tuning();
     let stored: Vec<_> = std::fs::read_dir(&tuning).unwrap().collect();
     assert_eq!(stored.len(), 1, "one code length, one tuning");
     let column = |rows: &[hashbench_runner::tables::MetricRow], name: &str| -> Vec<f64> {
@@ -965,11 +965,7 @@ fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
             .replace("method = \"PCAH\"", "method = \"LSH\"")
             .replace("bits = 16\n", "bits = 8\n")
     };
-    let tunings = || {
-        std::fs::read_dir(ws.cache().join("tuning"))
-            .unwrap()
-            .count()
-    };
+    let tunings = || std::fs::read_dir(ws.tuning()).unwrap().count();
     let cv_f1 = |o: &hashbench_runner::RunOutcome| -> Vec<u64> {
         o.tables
             .metrics
