@@ -24,7 +24,7 @@
 //!
 //! Stage 1's codes depend on the training rows and the code settings, not
 //! on the hash: SH_ENCW and SH_SVM tuned on the same rows at the same code
-//! length share one computation of them (the most recent few are kept in
+//! length share one computation of them (the most recent eight are kept in
 //! memory).
 
 use std::collections::hash_map::DefaultHasher;
@@ -178,9 +178,10 @@ fn fold_items(items: &[usize], fold: usize) -> (Vec<usize>, Vec<usize>) {
 /// Fold codes computed lately, by a hash of everything they depend on.
 type CodesMemo = Vec<(u64, Arc<OnceLock<Result<Arc<FoldCodes>, SolverError>>>)>;
 static RECENT_CODES: Mutex<CodesMemo> = Mutex::new(Vec::new());
-/// How many computations [`RECENT_CODES`] keeps (a tuning run's
-/// (method, code length) pairs are taken in code-length order).
-const RECENT: usize = 4;
+/// How many computations [`RECENT_CODES`] keeps: enough for the code
+/// lengths a run's threads search at once (each keeps the search of one
+/// code length, a few tens of MB, until it is pushed out).
+const RECENT: usize = 8;
 
 /// Drops the kept fold codes (tests: the next search computes afresh).
 #[cfg(test)]
@@ -193,7 +194,10 @@ pub(crate) fn forget_shared_codes() {
 
 /// The stage-1 codes of every fold: computed once for given rows, items,
 /// initial bases and code settings, whichever hash asks first (a second
-/// asker waits for it).
+/// asker waits for it). Callers must not ask for the same codes from
+/// sibling parallel jobs: a thread computing them could steal the sibling
+/// and wait on itself (the runner's `tune_ahead` takes the methods of one
+/// code length in turn; other code lengths have other initial bases).
 fn shared_fold_codes<H: HashKind>(
     params: &SpahParams<H>,
     x: MatRef<'_, f64>,
