@@ -247,42 +247,44 @@ impl<'a> TrainSet<'a> {
         min_items: usize,
     ) -> Result<MatRef<'a, f64>, FitError> {
         let x = self.dense(method, min_items)?;
-        for j in 0..x.ncols() {
-            if !column_is_finite(x.col(j)) {
-                let row = x.col(j).iter().position(|v| !v.is_finite()).unwrap_or(0);
-                return Err(FitError::NonFinite { row, col: j });
-            }
-        }
+        check_finite(x)?;
         Ok(x)
     }
+}
 
-    /// The column means of the dense training matrix, which is checked to be
-    /// finite in the same pass: a NaN or infinity makes its column's sum
-    /// non-finite, so only a non-finite sum sends the matrix to the scan of
-    /// [`TrainSet::dense_finite`] (for the error naming the entry; finite
-    /// values whose sum overflowed are averaged term by term instead).
-    ///
-    /// # Errors
-    /// As [`TrainSet::dense_finite`].
-    pub fn finite_column_means(
-        &self,
-        method: &'static str,
-        min_items: usize,
-    ) -> Result<Vec<f64>, FitError> {
-        let x = self.dense(method, min_items)?;
-        let mut means = crate::linalg::column_means(x);
-        if means.iter().all(|m| m.is_finite()) {
-            return Ok(means);
+/// [`FitError::NonFinite`] at the first NaN or infinity of `x`, column by
+/// column.
+fn check_finite(x: MatRef<'_, f64>) -> Result<(), FitError> {
+    for j in 0..x.ncols() {
+        if !column_is_finite(x.col(j)) {
+            let row = x.col(j).iter().position(|v| !v.is_finite()).unwrap_or(0);
+            return Err(FitError::NonFinite { row, col: j });
         }
-        self.dense_finite(method, min_items)?;
-        let n = x.nrows() as f64;
-        for (j, m) in means.iter_mut().enumerate() {
-            if !m.is_finite() {
-                *m = x.col(j).iter().map(|v| v / n).sum();
-            }
-        }
-        Ok(means)
     }
+    Ok(())
+}
+
+/// The column means of a training matrix, which is checked to be finite in
+/// the same pass: a NaN or infinity makes its column's sum non-finite, so
+/// only a non-finite sum sends `x` to the scan for the error naming the
+/// entry (finite values whose sum overflowed are averaged term by term
+/// instead).
+///
+/// # Errors
+/// [`FitError::NonFinite`] at the first NaN or infinity.
+pub fn finite_column_means(x: MatRef<'_, f64>) -> Result<Vec<f64>, FitError> {
+    let mut means = crate::linalg::column_means(x);
+    if means.iter().all(|m| m.is_finite()) {
+        return Ok(means);
+    }
+    check_finite(x)?;
+    let n = x.nrows() as f64;
+    for (j, m) in means.iter_mut().enumerate() {
+        if !m.is_finite() {
+            *m = x.col(j).iter().map(|v| v / n).sum();
+        }
+    }
+    Ok(means)
 }
 
 impl TrainSet<'_> {
@@ -357,31 +359,19 @@ mod tests {
     #[test]
     fn column_means_check_finiteness_in_the_same_pass() {
         let x = Mat::from_fn(700, 3, |i, j| (i * (j + 1)) as f64 - 100.0);
-        let data = Data::Dense(x.clone());
-        let means = TrainSet::unlabelled(&data)
-            .finite_column_means("test", 1)
-            .unwrap();
+        let means = finite_column_means(x.as_ref()).unwrap();
         assert_eq!(means, crate::linalg::column_means(x.as_ref()));
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             let mut y = x.clone();
             y[(420, 2)] = bad;
-            let data = Data::Dense(y);
             assert!(matches!(
-                TrainSet::unlabelled(&data).finite_column_means("test", 1),
+                finite_column_means(y.as_ref()),
                 Err(FitError::NonFinite { row: 420, col: 2 })
             ));
         }
         // finite values whose sum overflows: averaged term by term
-        let big = Data::Dense(Mat::from_fn(
-            4,
-            2,
-            |i, j| {
-                if j == 0 { f64::MAX } else { i as f64 }
-            },
-        ));
-        let means = TrainSet::unlabelled(&big)
-            .finite_column_means("test", 1)
-            .unwrap();
+        let big = Mat::from_fn(4, 2, |i, j| if j == 0 { f64::MAX } else { i as f64 });
+        let means = finite_column_means(big.as_ref()).unwrap();
         assert_eq!(means, vec![f64::MAX, 1.5]);
     }
 }

@@ -110,15 +110,18 @@ fn product_parallelism(rows: usize, cols: usize) -> Par {
 #[track_caller]
 pub fn product(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut out = Mat::zeros(a.nrows(), b.ncols());
-    matmul(
-        out.as_mut(),
-        Accum::Replace,
-        a,
-        b,
-        1.0,
-        product_parallelism(a.nrows(), b.ncols()),
-    );
+    product_into(out.as_mut(), a, b);
     out
+}
+
+/// `a * b` written over `out` (an iteration's buffer, reused).
+///
+/// # Panics
+/// If the shapes differ.
+#[track_caller]
+pub fn product_into(out: MatMut<'_, f64>, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
+    let parallelism = product_parallelism(out.nrows(), out.ncols());
+    matmul(out, Accum::Replace, a, b, 1.0, parallelism);
 }
 
 /// `xᵀ x` (d × d): the scatter matrix of centred rows. A symmetric rank-n

@@ -256,7 +256,7 @@ pub fn dense_fit_input<'a, M: HashMethod>(
 
 /// [`dense_fit_input`] without reading the values (a method that reads
 /// none, or checks them in a pass of its own, e.g.
-/// [`TrainSet::finite_column_means`]).
+/// [`crate::data::finite_column_means`]).
 ///
 /// # Errors
 /// The parameter error, [`TrainSet::dense`]'s, or [`FitError::TooManyBits`].

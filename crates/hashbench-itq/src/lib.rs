@@ -2,8 +2,8 @@
 
 use faer::{Mat, MatMut, MatRef};
 use hashbench_core::linalg::{
-    mean_and_scatter, orthogonal_from, procrustes_rotation, product, project_centered,
-    top_eigenpairs,
+    mean_and_scatter, orthogonal_from, procrustes_rotation, product, product_into,
+    project_centered, top_eigenpairs,
 };
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::{BitLimit, Requirements, Supervision, dense_fit_input};
@@ -68,7 +68,7 @@ pub fn rotate(
     for _ in 0..iterations {
         signs_into(vr.as_ref(), b.as_mut());
         r = procrustes_rotation(b.as_ref(), v)?;
-        vr = product(v, r.as_ref());
+        product_into(vr.as_mut(), v, r.as_ref());
         losses.push(loss_of(vr.as_ref()));
     }
     Ok((r, losses))

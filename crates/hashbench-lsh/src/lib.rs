@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 use faer::Mat;
+use hashbench_core::data::finite_column_means;
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::Requirements;
 use hashbench_core::method::dense_fit_shape;
@@ -54,7 +55,7 @@ impl HashMethod for LshParams {
         // shape; through the mean, one pass gives the means and the check
         let x = dense_fit_shape(self, train, n_bits, "lsh", 1)?;
         let centre = match self.through {
-            Through::Mean => train.finite_column_means("lsh", 1)?,
+            Through::Mean => finite_column_means(x)?,
             Through::Origin => vec![0.0; x.ncols()],
         };
         let w = Mat::from_fn(x.ncols(), n_bits, |_, _| StandardNormal.sample(rng));
