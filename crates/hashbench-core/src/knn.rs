@@ -1,6 +1,9 @@
 //! Exact Euclidean nearest neighbours by blocked matrix products:
 //! ‖q − x‖² = ‖q‖² + ‖x‖² − 2 q·x, one block of queries against the whole
-//! database at a time, then a selection per query. Query blocks run in parallel
+//! database at a time (database × queries, so a query's products are one
+//! contiguous column), then a selection per query over plain scores (the k-th
+//! value selected on a copy, one pass in index order keeping what is below it
+//! and the first of its ties). Query blocks run in parallel
 //! (each query's answer is independent of scheduling); ties are broken by
 //! database index, so results are deterministic.
 
@@ -81,24 +84,31 @@ fn k_best(
         .flat_map_iter(|&start| {
             let q = queries.subrows(start, block.min(queries.nrows() - start));
             let q_norms = row_sq_norms(q);
-            let dots = product(q, db.transpose());
+            // database × queries: each query's inner products are one contiguous column
+            let dots = product(db, q.transpose());
             let db_norms = &db_norms;
+            let mut scores = Vec::with_capacity(n_db);
+            let mut scratch = Vec::with_capacity(n_db);
             (0..q.nrows())
                 .map(move |r| {
-                    let skip = exclude.map(|e| e[start + r]);
-                    let all: Vec<(f64, u32)> = (0..n_db)
-                        .filter(|&i| Some(i) != skip)
-                        .map(|i| {
-                            let score = match measure {
+                    let column = dots
+                        .col(r)
+                        .try_as_col_major()
+                        .expect("a new matrix is column-major")
+                        .as_slice();
+                    scores.clear();
+                    scores.extend(
+                        column
+                            .iter()
+                            .zip(db_norms)
+                            .map(|(&dot, &norm)| match measure {
                                 Measure::SquaredDistance => {
-                                    (q_norms[r] + db_norms[i] - 2.0 * dots[(r, i)]).max(0.0)
+                                    (q_norms[r] + norm - 2.0 * dot).max(0.0)
                                 }
-                                Measure::NegatedInnerProduct => -dots[(r, i)],
-                            };
-                            (score, i as u32)
-                        })
-                        .collect();
-                    smallest_k(all, k)
+                                Measure::NegatedInnerProduct => -dot,
+                            }),
+                    );
+                    smallest_k(&scores, exclude.map(|e| e[start + r]), k, &mut scratch)
                 })
                 .collect::<Vec<_>>()
         })
@@ -121,24 +131,51 @@ pub fn k_largest_scores(scores: MatRef<'_, f64>, k: usize) -> Vec<Vec<(f64, u32)
     (0..scores.nrows())
         .into_par_iter()
         .map(|r| {
-            let row = (0..scores.ncols())
-                .map(|i| (-scores[(r, i)], i as u32))
-                .collect();
-            smallest_k(row, k)
+            let row: Vec<f64> = scores.row(r).iter().map(|&s| -s).collect();
+            smallest_k(&row, None, k, &mut Vec::new())
         })
         .collect()
 }
 
-/// The `k` smallest of `all`, ascending, ties by index.
-fn smallest_k(mut all: Vec<(f64, u32)>, k: usize) -> Vec<(f64, u32)> {
-    let cmp = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    if k < all.len() && k > 0 {
-        all.select_nth_unstable_by(k - 1, cmp);
+/// The `k` smallest of `scores` (position `skip` left out) as (score, position),
+/// ascending by `f64::total_cmp`, ties by position. The k-th smallest value is
+/// selected on a copy (`scratch`), then one pass in position order keeps what
+/// is below it and the first of its ties: no database-sized list of pairs.
+fn smallest_k(
+    scores: &[f64],
+    skip: Option<usize>,
+    k: usize,
+    scratch: &mut Vec<f64>,
+) -> Vec<(f64, u32)> {
+    if k == 0 {
+        return Vec::new();
     }
-    // copy out the k kept: truncating would keep the whole database-sized
-    // allocation alive for every query
-    let mut top = all[..k.min(all.len())].to_vec();
-    top.sort_unstable_by(cmp);
+    scratch.clear();
+    scratch.extend(
+        scores
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| Some(i) != skip)
+            .map(|(_, &s)| s),
+    );
+    let k = k.min(scratch.len());
+    let (below, &mut kth, _) = scratch.select_nth_unstable_by(k - 1, f64::total_cmp);
+    let mut ties_left = k - below.iter().filter(|s| s.total_cmp(&kth).is_lt()).count();
+    let mut top = Vec::with_capacity(k);
+    for (i, &s) in scores.iter().enumerate() {
+        if Some(i) == skip {
+            continue;
+        }
+        match s.total_cmp(&kth) {
+            std::cmp::Ordering::Less => top.push((s, i as u32)),
+            std::cmp::Ordering::Equal if ties_left > 0 => {
+                ties_left -= 1;
+                top.push((s, i as u32));
+            }
+            _ => {}
+        }
+    }
+    top.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     top
 }
 
@@ -168,6 +205,38 @@ mod tests {
             for (a, b) in row.iter().zip(&brute) {
                 assert!((a.0 - b.0).abs() < 1e-9);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Small integer coordinates make many equal distances: the selection
+        /// must keep the lowest indices among the ties at the k-th distance,
+        /// with or without an excluded item, for every k.
+        #[test]
+        fn selection_equals_a_full_sort_with_ties_and_exclusion(
+            values in proptest::collection::vec(0u8..3, 60),
+            k in 1usize..29,
+            skip in 0usize..30,
+        ) {
+            let db = Mat::from_fn(30, 2, |i, j| f64::from(values[2 * i + j]));
+            let q = Mat::from_fn(1, 2, |_, j| f64::from(values[j]) * 0.5);
+            let brute = |exclude: Option<usize>| {
+                let mut all: Vec<(f64, u32)> = (0..30)
+                    .filter(|&i| Some(i) != exclude)
+                    .map(|i| {
+                        let d: f64 = (0..2).map(|j| (q[(0, j)] - db[(i, j)]).powi(2)).sum();
+                        (d, i as u32)
+                    })
+                    .collect();
+                all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                all.truncate(k);
+                all.into_iter().map(|p| p.1).collect::<Vec<_>>()
+            };
+            let indices = |got: &[(f64, u32)]| got.iter().map(|p| p.1).collect::<Vec<_>>();
+            let plain = k_nearest(q.as_ref(), db.as_ref(), k, None);
+            proptest::prop_assert_eq!(indices(&plain[0]), brute(None));
+            let excluded = k_nearest(q.as_ref(), db.as_ref(), k, Some(&[skip]));
+            proptest::prop_assert_eq!(indices(&excluded[0]), brute(Some(skip)));
         }
     }
 
