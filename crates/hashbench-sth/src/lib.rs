@@ -63,8 +63,9 @@ impl HashMethod for SthParams {
     const LABEL: &'static str = "STH";
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
-    // 4: the SVM's dot products in eight partial sums
-    const VERSION: u32 = 4;
+    // 4: the SVM's dot products in eight partial sums;
+    // 5: the SVM shrinks as LIBLINEAR does
+    const VERSION: u32 = 5;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
         facts: &["svm-sweeps-mean"],
