@@ -55,27 +55,50 @@ pub struct Adjusted {
 /// `max`). Ties within a bit take +1 first, as the reference code.
 pub fn loss_adjusted(a: &[f64], b: &[f64], loss: &PairLoss, similar: bool) -> Adjusted {
     let q = a.len();
+    let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
+    let value = loss_adjusted_into(a, b, loss, similar, &mut Vec::new(), &mut g, &mut h);
+    Adjusted { g, h, value }
+}
+
+/// [`loss_adjusted`] into `g` and `h` (each `a.len()` long), with `gains` as
+/// scratch; returns the maximised value. Training calls it once per pair.
+fn loss_adjusted_into(
+    a: &[f64],
+    b: &[f64],
+    loss: &PairLoss,
+    similar: bool,
+    gains: &mut Vec<(f64, usize)>,
+    g: &mut [f64],
+    h: &mut [f64],
+) -> f64 {
     let same: f64 = a.iter().zip(b).map(|(x, y)| (x + y).abs()).sum();
-    let mut gains: Vec<(f64, usize)> = (0..q)
-        .map(|k| ((a[k] - b[k]).abs() - (a[k] + b[k]).abs(), k))
-        .collect();
-    gains.sort_by(|u, v| v.0.total_cmp(&u.0).then(u.1.cmp(&v.1)));
+    gains.clear();
+    gains.extend(
+        a.iter()
+            .zip(b)
+            .enumerate()
+            .map(|(k, (x, y))| ((x - y).abs() - (x + y).abs(), k)),
+    );
+    // a total order (ties by bit), so an unstable sort gives the one result
+    gains.sort_unstable_by(|u, v| v.0.total_cmp(&u.0).then(u.1.cmp(&v.1)));
     let (mut best, mut best_m, mut running) = (same + loss.at(0, similar), 0, same);
-    for (m, g) in gains.iter().enumerate() {
-        running += g.0;
+    for (m, gain) in gains.iter().enumerate() {
+        running += gain.0;
         let value = running + loss.at(m + 1, similar);
         if value > best {
             (best, best_m) = (value, m + 1);
         }
     }
     let plus = |v: f64| if v >= 0.0 { 1.0 } else { -1.0 };
-    let mut g: Vec<f64> = (0..q).map(|k| plus(a[k] + b[k])).collect();
-    let mut h = g.clone();
+    for (k, (gk, hk)) in g.iter_mut().zip(h.iter_mut()).enumerate() {
+        *gk = plus(a[k] + b[k]);
+        *hk = *gk;
+    }
     for &(_, k) in &gains[..best_m] {
         g[k] = plus(a[k] - b[k]);
         h[k] = -g[k];
     }
-    Adjusted { g, h, value: best }
+    best
 }
 
 /// A training pair (i, j) and whether j is a neighbour of i.
@@ -164,60 +187,55 @@ pub fn learn(
     // the items as columns, so that a batch is gathered by contiguous copies
     let items = x.transpose().to_owned();
     let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
+    // one batch's buffers, reused: every entry is overwritten before it is read
+    let n_b = sgd.batch;
+    let (mut x1, mut x2) = (Mat::<f64>::zeros(d, n_b), Mat::<f64>::zeros(d, n_b));
+    let (mut a, mut b) = (Mat::<f64>::zeros(n_b, q), Mat::<f64>::zeros(n_b, q));
+    let (mut d1, mut d2) = (Mat::<f64>::zeros(n_b, q), Mat::<f64>::zeros(n_b, q));
+    let mut grad = Mat::<f64>::zeros(q, d);
+    let (mut ar, mut br) = (vec![0.0; q], vec![0.0; q]);
+    let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
+    let mut gains = Vec::with_capacity(q);
     let (mut last_bound, mut last_loss) = (0.0, 0.0);
     for epoch in 0..sgd.epochs {
         let eta = sgd.learning_rate * (sgd.epochs - epoch) as f64 / sgd.epochs as f64;
         let (mut bound, mut empirical) = (0.0, 0.0);
         for _ in 0..batches {
-            let drawn = pairs.draw(sgd.batch, rng);
+            let drawn = pairs.draw(n_b, rng);
             // each side's items as columns (d × batch); their transposes are the rows
-            let gather = |pick: fn(&Pair) -> u32| {
-                let mut m = Mat::<f64>::zeros(d, drawn.len());
-                for (r, pair) in drawn.iter().enumerate() {
-                    m.col_mut(r).copy_from(items.col(pick(pair) as usize));
-                }
-                m
-            };
-            let (x1, x2) = (gather(|p| p.0), gather(|p| p.1));
-            let mut a = Mat::<f64>::zeros(drawn.len(), q);
-            let mut b = Mat::<f64>::zeros(drawn.len(), q);
-            matmul(
-                a.as_mut(),
-                Accum::Replace,
-                x1.transpose(),
-                w.transpose(),
-                1.0,
-                Par::Seq,
-            );
-            matmul(
-                b.as_mut(),
-                Accum::Replace,
-                x2.transpose(),
-                w.transpose(),
-                1.0,
-                Par::Seq,
-            );
-            // y − ŷ for each side, the rows of the gradient's factors
-            let mut d1 = Mat::<f64>::zeros(drawn.len(), q);
-            let mut d2 = Mat::<f64>::zeros(drawn.len(), q);
             for (r, pair) in drawn.iter().enumerate() {
-                let ar: Vec<f64> = (0..q).map(|k| a[(r, k)]).collect();
-                let br: Vec<f64> = (0..q).map(|k| b[(r, k)]).collect();
-                let adj = loss_adjusted(&ar, &br, loss, pair.2);
+                x1.col_mut(r).copy_from(items.col(pair.0 as usize));
+                x2.col_mut(r).copy_from(items.col(pair.1 as usize));
+            }
+            for (scores, side) in [(&mut a, &x1), (&mut b, &x2)] {
+                matmul(
+                    scores.as_mut(),
+                    Accum::Replace,
+                    side.transpose(),
+                    w.transpose(),
+                    1.0,
+                    Par::Seq,
+                );
+            }
+            // y − ŷ for each side, the rows of the gradient's factors
+            for (r, pair) in drawn.iter().enumerate() {
+                for k in 0..q {
+                    (ar[k], br[k]) = (a[(r, k)], b[(r, k)]);
+                }
+                let value = loss_adjusted_into(&ar, &br, loss, pair.2, &mut gains, &mut g, &mut h);
                 let mut current = 0.0;
                 let mut differ = 0;
                 for k in 0..q {
                     // sign(0) = 0, as the reference code's `sign`
                     let (y1, y2) = (sign(ar[k]), sign(br[k]));
-                    d1[(r, k)] = y1 - adj.g[k];
-                    d2[(r, k)] = y2 - adj.h[k];
+                    d1[(r, k)] = y1 - g[k];
+                    d2[(r, k)] = y2 - h[k];
                     current += ar[k].abs() + br[k].abs();
                     differ += usize::from((ar[k] > 0.0) != (br[k] > 0.0));
                 }
-                bound += adj.value - current;
+                bound += value - current;
                 empirical += loss.at(differ, pair.2);
             }
-            let mut grad = Mat::<f64>::zeros(q, d);
             matmul(
                 grad.as_mut(),
                 Accum::Replace,
@@ -234,7 +252,7 @@ pub fn learn(
                 1.0,
                 Par::Seq,
             );
-            let scale = 1.0 / drawn.len() as f64;
+            let scale = 1.0 / n_b as f64;
             for j in 0..d {
                 for k in 0..q {
                     step[(k, j)] = sgd.momentum * step[(k, j)]
@@ -243,7 +261,7 @@ pub fn learn(
                 }
             }
         }
-        let seen = (batches * sgd.batch) as f64;
+        let seen = (batches * n_b) as f64;
         (last_bound, last_loss) = (bound / seen, empirical / seen);
     }
     Trained {
