@@ -14,6 +14,11 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::SolverError;
 
+/// Counts the changes to what the SVM computes (1: dot products in eight
+/// partial sums; 2: LIBLINEAR's shrinking). Methods that train it add it to
+/// their own version, so one bump here re-fingerprints all of their codes.
+pub const REVISION: u32 = 2;
+
 /// Training items, row-major, shared by every SVM trained on them.
 #[derive(Debug, Clone)]
 pub struct SvmData {

@@ -181,9 +181,9 @@ impl HashKind for Svm {
     type Fixed = SvmFixed;
     type Prepared = SvmData;
     const LABEL: &'static str = "SH_SVM";
-    /// 2: the SVM's dot products in eight partial sums; 3: the SVM shrinks as
-    /// LIBLINEAR does.
-    const VERSION: u32 = 3;
+    /// One per SVM change (`svm::REVISION`: 2, eight partial sums; 3,
+    /// shrinking).
+    const VERSION: u32 = 1 + hashbench_solvers::svm::REVISION;
 
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {

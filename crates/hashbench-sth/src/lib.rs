@@ -63,9 +63,9 @@ impl HashMethod for SthParams {
     const LABEL: &'static str = "STH";
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
-    // 4: the SVM's dot products in eight partial sums;
-    // 5: the SVM shrinks as LIBLINEAR does
-    const VERSION: u32 = 5;
+    // then one per SVM change (`svm::REVISION`: 4, eight partial sums;
+    // 5, shrinking)
+    const VERSION: u32 = 3 + hashbench_solvers::svm::REVISION;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
         facts: &["svm-sweeps-mean"],
