@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use faer::Mat;
-use hashbench_bench::{HammingWorkload, evaluation_metrics, random_codes};
+use hashbench_bench::{HammingWorkload, evaluation_metrics, histogram_metrics, random_codes};
 use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
@@ -29,7 +29,7 @@ fn hamming_search(c: &mut Criterion) {
     let (n_db, n_q, bits) = (1_000_000, 1000, 64);
     let workload = HammingWorkload::generate(n_db, n_q, &mut rng);
     let (db, queries) = (&workload.db, &workload.queries);
-    let specs = evaluation_metrics();
+    let (specs, histogram_specs) = (evaluation_metrics(), histogram_metrics());
     let inputs = workload.inputs();
     let size = format!("{n_q}q/{n_db}db/{bits}bits");
     let mut group = c.benchmark_group("hamming");
@@ -38,6 +38,10 @@ fn hamming_search(c: &mut Criterion) {
     group.bench_function(
         BenchmarkId::new("evaluation-map-radius-pr-recall", &size),
         |b| b.iter(|| black_box(evaluate(&specs, &inputs))),
+    );
+    group.bench_function(
+        BenchmarkId::new("evaluation-tie-aware-map-radius-pr-recall", &size),
+        |b| b.iter(|| black_box(evaluate(&histogram_specs, &inputs))),
     );
     group.bench_function(BenchmarkId::new("top-100", &size), |b| {
         b.iter(|| black_box(nearest_map(queries, db, 100, |_, v| v.len())))

@@ -77,6 +77,26 @@ pub fn evaluation_metrics() -> Vec<MetricSpec> {
     ]
 }
 
+/// The same evaluation with tie-aware statistics (expected over every order of
+/// tied items) in place of index ties: every value follows from the
+/// per-query histograms, with no pass that counts ties in database order.
+pub fn histogram_metrics() -> Vec<MetricSpec> {
+    vec![
+        MetricSpec::Map {
+            ties: TiePolicy::Expected,
+        },
+        MetricSpec::PrecisionAtRadius {
+            radius: 2,
+            empty: EmptyPolicy::Zero,
+        },
+        MetricSpec::PrRadiusSweep,
+        MetricSpec::RecallCurve {
+            points: 100,
+            ties: TiePolicy::Expected,
+        },
+    ]
+}
+
 /// The median wall time of `runs` calls of `f`, in seconds.
 ///
 /// # Panics
