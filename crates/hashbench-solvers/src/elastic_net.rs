@@ -69,6 +69,10 @@ pub fn elastic_net(
             )));
         }
     }
+    // H's columns, each contiguous: a coordinate's update reads a whole
+    // column. Copied rather than read as rows, since a Gram formed by a
+    // matrix product need not be symmetric to the last bit.
+    let columns: Vec<f64> = (0..d * d).map(|t| h[(t % d) * d + t / d]).collect();
     let mut beta = start.map_or_else(|| vec![0.0; d], <[f64]>::to_vec);
     // hb = Hβ, kept current.
     let mut hb: Vec<f64> = (0..d)
@@ -88,8 +92,8 @@ pub fn elastic_net(
             };
             let delta = new - beta[j];
             if delta != 0.0 {
-                for (k, v) in hb.iter_mut().enumerate() {
-                    *v += h[k * d + j] * delta;
+                for (v, &hkj) in hb.iter_mut().zip(&columns[j * d..(j + 1) * d]) {
+                    *v += hkj * delta;
                 }
                 beta[j] = new;
             }
