@@ -2,3 +2,4 @@
 
 pub mod hamming;
 pub mod math;
+pub mod vector;

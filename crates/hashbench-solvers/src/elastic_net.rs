@@ -6,6 +6,8 @@
 //! KKT: 2(q − Hβ)ⱼ − 2λ₂βⱼ = λ₁ sign(βⱼ) where βⱼ ≠ 0, and
 //! |2(q − Hβ)ⱼ| <= λ₁ where βⱼ = 0.
 
+use hashbench_simd::vector::add_scaled;
+
 use crate::SolverError;
 
 /// Coordinate-descent stopping rule.
@@ -92,9 +94,7 @@ pub fn elastic_net(
             };
             let delta = new - beta[j];
             if delta != 0.0 {
-                for (v, &hkj) in hb.iter_mut().zip(&columns[j * d..(j + 1) * d]) {
-                    *v += hkj * delta;
-                }
+                add_scaled(&mut hb, &columns[j * d..(j + 1) * d], delta);
                 beta[j] = new;
             }
             moved = moved.max(delta.abs());
