@@ -9,6 +9,7 @@
 //! the sweeps; once the rest meet ε, every coordinate is checked again, and
 //! the solver stops only when all of them meet it.
 
+use hashbench_simd::vector::{add_scaled, dot};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -153,9 +154,7 @@ impl SvmData {
                     let old = alpha[i];
                     alpha[i] = (old - g / (self.sq_norms[i] + diag)).max(0.0);
                     let step = (alpha[i] - old) * y[i];
-                    for (wk, xk) in w.iter_mut().zip(xi) {
-                        *wk += step * xk;
-                    }
+                    add_scaled(&mut w, xi, step);
                 }
                 s += 1;
             }
@@ -263,25 +262,4 @@ pub fn constant_bit_thresholds(bits: faer::MatRef<'_, f64>) -> Vec<f64> {
 pub fn dual_objective(model: &SvmModel, c: f64) -> f64 {
     let quad = dot(&model.w, &model.w) + model.alpha.iter().map(|a| a * a).sum::<f64>() * 0.5 / c;
     model.alpha.iter().sum::<f64>() - 0.5 * quad
-}
-
-/// aᵀb in eight interleaved partial sums (sum l takes the entries at
-/// l mod 8) added in a fixed tree: the compiler vectorises it without
-/// reassociating anything, so every machine gives the same bits, and the
-/// coordinate-descent sweep is not bound by one chain of dependent adds.
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len().min(b.len());
-    let (a8, a_rest) = a[..n].as_chunks::<8>();
-    let (b8, b_rest) = b[..n].as_chunks::<8>();
-    let mut lanes = [0.0; 8];
-    for (x, y) in a8.iter().zip(b8) {
-        for l in 0..8 {
-            lanes[l] += x[l] * y[l];
-        }
-    }
-    for (l, (x, y)) in a_rest.iter().zip(b_rest).enumerate() {
-        lanes[l] += x * y;
-    }
-    let [s0, s1, s2, s3, s4, s5, s6, s7] = lanes;
-    ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))
 }
