@@ -10,7 +10,11 @@
 //! and by the items at `d` met before it, so its rank is
 //! `#(distance < d) + #(met at d) + 1`, known once the histogram is complete.
 //! A relevant item records `(d, #met at d)` on the way; the ranks follow from
-//! the histogram's prefix sums after the pass.
+//! the histogram's prefix sums after the pass. Relevant items come from each
+//! query's ascending list (for same-label truth, its label's items). Without
+//! ranks the order within the pass does not matter: every item is counted in
+//! one of four tables in turn (neighbours at one distance do not serialise)
+//! and the relevant ones are counted again from the list.
 
 use rayon::prelude::*;
 
@@ -63,28 +67,39 @@ pub fn scan_map<T: Send>(
     );
     assert_eq!(truth.n_db(), db.len(), "ground truth database size");
     assert_eq!(truth.n_queries(), queries.len(), "ground truth query count");
-    let label_counts = match truth {
+    debug_assert!(
+        match truth {
+            GroundTruth::Lists { lists, .. } => lists.iter().all(|l| l.is_sorted_by(|a, b| a < b)),
+            GroundTruth::SameLabel { .. } => true,
+        },
+        "relevance lists are strictly ascending"
+    );
+    // each label's items, ascending: a query's relevant items under
+    // same-label truth, read like a relevance list
+    let by_label = match truth {
         GroundTruth::SameLabel { db_labels, .. } => {
-            let mut counts = std::collections::HashMap::<u32, usize>::new();
-            for &l in db_labels {
-                *counts.entry(l).or_default() += 1;
+            let mut items = std::collections::HashMap::<u32, Vec<u32>>::new();
+            for (i, &l) in db_labels.iter().enumerate() {
+                items.entry(l).or_default().push(i as u32);
             }
-            counts
+            items
         }
         GroundTruth::Lists { .. } => Default::default(),
     };
-    let n_relevant = |q: usize| match truth {
-        GroundTruth::SameLabel { query_labels, .. } => {
-            label_counts.get(&query_labels[q]).copied().unwrap_or(0)
+    let relevant = |q: usize| -> &[u32] {
+        match truth {
+            GroundTruth::SameLabel { query_labels, .. } => {
+                by_label.get(&query_labels[q]).map_or(&[], Vec::as_slice)
+            }
+            GroundTruth::Lists { lists, .. } => &lists[q],
         }
-        GroundTruth::Lists { lists, .. } => lists[q].len(),
     };
     let starts: Vec<usize> = (0..queries.len()).step_by(QUERY_BLOCK).collect();
     let blocks: Vec<Vec<T>> = starts
         .par_iter()
         .map(|&start| {
             let end = (start + QUERY_BLOCK).min(queries.len());
-            let scans = scan_block(queries, db, truth, start..end, ranks, &n_relevant);
+            let scans = scan_block(queries, db, start..end, ranks, &relevant);
             scans
                 .into_iter()
                 .enumerate()
@@ -103,24 +118,35 @@ struct Met {
     before: u32,
 }
 
+/// Tables the histogram-only pass counts items in, item i in table i mod 4,
+/// so that neighbouring items at one distance do not wait on each other's
+/// update; a distance's count is the sum over the tables.
+const SUB_TABLES: usize = 4;
+const _: () = assert!(SUB_TABLES == 4, "count_block names four tables");
+
 /// The running counts of one query during the pass.
-struct Walk {
-    /// Items met at each distance; with `ranks` off, items at `2 d + relevant`
-    /// (one table update per item).
+struct Walk<'a> {
+    /// Items met at each distance: one table of `levels` with `ranks`,
+    /// [`SUB_TABLES`] without.
     seen: Vec<u32>,
+    /// Without `ranks`, relevant items met at each distance.
+    relevant_seen: Vec<u32>,
+    /// With `ranks`, the relevant items met (one spare slot: every item
+    /// writes the next slot, only a relevant one keeps it) and their number.
     met: Vec<Met>,
     n_met: usize,
-    /// The next unread position of the query's relevance list.
-    list_cursor: usize,
+    /// The query's relevant items, ascending.
+    relevant: &'a [u32],
+    /// The next unread position of `relevant`.
+    cursor: usize,
 }
 
-fn scan_block(
+fn scan_block<'a>(
     queries: &BitCodes,
     db: &BitCodes,
-    truth: &GroundTruth,
     block: std::ops::Range<usize>,
     ranks: bool,
-    n_relevant: &(impl Fn(usize) -> usize + Sync),
+    relevant: &(impl Fn(usize) -> &'a [u32] + Sync),
 ) -> Vec<Scan> {
     let words = db.words_per_code();
     let levels = db.n_bits() + 1;
@@ -128,42 +154,29 @@ fn scan_block(
     let mut walks: Vec<Walk> = block
         .clone()
         .map(|q| Walk {
-            seen: vec![0; if ranks { levels } else { 2 * levels }],
-            // one spare slot: every item writes, only relevant ones advance
-            met: vec![Met::default(); if ranks { n_relevant(q) + 1 } else { 0 }],
+            seen: vec![0; if ranks { levels } else { SUB_TABLES * levels }],
+            relevant_seen: vec![0; if ranks { 0 } else { levels }],
+            met: vec![Met::default(); if ranks { relevant(q).len() + 1 } else { 0 }],
             n_met: 0,
-            list_cursor: 0,
+            relevant: relevant(q),
+            cursor: 0,
         })
         .collect();
     let query_words = &queries.words()[block.start * words..block.end * words];
     let mut distances = vec![0u16; n_q * DB_BLOCK];
-    let mut relevant = vec![0u8; n_q * DB_BLOCK];
+    let mut relevance = vec![0u8; if ranks { DB_BLOCK } else { 0 }];
     for_each_db_block(
         query_words,
         db,
         &mut distances,
         |db_start, len, distances| {
-            let relevant = &mut relevant[..n_q * len];
-            for (k, (walk, row)) in walks
-                .iter_mut()
-                .zip(relevant.chunks_exact_mut(len))
-                .enumerate()
-            {
-                fill_relevance(truth, block.start + k, db_start, row, &mut walk.list_cursor);
-            }
-            for (walk, (row, relevant)) in walks
-                .iter_mut()
-                .zip(distances.chunks_exact(len).zip(relevant.chunks_exact(len)))
-            {
+            for (walk, row) in walks.iter_mut().zip(distances.chunks_exact(len)) {
                 if ranks {
-                    walk_with_ranks(walk, row, relevant);
+                    let relevance = &mut relevance[..len];
+                    fill_relevance(walk, db_start, relevance);
+                    walk_with_ranks(walk, row, relevance);
                 } else {
-                    // one table update per item: counts at 2 d + relevant
-                    let seen = walk.seen.as_mut_slice();
-                    for (&d, &r) in row.iter().zip(relevant) {
-                        let at = 2 * usize::from(d) + usize::from(r);
-                        seen[at] = seen[at].wrapping_add(1);
-                    }
+                    count_block(walk, row, db_start, levels);
                 }
             }
         },
@@ -174,15 +187,28 @@ fn scan_block(
             if ranks {
                 finish(w)
             } else {
-                histograms(&w.seen)
+                histograms(w, levels)
             }
         })
         .collect()
 }
 
-/// Advances a walk over one block: counts every item at its distance and
-/// records each relevant one with the count before it. Counts stay below the
-/// database size (< 2³²), so they wrap never.
+/// Relevance of the database items `start..start + out.len()` to a walk's
+/// query, as 0/1 bytes, from its relevant list.
+fn fill_relevance(walk: &mut Walk, start: usize, out: &mut [u8]) {
+    out.fill(0);
+    let end = start + out.len();
+    while let Some(&i) = walk.relevant.get(walk.cursor)
+        && (i as usize) < end
+    {
+        out[i as usize - start] = 1;
+        walk.cursor += 1;
+    }
+}
+
+/// Advances a walk with ranks over one block: counts every item at its
+/// distance and records each relevant one with the count before it. Counts
+/// stay below the database size (< 2³²), so they wrap never.
 #[inline]
 fn walk_with_ranks(walk: &mut Walk, distances: &[u16], relevant: &[u8]) {
     let seen = walk.seen.as_mut_slice();
@@ -202,15 +228,46 @@ fn walk_with_ranks(walk: &mut Walk, distances: &[u16], relevant: &[u8]) {
     walk.n_met = n_met;
 }
 
-/// The histograms of a walk without ranks (counts at `2 d + relevant`).
-fn histograms(seen: &[u32]) -> Scan {
-    let (at_distance, relevant_at_distance) = seen
-        .chunks_exact(2)
-        .map(|pair| (pair[0] + pair[1], pair[1]))
-        .unzip();
+/// Counts one block of distances (items `db_start..`) into a walk without
+/// ranks: every item at its distance, in four tables in turn, then the
+/// block's relevant items, read from the query's relevant list.
+#[inline]
+fn count_block(walk: &mut Walk, row: &[u16], db_start: usize, levels: usize) {
+    let (t0, rest) = walk.seen.split_at_mut(levels);
+    let (t1, rest) = rest.split_at_mut(levels);
+    let (t2, t3) = rest.split_at_mut(levels);
+    // counts stay below the database size (< 2³²), so they wrap never
+    let bump = |t: &mut [u32], d: u16| t[usize::from(d)] = t[usize::from(d)].wrapping_add(1);
+    let (quads, tail) = row.as_chunks::<SUB_TABLES>();
+    for d in quads {
+        bump(t0, d[0]);
+        bump(t1, d[1]);
+        bump(t2, d[2]);
+        bump(t3, d[3]);
+    }
+    for &d in tail {
+        bump(t0, d);
+    }
+    let end = db_start + row.len();
+    while let Some(&i) = walk.relevant.get(walk.cursor)
+        && (i as usize) < end
+    {
+        walk.relevant_seen[usize::from(row[i as usize - db_start])] += 1;
+        walk.cursor += 1;
+    }
+}
+
+/// The histograms of a walk without ranks (its tables summed).
+fn histograms(walk: Walk, levels: usize) -> Scan {
+    let mut at_distance = vec![0u32; levels];
+    for table in walk.seen.chunks_exact(levels) {
+        for (total, &n) in at_distance.iter_mut().zip(table) {
+            *total += n;
+        }
+    }
     Scan {
         at_distance,
-        relevant_at_distance,
+        relevant_at_distance: walk.relevant_seen,
         relevant_ranks: Vec::new(),
     }
 }
@@ -242,32 +299,6 @@ fn finish(walk: Walk) -> Scan {
         at_distance: seen,
         relevant_at_distance: relevant_seen,
         relevant_ranks,
-    }
-}
-
-/// Relevance of database items `start..start + out.len()` to query `q`, as
-/// 0/1 bytes; a relevance list is read from `cursor` on.
-fn fill_relevance(truth: &GroundTruth, q: usize, start: usize, out: &mut [u8], cursor: &mut usize) {
-    match truth {
-        GroundTruth::SameLabel {
-            query_labels,
-            db_labels,
-        } => {
-            let label = query_labels[q];
-            let labels = &db_labels[start..start + out.len()];
-            for (o, &l) in out.iter_mut().zip(labels) {
-                *o = u8::from(l == label);
-            }
-        }
-        GroundTruth::Lists { lists, .. } => {
-            out.fill(0);
-            let list = &lists[q];
-            let end = start + out.len();
-            while *cursor < list.len() && (list[*cursor] as usize) < end {
-                out[list[*cursor] as usize - start] = 1;
-                *cursor += 1;
-            }
-        }
     }
 }
 
