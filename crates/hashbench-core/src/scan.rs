@@ -112,7 +112,7 @@ pub fn scan_map<T: Send>(
 
 /// A relevant item met during the pass: its distance and how many items at
 /// that distance came before it.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Met {
     distance: u32,
     before: u32,
@@ -131,10 +131,8 @@ struct Walk<'a> {
     seen: Vec<u32>,
     /// Without `ranks`, relevant items met at each distance.
     relevant_seen: Vec<u32>,
-    /// With `ranks`, the relevant items met (one spare slot: every item
-    /// writes the next slot, only a relevant one keeps it) and their number.
+    /// With `ranks`, the relevant items met.
     met: Vec<Met>,
-    n_met: usize,
     /// The query's relevant items, ascending.
     relevant: &'a [u32],
     /// The next unread position of `relevant`.
@@ -156,15 +154,14 @@ fn scan_block<'a>(
         .map(|q| Walk {
             seen: vec![0; if ranks { levels } else { SUB_TABLES * levels }],
             relevant_seen: vec![0; if ranks { 0 } else { levels }],
-            met: vec![Met::default(); if ranks { relevant(q).len() + 1 } else { 0 }],
-            n_met: 0,
+            met: Vec::with_capacity(if ranks { relevant(q).len() } else { 0 }),
             relevant: relevant(q),
             cursor: 0,
         })
         .collect();
     let query_words = &queries.words()[block.start * words..block.end * words];
     let mut distances = vec![0u16; n_q * DB_BLOCK];
-    let mut relevance = vec![0u8; if ranks { DB_BLOCK } else { 0 }];
+    let mut befores = vec![0u32; if ranks { DB_BLOCK } else { 0 }];
     for_each_db_block(
         query_words,
         db,
@@ -172,9 +169,7 @@ fn scan_block<'a>(
         |db_start, len, distances| {
             for (walk, row) in walks.iter_mut().zip(distances.chunks_exact(len)) {
                 if ranks {
-                    let relevance = &mut relevance[..len];
-                    fill_relevance(walk, db_start, relevance);
-                    walk_with_ranks(walk, row, relevance);
+                    walk_with_ranks(walk, row, db_start, &mut befores[..len]);
                 } else {
                     count_block(walk, row, db_start, levels);
                 }
@@ -193,39 +188,30 @@ fn scan_block<'a>(
         .collect()
 }
 
-/// Relevance of the database items `start..start + out.len()` to a walk's
-/// query, as 0/1 bytes, from its relevant list.
-fn fill_relevance(walk: &mut Walk, start: usize, out: &mut [u8]) {
-    out.fill(0);
-    let end = start + out.len();
+/// Advances a walk with ranks over one block (items `db_start..`): counts
+/// every item at its distance, noting in `befores` how many items at that
+/// distance came before it, then records the block's relevant items (from
+/// the query's list) with their distance and that count. Counts stay below
+/// the database size (< 2³²), so they wrap never.
+#[inline]
+fn walk_with_ranks(walk: &mut Walk, row: &[u16], db_start: usize, befores: &mut [u32]) {
+    let seen = walk.seen.as_mut_slice();
+    for (before, &d) in befores.iter_mut().zip(row) {
+        let d = usize::from(d);
+        *before = seen[d];
+        seen[d] = seen[d].wrapping_add(1);
+    }
+    let end = db_start + row.len();
     while let Some(&i) = walk.relevant.get(walk.cursor)
         && (i as usize) < end
     {
-        out[i as usize - start] = 1;
+        let at = i as usize - db_start;
+        walk.met.push(Met {
+            distance: u32::from(row[at]),
+            before: befores[at],
+        });
         walk.cursor += 1;
     }
-}
-
-/// Advances a walk with ranks over one block: counts every item at its
-/// distance and records each relevant one with the count before it. Counts
-/// stay below the database size (< 2³²), so they wrap never.
-#[inline]
-fn walk_with_ranks(walk: &mut Walk, distances: &[u16], relevant: &[u8]) {
-    let seen = walk.seen.as_mut_slice();
-    let met = walk.met.as_mut_slice();
-    let mut n_met = walk.n_met;
-    for (&d, &r) in distances.iter().zip(relevant) {
-        let d = usize::from(d);
-        let before = seen[d];
-        seen[d] = before.wrapping_add(1);
-        // every item writes the next slot; only a relevant one keeps it
-        met[n_met] = Met {
-            distance: d as u32,
-            before,
-        };
-        n_met += usize::from(r);
-    }
-    walk.n_met = n_met;
 }
 
 /// Counts one block of distances (items `db_start..`) into a walk without
@@ -274,12 +260,9 @@ fn histograms(walk: Walk, levels: usize) -> Scan {
 
 /// The histograms and ranks of a finished walk with ranks.
 fn finish(walk: Walk) -> Scan {
-    let Walk {
-        seen, met, n_met, ..
-    } = walk;
-    let met = &met[..n_met];
+    let Walk { seen, met, .. } = walk;
     let mut relevant_seen = vec![0u32; seen.len()];
-    for m in met {
+    for m in &met {
         relevant_seen[m.distance as usize] += 1;
     }
     // where each distance's items and relevant items start in the ranking
@@ -289,8 +272,8 @@ fn finish(walk: Walk) -> Scan {
         item_start[d] = item_start[d - 1] + seen[d - 1];
         relevant_start[d] = relevant_start[d - 1] + relevant_seen[d - 1];
     }
-    let mut relevant_ranks = vec![0u32; n_met];
-    for m in met {
+    let mut relevant_ranks = vec![0u32; met.len()];
+    for m in &met {
         let d = m.distance as usize;
         relevant_ranks[relevant_start[d] as usize] = item_start[d] + m.before + 1;
         relevant_start[d] += 1;
