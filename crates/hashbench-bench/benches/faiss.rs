@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use faer::Mat;
-use hashbench_bench::{HammingWorkload, evaluation_metrics, histogram_metrics, median_seconds};
+use hashbench_bench::{HammingWorkload, evaluation_metrics, median_seconds};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
-use hashbench_eval::evaluate;
+use hashbench_eval::{TiePolicy, evaluate};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -72,7 +72,10 @@ fn main() {
     let faiss: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("the faiss script prints JSON");
 
-    let (specs, histogram_specs) = (evaluation_metrics(), histogram_metrics());
+    let (specs, histogram_specs) = (
+        evaluation_metrics(TiePolicy::Index),
+        evaluation_metrics(TiePolicy::Expected),
+    );
     let inputs = workload.inputs();
     let base64 = to_f64(&base, dim);
     let points64 = to_f64(&points, dim);

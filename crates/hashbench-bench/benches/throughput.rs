@@ -11,12 +11,12 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use faer::Mat;
-use hashbench_bench::{HammingWorkload, evaluation_metrics, histogram_metrics, random_codes};
+use hashbench_bench::{HammingWorkload, evaluation_metrics, random_codes};
 use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
 use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
-use hashbench_eval::evaluate;
+use hashbench_eval::{TiePolicy, evaluate};
 use hashbench_kernel::{KernelSpec, Scale};
 use hashbench_klsh::KlshParams;
 use hashbench_simd::hamming::{Isa, distances_with};
@@ -29,7 +29,10 @@ fn hamming_search(c: &mut Criterion) {
     let (n_db, n_q, bits) = (1_000_000, 1000, 64);
     let workload = HammingWorkload::generate(n_db, n_q, &mut rng);
     let (db, queries) = (&workload.db, &workload.queries);
-    let (specs, histogram_specs) = (evaluation_metrics(), histogram_metrics());
+    let (specs, histogram_specs) = (
+        evaluation_metrics(TiePolicy::Index),
+        evaluation_metrics(TiePolicy::Expected),
+    );
     let inputs = workload.inputs();
     let size = format!("{n_q}q/{n_db}db/{bits}bits");
     let mut group = c.benchmark_group("hamming");

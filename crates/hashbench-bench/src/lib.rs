@@ -58,42 +58,19 @@ impl HammingWorkload {
     }
 }
 
-/// A full Hamming evaluation: MAP with index ties, precision at radius 2, the
-/// PR sweep over every radius and a 100-point recall curve.
-pub fn evaluation_metrics() -> Vec<MetricSpec> {
+/// A full Hamming evaluation: MAP, precision at radius 2, the PR sweep over
+/// every radius and a 100-point recall curve, the ranking metrics under tie
+/// policy `ties` (index ties need a pass in database order; tie-aware
+/// statistics follow from the per-query histograms alone).
+pub fn evaluation_metrics(ties: TiePolicy) -> Vec<MetricSpec> {
     vec![
-        MetricSpec::Map {
-            ties: TiePolicy::Index,
-        },
+        MetricSpec::Map { ties },
         MetricSpec::PrecisionAtRadius {
             radius: 2,
             empty: EmptyPolicy::Zero,
         },
         MetricSpec::PrRadiusSweep,
-        MetricSpec::RecallCurve {
-            points: 100,
-            ties: TiePolicy::Index,
-        },
-    ]
-}
-
-/// The same evaluation with tie-aware statistics (expected over every order of
-/// tied items) in place of index ties: every value follows from the
-/// per-query histograms, with no pass that counts ties in database order.
-pub fn histogram_metrics() -> Vec<MetricSpec> {
-    vec![
-        MetricSpec::Map {
-            ties: TiePolicy::Expected,
-        },
-        MetricSpec::PrecisionAtRadius {
-            radius: 2,
-            empty: EmptyPolicy::Zero,
-        },
-        MetricSpec::PrRadiusSweep,
-        MetricSpec::RecallCurve {
-            points: 100,
-            ties: TiePolicy::Expected,
-        },
+        MetricSpec::RecallCurve { points: 100, ties },
     ]
 }
 
