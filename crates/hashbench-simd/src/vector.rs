@@ -123,19 +123,7 @@ fn dot_with(isa: Isa, a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `n` values in (−500, 500) from a seeded LCG.
-    fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e3
-            })
-            .collect()
-    }
+    use crate::pseudo_random;
 
     /// The eight partial sums and their tree, written out by hand.
     fn dot_by_hand(a: &[f64], b: &[f64]) -> f64 {
@@ -150,8 +138,8 @@ mod tests {
     #[test]
     fn every_dot_variant_sums_in_the_same_tree() {
         for n in [0, 1, 7, 8, 9, 128, 131, 1000] {
-            let a = pseudo_random(n, 9);
-            let b = pseudo_random(n + 2, 10);
+            let a = pseudo_random(n, 500.0, 9);
+            let b = pseudo_random(n + 2, 500.0, 10);
             let want = dot_by_hand(&a, &b).to_bits();
             for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
                 assert_eq!(
@@ -168,9 +156,9 @@ mod tests {
     fn every_variant_gives_the_bits_of_the_scalar_loop() {
         // lengths that leave tails for 2, 4 and 8 lanes
         for n in [0, 1, 3, 7, 8, 13, 196, 501] {
-            let x = pseudo_random(n, 3);
-            let y0 = pseudo_random(n, 4);
-            let a = pseudo_random(1, 5)[0];
+            let x = pseudo_random(n, 500.0, 3);
+            let y0 = pseudo_random(n, 500.0, 4);
+            let a = pseudo_random(1, 500.0, 5)[0];
             let want: Vec<u64> = y0
                 .iter()
                 .zip(&x)
