@@ -1,6 +1,6 @@
-//! `y += a·x` and `aᵀb` over slices, from IEEE multiplications and
-//! additions only (no fused multiply-add), compiled for AVX-512 or AVX2 when
-//! the machine has them and portably otherwise. Each variant performs the
+//! `y += a·x` and `aᵀb` over slices ([`Kernels`]), from IEEE
+//! multiplications and additions only (no fused multiply-add), compiled for
+//! AVX-512F or AVX2 when the machine has them and portably otherwise. Each variant performs the
 //! same operations in the same order (`y += a·x` element by element, `aᵀb`
 //! in eight interleaved partial sums added in a fixed tree), so every variant
 //! and every machine gives the same bits.
@@ -65,58 +65,65 @@ mod x86 {
     }
 }
 
-/// `y[k] += x[k] * a` for every `k`.
-///
-/// # Panics
-/// If the slices differ in length.
-#[track_caller]
-pub fn add_scaled(y: &mut [f64], x: &[f64], a: f64) {
-    add_scaled_with(Isa::detected(), y, x, a);
+/// The vector kernels of one instruction set, chosen once: loops that call
+/// them many times (a solver's sweeps) hold a copy instead of asking for the
+/// CPU's features on every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kernels {
+    /// AVX-512, AVX2 or portable; never a set this CPU lacks.
+    isa: Isa,
 }
 
-/// [`add_scaled`] by a chosen variant (the portable loop where `isa` is not
-/// available or has no variant of its own).
-#[track_caller]
-#[allow(unsafe_code)]
-fn add_scaled_with(isa: Isa, y: &mut [f64], x: &[f64], a: f64) {
-    assert_eq!(y.len(), x.len(), "add_scaled: slice lengths differ");
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if isa.available() => {
-            // SAFETY: the CPU has AVX-512F (`available` checked it).
-            unsafe { x86::add_scaled_avx512(y, x, a) }
-        }
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if isa.available() => {
-            // SAFETY: the CPU has AVX2 (`available` checked it).
-            unsafe { x86::add_scaled_avx2(y, x, a) }
-        }
-        _ => add_scaled_portable(y, x, a),
+impl Kernels {
+    /// The variant of the set [`Isa::detected`] chooses: the AVX-512F code
+    /// where `Isa::Avx512` is available (its test also asks for VPOPCNTDQ,
+    /// so AVX-512 CPUs without it run the AVX2 code, with the same bits).
+    pub fn detected() -> Kernels {
+        Kernels::with(Isa::detected())
     }
-}
 
-/// aᵀb over the common length of `a` and `b`, summed as described in the
-/// module's documentation.
-pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    dot_with(Isa::detected(), a, b)
-}
+    /// The variant of `isa`: the portable code where this CPU lacks it or
+    /// it has no variant of its own.
+    pub fn with(isa: Isa) -> Kernels {
+        let isa = match isa {
+            Isa::Avx512 | Isa::Avx2 if isa.available() => isa,
+            _ => Isa::Portable,
+        };
+        Kernels { isa }
+    }
 
-/// [`dot`] by a chosen variant (the portable code where `isa` is not
-/// available or has no variant of its own).
-#[allow(unsafe_code)]
-fn dot_with(isa: Isa, a: &[f64], b: &[f64]) -> f64 {
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 if isa.available() => {
-            // SAFETY: the CPU has AVX-512F (`available` checked it).
-            unsafe { x86::dot_avx512(a, b) }
+    /// `y[k] += x[k] * a` for every `k`.
+    ///
+    /// # Panics
+    /// If the slices differ in length.
+    #[track_caller]
+    #[allow(unsafe_code)]
+    pub fn add_scaled(self, y: &mut [f64], x: &[f64], a: f64) {
+        assert_eq!(y.len(), x.len(), "add_scaled: slice lengths differ");
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX-512 only where the CPU has it.
+            Isa::Avx512 => unsafe { x86::add_scaled_avx512(y, x, a) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX2 only where the CPU has it.
+            Isa::Avx2 => unsafe { x86::add_scaled_avx2(y, x, a) },
+            _ => add_scaled_portable(y, x, a),
         }
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 if isa.available() => {
-            // SAFETY: the CPU has AVX2 (`available` checked it).
-            unsafe { x86::dot_avx2(a, b) }
+    }
+
+    /// aᵀb over the common length of `a` and `b`, summed as described in
+    /// the module's documentation.
+    #[allow(unsafe_code)]
+    pub fn dot(self, a: &[f64], b: &[f64]) -> f64 {
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX-512 only where the CPU has it.
+            Isa::Avx512 => unsafe { x86::dot_avx512(a, b) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX2 only where the CPU has it.
+            Isa::Avx2 => unsafe { x86::dot_avx2(a, b) },
+            _ => dot_portable(a, b),
         }
-        _ => dot_portable(a, b),
     }
 }
 
@@ -143,7 +150,7 @@ mod tests {
             let want = dot_by_hand(&a, &b).to_bits();
             for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
                 assert_eq!(
-                    dot_with(isa, &a, &b).to_bits(),
+                    Kernels::with(isa).dot(&a, &b).to_bits(),
                     want,
                     "{} at length {n}",
                     isa.name()
@@ -170,7 +177,7 @@ mod tests {
                     continue;
                 }
                 let mut y = y0.clone();
-                add_scaled_with(isa, &mut y, &x, a);
+                Kernels::with(isa).add_scaled(&mut y, &x, a);
                 let got: Vec<u64> = y.iter().map(|v| v.to_bits()).collect();
                 assert_eq!(got, want, "{} at length {n}", isa.name());
             }

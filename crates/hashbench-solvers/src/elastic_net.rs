@@ -6,7 +6,7 @@
 //! KKT: 2(q − Hβ)ⱼ − 2λ₂βⱼ = λ₁ sign(βⱼ) where βⱼ ≠ 0, and
 //! |2(q − Hβ)ⱼ| <= λ₁ where βⱼ = 0.
 
-use hashbench_simd::vector::add_scaled;
+use hashbench_simd::vector::Kernels;
 
 use crate::SolverError;
 
@@ -74,6 +74,7 @@ pub fn elastic_net(
     // H's columns, each contiguous: a coordinate's update reads a whole
     // column. Copied rather than read as rows, since a Gram formed by a
     // matrix product need not be symmetric to the last bit.
+    let kernels = Kernels::detected();
     let columns: Vec<f64> = (0..d * d).map(|t| h[(t % d) * d + t / d]).collect();
     let mut beta = start.map_or_else(|| vec![0.0; d], <[f64]>::to_vec);
     // hb = Hβ, kept current.
@@ -94,7 +95,7 @@ pub fn elastic_net(
             };
             let delta = new - beta[j];
             if delta != 0.0 {
-                add_scaled(&mut hb, &columns[j * d..(j + 1) * d], delta);
+                kernels.add_scaled(&mut hb, &columns[j * d..(j + 1) * d], delta);
                 beta[j] = new;
             }
             moved = moved.max(delta.abs());

@@ -9,7 +9,7 @@
 //! the sweeps; once the rest meet ε, every coordinate is checked again, and
 //! the solver stops only when all of them meet it.
 
-use hashbench_simd::vector::{add_scaled, dot};
+use hashbench_simd::vector::Kernels;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -121,6 +121,7 @@ impl SvmData {
             .iter()
             .map(|&p| if p { 1.0 } else { -1.0 })
             .collect();
+        let kernels = Kernels::detected();
         let mut alpha = vec![0.0; self.n];
         let mut w = vec![0.0; self.d];
         let mut order: Vec<usize> = (0..self.n).collect();
@@ -137,7 +138,7 @@ impl SvmData {
             while s < active {
                 let i = order[s];
                 let xi = self.row(i);
-                let g = y[i] * dot(&w, xi) - 1.0 + diag * alpha[i];
+                let g = y[i] * kernels.dot(&w, xi) - 1.0 + diag * alpha[i];
                 let pg = if alpha[i] == 0.0 {
                     if g > shrink_above {
                         active -= 1;
@@ -154,7 +155,7 @@ impl SvmData {
                     let old = alpha[i];
                     alpha[i] = (old - g / (self.sq_norms[i] + diag)).max(0.0);
                     let step = (alpha[i] - old) * y[i];
-                    add_scaled(&mut w, xi, step);
+                    kernels.add_scaled(&mut w, xi, step);
                 }
                 s += 1;
             }
@@ -262,4 +263,9 @@ pub fn constant_bit_thresholds(bits: faer::MatRef<'_, f64>) -> Vec<f64> {
 pub fn dual_objective(model: &SvmModel, c: f64) -> f64 {
     let quad = dot(&model.w, &model.w) + model.alpha.iter().map(|a| a * a).sum::<f64>() * 0.5 / c;
     model.alpha.iter().sum::<f64>() - 0.5 * quad
+}
+
+/// aᵀb as the sweeps sum it (for the optimality checks).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    Kernels::detected().dot(a, b)
 }
