@@ -51,7 +51,8 @@ impl Scan {
 /// false, only the histograms are collected.
 ///
 /// # Panics
-/// If code lengths differ or the ground truth's shape differs from the codes.
+/// If code lengths differ, the ground truth's shape differs from the codes,
+/// or a relevance list is not strictly ascending.
 #[track_caller]
 pub fn scan_map<T: Send>(
     queries: &BitCodes,
