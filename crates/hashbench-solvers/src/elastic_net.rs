@@ -43,7 +43,8 @@ pub struct CdSolution {
     pub converged: bool,
 }
 
-/// Solves the elastic net for the `d × d` row-major Gram `h`, correlations
+/// Solves the elastic net for the `d × d` Gram `h` stored column-major (a
+/// coordinate's update reads its whole column; faer's layout), correlations
 /// `q`, and penalties `l1`, `l2` (both >= 0), from `start` (warm start).
 ///
 /// # Errors
@@ -71,15 +72,11 @@ pub fn elastic_net(
             )));
         }
     }
-    // H's columns, each contiguous: a coordinate's update reads a whole
-    // column. Copied rather than read as rows, since a Gram formed by a
-    // matrix product need not be symmetric to the last bit.
     let kernels = Kernels::detected();
-    let columns: Vec<f64> = (0..d * d).map(|t| h[(t % d) * d + t / d]).collect();
     let mut beta = start.map_or_else(|| vec![0.0; d], <[f64]>::to_vec);
     // hb = Hβ, kept current.
     let mut hb: Vec<f64> = (0..d)
-        .map(|j| (0..d).map(|k| h[j * d + k] * beta[k]).sum())
+        .map(|j| (0..d).map(|k| h[k * d + j] * beta[k]).sum())
         .collect();
     for sweep in 1..=stop.max_sweeps {
         let mut moved = 0.0f64;
@@ -95,7 +92,7 @@ pub fn elastic_net(
             };
             let delta = new - beta[j];
             if delta != 0.0 {
-                kernels.add_scaled(&mut hb, &columns[j * d..(j + 1) * d], delta);
+                kernels.add_scaled(&mut hb, &h[j * d..(j + 1) * d], delta);
                 beta[j] = new;
             }
             moved = moved.max(delta.abs());
@@ -126,12 +123,13 @@ fn soft_threshold(z: f64, t: f64) -> f64 {
     }
 }
 
-/// The largest violation of the elastic net's KKT conditions at `beta`.
+/// The largest violation of the elastic net's KKT conditions at `beta`
+/// (`h` column-major, as [`elastic_net`] takes it).
 pub fn elastic_net_kkt_violation(h: &[f64], q: &[f64], l1: f64, l2: f64, beta: &[f64]) -> f64 {
     let d = q.len();
     (0..d)
         .map(|j| {
-            let grad = 2.0 * (q[j] - (0..d).map(|k| h[j * d + k] * beta[k]).sum::<f64>())
+            let grad = 2.0 * (q[j] - (0..d).map(|k| h[k * d + j] * beta[k]).sum::<f64>())
                 - 2.0 * l2 * beta[j];
             if beta[j] != 0.0 {
                 (grad - l1 * beta[j].signum()).abs()

@@ -23,6 +23,12 @@ fn row_major(m: &Mat<f64>) -> Vec<f64> {
         .collect()
 }
 
+fn column_major(m: &Mat<f64>) -> Vec<f64> {
+    (0..m.ncols())
+        .flat_map(|j| m.col(j).iter().copied())
+        .collect()
+}
+
 /// A lasso instance: G = BᵀB (+ ridge) and c = Bᵀx for a random B (d × p).
 fn lasso_instance(seed: u64, d: usize, p: usize, ridge: f64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -118,7 +124,10 @@ fn elastic_net_meets_its_kkt_conditions_and_is_ridge_without_the_l1_term() {
     let y = uniform(&mut rng, 40, 1);
     let h = x.transpose() * &x;
     let q = x.transpose() * &y;
-    let (h, q) = (row_major(&h), (0..9).map(|j| q[(j, 0)]).collect::<Vec<_>>());
+    let (h, q) = (
+        column_major(&h),
+        (0..9).map(|j| q[(j, 0)]).collect::<Vec<_>>(),
+    );
     for (l1, l2) in [(0.5, 0.1), (5.0, 0.0), (0.001, 10.0), (100.0, 100.0)] {
         let sol = elastic_net(&h, &q, l1, l2, None, CdStop::default()).unwrap();
         assert!(sol.converged);
@@ -130,7 +139,7 @@ fn elastic_net_meets_its_kkt_conditions_and_is_ridge_without_the_l1_term() {
     let beta = elastic_net(&h, &q, 0.0, l2, None, CdStop::default())
         .unwrap()
         .beta;
-    let ridge = Mat::from_fn(9, 9, |i, j| h[i * 9 + j] + if i == j { l2 } else { 0.0 });
+    let ridge = Mat::from_fn(9, 9, |i, j| h[j * 9 + i] + if i == j { l2 } else { 0.0 });
     let exact = ridge
         .llt(Side::Lower)
         .unwrap()

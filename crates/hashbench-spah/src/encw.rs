@@ -17,7 +17,7 @@ pub struct Standardised {
     pub inv_std: Vec<f64>,
     /// Standardised rows (n × d).
     pub z: Mat<f64>,
-    /// ZᵀZ, row-major (d × d).
+    /// ZᵀZ, column-major (d × d), as the elastic net reads it.
     pub gram: Vec<f64>,
     /// Features that vary.
     pub effective_dim: usize,
@@ -45,10 +45,7 @@ impl Standardised {
             .collect();
         let z = Mat::from_fn(n, d, |i, j| (x[(i, j)] - mean[j]) * inv_std[j]);
         let g = z.transpose() * &z;
-        let gram = (0..d)
-            .flat_map(|r| (0..d).map(move |c| (r, c)))
-            .map(|(r, c)| g[(r, c)])
-            .collect();
+        let gram = (0..d).flat_map(|c| g.col(c).iter().copied()).collect();
         let effective_dim = inv_std.iter().filter(|&&s| s > 0.0).count();
         Standardised {
             mean,
