@@ -142,6 +142,17 @@ struct Walk<'a> {
     cursor: usize,
 }
 
+impl<'a> Walk<'a> {
+    /// The query's relevant items below `end` not yet taken (the list's next
+    /// stretch), moving the cursor past them.
+    fn take_relevant(&mut self, end: usize) -> &'a [u32] {
+        let rest = &self.relevant[self.cursor..];
+        let n = rest.iter().take_while(|&&i| (i as usize) < end).count();
+        self.cursor += n;
+        &rest[..n]
+    }
+}
+
 fn scan_block<'a>(
     queries: &BitCodes,
     db: &BitCodes,
@@ -204,17 +215,14 @@ fn walk_with_ranks(walk: &mut Walk, row: &[u16], db_start: usize, befores: &mut 
         *before = seen[d];
         seen[d] = seen[d].wrapping_add(1);
     }
-    let end = db_start + row.len();
-    while let Some(&i) = walk.relevant.get(walk.cursor)
-        && (i as usize) < end
-    {
+    let block = walk.take_relevant(db_start + row.len());
+    walk.met.extend(block.iter().map(|&i| {
         let at = i as usize - db_start;
-        walk.met.push(Met {
+        Met {
             distance: u32::from(row[at]),
             before: befores[at],
-        });
-        walk.cursor += 1;
-    }
+        }
+    }));
 }
 
 /// Counts one block of distances (items `db_start..`) into a walk without
@@ -237,12 +245,8 @@ fn count_block(walk: &mut Walk, row: &[u16], db_start: usize, levels: usize) {
     for &d in tail {
         bump(t0, d);
     }
-    let end = db_start + row.len();
-    while let Some(&i) = walk.relevant.get(walk.cursor)
-        && (i as usize) < end
-    {
+    for &i in walk.take_relevant(db_start + row.len()) {
         walk.relevant_seen[usize::from(row[i as usize - db_start])] += 1;
-        walk.cursor += 1;
     }
 }
 
