@@ -9,6 +9,8 @@
 //! same rate, until an inactive ρ catches up (it enters), an active coefficient
 //! reaches zero (it leaves: the lasso modification), or 2ρ falls to λ (stop).
 
+use hashbench_simd::vector::Kernels;
+
 use crate::SolverError;
 
 /// The solution and how the path got there.
@@ -86,170 +88,268 @@ impl ActiveFactor {
     }
 }
 
+/// A `p × p` Gram matrix G (positive semi-definite, row-major) prepared for
+/// repeated positive-LARS solves: checked finite once, held by rows (what
+/// the factor reads) and by columns (G need not be exactly symmetric, and
+/// `a = G_{:,A} d` runs down whole columns). Solves that differ only in G's
+/// diagonal (Sparse Hashing's S-step: BᵀB plus each item's graph shift)
+/// change it in place instead of copying p² entries per solve.
+#[derive(Debug, Clone)]
+pub struct LarsGram {
+    p: usize,
+    rows: Vec<f64>,
+    columns: Vec<f64>,
+}
+
+impl LarsGram {
+    /// Prepares `g` (`p × p`, row-major).
+    ///
+    /// # Errors
+    /// [`SolverError::Shape`] when `g` is not `p × p`, [`SolverError::Invalid`]
+    /// for a non-finite entry.
+    pub fn new(g: &[f64], p: usize) -> Result<LarsGram, SolverError> {
+        if g.len() != p * p {
+            return Err(SolverError::Shape(format!(
+                "Gram matrix has {} entries for {p} variables",
+                g.len()
+            )));
+        }
+        if g.iter().any(|v| !v.is_finite()) {
+            return Err(SolverError::Invalid("non-finite Gram matrix".into()));
+        }
+        let mut columns = vec![0.0; p * p];
+        for (j, row) in g.chunks_exact(p.max(1)).enumerate() {
+            for (k, &v) in row.iter().enumerate() {
+                columns[k * p + j] = v;
+            }
+        }
+        Ok(LarsGram {
+            p,
+            rows: g.to_vec(),
+            columns,
+        })
+    }
+
+    /// Sets the diagonal entry `G_jj` to `v`.
+    ///
+    /// # Errors
+    /// [`SolverError::Invalid`] for a non-finite `v`.
+    ///
+    /// # Panics
+    /// If `j` is not below `p`.
+    pub fn set_diagonal(&mut self, j: usize, v: f64) -> Result<(), SolverError> {
+        if !v.is_finite() {
+            return Err(SolverError::Invalid("non-finite Gram matrix".into()));
+        }
+        self.rows[j * self.p + j] = v;
+        self.columns[j * self.p + j] = v;
+        Ok(())
+    }
+
+    /// Row `j` of G.
+    fn row(&self, j: usize) -> &[f64] {
+        &self.rows[j * self.p..(j + 1) * self.p]
+    }
+
+    /// Solves the nonnegative lasso for this Gram matrix, the correlations
+    /// `c` (`p` of them) and the penalty `lambda`.
+    ///
+    /// # Errors
+    /// [`SolverError::Shape`] when `c` does not have `p` entries,
+    /// [`SolverError::Invalid`] for a negative or non-finite penalty or
+    /// non-finite correlations.
+    pub fn positive_lars(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
+        let p = self.p;
+        if c.len() != p {
+            return Err(SolverError::Shape(format!(
+                "{} correlations for a Gram matrix of {p} variables",
+                c.len()
+            )));
+        }
+        if !(lambda >= 0.0 && lambda.is_finite()) {
+            return Err(SolverError::Invalid(format!(
+                "lasso penalty must be finite and >= 0, got {lambda}"
+            )));
+        }
+        if c.iter().any(|v| !v.is_finite()) {
+            return Err(SolverError::Invalid("non-finite correlation".into()));
+        }
+        let kernels = Kernels::detected();
+        let target = lambda / 2.0;
+        let mut s = vec![0.0; p];
+        let mut rho = c.to_vec();
+        // Variables the step may not enter: active ones, numerical combinations
+        // of the active ones, and the one that just left (not at the same point).
+        let mut active = vec![false; p];
+        let mut collinear = vec![false; p];
+        let mut just_left = None;
+        let mut factor = ActiveFactor::default();
+        let (mut d, mut a) = (Vec::with_capacity(p), vec![0.0; p]);
+        let mut steps = 0;
+        // The common correlation of the active set.
+        let mut level = f64::NEG_INFINITY;
+        let cap = 16 * p.max(1);
+        loop {
+            if steps == cap {
+                return Err(SolverError::NotConverged {
+                    solver: "positive LARS",
+                    iterations: cap,
+                });
+            }
+            if factor.active.is_empty() {
+                let Some(j) = (0..p)
+                    .filter(|&j| !collinear[j])
+                    .max_by(|&a, &b| rho[a].total_cmp(&rho[b]))
+                else {
+                    break;
+                };
+                if rho[j] <= target {
+                    break;
+                }
+                if !factor.push(self.row(j), j) {
+                    collinear[j] = true;
+                    continue;
+                }
+                active[j] = true;
+                level = rho[j];
+            }
+            factor.solve_ones(&mut d);
+            // a = G_{:,A} d: how fast each correlation falls per unit step.
+            a.fill(0.0);
+            for (&k, &dt) in factor.active.iter().zip(&d) {
+                kernels.add_scaled(&mut a, &self.columns[k * p..(k + 1) * p], dt);
+            }
+            let mut step = level - target;
+            let mut event = Event::Stop;
+            for j in 0..p {
+                if active[j] || collinear[j] || just_left == Some(j) || a[j] >= 1.0 {
+                    continue;
+                }
+                let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
+                if gamma < step {
+                    step = gamma;
+                    event = Event::Enter(j);
+                }
+            }
+            for (&k, &dt) in factor.active.iter().zip(&d) {
+                if dt < 0.0 {
+                    let gamma = (-s[k] / dt).max(0.0);
+                    if gamma < step {
+                        step = gamma;
+                        event = Event::Leave(k);
+                    }
+                }
+            }
+            for (&k, &dt) in factor.active.iter().zip(&d) {
+                s[k] += step * dt;
+            }
+            for (r, &aj) in rho.iter_mut().zip(&a) {
+                *r -= step * aj;
+            }
+            level -= step;
+            steps += 1;
+            just_left = None;
+            match event {
+                Event::Stop => break,
+                Event::Enter(j) => {
+                    if factor.push(self.row(j), j) {
+                        active[j] = true;
+                    } else {
+                        collinear[j] = true;
+                    }
+                }
+                Event::Leave(k) => {
+                    s[k] = 0.0;
+                    active[k] = false;
+                    let rest: Vec<usize> = factor.active.iter().copied().filter(|&v| v != k).collect();
+                    factor.rebuild(&self.rows, p, rest);
+                    // a rebuilt factor may drop a variable that became collinear
+                    for (j, on) in active.iter_mut().enumerate() {
+                        *on = factor.active.contains(&j);
+                    }
+                    just_left = Some(k);
+                }
+            }
+        }
+        for v in &mut s {
+            *v = v.max(0.0);
+        }
+        Ok(LarsSolution { s, steps })
+    }
+}
+
 /// Solves the nonnegative lasso for the `p × p` row-major Gram matrix `g`
-/// (positive semi-definite), the correlations `c` and the penalty `lambda`.
+/// (positive semi-definite), the correlations `c` and the penalty `lambda`
+/// (one solve; [`LarsGram`] for many on one Gram matrix).
 ///
 /// # Errors
 /// [`SolverError::Shape`] or [`SolverError::Invalid`] for a negative or
 /// non-finite penalty or non-finite input.
 pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
-    let p = c.len();
-    if g.len() != p * p {
-        return Err(SolverError::Shape(format!(
-            "Gram matrix has {} entries for {p} variables",
-            g.len()
-        )));
-    }
-    if !(lambda >= 0.0 && lambda.is_finite()) {
-        return Err(SolverError::Invalid(format!(
-            "lasso penalty must be finite and >= 0, got {lambda}"
-        )));
-    }
-    if g.iter().chain(c).any(|v| !v.is_finite()) {
-        return Err(SolverError::Invalid(
-            "non-finite Gram or correlation".into(),
-        ));
-    }
-    // Column k of G as a contiguous slice (G need not be exactly
-    // symmetric), so a = G_{:,A} d runs down whole columns.
-    let mut columns = vec![0.0; p * p];
-    for (j, row) in g.chunks_exact(p.max(1)).enumerate() {
-        for (k, &v) in row.iter().enumerate() {
-            columns[k * p + j] = v;
-        }
-    }
-    let target = lambda / 2.0;
-    let mut s = vec![0.0; p];
-    let mut rho = c.to_vec();
-    // Variables the step may not enter: active ones, numerical combinations
-    // of the active ones, and the one that just left (not at the same point).
-    let mut active = vec![false; p];
-    let mut collinear = vec![false; p];
-    let mut just_left = None;
-    let mut factor = ActiveFactor::default();
-    let (mut d, mut a) = (Vec::with_capacity(p), vec![0.0; p]);
-    let mut steps = 0;
-    // The common correlation of the active set.
-    let mut level = f64::NEG_INFINITY;
-    let cap = 16 * p.max(1);
-    loop {
-        if steps == cap {
-            return Err(SolverError::NotConverged {
-                solver: "positive LARS",
-                iterations: cap,
-            });
-        }
-        if factor.active.is_empty() {
-            let Some(j) = (0..p)
-                .filter(|&j| !collinear[j])
-                .max_by(|&a, &b| rho[a].total_cmp(&rho[b]))
-            else {
-                break;
-            };
-            if rho[j] <= target {
-                break;
-            }
-            if !factor.push(&g[j * p..(j + 1) * p], j) {
-                collinear[j] = true;
-                continue;
-            }
-            active[j] = true;
-            level = rho[j];
-        }
-        factor.solve_ones(&mut d);
-        // a = G_{:,A} d: how fast each correlation falls per unit step.
-        a.fill(0.0);
-        for (&k, &dt) in factor.active.iter().zip(&d) {
-            for (aj, &gjk) in a.iter_mut().zip(&columns[k * p..(k + 1) * p]) {
-                *aj += gjk * dt;
-            }
-        }
-        let mut step = level - target;
-        let mut event = Event::Stop;
-        for j in 0..p {
-            if active[j] || collinear[j] || just_left == Some(j) || a[j] >= 1.0 {
-                continue;
-            }
-            let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
-            if gamma < step {
-                step = gamma;
-                event = Event::Enter(j);
-            }
-        }
-        for (&k, &dt) in factor.active.iter().zip(&d) {
-            if dt < 0.0 {
-                let gamma = (-s[k] / dt).max(0.0);
-                if gamma < step {
-                    step = gamma;
-                    event = Event::Leave(k);
-                }
-            }
-        }
-        for (&k, &dt) in factor.active.iter().zip(&d) {
-            s[k] += step * dt;
-        }
-        for (r, &aj) in rho.iter_mut().zip(&a) {
-            *r -= step * aj;
-        }
-        level -= step;
-        steps += 1;
-        just_left = None;
-        match event {
-            Event::Stop => break,
-            Event::Enter(j) => {
-                if factor.push(&g[j * p..(j + 1) * p], j) {
-                    active[j] = true;
-                } else {
-                    collinear[j] = true;
-                }
-            }
-            Event::Leave(k) => {
-                s[k] = 0.0;
-                active[k] = false;
-                let rest: Vec<usize> = factor.active.iter().copied().filter(|&v| v != k).collect();
-                factor.rebuild(g, p, rest);
-                // a rebuilt factor may drop a variable that became collinear
-                for (j, on) in active.iter_mut().enumerate() {
-                    *on = factor.active.contains(&j);
-                }
-                just_left = Some(k);
-            }
-        }
-    }
-    for v in &mut s {
-        *v = v.max(0.0);
-    }
-    Ok(LarsSolution { s, steps })
+    LarsGram::new(g, c.len())?.positive_lars(c, lambda)
 }
 
 /// The (signed) lasso min over s of sᵀGs − 2cᵀs + λ‖s‖₁ ("general sparse
 /// coding"), as the nonnegative lasso of s = s⁺ − s⁻ over the doubled Gram
-/// [[G, −G], [−G, G]] and correlations [c, −c].
+/// [[G, −G], [−G, G]] and correlations [c, −c]; prepared once for many
+/// solves on one G.
+#[derive(Debug, Clone)]
+pub struct SignedLasso {
+    doubled: LarsGram,
+}
+
+impl SignedLasso {
+    /// Prepares the doubled Gram of `g` (`p × p`, row-major).
+    ///
+    /// # Errors
+    /// As [`LarsGram::new`].
+    pub fn new(g: &[f64], p: usize) -> Result<SignedLasso, SolverError> {
+        if g.len() != p * p {
+            return Err(SolverError::Shape(format!(
+                "Gram matrix has {} entries for {p} variables",
+                g.len()
+            )));
+        }
+        let q = 2 * p;
+        let mut doubled = vec![0.0; q * q];
+        for r in 0..q {
+            for k in 0..q {
+                let sign = if (r < p) == (k < p) { 1.0 } else { -1.0 };
+                doubled[r * q + k] = sign * g[(r % p) * p + k % p];
+            }
+        }
+        Ok(SignedLasso {
+            doubled: LarsGram::new(&doubled, q)?,
+        })
+    }
+
+    /// The signed lasso's solution for correlations `c` and penalty `lambda`.
+    ///
+    /// # Errors
+    /// As [`LarsGram::positive_lars`].
+    pub fn solve(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
+        let p = self.doubled.p / 2;
+        if c.len() != p {
+            return Err(SolverError::Shape(format!(
+                "{} correlations for a Gram matrix of {p} variables",
+                c.len()
+            )));
+        }
+        let cc: Vec<f64> = c.iter().copied().chain(c.iter().map(|v| -v)).collect();
+        let sol = self.doubled.positive_lars(&cc, lambda)?;
+        Ok(LarsSolution {
+            s: (0..p).map(|j| sol.s[j] - sol.s[p + j]).collect(),
+            steps: sol.steps,
+        })
+    }
+}
+
+/// [`SignedLasso`] for one solve.
 ///
 /// # Errors
 /// As [`positive_lars`].
 pub fn signed_lasso(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
-    let p = c.len();
-    if g.len() != p * p {
-        return Err(SolverError::Shape(format!(
-            "Gram matrix has {} entries for {p} variables",
-            g.len()
-        )));
-    }
-    let q = 2 * p;
-    let mut doubled = vec![0.0; q * q];
-    for r in 0..q {
-        for k in 0..q {
-            let sign = if (r < p) == (k < p) { 1.0 } else { -1.0 };
-            doubled[r * q + k] = sign * g[(r % p) * p + k % p];
-        }
-    }
-    let cc: Vec<f64> = c.iter().copied().chain(c.iter().map(|v| -v)).collect();
-    let sol = positive_lars(&doubled, &cc, lambda)?;
-    Ok(LarsSolution {
-        s: (0..p).map(|j| sol.s[j] - sol.s[p + j]).collect(),
-        steps: sol.steps,
-    })
+    SignedLasso::new(g, c.len())?.solve(c, lambda)
 }
 
 enum Event {

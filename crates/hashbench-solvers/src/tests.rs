@@ -523,3 +523,31 @@ fn an_empty_item_has_no_self_loop_and_no_component_of_its_own() {
     // one zero eigenvalue (the connected rest), not a second for item 7
     assert!(values[0].abs() < 1e-10 && values[1] > 1e-6, "{values:?}");
 }
+
+#[test]
+fn a_prepared_gram_solves_as_a_fresh_one_after_its_diagonal_changes() {
+    // Sparse Hashing's S-step: one BᵀB, each item's shift on the diagonal
+    let (g, c) = lasso_instance(5, 14, 9, 0.0);
+    let mut prepared = LarsGram::new(&g, 9).unwrap();
+    for shift in [0.0, 0.3, 2.5] {
+        let mut shifted = g.clone();
+        for j in 0..9 {
+            shifted[j * 9 + j] = g[j * 9 + j] + shift;
+            prepared.set_diagonal(j, g[j * 9 + j] + shift).unwrap();
+        }
+        for lambda in [0.0, 0.05, 0.4] {
+            // the same path, bit for bit
+            assert_eq!(
+                prepared.positive_lars(&c, lambda).unwrap(),
+                positive_lars(&shifted, &c, lambda).unwrap()
+            );
+        }
+    }
+    assert!(prepared.set_diagonal(0, f64::NAN).is_err());
+    assert!(prepared.positive_lars(&c[..8], 0.1).is_err());
+    let lasso = SignedLasso::new(&g, 9).unwrap();
+    assert_eq!(
+        lasso.solve(&c, 0.2).unwrap(),
+        signed_lasso(&g, &c, 0.2).unwrap()
+    );
+}

@@ -11,7 +11,7 @@
 //! increases once S is nonnegative; the trace is recorded.
 
 use faer::{Mat, MatRef};
-use hashbench_solvers::{KnnGraph, SolverError, dictionary_dual, positive_lars, signed_lasso};
+use hashbench_solvers::{KnnGraph, LarsGram, SignedLasso, SolverError, dictionary_dual};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -108,15 +108,16 @@ fn s_step(
     let m = b.ncols();
     let btb = b.transpose() * b;
     let btx = b.transpose() * x.transpose();
-    let mut g = vec![0.0; m * m];
+    // BᵀB once; each item only shifts its diagonal (`+ 0.0` as the item's
+    // Gram was once built entry by entry, so a −0 reads the same)
+    let off_diagonal: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)] + 0.0).collect();
+    let mut gram = LarsGram::new(&off_diagonal, m)?;
     let mut c = vec![0.0; m];
     let mut steps = 0usize;
     for i in 0..s.ncols() {
         let shift = settings.alpha * graph.degree[i];
         for r in 0..m {
-            for k in 0..m {
-                g[r * m + k] = btb[(r, k)] + if r == k { shift } else { 0.0 };
-            }
+            gram.set_diagonal(r, btb[(r, r)] + shift)?;
             c[r] = btx[(r, i)];
         }
         for &(j, w) in &graph.adjacency[i] {
@@ -124,7 +125,7 @@ fn s_step(
                 *cr += settings.alpha * w * s[(r, j as usize)];
             }
         }
-        let sol = positive_lars(&g, &c, settings.lambda)?;
+        let sol = gram.positive_lars(&c, settings.lambda)?;
         steps += sol.steps;
         for (r, v) in sol.s.into_iter().enumerate() {
             s[(r, i)] = v;
@@ -143,11 +144,12 @@ fn general_sparse_codes(
     let m = b.ncols();
     let btb = b.transpose() * b;
     let g: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)]).collect();
+    let lasso = SignedLasso::new(&g, m)?;
     let btx = b.transpose() * x.transpose();
     let mut s = Mat::<f64>::zeros(m, x.nrows());
     for i in 0..x.nrows() {
         let c: Vec<f64> = (0..m).map(|r| btx[(r, i)]).collect();
-        for (r, v) in signed_lasso(&g, &c, lambda)?.s.into_iter().enumerate() {
+        for (r, v) in lasso.solve(&c, lambda)?.s.into_iter().enumerate() {
             s[(r, i)] = v;
         }
     }
