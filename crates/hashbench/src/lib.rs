@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -377,7 +378,7 @@ fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<()> {
         None => format!("{} trials", plan.trials().len()),
     };
     println!("== {} [{}]: {work} ...", plan.id, plan.profile);
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let opts = RunOptions {
         force,
         progress: true,
@@ -438,12 +439,20 @@ fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         chosen.len(),
         skipped.len()
     );
+    let started = Instant::now();
+    let mut seconds = Vec::with_capacity(chosen.len());
     for plan in &chosen {
+        let t = Instant::now();
         run_and_print(ws, plan, force)?;
+        seconds.push(t.elapsed().as_secs_f64());
     }
-    println!("== run-all: {} experiments run", chosen.len());
-    for p in &chosen {
-        println!("  ran     {} [{}]", p.id, p.profile);
+    println!(
+        "== run-all: {} experiments run in {:.1} s",
+        chosen.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (p, s) in chosen.iter().zip(&seconds) {
+        println!("  ran     {s:>8.1} s  {} [{}]", p.id, p.profile);
     }
     for s in &skipped {
         println!("  skipped {s}");
