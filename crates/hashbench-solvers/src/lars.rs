@@ -261,7 +261,8 @@ impl LarsGram {
                 Event::Leave(k) => {
                     s[k] = 0.0;
                     active[k] = false;
-                    let rest: Vec<usize> = factor.active.iter().copied().filter(|&v| v != k).collect();
+                    let rest: Vec<usize> =
+                        factor.active.iter().copied().filter(|&v| v != k).collect();
                     factor.rebuild(&self.rows, p, rest);
                     // a rebuilt factor may drop a variable that became collinear
                     for (j, on) in active.iter_mut().enumerate() {
