@@ -9,12 +9,45 @@ use faer::{Mat, MatRef};
 
 use crate::qp::{Qp, QpError};
 
+/// Kernel rows stored one after another (row-major), so that a row k_i is
+/// one slice: the cuts add whole rows, which a column-major matrix would
+/// give a stride at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelRows<'a> {
+    values: &'a [f64],
+    m: usize,
+    p: usize,
+}
+
+impl<'a> KernelRows<'a> {
+    /// The `m` rows of `p` values each in `values`.
+    ///
+    /// # Panics
+    /// If `values` does not hold m × p values.
+    pub fn new(values: &'a [f64], m: usize, p: usize) -> Self {
+        assert_eq!(values.len(), m * p, "{m} rows of {p} kernel values");
+        Self { values, m, p }
+    }
+
+    /// Row i.
+    fn row(&self, i: usize) -> &'a [f64] {
+        &self.values[i * self.p..(i + 1) * self.p]
+    }
+}
+
+/// The entries of `m` row after row (what [`KernelRows`] reads).
+pub fn row_major(m: MatRef<'_, f64>) -> Vec<f64> {
+    (0..m.nrows())
+        .flat_map(|i| (0..m.ncols()).map(move |c| m[(i, c)]))
+        .collect()
+}
+
 /// The data of one bit's problem.
 #[derive(Debug, Clone, Copy)]
 pub struct BitProblem<'a> {
     /// Kernel values (m × p) of the working set (its first `n` rows) and of
     /// pair partners outside it (the rows after) against the support vectors.
-    pub rows: MatRef<'a, f64>,
+    pub rows: KernelRows<'a>,
     /// Working-set size n: the hinge terms, the balance and the λ/n weights
     /// read the first n rows.
     pub n: usize,
@@ -65,7 +98,7 @@ pub struct BitLog {
 impl BitProblem<'_> {
     /// Number of support vectors p.
     pub fn p(&self) -> usize {
-        self.rows.ncols()
+        self.rows.p
     }
 
     /// Whether the pair term is present (λ₂ > 0 and some pairs).
@@ -76,8 +109,11 @@ impl BitProblem<'_> {
     /// f_i = ν̃ᵀk̃_i for every row.
     pub fn values(&self, nu: &[f64]) -> Vec<f64> {
         let p = self.p();
-        (0..self.rows.nrows())
-            .map(|i| (0..p).map(|c| self.rows[(i, c)] * nu[c]).sum::<f64>() + nu[p])
+        (0..self.rows.m)
+            .map(|i| {
+                let row = self.rows.row(i);
+                row.iter().zip(&nu[..p]).map(|(k, v)| k * v).sum::<f64>() + nu[p]
+            })
             .collect()
     }
 
@@ -116,16 +152,15 @@ impl BitProblem<'_> {
 
     /// The mean row k̄ = (1/n) Σ_W k_i.
     fn mean_row(&self) -> Vec<f64> {
-        (0..self.p())
-            .map(|c| (0..self.n).map(|i| self.rows[(i, c)]).sum::<f64>() / self.n as f64)
-            .collect()
-    }
-
-    /// The row k̃_i.
-    fn row(&self, i: usize) -> impl Iterator<Item = f64> + '_ {
-        (0..self.p())
-            .map(move |c| self.rows[(i, c)])
-            .chain(std::iter::once(1.0))
+        // each column summed down its rows in order, from −0.0 as `Sum` starts,
+        // a whole row at a time
+        let mut sums = vec![-0.0; self.p()];
+        for i in 0..self.n {
+            for (sum, &k) in sums.iter_mut().zip(self.rows.row(i)) {
+                *sum += k;
+            }
+        }
+        sums.iter().map(|sum| sum / self.n as f64).collect()
     }
 }
 
@@ -217,9 +252,12 @@ pub fn xi_cut(problem: &BitProblem<'_>, majorant: &Majorant, f: &[f64]) -> Cut {
     for (i, &c) in majorant.signs.iter().enumerate() {
         if c * f[i] < 1.0 {
             constant += 1.0;
-            for (a, k) in coeffs.iter_mut().zip(problem.row(i)) {
+            // k̃_i = [k_i; 1]
+            let (weights, bias) = coeffs.split_at_mut(problem.p());
+            for (a, k) in weights.iter_mut().zip(problem.rows.row(i)) {
                 *a -= c * k;
             }
+            bias[0] -= c * 1.0;
         }
     }
     Cut { coeffs, constant }
@@ -236,9 +274,15 @@ pub fn zeta_cut(problem: &BitProblem<'_>, majorant: &Majorant, nu: &[f64], f: &[
         if q > 0.0 {
             value += q;
             let s = majorant.sums[k];
-            for (a, (ki, kj)) in g.iter_mut().zip(problem.row(i).zip(problem.row(j))) {
+            // k̃ = [k; 1]
+            let (weights, bias) = g.split_at_mut(problem.p());
+            for (a, (ki, kj)) in weights
+                .iter_mut()
+                .zip(problem.rows.row(i).iter().zip(problem.rows.row(j)))
+            {
                 *a += (f[i] - s) * ki + (f[j] - s) * kj;
             }
+            bias[0] += (f[i] - s) * 1.0 + (f[j] - s) * 1.0;
         }
     }
     let shift: f64 = g.iter().zip(nu).map(|(a, x)| a * x).sum();

@@ -10,7 +10,9 @@ use super::*;
 /// A bit problem on random kernel rows: m rows (the first n the working set),
 /// p support columns, G = a random PSD matrix, random pairs.
 struct Toy {
-    rows: Mat<f64>,
+    rows: Vec<f64>,
+    m: usize,
+    p: usize,
     g: Mat<f64>,
     pairs: Vec<(usize, usize)>,
     n: usize,
@@ -20,18 +22,25 @@ impl Toy {
     fn new(n: usize, extra: usize, p: usize, n_pairs: usize, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let m = n + extra;
-        let rows = Mat::from_fn(m, p, |_, _| rng.random::<f64>() * 2.0 - 1.0);
+        let rows = row_major(Mat::from_fn(m, p, |_, _| rng.random::<f64>() * 2.0 - 1.0).as_ref());
         let r = Mat::from_fn(p, p, |_, _| rng.random::<f64>() - 0.5);
         let g = &r * r.transpose() + Mat::<f64>::identity(p, p) * faer::Scale(0.1);
         let pairs = (0..n_pairs)
             .map(|_| (rng.random_range(0..n), rng.random_range(0..m)))
             .collect();
-        Self { rows, g, pairs, n }
+        Self {
+            rows,
+            m,
+            p,
+            g,
+            pairs,
+            n,
+        }
     }
 
     fn problem(&self, lambda2: f64) -> BitProblem<'_> {
         BitProblem {
-            rows: self.rows.as_ref(),
+            rows: KernelRows::new(&self.rows, self.m, self.p),
             n: self.n,
             pairs: &self.pairs,
             g: self.g.as_ref(),
