@@ -256,7 +256,11 @@ fn rows_summed_four_at_a_time_give_each_sum_bit_for_bit() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let d = 37;
     let draw = |rng: &mut ChaCha8Rng| -> f64 {
-        if rng.random::<f64>() < 0.4 { 0.0 } else { rng.random::<f64>() * 3.0 }
+        if rng.random::<f64>() < 0.4 {
+            0.0
+        } else {
+            rng.random::<f64>() * 3.0
+        }
     };
     let xi: Vec<f64> = (0..d).map(|_| draw(&mut rng)).collect();
     let ys: Vec<f64> = (0..11 * d).map(|_| draw(&mut rng)).collect();
