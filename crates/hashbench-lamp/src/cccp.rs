@@ -109,12 +109,29 @@ impl BitProblem<'_> {
     /// f_i = ν̃ᵀk̃_i for every row.
     pub fn values(&self, nu: &[f64]) -> Vec<f64> {
         let p = self.p();
-        (0..self.rows.m)
-            .map(|i| {
-                let row = self.rows.row(i);
-                row.iter().zip(&nu[..p]).map(|(k, v)| k * v).sum::<f64>() + nu[p]
-            })
-            .collect()
+        // each f_i summed in index order from −0.0 as `Sum` runs it, four
+        // rows at a time (independent chains of additions)
+        if p == 0 {
+            return vec![-0.0 + nu[0]; self.rows.m];
+        }
+        let mut f = Vec::with_capacity(self.rows.m);
+        let mut quads = self.rows.values.chunks_exact(4 * p);
+        for quad in &mut quads {
+            let mut sums = [-0.0; 4];
+            for (c, &v) in nu[..p].iter().enumerate() {
+                for (r, sum) in sums.iter_mut().enumerate() {
+                    *sum += quad[r * p + c] * v;
+                }
+            }
+            f.extend(sums.map(|sum| sum + nu[p]));
+        }
+        f.extend(
+            quads
+                .remainder()
+                .chunks_exact(p)
+                .map(|row| row.iter().zip(&nu[..p]).map(|(k, v)| k * v).sum::<f64>() + nu[p]),
+        );
+        f
     }
 
     /// ½νᵀG′ν.

@@ -566,3 +566,21 @@ fn the_decorrelation_term_is_mu_half_var_times_squared_pearson() {
         "{added} vs {want}"
     );
 }
+
+#[test]
+fn values_are_each_rows_sum_in_index_order_bit_for_bit() {
+    // 15 rows: three quads and a remainder of three
+    let toy = Toy::new(13, 2, 7, 5, 4);
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let nu = random_point(7, 2.0, &mut rng);
+    let want: Vec<f64> = toy
+        .rows
+        .chunks_exact(7)
+        .map(|row| row.iter().zip(&nu).map(|(k, v)| k * v).sum::<f64>() + nu[7])
+        .collect();
+    let got = toy.problem(0.5).values(&nu);
+    assert_eq!(got.len(), 15);
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g.to_bits(), w.to_bits());
+    }
+}
