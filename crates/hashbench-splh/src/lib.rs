@@ -8,17 +8,24 @@ pub use usplh::{Regions, UsplhForm, UsplhParams, boundary_regions};
 
 use faer::{Mat, MatRef};
 
-/// `(I − wwᵀ) C (I − wwᵀ)` for unit `w`: the scatter of the residual
-/// `X (I − wwᵀ)` from the scatter `C = XᵀX`.
-pub(crate) fn deflate_scatter(c: MatRef<'_, f64>, w: &[f64]) -> Mat<f64> {
+/// `(I − wwᵀ) C (I − wwᵀ)` for unit `w`, in place: the scatter of the
+/// residual `X (I − wwᵀ)` from the scatter `C = XᵀX`. `Cw` is summed a
+/// column at a time (contiguous in faer's layout), each entry over `j` in
+/// order from −0.0 as `Sum` runs it.
+pub(crate) fn deflate_scatter(c: &mut Mat<f64>, w: &[f64]) {
     let d = w.len();
-    let cw: Vec<f64> = (0..d)
-        .map(|i| (0..d).map(|j| c[(i, j)] * w[j]).sum())
-        .collect();
+    let mut cw = vec![-0.0; d];
+    for (j, &wj) in w.iter().enumerate() {
+        for (i, sum) in cw.iter_mut().enumerate() {
+            *sum += c[(i, j)] * wj;
+        }
+    }
     let wcw: f64 = (0..d).map(|i| w[i] * cw[i]).sum();
-    Mat::from_fn(d, d, |i, j| {
-        c[(i, j)] - w[i] * cw[j] - cw[i] * w[j] + wcw * w[i] * w[j]
-    })
+    for j in 0..d {
+        for i in 0..d {
+            c[(i, j)] = c[(i, j)] - w[i] * cw[j] - cw[i] * w[j] + wcw * w[i] * w[j];
+        }
+    }
 }
 
 #[cfg(test)]
@@ -34,7 +41,8 @@ mod tests {
         let p = Mat::from_fn(3, 3, |i, j| f64::from(u8::from(i == j)) - w[i] * w[j]);
         let residual = product(x.as_ref(), p.as_ref());
         let direct = gram_of_columns(residual.as_ref());
-        let fast = deflate_scatter(gram_of_columns(x.as_ref()).as_ref(), &w);
+        let mut fast = gram_of_columns(x.as_ref());
+        deflate_scatter(&mut fast, &w);
         assert!((&direct - &fast).norm_max() < 1e-9);
     }
 }

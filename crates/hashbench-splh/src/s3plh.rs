@@ -103,7 +103,7 @@ impl HashMethod for S3plhParams {
             let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
             (0..d).for_each(|i| w[(i, k)] = wk[i]);
             s = update_labels(s.as_ref(), xl.as_ref(), &wk, alpha).0;
-            scatter = deflate_scatter(scatter.as_ref(), &wk);
+            deflate_scatter(&mut scatter, &wk);
         }
         Ok(LinearModel::new(mean, w))
     }

@@ -203,10 +203,14 @@ impl HashMethod for UsplhParams {
             if k + 1 < n_bits {
                 let regions = boundary_regions(&p, thresholds[k], self.region);
                 let b = pseudo_pair_scatter(xc.as_ref(), &regions, self.form == UsplhForm::Release);
-                accumulated =
-                    Mat::from_fn(d, d, |i, j| self.decay * (accumulated[(i, j)] + b[(i, j)]));
-                scatter = deflate_scatter(scatter.as_ref(), &wk);
-                deflation = Mat::from_fn(d, d, |i, j| deflation[(i, j)] - dw[(i, 0)] * wk[j]);
+                // in place, column by column: no fresh d × d matrix per bit
+                for j in 0..d {
+                    for i in 0..d {
+                        accumulated[(i, j)] = self.decay * (accumulated[(i, j)] + b[(i, j)]);
+                        deflation[(i, j)] = deflation[(i, j)] - dw[(i, 0)] * wk[j];
+                    }
+                }
+                deflate_scatter(&mut scatter, &wk);
             }
         }
         Ok(LinearModel {
