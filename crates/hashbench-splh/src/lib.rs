@@ -6,7 +6,7 @@ mod usplh;
 pub use s3plh::{S3plhParams, update_labels};
 pub use usplh::{Regions, UsplhForm, UsplhParams, boundary_regions};
 
-use faer::{Mat, MatRef};
+use faer::Mat;
 
 /// `(I − wwᵀ) C (I − wwᵀ)` for unit `w`, in place: the scatter of the
 /// residual `X (I − wwᵀ)` from the scatter `C = XᵀX`. `Cw` is summed a

@@ -207,7 +207,7 @@ impl HashMethod for UsplhParams {
                 for j in 0..d {
                     for i in 0..d {
                         accumulated[(i, j)] = self.decay * (accumulated[(i, j)] + b[(i, j)]);
-                        deflation[(i, j)] = deflation[(i, j)] - dw[(i, 0)] * wk[j];
+                        deflation[(i, j)] -= dw[(i, 0)] * wk[j];
                     }
                 }
                 deflate_scatter(&mut scatter, &wk);
