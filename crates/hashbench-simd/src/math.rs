@@ -1,5 +1,5 @@
 //! `sin`, `cos` and `exp` over slices, in place: branch-free code the compiler
-//! vectorises (4 lanes under AVX2), built from IEEE additions and
+//! vectorises (8 lanes under AVX-512F, 4 under AVX2), built from IEEE additions and
 //! multiplications only (no fused multiply-add), so for arguments in range
 //! every machine and every variant returns the same bits. Accuracy: within 2
 //! ulps of the C library, plus for `sin`/`cos` an absolute error of the

@@ -108,10 +108,11 @@ fn s_step(
     let m = b.ncols();
     let btb = b.transpose() * b;
     let btx = b.transpose() * x.transpose();
-    // BᵀB once; each item only shifts its diagonal (`+ 0.0` as the item's
-    // Gram was once built entry by entry, so a −0 reads the same)
-    let off_diagonal: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)] + 0.0).collect();
-    let mut gram = LarsGram::new(&off_diagonal, m)?;
+    // BᵀB prepared once; each item then sets its shifted diagonal. The
+    // entries keep the `+ 0.0` of the per-item Gram this replaced (it turned
+    // a −0 into +0), so every solve sees the same bits.
+    let btb_rows: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)] + 0.0).collect();
+    let mut gram = LarsGram::new(&btb_rows, m)?;
     let mut c = vec![0.0; m];
     let mut steps = 0usize;
     for i in 0..s.ncols() {
