@@ -88,6 +88,28 @@ impl ActiveFactor {
     }
 }
 
+/// A shape error unless `g` holds `p × p` entries.
+fn check_gram_shape(g: &[f64], p: usize) -> Result<(), SolverError> {
+    if g.len() == p * p {
+        return Ok(());
+    }
+    Err(SolverError::Shape(format!(
+        "Gram matrix has {} entries for {p} variables",
+        g.len()
+    )))
+}
+
+/// A shape error unless there are `p` correlations.
+fn check_correlations(c: &[f64], p: usize) -> Result<(), SolverError> {
+    if c.len() == p {
+        return Ok(());
+    }
+    Err(SolverError::Shape(format!(
+        "{} correlations for a Gram matrix of {p} variables",
+        c.len()
+    )))
+}
+
 /// A `p × p` Gram matrix G (positive semi-definite, row-major) prepared for
 /// repeated positive-LARS solves: checked finite once, held by rows (what
 /// the factor reads) and by columns (G need not be exactly symmetric, and
@@ -108,12 +130,7 @@ impl LarsGram {
     /// [`SolverError::Shape`] when `g` is not `p × p`, [`SolverError::Invalid`]
     /// for a non-finite entry.
     pub fn new(g: &[f64], p: usize) -> Result<LarsGram, SolverError> {
-        if g.len() != p * p {
-            return Err(SolverError::Shape(format!(
-                "Gram matrix has {} entries for {p} variables",
-                g.len()
-            )));
-        }
+        check_gram_shape(g, p)?;
         if g.iter().any(|v| !v.is_finite()) {
             return Err(SolverError::Invalid("non-finite Gram matrix".into()));
         }
@@ -160,12 +177,7 @@ impl LarsGram {
     /// non-finite correlations.
     pub fn positive_lars(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
         let p = self.p;
-        if c.len() != p {
-            return Err(SolverError::Shape(format!(
-                "{} correlations for a Gram matrix of {p} variables",
-                c.len()
-            )));
-        }
+        check_correlations(c, p)?;
         if !(lambda >= 0.0 && lambda.is_finite()) {
             return Err(SolverError::Invalid(format!(
                 "lasso penalty must be finite and >= 0, got {lambda}"
@@ -305,12 +317,7 @@ impl SignedLasso {
     /// # Errors
     /// As [`LarsGram::new`].
     pub fn new(g: &[f64], p: usize) -> Result<SignedLasso, SolverError> {
-        if g.len() != p * p {
-            return Err(SolverError::Shape(format!(
-                "Gram matrix has {} entries for {p} variables",
-                g.len()
-            )));
-        }
+        check_gram_shape(g, p)?;
         let q = 2 * p;
         let mut doubled = vec![0.0; q * q];
         for r in 0..q {
@@ -330,12 +337,7 @@ impl SignedLasso {
     /// As [`LarsGram::positive_lars`].
     pub fn solve(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
         let p = self.doubled.p / 2;
-        if c.len() != p {
-            return Err(SolverError::Shape(format!(
-                "{} correlations for a Gram matrix of {p} variables",
-                c.len()
-            )));
-        }
+        check_correlations(c, p)?;
         let cc: Vec<f64> = c.iter().copied().chain(c.iter().map(|v| -v)).collect();
         let sol = self.doubled.positive_lars(&cc, lambda)?;
         Ok(LarsSolution {
