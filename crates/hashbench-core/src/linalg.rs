@@ -103,6 +103,14 @@ fn product_parallelism(rows: usize, cols: usize) -> Par {
     }
 }
 
+/// The entries of `m` row after row (row-major), for loops that read whole
+/// rows as slices.
+pub fn row_major(m: MatRef<'_, f64>) -> Vec<f64> {
+    (0..m.nrows())
+        .flat_map(|i| (0..m.ncols()).map(move |j| m[(i, j)]))
+        .collect()
+}
+
 /// `a * b`.
 ///
 /// # Panics

@@ -1,9 +1,10 @@
 #![doc = include_str!("../README.md")]
 
 use faer::Mat;
-use hashbench_core::linalg::{for_each_column_mut, product};
+use hashbench_core::linalg::{for_each_column_mut, product, row_major};
 use hashbench_core::{Data, ParamError, SparseRows};
 use hashbench_simd::math::exp_in_place;
+use hashbench_simd::vector::row_sums;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -508,15 +509,10 @@ fn elementwise(
     match (a, b) {
         (Data::Dense(x), Data::Dense(y)) => {
             let d = x.ncols();
-            let rows = |m: &Mat<f64>| -> Vec<f64> {
-                (0..m.nrows())
-                    .flat_map(|i| m.row(i).iter().copied().collect::<Vec<_>>())
-                    .collect()
-            };
-            let (xr, yr) = (rows(x), rows(y));
+            let (xr, yr) = (row_major(x.as_ref()), row_major(y.as_ref()));
             let out: Vec<Vec<f64>> = xr
                 .par_chunks(d.max(1))
-                .map(|xi| elementwise_row(xi, &yr, d, &f))
+                .map(|xi| row_sums(xi, &yr, &f))
                 .collect();
             Ok(Mat::from_fn(x.nrows(), y.nrows(), |i, j| out[i][j]))
         }
@@ -526,39 +522,6 @@ fn elementwise(
             data: a.kind(),
         }),
     }
-}
-
-/// Σₖ f(xₖ, yⱼₖ) for every row yⱼ of `ys` (rows of `d` values), each sum in
-/// index order from −0.0 as `Sum` runs it: the same bits, with four rows'
-/// sums advanced together (four independent chains of additions instead of
-/// one waiting on the last).
-fn elementwise_row(xi: &[f64], ys: &[f64], d: usize, f: &impl Fn(f64, f64) -> f64) -> Vec<f64> {
-    if d == 0 {
-        return Vec::new();
-    }
-    let mut out = Vec::with_capacity(ys.len() / d);
-    let mut quads = ys.chunks_exact(4 * d);
-    for quad in &mut quads {
-        let (y0, rest) = quad.split_at(d);
-        let (y1, rest) = rest.split_at(d);
-        let (y2, y3) = rest.split_at(d);
-        let mut sums = [-0.0; 4];
-        for k in 0..d {
-            let u = xi[k];
-            sums[0] += f(u, y0[k]);
-            sums[1] += f(u, y1[k]);
-            sums[2] += f(u, y2[k]);
-            sums[3] += f(u, y3[k]);
-        }
-        out.extend(sums);
-    }
-    out.extend(
-        quads
-            .remainder()
-            .chunks_exact(d)
-            .map(|yj| xi.iter().zip(yj).map(|(&u, &v)| f(u, v)).sum::<f64>()),
-    );
-    out
 }
 
 type SparseRow<'a> = (&'a [u32], &'a [f64]);

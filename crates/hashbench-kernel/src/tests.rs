@@ -249,36 +249,3 @@ fn specs_parse_and_validate() {
     };
     assert!(bad.validate().unwrap_err().to_string().contains("width"));
 }
-
-#[test]
-fn rows_summed_four_at_a_time_give_each_sum_bit_for_bit() {
-    // histogram-like rows (zeros and ties) and a row count that leaves a remainder
-    let mut rng = ChaCha8Rng::seed_from_u64(9);
-    let d = 37;
-    let draw = |rng: &mut ChaCha8Rng| -> f64 {
-        if rng.random::<f64>() < 0.4 {
-            0.0
-        } else {
-            rng.random::<f64>() * 3.0
-        }
-    };
-    let xi: Vec<f64> = (0..d).map(|_| draw(&mut rng)).collect();
-    let ys: Vec<f64> = (0..11 * d).map(|_| draw(&mut rng)).collect();
-    let chi = |x: f64, y: f64| {
-        let s = x + y;
-        if s > 0.0 { (x - y) * (x - y) / s } else { 0.0 }
-    };
-    let got = elementwise_row(&xi, &ys, d, &chi);
-    let want: Vec<f64> = ys
-        .chunks_exact(d)
-        .map(|yj| xi.iter().zip(yj).map(|(&u, &v)| chi(u, v)).sum::<f64>())
-        .collect();
-    assert_eq!(got.len(), 11);
-    for (g, w) in got.iter().zip(&want) {
-        assert_eq!(g.to_bits(), w.to_bits());
-    }
-    // terms of −0.0 keep the sign `Sum` gives them (it starts from −0.0)
-    let negative_zero = |_: f64, _: f64| -0.0;
-    let sums = elementwise_row(&[1.0; 3], &[1.0; 15], 3, &negative_zero);
-    assert!(sums.iter().all(|v| v.to_bits() == (-0.0f64).to_bits()));
-}

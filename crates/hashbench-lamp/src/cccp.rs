@@ -6,39 +6,44 @@
 //! bit's p support vectors and a 1; ν̃ = [ν; b]; f_i = ν̃ᵀk̃_i.
 
 use faer::{Mat, MatRef};
+use hashbench_simd::vector::row_sums;
 
 use crate::qp::{Qp, QpError};
 
-/// Kernel rows stored one after another (row-major), so that a row k_i is
-/// one slice: the cuts add whole rows, which a column-major matrix would
-/// give a stride at a time.
+/// The rows k̃_i = [k_i; 1] of kernel values and a 1 (the bias's input),
+/// stored one after another, so that a row is one slice: the cuts add whole
+/// rows, which a column-major matrix would give a stride at a time.
 #[derive(Debug, Clone, Copy)]
 pub struct KernelRows<'a> {
     values: &'a [f64],
-    m: usize,
     p: usize,
 }
 
 impl<'a> KernelRows<'a> {
-    /// The `m` rows of `p` values each in `values`.
+    /// The rows of `p` kernel values and a 1 each in `values`.
     ///
     /// # Panics
-    /// If `values` does not hold m × p values.
-    pub fn new(values: &'a [f64], m: usize, p: usize) -> Self {
-        assert_eq!(values.len(), m * p, "{m} rows of {p} kernel values");
-        Self { values, m, p }
+    /// If `values` is not a whole number of such rows.
+    pub fn new(values: &'a [f64], p: usize) -> Self {
+        assert!(
+            values.len().is_multiple_of(p + 1),
+            "{} values are not rows of {p} kernel values and a 1",
+            values.len()
+        );
+        Self { values, p }
     }
 
-    /// Row i.
+    /// Row k̃_i.
     fn row(&self, i: usize) -> &'a [f64] {
-        &self.values[i * self.p..(i + 1) * self.p]
+        &self.values[i * (self.p + 1)..(i + 1) * (self.p + 1)]
     }
 }
 
-/// The entries of `m` row after row (what [`KernelRows`] reads).
-pub fn row_major(m: MatRef<'_, f64>) -> Vec<f64> {
-    (0..m.nrows())
-        .flat_map(|i| (0..m.ncols()).map(move |c| m[(i, c)]))
+/// The rows of `k` (kernel values) each followed by a 1: what
+/// [`KernelRows`] reads.
+pub fn augmented_rows(k: MatRef<'_, f64>) -> Vec<f64> {
+    (0..k.nrows())
+        .flat_map(|i| (0..k.ncols()).map(move |c| k[(i, c)]).chain([1.0]))
         .collect()
 }
 
@@ -106,32 +111,10 @@ impl BitProblem<'_> {
         self.lambda2 > 0.0 && !self.pairs.is_empty()
     }
 
-    /// f_i = ν̃ᵀk̃_i for every row.
+    /// f_i = ν̃ᵀk̃_i for every row (four rows at a time, each sum in index
+    /// order).
     pub fn values(&self, nu: &[f64]) -> Vec<f64> {
-        let p = self.p();
-        // each f_i summed in index order from −0.0 as `Sum` runs it, four
-        // rows at a time (independent chains of additions)
-        if p == 0 {
-            return vec![-0.0 + nu[0]; self.rows.m];
-        }
-        let mut f = Vec::with_capacity(self.rows.m);
-        let mut quads = self.rows.values.chunks_exact(4 * p);
-        for quad in &mut quads {
-            let mut sums = [-0.0; 4];
-            for (c, &v) in nu[..p].iter().enumerate() {
-                for (r, sum) in sums.iter_mut().enumerate() {
-                    *sum += quad[r * p + c] * v;
-                }
-            }
-            f.extend(sums.map(|sum| sum + nu[p]));
-        }
-        f.extend(
-            quads
-                .remainder()
-                .chunks_exact(p)
-                .map(|row| row.iter().zip(&nu[..p]).map(|(k, v)| k * v).sum::<f64>() + nu[p]),
-        );
-        f
+        row_sums(&nu[..=self.p()], self.rows.values, |v, k| k * v)
     }
 
     /// ½νᵀG′ν.
@@ -173,7 +156,7 @@ impl BitProblem<'_> {
         // a whole row at a time
         let mut sums = vec![-0.0; self.p()];
         for i in 0..self.n {
-            for (sum, &k) in sums.iter_mut().zip(self.rows.row(i)) {
+            for (sum, &k) in sums.iter_mut().zip(&self.rows.row(i)[..self.p()]) {
                 *sum += k;
             }
         }
@@ -269,12 +252,9 @@ pub fn xi_cut(problem: &BitProblem<'_>, majorant: &Majorant, f: &[f64]) -> Cut {
     for (i, &c) in majorant.signs.iter().enumerate() {
         if c * f[i] < 1.0 {
             constant += 1.0;
-            // k̃_i = [k_i; 1]
-            let (weights, bias) = coeffs.split_at_mut(problem.p());
-            for (a, k) in weights.iter_mut().zip(problem.rows.row(i)) {
+            for (a, k) in coeffs.iter_mut().zip(problem.rows.row(i)) {
                 *a -= c * k;
             }
-            bias[0] -= c * 1.0;
         }
     }
     Cut { coeffs, constant }
@@ -291,15 +271,12 @@ pub fn zeta_cut(problem: &BitProblem<'_>, majorant: &Majorant, nu: &[f64], f: &[
         if q > 0.0 {
             value += q;
             let s = majorant.sums[k];
-            // k̃ = [k; 1]
-            let (weights, bias) = g.split_at_mut(problem.p());
-            for (a, (ki, kj)) in weights
+            for (a, (ki, kj)) in g
                 .iter_mut()
                 .zip(problem.rows.row(i).iter().zip(problem.rows.row(j)))
             {
                 *a += (f[i] - s) * ki + (f[j] - s) * kj;
             }
-            bias[0] += (f[i] - s) * 1.0 + (f[j] - s) * 1.0;
         }
     }
     let shift: f64 = g.iter().zip(nu).map(|(a, x)| a * x).sum();

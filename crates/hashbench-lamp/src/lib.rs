@@ -5,8 +5,8 @@ mod qp;
 mod train;
 
 pub use cccp::{
-    BitLog, BitProblem, Cut, CuttingPlane, KernelRows, Majorant, Stopping, cutting_plane,
-    reduced_qp, row_major, solve_bit, xi_cut, zeta_cut,
+    BitLog, BitProblem, Cut, CuttingPlane, KernelRows, Majorant, Stopping, augmented_rows,
+    cutting_plane, reduced_qp, solve_bit, xi_cut, zeta_cut,
 };
 pub use qp::{Qp, QpError, QpSolution};
 

@@ -11,7 +11,6 @@ use super::*;
 /// p support columns, G = a random PSD matrix, random pairs.
 struct Toy {
     rows: Vec<f64>,
-    m: usize,
     p: usize,
     g: Mat<f64>,
     pairs: Vec<(usize, usize)>,
@@ -22,7 +21,8 @@ impl Toy {
     fn new(n: usize, extra: usize, p: usize, n_pairs: usize, seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let m = n + extra;
-        let rows = row_major(Mat::from_fn(m, p, |_, _| rng.random::<f64>() * 2.0 - 1.0).as_ref());
+        let rows =
+            augmented_rows(Mat::from_fn(m, p, |_, _| rng.random::<f64>() * 2.0 - 1.0).as_ref());
         let r = Mat::from_fn(p, p, |_, _| rng.random::<f64>() - 0.5);
         let g = &r * r.transpose() + Mat::<f64>::identity(p, p) * faer::Scale(0.1);
         let pairs = (0..n_pairs)
@@ -30,7 +30,6 @@ impl Toy {
             .collect();
         Self {
             rows,
-            m,
             p,
             g,
             pairs,
@@ -40,7 +39,7 @@ impl Toy {
 
     fn problem(&self, lambda2: f64) -> BitProblem<'_> {
         BitProblem {
-            rows: KernelRows::new(&self.rows, self.m, self.p),
+            rows: KernelRows::new(&self.rows, self.p),
             n: self.n,
             pairs: &self.pairs,
             g: self.g.as_ref(),
@@ -573,11 +572,13 @@ fn values_are_each_rows_sum_in_index_order_bit_for_bit() {
     let toy = Toy::new(13, 2, 7, 5, 4);
     let mut rng = ChaCha8Rng::seed_from_u64(8);
     let nu = random_point(7, 2.0, &mut rng);
+    // Σ_c k_c ν_c + b, as f was defined before the rows carried their 1
     let want: Vec<f64> = toy
         .rows
-        .chunks_exact(7)
-        .map(|row| row.iter().zip(&nu).map(|(k, v)| k * v).sum::<f64>() + nu[7])
+        .chunks_exact(8)
+        .map(|row| row[..7].iter().zip(&nu).map(|(k, v)| k * v).sum::<f64>() + nu[7])
         .collect();
+    assert!(toy.rows.chunks_exact(8).all(|row| row[7] == 1.0));
     let got = toy.problem(0.5).values(&nu);
     assert_eq!(got.len(), 15);
     for (g, w) in got.iter().zip(&want) {

@@ -15,7 +15,7 @@ use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-use crate::cccp::{BitLog, BitProblem, KernelRows, row_major, solve_bit};
+use crate::cccp::{BitLog, BitProblem, KernelRows, augmented_rows, solve_bit};
 use crate::{Constraints, Decorrelation, LampModel, LampParams};
 
 /// Held-out share of the training set when μ is cross-validated, and its cap.
@@ -226,11 +226,11 @@ fn train_bits(
         let g = decorrelated_gram(&prep.k, &sv, &rows, &out.values, mu);
         let kernel_scale = sv.iter().map(|&a| prep.k[(a, a)]).fold(0.0, f64::max);
         let whiten = whitening(&g, kernel_scale)?;
-        let white_rows = row_major(product(rows.as_ref(), whiten.as_ref()).as_ref());
+        let white_rows = augmented_rows(product(rows.as_ref(), whiten.as_ref()).as_ref());
         let r = whiten.ncols();
         let identity = Mat::<f64>::identity(r, r);
         let problem = BitProblem {
-            rows: KernelRows::new(&white_rows, prep.rows.len(), r),
+            rows: KernelRows::new(&white_rows, r),
             n,
             pairs: &prep.pairs,
             g: identity.as_ref(),

@@ -124,13 +124,13 @@ pub struct LarsGram {
 }
 
 impl LarsGram {
-    /// Prepares `g` (`p × p`, row-major).
+    /// Prepares `g` (`p × p`, row-major; kept as the rows).
     ///
     /// # Errors
     /// [`SolverError::Shape`] when `g` is not `p × p`, [`SolverError::Invalid`]
     /// for a non-finite entry.
-    pub fn new(g: &[f64], p: usize) -> Result<LarsGram, SolverError> {
-        check_gram_shape(g, p)?;
+    pub fn new(g: Vec<f64>, p: usize) -> Result<LarsGram, SolverError> {
+        check_gram_shape(&g, p)?;
         if g.iter().any(|v| !v.is_finite()) {
             return Err(SolverError::Invalid("non-finite Gram matrix".into()));
         }
@@ -142,7 +142,7 @@ impl LarsGram {
         }
         Ok(LarsGram {
             p,
-            rows: g.to_vec(),
+            rows: g,
             columns,
         })
     }
@@ -299,7 +299,7 @@ impl LarsGram {
 /// [`SolverError::Shape`] or [`SolverError::Invalid`] for a negative or
 /// non-finite penalty or non-finite input.
 pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
-    LarsGram::new(g, c.len())?.positive_lars(c, lambda)
+    LarsGram::new(g.to_vec(), c.len())?.positive_lars(c, lambda)
 }
 
 /// The (signed) lasso min over s of sᵀGs − 2cᵀs + λ‖s‖₁ ("general sparse
@@ -327,7 +327,7 @@ impl SignedLasso {
             }
         }
         Ok(SignedLasso {
-            doubled: LarsGram::new(&doubled, q)?,
+            doubled: LarsGram::new(doubled, q)?,
         })
     }
 

@@ -11,16 +11,10 @@ use crate::elastic_net::elastic_net_kkt_violation;
 use crate::lars::positive_lasso_kkt_violation;
 use crate::svm::dual_objective;
 use crate::*;
+use hashbench_core::linalg::row_major;
 
 fn uniform(rng: &mut ChaCha8Rng, rows: usize, cols: usize) -> Mat<f64> {
     Mat::from_fn(rows, cols, |_, _| rng.random_range(-1.0..1.0))
-}
-
-fn row_major(m: &Mat<f64>) -> Vec<f64> {
-    (0..m.nrows())
-        .flat_map(|i| (0..m.ncols()).map(move |j| (i, j)))
-        .map(|(i, j)| m[(i, j)])
-        .collect()
 }
 
 fn column_major(m: &Mat<f64>) -> Vec<f64> {
@@ -39,7 +33,7 @@ fn lasso_instance(seed: u64, d: usize, p: usize, ridge: f64) -> (Vec<f64>, Vec<f
         g[(j, j)] += ridge;
     }
     let c = b.transpose() * &x;
-    (row_major(&g), (0..p).map(|j| c[(j, 0)]).collect())
+    (row_major(g.as_ref()), (0..p).map(|j| c[(j, 0)]).collect())
 }
 
 /// Projected coordinate descent on the same nonnegative lasso, to convergence.
@@ -528,7 +522,7 @@ fn an_empty_item_has_no_self_loop_and_no_component_of_its_own() {
 fn a_prepared_gram_solves_as_a_fresh_one_after_its_diagonal_changes() {
     // Sparse Hashing's S-step: one BᵀB, each item's shift on the diagonal
     let (g, c) = lasso_instance(5, 14, 9, 0.0);
-    let mut prepared = LarsGram::new(&g, 9).unwrap();
+    let mut prepared = LarsGram::new(g.clone(), 9).unwrap();
     for shift in [0.0, 0.3, 2.5] {
         let mut shifted = g.clone();
         for j in 0..9 {

@@ -112,7 +112,7 @@ fn s_step(
     // entries keep the `+ 0.0` of the per-item Gram this replaced (it turned
     // a −0 into +0), so every solve sees the same bits.
     let btb_rows: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)] + 0.0).collect();
-    let mut gram = LarsGram::new(&btb_rows, m)?;
+    let mut gram = LarsGram::new(btb_rows, m)?;
     let mut c = vec![0.0; m];
     let mut steps = 0usize;
     for i in 0..s.ncols() {
