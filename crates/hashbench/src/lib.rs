@@ -216,7 +216,9 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             for plan in &plans {
                 match shard {
                     Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
-                    None => run_and_print(ws, plan, force)?,
+                    None => {
+                        run_and_print(ws, plan, force)?;
+                    }
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -372,7 +374,9 @@ fn slurm(
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<()> {
+/// Runs `plan`, printing its start, end and summary; returns its wall time
+/// in seconds.
+fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<f64> {
     let work = match &plan.normality {
         Some(n) => format!("normality study, {} values of p", n.p.len()),
         None => format!("{} trials", plan.trials().len()),
@@ -384,12 +388,12 @@ fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<()> {
         progress: true,
     };
     let outcome = run_plan(ws, plan, &opts)?;
+    let seconds = started.elapsed().as_secs_f64();
     let c = outcome.counts;
     println!(
-        "== {} [{}] done in {:.1} s: {} fitted, {} evaluated from stored codes, {} reused; results in {}",
+        "== {} [{}] done in {seconds:.1} s: {} fitted, {} evaluated from stored codes, {} reused; results in {}",
         plan.id,
         plan.profile,
-        started.elapsed().as_secs_f64(),
         c.fitted,
         c.evaluated - c.fitted,
         c.reused,
@@ -399,7 +403,7 @@ fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<()> {
         "{}",
         hashbench_runner::report::without_timings(&outcome.summary)
     );
-    Ok(())
+    Ok(seconds)
 }
 
 fn score_codes(
@@ -442,9 +446,7 @@ fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     let started = Instant::now();
     let mut seconds = Vec::with_capacity(chosen.len());
     for plan in &chosen {
-        let t = Instant::now();
-        run_and_print(ws, plan, force)?;
-        seconds.push(t.elapsed().as_secs_f64());
+        seconds.push(run_and_print(ws, plan, force)?);
     }
     println!(
         "== run-all: {} experiments run in {:.1} s",
