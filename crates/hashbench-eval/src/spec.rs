@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::hamming_knn::hamming_knn;
 use crate::kernel_search::{self, SearchContext, SearchInputs, SearchSpec};
 use crate::per_query::{QueryStats, RankRequest, query_stats, scanned_stats};
+use crate::query_values::{Combine, QueryValues};
 
 /// Order of database items at equal Hamming distance in a ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -393,6 +394,21 @@ impl MetricSpec {
         self.info().reads_truth
     }
 
+    /// Whether scalar `name` of this policy is a fraction, at most 1 (MAP,
+    /// precision, recall, F1, the failed share, overlap, the good-neighbour
+    /// share); counts and percentages are not.
+    pub fn is_fraction(&self, name: &str) -> bool {
+        let names = self.scalar_names();
+        match self {
+            MetricSpec::Map { .. }
+            | MetricSpec::PrecisionAtRadius { .. }
+            | MetricSpec::F1AtRadius { .. }
+            | MetricSpec::Overlap { .. } => names.iter().any(|n| n == name),
+            MetricSpec::GoodNeighbours { .. } => names.first().is_some_and(|n| n == name),
+            _ => false,
+        }
+    }
+
     /// The tie policy of a ranking metric.
     pub fn ties(&self) -> Option<TiePolicy> {
         self.info().ties
@@ -438,6 +454,10 @@ pub struct MetricValues {
     pub scalars: Vec<(String, f64)>,
     /// Curves.
     pub curves: Vec<Curve>,
+    /// The per-query values behind the scalars that average over queries
+    /// (metric name, values), for paired resampling over queries.
+    #[serde(default)]
+    pub query_values: Vec<(String, QueryValues)>,
 }
 
 /// What an evaluation reads besides the metric policies.
@@ -622,38 +642,38 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { f64::NAN } else { sum / n as f64 }
 }
 
-/// Mean precision (with the empty policy), mean recall and failed fraction of
-/// the Hamming ball at `radius`.
-fn ball_at(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> (f64, f64, f64) {
+/// Per-query precision (with the empty policy; NaN where it skips the
+/// query), recall (NaN without relevant items unless empty balls score 1)
+/// and failure (1 for an empty ball) of the Hamming ball at `radius`.
+fn ball_parts(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> [Vec<f64>; 3] {
     let mut precisions = Vec::with_capacity(stats.len());
     let mut recalls = Vec::with_capacity(stats.len());
-    let mut failed = 0usize;
+    let mut failed = Vec::with_capacity(stats.len());
     for s in stats {
         let r = (radius as usize).min(s.at_distance.len() - 1);
         let retrieved: u32 = s.at_distance[..=r].iter().sum();
         let hits: u32 = s.relevant_at_distance[..=r].iter().sum();
-        if retrieved == 0 {
-            failed += 1;
-            match empty {
-                EmptyPolicy::Zero => precisions.push(0.0),
-                EmptyPolicy::One => precisions.push(1.0),
-                EmptyPolicy::Skip => {}
-            }
-        } else {
-            precisions.push(f64::from(hits) / f64::from(retrieved));
-        }
-        if s.n_relevant > 0 {
-            recalls.push(f64::from(hits) / s.n_relevant as f64);
+        failed.push(if retrieved == 0 { 1.0 } else { 0.0 });
+        precisions.push(match empty {
+            _ if retrieved > 0 => f64::from(hits) / f64::from(retrieved),
+            EmptyPolicy::Zero => 0.0,
+            EmptyPolicy::One => 1.0,
+            EmptyPolicy::Skip => f64::NAN,
+        });
+        recalls.push(if s.n_relevant > 0 {
+            f64::from(hits) / s.n_relevant as f64
         } else if empty == EmptyPolicy::One {
-            recalls.push(1.0);
-        }
+            1.0
+        } else {
+            f64::NAN
+        });
     }
-    let failed = failed as f64 / stats.len().max(1) as f64;
-    (
-        mean(precisions.into_iter()),
-        mean(recalls.into_iter()),
-        failed,
-    )
+    [precisions, recalls, failed]
+}
+
+/// The mean of the values that are not NaN, summed in order (NaN when none).
+fn mean_counted(values: &[f64]) -> f64 {
+    mean(values.iter().copied().filter(|v| !v.is_nan()))
 }
 
 fn aggregate(
@@ -669,21 +689,37 @@ fn aggregate(
         MetricSpec::Map { ties } => {
             let ap = stats.iter().filter_map(|s| s.ranked(*ties).ap);
             out.scalars.push((names[0].clone(), mean(ap)));
+            let per_query = stats.iter().map(|s| s.ranked(*ties).ap.unwrap_or(f64::NAN));
+            out.query_values
+                .push((names[0].clone(), QueryValues::mean(per_query)));
         }
         MetricSpec::PrecisionAtRadius { radius, empty } => {
-            let (p, r, failed) = ball_at(stats, *radius, *empty);
-            out.scalars.push((names[0].clone(), p));
-            out.scalars.push((names[1].clone(), r));
-            out.scalars.push((names[2].clone(), failed));
+            for (name, part) in names.iter().zip(ball_parts(stats, *radius, *empty)) {
+                out.scalars.push((name.clone(), mean_counted(&part)));
+                out.query_values
+                    .push((name.clone(), QueryValues::mean(part)));
+            }
         }
         MetricSpec::F1AtRadius { radius, empty } => {
-            let (p, r, _) = ball_at(stats, *radius, *empty);
+            let [precisions, recalls, _] = ball_parts(stats, *radius, *empty);
+            let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
             let f1 = if p + r > 0.0 {
                 2.0 * p * r / (p + r)
             } else {
                 0.0
             };
             out.scalars.push((names[0].clone(), f1));
+            let parts: Vec<Vec<f32>> = [precisions, recalls]
+                .into_iter()
+                .map(|v| v.into_iter().map(|x| x as f32).collect())
+                .collect();
+            out.query_values.push((
+                names[0].clone(),
+                QueryValues {
+                    combine: Combine::F1,
+                    parts,
+                },
+            ));
         }
         MetricSpec::RecallCurve { points, ties } => {
             let points = recall_grid(*points, n_db)
@@ -726,17 +762,32 @@ fn aggregate(
         MetricSpec::PrRadiusSweep => pr_sweep(stats, out),
         MetricSpec::Overlap { radius } => {
             let (mut retrieved, mut hits) = (0u64, 0u64);
+            let mut parts: Vec<Vec<f32>> =
+                (0..2).map(|_| Vec::with_capacity(stats.len())).collect();
             for s in stats {
                 let r = (*radius as usize).min(s.at_distance.len() - 1);
-                retrieved += s.at_distance[..=r]
-                    .iter()
-                    .map(|&v| u64::from(v))
-                    .sum::<u64>();
-                hits += s.relevant_at_distance[..=r]
-                    .iter()
-                    .map(|&v| u64::from(v))
-                    .sum::<u64>();
+                let (n, h) = (
+                    s.at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>(),
+                    s.relevant_at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>(),
+                );
+                retrieved += n;
+                hits += h;
+                parts[0].push(h as f32);
+                parts[1].push(n as f32);
             }
+            out.query_values.push((
+                names[0].clone(),
+                QueryValues {
+                    combine: Combine::RatioOfSums,
+                    parts,
+                },
+            ));
             let v = if retrieved > 0 {
                 hits as f64 / retrieved as f64
             } else {
@@ -770,16 +821,17 @@ fn aggregate(
                         .sum::<u64>(),
                 );
                 grown.push(n as f64);
-                if n > 0 {
-                    scores.push(hits as f64 / n as f64);
-                }
+                scores.push(if n > 0 {
+                    hits as f64 / n as f64
+                } else {
+                    f64::NAN
+                });
             }
-            out.scalars
-                .push((names[0].clone(), mean(scores.into_iter())));
-            out.scalars
-                .push((names[1].clone(), mean(grown.into_iter())));
-            out.scalars
-                .push((names[2].clone(), mean(first.into_iter())));
+            for (name, part) in names.iter().zip([scores, grown, first]) {
+                out.scalars.push((name.clone(), mean_counted(&part)));
+                out.query_values
+                    .push((name.clone(), QueryValues::mean(part)));
+            }
         }
         MetricSpec::HammingKnn { .. } => unreachable!("evaluated apart"),
         MetricSpec::KnnAccuracy { .. }

@@ -13,7 +13,8 @@ use polars::prelude::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::{aggregate, check_claims};
+use crate::claims::check_claims;
+use crate::report::aggregate;
 use crate::spec::Centre;
 use crate::spec::Plan;
 use crate::tables::{MetricRow, ResultTables};
@@ -93,21 +94,25 @@ pub fn verdicts_path(results: &Path, id: &str) -> PathBuf {
 /// A claim and its verdict, as a baseline keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredVerdict {
-    /// The claim's text.
+    /// The claim's id.
     pub claim: String,
-    /// `holds`, `fails` or `not checked`.
+    /// `holds`, `fails`, `inconclusive` or `not testable here`.
     pub verdict: String,
 }
 
 /// The verdicts of a run's claims, in spec order, on the quality metrics:
-/// timings vary between runs, so a claim on them is `not checked` here (the
-/// summary gives its verdict on that run's times).
+/// timings vary between runs, so a claim on them has no value here and is
+/// `not testable here` (the summary gives its verdict on that run's times).
 pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
-    check_claims(plan, &aggregate(&t.metrics, plan.centre), &t.curves)
+    let quality = ResultTables {
+        timings: Vec::new(),
+        ..t.clone()
+    };
+    check_claims(plan, &quality)
         .into_iter()
         .map(|v| StoredVerdict {
-            claim: v.text,
-            verdict: v.verdict.to_string(),
+            claim: v.id,
+            verdict: v.outcome.name().to_string(),
         })
         .collect()
 }

@@ -4,6 +4,7 @@
 //! Finished trials are stored one file each, so an interrupted run resumes.
 
 pub mod check;
+pub mod claims;
 pub mod methods;
 pub mod normality;
 pub mod report;
@@ -562,9 +563,7 @@ fn finish(
     dir: PathBuf,
 ) -> Result<RunOutcome> {
     tables::write_tables(&tables, &dir)?;
-    let summary = report::summary_markdown(plan, &tables, split_sizes);
-    std::fs::write(dir.join("summary.md"), &summary)
-        .with_context(|| format!("writing {}", dir.join("summary.md").display()))?;
+    let summary = write_summary(plan, &tables, split_sizes, &dir)?;
     let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
     let run = json!({
         "experiment": plan.id,
@@ -596,6 +595,19 @@ fn finish(
     })
 }
 
+/// Judges the plan's claims and writes `summary.md` and `claims.csv` into
+/// `dir`; returns the summary.
+fn write_summary(plan: &Plan, tables: &ResultTables, split: &str, dir: &Path) -> Result<String> {
+    let verdicts = claims::check_claims(plan, tables);
+    let summary = report::summary_markdown(plan, tables, split, &verdicts);
+    store::write_atomically(&dir.join("summary.md"), summary.as_bytes())?;
+    store::write_atomically(
+        &dir.join("claims.csv"),
+        claims::claims_csv(&verdicts).as_bytes(),
+    )?;
+    Ok(summary)
+}
+
 /// Redraws the summary and figures of a stored run from its tables alone.
 ///
 /// # Errors
@@ -608,10 +620,7 @@ pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
             .with_context(|| format!("reading {}", dir.join("run.json").display()))?,
     )?;
     let split = run["split"].as_str().unwrap_or("unknown");
-    std::fs::write(
-        dir.join("summary.md"),
-        report::summary_markdown(plan, &tables, split),
-    )?;
+    write_summary(plan, &tables, split, &dir)?;
     report::draw_figures(plan, &tables, &dir.join("figures"))?;
     Ok(dir)
 }

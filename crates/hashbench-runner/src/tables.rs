@@ -6,9 +6,11 @@ use std::fs::File;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use hashbench_eval::QueryValues;
 use polars::prelude::{
     Column, CsvWriter, DataFrame, DataType, ParquetReader, ParquetWriter, SerReader, SerWriter,
 };
+use serde::{Deserialize, Serialize};
 
 /// One scalar value of one trial.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +48,22 @@ pub struct CurveRow {
     pub y: f64,
 }
 
+/// The per-query values behind one trial's scalar metric (what the claims'
+/// paired resampling over queries reads).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryValueRow {
+    /// Method label.
+    pub method: String,
+    /// Code length.
+    pub bits: usize,
+    /// Trial index.
+    pub trial: usize,
+    /// Metric name.
+    pub metric: String,
+    /// The values.
+    pub values: QueryValues,
+}
+
 /// All rows of one experiment run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResultTables {
@@ -61,6 +79,8 @@ pub struct ResultTables {
     pub curves: Vec<CurveRow>,
     /// Fit and encode times (seconds), kept apart: they differ between reruns.
     pub timings: Vec<MetricRow>,
+    /// Per-query values of the metrics the claims read.
+    pub query_values: Vec<QueryValueRow>,
 }
 
 fn opt(v: f64) -> Option<f64> {
@@ -145,7 +165,11 @@ fn write_frame(df: &mut DataFrame, dir: &Path, stem: &str) -> Result<()> {
     Ok(())
 }
 
-/// Writes `metrics`, `curves` and `timings` tables (Parquet and CSV) into `dir`.
+/// The file of a run's per-query values (JSON).
+const QUERY_VALUES: &str = "query-values.json";
+
+/// Writes `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
+/// per-query values (JSON) into `dir`.
 ///
 /// # Errors
 /// I/O or encoding errors naming the file.
@@ -153,7 +177,21 @@ pub fn write_tables(t: &ResultTables, dir: &Path) -> Result<()> {
     write_frame(&mut metric_frame(t, &t.metrics)?, dir, "metrics")?;
     write_frame(&mut curve_frame(t)?, dir, "curves")?;
     write_frame(&mut metric_frame(t, &t.timings)?, dir, "timings")?;
-    Ok(())
+    crate::store::write_atomically(
+        &dir.join(QUERY_VALUES),
+        serde_json::to_string(&t.query_values)?.as_bytes(),
+    )
+}
+
+/// The per-query values stored in `dir` (none when a run predates them).
+fn read_query_values(dir: &Path) -> Result<Vec<QueryValueRow>> {
+    let path = dir.join(QUERY_VALUES);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
 fn read_parquet(path: &Path) -> Result<DataFrame> {
@@ -236,6 +274,7 @@ pub fn read_tables(dir: &Path) -> Result<ResultTables> {
             })
             .collect(),
         timings: metric_rows(&timings)?,
+        query_values: read_query_values(dir)?,
     })
 }
 
@@ -268,6 +307,13 @@ mod tests {
                 y: 0.5,
             }],
             timings: vec![row("fit-seconds", 0.1)],
+            query_values: vec![QueryValueRow {
+                method: "LSH".into(),
+                bits: 16,
+                trial: 2,
+                metric: "map".into(),
+                values: QueryValues::mean([0.5, f64::NAN]),
+            }],
         };
         let dir = tempfile::tempdir().unwrap();
         write_tables(&t, dir.path()).unwrap();
@@ -275,6 +321,7 @@ mod tests {
         assert_eq!(back.metrics[0], t.metrics[0]);
         assert!(back.metrics[1].value.is_nan());
         assert_eq!(back.curves, t.curves);
+        assert_eq!(back.query_values[0].values.value(), 0.5);
         assert_eq!(
             (back.experiment.as_str(), back.profile.as_str()),
             ("e", "local")

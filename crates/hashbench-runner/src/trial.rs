@@ -17,7 +17,7 @@ use hashbench_core::method::{FitLog, Supervision};
 use hashbench_core::seed::derive_seed;
 use hashbench_core::{Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
-use hashbench_eval::{Curve, EvalInputs, SearchInputs, evaluate};
+use hashbench_eval::{Curve, EvalInputs, QueryValues, SearchInputs, evaluate};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -28,7 +28,7 @@ use crate::Workspace;
 use crate::methods::MethodSpec;
 use crate::spec::{MethodEntry, Plan, TrialKey};
 use crate::store::{self, Fingerprinted, FitRecord, FittedCodes, fingerprint};
-use crate::tables::{CurveRow, MetricRow, ResultTables};
+use crate::tables::{CurveRow, MetricRow, QueryValueRow, ResultTables};
 
 /// A stored curve: name and (x, y) points, y null where undefined.
 type StoredCurve = (String, Vec<(f64, Option<f64>)>);
@@ -51,6 +51,9 @@ pub struct TrialRecord {
     /// Seconds of parts of the fit the method reported (its fit log).
     #[serde(default)]
     fit_log_seconds: Vec<(String, f64)>,
+    /// The per-query values of the scalars the plan's claims read.
+    #[serde(default)]
+    query_values: Vec<(String, QueryValues)>,
 }
 
 impl Fingerprinted for TrialRecord {
@@ -247,6 +250,7 @@ impl<'a> TrialContext<'a> {
             &format!("{:?}", plan.metrics),
             &format!("{:?}", plan.kernel),
             &tie_seed.to_string(),
+            &format!("query values of {:?}", plan.claim_metrics()),
         ]);
         Ok(Self {
             plan,
@@ -537,7 +541,7 @@ impl<'a> TrialContext<'a> {
             seed: derive_seed(id.seed, &["search"]),
         });
         let log = &codes.fit.log;
-        let values = evaluate(
+        let mut values = evaluate(
             &self.plan.metrics,
             &EvalInputs {
                 db: &codes.db,
@@ -555,6 +559,13 @@ impl<'a> TrialContext<'a> {
             bits: id.bits,
             trial: id.trial,
             seed: id.seed,
+            query_values: {
+                let claimed = self.plan.claim_metrics();
+                std::mem::take(&mut values.query_values)
+                    .into_iter()
+                    .filter(|(name, _)| claimed.contains(name))
+                    .collect()
+            },
             scalars: values
                 .scalars
                 .into_iter()
@@ -630,6 +641,14 @@ pub fn tables(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTabl
             t.timings
                 .extend(r.fit_log_seconds.iter().map(|(n, v)| row(n, *v)));
         }
+        t.query_values
+            .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {
+                method: r.method.clone(),
+                bits: r.bits,
+                trial: r.trial,
+                metric: metric.clone(),
+                values: values.clone(),
+            }));
         for (curve, points) in &r.curves {
             t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
                 method: r.method.clone(),

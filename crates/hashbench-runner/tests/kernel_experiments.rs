@@ -100,13 +100,14 @@ metric = "knn-accuracy"
 k = 1
 search = { eps = [0.1, 5.0] }
 [[claims]]
+id = "approaches-scan"
+quote = "hashing approaches the linear scan"
+source = "Sec. 1"
 kind = "approaches"
-text = "hashing approaches the linear scan"
 method = "KLSH"
 curve = "knn-accuracy-vs-eps"
 reference = "linear-scan-knn-accuracy-vs-eps"
-bits = 48
-within = 0.05
+bits = [48]
 [[reported]]
 method = "KLSH"
 metric = "linear-scan-knn-accuracy"
@@ -154,7 +155,13 @@ source = "a made-up paper value"
         curve_mean(&out, "searched-percent-vs-eps", 5.0)
             < curve_mean(&out, "searched-percent-vs-eps", 0.1)
     );
-    assert!(out.summary.contains("**holds**"), "{}", out.summary);
+    // one trial: the curves carry no spread, so only an exact tie could hold
+    assert!(
+        out.summary.contains("| approaches | **holds**")
+            || out.summary.contains("| approaches | **inconclusive**"),
+        "{}",
+        out.summary
+    );
     assert!(
         out.summary.contains(
             "| KLSH | linear-scan-knn-accuracy | 48 | 0.97 | 1.0000 | a made-up paper value |"

@@ -496,11 +496,17 @@ fn report(ws: &Workspace) -> Result<ExitCode> {
     let (report, md, page) = hashbench_runner::report::overview::write_report(ws)?;
     println!("== report: {} and {}", md.display(), page.display());
     for p in &report.papers {
-        let (holds, fails, unchecked) = p.counts();
+        let t = p.tally();
         println!(
-            "  {:<12} {} runs: {holds} claims hold, {fails} fail, {unchecked} not checked; {} not run",
+            "  {:<12} {} runs; statements: {} hold, {} fail ({} undiagnosed), {} inconclusive, {} not testable here; read off tables or figures: {}; {} specs not run",
             p.key,
             p.runs.len(),
+            t.text[0],
+            t.text[1],
+            t.undiagnosed,
+            t.text[2],
+            t.text[3],
+            t.read_off.map(|n| n.to_string()).join(" / "),
             p.skipped.len()
         );
     }

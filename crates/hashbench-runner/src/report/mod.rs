@@ -1,15 +1,13 @@
 //! Reports derived from the result tables only (so `hashbench figures` can
 //! redraw them without rerunning): statistics over trials (`stats`), the
-//! paper-claims check (`claims`), the Markdown summary (`summary`), the
-//! figure panels (`figures`) and the report over every paper (`overview`).
+//! Markdown summary with the claims' verdicts (`summary`), the figure panels
+//! (`figures`) and the report over every paper (`overview`).
 
-mod claims;
 mod figures;
 pub mod overview;
 mod stats;
 mod summary;
 
-pub use claims::{Verdict, check_claims};
 pub use figures::draw_figures;
 pub use stats::{Stat, aggregate};
 pub use summary::{summary_markdown, without_timings};

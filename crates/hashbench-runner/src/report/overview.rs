@@ -1,7 +1,8 @@
 //! One reproduction report over every spec, from stored runs only:
 //! `results/REPORT.md` and a static `results/index.html` (no scripts or fonts
-//! from elsewhere; it works from the file system). Per paper: a count of the
-//! claims that hold, fail or were not checked; per experiment the profile
+//! from elsewhere; it works from the file system). Per paper: the paper's
+//! statements by outcome (claims sharing an id across panel specs are one
+//! statement), those read off tables or figures apart; per experiment the profile
 //! shown, its deviation, every claim's verdict with its evidence, the
 //! paper's reported numbers beside ours, links to the run's files, its
 //! figures, and the specs not run with the reason.
@@ -12,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::claims::{Verdict, check_claims};
 use super::stats::aggregate;
+use crate::claims::{Basis, Outcome, Verdict, all_of, check_claims};
 use crate::spec::{PAPER_PROFILE, Plan, Spec};
 use crate::{Workspace, choose_profile, tables};
 
@@ -22,8 +23,9 @@ use crate::{Workspace, choose_profile, tables};
 const FALLBACK_PROFILES: [&str; 2] = [PAPER_PROFILE, "local"];
 
 /// The run folder's files the report links to, when present.
-const RUN_FILES: [&str; 5] = [
+const RUN_FILES: [&str; 6] = [
     "summary.md",
+    "claims.csv",
     "metrics.csv",
     "curves.csv",
     "timings.csv",
@@ -95,12 +97,63 @@ pub struct PaperSection {
     pub skipped: Vec<Skipped>,
 }
 
+/// A paper's statements by outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Statements of the text, per [`Outcome::ALL`].
+    pub text: [usize; 4],
+    /// Statements read off a table or figure, per [`Outcome::ALL`].
+    pub read_off: [usize; 4],
+    /// Statements that fail with no diagnosis.
+    pub undiagnosed: usize,
+}
+
+impl Tally {
+    /// "12 hold, 3 fail, 4 inconclusive, 1 not testable here".
+    fn shown(counts: &[usize; 4]) -> String {
+        let names = ["hold", "fail", "inconclusive", "not testable here"];
+        counts
+            .iter()
+            .zip(names)
+            .map(|(n, name)| format!("{n} {name}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The sentence a paper's section opens with.
+    pub fn sentence(&self, runs: usize) -> String {
+        format!(
+            "Statements of the text: {}. Read off tables or figures: {}. Undiagnosed fails: {}. Over {runs} runs.",
+            Self::shown(&self.text),
+            Self::shown(&self.read_off),
+            self.undiagnosed
+        )
+    }
+}
+
 impl PaperSection {
-    /// Claims that hold, fail and were not checked.
-    pub fn counts(&self) -> (usize, usize, usize) {
-        let all = self.runs.iter().flat_map(|r| &r.verdicts);
-        let count = |v: &str| all.clone().filter(|x| x.verdict == v).count();
-        (count("holds"), count("fails"), count("not checked"))
+    /// The paper's statements by outcome: the verdicts sharing a claim id
+    /// (the panels of one statement) combine, failing if any panel fails.
+    pub fn tally(&self) -> Tally {
+        let mut statements: BTreeMap<&str, (Basis, Vec<Outcome>, bool)> = BTreeMap::new();
+        for v in self.runs.iter().flat_map(|r| &r.verdicts) {
+            let e = statements
+                .entry(v.id.as_str())
+                .or_insert((v.basis, Vec::new(), false));
+            e.1.push(v.outcome);
+            e.2 |= v.outcome == Outcome::Fails && v.diagnosis.is_none();
+        }
+        let mut t = Tally::default();
+        for (basis, outcomes, undiagnosed) in statements.into_values() {
+            let o = all_of(&outcomes);
+            let slot = Outcome::ALL.iter().position(|x| *x == o).unwrap_or(0);
+            match basis {
+                Basis::Text => t.text[slot] += 1,
+                Basis::Table | Basis::Figure => t.read_off[slot] += 1,
+            }
+            t.undiagnosed += usize::from(o == Outcome::Fails && undiagnosed);
+        }
+        t
     }
 }
 
@@ -153,7 +206,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
     let t = tables::read_tables(&dir)?;
     let mut stats = aggregate(&t.metrics, plan.centre);
     stats.extend(aggregate(&t.timings, plan.centre));
-    let verdicts = check_claims(plan, &stats, &t.curves);
+    let verdicts = check_claims(plan, &t);
     let stale = std::fs::read_to_string(dir.join("run.json"))
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
@@ -308,27 +361,29 @@ pub fn markdown(report: &Report) -> String {
     s.push_str(
         "Claims checked on the stored runs (`hashbench report`; `just run-all` ends with it).\n\n",
     );
+    let _ = writeln!(s, "{}\n", crate::claims::RULE);
     s.push_str(
-        "| paper | runs | holds | fails | not checked | not run |\n|---|---|---|---|---|---|\n",
+        "Statements of the text (claims sharing an id across panels count once), then those read off a table or figure.\n\n| paper | runs | holds | fails | inconclusive | not testable here | read off: holds / fails / inconclusive / not testable | undiagnosed fails | not run |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for p in &report.papers {
-        let (h, f, n) = p.counts();
+        let t = p.tally();
         let _ = writeln!(
             s,
-            "| {} | {} | {h} | {f} | {n} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.key,
             p.runs.len(),
+            t.text[0],
+            t.text[1],
+            t.text[2],
+            t.text[3],
+            t.read_off.map(|n| n.to_string()).join(" / "),
+            t.undiagnosed,
             p.skipped.len()
         );
     }
     for p in &report.papers {
-        let (h, f, n) = p.counts();
         let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
-        let _ = writeln!(
-            s,
-            "{h} claims hold, {f} fail, {n} not checked, over {} runs.",
-            p.runs.len()
-        );
+        let _ = writeln!(s, "{}", p.tally().sentence(p.runs.len()));
         for r in &p.runs {
             let _ = writeln!(s, "\n### {} [{}]: {}\n", r.id, r.profile, r.title);
             if r.stale {
@@ -343,14 +398,19 @@ pub fn markdown(report: &Report) -> String {
             let links: Vec<String> = r.files.iter().map(|f| format!("[{f}]({f})")).collect();
             let _ = writeln!(s, "Files: {}\n", links.join(", "));
             if !r.verdicts.is_empty() {
-                s.push_str("| claim | verdict | evidence |\n|---|---|---|\n");
+                s.push_str("| claim | paper | basis | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|\n");
                 for v in &r.verdicts {
                     let _ = writeln!(
                         s,
-                        "| {} | **{}** | {} |",
-                        cell(&v.text),
-                        v.verdict,
-                        cell(&v.evidence)
+                        "| `{}` {} | \"{}\" ({}) | {} | **{}** | {} | {} |",
+                        v.id,
+                        v.scope,
+                        cell(&v.quote),
+                        cell(&v.source),
+                        v.basis.name(),
+                        v.shown_outcome(),
+                        cell(&v.evidence),
+                        cell(v.diagnosis.as_deref().unwrap_or(""))
                     );
                 }
                 s.push('\n');
@@ -429,30 +489,36 @@ if (location.hash === "#check") {
 /// results folder).
 pub fn html(report: &Report) -> String {
     let mut s = String::from(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>hashbench reproduction report</title>\n<style>\nbody{font-family:sans-serif;max-width:72rem;margin:auto;padding:1rem;line-height:1.4}\ntable{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #bbb;padding:.2rem .5rem;vertical-align:top;text-align:left}\n.holds{color:#176117;font-weight:bold}.fails{color:#a11;font-weight:bold}.not-checked{color:#666;font-weight:bold}\nfigure{display:inline-block;margin:.5rem}figure img{max-width:34rem}\n</style>\n</head>\n<body>\n<h1>hashbench reproduction report</h1>\n",
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>hashbench reproduction report</title>\n<style>\nbody{font-family:sans-serif;max-width:72rem;margin:auto;padding:1rem;line-height:1.4}\ntable{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #bbb;padding:.2rem .5rem;vertical-align:top;text-align:left}\n.holds{color:#176117;font-weight:bold}.fails{color:#a11;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}.not-testable-here{color:#666;font-weight:bold}\nfigure{display:inline-block;margin:.5rem}figure img{max-width:34rem}\n</style>\n</head>\n<body>\n<h1>hashbench reproduction report</h1>\n",
     );
     s.push_str("<p>Claims checked on the stored runs (<code>hashbench report</code>; <code>just run-all</code> ends with it).</p>\n");
-    s.push_str("<table id=\"totals\">\n<tr><th>paper</th><th>runs</th><th>holds</th><th>fails</th><th>not checked</th><th>not run</th></tr>\n");
+    let _ = writeln!(s, "<p class=\"rule\">{}</p>", esc(crate::claims::RULE));
+    s.push_str("<table id=\"totals\">\n<tr><th>paper</th><th>runs</th><th>holds</th><th>fails</th><th>inconclusive</th><th>not testable here</th><th>read off tables or figures: holds / fails / inconclusive / not testable</th><th>undiagnosed fails</th><th>not run</th></tr>\n");
     for p in &report.papers {
-        let (h, f, n) = p.counts();
+        let t = p.tally();
         let _ = writeln!(
             s,
-            "<tr><td><a href=\"#paper-{k}\">{k}</a></td><td>{}</td><td>{h}</td><td>{f}</td><td>{n}</td><td>{}</td></tr>",
+            "<tr><td><a href=\"#paper-{k}\">{k}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             p.runs.len(),
+            t.text[0],
+            t.text[1],
+            t.text[2],
+            t.text[3],
+            t.read_off.map(|n| n.to_string()).join(" / "),
+            t.undiagnosed,
             p.skipped.len(),
             k = esc(&p.key)
         );
     }
     s.push_str("</table>\n");
     for p in &report.papers {
-        let (h, f, n) = p.counts();
         let _ = writeln!(
             s,
-            "<section id=\"paper-{}\">\n<h2>{}: {}</h2>\n<p class=\"counts\">{h} claims hold, {f} fail, {n} not checked, over {} runs.</p>",
+            "<section id=\"paper-{}\">\n<h2>{}: {}</h2>\n<p class=\"counts\">{}</p>",
             esc(&p.key),
             esc(&p.key),
             esc(&p.citation),
-            p.runs.len()
+            esc(&p.tally().sentence(p.runs.len()))
         );
         for r in &p.runs {
             let _ = writeln!(
@@ -481,15 +547,20 @@ pub fn html(report: &Report) -> String {
                 .collect();
             let _ = writeln!(s, "<p class=\"files\">Files: {}</p>", links.join(", "));
             if !r.verdicts.is_empty() {
-                s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>verdict</th><th>evidence</th></tr>\n");
+                s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>paper</th><th>basis</th><th>verdict</th><th>evidence</th><th>diagnosis</th></tr>\n");
                 for v in &r.verdicts {
                     let _ = writeln!(
                         s,
-                        "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
-                        esc(&v.text),
-                        v.verdict.replace(' ', "-"),
-                        v.verdict,
-                        esc(&v.evidence)
+                        "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
+                        esc(&v.id),
+                        esc(&v.scope),
+                        esc(&v.quote),
+                        esc(&v.source),
+                        v.basis.name(),
+                        v.outcome.name().replace(' ', "-"),
+                        esc(&v.shown_outcome()),
+                        esc(&v.evidence),
+                        esc(v.diagnosis.as_deref().unwrap_or(""))
                     );
                 }
                 s.push_str("</table>\n");

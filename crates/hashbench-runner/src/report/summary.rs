@@ -4,9 +4,9 @@ use std::fmt::Write as _;
 
 use hashbench_eval::TiePolicy;
 
-use super::claims::check_claims;
 use super::row_labels;
 use super::stats::{aggregate, curve_means};
+use crate::claims::{Verdict, summary_section};
 use crate::spec::Plan;
 use crate::tables::ResultTables;
 
@@ -41,7 +41,12 @@ fn machine() -> String {
 
 /// The Markdown summary: protocol, deviation, mean ± std tables per metric,
 /// timings, and the paper-claims section.
-pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> String {
+pub fn summary_markdown(
+    plan: &Plan,
+    t: &ResultTables,
+    split_sizes: &str,
+    verdicts: &[Verdict],
+) -> String {
     let stats = aggregate(&t.metrics, plan.centre);
     let timing = aggregate(&t.timings, plan.centre);
     let mut s = String::new();
@@ -189,13 +194,8 @@ pub fn summary_markdown(plan: &Plan, t: &ResultTables, split_sizes: &str) -> Str
             );
         }
     }
-    let verdicts = check_claims(plan, &all, &t.curves);
     if !verdicts.is_empty() {
-        let _ = writeln!(s, "\n## Paper claims, checked on these numbers\n");
-        let _ = writeln!(s, "| claim | verdict | evidence |\n|---|---|---|");
-        for v in verdicts {
-            let _ = writeln!(s, "| {} | **{}** | {} |", v.text, v.verdict, v.evidence);
-        }
+        s.push_str(&summary_section(verdicts));
     }
     s
 }

@@ -18,12 +18,11 @@ use toml::Spanned;
 
 use crate::normality::NormalitySpec;
 
-mod claims;
 mod grid;
 mod plan;
 mod validate;
 
-pub use claims::ClaimSpec;
+pub use crate::claims::ClaimSpec;
 pub use plan::{MethodEntry, Plan, TrialKey};
 
 /// The profile that states the paper's own protocol.
@@ -549,9 +548,11 @@ title = "A"
 metric = "map"
 
 [[claims]]
-kind = "best"
-text = "LSH is best"
-method = "LSH"
+id = "lsh-best"
+quote = "LSH is best"
+source = "Sec. 1"
+kind = "beats"
+methods = ["LSH"]
 metric = "map"
 
 [profiles.ci]
@@ -703,7 +704,7 @@ trials = 1
         assert_eq!(before, after);
         let labelled = GOOD
             .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
-            .replace("method = \"LSH\"", "method = \"L\"");
+            .replace("methods = [\"LSH\"]", "methods = [\"L\"]");
         let stated = parse(&labelled).unwrap().plan("paper").unwrap();
         assert_eq!(
             stated.trials()[0].seed,
@@ -725,7 +726,7 @@ trials = 1
         let e = plan_err(&bad_method, "paper");
         assert!(e.contains("spec.toml:12") && e.contains("radius"), "{e}");
 
-        let bad_claim = GOOD.replace("method = \"LSH\"", "method = \"LHS\"");
+        let bad_claim = GOOD.replace("methods = [\"LSH\"]", "methods = [\"LHS\"]");
         let e = plan_err(&bad_claim, "paper");
         assert!(e.contains("LHS") && e.contains("spec.toml:"), "{e}");
 
@@ -791,8 +792,8 @@ trials = 1
         );
         // a claim at code lengths the profile lacks
         let claim_bits = GOOD.replace(
-            "method = \"LSH\"\nmetric = \"map\"",
-            "method = \"LSH\"\nmetric = \"map\"\nbits = [16]",
+            "kind = \"beats\"\nmethods = [\"LSH\"]\nmetric = \"map\"",
+            "kind = \"rises\"\nmethods = [\"LSH\"]\nmetric = \"map\"\nfrom = 8\nto = 16",
         );
         let e = plan_err(&claim_bits, "ci");
         assert!(e.contains("claim reads 16 bits, which profile `ci`"), "{e}");

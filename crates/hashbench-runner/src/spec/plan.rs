@@ -243,6 +243,25 @@ impl Plan {
             .collect()
     }
 
+    /// The scalar metrics the claims read (their per-query values are kept).
+    pub fn claim_metrics(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .claims
+            .iter()
+            .flat_map(|c| c.kind.metrics())
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Whether scalar `metric` is a fraction (at most 1: MAP, precision,
+    /// recall, F1 and the like).
+    pub fn is_fraction(&self, metric: &str) -> bool {
+        self.metrics.iter().any(|m| m.is_fraction(metric))
+    }
+
     /// Method (or normality series) labels in spec order.
     pub fn labels(&self) -> Vec<String> {
         match &self.normality {

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
-use super::{ClaimSpec, Spec, join};
+use super::{Spec, join};
+use crate::claims::Kind;
 
 /// What a plan produces.
 pub(super) struct Names {
@@ -133,35 +134,50 @@ impl Spec {
                 );
             }
         }
+        let mut ids = BTreeSet::new();
         for c in &raw.claims {
             let at = self.at(c.span().start);
             let claim = c.get_ref();
-            let (methods, metrics) = claim.methods_and_metrics();
+            if !ids.insert(claim.id.as_str()) {
+                bail!("{at}: claim id `{}` is used twice in this spec", claim.id);
+            }
+            if claim
+                .testable
+                .as_ref()
+                .is_some_and(|p| !p.contains(&profile.to_string()))
+            {
+                // not testable on this profile: it reads nothing of it
+                continue;
+            }
+            let (methods, metrics) = claim.kind.names();
             if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
                 bail!(
-                    "{at}: claim names method `{method}`, not a label of this spec ({})",
+                    "{at}: claim `{}` names method `{method}`, not a label of this spec ({})",
+                    claim.id,
                     join(&names.labels)
                 );
             }
             if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
                 bail!(
-                    "{at}: claim names metric `{metric}`, not produced by this spec's metrics ({})",
+                    "{at}: claim `{}` names metric `{metric}`, not produced by this spec's metrics ({})",
+                    claim.id,
                     join(&names.scalars)
                 );
             }
-            for curve in claim.curves() {
+            for curve in claim.kind.curves() {
                 names.curve(&at, "claim", curve)?;
             }
-            for b in claim.code_lengths() {
+            for b in claim.kind.code_lengths() {
                 runs(&at, "claim", b)?;
             }
-            if let ClaimSpec::LevelsOff { from, to, .. } = claim {
+            if let Kind::LevelsOff(k) = &claim.kind {
+                let (from, to) = k.range();
                 if from >= to {
                     bail!(
                         "{at}: a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
                     );
                 }
-                if bits.iter().all(|b| b <= to) {
+                if bits.iter().all(|b| *b <= to) {
                     bail!(
                         "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
                     );

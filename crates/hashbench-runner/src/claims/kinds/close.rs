@@ -1,0 +1,121 @@
+//! `close`: methods about equal ("comparable", "stable across the sweep").
+
+use serde::Deserialize;
+
+use super::{Check, at, xs};
+use crate::claims::rule::{Judged, Over, Statistic, combine, judge_close};
+use crate::claims::{Evidence, Outcome};
+use crate::spec::Plan;
+
+/// Every pair of `methods` differs in `metric` by less than the measured
+/// spread, judged over the x values as `over` says.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Close {
+    methods: Vec<String>,
+    metric: String,
+    #[serde(default)]
+    over: Over,
+    bits: Option<Vec<usize>>,
+}
+
+impl Check for Close {
+    fn scope(&self) -> String {
+        format!("close ({})", self.over.name())
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (
+            self.methods.iter().map(String::as_str).collect(),
+            vec![&self.metric],
+        )
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        Vec::new()
+    }
+
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        let mut outcomes = Vec::new();
+        let mut shown = Vec::new();
+        for x in xs(plan, self.bits.as_ref()) {
+            let mut at_x = Vec::new();
+            for (i, a) in self.methods.iter().enumerate() {
+                for b in &self.methods[i + 1..] {
+                    let d = Statistic::of(format!("{}: {a} − {b}", at(plan, x)), ev, |draw| {
+                        ev.value(a, &self.metric, x, draw) - ev.value(b, &self.metric, x, draw)
+                    });
+                    let spreads = [ev.spread(a, &self.metric, x), ev.spread(b, &self.metric, x)];
+                    let (o, e) = judge_close(&d, &spreads);
+                    if o != Outcome::Holds {
+                        shown.push(format!("{e} {}", o.name()));
+                    }
+                    at_x.push(o);
+                }
+            }
+            outcomes.push(combine(&at_x, Over::Every));
+        }
+        let outcome = combine(&outcomes, self.over);
+        let n = outcomes.len();
+        let held = outcomes.iter().filter(|o| **o == Outcome::Holds).count();
+        let evidence = if shown.is_empty() {
+            format!("every pair within its margin at all {n} points")
+        } else {
+            format!(
+                "within the margin at {held} of {n} points; {}",
+                shown.join("; ")
+            )
+        };
+        Judged { outcome, evidence }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::claims::Outcome;
+    use crate::claims::kinds::fixture::Run;
+
+    const CLAIM: &str = r#"
+[[claims]]
+id = "a-like-b"
+quote = "A is comparable to B"
+source = "Sec. 1"
+kind = "close"
+methods = ["A", "B"]
+metric = "f1-r0"
+"#;
+
+    fn run(a: f64, b: f64, noise: f64) -> Run {
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .queries("A", "f1-r0", x, a, noise)
+                .queries("B", "f1-r0", x, b, noise);
+        }
+        r
+    }
+
+    #[test]
+    fn the_margin_is_the_measured_spread() {
+        // equal means, queries spread by ±0.2: within the margin
+        assert_eq!(run(0.5, 0.5, 0.2).outcome(CLAIM), Outcome::Holds);
+        // 0.3 apart with a tiny spread: a real difference
+        assert_eq!(run(0.8, 0.5, 0.01).outcome(CLAIM), Outcome::Fails);
+        // 0.1 apart, spread ±0.1 (σ of the mean about 0.02): neither shown
+        assert_eq!(run(0.55, 0.5, 0.1).outcome(CLAIM), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn trials_without_query_values_use_their_spread() {
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r.trials("A", "f1-r0", x, &[0.50, 0.52, 0.48, 0.51]).trials(
+                "B",
+                "f1-r0",
+                x,
+                &[0.49, 0.51, 0.50, 0.50],
+            );
+        }
+        assert_eq!(r.outcome(CLAIM), Outcome::Holds);
+    }
+}

@@ -1,0 +1,344 @@
+//! `best-on-curve`, `above-on-curve` and `approaches`: claims on curves.
+//! Curves carry no per-query values: their spread is the trials'.
+
+use serde::Deserialize;
+
+use super::Check;
+use crate::claims::evidence::{Draw, std_dev};
+use crate::claims::rule::{Judged, Over, Statistic, all_of, judge, judge_close};
+use crate::claims::{Evidence, Outcome};
+use crate::spec::Plan;
+
+fn one() -> f64 {
+    1.0
+}
+
+/// `curve`'s y at `x`, linear between its points (at an x held twice, the
+/// larger y); `None` outside its x range.
+fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
+    let mut pts: Vec<(f64, f64)> = curve
+        .iter()
+        .copied()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    pts.dedup_by(|later, kept| later.0 == kept.0);
+    let right = pts.partition_point(|p| p.0 < x);
+    let (x1, y1) = *pts.get(right)?;
+    if x1 == x {
+        return Some(y1);
+    }
+    let (x0, y0) = *pts.get(right.checked_sub(1)?)?;
+    Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
+}
+
+/// Judges `method` at or above `factor` × each rival on `curve` at each of
+/// `bits`: one statistic per point of its observed curve inside the rival's
+/// x range (points outside it are neither wins nor losses).
+fn above_rivals(
+    ev: &Evidence<'_>,
+    method: &str,
+    rivals: &[String],
+    curve: &str,
+    bits: &[usize],
+    factor: f64,
+    over: Over,
+) -> Judged {
+    let mut outcomes = Vec::new();
+    let mut shown = Vec::new();
+    for &b in bits {
+        let mine = ev.curve(method, curve, b, Draw::Observed);
+        for r in rivals {
+            let theirs = ev.curve(r, curve, b, Draw::Observed);
+            let xs: Vec<f64> = mine
+                .iter()
+                .map(|p| p.0)
+                .filter(|&x| interpolate(&theirs, x).is_some())
+                .collect();
+            if xs.is_empty() {
+                outcomes.push(Outcome::NotTestable);
+                shown.push(format!("{b} bits vs {r}: no point of equal x"));
+                continue;
+            }
+            let points: Vec<Statistic> = xs
+                .iter()
+                .map(|&x| {
+                    Statistic::of(format!("x {x:.4}"), ev, |d| {
+                        let at =
+                            |m: &str| interpolate(&ev.curve(m, curve, b, d), x).unwrap_or(f64::NAN);
+                        at(method) - factor * at(r)
+                    })
+                })
+                .collect();
+            let j = judge(&points, over);
+            let held = points
+                .iter()
+                .filter(|p| {
+                    p.support(crate::claims::rule::ALPHA) == crate::claims::rule::Support::Claim
+                })
+                .count();
+            outcomes.push(j.outcome);
+            shown.push(format!(
+                "{b} bits vs {r}: {} (above {}{r} at {held} of {} points; outside its range: {})",
+                j.outcome.name(),
+                if factor == 1.0 {
+                    String::new()
+                } else {
+                    format!("{factor}× ")
+                },
+                points.len(),
+                mine.len() - xs.len()
+            ));
+        }
+    }
+    Judged {
+        outcome: all_of(&outcomes),
+        evidence: shown.join(" · "),
+    }
+}
+
+/// On `curve` at each of `bits`, `method` is above every rival (default:
+/// every other method of the paper) at the curve's points, judged as `over`
+/// says ("best at almost all M": `most`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BestOnCurve {
+    method: String,
+    rivals: Option<Vec<String>>,
+    curve: String,
+    bits: Vec<usize>,
+    #[serde(default)]
+    over: Over,
+}
+
+impl Check for BestOnCurve {
+    fn scope(&self) -> String {
+        format!("best-on-curve ({})", self.over.name())
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        let mut m = vec![self.method.as_str()];
+        m.extend(self.rivals.iter().flatten().map(String::as_str));
+        (m, Vec::new())
+    }
+
+    fn curves(&self) -> Vec<&str> {
+        vec![&self.curve]
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        self.bits.clone()
+    }
+
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        let rivals = self
+            .rivals
+            .clone()
+            .unwrap_or_else(|| plan.rivals(&self.method));
+        above_rivals(
+            ev,
+            &self.method,
+            &rivals,
+            &self.curve,
+            &self.bits,
+            1.0,
+            self.over,
+        )
+    }
+}
+
+/// On `curve` at each of `bits`, `method` is at least `factor` times each
+/// rival interpolated at equal x ("precision several times SH's at equal recall").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AboveOnCurve {
+    method: String,
+    rivals: Vec<String>,
+    curve: String,
+    bits: Vec<usize>,
+    #[serde(default = "one")]
+    factor: f64,
+    #[serde(default)]
+    over: Over,
+}
+
+impl Check for AboveOnCurve {
+    fn scope(&self) -> String {
+        format!("above-on-curve ({})", self.over.name())
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        let mut m = vec![self.method.as_str()];
+        m.extend(self.rivals.iter().map(String::as_str));
+        (m, Vec::new())
+    }
+
+    fn curves(&self) -> Vec<&str> {
+        vec![&self.curve]
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        self.bits.clone()
+    }
+
+    fn check(&self, _plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        above_rivals(
+            ev,
+            &self.method,
+            &self.rivals,
+            &self.curve,
+            &self.bits,
+            self.factor,
+            self.over,
+        )
+    }
+}
+
+/// On `curve` at each of `bits`, `method`'s gap to its own `reference` curve
+/// is within the measured spread at the smallest x and smaller there than at
+/// the largest ("approaches the linear scan as ε falls").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Approaches {
+    method: String,
+    curve: String,
+    reference: String,
+    bits: Vec<usize>,
+}
+
+impl Check for Approaches {
+    fn scope(&self) -> String {
+        "approaches".into()
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (vec![&self.method], Vec::new())
+    }
+
+    fn curves(&self) -> Vec<&str> {
+        vec![&self.curve, &self.reference]
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        self.bits.clone()
+    }
+
+    fn check(&self, _plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        let mut outcomes = Vec::new();
+        let mut shown = Vec::new();
+        for &b in &self.bits {
+            let mine = ev.curve(&self.method, &self.curve, b, Draw::Observed);
+            let (Some(first), Some(last)) = (mine.first().map(|p| p.0), mine.last().map(|p| p.0))
+            else {
+                outcomes.push(Outcome::NotTestable);
+                shown.push(format!("{b} bits: no `{}` curve", self.curve));
+                continue;
+            };
+            let y = |c: &str, x: f64, d| {
+                interpolate(&ev.curve(&self.method, c, b, d), x).unwrap_or(f64::NAN)
+            };
+            let gap = |x: f64, d| y(&self.curve, x, d) - y(&self.reference, x, d);
+            let near = Statistic::of(format!("{b} bits: gap at x {first}"), ev, |d| gap(first, d));
+            let spreads = [&self.curve, &self.reference].map(|c| {
+                let reps: Vec<f64> = (0..ev.replicates())
+                    .map(|r| y(c, first, Draw::Replicate(r)))
+                    .collect();
+                std_dev(&reps)
+            });
+            let (close, e) = judge_close(&near, &spreads);
+            let narrows = Statistic::of(
+                format!("|gap at x {last}| − |gap at x {first}|"),
+                ev,
+                |d| gap(last, d).abs() - gap(first, d).abs(),
+            );
+            let n = judge(&[narrows], Over::Every);
+            outcomes.push(all_of(&[close, n.outcome]));
+            shown.push(format!(
+                "{e} {}; {} {}",
+                close.name(),
+                n.evidence,
+                n.outcome.name()
+            ));
+        }
+        Judged {
+            outcome: all_of(&outcomes),
+            evidence: shown.join(" · "),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::interpolate;
+    use crate::claims::Outcome;
+    use crate::claims::kinds::fixture::Run;
+
+    #[test]
+    fn interpolation_stays_inside_the_range_and_takes_the_larger_y() {
+        let c = [(0.0, 1.0), (2.0, 3.0), (2.0, 2.0)];
+        assert_eq!(interpolate(&c, 1.0), Some(2.0));
+        assert_eq!(interpolate(&c, 2.0), Some(3.0));
+        assert_eq!(interpolate(&c, 3.0), None);
+        assert_eq!(interpolate(&c, -0.5), None);
+    }
+
+    const BEST: &str = "[[claims]]\nid = \"b\"\nquote = \"q\"\nsource = \"s\"\nkind = \"best-on-curve\"\nmethod = \"A\"\nrivals = [\"B\"]\ncurve = \"pr-macro\"\nbits = [16]\n";
+
+    fn curves(a: &[&[(f64, f64)]], b: &[&[(f64, f64)]]) -> Run {
+        Run::default()
+            .curve("A", "pr-macro", 16, a)
+            .curve("B", "pr-macro", 16, b)
+    }
+
+    #[test]
+    fn best_on_curve_holds_fails_and_is_inconclusive_over_trials() {
+        let up: &[(f64, f64)] = &[(0.1, 0.9), (0.5, 0.7), (0.9, 0.5)];
+        let up2: &[(f64, f64)] = &[(0.1, 0.88), (0.5, 0.72), (0.9, 0.49)];
+        let down: &[(f64, f64)] = &[(0.1, 0.5), (0.5, 0.4), (0.9, 0.2)];
+        let down2: &[(f64, f64)] = &[(0.1, 0.52), (0.5, 0.41), (0.9, 0.22)];
+        assert_eq!(
+            curves(&[up, up2], &[down, down2]).outcome(BEST),
+            Outcome::Holds
+        );
+        assert_eq!(
+            curves(&[down, down2], &[up, up2]).outcome(BEST),
+            Outcome::Fails
+        );
+        // one trial each way: the trials' spread covers both
+        assert_eq!(
+            curves(&[up, down], &[down2, up2]).outcome(BEST),
+            Outcome::Inconclusive
+        );
+        // equal curves are a tie
+        assert_eq!(curves(&[up], &[up]).outcome(BEST), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn a_rival_without_points_in_range_is_no_win() {
+        let mine: &[(f64, f64)] = &[(0.1, 0.9), (0.2, 0.8)];
+        let theirs: &[(f64, f64)] = &[(0.5, 0.1), (0.9, 0.05)];
+        assert_eq!(
+            curves(&[mine], &[theirs]).outcome(BEST),
+            Outcome::NotTestable
+        );
+    }
+
+    #[test]
+    fn above_on_curve_applies_its_factor_at_equal_x() {
+        let claim = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"above-on-curve\"\nmethod = \"A\"\nrivals = [\"B\"]\ncurve = \"pr-macro\"\nbits = [16]\nfactor = 2.0\n";
+        let mine: &[(f64, f64)] = &[(0.2, 0.8), (0.6, 0.6)];
+        let mine2: &[(f64, f64)] = &[(0.2, 0.82), (0.6, 0.61)];
+        let theirs: &[(f64, f64)] = &[(0.0, 0.3), (1.0, 0.1)];
+        let theirs2: &[(f64, f64)] = &[(0.0, 0.31), (1.0, 0.11)];
+        assert_eq!(
+            curves(&[mine, mine2], &[theirs, theirs2]).outcome(claim),
+            Outcome::Holds
+        );
+        let high: &[(f64, f64)] = &[(0.0, 0.5), (1.0, 0.4)];
+        let high2: &[(f64, f64)] = &[(0.0, 0.52), (1.0, 0.41)];
+        assert_eq!(
+            curves(&[mine, mine2], &[high, high2]).outcome(claim),
+            Outcome::Fails
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! `advantage-falls` and `falls-slower`: one method's change along the x axis
+//! against a reference's.
+
+use serde::Deserialize;
+
+use super::{Check, at};
+use crate::claims::Evidence;
+use crate::claims::rule::{Judged, Over, Statistic, judge};
+use crate::spec::Plan;
+
+/// `method`'s lead over `reference` in `metric` is larger at `from` than at
+/// `to` ("most at short codes").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdvantageFalls {
+    method: String,
+    reference: String,
+    metric: String,
+    from: usize,
+    to: usize,
+}
+
+impl Check for AdvantageFalls {
+    fn scope(&self) -> String {
+        "advantage-falls".into()
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (vec![&self.method, &self.reference], vec![&self.metric])
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        vec![self.from, self.to]
+    }
+
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        let lead = |x: usize, d| {
+            ev.value(&self.method, &self.metric, x, d)
+                - ev.value(&self.reference, &self.metric, x, d)
+        };
+        let label = format!(
+            "lead over {} at {} − at {}",
+            self.reference,
+            at(plan, self.from),
+            at(plan, self.to)
+        );
+        let s = Statistic::of(label, ev, |d| lead(self.from, d) - lead(self.to, d));
+        judge(&[s], Over::Every)
+    }
+}
+
+/// `metric` of `method` keeps a larger share of its `from` value at `to`
+/// than `reference`'s does ("falls more slowly").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FallsSlower {
+    method: String,
+    reference: String,
+    metric: String,
+    from: usize,
+    to: usize,
+}
+
+impl Check for FallsSlower {
+    fn scope(&self) -> String {
+        "falls-slower".into()
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (vec![&self.method, &self.reference], vec![&self.metric])
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        vec![self.from, self.to]
+    }
+
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        let kept = |m: &str, d| {
+            ev.value(m, &self.metric, self.to, d) / ev.value(m, &self.metric, self.from, d)
+        };
+        let label = format!(
+            "share kept {} → {}: {} − {}",
+            at(plan, self.from),
+            at(plan, self.to),
+            self.method,
+            self.reference
+        );
+        let s = Statistic::of(label, ev, |d| {
+            kept(&self.method, d) - kept(&self.reference, d)
+        });
+        judge(&[s], Over::Every)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::claims::Outcome;
+    use crate::claims::kinds::fixture::Run;
+
+    fn run(a: [f64; 3], b: [f64; 3], noise: f64) -> Run {
+        let mut r = Run::default();
+        for (i, x) in [8, 16, 32].into_iter().enumerate() {
+            r = r
+                .queries("A", "f1-r0", x, a[i], noise)
+                .queries("B", "f1-r0", x, b[i], noise);
+        }
+        r
+    }
+
+    fn claim(kind: &str) -> String {
+        format!(
+            "[[claims]]\nid = \"c\"\nquote = \"q\"\nsource = \"s\"\nkind = \"{kind}\"\nmethod = \"A\"\nreference = \"B\"\nmetric = \"f1-r0\"\nfrom = 8\nto = 32\n"
+        )
+    }
+
+    #[test]
+    fn advantage_falls_compares_the_leads() {
+        let c = claim("advantage-falls");
+        assert_eq!(
+            run([0.6, 0.6, 0.6], [0.2, 0.4, 0.5], 0.02).outcome(&c),
+            Outcome::Holds
+        );
+        assert_eq!(
+            run([0.6, 0.6, 0.9], [0.2, 0.4, 0.3], 0.02).outcome(&c),
+            Outcome::Fails
+        );
+        assert_eq!(
+            run([0.6, 0.6, 0.6], [0.2, 0.4, 0.2], 0.0).outcome(&c),
+            Outcome::Inconclusive
+        );
+    }
+
+    #[test]
+    fn falls_slower_compares_the_shares_kept() {
+        let c = claim("falls-slower");
+        // A keeps 80%, B 25%
+        assert_eq!(
+            run([0.5, 0.45, 0.4], [0.8, 0.5, 0.2], 0.02).outcome(&c),
+            Outcome::Holds
+        );
+        assert_eq!(
+            run([0.8, 0.5, 0.2], [0.5, 0.45, 0.4], 0.02).outcome(&c),
+            Outcome::Fails
+        );
+        assert_eq!(
+            run([0.5, 0.45, 0.4], [0.5, 0.45, 0.4], 0.2).outcome(&c),
+            Outcome::Inconclusive
+        );
+    }
+}

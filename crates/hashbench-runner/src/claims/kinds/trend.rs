@@ -1,0 +1,192 @@
+//! `rises`, `falls` and `levels-off`: a value along the x axis.
+
+use serde::Deserialize;
+
+use super::{Check, at};
+use crate::claims::rule::{ALPHA, Judged, Over, Statistic, all_of, from_support, judge};
+use crate::claims::{Evidence, Outcome};
+use crate::spec::Plan;
+
+/// `metric` of each of `methods` is higher (`rises`) or lower (`falls`) at
+/// `to` than at `from`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trend {
+    methods: Vec<String>,
+    metric: String,
+    from: usize,
+    to: usize,
+}
+
+impl Trend {
+    /// Judged with `sign` +1 for a rise, −1 for a fall.
+    pub fn check_direction(&self, plan: &Plan, ev: &Evidence<'_>, sign: f64) -> Judged {
+        let mut outcomes = Vec::new();
+        let mut shown = Vec::new();
+        for m in &self.methods {
+            let (later, earlier) = (at(plan, self.to), at(plan, self.from));
+            let label = if sign > 0.0 {
+                format!("{m}: {later} − {earlier}")
+            } else {
+                format!("{m}: {earlier} − {later}")
+            };
+            let change = Statistic::of(label, ev, |d| {
+                sign * (ev.value(m, &self.metric, self.to, d)
+                    - ev.value(m, &self.metric, self.from, d))
+            });
+            let j = judge(&[change], Over::Every);
+            outcomes.push(j.outcome);
+            shown.push(format!("{} ({})", j.evidence, j.outcome.name()));
+        }
+        Judged {
+            outcome: all_of(&outcomes),
+            evidence: shown.join("; "),
+        }
+    }
+}
+
+impl Check for Trend {
+    fn scope(&self) -> String {
+        "rises".into()
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (
+            self.methods.iter().map(String::as_str).collect(),
+            vec![&self.metric],
+        )
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        vec![self.from, self.to]
+    }
+
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        self.check_direction(plan, ev, 1.0)
+    }
+}
+
+/// `metric` of `method` rises from `from` to `to`, then changes by less,
+/// either way, from `to` to the run's last x ("rises fast, then marginally").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelsOff {
+    method: String,
+    metric: String,
+    from: usize,
+    to: usize,
+}
+
+impl LevelsOff {
+    /// The rise's start and end.
+    pub fn range(&self) -> (usize, usize) {
+        (self.from, self.to)
+    }
+}
+
+impl Check for LevelsOff {
+    fn scope(&self) -> String {
+        "levels-off".into()
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (vec![&self.method], vec![&self.metric])
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        vec![self.from, self.to]
+    }
+
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        let end = plan.bits.iter().copied().max().unwrap_or(self.to);
+        let v = |x: usize, d| ev.value(&self.method, &self.metric, x, d);
+        let rise = Statistic::of(
+            format!("rise {} → {}", at(plan, self.from), at(plan, self.to)),
+            ev,
+            |d| v(self.to, d) - v(self.from, d),
+        );
+        let slower = Statistic::of(
+            format!("rise − |change {} → {}|", at(plan, self.to), at(plan, end)),
+            ev,
+            |d| (v(self.to, d) - v(self.from, d)) - (v(end, d) - v(self.to, d)).abs(),
+        );
+        let outcome = match (rise.support(ALPHA), slower.support(ALPHA)) {
+            _ if rise.missing() || slower.missing() => Outcome::NotTestable,
+            (r, s) => all_of(&[from_support(r), from_support(s)]),
+        };
+        Judged {
+            outcome,
+            evidence: format!("{}; {}", rise.shown(), slower.shown()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::claims::Outcome;
+    use crate::claims::kinds::fixture::Run;
+
+    fn claim(kind: &str) -> String {
+        format!(
+            "[[claims]]\nid = \"c\"\nquote = \"q\"\nsource = \"s\"\nkind = \"{kind}\"\nmethods = [\"A\", \"B\"]\nmetric = \"f1-r0\"\nfrom = 8\nto = 32\n"
+        )
+    }
+
+    fn run(a: [f64; 3], noise: f64) -> Run {
+        let mut r = Run::default();
+        for (i, x) in [8, 16, 32].into_iter().enumerate() {
+            r = r.queries("A", "f1-r0", x, a[i], noise).queries(
+                "B",
+                "f1-r0",
+                x,
+                0.2 + 0.1 * i as f64,
+                0.02,
+            );
+        }
+        r
+    }
+
+    #[test]
+    fn rises_and_falls_judge_every_method_against_the_spread() {
+        assert_eq!(
+            run([0.3, 0.4, 0.6], 0.02).outcome(&claim("rises")),
+            Outcome::Holds
+        );
+        assert_eq!(
+            run([0.6, 0.4, 0.3], 0.02).outcome(&claim("rises")),
+            Outcome::Fails
+        );
+        assert_eq!(
+            run([0.3, 0.4, 0.31], 0.3).outcome(&claim("rises")),
+            Outcome::Inconclusive
+        );
+        // B rises, so "both fall" fails even if A falls
+        assert_eq!(
+            run([0.6, 0.4, 0.3], 0.02).outcome(&claim("falls")),
+            Outcome::Fails
+        );
+        // a flat line with no spread is a tie, not a rise
+        assert_eq!(
+            run([0.3, 0.3, 0.3], 0.0).outcome(&claim("rises")),
+            Outcome::Inconclusive
+        );
+    }
+
+    fn levels(a: [f64; 3], noise: f64) -> Outcome {
+        let claim = "[[claims]]\nid = \"c\"\nquote = \"q\"\nsource = \"s\"\nkind = \"levels-off\"\nmethod = \"A\"\nmetric = \"f1-r0\"\nfrom = 8\nto = 16\n";
+        let mut r = Run::default();
+        for (i, x) in [8, 16, 32].into_iter().enumerate() {
+            r = r.queries("A", "f1-r0", x, a[i], noise);
+        }
+        r.outcome(claim)
+    }
+
+    #[test]
+    fn levels_off_needs_a_rise_then_a_smaller_change() {
+        assert_eq!(levels([0.1, 0.5, 0.52], 0.02), Outcome::Holds);
+        assert_eq!(levels([0.1, 0.2, 0.6], 0.02), Outcome::Fails);
+        // a collapse after the rise is no marginal change
+        assert_eq!(levels([0.1, 0.5, 0.0], 0.02), Outcome::Fails);
+        assert_eq!(levels([0.1, 0.15, 0.16], 0.3), Outcome::Inconclusive);
+    }
+}

@@ -1,0 +1,387 @@
+//! The paper's statements as a spec writes them (`[[claims]]`), and their
+//! verdicts on a run: each kind is a type with its keys, its check and its
+//! tests (`kinds`); the one judging rule is in `rule`, the numbers it reads in
+//! `evidence`. `docs/claims.md` is the reader's guide.
+
+mod evidence;
+mod kinds;
+mod rule;
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+pub use evidence::Evidence;
+pub use kinds::Kind;
+pub use rule::{Over, RULE, all_of};
+
+use crate::spec::Plan;
+use crate::tables::ResultTables;
+
+/// A verdict's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The data support the statement.
+    #[serde(rename = "holds")]
+    Holds,
+    /// The data support its opposite.
+    #[serde(rename = "fails")]
+    Fails,
+    /// The spread covers both.
+    #[serde(rename = "inconclusive")]
+    Inconclusive,
+    /// This run's data cannot show it.
+    #[serde(rename = "not testable here")]
+    NotTestable,
+}
+
+impl Outcome {
+    /// Every outcome, in report order.
+    pub const ALL: [Outcome; 4] = [
+        Outcome::Holds,
+        Outcome::Fails,
+        Outcome::Inconclusive,
+        Outcome::NotTestable,
+    ];
+
+    /// Its name in summaries, tables and baselines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Holds => "holds",
+            Outcome::Fails => "fails",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::NotTestable => "not testable here",
+        }
+    }
+}
+
+/// Where a claim comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// The paper's text states it.
+    #[default]
+    Text,
+    /// Read off one of its tables by us.
+    Table,
+    /// Read off one of its figures by us.
+    Figure,
+}
+
+impl Basis {
+    /// Its name in summaries and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::Text => "text",
+            Basis::Table => "table",
+            Basis::Figure => "figure",
+        }
+    }
+}
+
+/// What every claim states besides its kind.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct About {
+    id: String,
+    quote: String,
+    source: String,
+    #[serde(default)]
+    basis: Basis,
+    testable: Option<Vec<String>>,
+    why_not_testable: Option<String>,
+    diagnosis: Option<String>,
+}
+
+/// The keys of [`About`], taken out of a claim's table before its kind reads the rest.
+const ABOUT_KEYS: [&str; 7] = [
+    "id",
+    "quote",
+    "source",
+    "basis",
+    "testable",
+    "why_not_testable",
+    "diagnosis",
+];
+
+/// One statement of the paper as a spec writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimSpec {
+    /// Unique in its spec; shared by the panels of one statement.
+    pub id: String,
+    /// The paper's words.
+    pub quote: String,
+    /// Section, figure or table.
+    pub source: String,
+    /// Text, or read off a table or figure.
+    pub basis: Basis,
+    /// The profiles whose data can show it (`None`: all).
+    pub testable: Option<Vec<String>>,
+    /// What the other profiles lack.
+    pub why_not_testable: Option<String>,
+    /// Why it fails here, when it does.
+    pub diagnosis: Option<String>,
+    /// What it compares and how.
+    pub kind: Kind,
+}
+
+impl<'de> Deserialize<'de> for ClaimSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(d)?;
+        let mut about = toml::Table::new();
+        for key in ABOUT_KEYS {
+            if let Some(v) = table.remove(key) {
+                about.insert(key.to_string(), v);
+            }
+        }
+        let about = About::deserialize(toml::Value::Table(about)).map_err(D::Error::custom)?;
+        if about.testable.is_some() != about.why_not_testable.is_some() {
+            return Err(D::Error::custom(format!(
+                "claim `{}`: `testable` and `why_not_testable` go together",
+                about.id
+            )));
+        }
+        let kind = Kind::deserialize(toml::Value::Table(table))
+            .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
+        Ok(ClaimSpec {
+            id: about.id,
+            quote: about.quote,
+            source: about.source,
+            basis: about.basis,
+            testable: about.testable,
+            why_not_testable: about.why_not_testable,
+            diagnosis: about.diagnosis,
+            kind,
+        })
+    }
+}
+
+/// The verdict on one claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The claim's id.
+    pub id: String,
+    /// The paper's words.
+    pub quote: String,
+    /// Where the paper says it.
+    pub source: String,
+    /// Text, table or figure.
+    pub basis: Basis,
+    /// The kind and its scope, e.g. `beats (most)`.
+    pub scope: String,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The numbers behind it.
+    pub evidence: String,
+    /// The spec's diagnosis of a fail (or why the claim is not testable).
+    pub diagnosis: Option<String>,
+}
+
+impl Verdict {
+    /// The outcome as the report names it: a fail without a diagnosis is
+    /// "fails (undiagnosed)".
+    pub fn shown_outcome(&self) -> String {
+        match (self.outcome, &self.diagnosis) {
+            (Outcome::Fails, None) => "fails (undiagnosed)".into(),
+            (o, _) => o.name().into(),
+        }
+    }
+}
+
+/// Judges every claim of `plan` on the run's `tables`.
+pub fn check_claims(plan: &Plan, tables: &ResultTables) -> Vec<Verdict> {
+    let ev = Evidence::new(plan, tables);
+    plan.claims
+        .iter()
+        .map(|c| check_one(plan, &ev, c))
+        .collect()
+}
+
+fn check_one(plan: &Plan, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict {
+    let (outcome, evidence) = match untestable(plan, ev, c) {
+        Some(why) => (Outcome::NotTestable, why),
+        None => {
+            let j = c.kind.check(plan, ev);
+            (j.outcome, j.evidence)
+        }
+    };
+    let diagnosis = match outcome {
+        Outcome::Fails => c.diagnosis.clone(),
+        Outcome::NotTestable => c.why_not_testable.clone(),
+        _ => None,
+    };
+    Verdict {
+        id: c.id.clone(),
+        quote: c.quote.clone(),
+        source: c.source.clone(),
+        basis: c.basis,
+        scope: c.kind.scope(),
+        outcome,
+        evidence,
+        diagnosis,
+    }
+}
+
+/// Why `c` cannot be judged on this run, if it cannot: the spec says so for
+/// this profile, a method is absent, or its metric is a timing measured off
+/// the paper's scale.
+fn untestable(plan: &Plan, ev: &Evidence<'_>, c: &ClaimSpec) -> Option<String> {
+    if let Some(profiles) = &c.testable {
+        if !profiles.contains(&plan.profile) {
+            return Some(format!("testable on {} only", profiles.join(", ")));
+        }
+    } else if plan.profile != "paper" && c.kind.metrics().iter().any(|m| is_timing(m)) {
+        return Some(format!(
+            "a timing at the paper's scale, and profile `{}` is not the paper's",
+            plan.profile
+        ));
+    }
+    let (methods, _) = c.kind.names();
+    methods
+        .into_iter()
+        .find(|m| !ev.has_method(m))
+        .map(|m| format!("`{m}` is not in these results"))
+}
+
+/// Whether a metric name is a time in seconds (they vary with the machine).
+pub fn is_timing(metric: &str) -> bool {
+    metric.ends_with("seconds")
+}
+
+/// The summary section of `verdicts`: the rule, then one row per claim.
+pub fn summary_section(verdicts: &[Verdict]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\n## Paper claims, judged on these numbers\n");
+    let _ = writeln!(s, "{RULE}\n");
+    let _ = writeln!(
+        s,
+        "| claim | paper | basis | scope | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|---|"
+    );
+    for v in verdicts {
+        let _ = writeln!(
+            s,
+            "| `{}` | \"{}\" ({}) | {} | {} | **{}** | {} | {} |",
+            v.id,
+            v.quote.replace('|', "\\|"),
+            v.source,
+            v.basis.name(),
+            v.scope,
+            v.shown_outcome(),
+            v.evidence.replace('|', "\\|"),
+            v.diagnosis.as_deref().unwrap_or("").replace('|', "\\|")
+        );
+    }
+    s
+}
+
+/// `claims.csv`: one row per claim with its verdict, statistic and diagnosis.
+pub fn claims_csv(verdicts: &[Verdict]) -> String {
+    let field = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let mut s = String::from("id,quote,source,basis,scope,verdict,evidence,diagnosis\n");
+    for v in verdicts {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{}",
+            field(&v.id),
+            field(&v.quote),
+            field(&v.source),
+            v.basis.name(),
+            field(&v.scope),
+            field(&v.shown_outcome()),
+            field(&v.evidence),
+            field(v.diagnosis.as_deref().unwrap_or(""))
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kinds::fixture::{Run, plan};
+    use super::*;
+
+    const CLAIM: &str = "[[claims]]\nid = \"c\"\nquote = \"A beats B\"\nsource = \"Sec. 2\"\nkind = \"beats\"\nmethods = [\"A\"]\nrivals = [\"B\"]\nmetric = \"f1-r0\"\n";
+
+    #[test]
+    fn a_malformed_claim_is_refused_with_its_line_and_id() {
+        let e = plan(&CLAIM.replace("metric = ", "metrik = "))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.toml:") && e.contains("claim `c`") && e.contains("metrik"),
+            "{e}"
+        );
+        let e = plan(&format!("{CLAIM}{CLAIM}")).unwrap_err().to_string();
+        assert!(e.contains("claim id `c` is used twice"), "{e}");
+        let e = plan(&CLAIM.replace("kind = ", "testable = [\"paper\"]\nkind = "))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`testable` and `why_not_testable` go together"),
+            "{e}"
+        );
+        let e = plan(&CLAIM.replace("quote = \"A beats B\"\n", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("quote"), "{e}");
+    }
+
+    #[test]
+    fn a_claim_declared_for_other_profiles_is_not_testable_and_says_why() {
+        let claim = CLAIM.replace(
+            "kind = ",
+            "testable = [\"local\"]\nwhy_not_testable = \"needs the local data\"\nkind = ",
+        );
+        let run = Run::default()
+            .queries("A", "f1-r0", 8, 0.9, 0.01)
+            .queries("B", "f1-r0", 8, 0.1, 0.01);
+        let v = &run.judge(&plan(&claim).unwrap())[0];
+        assert_eq!(v.outcome, Outcome::NotTestable);
+        assert_eq!(v.diagnosis.as_deref(), Some("needs the local data"));
+    }
+
+    #[test]
+    fn a_fail_without_diagnosis_is_shown_undiagnosed_and_csv_quotes_fields() {
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .queries("A", "f1-r0", x, 0.1, 0.01)
+                .queries("B", "f1-r0", x, 0.9, 0.01);
+        }
+        let v = r.judge(&plan(CLAIM).unwrap());
+        assert_eq!(v[0].shown_outcome(), "fails (undiagnosed)");
+        let diagnosed = CLAIM.replace("kind = ", "diagnosis = \"B is \\\"tuned\\\"\"\nkind = ");
+        let v = r.judge(&plan(&diagnosed).unwrap());
+        assert_eq!(v[0].shown_outcome(), "fails");
+        let csv = claims_csv(&v);
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("\"c\",\"A beats B\",\"Sec. 2\",text,"),
+            "{csv}"
+        );
+        assert!(csv.contains("\"B is \"\"tuned\"\"\""), "{csv}");
+    }
+
+    #[test]
+    fn a_timing_off_the_paper_profile_is_not_testable_and_every_rerun_agrees() {
+        let claim = CLAIM.replace("f1-r0", "fit-seconds");
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .trials("A", "fit-seconds", x, &[1.0])
+                .trials("B", "fit-seconds", x, &[2.0]);
+        }
+        let mut local = plan(&claim).unwrap();
+        local.profile = "local".into();
+        assert_eq!(r.judge(&local)[0].outcome, Outcome::NotTestable);
+        // the seeded resampling gives the same verdict and numbers every time
+        let q = Run::default()
+            .queries("A", "f1-r0", 8, 0.52, 0.2)
+            .queries("B", "f1-r0", 8, 0.5, 0.2);
+        let p = plan(CLAIM).unwrap();
+        assert_eq!(q.judge(&p), q.judge(&p));
+    }
+}

@@ -1,0 +1,421 @@
+//! The one rule every claim is judged by: a statistic's observed value and
+//! bootstrap interval decide each point; points combine by the claim's scope.
+//! Written out in `docs/claims.md` and in every summary ([`RULE`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::Outcome;
+use super::evidence::{Draw, Evidence};
+
+/// The rule as the summaries print it.
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive). Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when at least half support the opposite; `overall` tests the mean difference over the points. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
+
+/// Significance level of one test.
+pub const ALPHA: f64 = 0.05;
+
+/// How a claim over several points (code lengths, x values, curve points) is
+/// judged, as the paper's wording allows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Over {
+    /// At every point ("at all code lengths").
+    #[default]
+    Every,
+    /// At more than half of the points ("in most cases").
+    Most,
+    /// On the mean over the points ("overall", a figure read as a whole).
+    Overall,
+}
+
+impl Over {
+    /// Its name in verdicts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Over::Every => "every",
+            Over::Most => "most",
+            Over::Overall => "overall",
+        }
+    }
+}
+
+/// What a point's interval supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Support {
+    /// The claim (interval above zero).
+    Claim,
+    /// Its opposite (interval below zero).
+    Opposite,
+    /// Neither (interval across zero, a tie, or no value).
+    Neither,
+}
+
+/// A statistic that is positive where the claim holds: its observed value
+/// and its replicates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statistic {
+    /// What it compares, for the evidence ("16 bits: A − B").
+    pub label: String,
+    /// The value on the run's own numbers (NaN when a value is missing).
+    pub observed: f64,
+    /// The value on each bootstrap replicate.
+    pub replicates: Vec<f64>,
+}
+
+impl Statistic {
+    /// Evaluates `f` on the observed values and on every replicate of `ev`.
+    pub fn of(label: impl Into<String>, ev: &Evidence<'_>, f: impl Fn(Draw) -> f64) -> Self {
+        Self {
+            label: label.into(),
+            observed: f(Draw::Observed),
+            replicates: (0..ev.replicates())
+                .map(|b| f(Draw::Replicate(b)))
+                .collect(),
+        }
+    }
+
+    /// The two-sided percentile interval at level 1 − `alpha` (NaN when the
+    /// observed value is missing).
+    pub fn interval(&self, alpha: f64) -> (f64, f64) {
+        let mut r: Vec<f64> = self
+            .replicates
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
+        if !self.observed.is_finite() || r.is_empty() {
+            return (f64::NAN, f64::NAN);
+        }
+        r.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            let pos = q * (r.len() - 1) as f64;
+            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+            r[lo] + (r[hi] - r[lo]) * (pos - lo as f64)
+        };
+        (at(alpha / 2.0), at(1.0 - alpha / 2.0))
+    }
+
+    /// What the interval at 1 − `alpha` supports.
+    pub fn support(&self, alpha: f64) -> Support {
+        let (lo, hi) = self.interval(alpha);
+        if lo > 0.0 {
+            Support::Claim
+        } else if hi < 0.0 {
+            Support::Opposite
+        } else {
+            Support::Neither
+        }
+    }
+
+    /// Whether the observed value is missing.
+    pub fn missing(&self) -> bool {
+        !self.observed.is_finite()
+    }
+
+    /// "label +0.0210 [+0.0040, +0.0380]" (95%).
+    pub fn shown(&self) -> String {
+        if self.missing() {
+            return format!("{}: no value", self.label);
+        }
+        let (lo, hi) = self.interval(ALPHA);
+        format!("{} {:+.4} [{lo:+.4}, {hi:+.4}]", self.label, self.observed)
+    }
+
+    /// The mean of several statistics, replicate by replicate.
+    pub fn mean_of(label: impl Into<String>, parts: &[Statistic]) -> Self {
+        let n = parts.len().max(1) as f64;
+        let replicates = parts.first().map_or(0, |p| p.replicates.len());
+        Self {
+            label: label.into(),
+            observed: parts.iter().map(|p| p.observed).sum::<f64>() / n,
+            replicates: (0..replicates)
+                .map(|b| parts.iter().map(|p| p.replicates[b]).sum::<f64>() / n)
+                .collect(),
+        }
+    }
+}
+
+/// A judged part of a claim: its outcome and the evidence behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// Outcome.
+    pub outcome: Outcome,
+    /// The numbers, for a reader.
+    pub evidence: String,
+}
+
+/// Judges statistics that are positive where the claim holds, over the
+/// points as `over` says. Missing points are never wins: they support
+/// neither side; a claim with no point at all is not testable here.
+pub fn judge(points: &[Statistic], over: Over) -> Judged {
+    let present: Vec<&Statistic> = points.iter().filter(|p| !p.missing()).collect();
+    let shown = points
+        .iter()
+        .map(Statistic::shown)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if present.is_empty() {
+        return Judged {
+            outcome: Outcome::NotTestable,
+            evidence: if points.is_empty() {
+                "no point to compare in this run".into()
+            } else {
+                format!("no value in this run ({shown})")
+            },
+        };
+    }
+    let k = points.len();
+    let corrected = ALPHA / k as f64;
+    let count = |alpha: f64, s: Support| points.iter().filter(|p| p.support(alpha) == s).count();
+    let outcome = match over {
+        Over::Every => {
+            if count(corrected, Support::Opposite) > 0 {
+                Outcome::Fails
+            } else if count(ALPHA, Support::Claim) == k {
+                Outcome::Holds
+            } else {
+                Outcome::Inconclusive
+            }
+        }
+        Over::Most => {
+            if 2 * count(corrected, Support::Claim) > k {
+                Outcome::Holds
+            } else if 2 * count(corrected, Support::Opposite) >= k {
+                Outcome::Fails
+            } else {
+                Outcome::Inconclusive
+            }
+        }
+        Over::Overall => {
+            if present.len() < k {
+                Outcome::Inconclusive
+            } else {
+                let mean = Statistic::mean_of("mean", points);
+                from_support(mean.support(ALPHA))
+            }
+        }
+    };
+    let evidence = match over {
+        Over::Overall if present.len() == k => format!(
+            "{} (mean over {k} points); {shown}",
+            Statistic::mean_of("mean", points).shown()
+        ),
+        _ => shown,
+    };
+    Judged { outcome, evidence }
+}
+
+/// The outcome a single interval gives.
+pub fn from_support(s: Support) -> Outcome {
+    match s {
+        Support::Claim => Outcome::Holds,
+        Support::Opposite => Outcome::Fails,
+        Support::Neither => Outcome::Inconclusive,
+    }
+}
+
+/// Judges "about equal": `difference` against the margin δ = 1.96 √2 σ, with
+/// σ the larger of `spreads` (the spread of one value: the difference of two
+/// independent reruns of one method falls within ±δ 95% of the time), by two
+/// one-sided tests at 5%.
+pub fn judge_close(difference: &Statistic, spreads: &[f64]) -> (Outcome, String) {
+    if difference.missing() {
+        return (Outcome::NotTestable, difference.shown());
+    }
+    let sigma = spreads
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .fold(0.0, f64::max);
+    if sigma == 0.0 && difference.observed != 0.0 {
+        // one trial and no per-query values: nothing says how large a
+        // difference noise makes
+        return (
+            Outcome::Inconclusive,
+            format!("{} with no spread measured", difference.shown()),
+        );
+    }
+    let margin = 1.96 * std::f64::consts::SQRT_2 * sigma;
+    let (lo90, hi90) = difference.interval(2.0 * ALPHA);
+    let (lo95, hi95) = difference.interval(ALPHA);
+    let outcome = if lo90 >= -margin && hi90 <= margin {
+        Outcome::Holds
+    } else if lo95 > margin || hi95 < -margin {
+        Outcome::Fails
+    } else {
+        Outcome::Inconclusive
+    };
+    (
+        outcome,
+        format!("{} within ±{margin:.4}?", difference.shown()),
+    )
+}
+
+/// Combines the outcomes of a claim's parts (each pair of methods, each
+/// metric): fails if any fails, holds if all hold, not testable if none is
+/// testable, else inconclusive.
+pub fn all_of(parts: &[Outcome]) -> Outcome {
+    if parts.contains(&Outcome::Fails) {
+        Outcome::Fails
+    } else if parts.iter().all(|o| *o == Outcome::NotTestable) {
+        Outcome::NotTestable
+    } else if parts.iter().all(|o| *o == Outcome::Holds) {
+        Outcome::Holds
+    } else {
+        Outcome::Inconclusive
+    }
+}
+
+/// Combines per-part outcomes by scope: `every` as [`all_of`]; `most` holds
+/// when more than half hold and fails when at least half fail; `overall`
+/// counts as `most` here (parts that are not one statistic have no mean).
+pub fn combine(parts: &[Outcome], over: Over) -> Outcome {
+    match over {
+        Over::Every => all_of(parts),
+        Over::Most | Over::Overall => {
+            let testable: Vec<&Outcome> = parts
+                .iter()
+                .filter(|o| **o != Outcome::NotTestable)
+                .collect();
+            let n = testable.len();
+            let holds = testable.iter().filter(|o| ***o == Outcome::Holds).count();
+            let fails = testable.iter().filter(|o| ***o == Outcome::Fails).count();
+            if n == 0 {
+                Outcome::NotTestable
+            } else if 2 * holds > n {
+                Outcome::Holds
+            } else if 2 * fails >= n {
+                Outcome::Fails
+            } else {
+                Outcome::Inconclusive
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A statistic with observed value `observed` and replicates spread
+    /// evenly over [lo, hi].
+    pub(crate) fn stat(observed: f64, lo: f64, hi: f64) -> Statistic {
+        Statistic {
+            label: "s".into(),
+            observed,
+            replicates: (0..=100)
+                .map(|i| lo + (hi - lo) * i as f64 / 100.0)
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn one_point_needs_its_interval_off_zero() {
+        assert_eq!(
+            judge(&[stat(0.5, 0.1, 0.9)], Over::Every).outcome,
+            Outcome::Holds
+        );
+        assert_eq!(
+            judge(&[stat(-0.5, -0.9, -0.1)], Over::Every).outcome,
+            Outcome::Fails
+        );
+        assert_eq!(
+            judge(&[stat(0.2, -0.1, 0.5)], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
+        // a tie with no spread is no win
+        assert_eq!(
+            judge(&[stat(0.0, 0.0, 0.0)], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
+        // a missing point is no win, and nothing at all is not testable
+        let missing = stat(f64::NAN, 0.1, 0.9);
+        assert_eq!(
+            judge(&[stat(0.5, 0.1, 0.9), missing.clone()], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
+        assert_eq!(judge(&[missing], Over::Every).outcome, Outcome::NotTestable);
+    }
+
+    #[test]
+    fn every_most_and_overall_combine_points_as_documented() {
+        let up = stat(0.5, 0.1, 0.9);
+        let down = stat(-0.5, -0.9, -0.1);
+        let flat = stat(0.0, -0.1, 0.1);
+        let pts = [up.clone(), up.clone(), down.clone()];
+        assert_eq!(judge(&pts, Over::Every).outcome, Outcome::Fails);
+        assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Holds);
+        // mean of (0.5, 0.5, −0.5) = 1/6, replicates from −0.3 to 0.57
+        assert_eq!(judge(&pts, Over::Overall).outcome, Outcome::Inconclusive);
+        let pts = [up.clone(), flat.clone(), down.clone(), down.clone()];
+        assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Fails);
+        let pts = [up.clone(), flat.clone(), flat, down];
+        assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Inconclusive);
+        let pts = [up.clone(), up];
+        assert_eq!(judge(&pts, Over::Overall).outcome, Outcome::Holds);
+    }
+
+    #[test]
+    fn every_corrects_the_opposite_for_the_number_of_points() {
+        // just below zero at 95% but not at 0.05/4: no fail with four points
+        let barely = Statistic {
+            label: "b".into(),
+            observed: -0.1,
+            replicates: (0..1000)
+                .map(|i| {
+                    if i < 980 {
+                        -0.1 - i as f64 * 1e-4
+                    } else {
+                        0.05
+                    }
+                })
+                .collect(),
+        };
+        assert_eq!(barely.support(ALPHA), Support::Opposite);
+        assert_eq!(barely.support(ALPHA / 4.0), Support::Neither);
+        let up = stat(0.5, 0.1, 0.9);
+        let pts = [barely.clone(), up.clone(), up.clone(), up];
+        assert_eq!(judge(&pts, Over::Every).outcome, Outcome::Inconclusive);
+        assert_eq!(judge(&[barely], Over::Every).outcome, Outcome::Fails);
+    }
+
+    #[test]
+    fn close_uses_the_measured_spread_as_its_margin() {
+        // σ = 0.1: margin 0.277
+        let small = stat(0.01, -0.05, 0.07);
+        assert_eq!(judge_close(&small, &[0.1, 0.05]).0, Outcome::Holds);
+        let large = stat(0.6, 0.4, 0.8);
+        assert_eq!(judge_close(&large, &[0.1]).0, Outcome::Fails);
+        let wide = stat(0.2, -0.2, 0.6);
+        assert_eq!(judge_close(&wide, &[0.1]).0, Outcome::Inconclusive);
+        // the same difference with a tighter spread is no longer close
+        assert_eq!(
+            judge_close(&stat(0.1, 0.08, 0.12), &[0.01]).0,
+            Outcome::Fails
+        );
+        assert_eq!(
+            judge_close(&stat(0.1, 0.08, 0.12), &[0.1]).0,
+            Outcome::Holds
+        );
+        // no spread measured: only an exact tie is close
+        assert_eq!(judge_close(&stat(0.0, 0.0, 0.0), &[0.0]).0, Outcome::Holds);
+        assert_eq!(
+            judge_close(&stat(0.1, 0.1, 0.1), &[0.0]).0,
+            Outcome::Inconclusive
+        );
+    }
+
+    #[test]
+    fn parts_combine_with_fails_first() {
+        use Outcome::*;
+        assert_eq!(all_of(&[Holds, Holds]), Holds);
+        assert_eq!(all_of(&[Holds, Inconclusive]), Inconclusive);
+        assert_eq!(all_of(&[Holds, Fails, Inconclusive]), Fails);
+        assert_eq!(all_of(&[NotTestable, NotTestable]), NotTestable);
+        assert_eq!(combine(&[Holds, Holds, Fails], Over::Most), Holds);
+        assert_eq!(combine(&[Holds, Fails], Over::Most), Fails);
+        assert_eq!(
+            combine(&[Holds, Inconclusive, Inconclusive], Over::Most),
+            Inconclusive
+        );
+    }
+}
