@@ -226,6 +226,8 @@ pub fn judge_close(difference: &Statistic, spreads: &[f64]) -> (Outcome, String)
         .copied()
         .filter(|s| s.is_finite())
         .fold(0.0, f64::max);
+    // a spread at rounding level is no spread
+    let sigma = if sigma <= 1e-12 { 0.0 } else { sigma };
     if sigma == 0.0 && difference.observed != 0.0 {
         // one trial and no per-query values: nothing says how large a
         // difference noise makes

@@ -341,4 +341,27 @@ mod tests {
             Outcome::Fails
         );
     }
+
+    #[test]
+    fn approaches_needs_a_gap_within_the_spread_that_narrows() {
+        let claim = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"approaches\"\nmethod = \"A\"\ncurve = \"pr-micro\"\nreference = \"pr-macro\"\nbits = [16]\n";
+        let run = |hashed: &[&[(f64, f64)]], scan: &[&[(f64, f64)]]| {
+            Run::default()
+                .curve("A", "pr-micro", 16, hashed)
+                .curve("A", "pr-macro", 16, scan)
+                .outcome(claim)
+        };
+        let scan: &[(f64, f64)] = &[(0.1, 0.90), (0.9, 0.90)];
+        let scan2: &[(f64, f64)] = &[(0.1, 0.80), (0.9, 0.92)];
+        // within 0.01 at the smallest x (the trials move 0.1), 0.3 short at the largest
+        let near: &[(f64, f64)] = &[(0.1, 0.89), (0.9, 0.60)];
+        let near2: &[(f64, f64)] = &[(0.1, 0.81), (0.9, 0.61)];
+        assert_eq!(run(&[near, near2], &[scan, scan2]), Outcome::Holds);
+        // 0.4 short at the smallest x with the trials agreeing
+        let far: &[(f64, f64)] = &[(0.1, 0.50), (0.9, 0.60)];
+        let far2: &[(f64, f64)] = &[(0.1, 0.40), (0.9, 0.61)];
+        assert_eq!(run(&[far, far2], &[scan, scan2]), Outcome::Fails);
+        // one trial: no spread to say whether 0.01 is close
+        assert_eq!(run(&[near], &[scan]), Outcome::Inconclusive);
+    }
 }
