@@ -409,6 +409,17 @@ impl MetricSpec {
         }
     }
 
+    /// Whether curve `name` of this policy has fractions, at most 1, as y
+    /// (precision or recall).
+    pub fn curve_is_fraction(&self, name: &str) -> bool {
+        matches!(
+            self,
+            MetricSpec::PrRadiusSweep
+                | MetricSpec::RecallCurve { .. }
+                | MetricSpec::PrecisionFirstM { .. }
+        ) && self.curve_names().iter().any(|n| n == name)
+    }
+
     /// The tie policy of a ranking metric.
     pub fn ties(&self) -> Option<TiePolicy> {
         self.info().ties

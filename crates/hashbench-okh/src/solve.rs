@@ -11,11 +11,13 @@ use hashbench_core::linalg::{product, top_eigenpairs};
 pub enum GRank {
     /// Every eigenvalue above the rank tolerance: the exact generalised
     /// problem C a = μ G a on range(G), so that eq. (3) equals eq. (17).
-    #[default]
     Full,
-    /// The M largest, as the text says ("Λ holds the M largest elements of
-    /// Λ₀", "Ã is an M × M matrix"): W then only rotates the whitened top-M
-    /// kernel-PCA directions.
+    /// The M largest, as the text says three times ("Λ is a diagonal matrix
+    /// consisting of M largest elements of Λ_0", "The solution Ã is a M × M
+    /// matrix", "an eigen vector problem on a matrix with a size around
+    /// M × M"): W then only rotates the whitened top-M kernel-PCA directions.
+    /// The default.
+    #[default]
     Bits,
 }
 

@@ -58,7 +58,42 @@ fn nystrom_similarity_through_spanning_landmarks_is_the_inner_product() {
 }
 
 #[test]
-fn the_solution_is_feasible_optimal_and_meets_the_eigen_equation() {
+fn a_two_landmark_problem_solved_by_hand() {
+    // G = diag(4, 1), C = [[8, 2], [2, 3]], k̄ = (1, 2), one bit.
+    let g = Mat::from_fn(2, 2, |i, j| [[4.0, 0.0], [0.0, 1.0]][i][j]);
+    let c = Mat::from_fn(2, 2, |i, j| [[8.0, 2.0], [2.0, 3.0]][i][j]);
+    let kbar = [1.0, 2.0];
+    // full: C̃ = G^{-1/2} C G^{-1/2} = [[2, 1], [1, 3]], smallest eigenvalue
+    // (5 − √5)/2 with eigenvector ∝ (1, (1 − √5)/2); a = G^{-1/2} v
+    let full = solve(c.as_ref(), g.as_ref(), &kbar, 1, GRank::Full, 1e-10).unwrap();
+    let mu = (5.0 - 5f64.sqrt()) / 2.0;
+    assert!(
+        (full.objective[0] - mu).abs() < 1e-12,
+        "{:?}",
+        full.objective
+    );
+    let v = [1.0, (1.0 - 5f64.sqrt()) / 2.0];
+    let norm = v[0].hypot(v[1]);
+    let want = [v[0] / norm / 2.0, v[1] / norm];
+    let sign = full.a[(0, 0)].signum();
+    for i in 0..2 {
+        assert!(
+            (sign * full.a[(i, 0)] - want[i]).abs() < 1e-12,
+            "{:?}",
+            full.a
+        );
+    }
+    assert!((full.b[0] - (full.a[(0, 0)] + 2.0 * full.a[(1, 0)])).abs() < 1e-12);
+    // literal: only G's top eigenpair (4, e₁) is kept, so a = e₁ / 2 and the
+    // objective is C₁₁ / 4 = 2
+    let literal = solve(c.as_ref(), g.as_ref(), &kbar, 1, GRank::Bits, 1e-10).unwrap();
+    assert_eq!(literal.kept, 1);
+    assert!((literal.objective[0] - 2.0).abs() < 1e-12);
+    assert!((literal.a[(0, 0)].abs() - 0.5).abs() < 1e-12 && literal.a[(1, 0)].abs() < 1e-12);
+}
+
+#[test]
+fn the_solution_is_feasible_and_optimal_on_the_kept_eigenpairs() {
     let (k, labels) = block(8, 60, 2);
     let (d, kr) = label_similarity(&k, &labels);
     let c = laplacian_term(k.as_ref(), &d, kr.as_ref());
@@ -77,32 +112,11 @@ fn the_solution_is_feasible_optimal_and_meets_the_eigen_equation() {
         let sum: f64 = s.objective.iter().sum();
         assert!((trace - sum).abs() < 1e-8 * sum.abs().max(1.0), "{rank:?}");
         assert!(s.objective.windows(2).all(|w| w[0] <= w[1] + 1e-12));
-        // projections are centred on the training items (b = Aᵀk̄)
-        for m in 0..3 {
-            let mean = (0..60)
-                .map(|j| (0..8).map(|i| s.a[(i, m)] * k[(i, j)]).sum::<f64>() - s.b[m])
-                .sum::<f64>()
-                / 60.0;
-            assert!(mean.abs() < 1e-10, "{rank:?} bit {m}: {mean}");
-        }
     }
-    // full rank: C a = μ G a exactly (C has no component outside range(G) when λ = 0),
-    // and no G-normalised direction does better than the smallest μ
+    // full rank: no G-normalised direction does better than the smallest μ
     let s = solve(c.as_ref(), g.as_ref(), &kbar, 3, GRank::Full, 1e-10).unwrap();
     assert_eq!(s.kept, 8, "G of 8 landmarks over 60 items has full rank");
-    for m in 0..3 {
-        let a = s.a.col(m);
-        let ca: Vec<f64> = (0..8)
-            .map(|i| (0..8).map(|j| c[(i, j)] * a[j]).sum())
-            .collect();
-        let ga: Vec<f64> = (0..8)
-            .map(|i| (0..8).map(|j| g[(i, j)] * a[j]).sum())
-            .collect();
-        let scale = ca.iter().map(|v| v.abs()).fold(0.0, f64::max);
-        for i in 0..8 {
-            assert!((ca[i] - s.objective[m] * ga[i]).abs() < 1e-8 * scale.max(1.0));
-        }
-    }
+    assert_generalised_eigenpairs(&c, &g, &s);
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for _ in 0..200 {
         let v: Vec<f64> = (0..8).map(|_| rng.random::<f64>() - 0.5).collect();
@@ -115,22 +129,41 @@ fn the_solution_is_feasible_optimal_and_meets_the_eigen_equation() {
     }
 }
 
+/// C a = μ G a, column by column.
+fn assert_generalised_eigenpairs(c: &Mat<f64>, g: &Mat<f64>, s: &Solution) {
+    let p = c.nrows();
+    for m in 0..s.a.ncols() {
+        let a = s.a.col(m);
+        let ca: Vec<f64> = (0..p)
+            .map(|i| (0..p).map(|j| c[(i, j)] * a[j]).sum())
+            .collect();
+        let ga: Vec<f64> = (0..p)
+            .map(|i| (0..p).map(|j| g[(i, j)] * a[j]).sum())
+            .collect();
+        let scale = ca.iter().map(|v| v.abs()).fold(0.0, f64::max);
+        for i in 0..p {
+            assert!(
+                (ca[i] - s.objective[m] * ga[i]).abs() < 1e-8 * scale.max(1.0),
+                "bit {m}, row {i}: {} vs {}",
+                ca[i],
+                s.objective[m] * ga[i]
+            );
+        }
+    }
+}
+
 #[test]
-fn the_literal_reading_keeps_only_the_bits_eigenpairs() {
-    let (k, labels) = block(8, 60, 3);
-    let (d, kr) = label_similarity(&k, &labels);
-    let c = laplacian_term(k.as_ref(), &d, kr.as_ref());
-    let (kbar, g) = mean_and_covariance(k.as_ref());
-    let literal = solve(c.as_ref(), g.as_ref(), &kbar, 2, GRank::Bits, 1e-10).unwrap();
-    let full = solve(c.as_ref(), g.as_ref(), &kbar, 2, GRank::Full, 1e-10).unwrap();
-    assert_eq!((literal.kept, full.kept), (2, 8));
-    // restricted to fewer directions, the minimum cannot be lower
-    assert!(literal.objective.iter().sum::<f64>() >= full.objective.iter().sum::<f64>() - 1e-9);
-    // 5 training items: G, a covariance of 5 points, has rank 4, so 4 bits at most
+fn c_a_equals_mu_g_a_on_a_rank_deficient_g() {
+    // 5 training items: G, a covariance of 5 points, has rank 4 of 8; a label
+    // Laplacian annihilates 1, so C lives on range(G) and the equation holds
     let (k, labels) = block(8, 5, 4);
     let (d, kr) = label_similarity(&k, &labels);
     let c = laplacian_term(k.as_ref(), &d, kr.as_ref());
     let (kbar, g) = mean_and_covariance(k.as_ref());
+    let s = solve(c.as_ref(), g.as_ref(), &kbar, 3, GRank::Full, 1e-10).unwrap();
+    assert_eq!(s.kept, 4);
+    assert_generalised_eigenpairs(&c, &g, &s);
+    // 4 bits at most
     assert_eq!(
         solve(c.as_ref(), g.as_ref(), &kbar, 4, GRank::Full, 1e-10)
             .unwrap()
@@ -141,6 +174,67 @@ fn the_literal_reading_keeps_only_the_bits_eigenpairs() {
         Err(SolveError::TooFewEigenpairs(4)) => {}
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn the_literal_reading_spans_the_m_largest_eigenvectors_of_g() {
+    let (k, labels) = block(8, 60, 3);
+    let (d, kr) = label_similarity(&k, &labels);
+    let c = laplacian_term(k.as_ref(), &d, kr.as_ref());
+    let (kbar, g) = mean_and_covariance(k.as_ref());
+    let (_, vectors) = hashbench_core::linalg::top_eigenpairs(g.as_ref(), 8).unwrap();
+    // the part of A's columns outside G's top `m` eigenvectors
+    let outside = |s: &Solution, m: usize| -> f64 {
+        let coeff = product(vectors.transpose(), s.a.as_ref());
+        (m..8)
+            .flat_map(|r| (0..s.a.ncols()).map(move |col| (r, col)))
+            .map(|(r, col)| coeff[(r, col)].abs())
+            .fold(0.0, f64::max)
+    };
+    let literal = solve(c.as_ref(), g.as_ref(), &kbar, 2, GRank::Bits, 1e-10).unwrap();
+    assert_eq!(literal.kept, 2);
+    assert!(outside(&literal, 2) < 1e-10, "{}", outside(&literal, 2));
+    // the full reading is free to leave that span (and here does)
+    let full = solve(c.as_ref(), g.as_ref(), &kbar, 2, GRank::Full, 1e-10).unwrap();
+    assert!(outside(&full, 2) > 1e-3, "{}", outside(&full, 2));
+}
+
+#[test]
+fn lambda_adds_the_landmark_kernel_to_c() {
+    let (x, labels) = two_classes(60);
+    let all: Vec<usize> = (0..60).collect();
+    let train = TrainSet {
+        x: &x,
+        labelled: &all,
+        labels: &labels,
+    };
+    let with = OkhParams {
+        p: 5,
+        lambda: 0.5,
+        g_rank: GRank::Full,
+        ..OkhParams::with_kernel(KernelSpec::Linear)
+    }
+    .fit_pca(&train, 2);
+    let without = OkhParams {
+        p: 5,
+        g_rank: GRank::Full,
+        ..OkhParams::with_kernel(KernelSpec::Linear)
+    }
+    .fit_pca(&train, 2);
+    // by hand: C = K(D − W)Kᵀ + λ K_PP on the same (PCA) landmarks
+    let marks = &with.landmarks;
+    let kernel = hashbench_kernel::Kernel::Linear;
+    let k = kernel.block(marks, &x).unwrap();
+    let (d, kr) = label_similarity(&k, &labels);
+    let kpp = kernel.block(marks, marks).unwrap();
+    let c = laplacian_term(k.as_ref(), &d, kr.as_ref()) + kpp * faer::Scale(0.5);
+    let (kbar, g) = mean_and_covariance(k.as_ref());
+    let want = solve(c.as_ref(), g.as_ref(), &kbar, 2, GRank::Full, 1e-10).unwrap();
+    for m in 0..2 {
+        assert!((with.solution.objective[m] - want.objective[m]).abs() < 1e-8);
+    }
+    // and λ moves the solution
+    assert!((with.solution.objective[0] - without.solution.objective[0]).abs() > 1e-6);
 }
 
 /// Two classes apart along axis 0, noise elsewhere.
@@ -219,5 +313,17 @@ fn kmeans_centres_are_fixed_points_of_lloyd() {
             let mean = members.iter().map(|&i| x[(i, j)]).sum::<f64>() / members.len() as f64;
             assert!((mean - c[(k, j)]).abs() < 1e-9);
         }
+    }
+}
+
+impl OkhParams {
+    /// Fits with PCA landmarks (no draw) on `train`.
+    fn fit_pca(self, train: &TrainSet<'_>, bits: usize) -> OkhModel {
+        OkhParams {
+            landmarks: Landmarks::Pca,
+            ..self
+        }
+        .fit(train, bits, &mut ChaCha8Rng::seed_from_u64(0))
+        .unwrap()
     }
 }

@@ -15,6 +15,7 @@ use faer::Mat;
 use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_eigenpairs};
 use hashbench_core::seed::derive_seed;
 use hashbench_data::Dataset;
+use hashbench_eval::QueryValues;
 use hashbench_eval::normality::{AD_CRITICAL_5_PERCENT, adjusted, anderson_darling};
 use hashbench_klsh::{KlshBasis, draw_subset};
 use rand::SeedableRng;
@@ -28,7 +29,7 @@ use indicatif::ProgressBar;
 use crate::Counts;
 use crate::spec::Plan;
 use crate::store::{self, Fingerprinted};
-use crate::tables::{MetricRow, ResultTables};
+use crate::tables::{MetricRow, QueryValueRow, ResultTables};
 
 /// The version of the study's computation, part of its records' key: bump it
 /// with a change that moves the statistics (2: the PCA reduction's signs fixed
@@ -272,6 +273,18 @@ pub fn run(
             quantile(&sorted, 0.25),
             quantile(&sorted, 0.75),
         ];
+        // each hyperplane's pass (1) or fail (0): the spread of the success rate
+        tables.query_values.push(QueryValueRow {
+            method: series.to_string(),
+            bits: p,
+            trial: 0,
+            metric: NormalitySpec::METRICS[0].to_string(),
+            values: QueryValues::mean(
+                rec.statistics
+                    .iter()
+                    .map(|&a| f64::from(u8::from(a < AD_CRITICAL_5_PERCENT))),
+            ),
+        });
         for (metric, value) in NormalitySpec::METRICS.iter().zip(values) {
             tables.metrics.push(MetricRow {
                 method: series.to_string(),

@@ -262,6 +262,11 @@ impl Plan {
         self.metrics.iter().any(|m| m.is_fraction(metric))
     }
 
+    /// Whether curve `curve` has fractions, at most 1, as y.
+    pub fn curve_is_fraction(&self, curve: &str) -> bool {
+        self.metrics.iter().any(|m| m.curve_is_fraction(curve))
+    }
+
     /// Method (or normality series) labels in spec order.
     pub fn labels(&self) -> Vec<String> {
         match &self.normality {

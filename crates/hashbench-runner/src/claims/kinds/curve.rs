@@ -162,6 +162,30 @@ pub struct AboveOnCurve {
     over: Over,
 }
 
+impl AboveOnCurve {
+    /// Why no point can reach `factor` times a rival: y is a fraction (at
+    /// most 1) and every rival point already exceeds 1/factor.
+    fn unreachable(&self, plan: &Plan, ev: &Evidence<'_>) -> Option<String> {
+        if self.factor <= 1.0 || !plan.curve_is_fraction(&self.curve) {
+            return None;
+        }
+        let floor = self
+            .rivals
+            .iter()
+            .flat_map(|r| self.bits.iter().map(move |&b| (r, b)))
+            .flat_map(|(r, b)| ev.curve(r, &self.curve, b, Draw::Observed))
+            .map(|p| p.1)
+            .filter(|y| y.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        (floor.is_finite() && self.factor * floor > 1.0).then(|| {
+            format!(
+                "{}'s y is at most 1 and every rival point is at least {floor:.4}: {}x cannot be reached",
+                self.curve, self.factor
+            )
+        })
+    }
+}
+
 impl Check for AboveOnCurve {
     fn scope(&self) -> String {
         format!("above-on-curve ({})", self.over.name())
@@ -181,7 +205,13 @@ impl Check for AboveOnCurve {
         self.bits.clone()
     }
 
-    fn check(&self, _plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+        if let Some(why) = self.unreachable(plan, ev) {
+            return Judged {
+                outcome: Outcome::NotTestable,
+                evidence: why,
+            };
+        }
         above_rivals(
             ev,
             &self.method,
@@ -339,6 +369,12 @@ mod tests {
         assert_eq!(
             curves(&[mine, mine2], &[high, high2]).outcome(claim),
             Outcome::Fails
+        );
+        // 100x a precision that never drops below 0.4 cannot be reached
+        let hundred = claim.replace("factor = 2.0", "factor = 100.0");
+        assert_eq!(
+            curves(&[mine, mine2], &[high, high2]).outcome(&hundred),
+            Outcome::NotTestable
         );
     }
 
