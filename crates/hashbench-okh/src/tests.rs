@@ -76,12 +76,8 @@ fn a_two_landmark_problem_solved_by_hand() {
     let norm = v[0].hypot(v[1]);
     let want = [v[0] / norm / 2.0, v[1] / norm];
     let sign = full.a[(0, 0)].signum();
-    for i in 0..2 {
-        assert!(
-            (sign * full.a[(i, 0)] - want[i]).abs() < 1e-12,
-            "{:?}",
-            full.a
-        );
+    for (i, w) in want.iter().enumerate() {
+        assert!((sign * full.a[(i, 0)] - w).abs() < 1e-12, "{:?}", full.a);
     }
     assert!((full.b[0] - (full.a[(0, 0)] + 2.0 * full.a[(1, 0)])).abs() < 1e-12);
     // literal: only G's top eigenpair (4, e₁) is kept, so a = e₁ / 2 and the
