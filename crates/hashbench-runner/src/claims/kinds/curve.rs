@@ -370,6 +370,12 @@ mod tests {
             curves(&[mine, mine2], &[high, high2]).outcome(claim),
             Outcome::Fails
         );
+        // trials that disagree about 2x: neither shown
+        let low: &[(f64, f64)] = &[(0.0, 0.1), (1.0, 0.1)];
+        assert_eq!(
+            curves(&[mine, mine2], &[low, high]).outcome(claim),
+            Outcome::Inconclusive
+        );
         // 100x a precision that never drops below 0.4 cannot be reached
         let hundred = claim.replace("factor = 2.0", "factor = 100.0");
         assert_eq!(
