@@ -646,4 +646,64 @@ mod tests {
         assert_eq!(esc("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
         assert_eq!(cell("a | b\nc"), "a \\| b c");
     }
+
+    fn verdict(id: &str, basis: Basis, outcome: Outcome, diagnosed: bool) -> Verdict {
+        Verdict {
+            id: id.into(),
+            quote: "q".into(),
+            source: "s".into(),
+            basis,
+            scope: "beats (every)".into(),
+            outcome,
+            evidence: String::new(),
+            diagnosis: diagnosed.then(|| "why".to_string()),
+        }
+    }
+
+    fn run(verdicts: Vec<Verdict>) -> RunEntry {
+        RunEntry {
+            id: "e".into(),
+            title: "t".into(),
+            profile: "local".into(),
+            stale: false,
+            deviation: None,
+            dir: "e/local".into(),
+            verdicts,
+            reported: Vec::new(),
+            figures: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn panels_sharing_a_claim_id_count_as_one_statement_and_table_readings_apart() {
+        use Outcome::*;
+        let paper = PaperSection {
+            key: "p".into(),
+            citation: "c".into(),
+            runs: vec![
+                run(vec![
+                    verdict("beats", Basis::Text, Holds, false),
+                    verdict("peak", Basis::Text, Holds, false),
+                    verdict("row", Basis::Table, Fails, true),
+                ]),
+                // the second panel of `beats` fails, undiagnosed: the statement fails
+                run(vec![
+                    verdict("beats", Basis::Text, Fails, false),
+                    verdict("peak", Basis::Text, Inconclusive, false),
+                    verdict("timing", Basis::Text, NotTestable, false),
+                ]),
+            ],
+            skipped: Vec::new(),
+        };
+        let t = paper.tally();
+        assert_eq!(t.text, [0, 1, 1, 1]);
+        assert_eq!(t.read_off, [0, 1, 0, 0]);
+        assert_eq!(t.undiagnosed, 1);
+        assert!(
+            t.sentence(2).contains("Undiagnosed fails: 1"),
+            "{}",
+            t.sentence(2)
+        );
+    }
 }
