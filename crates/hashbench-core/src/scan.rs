@@ -16,6 +16,8 @@
 //! one of four tables in turn (neighbours at one distance do not serialise)
 //! and the relevant ones are counted again from the list.
 
+/// The longest code a Hamming evaluation takes (the kernels' `u16` distances).
+pub use hashbench_simd::hamming::MAX_BITS;
 use rayon::prelude::*;
 
 use crate::codes::BitCodes;

@@ -216,6 +216,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             plan.spec_path.display()
         );
     }
+    check_labels(sources)?;
     let found = sources
         .iter()
         .map(|s| discover(plan, s))
@@ -269,6 +270,22 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
     finish(ws, plan, &data, tables, &about, counts, started, dir)
 }
 
+/// Refuses two sources under one label: their codes would be averaged as
+/// trials of one method.
+fn check_labels(sources: &[CodeSource]) -> Result<()> {
+    for (i, a) in sources.iter().enumerate() {
+        if let Some(b) = sources[i + 1..].iter().find(|b| b.label == a.label) {
+            bail!(
+                "--codes names label `{}` twice ({} and {}): give each code set its own label",
+                a.label,
+                a.dir.display(),
+                b.dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The seed a run gives `label`'s trial (so randomized metrics, such as
 /// kernel search, draw as in the run), or one derived from the label.
 fn trial_seed(plan: &Plan, label: &str, bits: usize, trial: usize) -> u64 {
@@ -296,5 +313,17 @@ mod tests {
         assert_eq!(parse_name("b16-t3.fit.json"), Some((16, 3, "fit.json")));
         assert_eq!(parse_name("readme.txt"), None);
         assert_eq!(parse_name("bx-t3.db.npy"), None);
+    }
+
+    #[test]
+    fn two_code_sets_under_one_label_are_refused() {
+        let a: CodeSource = "X=out/a".parse().unwrap();
+        let b: CodeSource = "X=out/b".parse().unwrap();
+        let c: CodeSource = "Y=out/b".parse().unwrap();
+        let e = check_labels(&[a.clone(), c.clone(), b])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("label `X` twice (out/a and out/b)"), "{e}");
+        assert!(check_labels(&[a, c]).is_ok());
     }
 }

@@ -94,6 +94,10 @@ pub fn distances(queries: &[u64], db: &[u64], words: usize, out: &mut [u16]) {
     distances_with(Isa::detected(), queries, db, words, out);
 }
 
+/// The longest code the distance kernels take: distances are `u16`, so a
+/// code holds at most 1,023 words (65,472 bits).
+pub const MAX_BITS: usize = u16::MAX as usize / 64 * 64;
+
 /// [`distances`] by a chosen variant.
 ///
 /// # Panics
@@ -102,7 +106,7 @@ pub fn distances(queries: &[u64], db: &[u64], words: usize, out: &mut [u16]) {
 #[allow(unsafe_code)]
 pub fn distances_with(isa: Isa, queries: &[u64], db: &[u64], words: usize, out: &mut [u16]) {
     assert!(
-        words > 0 && words * 64 <= usize::from(u16::MAX),
+        words > 0 && words * 64 <= MAX_BITS,
         "{words} words per code"
     );
     assert!(

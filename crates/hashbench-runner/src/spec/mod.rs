@@ -92,6 +92,11 @@ fn one() -> usize {
     1
 }
 
+/// The most trials a plan may hold (code lengths × trials × methods): a
+/// bound far above any paper's protocol that refuses a typo before anything
+/// is allocated.
+pub const MAX_PLANNED_TRIALS: usize = 1_000_000;
+
 /// The centre of the values over trials in tables, figures and claims.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -370,6 +375,22 @@ impl Spec {
         if bits.is_empty() || bits.contains(&0) {
             bail!("{file}: bits = {bits:?} must list positive code lengths (profile `{profile}`)");
         }
+        if let Some(&long) = bits.iter().find(|&&b| b > hashbench_core::scan::MAX_BITS) {
+            bail!(
+                "{file}: bits = {long} is longer than the {} bits a Hamming evaluation takes (profile `{profile}`)",
+                hashbench_core::scan::MAX_BITS
+            );
+        }
+        for (what, list) in [("bits", &bits), ("training_sizes", &training_sizes)] {
+            if let Some(twice) = list
+                .iter()
+                .find(|&&b| list.iter().filter(|&&c| c == b).count() > 1)
+            {
+                bail!(
+                    "{file}: {what} lists {twice} twice: every value is its own column of trials (profile `{profile}`)"
+                );
+            }
+        }
         // a sweep's axis takes the place of the code lengths
         let (bits, sweep_bits) = if training_sizes.is_empty() {
             (bits, None)
@@ -383,6 +404,17 @@ impl Spec {
         };
         if trials == 0 {
             bail!("{file}: trials must be at least 1 (profile `{profile}`)");
+        }
+        let planned = bits
+            .len()
+            .checked_mul(trials)
+            .and_then(|n| n.checked_mul(raw.methods.len().max(1)));
+        if planned.is_none_or(|n| n > MAX_PLANNED_TRIALS) {
+            bail!(
+                "{file}: {} code lengths x {trials} trials x {} methods plan more than {MAX_PLANNED_TRIALS} trials (profile `{profile}`)",
+                bits.len(),
+                raw.methods.len()
+            );
         }
         let tune_on = over.as_ref().and_then(|o| o.tune_on).unwrap_or(raw.tune_on);
         if tune_on == TuneOn::FirstDraw && !split.per_trial {
@@ -562,6 +594,22 @@ trials = 1
 "#;
 
     /// The error planning `profile` of `text` gives.
+    #[test]
+    fn repeated_or_oversized_code_lengths_and_huge_plans_are_refused_before_any_trial() {
+        let bits_line = GOOD.lines().find(|l| l.starts_with("bits = ")).unwrap();
+        let e = plan_err(&GOOD.replacen(bits_line, "bits = [16, 16]", 1), "paper");
+        assert!(e.contains("bits lists 16 twice"), "{e}");
+        let e = plan_err(&GOOD.replacen(bits_line, "bits = [70000]", 1), "paper");
+        assert!(
+            e.contains("bits = 70000 is longer than the 65472 bits"),
+            "{e}"
+        );
+        let trials = GOOD.replacen(bits_line, &format!("{bits_line}\ntrials = 1000000000"), 1);
+        let trials = trials.replacen("\ntrials = 3\n", "\n", 1);
+        let e = plan_err(&trials, "paper");
+        assert!(e.contains("plan more than 1000000 trials"), "{e}");
+    }
+
     fn plan_err(text: &str, profile: &str) -> String {
         parse(text).unwrap().plan(profile).unwrap_err().to_string()
     }
