@@ -586,7 +586,10 @@ fn finish(
         "timings_table": "timings.parquet (fit-seconds and encode-seconds per trial)",
         "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
     });
-    std::fs::write(dir.join("run.json"), serde_json::to_string_pretty(&run)?)?;
+    store::write_atomically(
+        &dir.join("run.json"),
+        serde_json::to_string_pretty(&run)?.as_bytes(),
+    )?;
     Ok(RunOutcome {
         dir,
         counts,

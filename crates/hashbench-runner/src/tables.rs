@@ -151,18 +151,21 @@ fn curve_frame(t: &ResultTables) -> Result<DataFrame> {
     DataFrame::new_infer_height(cols).context("building curve table")
 }
 
+/// Writes `df` as `<stem>.parquet` and `<stem>.csv` in `dir`, each through a
+/// temporary file renamed into place (a reader never sees half a table).
 fn write_frame(df: &mut DataFrame, dir: &Path, stem: &str) -> Result<()> {
     let parquet = dir.join(format!("{stem}.parquet"));
-    let file = File::create(&parquet).with_context(|| format!("creating {}", parquet.display()))?;
-    ParquetWriter::new(file)
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes)
         .finish(df)
-        .with_context(|| format!("writing {}", parquet.display()))?;
+        .with_context(|| format!("encoding {}", parquet.display()))?;
+    crate::store::write_atomically(&parquet, &bytes)?;
     let csv = dir.join(format!("{stem}.csv"));
-    let mut file = File::create(&csv).with_context(|| format!("creating {}", csv.display()))?;
-    CsvWriter::new(&mut file)
+    let mut bytes = Vec::new();
+    CsvWriter::new(&mut bytes)
         .finish(df)
-        .with_context(|| format!("writing {}", csv.display()))?;
-    Ok(())
+        .with_context(|| format!("encoding {}", csv.display()))?;
+    crate::store::write_atomically(&csv, &bytes)
 }
 
 /// The file of a run's per-query values (JSON).
