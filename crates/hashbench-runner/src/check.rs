@@ -13,7 +13,7 @@ use polars::prelude::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::claims::check_claims;
+use crate::claims::check_quality_claims;
 use crate::report::aggregate;
 use crate::spec::Centre;
 use crate::spec::Plan;
@@ -104,11 +104,7 @@ pub struct StoredVerdict {
 /// timings vary between runs, so a claim on them has no value here and is
 /// `not testable here` (the summary gives its verdict on that run's times).
 pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
-    let quality = ResultTables {
-        timings: Vec::new(),
-        ..t.clone()
-    };
-    check_claims(plan, &quality)
+    check_quality_claims(plan, t)
         .into_iter()
         .map(|v| StoredVerdict {
             claim: v.id,

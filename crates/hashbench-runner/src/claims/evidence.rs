@@ -11,6 +11,7 @@ use hashbench_eval::QueryValues;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::report::sample_std;
 use crate::spec::{Centre, Plan};
 use crate::tables::ResultTables;
 
@@ -30,6 +31,9 @@ type TrialCurve = (usize, Vec<(f64, f64)>);
 /// The replicates of each (method, metric, x) computed so far.
 type ReplicateCache = RefCell<HashMap<(String, String, usize), Rc<Vec<f64>>>>;
 
+/// The centred curves of each (method, curve, bits, draw) computed so far.
+type CurveCache = RefCell<HashMap<(String, String, usize, Draw), Rc<Vec<(f64, f64)>>>>;
+
 /// The run's values, and their replicates on demand (cached).
 pub struct Evidence<'a> {
     centre: Centre,
@@ -38,10 +42,11 @@ pub struct Evidence<'a> {
     scalars: BTreeMap<(&'a str, &'a str, usize), Vec<TrialValue<'a>>>,
     curves: BTreeMap<(&'a str, &'a str, usize), Vec<TrialCurve>>,
     cache: ReplicateCache,
+    curve_cache: CurveCache,
 }
 
 /// Which values a statistic reads: the run's own, or replicate `b`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Draw {
     /// The values of the tables.
     Observed,
@@ -50,9 +55,10 @@ pub enum Draw {
 }
 
 impl<'a> Evidence<'a> {
-    /// The evidence of `tables` (quality metrics and timings) under `plan`'s
-    /// centre, resampled from a seed of the experiment and profile.
-    pub fn new(plan: &Plan, tables: &'a ResultTables) -> Self {
+    /// The evidence of `tables` (quality metrics, and timings when
+    /// `with_timings`) under `plan`'s centre, resampled from a seed of the
+    /// experiment and profile.
+    pub fn new(plan: &Plan, tables: &'a ResultTables, with_timings: bool) -> Self {
         let query_values: HashMap<(&str, &str, usize, usize), &QueryValues> = tables
             .query_values
             .iter()
@@ -64,7 +70,8 @@ impl<'a> Evidence<'a> {
             })
             .collect();
         let mut scalars: BTreeMap<_, Vec<TrialValue>> = BTreeMap::new();
-        for r in tables.metrics.iter().chain(&tables.timings) {
+        let timings: &[_] = if with_timings { &tables.timings } else { &[] };
+        for r in tables.metrics.iter().chain(timings) {
             scalars
                 .entry((r.method.as_str(), r.metric.as_str(), r.bits))
                 .or_default()
@@ -98,6 +105,7 @@ impl<'a> Evidence<'a> {
                 .map(|(k, trials)| (k, trials.into_iter().collect()))
                 .collect(),
             cache: RefCell::new(HashMap::new()),
+            curve_cache: RefCell::new(HashMap::new()),
         }
     }
 
@@ -117,7 +125,9 @@ impl<'a> Evidence<'a> {
             return f64::NAN;
         };
         match draw {
-            Draw::Observed => self.centred(trials.iter().map(|t| t.value).collect()),
+            Draw::Observed => self
+                .centre
+                .of(&trials.iter().map(|t| t.value).collect::<Vec<f64>>()),
             Draw::Replicate(b) => {
                 let key = (method.to_string(), metric.to_string(), x);
                 if let Some(r) = self.cache.borrow().get(&key) {
@@ -148,12 +158,25 @@ impl<'a> Evidence<'a> {
                 .map(|b| self.value(method, metric, x, Draw::Replicate(b)))
                 .collect()
         };
-        std_dev(&values)
+        sample_std(&values)
     }
 
     /// The centred curve `curve` of `method` at `bits` under `draw`: the
-    /// centre of the trials' y at each x the trials share.
-    pub fn curve(&self, method: &str, curve: &str, bits: usize, draw: Draw) -> Vec<(f64, f64)> {
+    /// centre of the trials' y at each x the trials share, in x order, one
+    /// point per x, points without a finite centre left out (cached).
+    pub fn curve(&self, method: &str, curve: &str, bits: usize, draw: Draw) -> Rc<Vec<(f64, f64)>> {
+        let key = (method.to_string(), curve.to_string(), bits, draw);
+        if let Some(c) = self.curve_cache.borrow().get(&key) {
+            return Rc::clone(c);
+        }
+        let centred = Rc::new(self.centred_curve(method, curve, bits, draw));
+        self.curve_cache
+            .borrow_mut()
+            .insert(key, Rc::clone(&centred));
+        centred
+    }
+
+    fn centred_curve(&self, method: &str, curve: &str, bits: usize, draw: Draw) -> Vec<(f64, f64)> {
         let Some(trials) = self.curves.get(&(method, curve, bits)) else {
             return Vec::new();
         };
@@ -167,7 +190,7 @@ impl<'a> Evidence<'a> {
         };
         let mut by_x: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
         for (_, points) in &chosen {
-            for &(x, y) in points {
+            for &(x, y) in points.iter().filter(|p| p.0.is_finite()) {
                 by_x.entry((x * 1e6).round() as i64)
                     .or_insert((x, Vec::new()))
                     .1
@@ -175,7 +198,8 @@ impl<'a> Evidence<'a> {
             }
         }
         by_x.into_values()
-            .map(|(x, ys)| (x, self.centred(ys)))
+            .map(|(x, ys)| (x, self.centre.of(&ys)))
+            .filter(|p| p.1.is_finite())
             .collect()
     }
 
@@ -183,7 +207,7 @@ impl<'a> Evidence<'a> {
     /// value recomputed on its queries drawn with replacement when it has
     /// per-query values, then centred.
     fn replicate(&self, trials: &[TrialValue<'_>], b: usize) -> f64 {
-        let values = self
+        let values: Vec<f64> = self
             .trial_draw(b, trials.len())
             .into_iter()
             .map(|i| {
@@ -194,7 +218,7 @@ impl<'a> Evidence<'a> {
                 }
             })
             .collect();
-        self.centred(values)
+        self.centre.of(&values)
     }
 
     /// Positions of the trials in replicate `b` (all of them once when there is one).
@@ -223,32 +247,9 @@ impl<'a> Evidence<'a> {
         ));
         (0..n).map(|_| rng.random_range(0..n)).collect()
     }
-
-    /// The plan's centre of the values that are not NaN (NaN when none).
-    fn centred(&self, mut values: Vec<f64>) -> f64 {
-        values.retain(|v| v.is_finite());
-        if values.is_empty() {
-            return f64::NAN;
-        }
-        match self.centre {
-            Centre::Mean => values.iter().sum::<f64>() / values.len() as f64,
-            Centre::Median => hashbench_core::linalg::median(&values),
-        }
-    }
 }
 
 /// The resampling seed of a plan's claims: its experiment and profile.
 fn claim_seed(plan: &Plan) -> u64 {
     derive_seed(0x5eed_c1a1, &[&plan.id, &plan.profile])
-}
-
-/// Sample standard deviation (0 for fewer than two finite values).
-pub(super) fn std_dev(values: &[f64]) -> f64 {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    let n = finite.len();
-    if n < 2 {
-        return 0.0;
-    }
-    let mean = finite.iter().sum::<f64>() / n as f64;
-    (finite.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }

@@ -28,33 +28,25 @@ pub fn aggregate(rows: &[MetricRow], centre: Centre) -> BTreeMap<(String, String
     groups
         .into_iter()
         .map(|(k, v)| {
-            let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-            let n = finite.len();
-            let mean = if n == 0 {
-                f64::NAN
-            } else {
-                finite.iter().sum::<f64>() / n as f64
+            let stat = Stat {
+                centre: centre.of(&v),
+                std: sample_std(&v),
+                n: v.len(),
             };
-            let std = if n < 2 {
-                0.0
-            } else {
-                (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-            };
-            let centre = match centre {
-                Centre::Mean => mean,
-                Centre::Median if n > 0 => hashbench_core::linalg::median(&finite),
-                Centre::Median => f64::NAN,
-            };
-            (
-                k,
-                Stat {
-                    centre,
-                    std,
-                    n: v.len(),
-                },
-            )
+            (k, stat)
         })
         .collect()
+}
+
+/// Sample standard deviation of the finite `values` (0 for fewer than two).
+pub(crate) fn sample_std(values: &[f64]) -> f64 {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let n = finite.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = finite.iter().sum::<f64>() / n as f64;
+    (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
 /// Mean curve per method: method → [(x, mean y)] for `curve` at `bits`.

@@ -109,6 +109,16 @@ pub enum Centre {
 }
 
 impl Centre {
+    /// The centre of the finite `values` (NaN when none).
+    pub fn of(self, values: &[f64]) -> f64 {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        match self {
+            _ if finite.is_empty() => f64::NAN,
+            Centre::Mean => finite.iter().sum::<f64>() / finite.len() as f64,
+            Centre::Median => hashbench_core::linalg::median(&finite),
+        }
+    }
+
     /// Its name in summaries.
     pub fn name(self) -> &'static str {
         match self {

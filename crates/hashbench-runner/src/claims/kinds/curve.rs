@@ -4,31 +4,25 @@
 use serde::Deserialize;
 
 use super::Check;
-use crate::claims::evidence::{Draw, std_dev};
+use crate::claims::evidence::Draw;
 use crate::claims::rule::{Judged, Over, Statistic, all_of, judge, judge_close};
 use crate::claims::{Evidence, Outcome};
+use crate::report::sample_std;
 use crate::spec::Plan;
 
 fn one() -> f64 {
     1.0
 }
 
-/// `curve`'s y at `x`, linear between its points (at an x held twice, the
-/// larger y); `None` outside its x range.
+/// `curve`'s y at `x`, linear between its points (in x order, one per x, as
+/// [`Evidence::curve`] gives them); `None` outside its x range.
 fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
-    let mut pts: Vec<(f64, f64)> = curve
-        .iter()
-        .copied()
-        .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    pts.dedup_by(|later, kept| later.0 == kept.0);
-    let right = pts.partition_point(|p| p.0 < x);
-    let (x1, y1) = *pts.get(right)?;
+    let right = curve.partition_point(|p| p.0 < x);
+    let (x1, y1) = *curve.get(right)?;
     if x1 == x {
         return Some(y1);
     }
-    let (x0, y0) = *pts.get(right.checked_sub(1)?)?;
+    let (x0, y0) = *curve.get(right.checked_sub(1)?)?;
     Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
 }
 
@@ -173,7 +167,7 @@ impl AboveOnCurve {
             .rivals
             .iter()
             .flat_map(|r| self.bits.iter().map(move |&b| (r, b)))
-            .flat_map(|(r, b)| ev.curve(r, &self.curve, b, Draw::Observed))
+            .flat_map(|(r, b)| ev.curve(r, &self.curve, b, Draw::Observed).to_vec())
             .map(|p| p.1)
             .filter(|y| y.is_finite())
             .fold(f64::INFINITY, f64::min);
@@ -273,7 +267,7 @@ impl Check for Approaches {
                 let reps: Vec<f64> = (0..ev.replicates())
                     .map(|r| y(c, first, Draw::Replicate(r)))
                     .collect();
-                std_dev(&reps)
+                sample_std(&reps)
             });
             let (close, e) = judge_close(&near, &spreads);
             let narrows = Statistic::of(
@@ -304,8 +298,8 @@ mod tests {
     use crate::claims::kinds::fixture::Run;
 
     #[test]
-    fn interpolation_stays_inside_the_range_and_takes_the_larger_y() {
-        let c = [(0.0, 1.0), (2.0, 3.0), (2.0, 2.0)];
+    fn interpolation_stays_inside_the_range() {
+        let c = [(0.0, 1.0), (2.0, 3.0)];
         assert_eq!(interpolate(&c, 1.0), Some(2.0));
         assert_eq!(interpolate(&c, 2.0), Some(3.0));
         assert_eq!(interpolate(&c, 3.0), None);
