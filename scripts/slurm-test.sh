@@ -83,7 +83,8 @@ if ! "$hashbench" --results "$tmp/cluster" slurm "$spec" --profile "$profile" --
     tail -n 20 "$tmp"/cluster/*/"$profile"/slurm/*.out
     exit 1
 fi
-id=$(sed -n 's/^id = "\(.*\)"/\1/p' "$spec")
+# The spec's own id is its first top-level key; claims further down have ids too.
+id=$(sed -n 's/^id = "\(.*\)"/\1/p' "$spec" | head -n 1)
 single="$tmp/single/$id/$profile/metrics.csv"
 merged="$tmp/cluster/$id/$profile/metrics.csv"
 manifests=$(ls "$tmp/cluster/$id/$profile/shards" | wc -l)
