@@ -173,7 +173,7 @@ pub struct FitLog {
 
 /// The names a method's [`FitLog`] entries take, declared beside its
 /// parameters so specs can name them in figures and claims.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FitLogNames {
     /// Names of [`FitLog::facts`].
     pub facts: &'static [&'static str],
@@ -181,6 +181,9 @@ pub struct FitLogNames {
     pub per_bit: &'static [&'static str],
     /// Names of [`FitLog::seconds`].
     pub seconds: &'static [&'static str],
+    /// Ranges facts should lie in: a fit outside one is flagged in the run's
+    /// summary (e.g. codes that are dense where they are meant to be sparse).
+    pub checks: &'static [FitCheck],
 }
 
 impl FitLogNames {
@@ -189,7 +192,29 @@ impl FitLogNames {
         facts: &[],
         per_bit: &[],
         seconds: &[],
+        checks: &[],
     };
+}
+
+/// A range one fit fact should lie in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitCheck {
+    /// The fact (one of [`FitLogNames::facts`]).
+    pub fact: &'static str,
+    /// The lowest value not flagged.
+    pub low: f64,
+    /// The highest value not flagged.
+    pub high: f64,
+    /// What a value outside the range means, for the summary.
+    pub says: &'static str,
+}
+
+impl FitCheck {
+    /// Whether `value` lies outside the range (NaN, an undefined fact, does
+    /// not).
+    pub fn flags(&self, value: f64) -> bool {
+        value < self.low || value > self.high
+    }
 }
 
 /// A fitted hash function. Object-safe, so the runner can hold `Box<dyn HashModel>`.

@@ -206,6 +206,7 @@ impl HashMethod for LampParams {
             "seconds-per-bit-max",
             "qp-seconds-per-bit-mean",
         ],
+        checks: &[],
     };
 
     fn check_data(&self, data: &Data) -> Result<(), String> {

@@ -291,6 +291,7 @@ impl HashMethod for MlhParams {
         ],
         per_bit: &[],
         seconds: &["tuning-seconds"],
+        checks: &[],
     };
 
     fn validate(&self) -> Result<(), ParamError> {

@@ -32,19 +32,44 @@ impl KnnGraph {
                 "kNN graph: sigma must be positive, got {sigma}"
             )));
         }
-        let n = x.nrows();
-        if k == 0 || k >= n {
-            return Err(SolverError::Invalid(format!(
-                "kNN graph: k = {k} needs 0 < k < {n} items"
-            )));
-        }
-        let itself: Vec<usize> = (0..n).collect();
-        let nearest = k_nearest(x, x, k, Some(&itself));
+        Ok(KnnGraph::weighted(
+            x.nrows(),
+            &euclidean_neighbours(x, k)?,
+            sigma,
+        ))
+    }
+
+    /// The heat-kernel kNN graph with σ the mean squared distance from an
+    /// item to its `k` nearest neighbours (each edge then weighs e⁻¹ on
+    /// average, whatever the data's scale); returns σ too.
+    ///
+    /// When every item coincides with its neighbours, every edge weighs 1
+    /// whatever σ, and σ is 1.
+    ///
+    /// # Errors
+    /// [`SolverError::Invalid`] for a bad `k`.
+    pub fn heat_kernel_mean_width(
+        x: MatRef<'_, f64>,
+        k: usize,
+    ) -> Result<(KnnGraph, f64), SolverError> {
+        let nearest = euclidean_neighbours(x, k)?;
+        let (sum, count) = nearest
+            .iter()
+            .flatten()
+            .fold((0.0, 0usize), |(s, c), &(d2, _)| (s + d2, c + 1));
+        // every edge joining coinciding items weighs 1 whatever σ: then σ = 1
+        let sigma = if sum > 0.0 { sum / count as f64 } else { 1.0 };
+        Ok((KnnGraph::weighted(x.nrows(), &nearest, sigma), sigma))
+    }
+
+    /// The union graph of Euclidean neighbour lists weighted by the heat
+    /// kernel of width `sigma`.
+    fn weighted(n: usize, nearest: &[Vec<(f64, u32)>], sigma: f64) -> KnnGraph {
         let edges = nearest.iter().enumerate().flat_map(|(i, row)| {
             row.iter()
                 .map(move |&(d2, j)| (i as u32, j, (-d2 / sigma).exp()))
         });
-        Ok(KnnGraph::union(n, edges))
+        KnnGraph::union(n, edges)
     }
 
     /// STH's graph (`constructS` with its defaults, cosine metric and
@@ -176,6 +201,18 @@ impl KnnGraph {
             .fold((0.0, 0usize), |(s, c), e| (s + e.1, c + 1));
         if count == 0 { 0.0 } else { sum / count as f64 }
     }
+}
+
+/// Each row's `k` nearest other rows (squared distance, index).
+fn euclidean_neighbours(x: MatRef<'_, f64>, k: usize) -> Result<Vec<Vec<(f64, u32)>>, SolverError> {
+    let n = x.nrows();
+    if k == 0 || k >= n {
+        return Err(SolverError::Invalid(format!(
+            "kNN graph: k = {k} needs 0 < k < {n} items"
+        )));
+    }
+    let itself: Vec<usize> = (0..n).collect();
+    Ok(k_nearest(x, x, k, Some(&itself)))
 }
 
 /// The eigensolver's residual tolerance (eigenvalues of N + I lie in [0, 2]).

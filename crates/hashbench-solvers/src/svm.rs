@@ -38,6 +38,8 @@ pub struct SvmModel {
     pub alpha: Vec<f64>,
     /// Sweeps taken.
     pub sweeps: usize,
+    /// Whether the projected gradients met ε before `max_sweeps`.
+    pub converged: bool,
 }
 
 /// SVM settings.
@@ -129,7 +131,7 @@ impl SvmData {
         let mut active = self.n;
         // the last sweep's largest projected gradient (∞ when it was ≤ 0)
         let mut shrink_above = f64::INFINITY;
-        let mut sweeps = 0;
+        let (mut sweeps, mut converged) = (0, false);
         while sweeps < params.max_sweeps {
             sweeps += 1;
             order[..active].shuffle(rng);
@@ -161,6 +163,7 @@ impl SvmData {
             }
             if pg_max - pg_min <= params.eps {
                 if active == self.n {
+                    converged = true;
                     break;
                 }
                 // the swept ones meet ε: check every coordinate again
@@ -170,7 +173,12 @@ impl SvmData {
             }
             shrink_above = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
         }
-        Ok(SvmModel { w, alpha, sweeps })
+        Ok(SvmModel {
+            w,
+            alpha,
+            sweeps,
+            converged,
+        })
     }
 
     /// One SVM per column of `bits` (item i positive for bit k when
@@ -187,7 +195,7 @@ impl SvmData {
         rng: &mut ChaCha8Rng,
     ) -> Result<ColumnSvms, SolverError> {
         let mut w = faer::Mat::<f64>::zeros(self.d, bits.ncols());
-        let mut sweeps = 0;
+        let (mut sweeps, mut sweeps_max, mut capped) = (0, 0, 0);
         for k in 0..bits.ncols() {
             let positive: Vec<bool> = bits.col(k).iter().map(|&v| v > 0.0).collect();
             if positive.iter().all(|&p| p) || !positive.iter().any(|&p| p) {
@@ -195,6 +203,8 @@ impl SvmData {
             }
             let model = self.train(&positive, params, rng)?;
             sweeps += model.sweeps;
+            sweeps_max = sweeps_max.max(model.sweeps);
+            capped += usize::from(!model.converged);
             for (j, v) in model.w.into_iter().enumerate() {
                 w[(j, k)] = v;
             }
@@ -203,6 +213,8 @@ impl SvmData {
             w,
             thresholds: constant_bit_thresholds(bits),
             sweeps,
+            sweeps_max,
+            capped,
         })
     }
 
@@ -242,6 +254,10 @@ pub struct ColumnSvms {
     pub thresholds: Vec<f64>,
     /// Sweeps summed over the SVMs trained.
     pub sweeps: usize,
+    /// The most sweeps one SVM took.
+    pub sweeps_max: usize,
+    /// SVMs stopped by `max_sweeps` before meeting ε.
+    pub capped: usize,
 }
 
 /// Thresholds that keep a bit constant where every training item agrees

@@ -340,6 +340,19 @@ fn svm_dual_coordinate_descent_reaches_the_dual_optimum() {
         )
         .unwrap();
     assert!(quick.sweeps < model.sweeps);
+    assert!(quick.converged && model.converged);
+    // one sweep cannot meet ε from the zero start: the cap is reported
+    let capped = data
+        .train(
+            &labels,
+            SvmParams {
+                max_sweeps: 1,
+                ..SvmParams::default()
+            },
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
+        .unwrap();
+    assert!(!capped.converged && capped.sweeps == 1);
     assert!(data.primal(&labels, 1.0, &quick.w) < primal * 1.05);
 }
 
@@ -382,6 +395,34 @@ fn knn_graph_matches_brute_force_and_its_laplacian_is_d_minus_w() {
     assert!((graph.laplacian_form(&f) - dense).abs() < 1e-10);
     assert!(graph.laplacian_form(&vec![1.0; n]).abs() < 1e-12, "L 1 = 0");
     assert!(KnnGraph::heat_kernel(x.as_ref(), n, 1.0).is_err());
+}
+
+#[test]
+fn mean_width_is_the_mean_squared_neighbour_distance_and_ignores_the_scale() {
+    // Points 0, 1, 3 on a line, k = 1: neighbours 0-1 (d² = 1), 1-0 (1),
+    // 2-1 (4), so σ = 2 and the edge weights are e^{-1/2} and e^{-2}.
+    let x = Mat::from_fn(3, 1, |i, _| [0.0, 1.0, 3.0][i]);
+    let (graph, sigma) = KnnGraph::heat_kernel_mean_width(x.as_ref(), 1).unwrap();
+    assert!((sigma - 2.0).abs() < 1e-12);
+    assert!((graph.adjacency[0][0].1 - (-0.5f64).exp()).abs() < 1e-12);
+    assert!((graph.adjacency[2][0].1 - (-2.0f64).exp()).abs() < 1e-12);
+    // the same graph at any scale of the data: σ moves with it
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let y = uniform(&mut rng, 30, 4);
+    let (small, s1) = KnnGraph::heat_kernel_mean_width(y.as_ref(), 5).unwrap();
+    let big = Mat::from_fn(30, 4, |i, j| 1e3 * y[(i, j)]);
+    let (large, s2) = KnnGraph::heat_kernel_mean_width(big.as_ref(), 5).unwrap();
+    assert!((s2 / s1 - 1e6).abs() < 1e-3);
+    assert!((small.mean_weight() - large.mean_weight()).abs() < 1e-9);
+    assert!(
+        small.mean_weight() > 0.2,
+        "a live graph: {}",
+        small.mean_weight()
+    );
+    // duplicates everywhere: every edge weighs 1 (whatever σ)
+    let same = Mat::<f64>::zeros(4, 2);
+    let (graph, sigma) = KnnGraph::heat_kernel_mean_width(same.as_ref(), 2).unwrap();
+    assert_eq!((sigma, graph.mean_weight()), (1.0, 1.0));
 }
 
 #[test]

@@ -8,6 +8,8 @@
 use faer::{Mat, MatRef};
 use hashbench_solvers::{Cca, CdStop, SolverError, elastic_net, gcv_weights};
 
+use crate::PenaltyScale;
+
 /// The training data standardised once, shared by every penalty tried.
 #[derive(Debug, Clone)]
 pub struct Standardised {
@@ -21,6 +23,9 @@ pub struct Standardised {
     pub gram: Vec<f64>,
     /// Features that vary.
     pub effective_dim: usize,
+    /// Items Curds and Whey's f = d/n counts: the rows here, or the final
+    /// fit's when these rows are a cross-validation fold.
+    pub gcv_items: usize,
 }
 
 impl Standardised {
@@ -53,6 +58,15 @@ impl Standardised {
             z,
             gram,
             effective_dim,
+            gcv_items: n,
+        }
+    }
+
+    /// The same rows with Curds and Whey's f = d/n counted on `items`.
+    pub fn with_gcv_items(self, items: usize) -> Standardised {
+        Standardised {
+            gcv_items: items,
+            ..self
         }
     }
 }
@@ -79,8 +93,11 @@ pub struct EncwHash {
 }
 
 /// Learns ENCW from the standardised data and the 0/1 training codes
-/// `bits` (n × m) with penalties λ1, λ2. `identity_shrinkage` skips Curds and
-/// Whey (C = I), leaving the elastic nets alone.
+/// `bits` (n × m) with penalties λ1, λ2 read on `scale`: as given, or in
+/// hundredths of the values where the problem's own scale puts them (λ1 of
+/// 2·max|Zᵀy|, where a bit's coefficients all vanish; λ2 of ZᵀZ's unit
+/// diagonal). `identity_shrinkage` skips Curds and Whey (C = I), leaving the
+/// elastic nets alone.
 ///
 /// # Errors
 /// A solver failure; more varying features than items.
@@ -89,6 +106,7 @@ pub fn learn_encw(
     bits: MatRef<'_, f64>,
     lambda1: f64,
     lambda2: f64,
+    scale: PenaltyScale,
     identity_shrinkage: bool,
 ) -> Result<EncwHash, SolverError> {
     let (n, d, m) = (data.z.nrows(), data.z.ncols(), bits.ncols());
@@ -109,7 +127,14 @@ pub fn learn_encw(
             continue;
         }
         let qk: Vec<f64> = q.col(k).iter().copied().collect();
-        let sol = elastic_net(&data.gram, &qk, lambda1, lambda2, None, stop)?;
+        let (l1, l2) = match scale {
+            PenaltyScale::Absolute => (lambda1, lambda2),
+            PenaltyScale::AllZero => {
+                let all_zero = 2.0 * qk.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                (lambda1 / 100.0 * all_zero, lambda2 / 100.0)
+            }
+        };
+        let sol = elastic_net(&data.gram, &qk, l1, l2, None, stop)?;
         unconverged += usize::from(!sol.converged);
         nonzero += sol.beta.iter().filter(|v| **v != 0.0).count();
         for (j, v) in sol.beta.into_iter().enumerate() {
@@ -120,7 +145,7 @@ pub fn learn_encw(
         (Vec::new(), Vec::new(), beta)
     } else {
         let cca = Cca::fit(data.z.as_ref(), yc.as_ref())?;
-        let f = data.effective_dim as f64 / n as f64;
+        let f = data.effective_dim as f64 / data.gcv_items as f64;
         let weights = gcv_weights(&cca.correlations, f)?;
         let c = cca.shrinkage_matrix(&weights);
         (cca.correlations, weights, &beta * c.transpose())

@@ -10,13 +10,23 @@ use rand_chacha::ChaCha8Rng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::CodeHyper;
 use crate::encw::{Standardised, learn_encw};
+use crate::{CodeHyper, PenaltyScale};
 
 /// The paper's grid for α (Sec. 5.1.2).
 pub const ALPHA_GRID: [f64; 4] = [0.1, 0.3, 0.5, 0.7];
 /// The paper's grid for λ, λ1 and λ2 (Sec. 5.1.2).
 pub const PENALTY_GRID: [f64; 4] = [0.001, 0.1, 10.0, 100.0];
+
+/// What a hash function is learnt with besides the rows and their codes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HashContext {
+    /// How the hash's penalties (ENCW's λ1, λ2) are read.
+    pub penalty_scale: PenaltyScale,
+    /// Training items of the final fit: Curds and Whey's f = d/n uses it,
+    /// also on a cross-validation fold, so a fold shrinks as the fit will.
+    pub final_items: usize,
+}
 
 /// A hash function learnt from training data and their 0/1 codes.
 pub struct HashFn {
@@ -50,7 +60,7 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     /// The parameter at fault.
     fn validate(fixed: &Self::Fixed) -> Result<(), ParamError>;
     /// Prepares the training rows.
-    fn prepare(x: MatRef<'_, f64>) -> Self::Prepared;
+    fn prepare(x: MatRef<'_, f64>, context: HashContext) -> Self::Prepared;
     /// Learns the hash from the prepared rows and their codes (n × m, 0/1).
     ///
     /// # Errors
@@ -88,9 +98,11 @@ pub struct EncwFixed {
 
 impl HashKind for Encw {
     type Fixed = EncwFixed;
-    type Prepared = Standardised;
+    type Prepared = (Standardised, PenaltyScale);
     const LABEL: &'static str = "SH_ENCW";
-    const VERSION: u32 = 1;
+    /// 2: penalties on the data's scale, a data-set graph width, a
+    /// chance-corrected cross-validation (issue 34).
+    const VERSION: u32 = 2;
 
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
@@ -128,17 +140,20 @@ impl HashKind for Encw {
         ParamError::check_non_negative("lambda2", fixed.lambda2)
     }
 
-    fn prepare(x: MatRef<'_, f64>) -> Standardised {
-        Standardised::new(x)
+    fn prepare(x: MatRef<'_, f64>, context: HashContext) -> (Standardised, PenaltyScale) {
+        (
+            Standardised::new(x).with_gcv_items(context.final_items),
+            context.penalty_scale,
+        )
     }
 
     fn learn(
-        prepared: &Standardised,
+        (data, scale): &(Standardised, PenaltyScale),
         bits: MatRef<'_, f64>,
         fixed: &EncwFixed,
         _rng: &mut ChaCha8Rng,
     ) -> Result<HashFn, SolverError> {
-        let h = learn_encw(prepared, bits, fixed.lambda1, fixed.lambda2, false)?;
+        let h = learn_encw(data, bits, fixed.lambda1, fixed.lambda2, *scale, false)?;
         let mean_weight = if h.weights.is_empty() {
             f64::NAN
         } else {
@@ -161,9 +176,19 @@ impl HashKind for Encw {
     }
 }
 
+/// SH_SVM's training rows, scaled to unit mean length (one factor for all
+/// rows, folded back into the weights): LIBLINEAR expects scaled features,
+/// and on raw SIFT (lengths ~500) the SVMs ran into the 1,000-sweep cap.
+pub struct ScaledRows {
+    /// The scaled training rows.
+    pub data: SvmData,
+    /// The factor: 1 / the rows' mean length.
+    pub scale: f64,
+}
+
 /// SH_SVM: one linear SVM per bit on the codes, LIBLINEAR's defaults
 /// (L2-regularised squared hinge, dual coordinate descent, C = 1, ε = 0.1, no
-/// bias) as the STH lineage calls it.
+/// bias) as the STH lineage calls it, on [`ScaledRows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Svm;
 
@@ -179,11 +204,13 @@ pub struct SvmFixed {
 
 impl HashKind for Svm {
     type Fixed = SvmFixed;
-    type Prepared = SvmData;
+    type Prepared = ScaledRows;
     const LABEL: &'static str = "SH_SVM";
     /// One per SVM change (`svm::REVISION`: 2, eight partial sums; 3,
-    /// shrinking).
-    const VERSION: u32 = 1 + hashbench_solvers::svm::REVISION;
+    /// shrinking), plus one for issue 34 (penalties on the data's scale, a
+    /// data-set graph width, a chance-corrected cross-validation, scaled
+    /// rows).
+    const VERSION: u32 = 2 + hashbench_solvers::svm::REVISION;
 
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {
@@ -207,28 +234,44 @@ impl HashKind for Svm {
         check_code(Self::code(fixed))
     }
 
-    fn prepare(x: MatRef<'_, f64>) -> SvmData {
-        SvmData::new(x)
+    fn prepare(x: MatRef<'_, f64>, _context: HashContext) -> ScaledRows {
+        let n = x.nrows().max(1) as f64;
+        let mean_length = (0..x.nrows()).map(|i| x.row(i).norm_l2()).sum::<f64>() / n;
+        let scale = if mean_length > 0.0 {
+            1.0 / mean_length
+        } else {
+            1.0
+        };
+        ScaledRows {
+            data: SvmData::new((x * faer::Scale(scale)).as_ref()),
+            scale,
+        }
     }
 
     fn learn(
-        prepared: &SvmData,
+        prepared: &ScaledRows,
         bits: MatRef<'_, f64>,
         _fixed: &SvmFixed,
         rng: &mut ChaCha8Rng,
     ) -> Result<HashFn, SolverError> {
-        let svms = prepared.train_columns(bits, SvmParams::default(), rng)?;
+        let svms = prepared
+            .data
+            .train_columns(bits, SvmParams::default(), rng)?;
         let m = bits.ncols();
         Ok(HashFn {
             model: LinearModel {
-                mean: vec![0.0; prepared.dim()],
-                w: svms.w,
+                mean: vec![0.0; prepared.data.dim()],
+                w: svms.w * faer::Scale(prepared.scale),
                 thresholds: svms.thresholds,
             },
-            facts: vec![(
-                "svm-sweeps-mean".into(),
-                svms.sweeps as f64 / m.max(1) as f64,
-            )],
+            facts: vec![
+                (
+                    "svm-sweeps-mean".into(),
+                    svms.sweeps as f64 / m.max(1) as f64,
+                ),
+                ("svm-sweeps-max".into(), svms.sweeps_max as f64),
+                ("svm-capped".into(), svms.capped as f64),
+            ],
         })
     }
 }

@@ -7,16 +7,20 @@ mod hash;
 mod tests;
 pub mod tune;
 
-pub use hash::{ALPHA_GRID, Encw, EncwFixed, HashFn, HashKind, PENALTY_GRID, Svm, SvmFixed};
+pub use hash::{
+    ALPHA_GRID, Encw, EncwFixed, HashContext, HashFn, HashKind, PENALTY_GRID, ScaledRows, Svm,
+    SvmFixed,
+};
 
 use std::marker::PhantomData;
 use std::time::Instant;
 
 use hashbench_core::linear::{LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
-    BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
+    BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
+use hashbench_eval::EmptyPolicy;
 use hashbench_solvers::{KnnGraph, SolverError};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -46,19 +50,83 @@ pub enum TuningRule {
     CrossValidate,
 }
 
+/// The heat kernel's width σ.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Width {
+    /// A given σ (the paper's is 1, on data of an unstated scale).
+    Given(f64),
+    /// A rule on the data.
+    Rule(WidthRule),
+}
+
+/// How σ follows from the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WidthRule {
+    /// `"mean-knn"`: the mean squared distance from an item to its k nearest
+    /// neighbours, so edges weigh e⁻¹ on average on any data set.
+    MeanKnn,
+}
+
+/// How the penalties λ, λ1 and λ2 are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PenaltyScale {
+    /// `"all-zero"`: in hundredths of the value at which the solution is all
+    /// zero, so the paper's grid {0.001, 0.1, 10, 100} runs from dense codes
+    /// (10⁻⁵ of it) to empty ones on any data set. λ: of 2·max‖xᵢ‖ (no code
+    /// is nonzero above it, whatever the unit-norm bases); λ1: of
+    /// 2·max|Zᵀy|, per bit; λ2: of the standardised Gram's unit diagonal.
+    AllZero,
+    /// `"absolute"`: as printed, in the units of the data as given.
+    Absolute,
+}
+
+impl PenaltyScale {
+    /// The codes' λ in the units of the rows `x`.
+    pub fn code_lambda(self, lambda: f64, x: faer::MatRef<'_, f64>) -> f64 {
+        match self {
+            PenaltyScale::Absolute => lambda,
+            PenaltyScale::AllZero => {
+                let longest = (0..x.nrows()).fold(0.0f64, |a, i| a.max(x.row(i).norm_l2()));
+                lambda / 100.0 * 2.0 * longest
+            }
+        }
+    }
+}
+
+/// The truth the cross-validation scores held-out items against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CvTruth {
+    /// `"k-nearest"`: the 25 nearest database items (Figs. 3, 5, 7-9).
+    KNearest,
+    /// `"k-nearest-same-label"`: the 25 nearest database items of the
+    /// held-out item's label (Figs. 4 and 6).
+    KNearestSameLabel,
+}
+
 /// Sparse Hashing hyperparameters; `H` is the hash function learnt on the
-/// codes. Defaults: the paper's (graph k = 25, σ = 1, cross-validated α, λ
-/// and hash penalties) and the reading notes' (at most 30 outer iterations,
-/// relative tolerance 1e-5).
+/// codes. Defaults: the paper's (graph k = 25, cross-validated α, λ and
+/// hash penalties), the reading notes' (at most 30 outer iterations,
+/// relative tolerance 1e-5), and the readings that keep the paper's
+/// mechanism alive on any data set (σ from the data, penalties on the
+/// data's scale; the crate README).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, bound(serialize = "", deserialize = ""))]
 pub struct SpahParams<H: HashKind> {
     /// Neighbours per item in the kNN graph (25; 100 for GIST).
     #[serde(default = "default_neighbours")]
     pub neighbours: usize,
-    /// Heat-kernel width σ in exp(−‖xᵢ − xⱼ‖²/σ) (1).
+    /// Heat-kernel width σ in exp(−‖xᵢ − xⱼ‖²/σ): a number, or
+    /// `"mean-knn"` (the default).
     #[serde(default = "default_sigma")]
-    pub sigma: f64,
+    pub sigma: Width,
+    /// How λ, λ1 and λ2 are read (`"all-zero"`, the default, or
+    /// `"absolute"`).
+    #[serde(default = "default_penalty_scale")]
+    pub penalty_scale: PenaltyScale,
     /// Most outer iterations of the alternation (30).
     #[serde(default = "default_iterations")]
     pub max_iterations: usize,
@@ -72,6 +140,14 @@ pub struct SpahParams<H: HashKind> {
     /// 5-fold search on 10K items is hours per code length on 2 cores.
     #[serde(default = "default_cv_items")]
     pub cv_items: usize,
+    /// The cross-validation's truth: the figure's own (`"k-nearest"`, the
+    /// default, or `"k-nearest-same-label"`).
+    #[serde(default = "default_cv_truth")]
+    pub cv_truth: CvTruth,
+    /// The cross-validation's empty-ball policy: the figure's own (`"one"`,
+    /// the default and the experiments', `"zero"` or `"skip"`).
+    #[serde(default = "default_cv_empty")]
+    pub cv_empty: EmptyPolicy,
     #[serde(skip)]
     kind: PhantomData<H>,
 }
@@ -79,8 +155,17 @@ pub struct SpahParams<H: HashKind> {
 fn default_neighbours() -> usize {
     25
 }
-fn default_sigma() -> f64 {
-    1.0
+fn default_sigma() -> Width {
+    Width::Rule(WidthRule::MeanKnn)
+}
+fn default_penalty_scale() -> PenaltyScale {
+    PenaltyScale::AllZero
+}
+fn default_cv_truth() -> CvTruth {
+    CvTruth::KNearest
+}
+fn default_cv_empty() -> EmptyPolicy {
+    EmptyPolicy::One
 }
 fn default_iterations() -> usize {
     30
@@ -104,6 +189,9 @@ impl<H: HashKind> Default for SpahParams<H> {
             tolerance: default_tolerance(),
             hyperparameters: default_hyperparameters(),
             cv_items: default_cv_items(),
+            penalty_scale: default_penalty_scale(),
+            cv_truth: default_cv_truth(),
+            cv_empty: default_cv_empty(),
             kind: PhantomData,
         }
     }
@@ -127,12 +215,40 @@ impl<H: HashKind> SpahParams<H> {
         }
     }
 
-    fn code_settings(&self, code: CodeHyper, max_iterations: usize) -> CodeSettings {
+    /// The alternation's settings for `code` on the rows `x` (λ in their
+    /// units).
+    fn code_settings(&self, code: CodeHyper, x: faer::MatRef<'_, f64>) -> CodeSettings {
         CodeSettings {
             alpha: code.alpha,
-            lambda: code.lambda,
-            max_iterations,
+            lambda: self.penalty_scale.code_lambda(code.lambda, x),
+            max_iterations: self.max_iterations,
             tolerance: self.tolerance,
+        }
+    }
+
+    /// The heat-kernel kNN graph of the rows `x` and its σ. A graph whose
+    /// mean weight is below 10⁻⁶ is an error: α would change nothing.
+    fn graph(&self, x: faer::MatRef<'_, f64>) -> Result<(KnnGraph, f64), SolverError> {
+        let (graph, sigma) = match self.sigma {
+            Width::Given(sigma) => (KnnGraph::heat_kernel(x, self.neighbours, sigma)?, sigma),
+            Width::Rule(WidthRule::MeanKnn) => {
+                KnnGraph::heat_kernel_mean_width(x, self.neighbours)?
+            }
+        };
+        let mean = graph.mean_weight();
+        if mean < 1e-6 {
+            return Err(SolverError::Invalid(format!(
+                "the heat-kernel graph is dead: mean edge weight {mean:.1e} with sigma = {sigma} on these rows, so the graph term (alpha) would change nothing; set `sigma = \"mean-knn\"` or a width near the squared distances between neighbours"
+            )));
+        }
+        Ok((graph, sigma))
+    }
+
+    /// What the hash function is learnt with on `final_items` rows.
+    fn hash_context(&self, final_items: usize) -> HashContext {
+        HashContext {
+            penalty_scale: self.penalty_scale,
+            final_items,
         }
     }
 
@@ -145,19 +261,16 @@ impl<H: HashKind> SpahParams<H> {
         rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, SolverError> {
         let t0 = Instant::now();
-        let graph = KnnGraph::heat_kernel(x, self.neighbours, self.sigma)?;
+        let (graph, sigma) = self.graph(x)?;
         let t1 = Instant::now();
         let code = H::code(fixed);
+        let settings = self.code_settings(code, x);
         let b0 = initial_bases(x.ncols(), n_bits, rng);
-        let codes = sparse_codes(
-            x,
-            &graph,
-            b0,
-            &self.code_settings(code, self.max_iterations),
-        )?;
+        let codes = sparse_codes(x, &graph, b0, &settings)?;
         let t2 = Instant::now();
         let bits = codes.bits();
-        let hash = H::learn(&H::prepare(x), bits.as_ref(), fixed, rng)?;
+        let prepared = H::prepare(x, self.hash_context(x.nrows()));
+        let hash = H::learn(&prepared, bits.as_ref(), fixed, rng)?;
         let n = bits.nrows() as f64;
         let frequency: Vec<f64> = (0..n_bits)
             .map(|k| bits.col(k).iter().sum::<f64>() / n)
@@ -170,12 +283,18 @@ impl<H: HashKind> SpahParams<H> {
         let mut facts = vec![
             ("alpha".to_string(), code.alpha),
             ("lambda".to_string(), code.lambda),
+            ("lambda-absolute".to_string(), settings.lambda),
+            ("sigma".to_string(), sigma),
             ("iterations".to_string(), codes.iterations as f64),
             ("objective-increases".to_string(), increases as f64),
             ("dead-bits".to_string(), codes.dead_atoms as f64),
             (
                 "bits-on-mean".to_string(),
                 frequency.iter().sum::<f64>() / n_bits as f64,
+            ),
+            (
+                "active-atoms-mean".to_string(),
+                frequency.iter().sum::<f64>(),
             ),
             ("lars-steps-mean".to_string(), codes.lars_steps),
             (
@@ -200,6 +319,27 @@ impl<H: HashKind> SpahParams<H> {
     }
 }
 
+/// The label of every training row (`cv_truth = "same-label"` needs them
+/// all).
+fn row_labels(train: &TrainSet<'_>, n: usize) -> Result<Vec<u32>, FitError> {
+    let mut labels = vec![None; n];
+    for (&row, &label) in train.labelled.iter().zip(train.labels) {
+        if let Some(slot) = labels.get_mut(row) {
+            *slot = Some(label);
+        }
+    }
+    labels
+        .into_iter()
+        .collect::<Option<Vec<u32>>>()
+        .ok_or_else(|| {
+            FitError::Param(ParamError::invalid(
+                "cv_truth",
+                "k-nearest-same-label",
+                "needs a label for every training item, and some have none",
+            ))
+        })
+}
+
 fn solver(e: SolverError) -> FitError {
     FitError::Solver(e.to_string())
 }
@@ -217,12 +357,15 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         facts: &[
             "alpha",
             "lambda",
+            "lambda-absolute",
+            "sigma",
             "lambda1",
             "lambda2",
             "iterations",
             "objective-increases",
             "dead-bits",
             "bits-on-mean",
+            "active-atoms-mean",
             "lars-steps-mean",
             "dictionary-fallbacks",
             "graph-weight-mean",
@@ -230,6 +373,8 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "encw-unconverged",
             "cw-weight-mean",
             "svm-sweeps-mean",
+            "svm-sweeps-max",
+            "svm-capped",
             "cv-f1",
             "cv-items",
         ],
@@ -239,6 +384,32 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "codes-seconds",
             "hash-seconds",
             "tuning-seconds",
+        ],
+        checks: &[
+            FitCheck {
+                fact: "bits-on-mean",
+                low: 0.02,
+                high: 0.9,
+                says: "codes meant to be sparse are empty (under 2% of training bits on) or dense (over 90% on)",
+            },
+            FitCheck {
+                fact: "objective-increases",
+                low: 0.0,
+                high: 0.0,
+                says: "the alternation raised objective (3)",
+            },
+            FitCheck {
+                fact: "svm-capped",
+                low: 0.0,
+                high: 0.0,
+                says: "SVMs stopped at their 1,000-sweep cap",
+            },
+            FitCheck {
+                fact: "encw-unconverged",
+                low: 0.0,
+                high: 0.0,
+                says: "elastic nets stopped at their sweep limit",
+            },
         ],
     };
 
@@ -250,8 +421,10 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
                 "the graph needs at least one neighbour per item",
             ));
         }
-        if !(self.sigma.is_finite() && self.sigma > 0.0) {
-            return Err(ParamError::invalid("sigma", self.sigma, "must be positive"));
+        if let Width::Given(sigma) = self.sigma
+            && !(sigma.is_finite() && sigma > 0.0)
+        {
+            return Err(ParamError::invalid("sigma", sigma, "must be positive"));
         }
         ParamError::check_non_negative("tolerance", self.tolerance)?;
         if self.cv_items < 1 {
@@ -264,6 +437,15 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         match &self.hyperparameters {
             Hyperparameters::Fixed(f) => H::validate(f),
             Hyperparameters::Rule(_) => Ok(()),
+        }
+    }
+
+    fn supervision(&self) -> Supervision {
+        if self.needs_tuning() && self.cv_truth == CvTruth::KNearestSameLabel {
+            // labels choose the hyperparameters only; the codes never see them
+            Supervision::AllTraining
+        } else {
+            Supervision::None
         }
     }
 
@@ -284,7 +466,11 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             return Ok(None);
         }
         let x = dense_fit_input(self, train, n_bits, H::LABEL, 2)?;
-        let choice = tune::cross_validate(self, x, n_bits).map_err(solver)?;
+        let labels = match self.cv_truth {
+            CvTruth::KNearest => None,
+            CvTruth::KNearestSameLabel => Some(row_labels(train, x.nrows())?),
+        };
+        let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits).map_err(solver)?;
         let log = FitLog {
             facts: vec![
                 ("cv-f1".to_string(), choice.f1),

@@ -105,7 +105,15 @@ fn encw_without_shrinkage_is_the_elastic_net_and_unit_weights_are_the_identity()
     let codes = sparse_codes(x.as_ref(), &graph, b0, &settings(0.1)).unwrap();
     let bits = codes.bits();
     let data = Standardised::new(x.as_ref());
-    let plain = learn_encw(&data, bits.as_ref(), 0.1, 10.0, true).unwrap();
+    let plain = learn_encw(
+        &data,
+        bits.as_ref(),
+        0.1,
+        10.0,
+        PenaltyScale::Absolute,
+        true,
+    )
+    .unwrap();
     // The elastic net of each bit on its own, by hand.
     for k in 0..5 {
         let mean = bits.col(k).iter().sum::<f64>() / 150.0;
@@ -140,7 +148,15 @@ fn encw_without_shrinkage_is_the_elastic_net_and_unit_weights_are_the_identity()
     let through = &plain.w * c.transpose();
     assert!((through - &plain.w).norm_max() < 1e-8);
     // With eq. (8)'s weights the shrinkage acts.
-    let shrunk = learn_encw(&data, bits.as_ref(), 0.1, 10.0, false).unwrap();
+    let shrunk = learn_encw(
+        &data,
+        bits.as_ref(),
+        0.1,
+        10.0,
+        PenaltyScale::Absolute,
+        false,
+    )
+    .unwrap();
     assert!(shrunk.weights.iter().all(|&w| (0.0..=1.0).contains(&w)));
     assert!((&shrunk.w - &plain.w).norm_max() > 1e-6);
 }
@@ -170,9 +186,11 @@ fn fits_are_seeded_and_report_a_monotone_alternation_on_a_live_graph() {
     let facts = a.fit_log().facts;
     let fact = |n: &str| facts.iter().find(|f| f.0 == n).unwrap().1;
     assert_eq!(fact("objective-increases"), 0.0);
+    // σ from the data puts edge weights around e⁻¹
     assert!(
-        fact("graph-weight-mean") > 0.5,
-        "unit-length data keep the heat kernel alive"
+        (0.2..0.8).contains(&fact("graph-weight-mean")),
+        "a live heat kernel: {}",
+        fact("graph-weight-mean")
     );
     let svm = ShSvmParams {
         neighbours: 8,
@@ -207,9 +225,9 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
         panic!("tuning fixes the hyperparameters")
     };
     assert!(ALPHA_GRID.contains(&f.alpha) && PENALTY_GRID.contains(&f.lambda));
-    // On unit-length rows λ = 10 and 100 zero every code (2ρ <= 2 < λ): one
-    // bucket for the whole database, never a candidate however it scores.
-    assert!(f.lambda <= 0.1, "chose lambda = {}", f.lambda);
+    // λ = 100 is the λ at which every code is zero: one bucket for the whole
+    // database, never a candidate however it scores.
+    assert!(f.lambda < 100.0, "chose lambda = {}", f.lambda);
     assert_eq!(log.facts[1], ("cv-items".to_string(), 150.0));
     assert!((0.0..=1.0).contains(&log.facts[0].1));
     assert!(tuned.tune(&train, 4).unwrap().is_none());
@@ -242,4 +260,170 @@ fn cross_validation_chooses_the_same_on_any_thread_count() {
     let (three, three_log) = tune_on(3);
     assert_eq!(one, three);
     assert_eq!(one_log.facts[0].1.to_bits(), three_log.facts[0].1.to_bits());
+}
+
+/// SH_ENCW with fixed settings on the default readings (σ from the data,
+/// penalties on the data's scale).
+fn encw_at(lambda: f64) -> ShEncwParams {
+    ShEncwParams {
+        neighbours: 8,
+        max_iterations: 10,
+        ..ShEncwParams::default()
+    }
+    .with_fixed(EncwFixed {
+        alpha: 0.3,
+        lambda,
+        lambda1: 0.1,
+        lambda2: 0.1,
+    })
+}
+
+fn fact(model: &dyn HashModel, name: &str) -> f64 {
+    let log = model.fit_log();
+    log.facts.iter().find(|f| f.0 == name).unwrap().1
+}
+
+#[test]
+fn the_lambda_grid_runs_from_dense_codes_to_empty_ones() {
+    let x = Data::Dense(clustered(200, 8, 13));
+    let train = TrainSet::unlabelled(&x);
+    let on: Vec<f64> = PENALTY_GRID
+        .iter()
+        .map(|&lambda| {
+            let model = encw_at(lambda)
+                .fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1))
+                .unwrap();
+            fact(&model, "bits-on-mean")
+        })
+        .collect();
+    assert!(on[0] > 0.5, "lambda 0.001 gives dense codes: {on:?}");
+    assert!(
+        on.windows(2).all(|w| w[1] <= w[0]),
+        "sparser as lambda grows: {on:?}"
+    );
+    assert!(
+        on[2] > 0.0 && on[2] < on[1],
+        "lambda 10 is sparse, not empty: {on:?}"
+    );
+    assert_eq!(on[3], 0.0, "lambda 100 is where every code is zero: {on:?}");
+}
+
+#[test]
+fn codes_do_not_depend_on_the_data_scale() {
+    // Scaling by 2^10 is exact in floating point: with σ from the data and
+    // the penalties on its scale every step scales exactly, so the codes are
+    // the same bits. (With σ = 1 or λ as printed they are not.)
+    let small = clustered(150, 6, 17);
+    let large = Mat::from_fn(150, 6, |i, j| 1024.0 * small[(i, j)]);
+    let (small, large) = (Data::Dense(small), Data::Dense(large));
+    for params in [
+        encw_at(10.0).hyperparameters,
+        Hyperparameters::Fixed(EncwFixed {
+            alpha: 0.7,
+            lambda: 0.1,
+            lambda1: 10.0,
+            lambda2: 1.0,
+        }),
+    ] {
+        let p = ShEncwParams {
+            hyperparameters: params,
+            ..encw_at(10.0)
+        };
+        let codes = |x: &Data| {
+            p.fit(
+                &TrainSet::unlabelled(x),
+                8,
+                &mut ChaCha8Rng::seed_from_u64(2),
+            )
+            .unwrap()
+            .encode(x)
+            .unwrap()
+        };
+        assert_eq!(codes(&small), codes(&large));
+    }
+    let svm = ShSvmParams {
+        neighbours: 8,
+        max_iterations: 10,
+        ..ShSvmParams::default()
+    }
+    .with_fixed(SvmFixed {
+        alpha: 0.3,
+        lambda: 10.0,
+    });
+    let fit = |x: &Data| {
+        svm.fit(
+            &TrainSet::unlabelled(x),
+            8,
+            &mut ChaCha8Rng::seed_from_u64(2),
+        )
+        .unwrap()
+    };
+    let (a, b) = (fit(&small), fit(&large));
+    assert_eq!(a.encode(&small).unwrap(), b.encode(&large).unwrap());
+    assert_eq!(fact(&b, "svm-capped"), 0.0, "scaled rows converge");
+}
+
+#[test]
+fn a_dead_graph_is_an_error_that_says_so() {
+    let x = Data::Dense(Mat::from_fn(120, 6, |i, j| {
+        1e3 * clustered(120, 6, 19)[(i, j)]
+    }));
+    let p = ShEncwParams {
+        sigma: Width::Given(1.0),
+        ..encw_at(10.0)
+    };
+    let err = p
+        .fit(
+            &TrainSet::unlabelled(&x),
+            8,
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
+        .expect_err("sigma = 1 on data of scale 1000 leaves no edge weight");
+    assert!(err.to_string().contains("graph is dead"), "{err}");
+    let alive = encw_at(10.0)
+        .fit(
+            &TrainSet::unlabelled(&x),
+            8,
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
+        .unwrap();
+    assert!(fact(&alive, "graph-weight-mean") > 0.2);
+}
+
+#[test]
+fn chance_corrected_f1_scores_whole_database_balls_zero() {
+    use hashbench_core::BitCodes;
+    use hashbench_eval::EmptyPolicy;
+
+    use crate::tune::chance_corrected_f1;
+    // 4 database items, codes 00, 00, 11, 11 (2 bits); one query 00 whose
+    // relevant items are 0 and 1: its radius-1 ball is {0, 1}, perfect.
+    let db = BitCodes::from_fn(4, 2, |i, _| i >= 2);
+    let q = BitCodes::from_fn(1, 2, |_, _| false);
+    let truth = vec![vec![0, 1]];
+    let f1 = chance_corrected_f1(&db, &q, &truth, EmptyPolicy::One);
+    assert!((f1 - 1.0).abs() < 1e-12);
+    // relevant {0, 2}: ball {0, 1} holds 1 of 2, precision 1/2 = chance
+    // (2/4), recall 1/2 = chance (2/4): corrected, both 0
+    let f1 = chance_corrected_f1(&db, &q, &[vec![0, 2]], EmptyPolicy::One);
+    assert_eq!(f1, 0.0);
+    // one word for every item: the ball is the whole database, score 0
+    let same = BitCodes::from_fn(4, 2, |_, _| false);
+    assert_eq!(
+        chance_corrected_f1(&same, &q, &truth, EmptyPolicy::One),
+        0.0
+    );
+    // 8 items, relevant {0, 1}, ball {0, 1, 2} (codes 00, 00, 01, then 11s):
+    // precision (2/3 − 2/8)/(1 − 2/8) = 5/9, recall (1 − 3/8)/(1 − 3/8) = 1,
+    // F1 = 2·(5/9)/(5/9 + 1) = 5/7
+    let db = BitCodes::from_fn(8, 2, |i, j| i == 2 && j == 0 || i >= 3);
+    let f1 = chance_corrected_f1(&db, &q, &truth, EmptyPolicy::One);
+    assert!((f1 - 5.0 / 7.0).abs() < 1e-12, "{f1}");
+    // an empty ball: precision by the policy, recall 0 (chance 0)
+    let far = BitCodes::from_fn(1, 4, |_, _| true);
+    let db4 = BitCodes::from_fn(4, 4, |_, _| false);
+    assert_eq!(
+        chance_corrected_f1(&db4, &far, &truth, EmptyPolicy::One),
+        0.0
+    );
 }

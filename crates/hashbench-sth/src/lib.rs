@@ -71,6 +71,7 @@ impl HashMethod for SthParams {
         facts: &["svm-sweeps-mean"],
         per_bit: &["eigenvalue"],
         seconds: &["graph-and-eigen-seconds", "svm-seconds"],
+        checks: &[],
     };
 
     fn validate(&self) -> Result<(), ParamError> {

@@ -166,6 +166,7 @@ pub fn summary_markdown(
         }
     }
     write_curve_tables(&mut s, plan, t);
+    write_fit_checks(&mut s, plan, t);
     let mut all = stats.clone();
     all.extend(timing.clone());
     if !plan.reported.is_empty() {
@@ -198,6 +199,60 @@ pub fn summary_markdown(
         s.push_str(&summary_section(verdicts));
     }
     s
+}
+
+/// Fits whose logged facts lie outside the ranges their method declares
+/// (`FitLogNames::checks`): one line per method, check and code length, with
+/// the trials and values; a line saying none are when every fit passes.
+fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
+    let axis = plan.axis();
+    let mut declared = false;
+    let mut lines: Vec<String> = Vec::new();
+    for m in &plan.methods {
+        for check in m.spec.registration().fit_log.checks {
+            declared = true;
+            for &b in &plan.bits {
+                let flagged: Vec<String> = t
+                    .metrics
+                    .iter()
+                    .filter(|r| {
+                        r.method == m.label
+                            && r.metric == check.fact
+                            && r.bits == b
+                            && check.flags(r.value)
+                    })
+                    .map(|r| format!("trial {}: {:.4}", r.trial, r.value))
+                    .collect();
+                if !flagged.is_empty() {
+                    let at = match axis {
+                        "bits" => format!("{b} bits"),
+                        other => format!("{other} = {b}"),
+                    };
+                    lines.push(format!(
+                        "- **{}**, {at}: {} (`{}` outside [{}, {}]; {})",
+                        m.label,
+                        check.says,
+                        check.fact,
+                        check.low,
+                        check.high,
+                        flagged.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    if !declared {
+        return;
+    }
+    let _ = writeln!(s, "\n## Fit checks\n");
+    if lines.is_empty() {
+        let _ = writeln!(
+            s,
+            "Every fit's logged facts lie in the ranges its method declares."
+        );
+    } else {
+        let _ = writeln!(s, "{}", lines.join("\n"));
+    }
 }
 
 /// Mean curves with at most 12 points, one table per (curve, code length):
