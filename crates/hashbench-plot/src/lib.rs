@@ -14,8 +14,11 @@ pub struct Series {
     pub label: String,
     /// Points (x, y) in x order; NaN y values are left out.
     pub points: Vec<(f64, f64)>,
-    /// Drawn dashed in the method's colour: a reference such as the linear scan.
+    /// Drawn dashed in the method's colour and marker: a reference such as
+    /// the linear scan, or the paper's numbers.
     pub dashed: bool,
+    /// Markers drawn hollow (the paper's numbers beside ours).
+    pub hollow: bool,
     /// The method's fixed colour slot in the palette (from its registration),
     /// or `None` for a colour chosen from the label.
     pub palette_slot: Option<usize>,
@@ -115,6 +118,20 @@ pub enum Marker {
     Ring,
     /// A hollow square.
     Box,
+    /// A hollow triangle.
+    Delta,
+}
+
+impl Marker {
+    /// The hollow marker of the same shape.
+    pub fn hollow(self) -> Marker {
+        match self {
+            Marker::Circle | Marker::Ring => Marker::Ring,
+            Marker::Square | Marker::Box => Marker::Box,
+            Marker::Triangle | Marker::Delta => Marker::Delta,
+            Marker::Cross => Marker::Cross,
+        }
+    }
 }
 
 const MARKERS: [Marker; 6] = [
@@ -166,6 +183,7 @@ fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
         Marker::Circle => area.draw(&(at + Circle::new((0, 0), 4, fill))),
         Marker::Ring => area.draw(&(at + Circle::new((0, 0), 4, line))),
         Marker::Triangle => area.draw(&(at + TriangleMarker::new((0, 0), 5, fill))),
+        Marker::Delta => area.draw(&(at + TriangleMarker::new((0, 0), 5, line))),
         Marker::Square => area.draw(&(at + Rectangle::new([(-4, -4), (4, 4)], fill))),
         Marker::Box => area.draw(&(at + Rectangle::new([(-4, -4), (4, 4)], line))),
         Marker::Cross => area.draw(&(at + Cross::new((0, 0), 4, line))),
@@ -226,9 +244,23 @@ fn styles(fig: &Figure) -> Vec<Style> {
         .iter()
         .map(|s| {
             let slot = slot_of(s.palette_slot, &s.label);
-            let variant = seen.iter().filter(|&&v| v == slot).count();
-            seen.push(slot);
-            style_of(s.palette_slot, &s.label, variant)
+            // a dashed reference keeps its method's colour and marker
+            let variant = if s.dashed {
+                0
+            } else {
+                let v = seen.iter().filter(|&&v| v == slot).count();
+                seen.push(slot);
+                v
+            };
+            let style = style_of(s.palette_slot, &s.label, variant);
+            Style {
+                marker: if s.hollow {
+                    style.marker.hollow()
+                } else {
+                    style.marker
+                },
+                ..style
+            }
         })
         .collect()
 }
@@ -437,6 +469,7 @@ mod tests {
             series: vec![
                 Series {
                     dashed: false,
+                    hollow: false,
                     palette_slot: Some(0),
                     label: "LSH".into(),
                     points: vec![(12.0, 0.2), (16.0, 0.25), (64.0, 0.3)],
@@ -444,6 +477,7 @@ mod tests {
                 },
                 Series {
                     dashed: false,
+                    hollow: false,
                     palette_slot: Some(5),
                     label: "PCAH".into(),
                     points: vec![(12.0, 0.4), (16.0, f64::NAN), (64.0, 0.2)],
@@ -451,6 +485,7 @@ mod tests {
                 },
                 Series {
                     dashed: true,
+                    hollow: false,
                     palette_slot: Some(5),
                     label: "PCAH (linear scan)".into(),
                     points: vec![(12.0, 0.5), (64.0, 0.5)],
@@ -464,6 +499,35 @@ mod tests {
         let png = std::fs::read(dir.join("fig.png")).unwrap();
         assert_eq!(&png[1..4], b"PNG");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_papers_dashed_series_keeps_its_methods_colour_with_a_hollow_marker() {
+        let series = |label: &str, dashed: bool, hollow: bool| Series {
+            label: label.into(),
+            points: vec![(1.0, 0.5)],
+            dashed,
+            hollow,
+            palette_slot: Some(2),
+            spread: Vec::new(),
+        };
+        let fig = Figure {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categorical_x: false,
+            series: vec![
+                series("OKH", false, false),
+                series("OKH (paper)", true, true),
+                series("OKH (p=50)", false, false),
+            ],
+        };
+        let s = styles(&fig);
+        assert_eq!(s[1].color, s[0].color);
+        assert_eq!(s[1].marker, s[0].marker.hollow());
+        assert_ne!(s[1].marker, s[0].marker);
+        // a solid sibling is still a sweep: a lighter shade
+        assert_ne!(s[2].color, s[0].color);
     }
 
     #[test]
@@ -491,6 +555,7 @@ mod tests {
                     label: format!("KLSH ({l})"),
                     points: vec![(1.0, 1.0)],
                     dashed: false,
+                    hollow: false,
                     palette_slot: Some(3),
                     spread: Vec::new(),
                 })
@@ -515,6 +580,7 @@ mod tests {
                 label: "LegendLabel".into(),
                 points: vec![(12.0, 0.1), (16.0, 0.9)],
                 dashed: false,
+                hollow: false,
                 palette_slot: Some(0),
                 spread: vec![0.05, 0.05],
             }],

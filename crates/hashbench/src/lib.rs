@@ -17,6 +17,7 @@ use hashbench_runner::shard::Shard;
 use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
 
 mod cluster;
+mod obtain;
 
 use cluster::SlurmOptions;
 
@@ -108,11 +109,17 @@ enum Command {
         #[arg(long, requires = "submit")]
         wait: bool,
     },
-    /// Run every spec under experiments/ on the data present; list what was skipped.
+    /// Obtain the missing data the paper and local profiles read (package
+    /// recipes, public downloads; paper-scale data only when asked), then run
+    /// every spec under experiments/ on the data present; list what was skipped.
     RunAll {
         /// Refit and re-evaluate trials that are already stored.
         #[arg(long)]
         force: bool,
+        /// Also fetch paper-scale data (SIFT-1M, GIST-1M, the full MNIST)
+        /// when missing; without it they are fetched only by `hashbench fetch`.
+        #[arg(long)]
+        paper_data: bool,
     },
     /// Redraw summaries and figures from stored results, without rerunning.
     Figures,
@@ -260,7 +267,10 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             };
             slurm(ws, &plan, &opts, submit, wait)
         }
-        Command::RunAll { force } => run_all(ws, force),
+        Command::RunAll { force, paper_data } => {
+            obtain::obtain_missing(ws, paper_data)?;
+            run_all(ws, force)
+        }
         Command::Figures => figures(ws),
         Command::Report => report(ws),
         Command::Check { bless } => check(ws, bless),

@@ -6,8 +6,8 @@ use anyhow::Result;
 use hashbench_plot::{Figure, Series, render};
 
 use super::row_labels;
-use super::stats::{Stat, aggregate, curve_means};
-use crate::spec::{FigureSpec, Plan, PrPoints};
+use super::stats::{Stat, aggregate, curve_means, curve_spreads};
+use crate::spec::{FigureSpec, Plan, PrPoints, Reported};
 use crate::tables::ResultTables;
 
 /// Scalar metrics against code length: one series per method, or per method
@@ -49,10 +49,17 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
                     .map(|(_, s)| if s.n > 1 { s.std } else { 0.0 })
                     .collect()
             };
+            let paper = (!several).then(|| {
+                paper_series(plan, &m, |r| {
+                    (r.on_curve.is_none() && &r.metric == metric)
+                        .then_some((r.bits as f64, r.value))
+                })
+            });
             series.push(if several {
                 Series {
                     label: format!("{m}: {metric}"),
                     dashed: false,
+                    hollow: false,
                     palette_slot: Some(k),
                     points,
                     spread,
@@ -61,11 +68,13 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
                 Series {
                     label: m.clone(),
                     dashed: false,
+                    hollow: false,
                     palette_slot: plan.palette_slot(&m),
                     points,
                     spread,
                 }
             });
+            series.extend(paper.flatten());
         }
     }
     Figure {
@@ -78,6 +87,31 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
         categorical_x: true,
         series,
     }
+}
+
+/// The paper's values for method `m` that `point` places on this figure
+/// (x, value), dashed with hollow markers in the method's colour; `None`
+/// when the spec transcribes none.
+fn paper_series(
+    plan: &Plan,
+    m: &str,
+    point: impl Fn(&Reported) -> Option<(f64, f64)>,
+) -> Option<Series> {
+    let mut points: Vec<(f64, f64)> = plan
+        .reported
+        .iter()
+        .filter(|r| r.method == m)
+        .filter_map(&point)
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (!points.is_empty()).then(|| Series {
+        label: format!("{m} (paper)"),
+        points,
+        dashed: true,
+        hollow: true,
+        palette_slot: plan.palette_slot(m),
+        spread: Vec::new(),
+    })
 }
 
 /// One (recall, precision) point per code length and method, joined in
@@ -101,6 +135,7 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
             (!points.is_empty()).then(|| Series {
                 label: m.clone(),
                 dashed: false,
+                hollow: false,
                 palette_slot: plan.palette_slot(&m),
                 points,
                 spread: Vec::new(),
@@ -122,6 +157,7 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
 
 fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &ResultTables) -> Figure {
     let mut means = curve_means(&t.curves, curve, bits);
+    let mut spreads = curve_spreads(&t.curves, curve, bits);
     let mut references = f
         .reference
         .as_ref()
@@ -135,15 +171,23 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
                 label: m.clone(),
                 points,
                 dashed: false,
+                hollow: false,
                 palette_slot: plan.palette_slot(&m),
-                spread: Vec::new(),
+                spread: spreads.remove(m.as_str()).unwrap_or_default(),
             });
         }
+        series.extend(paper_series(plan, &m, |r| {
+            r.on_curve
+                .as_ref()
+                .filter(|p| p.curve == curve && r.bits == bits)
+                .map(|p| (p.x, r.value))
+        }));
         if let Some(points) = references.remove(m.as_str()) {
             series.push(Series {
                 label: format!("{m} ({reference_label})"),
                 points,
                 dashed: true,
+                hollow: false,
                 palette_slot: plan.palette_slot(&m),
                 spread: Vec::new(),
             });

@@ -79,6 +79,27 @@ pub(super) fn curve_means<'a>(
         .collect()
 }
 
+/// The sample standard deviation over trials at each point of
+/// [`curve_means`]'s curves, in the same order (0 where fewer than two
+/// trials have a value).
+pub(super) fn curve_spreads<'a>(
+    curves: &'a [CurveRow],
+    curve: &str,
+    bits: usize,
+) -> BTreeMap<&'a str, Vec<f64>> {
+    let mut acc: BTreeMap<&str, BTreeMap<i64, Vec<f64>>> = BTreeMap::new();
+    for r in curves.iter().filter(|r| r.curve == curve && r.bits == bits) {
+        acc.entry(r.method.as_str())
+            .or_default()
+            .entry((r.x * 1e6).round() as i64)
+            .or_default()
+            .push(r.y);
+    }
+    acc.into_iter()
+        .map(|(m, pts)| (m, pts.into_values().map(|v| sample_std(&v)).collect()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -228,6 +228,21 @@ pub struct Reported {
     pub value: f64,
     /// Where the paper states it.
     pub source: String,
+    /// The point this value is on a curve the spec's figures draw (the
+    /// metric is that curve's value at x): the curve figure then draws the
+    /// paper's points beside ours.
+    #[serde(default)]
+    pub on_curve: Option<CurvePoint>,
+}
+
+/// A point of a named curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurvePoint {
+    /// Curve name.
+    pub curve: String,
+    /// x value.
+    pub x: f64,
 }
 
 /// A parsed spec with all its profiles.

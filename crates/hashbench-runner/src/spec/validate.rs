@@ -133,6 +133,9 @@ impl Spec {
                     join(&names.scalars)
                 );
             }
+            if let Some(p) = &r.on_curve {
+                names.curve(&at, "reported value", &p.curve)?;
+            }
         }
         let mut ids = BTreeSet::new();
         for c in &raw.claims {

