@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DataError {
-    /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
+    /// Reading or writing a file failed. The cause is part of the message,
+    /// not a chained source, so `{:#}` prints it once.
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A file's contents do not follow its format.
     #[error("{path}: {reason}")]
@@ -65,7 +66,7 @@ impl DataError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         Self::Io {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         }
     }
 
@@ -80,3 +81,20 @@ impl DataError {
 
 /// Result alias of this crate.
 pub type Result<T> = std::result::Result<T, DataError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_io_error_names_its_cause_once() {
+        let e = DataError::io(
+            Path::new("data/x.csv"),
+            std::io::Error::new(std::io::ErrorKind::NotFound, "gone away"),
+        );
+        // the cause is in the message, not chained, so an error report that
+        // prints the chain (anyhow's `{:#}`) shows it once
+        assert_eq!(e.to_string(), "data/x.csv: gone away");
+        assert!(std::error::Error::source(&e).is_none());
+    }
+}

@@ -82,20 +82,21 @@ pub enum FetchError {
         /// Why.
         reason: String,
     },
-    /// A local read or write failed.
-    #[error("{}: {source}", path.display())]
+    /// A local read or write failed (the cause in the message, not chained,
+    /// so `{:#}` prints it once).
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError + '_ {
-    move |source| FetchError::Io {
+    move |cause| FetchError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 

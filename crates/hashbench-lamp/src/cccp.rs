@@ -78,7 +78,9 @@ pub struct Stopping {
     pub max_cuts: usize,
     /// Cutting-plane stop: master − reduced objective ≤ `gap` · max(1, master).
     pub gap: f64,
-    /// CCCP stop: J falls by at most `cccp_tol` · J in a step.
+    /// CCCP stop: J falls by at most `cccp_tol` · J in a step, or (without
+    /// the pair term) no sign of the working set changes, so the next
+    /// majorant would be this one.
     pub cccp_tol: f64,
 }
 
@@ -96,8 +98,12 @@ pub struct BitLog {
     /// Seconds inside the QP solver.
     pub qp_seconds: f64,
     /// Reduced QPs the solver stopped short of its tolerances on (their
-    /// feasible point was used, their dual objective as the lower bound).
+    /// feasible point was used; their dual objective is no valid bound, so
+    /// the gap test kept the last exact solve's).
     pub inexact_solves: usize,
+    /// Whether CCCP stopped by its rule (J settled, or the signs stood still
+    /// without pairs) rather than at `max_cccp`.
+    pub converged: bool,
 }
 
 impl BitProblem<'_> {
@@ -416,8 +422,11 @@ pub fn cutting_plane(
         x = solution.x[..=p].to_vec();
         f = problem.values(&x);
         let master = majorant.value_at(problem, &x, &f);
+        // An inexact solve's dual iterate may be infeasible, so its dual
+        // objective bounds nothing: keep the last exact solve's optimum (the
+        // reduced optimum only rises as cuts are added).
         let reduced = if solution.inexact {
-            solution.dual_objective
+            out.reduced.last().copied().unwrap_or(f64::NEG_INFINITY)
         } else {
             solution.objective
         };
@@ -455,6 +464,7 @@ pub fn solve_bit(
         final_gap: Vec::new(),
         qp_seconds: 0.0,
         inexact_solves: 0,
+        converged: false,
     };
     for _ in 0..stop.max_cccp {
         let majorant = Majorant::at(problem, &f);
@@ -467,19 +477,22 @@ pub fn solve_bit(
                 (Some(m), Some(r)) => m - r,
                 _ => 0.0,
             });
-        log.sign_changes.push(
-            majorant
-                .signs
-                .iter()
-                .zip(&run.values)
-                .filter(|&(c, v)| (*v > 0.0) != (*c > 0.0))
-                .count(),
-        );
+        let flips = majorant
+            .signs
+            .iter()
+            .zip(&run.values)
+            .filter(|&(c, v)| (*v > 0.0) != (*c > 0.0))
+            .count();
+        log.sign_changes.push(flips);
         (nu, f) = (run.nu, run.values);
         let before = *log.objective.last().expect("starts with J(start)");
         let now = problem.objective_at(&nu, &f);
         log.objective.push(now);
-        if before - now <= stop.cccp_tol * before.abs() {
+        // without pairs the majorant is fixed by the signs alone: no flip
+        // means the next step would minimise this very majorant again
+        let stood_still = flips == 0 && !problem.uses_pairs();
+        if stood_still || before - now <= stop.cccp_tol * before.abs() {
+            log.converged = true;
             break;
         }
     }

@@ -11,7 +11,7 @@ pub use cccp::{
 pub use qp::{Qp, QpError, QpSolution};
 
 use hashbench_core::method::{
-    BitLimit, FitLog, FitLogNames, Requirements, Supervision, check_n_bits,
+    BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, check_n_bits,
 };
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
@@ -82,14 +82,17 @@ pub struct LampParams {
     /// The decorrelation weight μ (default: cross-validated over 10, 100, 1000, 10000).
     #[serde(default = "default_decorrelation")]
     pub decorrelation: Decorrelation,
-    /// Most CCCP steps per bit (10).
+    /// Most CCCP steps per bit (50; at 10, bits of Fig. 5 stopped at the
+    /// cap).
     #[serde(default = "default_max_cccp")]
     pub max_cccp: usize,
     /// Most reduced QPs per CCCP step (50).
     #[serde(default = "default_max_cuts")]
     pub max_cuts: usize,
-    /// Relative cutting-plane gap at which a CCCP step stops (1e-3).
-    #[serde(default = "default_tolerance")]
+    /// Relative cutting-plane gap at which a CCCP step stops (1e-5: well
+    /// below `cccp_tol`, so an inner solve's slack cannot pass for an outer
+    /// step's progress).
+    #[serde(default = "default_gap")]
     pub gap: f64,
     /// Relative fall of J below which CCCP stops (1e-3).
     #[serde(default = "default_tolerance")]
@@ -118,13 +121,16 @@ fn default_decorrelation() -> Decorrelation {
     Decorrelation::CrossValidate(vec![10.0, 100.0, 1000.0, 10000.0])
 }
 fn default_max_cccp() -> usize {
-    10
+    50
 }
 fn default_max_cuts() -> usize {
     50
 }
 fn default_tolerance() -> f64 {
     1e-3
+}
+fn default_gap() -> f64 {
+    1e-5
 }
 
 impl LampParams {
@@ -141,7 +147,7 @@ impl LampParams {
             decorrelation: default_decorrelation(),
             max_cccp: default_max_cccp(),
             max_cuts: default_max_cuts(),
-            gap: default_tolerance(),
+            gap: default_gap(),
             cccp_tol: default_tolerance(),
         }
     }
@@ -191,6 +197,7 @@ impl HashMethod for LampParams {
             "decorrelation",
             "cccp-steps-mean",
             "cccp-steps-max",
+            "cccp-capped-share",
             "cp-iterations-mean",
             "cp-iterations-max",
             "balance-max",
@@ -206,7 +213,12 @@ impl HashMethod for LampParams {
             "seconds-per-bit-max",
             "qp-seconds-per-bit-mean",
         ],
-        checks: &[],
+        checks: &[FitCheck {
+            fact: "cccp-capped-share",
+            low: 0.0,
+            high: 0.0,
+            says: "bits stopped at the CCCP cap (max_cccp) before J settled or the signs stood still",
+        }],
     };
 
     fn check_data(&self, data: &Data) -> Result<(), String> {

@@ -263,6 +263,33 @@ fn cccp_never_raises_the_objective_and_keeps_the_balance() {
     }
 }
 
+#[test]
+fn cccp_settles_before_its_cap_at_the_papers_lambda2() {
+    // λ₂ = 10 (the paper's): one toy bit needs 20 CCCP steps, twice the
+    // old cap of 10; every one must stop by its rule, never at the cap.
+    for seed in 0..5 {
+        let toy = Toy::new(80, 10, 6, 60, 300 + seed);
+        let problem = toy.problem(10.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut start = random_point(6, 1.0, &mut rng);
+        start[6] -= problem.mean_value(&start);
+        let stop = LampParams::with_kernel(KernelSpec::Linear).stopping();
+        let (_, _, log) = solve_bit(&problem, start, &stop).unwrap();
+        assert!(
+            log.converged && log.cuts_per_step.len() < stop.max_cccp,
+            "seed {seed}: stopped at the cap: {:?}",
+            log.objective
+        );
+        let last = log.objective.len() - 1;
+        let fall = log.objective[last - 1] - log.objective[last];
+        assert!(
+            fall <= stop.cccp_tol * log.objective[last - 1].abs()
+                || log.sign_changes[last - 1] == 0,
+            "seed {seed}: stopped while J still fell by {fall}"
+        );
+    }
+}
+
 /// Two tight blobs of 2-D points (classes 0 and 1) and a Gaussian kernel.
 fn blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -435,6 +435,11 @@ fn fit_log(
         ("decorrelation".to_string(), mu),
         ("cccp-steps-mean".to_string(), mean(&steps)),
         ("cccp-steps-max".to_string(), max(&steps)),
+        (
+            "cccp-capped-share".to_string(),
+            trained.logs.iter().filter(|l| !l.converged).count() as f64
+                / trained.logs.len().max(1) as f64,
+        ),
         ("cp-iterations-mean".to_string(), mean(&cuts)),
         ("cp-iterations-max".to_string(), max(&cuts)),
         ("balance-max".to_string(), balance),
