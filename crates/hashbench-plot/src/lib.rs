@@ -57,6 +57,10 @@ const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
 /// Colours in a fixed order; the methods of the five papers come first so each
 /// keeps its colour across figures.
+/// Distinct method colours: a registry with more methods than this would
+/// give two methods one colour (the runner's registry test checks it).
+pub const PALETTE_SIZE: usize = PALETTE.len();
+
 const PALETTE: [RGBColor; 18] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),

@@ -249,6 +249,13 @@ mod tests {
                 assert_ne!(a.label, b.label);
                 assert_ne!(a.palette_slot, b.palette_slot);
             }
+            assert!(
+                a.palette_slot < hashbench_plot::PALETTE_SIZE,
+                "{}: slot {} has no colour of its own ({} colours); add one to the palette",
+                a.name,
+                a.palette_slot,
+                hashbench_plot::PALETTE_SIZE
+            );
         }
         for m in MethodSpec::fixtures() {
             assert_eq!(registration(m.registration().name), Some(m.registration()));
