@@ -905,15 +905,34 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
             .replace("bits = [8]\ntrials = 1", "bits = [8, 16]\ntrials = 1"),
     )
     .unwrap();
+    // and an invalid one: listed with its error, never stopping the report
+    std::fs::write(
+        ws.root.join("experiments/toy/broken.toml"),
+        SPEC.replace("method = \"lsh\"", "method = \"no-such-method\""),
+    )
+    .unwrap();
     let (report, md, page) = write_report(&ws).unwrap();
     assert_eq!(report.papers.len(), 1);
     let paper = &report.papers[0];
     assert_eq!(paper.key, "toy");
-    assert_eq!(paper.runs.len(), 1);
+    assert_eq!(paper.runs.len(), 1, "{:?}", paper.skipped);
     assert_eq!(paper.runs[0].profile, "paper");
-    assert_eq!(paper.skipped.len(), 1);
+    assert_eq!(paper.skipped.len(), 2);
+    let reason = |id: &str| {
+        paper
+            .skipped
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| s.reason.clone())
+            .unwrap_or_default()
+    };
     assert!(
-        paper.skipped[0].reason.contains("not run yet"),
+        reason("toy-later").contains("not run yet"),
+        "{:?}",
+        paper.skipped
+    );
+    assert!(
+        reason("broken").contains("invalid spec") && reason("broken").contains("no-such-method"),
         "{:?}",
         paper.skipped
     );

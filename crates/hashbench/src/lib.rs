@@ -442,9 +442,15 @@ fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     let mut chosen = Vec::new();
     let mut skipped = Vec::new();
     for path in ws.spec_paths()? {
-        let spec = Spec::load(&path)?;
-        match choose_profile(ws, &spec) {
-            Ok(profile) => chosen.push(spec.plan(&profile)?),
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                skipped.push(format!("invalid spec: {e:#}"));
+                continue;
+            }
+        };
+        match choose_profile(ws, &spec).and_then(|profile| spec.plan(&profile)) {
+            Ok(plan) => chosen.push(plan),
             Err(why) => skipped.push(format!("{} ({}): {why:#}", spec.id(), path.display())),
         }
     }
@@ -526,14 +532,24 @@ fn report(ws: &Workspace) -> Result<ExitCode> {
 fn figures(ws: &Workspace) -> Result<ExitCode> {
     let mut n = 0;
     for path in ws.spec_paths()? {
-        let spec = Spec::load(&path)?;
-        for profile in spec.profiles() {
-            let plan = spec.plan(&profile)?;
-            if ws.has_stored_run(&plan) {
-                let dir = redraw(ws, &plan)?;
-                println!("redrew {}", dir.display());
-                n += 1;
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                println!("skipped an invalid spec: {e:#}");
+                continue;
             }
+        };
+        let mut plans = Vec::new();
+        for profile in spec.profiles() {
+            match spec.plan(&profile) {
+                Ok(plan) => plans.push(plan),
+                Err(e) => println!("skipped an invalid profile: {e:#}"),
+            }
+        }
+        for plan in plans.iter().filter(|p| ws.has_stored_run(p)) {
+            let dir = redraw(ws, plan)?;
+            println!("redrew {}", dir.display());
+            n += 1;
         }
     }
     if n == 0 {
@@ -648,16 +664,24 @@ fn list(ws: &Workspace) -> Result<ExitCode> {
     }
     println!();
     for path in ws.spec_paths()? {
-        let spec = Spec::load(&path)?;
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                println!("invalid spec, not runnable: {e:#}");
+                continue;
+            }
+        };
         println!("{} ({})", spec.id(), path.display());
         for profile in spec.profiles() {
             let dataset = spec.dataset_of(&profile).unwrap_or_default().to_string();
-            let status = if present.contains(dataset.as_str()) {
-                "data present"
+            let status = if let Err(e) = spec.plan(&profile) {
+                format!("invalid, not runnable: {e:#}")
+            } else if present.contains(dataset.as_str()) {
+                "data present".to_string()
             } else if registry.datasets.contains_key(&dataset) {
-                "data missing (see above)"
+                "data missing (see above)".to_string()
             } else {
-                "not in configs/datasets.toml"
+                "not in configs/datasets.toml".to_string()
             };
             println!("  {profile:<6} {dataset}: {status}");
         }

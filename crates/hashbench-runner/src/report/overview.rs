@@ -290,7 +290,6 @@ pub fn build(ws: &Workspace) -> Result<Report> {
             .parent()
             .and_then(Path::file_name)
             .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned());
-        let spec = Spec::load(&path)?;
         let (cited, section) = papers.entry(key.clone()).or_insert_with(|| {
             (
                 Vec::new(),
@@ -302,13 +301,36 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                 },
             )
         });
-        let mut shown = None;
-        for profile in candidates(ws, &spec) {
-            let plan = spec.plan(&profile)?;
-            if ws.has_stored_run(&plan) {
-                shown = Some(plan);
-                break;
+        // an invalid spec is listed with its error, never stops the report
+        let invalid = |e: anyhow::Error| Skipped {
+            id: path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+            reason: format!("invalid spec: {e:#}"),
+        };
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                section.skipped.push(invalid(e));
+                continue;
             }
+        };
+        let (mut shown, mut error) = (None, None);
+        for profile in candidates(ws, &spec) {
+            match spec.plan(&profile) {
+                Ok(plan) if ws.has_stored_run(&plan) => {
+                    shown = Some(plan);
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        if let (None, Some(e)) = (&shown, error) {
+            section.skipped.push(invalid(e));
+            continue;
         }
         match shown {
             Some(plan) => {
@@ -319,7 +341,7 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                 );
             }
             None => {
-                let id = spec.plan(&spec.profiles()[0])?.id;
+                let id = spec.id().to_string();
                 let reason = match choose_profile(ws, &spec) {
                     Ok(p) => format!(
                         "not run yet: `hashbench run {} --profile {p}`",
