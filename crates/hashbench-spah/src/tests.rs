@@ -161,25 +161,11 @@ fn encw_without_shrinkage_is_the_elastic_net_and_unit_weights_are_the_identity()
     assert!((&shrunk.w - &plain.w).norm_max() > 1e-6);
 }
 
-fn fixed_encw() -> ShEncwParams {
-    ShEncwParams {
-        neighbours: 8,
-        max_iterations: 10,
-        ..ShEncwParams::default()
-    }
-    .with_fixed(EncwFixed {
-        alpha: 0.3,
-        lambda: 0.05,
-        lambda1: 0.1,
-        lambda2: 0.1,
-    })
-}
-
 #[test]
 fn fits_are_seeded_and_report_a_monotone_alternation_on_a_live_graph() {
     let x = Data::Dense(clustered(200, 8, 7));
     let train = TrainSet::unlabelled(&x);
-    let p = fixed_encw();
+    let p = encw_at(0.05);
     let a = p.fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
     let b = p.fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
     assert_eq!(a.encode(&x).unwrap(), b.encode(&x).unwrap());
@@ -192,15 +178,7 @@ fn fits_are_seeded_and_report_a_monotone_alternation_on_a_live_graph() {
         "a live heat kernel: {}",
         fact("graph-weight-mean")
     );
-    let svm = ShSvmParams {
-        neighbours: 8,
-        max_iterations: 10,
-        ..ShSvmParams::default()
-    }
-    .with_fixed(SvmFixed {
-        alpha: 0.3,
-        lambda: 0.05,
-    });
+    let svm = svm_at(0.05);
     let m = svm
         .fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(1))
         .unwrap();
@@ -278,6 +256,16 @@ fn encw_at(lambda: f64) -> ShEncwParams {
     })
 }
 
+/// SH_SVM likewise.
+fn svm_at(lambda: f64) -> ShSvmParams {
+    ShSvmParams {
+        neighbours: 8,
+        max_iterations: 10,
+        ..ShSvmParams::default()
+    }
+    .with_fixed(SvmFixed { alpha: 0.3, lambda })
+}
+
 fn fact(model: &dyn HashModel, name: &str) -> f64 {
     let log = model.fit_log();
     log.facts.iter().find(|f| f.0 == name).unwrap().1
@@ -341,15 +329,7 @@ fn codes_do_not_depend_on_the_data_scale() {
         };
         assert_eq!(codes(&small), codes(&large));
     }
-    let svm = ShSvmParams {
-        neighbours: 8,
-        max_iterations: 10,
-        ..ShSvmParams::default()
-    }
-    .with_fixed(SvmFixed {
-        alpha: 0.3,
-        lambda: 10.0,
-    });
+    let svm = svm_at(10.0);
     let fit = |x: &Data| {
         svm.fit(
             &TrainSet::unlabelled(x),
