@@ -36,6 +36,52 @@ pub fn k_nearest(
     k_best(queries, db, k, exclude, Measure::SquaredDistance)
 }
 
+/// For each query, the `k` nearest database items among those sharing its
+/// label, as [`k_nearest`] gives them (squared distance, database index),
+/// nearest first, ties by index: one search per class. A class with fewer
+/// than `k` database items gives all of them.
+///
+/// # Panics
+/// If dimensions or label counts differ.
+#[track_caller]
+pub fn k_nearest_same_label(
+    queries: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    query_labels: &[u32],
+    db_labels: &[u32],
+    k: usize,
+) -> Vec<Vec<(f64, u32)>> {
+    assert_eq!(query_labels.len(), queries.nrows(), "one label per query");
+    assert_eq!(db_labels.len(), db.nrows(), "one label per database item");
+    let rows = |m: MatRef<'_, f64>, idx: &[usize]| {
+        faer::Mat::from_fn(idx.len(), m.ncols(), |i, j| m[(idx[i], j)])
+    };
+    let mut lists = vec![Vec::new(); queries.nrows()];
+    let classes: std::collections::BTreeSet<u32> = query_labels.iter().copied().collect();
+    for class in classes {
+        let members: Vec<usize> = (0..db.nrows()).filter(|&j| db_labels[j] == class).collect();
+        let asking: Vec<usize> = (0..queries.nrows())
+            .filter(|&i| query_labels[i] == class)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let near = k_nearest(
+            rows(queries, &asking).as_ref(),
+            rows(db, &members).as_ref(),
+            k.min(members.len()),
+            None,
+        );
+        for (&q, nn) in asking.iter().zip(near) {
+            lists[q] = nn
+                .into_iter()
+                .map(|(d, p)| (d, members[p as usize] as u32))
+                .collect();
+        }
+    }
+    lists
+}
+
 /// For each query, the `k` database items of largest inner product with it as
 /// (−inner product, index), largest first, ties by index.
 ///
@@ -183,6 +229,21 @@ fn smallest_k(
 mod tests {
     use super::*;
     use faer::Mat;
+
+    #[test]
+    fn k_nearest_same_label_searches_each_query_class_only() {
+        // points on a line, labels alternating: the nearest same-label item
+        // of the query at 0.9 is 2.0 (label 1), not 1.0 (label 0)
+        let db = Mat::from_fn(4, 1, |i, _| i as f64);
+        let q = Mat::from_fn(2, 1, |i, _| [0.9, 0.1][i]);
+        let got = k_nearest_same_label(q.as_ref(), db.as_ref(), &[1, 0], &[0, 1, 0, 1], 1);
+        assert_eq!(got[0][0].1, 1);
+        assert_eq!(got[1][0].1, 0);
+        // a class smaller than k gives all its items; a missing class none
+        let all = k_nearest_same_label(q.as_ref(), db.as_ref(), &[1, 7], &[0, 1, 0, 1], 5);
+        assert_eq!(all[0].iter().map(|e| e.1).collect::<Vec<_>>(), [1, 3]);
+        assert!(all[1].is_empty());
+    }
 
     #[test]
     fn agrees_with_brute_force_including_ties_by_index() {

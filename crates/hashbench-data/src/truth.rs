@@ -14,7 +14,9 @@ use sha2::{Digest, Sha256};
 
 use crate::registry::hex;
 use crate::{DataError, Dataset, Result, Split};
-use hashbench_core::knn::{k_largest_inner_products, k_largest_scores, k_nearest};
+use hashbench_core::knn::{
+    k_largest_inner_products, k_largest_scores, k_nearest, k_nearest_same_label,
+};
 
 /// Which database items count as true neighbours of a query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -229,38 +231,26 @@ pub fn build_truth(
                     data.name
                 ))
             })?;
-            let mut lists = vec![Vec::new(); split.queries.len()];
-            let classes: std::collections::BTreeSet<u32> =
-                split.queries.iter().map(|&i| labels[i]).collect();
-            for class in classes {
-                let members: Vec<usize> = (0..n_db)
-                    .filter(|&j| labels[split.database[j]] == class)
-                    .collect();
-                let asking: Vec<usize> = (0..split.queries.len())
-                    .filter(|&i| labels[split.queries[i]] == class)
-                    .collect();
-                let k = check_k(*k, members.len()).map_err(|_| {
+            let query_labels: Vec<u32> = split.queries.iter().map(|&i| labels[i]).collect();
+            let db_labels: Vec<u32> = split.database.iter().map(|&i| labels[i]).collect();
+            for class in query_labels
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+            {
+                let members = db_labels.iter().filter(|&l| l == class).count();
+                check_k(*k, members).map_err(|_| {
                     DataError::Invalid(format!(
-                        "ground truth needs {k} neighbours of class {class}, the database has {}",
-                        members.len()
+                        "ground truth needs {k} neighbours of class {class}, the database has {members}"
                     ))
                 })?;
-                let sub_db = Mat::from_fn(members.len(), db.ncols(), |i, j| db[(members[i], j)]);
-                let sub_q = Mat::from_fn(asking.len(), q.ncols(), |i, j| q[(asking[i], j)]);
-                for (qi, nn) in
-                    asking
-                        .iter()
-                        .zip(k_nearest(sub_q.as_ref(), sub_db.as_ref(), k, None))
-                {
-                    let mut ids: Vec<u32> = nn
-                        .into_iter()
-                        .map(|p| members[p.1 as usize] as u32)
-                        .collect();
-                    ids.sort_unstable();
-                    lists[*qi] = ids;
-                }
             }
-            lists
+            sorted_ids(k_nearest_same_label(
+                q.as_ref(),
+                db.as_ref(),
+                &query_labels,
+                &db_labels,
+                *k,
+            ))
         }
         TruthRule::TopPercent { percent, by } => {
             let k = check_k(top_percent_count(*percent, n_db), n_db)?;

@@ -50,6 +50,14 @@ impl Toy {
     }
 }
 
+/// A random start of the 6-vector toy problem with its offset set so the
+/// mean of f is 0 (the balance constraint holds).
+fn balanced_start(problem: &BitProblem<'_>, seed: u64) -> Vec<f64> {
+    let mut start = random_point(6, 1.0, &mut ChaCha8Rng::seed_from_u64(seed));
+    start[6] -= problem.mean_value(&start);
+    start
+}
+
 fn random_point(p: usize, scale: f64, rng: &mut ChaCha8Rng) -> Vec<f64> {
     (0..=p)
         .map(|_| scale * (rng.random::<f64>() * 2.0 - 1.0))
@@ -248,9 +256,7 @@ fn cccp_never_raises_the_objective_and_keeps_the_balance() {
     for seed in 0..5 {
         let toy = Toy::new(80, 10, 6, 60, 100 + seed);
         let problem = toy.problem(10.0);
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut start = random_point(6, 1.0, &mut rng);
-        start[6] -= problem.mean_value(&start);
+        let start = balanced_start(&problem, seed);
         let stop = LampParams::with_kernel(KernelSpec::Linear).stopping();
         let (nu, values, log) = solve_bit(&problem, start, &stop).unwrap();
         assert_eq!(values, problem.values(&nu));
@@ -270,9 +276,7 @@ fn cccp_settles_before_its_cap_at_the_papers_lambda2() {
     for seed in 0..5 {
         let toy = Toy::new(80, 10, 6, 60, 300 + seed);
         let problem = toy.problem(10.0);
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut start = random_point(6, 1.0, &mut rng);
-        start[6] -= problem.mean_value(&start);
+        let start = balanced_start(&problem, seed);
         let stop = LampParams::with_kernel(KernelSpec::Linear).stopping();
         let (_, _, log) = solve_bit(&problem, start, &stop).unwrap();
         assert!(

@@ -319,27 +319,6 @@ impl<H: HashKind> SpahParams<H> {
     }
 }
 
-/// The label of every training row (`cv_truth = "same-label"` needs them
-/// all).
-fn row_labels(train: &TrainSet<'_>, n: usize) -> Result<Vec<u32>, FitError> {
-    let mut labels = vec![None; n];
-    for (&row, &label) in train.labelled.iter().zip(train.labels) {
-        if let Some(slot) = labels.get_mut(row) {
-            *slot = Some(label);
-        }
-    }
-    labels
-        .into_iter()
-        .collect::<Option<Vec<u32>>>()
-        .ok_or_else(|| {
-            FitError::Param(ParamError::invalid(
-                "cv_truth",
-                "k-nearest-same-label",
-                "needs a label for every training item, and some have none",
-            ))
-        })
-}
-
 fn solver(e: SolverError) -> FitError {
     FitError::Solver(e.to_string())
 }
@@ -468,7 +447,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         let x = dense_fit_input(self, train, n_bits, H::LABEL, 2)?;
         let labels = match self.cv_truth {
             CvTruth::KNearest => None,
-            CvTruth::KNearestSameLabel => Some(row_labels(train, x.nrows())?),
+            CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
         };
         let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits).map_err(solver)?;
         let log = FitLog {

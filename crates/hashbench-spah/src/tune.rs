@@ -36,7 +36,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use faer::{Mat, MatRef};
-use hashbench_core::knn::k_nearest;
+use hashbench_core::knn::{k_nearest, k_nearest_same_label};
+use hashbench_core::search::{hamming_ball, hamming_distances};
 use hashbench_core::{BitCodes, Data, HashModel};
 use hashbench_eval::EmptyPolicy;
 use hashbench_solvers::SolverError;
@@ -312,39 +313,27 @@ impl<H: HashKind> Fold<H> {
         let (x_db, x_q) = (rows(x, &kept), rows(x, &held));
         // the 25 nearest database items, among those of the held-out item's
         // label when there are labels
-        let truth = match labels {
-            Some(labels) => held
-                .iter()
-                .enumerate()
-                .map(|(q, &item)| {
-                    let mut near: Vec<(f64, u32)> = (0..kept.len())
-                        .filter(|&j| labels[kept[j]] == labels[item])
-                        .map(|j| {
-                            let d2 = (0..x.ncols())
-                                .map(|c| (x_q[(q, c)] - x_db[(j, c)]).powi(2))
-                                .sum::<f64>();
-                            (d2, j as u32)
-                        })
-                        .collect();
-                    near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                    let mut ids: Vec<u32> = near
-                        .into_iter()
-                        .take(TRUTH_NEIGHBOURS)
-                        .map(|e| e.1)
-                        .collect();
-                    ids.sort_unstable();
-                    ids
-                })
-                .collect(),
-            None => k_nearest(x_q.as_ref(), x_db.as_ref(), TRUTH_NEIGHBOURS, None)
-                .into_iter()
-                .map(|l| {
-                    let mut ids: Vec<u32> = l.into_iter().map(|(_, j)| j).collect();
-                    ids.sort_unstable();
-                    ids
-                })
-                .collect(),
+        let nearest = match labels {
+            Some(labels) => {
+                let of = |idx: &[usize]| idx.iter().map(|&i| labels[i]).collect::<Vec<u32>>();
+                k_nearest_same_label(
+                    x_q.as_ref(),
+                    x_db.as_ref(),
+                    &of(&held),
+                    &of(&kept),
+                    TRUTH_NEIGHBOURS,
+                )
+            }
+            None => k_nearest(x_q.as_ref(), x_db.as_ref(), TRUTH_NEIGHBOURS, None),
         };
+        let truth = nearest
+            .into_iter()
+            .map(|l| {
+                let mut ids: Vec<u32> = l.into_iter().map(|(_, j)| j).collect();
+                ids.sort_unstable();
+                ids
+            })
+            .collect();
         Fold {
             prepared: H::prepare(x_db.as_ref(), context),
             codes,
@@ -406,19 +395,12 @@ pub fn chance_corrected_f1(
     let n = db.len() as f64;
     let (mut precision, mut precision_count, mut recall, mut recall_count) = (0.0, 0, 0.0, 0);
     for (q, relevant) in truth.iter().enumerate() {
-        let code = queries.code(q);
-        let (mut ball, mut hits) = (0usize, 0usize);
-        for j in 0..db.len() {
-            let d: u32 = code
-                .iter()
-                .zip(db.code(j))
-                .map(|(a, b)| (a ^ b).count_ones())
-                .sum();
-            if d <= 1 {
-                ball += 1;
-                hits += usize::from(relevant.binary_search(&(j as u32)).is_ok());
-            }
-        }
+        let ball_items = hamming_ball(&hamming_distances(queries.code(q), db), 1);
+        let ball = ball_items.len();
+        let hits = ball_items
+            .iter()
+            .filter(|j| relevant.binary_search(j).is_ok())
+            .count();
         let (b, k, r) = (ball as f64, relevant.len() as f64, hits as f64);
         if k == 0.0 || k == n {
             continue;

@@ -49,32 +49,46 @@ pub(crate) fn sample_std(values: &[f64]) -> f64 {
     (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
-/// Mean curve per method: method → [(x, mean y)] for `curve` at `bits`.
+/// The y values of every trial at each x, per method, for `curve` at
+/// `bits`, in x order (x rounded to 10⁻⁶ to group).
+fn curve_points<'a>(
+    curves: &'a [CurveRow],
+    curve: &str,
+    bits: usize,
+) -> BTreeMap<&'a str, Vec<(f64, Vec<f64>)>> {
+    let mut acc: BTreeMap<&str, BTreeMap<i64, (f64, Vec<f64>)>> = BTreeMap::new();
+    for r in curves.iter().filter(|r| r.curve == curve && r.bits == bits) {
+        acc.entry(r.method.as_str())
+            .or_default()
+            .entry((r.x * 1e6).round() as i64)
+            .or_insert((r.x, Vec::new()))
+            .1
+            .push(r.y);
+    }
+    acc.into_iter()
+        .map(|(m, pts)| (m, pts.into_values().collect()))
+        .collect()
+}
+
+/// Mean curve per method: method → [(x, mean y)] for `curve` at `bits`
+/// (NaN where no trial has a finite value).
 pub(super) fn curve_means<'a>(
     curves: &'a [CurveRow],
     curve: &str,
     bits: usize,
 ) -> BTreeMap<&'a str, Vec<(f64, f64)>> {
-    let mut acc: BTreeMap<&str, BTreeMap<i64, (f64, f64, usize)>> = BTreeMap::new();
-    for r in curves.iter().filter(|r| r.curve == curve && r.bits == bits) {
-        let e = acc
-            .entry(r.method.as_str())
-            .or_default()
-            .entry((r.x * 1e6).round() as i64)
-            .or_insert((r.x, 0.0, 0));
-        if r.y.is_finite() {
-            e.1 += r.y;
-            e.2 += 1;
-        }
-    }
-    acc.into_iter()
+    curve_points(curves, curve, bits)
+        .into_iter()
         .map(|(m, pts)| {
-            (
-                m,
-                pts.into_values()
-                    .map(|(x, s, n)| (x, if n > 0 { s / n as f64 } else { f64::NAN }))
-                    .collect(),
-            )
+            let mean = |ys: &[f64]| {
+                let finite: Vec<f64> = ys.iter().copied().filter(|y| y.is_finite()).collect();
+                if finite.is_empty() {
+                    f64::NAN
+                } else {
+                    finite.iter().sum::<f64>() / finite.len() as f64
+                }
+            };
+            (m, pts.iter().map(|(x, ys)| (*x, mean(ys))).collect())
         })
         .collect()
 }
@@ -87,16 +101,9 @@ pub(super) fn curve_spreads<'a>(
     curve: &str,
     bits: usize,
 ) -> BTreeMap<&'a str, Vec<f64>> {
-    let mut acc: BTreeMap<&str, BTreeMap<i64, Vec<f64>>> = BTreeMap::new();
-    for r in curves.iter().filter(|r| r.curve == curve && r.bits == bits) {
-        acc.entry(r.method.as_str())
-            .or_default()
-            .entry((r.x * 1e6).round() as i64)
-            .or_default()
-            .push(r.y);
-    }
-    acc.into_iter()
-        .map(|(m, pts)| (m, pts.into_values().map(|v| sample_std(&v)).collect()))
+    curve_points(curves, curve, bits)
+        .into_iter()
+        .map(|(m, pts)| (m, pts.iter().map(|(_, ys)| sample_std(ys)).collect()))
         .collect()
 }
 
