@@ -184,7 +184,7 @@ impl HashMethod for LampParams {
     type Model = LampModel;
     const LABEL: &'static str = "LAMP";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::AllTraining,
         bit_limit: BitLimit::Unbounded,
@@ -202,6 +202,8 @@ impl HashMethod for LampParams {
             "cp-iterations-max",
             "balance-max",
             "qp-inexact",
+            "decorrelation-widenings",
+            "decorrelation-at-edge",
         ],
         per_bit: &[
             "cccp-steps-per-bit",
@@ -213,12 +215,20 @@ impl HashMethod for LampParams {
             "seconds-per-bit-max",
             "qp-seconds-per-bit-mean",
         ],
-        checks: &[FitCheck {
-            fact: "cccp-capped-share",
-            low: 0.0,
-            high: 0.0,
-            says: "bits stopped at the CCCP cap (max_cccp) before J settled or the signs stood still",
-        }],
+        checks: &[
+            FitCheck {
+                fact: "cccp-capped-share",
+                low: 0.0,
+                high: 0.0,
+                says: "bits stopped at the CCCP cap (max_cccp) before J settled or the signs stood still",
+            },
+            FitCheck {
+                fact: "decorrelation-at-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the decorrelation weight mu chose an edge of its grid even after widening it",
+            },
+        ],
     };
 
     fn check_data(&self, data: &Data) -> Result<(), String> {
@@ -312,7 +322,7 @@ impl HashMethod for LampParams {
         if let Data::Dense(_) = train.x {
             train.dense_finite("lamp", 2)?;
         }
-        train::fit(self, train, n_bits, rng)
+        train::fit(self, train, n_bits, rng).map(|fitted| fitted.model)
     }
 }
 

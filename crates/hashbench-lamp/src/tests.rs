@@ -616,3 +616,197 @@ fn values_are_each_rows_sum_in_index_order_bit_for_bit() {
         assert_eq!(g.to_bits(), w.to_bits());
     }
 }
+
+/// μ's search on a score that peaks at `peak` (a bump in log μ): returns the
+/// search and every μ it fitted, in order.
+fn search_with_peak(grid: &[f64], peak: f64) -> (train::DecorrelationSearch<f64>, Vec<f64>) {
+    let mut fitted = Vec::new();
+    let search = train::search_decorrelation(grid.to_vec(), |mu| {
+        fitted.push(mu);
+        let score = if mu == 0.0 {
+            0.0
+        } else {
+            1.0 / (1.0 + (mu / peak).log10().powi(2))
+        };
+        Ok((score, mu))
+    })
+    .unwrap();
+    (search, fitted)
+}
+
+#[test]
+fn a_choice_at_the_grid_edge_widens_the_grid_and_is_reported_when_it_stays_there() {
+    let grid = [10.0, 100.0, 1000.0, 10000.0];
+    // an interior optimum: no widening, μ = 0 scored beside, not chosen
+    let (search, fitted) = search_with_peak(&grid, 100.0);
+    assert_eq!((search.mu, search.trained), (100.0, 100.0));
+    assert_eq!((search.widenings, search.at_edge), (0, false));
+    assert_eq!(fitted, [10.0, 100.0, 1000.0, 10000.0, 0.0]);
+    assert_eq!(search.scores.last(), Some(&(0.0, 0.0)));
+    // an optimum one step beyond the top: widened twice (1e5 wins, 1e6 does not)
+    let (search, fitted) = search_with_peak(&grid, 1e5);
+    assert_eq!(search.mu, 1e5);
+    assert_eq!((search.widenings, search.at_edge), (2, false));
+    assert_eq!(fitted[4..], [1e5, 1e6, 0.0]);
+    // below the grid: widened downwards
+    let (search, _) = search_with_peak(&grid, 1.0);
+    assert_eq!(
+        (search.mu, search.widenings, search.at_edge),
+        (1.0, 2, false)
+    );
+    // far beyond the top: three widenings, still at the edge, reported
+    let (search, _) = search_with_peak(&grid, 1e12);
+    assert_eq!(
+        (search.mu, search.widenings, search.at_edge),
+        (1e7, 3, true)
+    );
+    // a grid that holds μ = 0 keeps it as a candidate and scores nothing beside
+    let (search, fitted) = search_with_peak(&[0.0, 10.0, 100.0], 10.0);
+    assert_eq!(search.mu, 10.0);
+    assert_eq!(fitted, [0.0, 10.0, 100.0]);
+    // one weight: fitted once, nothing scored
+    let (search, fitted) = search_with_peak(&[50.0], 10.0);
+    assert_eq!((search.mu, fitted.len(), search.scores.len()), (50.0, 1, 0));
+}
+
+#[test]
+fn equal_scores_keep_the_first_weight_and_end_the_widening() {
+    let mut fitted = Vec::new();
+    let search = train::search_decorrelation(vec![10.0, 100.0, 1000.0], |mu| {
+        fitted.push(mu);
+        Ok((0.5, ()))
+    })
+    .unwrap();
+    // the first (smallest) weight is kept; at the edge, the grid widens once
+    // downwards, an equal score does not displace it, and it is then inside
+    assert_eq!(search.mu, 10.0);
+    assert_eq!((search.widenings, search.at_edge), (1, false));
+    assert_eq!(fitted[3..], [1.0, 0.0]);
+}
+
+#[test]
+fn whitening_turns_the_regulariser_into_half_the_squared_norm_on_a_rank_deficient_gram() {
+    // G = R Rᵀ with R 6 × 4: rank 4, so two directions are dropped
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let r = Mat::from_fn(6, 4, |_, _| rng.random::<f64>() - 0.5);
+    let g = &r * r.transpose();
+    let scale = (0..6).map(|a| g[(a, a)]).fold(0.0, f64::max);
+    let t = train::whitening(&g, scale).unwrap();
+    assert_eq!(t.ncols(), 4);
+    // TᵀGT = I, so ν = Tβ gives ½νᵀGν = ½‖β‖² for every β
+    let tgt = t.transpose() * &g * &t;
+    for a in 0..4 {
+        for b in 0..4 {
+            let want = f64::from(u8::from(a == b));
+            assert!(
+                (tgt[(a, b)] - want).abs() < 1e-9,
+                "TᵀGT[{a},{b}] = {}",
+                tgt[(a, b)]
+            );
+        }
+    }
+    let beta = [0.3, -1.2, 0.7, 2.0];
+    let nu = Mat::from_fn(6, 1, |i, _| {
+        (0..4).map(|c| t[(i, c)] * beta[c]).sum::<f64>()
+    });
+    let half_norm = 0.5 * beta.iter().map(|b| b * b).sum::<f64>();
+    let half_quad = 0.5 * (nu.transpose() * &g * &nu)[(0, 0)];
+    assert!((half_quad - half_norm).abs() < 1e-9 * half_norm);
+}
+
+#[test]
+fn encoding_the_working_set_reproduces_the_signs_the_solver_trained() {
+    // ν = Tβ and the bias are carried from the whitened problem into the
+    // model: its encoding of the working set must give the training signs
+    let (x, labels) = four_blobs(200, 4);
+    let data = Data::Dense(x);
+    let all: Vec<usize> = (0..200).collect();
+    let train = TrainSet {
+        x: &data,
+        labelled: &all,
+        labels: &labels,
+    };
+    let fit = LampParams {
+        working_set: 80,
+        ..params(2.0)
+    };
+    let fitted = train::fit(&fit, &train, 6, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+    let codes = fitted.model.encode(&data.select(&fitted.working)).unwrap();
+    let mut compared = 0;
+    for (m, values) in fitted.values.iter().enumerate() {
+        for (row, &f) in values.iter().enumerate() {
+            if f.abs() > 1e-9 {
+                assert_eq!(
+                    codes.bit(row, m),
+                    f > 0.0,
+                    "bit {m}, working-set row {row}: f = {f}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 6 * 70, "only {compared} values away from 0");
+}
+
+#[test]
+fn without_pairs_cccp_ends_at_the_n_slack_optimum_of_its_final_signs() {
+    // An independent solve: at the signs c CCCP ends with, the convex problem
+    // min ½νᵀGν + (λ₁/n) Σ ξ_i, c_i f_i + ξ_i ≥ 1, ξ ≥ 0, |mean f| ≤ l, in
+    // its n-slack form (one slack per item, no cutting planes). A fixed point
+    // of CCCP solves it, and there J equals its optimum.
+    for seed in 0..4 {
+        let toy = Toy::new(30, 0, 6, 0, 500 + seed);
+        let problem = toy.problem(0.0);
+        let start = balanced_start(&problem, seed);
+        let stop = LampParams::with_kernel(KernelSpec::Linear).stopping();
+        let (nu, values, _) = solve_bit(&problem, start, &stop).unwrap();
+        let (n, p) = (problem.n, problem.p());
+        let vars = p + 1 + n;
+        let mut qp = Qp {
+            p: Mat::from_fn(
+                vars,
+                vars,
+                |a, b| if a < p && b < p { toy.g[(a, b)] } else { 0.0 },
+            ),
+            q: (0..vars)
+                .map(|v| {
+                    if v > p {
+                        problem.lambda1 / n as f64
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
+            a: Vec::new(),
+            b: Vec::new(),
+        };
+        let row = |i: usize| &toy.rows[i * (p + 1)..(i + 1) * (p + 1)];
+        for (i, &f) in values[..n].iter().enumerate() {
+            let c = if f > 0.0 { 1.0 } else { -1.0 };
+            let mut hinge: Vec<f64> = row(i).iter().map(|k| -c * k).collect();
+            hinge.extend((0..n).map(|j| if j == i { -1.0 } else { 0.0 }));
+            qp.a.push(hinge);
+            qp.b.push(-1.0);
+            qp.a.push(
+                (0..vars)
+                    .map(|v| if v == p + 1 + i { -1.0 } else { 0.0 })
+                    .collect(),
+            );
+            qp.b.push(0.0);
+        }
+        let mean: Vec<f64> = (0..=p)
+            .map(|c| (0..n).map(|i| row(i)[c]).sum::<f64>() / n as f64)
+            .chain(std::iter::repeat_n(0.0, n))
+            .collect();
+        qp.a.push(mean.clone());
+        qp.b.push(problem.balance);
+        qp.a.push(mean.iter().map(|v| -v).collect());
+        qp.b.push(problem.balance);
+        let optimum = qp.solve().unwrap().objective;
+        let j = problem.objective(&nu);
+        assert!(
+            (j - optimum).abs() <= 1e-4 * optimum.abs().max(1.0),
+            "seed {seed}: J = {j}, n-slack optimum at its signs = {optimum}"
+        );
+    }
+}

@@ -47,12 +47,22 @@ struct Trained {
     seconds: Vec<f64>,
 }
 
+/// A fitted model and, for the tests, what its training saw: the working set
+/// (training indices) and f on it per bit, as the solver left them.
+pub(crate) struct Fitted {
+    pub(crate) model: LampModel,
+    #[cfg(test)]
+    pub(crate) working: Vec<usize>,
+    #[cfg(test)]
+    pub(crate) values: Vec<Vec<f64>>,
+}
+
 pub(crate) fn fit(
     params: &LampParams,
     train: &TrainSet<'_>,
     n_bits: usize,
     rng: &mut ChaCha8Rng,
-) -> Result<LampModel, FitError> {
+) -> Result<Fitted, FitError> {
     let n_train = train.x.n_items();
     let labels = match params.constraints {
         Constraints::SameLabel(_) => Some(train.every_label("lamp")?),
@@ -116,9 +126,7 @@ pub(crate) fn fit(
             Ok((block(&held_out, &working)?, truth))
         })
         .transpose()?;
-    let mut best: Option<(f64, f64, Trained)> = None;
-    let mut scores = Vec::with_capacity(grid.len());
-    for &mu in &grid {
+    let search = search_decorrelation(grid, |mu| {
         // every μ sees the same support vectors and starting points
         let mut bit_rng = rng.clone();
         let trained = train_bits(params, &prepared, mu, n_bits, &mut bit_rng)?;
@@ -126,22 +134,112 @@ pub(crate) fn fit(
             Some((k_held, truth)) => held_out_map(&trained, k_held, truth, n_bits),
             None => 0.0,
         };
-        scores.push((mu, score));
-        if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
-            best = Some((score, mu, trained));
-        }
-    }
-    let (_, mu, trained) = best.expect("the grid is not empty");
-    let support_items: Vec<usize> = trained
+        Ok((score, trained))
+    })?;
+    let support_items: Vec<usize> = search
+        .trained
         .support
         .iter()
         .flat_map(|s| s.iter().map(|&k| working[k]))
         .collect();
-    Ok(LampModel {
-        kernel,
-        support: train.x.select(&support_items),
-        log: fit_log(&trained, &draw, mu, &scores, held.is_some()),
-        weights: trained.weights,
+    let log = fit_log(&draw, &search);
+    Ok(Fitted {
+        model: LampModel {
+            kernel,
+            support: train.x.select(&support_items),
+            log,
+            weights: search.trained.weights,
+        },
+        #[cfg(test)]
+        working,
+        #[cfg(test)]
+        values: search.trained.values,
+    })
+}
+
+/// How many grid steps a choice at the edge of μ's grid may add on its side.
+const MAX_WIDENINGS: usize = 3;
+
+/// The outcome of μ's search.
+pub(crate) struct DecorrelationSearch<T> {
+    /// The chosen weight and what was fitted under it.
+    pub(crate) mu: f64,
+    pub(crate) trained: T,
+    /// Every weight scored (the grid, its widenings and μ = 0), in that order.
+    pub(crate) scores: Vec<(f64, f64)>,
+    /// Grid steps added because the best weight lay at an edge.
+    pub(crate) widenings: usize,
+    /// Whether the choice still lies at an edge of the widened grid.
+    pub(crate) at_edge: bool,
+}
+
+/// Scores every μ of `grid` with `fit_and_score` and keeps the best (the
+/// first of equal scores). A choice at the grid's largest weight, or at its
+/// smallest when that is positive, widens the grid on that side by one step of
+/// its own ratio, at most [`MAX_WIDENINGS`] times, so the choice ends inside
+/// the grid or is reported at its edge. μ = 0, no decorrelation, is scored
+/// beside when the grid leaves it out, and is then not a candidate (the
+/// penalty is part of the reading). A one-weight grid is fitted, not scored.
+pub(crate) fn search_decorrelation<T>(
+    mut grid: Vec<f64>,
+    mut fit_and_score: impl FnMut(f64) -> Result<(f64, T), FitError>,
+) -> Result<DecorrelationSearch<T>, FitError> {
+    grid.sort_by(f64::total_cmp);
+    grid.dedup();
+    if let [mu] = grid[..] {
+        let (_, trained) = fit_and_score(mu)?;
+        return Ok(DecorrelationSearch {
+            mu,
+            trained,
+            scores: Vec::new(),
+            widenings: 0,
+            at_edge: false,
+        });
+    }
+    let mut scores = Vec::new();
+    let mut best: Option<(f64, f64, T)> = None;
+    let mut queue = grid.clone();
+    let mut widenings = 0;
+    loop {
+        for mu in queue.drain(..) {
+            let (score, trained) = fit_and_score(mu)?;
+            scores.push((mu, score));
+            if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
+                best = Some((score, mu, trained));
+            }
+        }
+        let chosen = best.as_ref().expect("the grid is not empty").1;
+        let (n, low, high) = (grid.len(), grid[0], grid[grid.len() - 1]);
+        let next = if chosen == high {
+            high * (high / grid[n - 2])
+        } else if chosen == low && low > 0.0 {
+            low * (low / grid[1])
+        } else {
+            f64::NAN
+        };
+        if widenings == MAX_WIDENINGS || !(next.is_finite() && next > 0.0) {
+            break;
+        }
+        if next > high {
+            grid.push(next);
+        } else {
+            grid.insert(0, next);
+        }
+        queue.push(next);
+        widenings += 1;
+    }
+    let (_, mu, trained) = best.expect("the grid is not empty");
+    let at_edge = mu == grid[grid.len() - 1] || (mu == grid[0] && mu > 0.0);
+    if grid[0] > 0.0 {
+        let (score, _) = fit_and_score(0.0)?;
+        scores.push((0.0, score));
+    }
+    Ok(DecorrelationSearch {
+        mu,
+        trained,
+        scores,
+        widenings,
+        at_edge,
     })
 }
 
@@ -305,7 +403,7 @@ pub(crate) fn decorrelated_gram(
 /// are left out: for a positive definite kernel they change no f at all
 /// (Gd = 0 means Σ d_j φ(sv_j) = 0), and kept they make the minimiser set
 /// unbounded, which stalls the interior-point solver.
-fn whitening(g: &Mat<f64>, kernel_scale: f64) -> Result<Mat<f64>, FitError> {
+pub(crate) fn whitening(g: &Mat<f64>, kernel_scale: f64) -> Result<Mat<f64>, FitError> {
     let (values, vectors) = top_eigenpairs(g.as_ref(), g.nrows())?;
     let floor = 1e-8 * kernel_scale.max(0.0);
     let kept = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
@@ -405,13 +503,8 @@ fn held_out_map(trained: &Trained, k_held: &Mat<f64>, truth: &GroundTruth, n_bit
 
 /// The fit's report: pairs, chosen μ and its scores, iterations per bit and
 /// step, the balance reached and the seconds per hash function.
-fn fit_log(
-    trained: &Trained,
-    draw: &PartnerDraw,
-    mu: f64,
-    scores: &[(f64, f64)],
-    cross_validated: bool,
-) -> FitLog {
+fn fit_log(draw: &PartnerDraw, search: &DecorrelationSearch<Trained>) -> FitLog {
+    let trained = &search.trained;
     let steps: Vec<f64> = trained
         .logs
         .iter()
@@ -432,7 +525,7 @@ fn fit_log(
     let mut facts = vec![
         ("pairs".to_string(), draw.pairs.len() as f64),
         ("pair-shortfall".to_string(), draw.shortfall as f64),
-        ("decorrelation".to_string(), mu),
+        ("decorrelation".to_string(), search.mu),
         ("cccp-steps-mean".to_string(), mean(&steps)),
         ("cccp-steps-max".to_string(), max(&steps)),
         (
@@ -448,9 +541,18 @@ fn fit_log(
             trained.logs.iter().map(|l| l.inexact_solves as f64).sum(),
         ),
     ];
-    if cross_validated {
+    if !search.scores.is_empty() {
+        facts.push((
+            "decorrelation-widenings".to_string(),
+            search.widenings as f64,
+        ));
+        facts.push((
+            "decorrelation-at-edge".to_string(),
+            f64::from(u8::from(search.at_edge)),
+        ));
         facts.extend(
-            scores
+            search
+                .scores
                 .iter()
                 .map(|(m, s)| (format!("cv-map-decorrelation-{m}"), *s)),
         );
