@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive). Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when at least half support the opposite; `overall` tests the mean difference over the points. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive). Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when at least half support the opposite; `overall` tests the mean difference over the points; a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when at least half fail. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -74,7 +74,8 @@ impl Statistic {
     }
 
     /// The two-sided percentile interval at level 1 − `alpha` (NaN when the
-    /// observed value is missing).
+    /// observed value is missing, or when more than `alpha`/2 of the
+    /// replicates have no value, so that a tail is unknown).
     pub fn interval(&self, alpha: f64) -> (f64, f64) {
         let mut r: Vec<f64> = self
             .replicates
@@ -82,7 +83,11 @@ impl Statistic {
             .copied()
             .filter(|v| v.is_finite())
             .collect();
-        if !self.observed.is_finite() || r.is_empty() {
+        let undefined = self.replicates.len() - r.len();
+        if !self.observed.is_finite()
+            || r.is_empty()
+            || undefined as f64 > alpha / 2.0 * self.replicates.len() as f64
+        {
             return (f64::NAN, f64::NAN);
         }
         r.sort_by(f64::total_cmp);
@@ -267,25 +272,23 @@ pub fn all_of(parts: &[Outcome]) -> Outcome {
     }
 }
 
-/// Combines per-part outcomes by scope: `every` as [`all_of`]; `most` holds
-/// when more than half hold and fails when at least half fail; `overall`
-/// counts as `most` here (parts that are not one statistic have no mean).
+/// Combines per-part outcomes by scope (parts judged as wholes: closeness at
+/// each point, each metric's shape, the order at each x): `every` as
+/// [`all_of`]; `most` holds when more than half of all the parts hold and fails
+/// when at least half fail, a part without a value counting for neither side;
+/// `overall` counts as `most` here (such parts have no mean). Not testable only
+/// when no part is.
 pub fn combine(parts: &[Outcome], over: Over) -> Outcome {
     match over {
         Over::Every => all_of(parts),
         Over::Most | Over::Overall => {
-            let testable: Vec<&Outcome> = parts
-                .iter()
-                .filter(|o| **o != Outcome::NotTestable)
-                .collect();
-            let n = testable.len();
-            let holds = testable.iter().filter(|o| ***o == Outcome::Holds).count();
-            let fails = testable.iter().filter(|o| ***o == Outcome::Fails).count();
-            if n == 0 {
+            let n = parts.len();
+            let count = |o: Outcome| parts.iter().filter(|p| **p == o).count();
+            if count(Outcome::NotTestable) == n {
                 Outcome::NotTestable
-            } else if 2 * holds > n {
+            } else if 2 * count(Outcome::Holds) > n {
                 Outcome::Holds
-            } else if 2 * fails >= n {
+            } else if 2 * count(Outcome::Fails) >= n {
                 Outcome::Fails
             } else {
                 Outcome::Inconclusive
@@ -336,6 +339,25 @@ mod tests {
             Outcome::Inconclusive
         );
         assert_eq!(judge(&[missing], Over::Every).outcome, Outcome::NotTestable);
+    }
+
+    #[test]
+    fn replicates_without_a_value_leave_no_interval_beyond_half_alpha() {
+        // 1,000 replicates above zero; 20 undefined (2%) still leave both
+        // 2.5% tails known, 30 (3%) do not
+        let with_undefined = |undefined: usize| Statistic {
+            label: "u".into(),
+            observed: 0.5,
+            replicates: (0..1000)
+                .map(|i| if i < undefined { f64::NAN } else { 0.5 })
+                .collect(),
+        };
+        assert_eq!(with_undefined(20).support(ALPHA), Support::Claim);
+        assert_eq!(with_undefined(30).support(ALPHA), Support::Neither);
+        assert_eq!(
+            judge(&[with_undefined(30)], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
     }
 
     #[test]
@@ -418,6 +440,17 @@ mod tests {
         assert_eq!(
             combine(&[Holds, Inconclusive, Inconclusive], Over::Most),
             Inconclusive
+        );
+        // a part without a value is no win: one holding part of three is
+        // not "most", whatever the others lack
+        assert_eq!(
+            combine(&[Holds, NotTestable, NotTestable], Over::Most),
+            Inconclusive
+        );
+        assert_eq!(combine(&[Holds, Holds, NotTestable], Over::Overall), Holds);
+        assert_eq!(
+            combine(&[NotTestable, NotTestable], Over::Most),
+            NotTestable
         );
     }
 }

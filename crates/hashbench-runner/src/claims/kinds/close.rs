@@ -118,4 +118,27 @@ metric = "f1-r0"
         }
         assert_eq!(r.outcome(CLAIM), Outcome::Holds);
     }
+
+    #[test]
+    fn with_no_spread_only_an_exact_tie_is_close() {
+        // equal values and no noise: a difference of exactly zero is close
+        assert_eq!(run(0.5, 0.5, 0.0).outcome(CLAIM), Outcome::Holds);
+        // 0.25 apart with no spread measured: nothing says whether that is close
+        assert_eq!(run(0.75, 0.5, 0.0).outcome(CLAIM), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn a_missing_point_is_no_win_under_every_or_most() {
+        // B has a value at 8 bits only, where it is as close as in the holds case
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r.queries("A", "f1-r0", x, 0.5, 0.2);
+        }
+        let r = r.queries("B", "f1-r0", 8, 0.5, 0.2);
+        assert_eq!(r.outcome(CLAIM), Outcome::Inconclusive);
+        // close at 1 of 3 points is no majority: the points without a value
+        // count in the denominator
+        let most = CLAIM.replace("metric = ", "over = \"most\"\nmetric = ");
+        assert_eq!(r.outcome(&most), Outcome::Inconclusive);
+    }
 }

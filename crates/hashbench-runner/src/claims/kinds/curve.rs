@@ -347,31 +347,32 @@ mod tests {
         );
     }
 
+    const ABOVE: &str = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"above-on-curve\"\nmethod = \"A\"\nrivals = [\"B\"]\ncurve = \"pr-macro\"\nbits = [16]\nfactor = 2.0\n";
+
     #[test]
     fn above_on_curve_applies_its_factor_at_equal_x() {
-        let claim = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"above-on-curve\"\nmethod = \"A\"\nrivals = [\"B\"]\ncurve = \"pr-macro\"\nbits = [16]\nfactor = 2.0\n";
         let mine: &[(f64, f64)] = &[(0.2, 0.8), (0.6, 0.6)];
         let mine2: &[(f64, f64)] = &[(0.2, 0.82), (0.6, 0.61)];
         let theirs: &[(f64, f64)] = &[(0.0, 0.3), (1.0, 0.1)];
         let theirs2: &[(f64, f64)] = &[(0.0, 0.31), (1.0, 0.11)];
         assert_eq!(
-            curves(&[mine, mine2], &[theirs, theirs2]).outcome(claim),
+            curves(&[mine, mine2], &[theirs, theirs2]).outcome(ABOVE),
             Outcome::Holds
         );
         let high: &[(f64, f64)] = &[(0.0, 0.5), (1.0, 0.4)];
         let high2: &[(f64, f64)] = &[(0.0, 0.52), (1.0, 0.41)];
         assert_eq!(
-            curves(&[mine, mine2], &[high, high2]).outcome(claim),
+            curves(&[mine, mine2], &[high, high2]).outcome(ABOVE),
             Outcome::Fails
         );
         // trials that disagree about 2x: neither shown
         let low: &[(f64, f64)] = &[(0.0, 0.1), (1.0, 0.1)];
         assert_eq!(
-            curves(&[mine, mine2], &[low, high]).outcome(claim),
+            curves(&[mine, mine2], &[low, high]).outcome(ABOVE),
             Outcome::Inconclusive
         );
         // 100x a precision that never drops below 0.4 cannot be reached
-        let hundred = claim.replace("factor = 2.0", "factor = 100.0");
+        let hundred = ABOVE.replace("factor = 2.0", "factor = 100.0");
         assert_eq!(
             curves(&[mine, mine2], &[high, high2]).outcome(&hundred),
             Outcome::NotTestable
@@ -379,25 +380,79 @@ mod tests {
     }
 
     #[test]
+    fn above_on_curve_is_no_win_on_a_tie_or_a_missing_rival_curve() {
+        // exactly 2 × 0.25 at every point, one trial each: a tie
+        let half: &[(f64, f64)] = &[(0.2, 0.5), (0.6, 0.5)];
+        let quarter: &[(f64, f64)] = &[(0.0, 0.25), (1.0, 0.25)];
+        assert_eq!(
+            curves(&[half], &[quarter]).outcome(ABOVE),
+            Outcome::Inconclusive
+        );
+        // the holds case at 16 bits, and A alone at 8: B's missing curve
+        // there is not testable, so the claim over both lengths does not hold
+        let mine: &[(f64, f64)] = &[(0.2, 0.8), (0.6, 0.6)];
+        let mine2: &[(f64, f64)] = &[(0.2, 0.82), (0.6, 0.61)];
+        let theirs: &[(f64, f64)] = &[(0.0, 0.3), (1.0, 0.1)];
+        let theirs2: &[(f64, f64)] = &[(0.0, 0.31), (1.0, 0.11)];
+        let r =
+            curves(&[mine, mine2], &[theirs, theirs2]).curve("A", "pr-macro", 8, &[mine, mine2]);
+        let both = ABOVE.replace("bits = [16]", "bits = [8, 16]");
+        assert_eq!(r.outcome(&both), Outcome::Inconclusive);
+    }
+
+    const APPROACHES: &str = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"approaches\"\nmethod = \"A\"\ncurve = \"pr-micro\"\nreference = \"pr-macro\"\nbits = [16]\n";
+
+    /// The `approaches` outcome of A's `hashed` curve (pr-micro) on its
+    /// `scan` reference (pr-macro), one list of points per trial.
+    fn approaches(hashed: &[&[(f64, f64)]], scan: &[&[(f64, f64)]]) -> Outcome {
+        Run::default()
+            .curve("A", "pr-micro", 16, hashed)
+            .curve("A", "pr-macro", 16, scan)
+            .outcome(APPROACHES)
+    }
+
+    #[test]
     fn approaches_needs_a_gap_within_the_spread_that_narrows() {
-        let claim = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"approaches\"\nmethod = \"A\"\ncurve = \"pr-micro\"\nreference = \"pr-macro\"\nbits = [16]\n";
-        let run = |hashed: &[&[(f64, f64)]], scan: &[&[(f64, f64)]]| {
-            Run::default()
-                .curve("A", "pr-micro", 16, hashed)
-                .curve("A", "pr-macro", 16, scan)
-                .outcome(claim)
-        };
         let scan: &[(f64, f64)] = &[(0.1, 0.90), (0.9, 0.90)];
         let scan2: &[(f64, f64)] = &[(0.1, 0.80), (0.9, 0.92)];
         // within 0.01 at the smallest x (the trials move 0.1), 0.3 short at the largest
         let near: &[(f64, f64)] = &[(0.1, 0.89), (0.9, 0.60)];
         let near2: &[(f64, f64)] = &[(0.1, 0.81), (0.9, 0.61)];
-        assert_eq!(run(&[near, near2], &[scan, scan2]), Outcome::Holds);
+        assert_eq!(approaches(&[near, near2], &[scan, scan2]), Outcome::Holds);
         // 0.4 short at the smallest x with the trials agreeing
         let far: &[(f64, f64)] = &[(0.1, 0.50), (0.9, 0.60)];
         let far2: &[(f64, f64)] = &[(0.1, 0.40), (0.9, 0.61)];
-        assert_eq!(run(&[far, far2], &[scan, scan2]), Outcome::Fails);
+        assert_eq!(approaches(&[far, far2], &[scan, scan2]), Outcome::Fails);
         // one trial: no spread to say whether 0.01 is close
-        assert_eq!(run(&[near], &[scan]), Outcome::Inconclusive);
+        assert_eq!(approaches(&[near], &[scan]), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn approaches_is_no_win_on_a_tie_or_a_missing_reference_range() {
+        let scan: &[(f64, f64)] = &[(0.1, 0.90), (0.9, 0.90)];
+        let scan2: &[(f64, f64)] = &[(0.1, 0.80), (0.9, 0.92)];
+        // a curve on its reference: the gap is within the spread (zero) but
+        // no smaller at the smallest x than at the largest (a tie): no narrowing
+        assert_eq!(
+            approaches(&[scan, scan2], &[scan, scan2]),
+            Outcome::Inconclusive
+        );
+        let near: &[(f64, f64)] = &[(0.1, 0.89), (0.9, 0.60)];
+        let near2: &[(f64, f64)] = &[(0.1, 0.81), (0.9, 0.61)];
+        // a reference only beyond the curve's x range: no gap anywhere
+        let beyond: &[(f64, f64)] = &[(1.5, 0.90), (2.0, 0.90)];
+        let beyond2: &[(f64, f64)] = &[(1.5, 0.80), (2.0, 0.92)];
+        assert_eq!(
+            approaches(&[near, near2], &[beyond, beyond2]),
+            Outcome::NotTestable
+        );
+        // the holds case with a reference that stops at x 0.5: the gap at
+        // the smallest x is close, but whether it narrows is not testable
+        let short: &[(f64, f64)] = &[(0.1, 0.90), (0.5, 0.90)];
+        let short2: &[(f64, f64)] = &[(0.1, 0.80), (0.5, 0.92)];
+        assert_eq!(
+            approaches(&[near, near2], &[short, short2]),
+            Outcome::Inconclusive
+        );
     }
 }

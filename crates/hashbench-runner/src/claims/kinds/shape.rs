@@ -164,10 +164,15 @@ impl Check for Ordered {
                 .iter()
                 .filter(|s| s.support(level) == Support::Opposite)
                 .collect();
+            // a method without a value leaves its steps unknown: the order
+            // can then fail on the steps present but never hold
+            let unknown_step = steps.iter().any(Statistic::missing);
             let outcome = if gain.missing() {
                 Outcome::NotTestable
             } else if !falls.is_empty() || gain.support(ALPHA) == Support::Opposite {
                 Outcome::Fails
+            } else if unknown_step {
+                Outcome::Inconclusive
             } else if gain.support(ALPHA) == Support::Claim {
                 Outcome::Holds
             } else {
@@ -277,5 +282,58 @@ mod tests {
         assert_eq!(sweep(0.2, 0.5, 0.4, 0.02), Outcome::Fails);
         assert_eq!(sweep(0.2, 0.2, 0.2, 0.0), Outcome::Inconclusive);
         assert_eq!(sweep(0.4, 0.3, 0.2, 0.02), Outcome::Fails);
+    }
+
+    #[test]
+    fn ordered_takes_no_missing_method_as_a_step_up() {
+        let claim = "[[claims]]\nid = \"s\"\nquote = \"q\"\nsource = \"s\"\nkind = \"ordered\"\nmethods = [\"A\", \"B\", \"C\"]\nmetric = \"f1-r0\"\n";
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .queries("A", "f1-r0", x, 0.2, 0.02)
+                .queries("C", "f1-r0", x, 0.4, 0.02);
+            if x != 32 {
+                r = r.queries("B", "f1-r0", x, 0.3, 0.02);
+            }
+        }
+        // A < C everywhere, but B's place at 32 bits is unknown
+        assert_eq!(r.outcome(claim), Outcome::Inconclusive);
+        let over_most = format!("{claim}over = \"most\"\n");
+        assert_eq!(r.outcome(&over_most), Outcome::Holds);
+    }
+
+    #[test]
+    fn peaks_at_takes_no_missing_length_or_metric_as_a_peak() {
+        let claim = "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-at\"\nmethod = \"A\"\nmetrics = [\"f1-r0\"]\nat = 16\n";
+        let mut r = Run::default();
+        for (x, v) in [(8, 0.25), (16, 0.5)] {
+            r = r.queries("A", "f1-r0", x, v, 0.02);
+        }
+        // nothing at 32 bits: the fall after the peak is unknown
+        assert_eq!(r.outcome(claim), Outcome::Inconclusive);
+        // a second metric with no value at all is no peak under `most`
+        let both = "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-at\"\nmethod = \"A\"\nmetrics = [\"f1-r0\", \"precision-r0\"]\nat = 16\nover = \"most\"\n";
+        let peaked = run(&[("f1-r0", [0.3, 0.6, 0.4])], 0.02);
+        assert_eq!(peaked.outcome(both), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn order_flips_takes_no_tie_or_missing_side_as_a_flip() {
+        let claim = "[[claims]]\nid = \"o\"\nquote = \"q\"\nsource = \"s\"\nkind = \"order-flips\"\nmethod = \"A\"\nmetrics = [\"f1-r0\", \"precision-r0\"]\nat = 16\n";
+        // an exact tie after the flip point, no spread
+        let tie = run(
+            &[
+                ("f1-r0", [0.5, 0.5, 0.25]),
+                ("precision-r0", [0.25, 0.5, 0.25]),
+            ],
+            0.0,
+        );
+        assert_eq!(tie.outcome(claim), Outcome::Inconclusive);
+        // precision missing after the flip point
+        let mut missing = run(&[("f1-r0", [0.5, 0.5, 0.25])], 0.02);
+        for (x, v) in [(8, 0.25), (16, 0.5)] {
+            missing = missing.queries("A", "precision-r0", x, v, 0.02);
+        }
+        assert_eq!(missing.outcome(claim), Outcome::Inconclusive);
     }
 }
