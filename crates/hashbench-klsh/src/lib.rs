@@ -31,6 +31,15 @@ pub struct KlshParams {
     /// Eigenvalues of the centred K below this fraction of the largest are dropped.
     #[serde(default = "default_rank_tolerance")]
     pub rank_tolerance: f64,
+    /// Centre a query's kernel row with the samples' means (φ(x) − μ, the
+    /// default); `false` hashes the raw row, eq. (9) as printed and the
+    /// authors' `KLSH_compress`.
+    #[serde(default = "default_centre_query")]
+    pub centre_query: bool,
+}
+
+fn default_centre_query() -> bool {
+    true
 }
 
 fn default_p() -> usize {
@@ -54,6 +63,7 @@ impl KlshParams {
             t: default_t(),
             replacement: false,
             rank_tolerance: default_rank_tolerance(),
+            centre_query: default_centre_query(),
         }
     }
 }
@@ -136,6 +146,8 @@ pub struct KlshModel {
     basis: KlshBasis,
     /// Hash weights, one column per bit (p × b).
     w: Mat<f64>,
+    /// Whether query rows are centred.
+    centre_query: bool,
 }
 
 impl KlshModel {
@@ -246,6 +258,7 @@ impl HashMethod for KlshParams {
             samples,
             basis,
             w,
+            centre_query: self.centre_query,
         })
     }
 }
@@ -260,7 +273,9 @@ impl HashModel for KlshModel {
             .kernel
             .block(data, &self.samples)
             .map_err(|e| EncodeError::Kernel(e.to_string()))?;
-        self.basis.centre_rows(&mut kx);
+        if self.centre_query {
+            self.basis.centre_rows(&mut kx);
+        }
         let proj = product(kx.as_ref(), self.w.as_ref());
         Ok(BitCodes::from_projections(proj.as_ref()))
     }

@@ -36,15 +36,38 @@ fn fit(params: &KlshParams, x: &Data, bits: usize, seed: u64) -> KlshModel {
 
 #[test]
 fn linear_kernel_bits_equal_the_explicit_hyperplane() {
+    assert_linear_bits_are_the_hyperplane(true);
+}
+
+#[test]
+fn without_query_centring_linear_bits_are_the_hyperplane_through_the_origin() {
+    // eq. (9) as printed: sign(rᵀx), not sign(rᵀ(x − μ)); the data sit
+    // away from the origin (mean 3), so the two differ
+    assert_linear_bits_are_the_hyperplane(false);
+}
+
+/// Bits of the linear kernel against sign(rᵀ(x − c)), r = Σᵢ w(i)xᵢ in input
+/// space, c the samples' mean when the query row is centred, else 0.
+fn assert_linear_bits_are_the_hyperplane(centre_query: bool) {
     let x = gaussian_data(300, 8, 1);
     let data = Data::Dense(x.clone());
-    let model = fit(&params(KernelSpec::Linear, 60, 12), &data, 40, 7);
+    let klsh = KlshParams {
+        centre_query,
+        ..params(KernelSpec::Linear, 60, 12)
+    };
+    let model = fit(&klsh, &data, 40, 7);
     let Data::Dense(s) = &model.samples else {
         panic!("dense samples")
     };
     let (p, d) = (s.nrows(), s.ncols());
     let mu: Vec<f64> = (0..d)
-        .map(|j| s.col(j).iter().sum::<f64>() / p as f64)
+        .map(|j| {
+            if centre_query {
+                s.col(j).iter().sum::<f64>() / p as f64
+            } else {
+                0.0
+            }
+        })
         .collect();
     let codes = model.encode(&data).unwrap();
     let mut checked = 0;
