@@ -31,6 +31,12 @@ test:
     cargo build -p hashbench
     {{hashbench}} check
 
+# Every loader (IDX, vecs, svmlight, TU graphs, text matrices, .npy, .hbcodes, .mat) and the
+# spec parser on arbitrary and damaged bytes: never a panic. `just test` runs 256 cases each;
+# this runs `cases` each (20,000 take about a minute).
+fuzz cases="20000":
+    PROPTEST_CASES={{cases}} cargo nextest run --workspace --no-fail-fast -E 'binary(loaders_fuzz) or test(damaged_specs_never_panic)'
+
 # Rerun every spec's ci profile and compare with results/baselines/.
 check: build
     {{hashbench}} check

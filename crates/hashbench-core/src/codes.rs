@@ -163,8 +163,15 @@ impl BitCodes {
                 format!("{words_per_code} words per code cannot hold {n_bits} bits"),
             ));
         }
-        let mut words = Vec::with_capacity(len * words_per_code);
-        for _ in 0..len * words_per_code {
+        let total = len.checked_mul(words_per_code).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{len} codes of {words_per_code} words overflow the address space"),
+            )
+        })?;
+        // the header is not trusted for the allocation: the body must back it
+        let mut words = Vec::with_capacity(total.min(1 << 16));
+        for _ in 0..total {
             r.read_exact(&mut b8)?;
             words.push(u64::from_le_bytes(b8));
         }

@@ -105,13 +105,16 @@ fn npy_header(path: &Path, header: &str) -> Result<(Element, bool, bool, Vec<usi
         .strip_prefix('\'')
         .and_then(|d| d.split('\'').next())
         .ok_or_else(|| bad("'descr' is not a string".into()))?;
-    let (order, kind) = descr.split_at(1);
-    let big_endian = order == ">";
-    let (code, size) = kind.split_at(1);
-    let bytes: usize = size
-        .parse()
-        .map_err(|_| bad(format!("element type `{descr}`")))?;
-    let element = match (code, bytes) {
+    let unknown = || bad(format!("element type `{descr}`"));
+    let mut chars = descr.chars();
+    let (order, code) = (
+        chars.next().ok_or_else(unknown)?,
+        chars.next().ok_or_else(unknown)?,
+    );
+    let big_endian = order == '>';
+    let code = code.to_string();
+    let bytes: usize = chars.as_str().parse().map_err(|_| unknown())?;
+    let element = match (code.as_str(), bytes) {
         ("b", 1) => Element::Bool,
         ("i", 1 | 2 | 4 | 8) => Element::Int {
             bytes,
@@ -179,10 +182,11 @@ fn read_npy(path: &Path) -> Result<BitCodes> {
         Element::Int { bytes, .. } | Element::Float { bytes } => bytes,
     };
     let data = &bytes[start + header_len..];
-    if data.len() != rows * cols * width {
+    let needed = rows.checked_mul(cols).and_then(|n| n.checked_mul(width));
+    if needed != Some(data.len()) {
         return Err(bad(format!(
             "shape ({rows}, {cols}) of {width}-byte elements needs {} bytes of data, the file has {}",
-            rows * cols * width,
+            needed.map_or("more".to_string(), |n| n.to_string()),
             data.len()
         )));
     }

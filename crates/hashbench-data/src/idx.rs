@@ -59,8 +59,16 @@ fn parse_idx(bytes: &[u8]) -> std::result::Result<IdxArray, String> {
     let dims: Vec<usize> = (0..ndims)
         .map(|k| u32::from_be_bytes(bytes[4 + 4 * k..8 + 4 * k].try_into().unwrap()) as usize)
         .collect();
-    let n: usize = dims.iter().product();
     let body = &bytes[header..];
+    let n = dims
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| {
+            format!(
+                "IDX dimensions {dims:?} hold more values than memory can address, a file of {} bytes cannot",
+                bytes.len()
+            )
+        })?;
     if body.len() != n {
         return Err(format!(
             "IDX dimensions {dims:?} need {n} value bytes after the {header}-byte header, found {} (truncated or padded file)",

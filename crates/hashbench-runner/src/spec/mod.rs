@@ -257,12 +257,24 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// The largest spec file read: a junk file is rejected before it is parsed.
+const MAX_SPEC_BYTES: u64 = 1 << 20;
+
 impl Spec {
     /// Reads and parses a spec file; syntax and schema errors carry the line.
     ///
     /// # Errors
     /// Unreadable file, TOML syntax, unknown keys or bad values.
     pub fn load(path: &Path) -> Result<Spec> {
+        let size = std::fs::metadata(path)
+            .with_context(|| format!("reading spec {}", path.display()))?
+            .len();
+        if size > MAX_SPEC_BYTES {
+            bail!(
+                "{}: {size} bytes; a spec is at most {MAX_SPEC_BYTES} bytes (the largest shipped is about 16 KB): is this the right file?",
+                path.display()
+            );
+        }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading spec {}", path.display()))?;
         let raw: RawSpec = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
@@ -640,10 +652,59 @@ trials = 1
     }
 
     fn parse(text: &str) -> Result<Spec> {
+        parse_bytes(text.as_bytes())
+    }
+
+    fn parse_bytes(bytes: &[u8]) -> Result<Spec> {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("spec.toml");
-        std::fs::write(&path, text)?;
+        std::fs::write(&path, bytes)?;
         Spec::load(&path)
+    }
+
+    #[test]
+    fn a_junk_file_beyond_the_size_limit_is_rejected_before_parsing() {
+        let junk = vec![b'x'; MAX_SPEC_BYTES as usize + 1];
+        let e = parse_bytes(&junk).unwrap_err().to_string();
+        assert!(e.contains("a spec is at most 1048576 bytes"), "{e}");
+        // at the limit it is parsed (and fails as TOML, at line 1)
+        let e = parse_bytes(&junk[1..]).unwrap_err().to_string();
+        assert!(!e.contains("at most"), "{e}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Arbitrary bytes, or the good spec with a few characters changed
+        /// and cut short: an error or a plan, never a panic.
+        #[test]
+        fn damaged_specs_never_panic(
+            junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+            edits in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(), proptest::char::range(' ', '~')),
+                0..6,
+            ),
+            cut in proptest::prelude::any::<proptest::sample::Index>(),
+        ) {
+            let mut good: Vec<char> = GOOD.chars().collect();
+            for (at, c) in edits {
+                let k = at.index(good.len());
+                good[k] = c;
+            }
+            good.truncate(cut.index(good.len() + 1));
+            let damaged: String = good.into_iter().collect();
+            for bytes in [&junk[..], damaged.as_bytes()] {
+                if let Ok(spec) = parse_bytes(bytes) {
+                    for profile in spec.profiles() {
+                        let _ = spec.plan(&profile);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
