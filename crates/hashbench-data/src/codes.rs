@@ -23,8 +23,14 @@ pub const CODE_EXTENSIONS: [&str; 3] = ["hbcodes", "txt", "npy"];
 /// of different lengths, or a malformed `.npy` header, naming the file.
 pub fn read_code_matrix(path: &Path) -> Result<BitCodes> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("hbcodes") => BitCodes::read_from(open_maybe_gz(path)?)
-            .map_err(|e| DataError::format(path, e.to_string())),
+        Some("hbcodes") => BitCodes::read_from(open_maybe_gz(path)?).map_err(|e| {
+            let reason = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                "damaged: the file ends before the codes its header announces (a run of its experiment repairs stored codes)".to_string()
+            } else {
+                format!("damaged: {e}")
+            };
+            DataError::format(path, reason)
+        }),
         Some("txt") => read_text(path),
         Some("npy") => read_npy(path),
         _ => Err(DataError::format(
@@ -323,5 +329,17 @@ mod tests {
         assert!(e.contains("element type `<c16`"), "{e}");
         let e = err("g.csv", b"1,0\n");
         assert!(e.contains("g.csv: unknown code format"), "{e}");
+        let e = err("h.npy", &npy("<", false, "(1, 1)", &[0]));
+        assert!(e.contains("element type `<`"), "{e}");
+        let mut cut = Vec::new();
+        BitCodes::from_fn(4, 70, |i, j| i == j)
+            .write_to(&mut cut)
+            .unwrap();
+        cut.truncate(cut.len() - 3);
+        let e = err("i.hbcodes", &cut);
+        assert!(
+            e.contains("i.hbcodes: damaged: the file ends before the codes its header announces"),
+            "{e}"
+        );
     }
 }

@@ -177,12 +177,6 @@ fn codes_digest(db: &[u8], queries: &[u8]) -> String {
     hashbench_data::registry::hex(&h.finalize())
 }
 
-/// Whether whole codes with fingerprint `fingerprint` are stored at `stem`
-/// (the fit record, written last, is there and matches).
-pub fn has_codes(stem: &Path, fingerprint: &str) -> bool {
-    load::<FitRecord>(&with_suffix(stem, ".fit.json"), fingerprint).is_some()
-}
-
 /// The codes stored at `stem`, if their fit record matches `fingerprint`
 /// and the code files are the ones it was written with.
 pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {

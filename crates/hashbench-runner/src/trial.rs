@@ -322,7 +322,19 @@ impl<'a> TrialContext<'a> {
 
     /// The stored evaluation of `k`, if computed from the same inputs.
     pub fn stored(&self, k: &TrialKey) -> Option<TrialRecord> {
-        store::load(&self.record_path(k), &self.eval_fingerprint(k))
+        let record = store::load(&self.record_path(k), &self.eval_fingerprint(k))?;
+        // a record stands only beside the intact codes it was evaluated from:
+        // damaged or missing codes send the trial back to be evaluated, which
+        // recopies them from the cache or refits
+        let fingerprint = self.fit_fingerprint(k);
+        let codes = store::load_codes(&self.codes_stem(k), &fingerprint)?;
+        let shared = self.shared_codes_dir.join(&fingerprint);
+        if store::load_codes(&shared, &fingerprint).is_none() {
+            // a damaged or missing cache copy is rewritten from the run's; if
+            // that write fails the cache only misses, a later run refits
+            let _ = store::save_codes(&shared, &codes);
+        }
+        Some(record)
     }
 
     /// Why trial `k` has no usable stored record, naming method, x and trial.
@@ -356,8 +368,9 @@ impl<'a> TrialContext<'a> {
         };
         if !refit {
             if let Some(codes) = load(&stem) {
-                // codes stored before the shared folder existed join it
-                if !store::has_codes(&shared, &fit_fingerprint) {
+                // codes stored before the shared folder existed join it, and
+                // a damaged shared copy is replaced
+                if store::load_codes(&shared, &fit_fingerprint).is_none() {
                     store::save_codes(&shared, &codes)?;
                 }
                 return Ok(codes);

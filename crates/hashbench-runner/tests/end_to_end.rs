@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hashbench_core::BitCodes;
 use hashbench_data::idx::{IdxArray, write_idx_gz};
@@ -232,6 +232,60 @@ fn run_writes_tables_resumes_and_redraws() {
     assert!(first.dir.join("figures/map.svg").exists());
     let stored = hashbench_runner::tables::read_tables(&first.dir).unwrap();
     assert_eq!(stored.metrics.len(), first.tables.metrics.len());
+}
+
+#[test]
+fn damaged_stored_codes_are_repaired_when_a_run_passes_over_them() {
+    let (_dir, ws) = setup();
+    let plan = plan(&ws, "paper");
+    let first = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let run_copy = first
+        .dir
+        .join("codes")
+        .join(slug("PCAH"))
+        .join("b8-t0.db.hbcodes");
+    let intact = std::fs::read(&run_copy).unwrap();
+    let cut = |path: &Path| {
+        let bytes = std::fs::read(path).unwrap();
+        std::fs::write(path, &bytes[..bytes.len() - 9]).unwrap();
+    };
+    // the run's copy cut short, its record intact: evaluated again from the cache
+    cut(&run_copy);
+    let again = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    assert_eq!(counts(&again), (0, 1, 15));
+    assert_eq!(std::fs::read(&run_copy).unwrap(), intact);
+    assert_eq!(again.tables.metrics, first.tables.metrics);
+    // the cache's copy damaged, the run's intact: the cache is rewritten
+    let cached: Vec<PathBuf> = walk(&ws.cache().join("codes"))
+        .into_iter()
+        .filter(|p| std::fs::read(p).is_ok_and(|b| b == intact))
+        .collect();
+    assert_eq!(cached.len(), 1, "one cached copy of those codes");
+    cut(&cached[0]);
+    let again = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    assert_eq!(counts(&again), (0, 0, 16));
+    assert_eq!(std::fs::read(&cached[0]).unwrap(), intact);
+    // both copies damaged: refitted
+    cut(&run_copy);
+    cut(&cached[0]);
+    let again = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    assert_eq!(counts(&again), (1, 1, 15));
+    assert_eq!(std::fs::read(&run_copy).unwrap(), intact);
+    assert_eq!(again.tables.metrics, first.tables.metrics);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
 
 #[test]
