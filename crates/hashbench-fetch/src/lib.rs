@@ -29,7 +29,15 @@ pub enum FetchError {
         /// How to obtain it instead.
         obtain: String,
     },
-    /// Every URL of a download failed.
+    /// Every one of a download's several URLs failed.
+    #[error("no URL of {} could be fetched: {}", to.display(), attempts.join("; "))]
+    EveryUrlFailed {
+        /// Where the download goes.
+        to: PathBuf,
+        /// Each URL with what stopped it.
+        attempts: Vec<String>,
+    },
+    /// A download's URL failed.
     #[error("{url}: {reason}")]
     Failed {
         /// The URL.
@@ -215,7 +223,7 @@ fn file_name(url: &str) -> String {
 /// checks its pinned sha256; returns the complete file and the bytes
 /// transferred now.
 fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u64), FetchError> {
-    let mut last = None;
+    let mut failures = Vec::new();
     for url in &d.urls {
         // named by the URL too: mirrors of one file never resume each other
         let tag = &sha256_hex(url.as_bytes())[..12];
@@ -229,9 +237,20 @@ fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u6
                     std::fs::rename(&part, &done).map_err(io(&done))?;
                     n
                 }
+                // a part to resume from is kept; an empty one is no part
+                Err(FetchError::Interrupted {
+                    have: 0, reason, ..
+                }) => {
+                    let _ = std::fs::remove_file(&part);
+                    failures.push(FetchError::Failed {
+                        url: url.clone(),
+                        reason: format!("the transfer stopped before its first byte ({reason})"),
+                    });
+                    continue;
+                }
                 Err(e @ FetchError::Interrupted { .. }) => return Err(e),
                 Err(e) => {
-                    last = Some(e);
+                    failures.push(e);
                     continue;
                 }
             }
@@ -252,10 +271,17 @@ fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u6
         }
         return Ok((done, bytes));
     }
-    Err(last.unwrap_or_else(|| FetchError::Failed {
-        url: format!("download to {}", d.to.display()),
-        reason: "the registry lists no URL for it".into(),
-    }))
+    Err(match failures.len() {
+        0 => FetchError::Failed {
+            url: format!("download to {}", d.to.display()),
+            reason: "the registry lists no URL for it".into(),
+        },
+        1 => failures.remove(0),
+        _ => FetchError::EveryUrlFailed {
+            to: d.to.clone(),
+            attempts: failures.iter().map(ToString::to_string).collect(),
+        },
+    })
 }
 
 /// A byte-counting progress bar for `url` (hidden unless `show`).

@@ -125,6 +125,13 @@ fn sha256(bytes: &[u8]) -> String {
 /// The registry entry of the fixture: its files' checksums, one tar.gz
 /// download from `url`.
 fn entry(url: &str, features_sha256: &str, labels_sha256: &str) -> DatasetEntry {
+    entry_with_urls(&[url], features_sha256, labels_sha256)
+}
+
+/// The fixture's entry with the download's URLs (mirrors) in order.
+fn entry_with_urls(urls: &[&str], features_sha256: &str, labels_sha256: &str) -> DatasetEntry {
+    let urls: Vec<String> = urls.iter().map(|u| format!("\"{u}\"")).collect();
+    let urls = urls.join(", ");
     toml::from_str(&format!(
         r#"description = "toy"
 origin = "the test"
@@ -137,7 +144,7 @@ features_sha256 = "{features_sha256}"
 labels = "toy/labels.txt"
 labels_sha256 = "{labels_sha256}"
 [[downloads]]
-urls = ["{url}"]
+urls = [{urls}]
 unpack = "tar-gz"
 to = "."
 "#
@@ -254,6 +261,59 @@ fn a_missing_file_on_the_server_is_named_with_its_status() {
     let text = err.to_string();
     assert!(text.contains(&url) && text.contains("404"), "{text}");
     assert!(files_under(root.path()).is_empty());
+}
+
+#[test]
+fn every_mirror_is_tried_and_each_failure_is_named() {
+    let server = serve(HashMap::new(), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    // a port nobody listens on: bound, then released
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let urls = [
+        format!("{}/gone.tar.gz", server.base),
+        format!("http://{closed}/toy.tar.gz"),
+    ];
+    let e = entry_with_urls(&[&urls[0], &urls[1]], "00", "00");
+    let err = fetch("toy", &e, root.path(), false).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, FetchError::EveryUrlFailed { .. }), "{text}");
+    assert!(text.contains(&urls[0]) && text.contains("404"), "{text}");
+    assert!(text.contains(&urls[1]), "{text}");
+    assert!(
+        files_under(root.path()).is_empty(),
+        "{:?}",
+        files_under(root.path())
+    );
+}
+
+#[test]
+fn a_mirror_that_sends_no_byte_leaves_no_part_and_the_next_one_serves() {
+    let (gz, features, labels) = archive();
+    // the first mirror sends its headers, then closes before the body
+    let server = serve(
+        HashMap::from([
+            ("/empty.tar.gz".to_string(), vec![0u8]),
+            ("/toy.tar.gz".to_string(), gz),
+        ]),
+        vec!["/empty.tar.gz".to_string()],
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e = entry_with_urls(
+        &[
+            &format!("{}/empty.tar.gz", server.base),
+            &format!("{}/toy.tar.gz", server.base),
+        ],
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    fetch("toy", &e, root.path(), false).unwrap();
+    assert_eq!(
+        files_under(root.path()),
+        ["toy", "toy/features.bin", "toy/labels.txt"]
+    );
 }
 
 #[test]
