@@ -81,10 +81,20 @@ pub fn read_vecs(
         }
         let body = &bytes[pos..pos + need];
         match kind {
-            VecsKind::F32 => values.extend(
-                body.chunks_exact(4)
-                    .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap()))),
-            ),
+            VecsKind::F32 => {
+                for (j, c) in body.chunks_exact(4).enumerate() {
+                    let v = f32::from_le_bytes(c.try_into().unwrap());
+                    if !v.is_finite() {
+                        return Err(DataError::format(
+                            path,
+                            format!(
+                                "vector {n} (0-based), component {j}: {v} is not a finite number"
+                            ),
+                        ));
+                    }
+                    values.push(f64::from(v));
+                }
+            }
             VecsKind::I32 => values.extend(
                 body.chunks_exact(4)
                     .map(|c| f64::from(i32::from_le_bytes(c.try_into().unwrap()))),
@@ -172,6 +182,23 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("truncated dimension")
+        );
+        // a NaN is named by its place in the file, not by a split's row
+        let rows: Vec<[f32; 3]> = (0..6)
+            .map(|i| {
+                if i == 5 {
+                    [1.0, 2.0, f32::NAN]
+                } else {
+                    [0.5; 3]
+                }
+            })
+            .collect();
+        let rows: Vec<&[f32]> = rows.iter().map(|r| &r[..]).collect();
+        std::fs::write(&f, fvecs(&rows)).unwrap();
+        let e = read_vecs(&f, VecsKind::F32, None).unwrap_err().to_string();
+        assert!(
+            e.contains("bad.fvecs: vector 5 (0-based), component 2: NaN is not a finite number"),
+            "{e}"
         );
     }
 }
