@@ -102,9 +102,17 @@ impl Spec {
                     );
                 }
                 let stated = serde_json::to_string(&t).context("serialising method parameters")?;
-                let spec: MethodSpec = toml::Value::Table(t)
-                    .try_into()
-                    .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
+                let spec: MethodSpec = toml::Value::Table(t).try_into().map_err(|e| {
+                    let e = e.to_string();
+                    // the method's own fields are listed; the keys every
+                    // method takes are read before it
+                    let common = if e.contains("unknown field") {
+                        "; every method also takes `label` and `in_paper`"
+                    } else {
+                        ""
+                    };
+                    anyhow!("{at}: methods[{k}]: {}{common}", e.trim_end())
+                })?;
                 spec.validate()
                     .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
                 let base_label = label

@@ -987,4 +987,17 @@ trials = 1
         );
         assert!(e.contains("in_paper must be true or false"), "{e}");
     }
+
+    #[test]
+    fn an_unknown_method_parameter_names_the_keys_every_method_takes() {
+        let e = plan_err(
+            &GOOD.replace("label = \"SIKH\"", "labell = \"SIKH\""),
+            "paper",
+        );
+        assert!(e.contains("unknown field `labell`"), "{e}");
+        assert!(
+            e.contains("every method also takes `label` and `in_paper`"),
+            "{e}"
+        );
+    }
 }
