@@ -119,10 +119,12 @@ pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
 /// I/O errors naming the file.
 pub fn write_verdicts(path: &Path, verdicts: &[StoredVerdict]) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    std::fs::write(path, serde_json::to_string_pretty(verdicts)? + "\n")
-        .with_context(|| format!("writing {}", path.display()))
+    crate::store::write_atomically(
+        path,
+        (serde_json::to_string_pretty(verdicts)? + "\n").as_bytes(),
+    )
 }
 
 /// Reads verdicts written by [`write_verdicts`].
@@ -174,7 +176,7 @@ pub fn compare_verdicts(
 /// I/O errors naming the file.
 pub fn write_baseline(path: &Path, means: &Means) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let mut df = DataFrame::new_infer_height(vec![
         Column::new(

@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod claims;
+pub mod lock;
 pub mod methods;
 pub mod normality;
 pub mod report;
@@ -244,9 +245,9 @@ pub(crate) fn run_plan_as(
     faer::set_global_parallelism(faer::Par::Seq);
     let started = Instant::now();
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
+    let _lock = lock::RunLock::exclusive(&ws.run_dir(plan))?;
     if plan.normality.is_some() {
         let dir = ws.run_dir(plan);
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let (tables, counts, about) = normality::run(plan, &data, &dir, opts.force)?;
         return finish(ws, plan, &data, tables, &about, counts, started, dir);
     }

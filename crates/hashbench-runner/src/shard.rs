@@ -143,8 +143,9 @@ pub fn run_shard(
     let started = Instant::now();
     let code_version = code_version()?;
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
-    let done = pass(ws, plan, &data, opts, Mode::Shard(shard))?;
     let dir = ws.run_dir(plan);
+    let _lock = crate::lock::RunLock::shared(&dir)?;
+    let done = pass(ws, plan, &data, opts, Mode::Shard(shard))?;
     let manifest = ShardManifest {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
@@ -178,6 +179,7 @@ pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<()> {
     if plan.normality.is_some() {
         return Ok(());
     }
+    let _lock = crate::lock::RunLock::exclusive(&ws.run_dir(plan))?;
     let old = ws.run_dir(plan).join("shards");
     if old.exists() {
         std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;

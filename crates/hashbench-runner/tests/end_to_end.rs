@@ -274,6 +274,27 @@ fn damaged_stored_codes_are_repaired_when_a_run_passes_over_them() {
     assert_eq!(again.tables.metrics, first.tables.metrics);
 }
 
+#[test]
+fn a_second_run_into_a_folder_in_use_stops_naming_the_holder() {
+    let (_dir, ws) = setup();
+    let plan = plan(&ws, "paper");
+    let first = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let before = std::fs::read(first.dir.join("metrics.csv")).unwrap();
+    let held = hashbench_runner::lock::RunLock::exclusive(&first.dir).unwrap();
+    let e = run_plan(&ws, &plan, &RunOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is in use by another run (pid "), "{e}");
+    // the first run's tables are untouched
+    assert_eq!(
+        std::fs::read(first.dir.join("metrics.csv")).unwrap(),
+        before
+    );
+    drop(held);
+    let again = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    assert_eq!(counts(&again), (0, 0, 16));
+}
+
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use hashbench_plot::{Figure, Series, render};
 
 use super::row_labels;
@@ -207,7 +207,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
 /// # Errors
 /// A drawing or write failure naming the file.
 pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<String>> {
-    std::fs::create_dir_all(dir)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut drawn = Vec::new();
     for f in &plan.figures {
         let fig = match (&f.metric, &f.curve, f.bits) {

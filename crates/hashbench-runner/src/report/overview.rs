@@ -637,8 +637,8 @@ pub fn write_report(ws: &Workspace) -> Result<(Report, PathBuf, PathBuf)> {
         .with_context(|| format!("creating {}", ws.results.display()))?;
     let md = ws.results.join("REPORT.md");
     let page = ws.results.join("index.html");
-    std::fs::write(&md, markdown(&report)).with_context(|| format!("writing {}", md.display()))?;
-    std::fs::write(&page, html(&report)).with_context(|| format!("writing {}", page.display()))?;
+    crate::store::write_atomically(&md, markdown(&report).as_bytes())?;
+    crate::store::write_atomically(&page, html(&report).as_bytes())?;
     Ok((report, md, page))
 }
 
