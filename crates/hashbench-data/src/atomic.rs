@@ -29,6 +29,45 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// Writes several files as one set: every file goes to its temporary first,
+/// and only when all are written (and no target is a folder) are they renamed
+/// into place, so a failure on any leaves every target as it was.
+///
+/// # Errors
+/// The first failed create or write (naming nothing: the caller knows the
+/// set), or a rename.
+pub fn write_all_atomically(files: &[(PathBuf, Vec<u8>)]) -> std::io::Result<()> {
+    static SETS: AtomicU64 = AtomicU64::new(0);
+    let set = SETS.fetch_add(1, Ordering::Relaxed);
+    let mut staged: Vec<(PathBuf, &Path)> = Vec::with_capacity(files.len());
+    let staging = files.iter().enumerate().try_for_each(|(k, (path, bytes))| {
+        if path.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                format!("{} is a folder", path.display()),
+            ));
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(format!(".{}-set{set}-{k}.tmp", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        let written = std::fs::write(&tmp, bytes);
+        staged.push((tmp, path));
+        written
+    });
+    if let Err(e) = staging {
+        for (tmp, _) in &staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+        return Err(e);
+    }
+    staged
+        .iter()
+        .try_for_each(|(tmp, path)| std::fs::rename(tmp, path))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +94,38 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("f.bin")]);
+    }
+
+    #[test]
+    fn a_set_with_one_failing_file_leaves_every_target_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.csv"), dir.path().join("b.md"));
+        std::fs::write(&a, b"old a").unwrap();
+        std::fs::write(&b, b"old b").unwrap();
+        // the third file's folder cannot be made: a file stands in its place
+        std::fs::write(dir.path().join("blocked"), b"").unwrap();
+        let c = dir.path().join("blocked").join("c.json");
+        let e = write_all_atomically(&[
+            (a.clone(), b"new a".to_vec()),
+            (b.clone(), b"new b".to_vec()),
+            (c, b"new c".to_vec()),
+        ]);
+        assert!(e.is_err());
+        assert_eq!(std::fs::read(&a).unwrap(), b"old a");
+        assert_eq!(std::fs::read(&b).unwrap(), b"old b");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.csv", "b.md", "blocked"], "temporaries left");
+        // without the failure the whole set lands
+        write_all_atomically(&[
+            (a.clone(), b"new a".to_vec()),
+            (b.clone(), b"new b".to_vec()),
+        ])
+        .unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"new a");
+        assert_eq!(std::fs::read(&b).unwrap(), b"new b");
     }
 }

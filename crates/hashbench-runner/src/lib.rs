@@ -563,9 +563,9 @@ fn finish(
     started: Instant,
     dir: PathBuf,
 ) -> Result<RunOutcome> {
-    tables::write_tables(&tables, &dir)?;
-    let summary = write_summary(plan, &tables, split_sizes, &dir)?;
     let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
+    let mut files = tables::table_files(&tables, &dir)?;
+    let summary = summary_files(plan, &tables, split_sizes, &dir, &mut files);
     let run = json!({
         "experiment": plan.id,
         "profile": plan.profile,
@@ -587,10 +587,12 @@ fn finish(
         "timings_table": "timings.parquet (fit-seconds and encode-seconds per trial)",
         "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
     });
-    store::write_atomically(
-        &dir.join("run.json"),
-        serde_json::to_string_pretty(&run)?.as_bytes(),
-    )?;
+    files.push((
+        dir.join("run.json"),
+        serde_json::to_string_pretty(&run)?.into_bytes(),
+    ));
+    // every table, the summary and run.json land together or not at all
+    store::write_set(&files)?;
     Ok(RunOutcome {
         dir,
         counts,
@@ -599,17 +601,23 @@ fn finish(
     })
 }
 
-/// Judges the plan's claims and writes `summary.md` and `claims.csv` into
-/// `dir`; returns the summary.
-fn write_summary(plan: &Plan, tables: &ResultTables, split: &str, dir: &Path) -> Result<String> {
+/// Judges the plan's claims and adds `summary.md` and `claims.csv` of `dir`
+/// to `files`; returns the summary.
+fn summary_files(
+    plan: &Plan,
+    tables: &ResultTables,
+    split: &str,
+    dir: &Path,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+) -> String {
     let verdicts = claims::check_claims(plan, tables);
     let summary = report::summary_markdown(plan, tables, split, &verdicts);
-    store::write_atomically(&dir.join("summary.md"), summary.as_bytes())?;
-    store::write_atomically(
-        &dir.join("claims.csv"),
-        claims::claims_csv(&verdicts).as_bytes(),
-    )?;
-    Ok(summary)
+    files.push((dir.join("summary.md"), summary.clone().into_bytes()));
+    files.push((
+        dir.join("claims.csv"),
+        claims::claims_csv(&verdicts).into_bytes(),
+    ));
+    summary
 }
 
 /// Redraws the summary and figures of a stored run from its tables alone.
@@ -624,7 +632,9 @@ pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
             .with_context(|| format!("reading {}", dir.join("run.json").display()))?,
     )?;
     let split = run["split"].as_str().unwrap_or("unknown");
-    write_summary(plan, &tables, split, &dir)?;
+    let mut files = Vec::new();
+    summary_files(plan, &tables, split, &dir, &mut files);
+    store::write_set(&files)?;
     report::draw_figures(plan, &tables, &dir.join("figures"))?;
     Ok(dir)
 }

@@ -63,6 +63,19 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Writes several files as one set (see
+/// [`hashbench_data::atomic::write_all_atomically`]): a failure on any leaves
+/// every one as it was, so a run folder never holds tables of two runs.
+///
+/// # Errors
+/// A failed write, naming the files' folder.
+pub fn write_set(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    hashbench_data::atomic::write_all_atomically(files).with_context(|| {
+        let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+        format!("writing {} (none was changed)", names.join(", "))
+    })
+}
+
 /// Writes `rec` as JSON at `path`, atomically.
 ///
 /// # Errors

@@ -3,7 +3,7 @@
 //! as Parquet and CSV through polars, read back for redrawing figures.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashbench_eval::QueryValues;
@@ -153,37 +153,47 @@ fn curve_frame(t: &ResultTables) -> Result<DataFrame> {
 
 /// Writes `df` as `<stem>.parquet` and `<stem>.csv` in `dir`, each through a
 /// temporary file renamed into place (a reader never sees half a table).
-fn write_frame(df: &mut DataFrame, dir: &Path, stem: &str) -> Result<()> {
+/// The Parquet and CSV encodings of `df` as `<dir>/<stem>.parquet` and `.csv`.
+fn frame_files(df: &mut DataFrame, dir: &Path, stem: &str) -> Result<[(PathBuf, Vec<u8>); 2]> {
     let parquet = dir.join(format!("{stem}.parquet"));
-    let mut bytes = Vec::new();
-    ParquetWriter::new(&mut bytes)
+    let mut parquet_bytes = Vec::new();
+    ParquetWriter::new(&mut parquet_bytes)
         .finish(df)
         .with_context(|| format!("encoding {}", parquet.display()))?;
-    crate::store::write_atomically(&parquet, &bytes)?;
     let csv = dir.join(format!("{stem}.csv"));
-    let mut bytes = Vec::new();
-    CsvWriter::new(&mut bytes)
+    let mut csv_bytes = Vec::new();
+    CsvWriter::new(&mut csv_bytes)
         .finish(df)
         .with_context(|| format!("encoding {}", csv.display()))?;
-    crate::store::write_atomically(&csv, &bytes)
+    Ok([(parquet, parquet_bytes), (csv, csv_bytes)])
 }
 
 /// The file of a run's per-query values (JSON).
 const QUERY_VALUES: &str = "query-values.json";
 
-/// Writes `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
-/// per-query values (JSON) into `dir`.
+/// The `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
+/// per-query values (JSON) of `dir`, encoded, for [`crate::store::write_set`].
 ///
 /// # Errors
-/// I/O or encoding errors naming the file.
-pub fn write_tables(t: &ResultTables, dir: &Path) -> Result<()> {
-    write_frame(&mut metric_frame(t, &t.metrics)?, dir, "metrics")?;
-    write_frame(&mut curve_frame(t)?, dir, "curves")?;
-    write_frame(&mut metric_frame(t, &t.timings)?, dir, "timings")?;
-    crate::store::write_atomically(
-        &dir.join(QUERY_VALUES),
-        serde_json::to_string(&t.query_values)?.as_bytes(),
-    )
+/// Encoding errors naming the file.
+pub fn table_files(t: &ResultTables, dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut files = Vec::new();
+    files.extend(frame_files(
+        &mut metric_frame(t, &t.metrics)?,
+        dir,
+        "metrics",
+    )?);
+    files.extend(frame_files(&mut curve_frame(t)?, dir, "curves")?);
+    files.extend(frame_files(
+        &mut metric_frame(t, &t.timings)?,
+        dir,
+        "timings",
+    )?);
+    files.push((
+        dir.join(QUERY_VALUES),
+        serde_json::to_string(&t.query_values)?.into_bytes(),
+    ));
+    Ok(files)
 }
 
 /// The per-query values stored in `dir` (none when a run predates them).
@@ -319,7 +329,7 @@ mod tests {
             }],
         };
         let dir = tempfile::tempdir().unwrap();
-        write_tables(&t, dir.path()).unwrap();
+        crate::store::write_set(&table_files(&t, dir.path()).unwrap()).unwrap();
         let back = read_tables(dir.path()).unwrap();
         assert_eq!(back.metrics[0], t.metrics[0]);
         assert!(back.metrics[1].value.is_nan());

@@ -295,6 +295,52 @@ fn a_second_run_into_a_folder_in_use_stops_naming_the_holder() {
     assert_eq!(counts(&again), (0, 0, 16));
 }
 
+#[test]
+fn a_failed_write_leaves_the_run_folder_with_the_previous_runs_tables() {
+    let (_dir, ws) = setup();
+    let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    let table_names = [
+        "metrics.csv",
+        "metrics.parquet",
+        "curves.csv",
+        "timings.csv",
+        "query-values.json",
+        "claims.csv",
+        "run.json",
+    ];
+    let before: Vec<Vec<u8>> = table_names
+        .iter()
+        .map(|n| std::fs::read(first.dir.join(n)).unwrap())
+        .collect();
+    // a second run with another metric, whose summary cannot be written
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(
+        &spec,
+        text.replace(
+            "[[metrics]]\nmetric = \"pr-radius-sweep\"",
+            "[[metrics]]\nmetric = \"pr-radius-sweep\"\n[[metrics]]\nmetric = \"map\"\nties = \"expected\"",
+        ),
+    )
+    .unwrap();
+    std::fs::remove_file(first.dir.join("summary.md")).unwrap();
+    std::fs::create_dir(first.dir.join("summary.md")).unwrap();
+    let e = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap_err();
+    assert!(format!("{e:#}").contains("none was changed"), "{e:#}");
+    for (name, bytes) in table_names.iter().zip(&before) {
+        assert_eq!(
+            &std::fs::read(first.dir.join(name)).unwrap(),
+            bytes,
+            "{name} changed"
+        );
+    }
+    let temporaries: Vec<PathBuf> = walk(&first.dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+        .collect();
+    assert!(temporaries.is_empty(), "{temporaries:?}");
+}
+
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
