@@ -2,8 +2,11 @@
 //! 1M x 128 set and the top-2-percent exact ground truth of 10K queries over it,
 //! the sizes of SPLH Fig. 6 (SIFT-1M). Each step runs once (they take seconds to
 //! minutes, so criterion's repeated sampling does not fit); the wall time and the
-//! process's peak resident memory after the step are printed. Then Charikar's
-//! index at KLSH Fig. 2's scale (alone with `-- charikar`). The steps are also
+//! process's peak resident memory after the step are printed. Then LAMP's
+//! nearest-neighbour pairs over the same 1M items (memory bounded by the
+//! blocked scan), and Charikar's
+//! index at KLSH Fig. 2's scale (alone with `-- charikar`; LAMP's pairs alone with
+//! `-- lamp-pairs`). The steps are also
 //! written to results/bench/scale.json.
 
 use std::sync::Mutex;
@@ -89,6 +92,8 @@ fn main() {
         return;
     }
     faer::set_global_parallelism(faer::Par::Seq);
+    // `-- lamp-pairs` runs the generated set and LAMP's pairs alone
+    let pairs_only = std::env::args().any(|a| a == "lamp-pairs");
     let (n, d, n_q, bits) = (1_000_000, 128, 10_000, 64);
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     // a mixture of 64 Gaussian clusters with per-dimension scales, SIFT-like in size
@@ -106,6 +111,11 @@ fn main() {
             + (1.0 + (j % 8) as f64) * Distribution::<f64>::sample(&StandardNormal, &mut rng)
     });
     let data = Data::Dense(x);
+    if pairs_only {
+        nearest_partners_at_lamp_scale(&data);
+        write_steps();
+        return;
+    }
     let train = TrainSet::unlabelled(&data);
     fit_and_encode("LSH", &LshParams::default(), &train, bits);
     fit_and_encode("PCAH", &PcahParams::default(), &train, bits);
@@ -124,8 +134,31 @@ fn main() {
         lists[0].len()
     );
     drop(lists);
+    nearest_partners_at_lamp_scale(&data);
     charikar_at_klsh_fig2_scale();
     write_steps();
+}
+
+/// LAMP's nearest-neighbour pairs (`nearest_partners`): its default working
+/// set of 2,000 anchors, c = 4 partners each, over the 1M-item pool. The pool
+/// is scanned in blocks, so the peak memory is the data's plus about 2,000 ×
+/// 4,096 distances; one anchors × pool matrix would be 16 GB here and 27 GB
+/// at Tiny Images' 1.7M items.
+fn nearest_partners_at_lamp_scale(data: &Data) {
+    use hashbench_core::pairs::{POOL_BLOCK, nearest_partners};
+    let x = data.as_dense().expect("dense");
+    let anchors: Vec<usize> = (0..2000).map(|i| i * 499).collect();
+    let pool: Vec<usize> = (0..x.nrows()).collect();
+    let draw = step(
+        "LAMP nearest pairs: 2,000 anchors x 1M pool (c = 4)",
+        || nearest_partners(x, &anchors, &pool, 4),
+    );
+    println!(
+        "{} pairs; blocks of {POOL_BLOCK} pool items hold {:.0} MiB of distances (one anchors x pool matrix: {:.0} MiB)",
+        draw.pairs.len(),
+        (anchors.len() * POOL_BLOCK * 8) as f64 / 1048576.0,
+        (anchors.len() * pool.len() * 8) as f64 / 1048576.0
+    );
 }
 
 /// Charikar's index at KLSH Fig. 2's paper scale: n = 99,000 codes of 300 bits,

@@ -115,9 +115,16 @@ pub fn same_label_partners(
     draw
 }
 
+/// Pool items per block of [`nearest_partners`]' scan: it holds anchors ×
+/// `POOL_BLOCK` distances at a time, whatever the pool's size.
+pub const POOL_BLOCK: usize = 4096;
+
 /// The `c` nearest `pool` items of each anchor in Euclidean distance, by exact
 /// linear scan over the rows of `x` (the anchor excluded; equal distances
-/// broken by item index).
+/// broken by item index). The pool is scanned in blocks of [`POOL_BLOCK`]
+/// items, each anchor keeping its `c` best so far, so memory is about
+/// anchors × (`POOL_BLOCK` + c) distances and `POOL_BLOCK` rows, not anchors
+/// × pool (27 GB for Tiny Images' 1.7M items).
 ///
 /// # Panics
 /// If an index lies outside `x`.
@@ -127,34 +134,50 @@ pub fn nearest_partners(
     pool: &[usize],
     c: usize,
 ) -> PartnerDraw {
+    nearest_partners_in_blocks(x, anchors, pool, c, POOL_BLOCK)
+}
+
+fn nearest_partners_in_blocks(
+    x: MatRef<'_, f64>,
+    anchors: &[usize],
+    pool: &[usize],
+    c: usize,
+    block: usize,
+) -> PartnerDraw {
+    let squared_norm =
+        |m: &Mat<f64>, r: usize| (0..m.ncols()).map(|k| m[(r, k)] * m[(r, k)]).sum::<f64>();
     let a = Mat::from_fn(anchors.len(), x.ncols(), |r, k| x[(anchors[r], k)]);
-    let b = Mat::from_fn(pool.len(), x.ncols(), |r, k| x[(pool[r], k)]);
-    let inner = product(a.as_ref(), b.transpose());
-    let norm = |m: &Mat<f64>, r: usize| (0..m.ncols()).map(|k| m[(r, k)] * m[(r, k)]).sum::<f64>();
-    let pool_norms: Vec<f64> = (0..pool.len()).map(|r| norm(&b, r)).collect();
+    let own: Vec<f64> = (0..anchors.len()).map(|r| squared_norm(&a, r)).collect();
+    let cmp = |u: &(f64, usize), v: &(f64, usize)| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1));
+    // each anchor's best candidates so far, at most c after every block
+    let mut best: Vec<Vec<(f64, usize)>> = vec![Vec::new(); anchors.len()];
+    for ids in pool.chunks(block.max(1)) {
+        let b = Mat::from_fn(ids.len(), x.ncols(), |r, k| x[(ids[r], k)]);
+        let norms: Vec<f64> = (0..ids.len()).map(|r| squared_norm(&b, r)).collect();
+        let inner = product(a.as_ref(), b.transpose());
+        for (r, (&i, kept)) in anchors.iter().zip(&mut best).enumerate() {
+            kept.extend(
+                ids.iter()
+                    .enumerate()
+                    .filter(|&(_, &j)| j != i)
+                    .map(|(s, &j)| ((own[r] + norms[s] - 2.0 * inner[(r, s)]).max(0.0), j)),
+            );
+            if kept.len() > c {
+                if c > 0 {
+                    kept.select_nth_unstable_by(c - 1, cmp);
+                }
+                kept.truncate(c);
+            }
+        }
+    }
     let mut draw = PartnerDraw {
         pairs: Vec::with_capacity(anchors.len() * c),
         shortfall: 0,
     };
-    let mut order: Vec<(f64, usize)> = Vec::with_capacity(pool.len());
-    for (r, &i) in anchors.iter().enumerate() {
-        let own = norm(&a, r);
-        order.clear();
-        order.extend(
-            pool.iter()
-                .enumerate()
-                .filter(|&(_, &j)| j != i)
-                .map(|(s, &j)| ((own + pool_norms[s] - 2.0 * inner[(r, s)]).max(0.0), j)),
-        );
-        let cmp = |u: &(f64, usize), v: &(f64, usize)| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1));
-        let take = c.min(order.len());
-        draw.shortfall += c - take;
-        if take > 0 && take < order.len() {
-            order.select_nth_unstable_by(take - 1, cmp);
-        }
-        order.truncate(take);
-        order.sort_unstable_by(cmp);
-        draw.pairs.extend(order.iter().map(|&(_, j)| (i, j)));
+    for (&i, mut kept) in anchors.iter().zip(best) {
+        draw.shortfall += c - kept.len();
+        kept.sort_unstable_by(cmp);
+        draw.pairs.extend(kept.iter().map(|&(_, j)| (i, j)));
     }
     draw
 }
@@ -162,7 +185,7 @@ pub fn nearest_partners(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
 
     #[test]
     fn same_label_partners_share_the_label_and_count_the_shortfall() {
@@ -212,6 +235,41 @@ mod tests {
         let all = nearest_partners(x.as_ref(), &[4], &pool, 9);
         assert_eq!(all.shortfall, 5);
         assert_eq!(all.pairs, vec![(4, 3), (4, 2), (4, 1), (4, 0)]);
+    }
+
+    #[test]
+    fn blocks_of_any_size_give_the_pairs_of_one_scan() {
+        // the hand case above, with its ties, one to seven items per block
+        let x = faer::mat![[0.0], [1.0], [3.0], [4.0], [10.0], [2.0]];
+        let pool = [0, 1, 2, 3, 4];
+        let whole = nearest_partners_in_blocks(x.as_ref(), &[5, 0, 4], &pool, 3, usize::MAX);
+        for block in 1..=7 {
+            let draw = nearest_partners_in_blocks(x.as_ref(), &[5, 0, 4], &pool, 3, block);
+            assert_eq!(draw.pairs, whole.pairs, "block {block}");
+            assert_eq!(draw.shortfall, whole.shortfall, "block {block}");
+        }
+        // random points: the same pairs as a brute-force sort of exact distances
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let x = Mat::from_fn(300, 5, |_, _| rng.random::<f64>());
+        let anchors: Vec<usize> = (0..40).map(|i| i * 7).collect();
+        let pool: Vec<usize> = (0..300).filter(|i| i % 3 != 0).collect();
+        for block in [1, 13, 64, 4096] {
+            let draw = nearest_partners_in_blocks(x.as_ref(), &anchors, &pool, 4, block);
+            let mut want = Vec::new();
+            for &i in &anchors {
+                let mut d: Vec<(f64, usize)> = pool
+                    .iter()
+                    .filter(|&&j| j != i)
+                    .map(|&j| {
+                        let d2 = (0..5).map(|k| (x[(i, k)] - x[(j, k)]).powi(2)).sum::<f64>();
+                        (d2, j)
+                    })
+                    .collect();
+                d.sort_by(|u, v| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1)));
+                want.extend(d[..4].iter().map(|&(_, j)| (i, j)));
+            }
+            assert_eq!(draw.pairs, want, "block {block}");
+        }
     }
 
     #[test]
