@@ -383,7 +383,8 @@ mod tests {
         };
         let p = RbmParams {
             hidden: vec![16],
-            epochs: 10,
+            epochs: 100,
+            batch: 20,
             fine_tune_steps: 0,
             ..RbmParams::default()
         };
@@ -397,6 +398,30 @@ mod tests {
         assert!(after > before, "{before} -> {after}");
         let codes = model.encode(&data).unwrap();
         assert_eq!((codes.len(), codes.n_bits()), (200, 4));
+        // on the 140 items the fit never saw, codes of one class lie closer
+        // together than codes of the two classes
+        let distance = |a: usize, b: usize| {
+            (0..4)
+                .filter(|&j| codes.bit(a, j) != codes.bit(b, j))
+                .count()
+        };
+        let (mut within, mut across) = ((0.0, 0.0), (0.0, 0.0));
+        for a in 60..200 {
+            for b in a + 1..200 {
+                let d = distance(a, b) as f64;
+                let sum = if labels[a] == labels[b] {
+                    &mut within
+                } else {
+                    &mut across
+                };
+                *sum = (sum.0 + d, sum.1 + 1.0);
+            }
+        }
+        let (within, across) = (within.0 / within.1, across.0 / across.1);
+        assert!(
+            within + 1.0 < across,
+            "mean Hamming distance within {within}, across {across}"
+        );
     }
 
     #[test]

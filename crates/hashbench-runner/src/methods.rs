@@ -257,8 +257,17 @@ mod tests {
                 hashbench_plot::PALETTE_SIZE
             );
         }
-        for m in MethodSpec::fixtures() {
-            assert_eq!(registration(m.registration().name), Some(m.registration()));
+    }
+
+    #[test]
+    fn every_method_round_trips_through_its_spec_text() {
+        // what run.json and the fingerprints state is what a spec reads back
+        for (m, r) in MethodSpec::fixtures().into_iter().zip(REGISTRY) {
+            assert_eq!(m.registration().name, r.name);
+            let text = toml::to_string(&m).unwrap();
+            let back: MethodSpec = toml::from_str(&text)
+                .unwrap_or_else(|e| panic!("{} does not read back: {e}\n{text}", r.name));
+            assert_eq!(back, m, "{} changes through its spec text:\n{text}", r.name);
         }
     }
 }
