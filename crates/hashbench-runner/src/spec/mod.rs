@@ -257,6 +257,52 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// The fields a profile may restate, after laying the profile over the base:
+/// a field the profile states replaces the base's, one rule for every field.
+struct Layered {
+    trials: usize,
+    normality: Option<NormalitySpec>,
+    training_sizes: Vec<usize>,
+    bits: Vec<usize>,
+    split: Option<SplitSpec>,
+    ground_truth: Option<TruthRule>,
+    dataset: String,
+    tune_on: TuneOn,
+    kernel: Option<KernelSpec>,
+    transform: Vec<Transform>,
+    tolerance: f64,
+}
+
+impl Layered {
+    /// `over` (a profile; none for the paper's) laid over `raw`.
+    fn apply(raw: &RawSpec, over: Option<&ProfileSpec>) -> Self {
+        /// The profile's value of `$field` where it states one, else the base's.
+        macro_rules! laid {
+            ($field:ident) => {
+                over.and_then(|o| o.$field.clone())
+                    .unwrap_or_else(|| raw.$field.clone())
+            };
+            ($field:ident, optional) => {
+                over.and_then(|o| o.$field.clone())
+                    .or_else(|| raw.$field.clone())
+            };
+        }
+        Self {
+            trials: laid!(trials),
+            normality: laid!(normality, optional),
+            training_sizes: laid!(training_sizes),
+            bits: laid!(bits),
+            split: laid!(split, optional),
+            ground_truth: laid!(ground_truth, optional),
+            dataset: laid!(dataset),
+            tune_on: laid!(tune_on),
+            kernel: laid!(kernel, optional),
+            transform: laid!(transform),
+            tolerance: over.and_then(|o| o.tolerance).unwrap_or(1e-6),
+        }
+    }
+}
+
 /// The largest spec file read: a junk file is rejected before it is parsed.
 const MAX_SPEC_BYTES: u64 = 1 << 20;
 
@@ -332,16 +378,19 @@ impl Spec {
                 )
             })?)
         };
-        let over = over.cloned();
-        let trials = over.as_ref().and_then(|o| o.trials).unwrap_or(raw.trials);
-        let normality = over
-            .as_ref()
-            .and_then(|o| o.normality.clone())
-            .or_else(|| raw.normality.clone());
-        let training_sizes = over
-            .as_ref()
-            .and_then(|o| o.training_sizes.clone())
-            .unwrap_or_else(|| raw.training_sizes.clone());
+        let Layered {
+            trials,
+            normality,
+            training_sizes,
+            bits,
+            split,
+            ground_truth,
+            dataset,
+            tune_on,
+            kernel,
+            transform,
+            tolerance,
+        } = Layered::apply(raw, over);
         let (bits, split, ground_truth) = match &normality {
             Some(n) => {
                 if !raw.bits.is_empty()
@@ -374,30 +423,15 @@ impl Spec {
                 (n.p.clone(), split, TruthRule::SameLabel)
             }
             None => {
-                let bits = over
-                    .as_ref()
-                    .and_then(|o| o.bits.clone())
-                    .unwrap_or_else(|| raw.bits.clone());
-                let split = over
-                    .as_ref()
-                    .and_then(|o| o.split.clone())
-                    .or_else(|| raw.split.clone())
-                    .ok_or_else(|| anyhow!("{file}: missing field `split`"))?;
+                let split = split.ok_or_else(|| anyhow!("{file}: missing field `split`"))?;
                 split
                     .validate()
                     .map_err(|e| anyhow!("{file}: {e} (profile `{profile}`)"))?;
-                let ground_truth = over
-                    .as_ref()
-                    .and_then(|o| o.ground_truth.clone())
-                    .or_else(|| raw.ground_truth.clone())
-                    .ok_or_else(|| anyhow!("{file}: missing field `ground_truth`"))?;
+                let ground_truth =
+                    ground_truth.ok_or_else(|| anyhow!("{file}: missing field `ground_truth`"))?;
                 (bits, split, ground_truth)
             }
         };
-        let dataset = over
-            .as_ref()
-            .and_then(|o| o.dataset.clone())
-            .unwrap_or_else(|| raw.dataset.clone());
         if raw.id.is_empty()
             || !raw
                 .id
@@ -453,7 +487,6 @@ impl Spec {
                 raw.methods.len()
             );
         }
-        let tune_on = over.as_ref().and_then(|o| o.tune_on).unwrap_or(raw.tune_on);
         if tune_on == TuneOn::FirstDraw && !split.per_trial {
             bail!(
                 "{file}: tune_on = \"first-draw\" reuses the first draw's tuning in later draws; it needs split.per_trial = true (profile `{profile}`)"
@@ -462,14 +495,6 @@ impl Spec {
         ground_truth
             .validate()
             .map_err(|e| anyhow!("{file}: {e}"))?;
-        let kernel = over
-            .as_ref()
-            .and_then(|o| o.kernel.clone())
-            .or_else(|| raw.kernel.clone());
-        let transform = over
-            .as_ref()
-            .and_then(|o| o.transform.clone())
-            .unwrap_or_else(|| raw.transform.clone());
         if let Some(k) = &kernel {
             k.validate().map_err(|e| anyhow!("{file}: kernel: {e}"))?;
         }
@@ -503,7 +528,7 @@ impl Spec {
         let methods = if normality.is_some() {
             Vec::new()
         } else {
-            let overrides = over.as_ref().map(|o| &o.methods);
+            let overrides = over.map(|o| &o.methods);
             self.methods(kernel.as_ref(), overrides)?
         };
         let fit_logs = || methods.iter().map(|m| m.spec.registration().fit_log);
@@ -549,7 +574,7 @@ impl Spec {
             title: raw.title.clone(),
             paper: raw.paper.clone(),
             profile: profile.to_string(),
-            deviation: over.as_ref().map(|o| o.deviation.clone()),
+            deviation: over.map(|o| o.deviation.clone()),
             seed: raw.seed,
             shared_trial_seeds: raw.shared_trial_seeds,
             bits,
@@ -565,7 +590,7 @@ impl Spec {
             figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
             claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
             reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
-            tolerance: over.as_ref().and_then(|o| o.tolerance).unwrap_or(1e-6),
+            tolerance,
             kernel,
             graph_features: raw.graph_features,
             transform,
