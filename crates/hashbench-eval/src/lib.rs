@@ -2,6 +2,7 @@
 
 mod hamming_knn;
 mod kernel_search;
+pub mod metric_table;
 pub mod normality;
 mod per_query;
 mod query_values;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hamming_knn::hamming_knn;
 use crate::kernel_search::{self, SearchContext, SearchInputs, SearchSpec};
+use crate::metric_table::{Axes, Direction, MetricMeta, Unit};
 use crate::per_query::{QueryStats, RankRequest, query_stats, scanned_stats};
 use crate::query_values::{Combine, QueryValues};
 
@@ -46,6 +47,15 @@ impl TiePolicy {
             TiePolicy::Expected => "-tie-aware",
         }
     }
+
+    /// The policy in words, for the metric table.
+    fn phrase(self) -> &'static str {
+        match self {
+            TiePolicy::Index => "ties in database order",
+            TiePolicy::Random => "ties in a seeded random order",
+            TiePolicy::Expected => "tie-aware: the expectation over tie orders",
+        }
+    }
 }
 
 /// Treatment of a query whose Hamming ball is empty.
@@ -71,6 +81,15 @@ impl EmptyPolicy {
             EmptyPolicy::Zero => "",
             EmptyPolicy::Skip => "-skip-empty",
             EmptyPolicy::One => "-empty-one",
+        }
+    }
+
+    /// The policy in words, for the metric table.
+    fn phrase(self) -> &'static str {
+        match self {
+            EmptyPolicy::Zero => "an empty ball scores precision 0",
+            EmptyPolicy::Skip => "queries with an empty ball left out",
+            EmptyPolicy::One => "an empty ball scores precision 1",
         }
     }
 }
@@ -256,52 +275,73 @@ impl MetricSpec {
     }
 
     /// What the policy writes and reads, in one place: every other property
-    /// of a policy is read from this table.
+    /// of a policy is read from this table, and each scalar and curve it
+    /// writes carries its entry of the metric table.
     pub fn info(&self) -> MetricInfo {
-        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let ranking = |scalars: Vec<String>, curves: Vec<String>, ties: TiePolicy| MetricInfo {
-            scalars,
-            curves,
-            reads_truth: true,
-            needs_kernel: false,
-            reads_query_stats: true,
-            ties: Some(ties),
-        };
-        let hamming = |scalars: Vec<String>, curves: Vec<String>| MetricInfo {
-            scalars,
-            curves,
-            reads_truth: true,
-            needs_kernel: false,
-            reads_query_stats: true,
-            ties: None,
-        };
-        let kernel = |scalars: Vec<String>, curves: Vec<String>, reads_truth: bool| MetricInfo {
-            scalars,
-            curves,
-            reads_truth,
-            needs_kernel: true,
-            reads_query_stats: false,
-            ties: None,
-        };
-        let per_eps = |search: &SearchSpec, names: &[&str]| -> Vec<String> {
-            search
-                .eps
-                .iter()
-                .flat_map(|e| names.iter().map(move |n| format!("{n}-eps{e}")))
-                .collect()
+        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower, Neither};
+        use Unit::{Count, Fraction, Percent};
+        let ranking =
+            |scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>, ties: TiePolicy| {
+                MetricInfo {
+                    reads_truth: true,
+                    needs_kernel: false,
+                    reads_query_stats: true,
+                    ties: Some(ties),
+                    ..MetricInfo::of(scalars, curves)
+                }
+            };
+        let hamming =
+            |scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>| MetricInfo {
+                reads_truth: true,
+                needs_kernel: false,
+                reads_query_stats: true,
+                ties: None,
+                ..MetricInfo::of(scalars, curves)
+            };
+        let kernel =
+            |scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>, reads_truth: bool| {
+                MetricInfo {
+                    reads_truth,
+                    needs_kernel: true,
+                    reads_query_stats: false,
+                    ties: None,
+                    ..MetricInfo::of(scalars, curves)
+                }
+            };
+        let curve = |name: &str, x: &str, y: &str| (name.to_string(), Axes::new(x, y));
+        let per_eps = |search: &SearchSpec, make: &dyn Fn(f64) -> (String, MetricMeta)| {
+            search.eps.iter().map(|&e| make(e)).collect::<Vec<_>>()
         };
         match self {
-            MetricSpec::Map { ties } => {
-                ranking(vec![format!("map{}", ties.suffix())], vec![], *ties)
-            }
+            MetricSpec::Map { ties } => ranking(
+                vec![(
+                    format!("map{}", ties.suffix()),
+                    MetricMeta::new(
+                        Higher,
+                        Fraction,
+                        format!("mean average precision of the Hamming ranking ({})", ties.phrase()),
+                        "mean average precision",
+                    ),
+                )],
+                vec![],
+                *ties,
+            ),
             MetricSpec::RecallCurve { ties, .. } => ranking(
                 vec![],
-                vec![format!("recall-vs-retrieved{}", ties.suffix())],
+                vec![curve(
+                    &format!("recall-vs-retrieved{}", ties.suffix()),
+                    "number of retrieved items",
+                    "recall",
+                )],
                 *ties,
             ),
             MetricSpec::PrecisionFirstM { ties, .. } => ranking(
                 vec![],
-                vec![format!("precision-first-m{}", ties.suffix())],
+                vec![curve(
+                    &format!("precision-first-m{}", ties.suffix()),
+                    "M",
+                    "precision of the first M retrieved",
+                )],
                 *ties,
             ),
             // ranks on its own: the vote needs each neighbour's label
@@ -309,9 +349,23 @@ impl MetricSpec {
                 reads_query_stats: false,
                 ..ranking(
                     k.iter()
-                        .map(|k| format!("knn-k{k}{}", ties.suffix()))
+                        .map(|k| {
+                            (
+                                format!("knn-k{k}{}", ties.suffix()),
+                                MetricMeta::new(
+                                    Higher,
+                                    Fraction,
+                                    format!("k-NN classification accuracy by Hamming distance, k = {k} ({})", ties.phrase()),
+                                    format!("accuracy (k = {k})"),
+                                ),
+                            )
+                        })
                         .collect(),
-                    vec![format!("knn-accuracy-vs-k{}", ties.suffix())],
+                    vec![curve(
+                        &format!("knn-accuracy-vs-k{}", ties.suffix()),
+                        "k",
+                        "accuracy",
+                    )],
                     *ties,
                 )
             },
@@ -319,60 +373,154 @@ impl MetricSpec {
                 let e = empty.suffix();
                 hamming(
                     vec![
-                        format!("precision-r{radius}{e}"),
-                        format!("recall-r{radius}{e}"),
-                        format!("failed-queries-r{radius}"),
+                        (
+                            format!("precision-r{radius}{e}"),
+                            MetricMeta::new(
+                                Higher,
+                                Fraction,
+                                format!("precision of the Hamming ball of radius {radius} ({})", empty.phrase()),
+                                format!("precision (radius {radius})"),
+                            ),
+                        ),
+                        (
+                            format!("recall-r{radius}{e}"),
+                            MetricMeta::new(
+                                Higher,
+                                Fraction,
+                                format!("recall of the Hamming ball of radius {radius} ({})", empty.phrase()),
+                                format!("recall (radius {radius})"),
+                            ),
+                        ),
+                        (
+                            format!("failed-queries-r{radius}"),
+                            MetricMeta::new(
+                                Lower,
+                                Fraction,
+                                format!("share of queries whose Hamming ball of radius {radius} holds no item"),
+                                format!("failed queries (radius {radius})"),
+                            ),
+                        ),
                     ],
                     vec![],
                 )
             }
-            MetricSpec::F1AtRadius { radius, empty } => {
-                hamming(vec![format!("f1-r{radius}{}", empty.suffix())], vec![])
-            }
-            MetricSpec::Overlap { radius } => hamming(vec![format!("overlap-r{radius}")], vec![]),
+            MetricSpec::F1AtRadius { radius, empty } => hamming(
+                vec![(
+                    format!("f1-r{radius}{}", empty.suffix()),
+                    MetricMeta::new(
+                        Higher,
+                        Fraction,
+                        format!("F1 of the Hamming ball of radius {radius} ({})", empty.phrase()),
+                        format!("F1 (radius {radius})"),
+                    ),
+                )],
+                vec![],
+            ),
+            MetricSpec::Overlap { radius } => hamming(
+                vec![(
+                    format!("overlap-r{radius}"),
+                    MetricMeta::new(
+                        Higher,
+                        Fraction,
+                        format!("share of the query-item pairs within Hamming distance {radius} that are true neighbours, pooled"),
+                        format!("overlap (radius {radius})"),
+                    ),
+                )],
+                vec![],
+            ),
             MetricSpec::GoodNeighbours {
                 radius,
                 min_retrieved,
             } => hamming(
                 vec![
-                    format!("good-neighbours-r{radius}-min{min_retrieved}"),
-                    format!("retrieved-r{radius}-min{min_retrieved}"),
-                    format!("retrieved-r{radius}"),
+                    (
+                        format!("good-neighbours-r{radius}-min{min_retrieved}"),
+                        MetricMeta::new(
+                            Higher,
+                            Fraction,
+                            format!("share of true neighbours in the Hamming ball of radius {radius}, grown to at least {min_retrieved} items"),
+                            "good neighbours",
+                        ),
+                    ),
+                    (
+                        format!("retrieved-r{radius}-min{min_retrieved}"),
+                        MetricMeta::new(
+                            Neither,
+                            Count,
+                            format!("items in the ball of radius {radius} grown to at least {min_retrieved}"),
+                            "items retrieved",
+                        ),
+                    ),
+                    (
+                        format!("retrieved-r{radius}"),
+                        MetricMeta::new(
+                            Neither,
+                            Count,
+                            format!("items in the Hamming ball of radius {radius}"),
+                            "items retrieved",
+                        ),
+                    ),
                 ],
                 vec![],
             ),
             MetricSpec::PrRadiusSweep => hamming(
                 vec![],
-                strings(&[
-                    "pr-macro",
-                    "pr-micro",
-                    "pr-empty-fraction",
-                    "recall-vs-mean-retrieved",
-                ]),
+                vec![
+                    curve("pr-macro", "recall", "precision"),
+                    curve("pr-micro", "recall", "precision"),
+                    curve("pr-empty-fraction", "Hamming radius", "share of empty balls"),
+                    curve("recall-vs-mean-retrieved", "mean number of retrieved items", "recall"),
+                ],
             ),
             MetricSpec::KnnAccuracy { search, .. } => kernel(
-                per_eps(search, &["knn-accuracy", "searched-percent"])
-                    .into_iter()
-                    .chain(["linear-scan-knn-accuracy".to_string()])
-                    .collect(),
-                strings(&[
-                    "knn-accuracy-vs-eps",
-                    "linear-scan-knn-accuracy-vs-eps",
-                    "searched-percent-vs-eps",
-                ]),
+                per_eps(search, &|e| {
+                    (
+                        format!("knn-accuracy-eps{e}"),
+                        MetricMeta::new(Higher, Fraction, format!("k-NN accuracy of the hashed search at epsilon = {e}"), "k-NN accuracy"),
+                    )
+                })
+                .into_iter()
+                .chain(per_eps(search, &|e| {
+                    (
+                        format!("searched-percent-eps{e}"),
+                        MetricMeta::new(Lower, Percent, format!("percentage of the database the search visits at epsilon = {e}"), "% of database searched"),
+                    )
+                }))
+                .chain([(
+                    "linear-scan-knn-accuracy".to_string(),
+                    MetricMeta::new(Higher, Fraction, "k-NN accuracy of the kernel linear scan", "k-NN accuracy"),
+                )])
+                .collect(),
+                vec![
+                    curve("knn-accuracy-vs-eps", "epsilon", "k-NN accuracy"),
+                    curve("linear-scan-knn-accuracy-vs-eps", "epsilon", "k-NN accuracy"),
+                    curve("searched-percent-vs-eps", "epsilon", "% of database searched"),
+                ],
                 true,
             ),
             MetricSpec::RecallVsNeighbours { .. } => kernel(
                 vec![],
-                strings(&["recall-vs-neighbours", "linear-scan-recall-vs-neighbours"]),
+                vec![
+                    curve("recall-vs-neighbours", "number of nearest neighbours", "recall"),
+                    curve("linear-scan-recall-vs-neighbours", "number of nearest neighbours", "recall"),
+                ],
                 true,
             ),
-            MetricSpec::SearchedPercent { search } => {
-                kernel(per_eps(search, &["searched-percent"]), vec![], false)
-            }
+            MetricSpec::SearchedPercent { search } => kernel(
+                per_eps(search, &|e| {
+                    (
+                        format!("searched-percent-eps{e}"),
+                        MetricMeta::new(Lower, Percent, format!("percentage of the database the search visits at epsilon = {e}"), "% of database searched"),
+                    )
+                }),
+                vec![],
+                false,
+            ),
             MetricSpec::Coverage { tops, .. } => kernel(
                 vec![],
-                tops.iter().map(|k| format!("coverage-top{k}")).collect(),
+                tops.iter()
+                    .map(|k| curve(&format!("coverage-top{k}"), "linear-scan depth L", "fraction covered"))
+                    .collect(),
                 false,
             ),
         }
@@ -447,6 +595,28 @@ pub struct MetricInfo {
     pub reads_query_stats: bool,
     /// Its tie order, for a ranking metric.
     pub ties: Option<TiePolicy>,
+    /// The metric table's entry of each of `scalars`, in order.
+    pub scalar_meta: Vec<MetricMeta>,
+    /// The axis labels of each of `curves`, in order.
+    pub curve_axes: Vec<Axes>,
+}
+
+impl MetricInfo {
+    /// Named scalars and curves with their entries; reads nothing.
+    fn of(scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>) -> Self {
+        let (scalars, scalar_meta) = scalars.into_iter().unzip();
+        let (curves, curve_axes) = curves.into_iter().unzip();
+        Self {
+            scalars,
+            curves,
+            reads_truth: false,
+            needs_kernel: false,
+            reads_query_stats: false,
+            ties: None,
+            scalar_meta,
+            curve_axes,
+        }
+    }
 }
 
 /// A curve: named (x, y) points.

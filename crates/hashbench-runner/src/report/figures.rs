@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use hashbench_eval::metric_table::{curve_axes, describe};
 use hashbench_plot::{Figure, Series, render};
 
 use super::row_labels;
@@ -83,7 +84,10 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
             "bits" => "Number of bits".into(),
             other => other.to_string(),
         }),
-        y_label: f.y_label.clone().unwrap_or_else(|| metrics.join(", ")),
+        y_label: f.y_label.clone().unwrap_or_else(|| match metrics {
+            [one] => axis_label(plan, one),
+            several => several.join(", "),
+        }),
         categorical_x: true,
         series,
     }
@@ -145,11 +149,17 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
     let bits: Vec<String> = plan.bits.iter().map(|b| b.to_string()).collect();
     Figure {
         title: f.title.clone(),
-        x_label: f
-            .x_label
+        x_label: f.x_label.clone().unwrap_or_else(|| {
+            format!(
+                "{} (points: {} bits)",
+                axis_label(plan, &pr.recall),
+                bits.join(", ")
+            )
+        }),
+        y_label: f
+            .y_label
             .clone()
-            .unwrap_or_else(|| format!("{} (points: {} bits)", pr.recall, bits.join(", "))),
-        y_label: f.y_label.clone().unwrap_or_else(|| pr.precision.clone()),
+            .unwrap_or_else(|| axis_label(plan, &pr.precision)),
         categorical_x: false,
         series,
     }
@@ -195,11 +205,20 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
     }
     Figure {
         title: f.title.clone(),
-        x_label: f.x_label.clone().unwrap_or_else(|| "x".into()),
-        y_label: f.y_label.clone().unwrap_or_else(|| curve.to_string()),
+        x_label: f.x_label.clone().unwrap_or_else(|| {
+            curve_axes(&plan.metrics, curve).map_or_else(|| "x".into(), |a| a.x)
+        }),
+        y_label: f.y_label.clone().unwrap_or_else(|| {
+            curve_axes(&plan.metrics, curve).map_or_else(|| curve.to_string(), |a| a.y)
+        }),
         categorical_x: false,
         series,
     }
+}
+
+/// The metric table's axis label of scalar `metric`, else its name (a fit fact).
+fn axis_label(plan: &Plan, metric: &str) -> String {
+    describe(&plan.metrics, metric).map_or_else(|| metric.to_string(), |m| m.axis_label)
 }
 
 /// Draws every figure of the plan into `dir` (PNG and SVG).

@@ -28,9 +28,7 @@ pub use plan::{MethodEntry, Plan, TrialKey};
 /// The profile that states the paper's own protocol.
 pub const PAPER_PROFILE: &str = "paper";
 
-/// Scalar metrics the runner itself records for every trial (encoding:
-/// database and queries; query encoding: the queries alone).
-pub const TIMING_METRICS: [&str; 3] = ["fit-seconds", "encode-seconds", "query-encode-seconds"];
+pub use hashbench_eval::metric_table::TIMING_METRICS;
 
 /// A spec file as written.
 #[derive(Debug, Deserialize)]

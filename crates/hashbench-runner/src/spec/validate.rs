@@ -173,6 +173,15 @@ impl Spec {
             for b in claim.kind.code_lengths() {
                 runs(&at, "claim", b)?;
             }
+            if let Kind::Beats(k) = &claim.kind
+                && k.compared(&raw.metrics).is_none()
+            {
+                bail!(
+                    "{at}: claim `{}` compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",
+                    claim.id,
+                    k.metric()
+                );
+            }
             if let Kind::LevelsOff(k) = &claim.kind {
                 let (from, to) = k.range();
                 if from >= to {

@@ -11,9 +11,12 @@ fn one() -> f64 {
     1.0
 }
 
-/// Each of `methods` has a higher `metric` than `factor` times each rival's
-/// (lower, with `lower_is_better`: the rival's is at least `factor` times
-/// its own), judged over the code lengths as `over` says.
+/// Each of `methods` has a better `metric` than each rival's: higher than
+/// `factor` times the rival's, or, where the metric table says lower is
+/// better (seconds, failed queries), the rival's at least `factor` times its
+/// own; judged over the code lengths as `over` says. `direction` states which
+/// way the claim compares where the table gives none or the paper compares
+/// the other way ("MLH takes the most time": `direction = "higher"`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Beats {
@@ -26,11 +29,42 @@ pub struct Beats {
     bits: Option<Vec<usize>>,
     #[serde(default = "one")]
     factor: f64,
-    #[serde(default)]
-    lower_is_better: bool,
+    direction: Option<Compared>,
+}
+
+/// Which way a `beats` claim compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compared {
+    /// The method's value is the higher.
+    Higher,
+    /// The method's value is the lower.
+    Lower,
 }
 
 impl Beats {
+    /// The way it compares: as stated, else the metric table's better way
+    /// (none for a metric the table gives no direction: validation asks for
+    /// `direction` then).
+    pub(crate) fn compared(&self, metrics: &[hashbench_eval::MetricSpec]) -> Option<Compared> {
+        use hashbench_eval::metric_table::{Direction, describe};
+        self.direction
+            .or_else(|| match describe(metrics, &self.metric)?.direction {
+                Direction::HigherIsBetter => Some(Compared::Higher),
+                Direction::LowerIsBetter => Some(Compared::Lower),
+                Direction::Neither => None,
+            })
+    }
+
+    /// The metric it reads.
+    pub(crate) fn metric(&self) -> &str {
+        &self.metric
+    }
+
+    fn lower(&self, plan: &Plan) -> bool {
+        self.compared(&plan.metrics) == Some(Compared::Lower)
+    }
+
     fn rivals(&self, plan: &Plan) -> Vec<String> {
         match &self.rivals {
             Some(r) => r.clone(),
@@ -45,7 +79,7 @@ impl Beats {
     /// Why the claim cannot hold on this data: a ratio above 1 on a metric
     /// bounded by 1 that the rival already scores above 1/factor at every x.
     fn unreachable(&self, plan: &Plan, ev: &Evidence<'_>, rival: &str) -> Option<String> {
-        if self.factor <= 1.0 || self.lower_is_better || !plan.is_fraction(&self.metric) {
+        if self.factor <= 1.0 || self.lower(plan) || !plan.is_fraction(&self.metric) {
             return None;
         }
         let xs = xs(plan, self.bits.as_ref());
@@ -86,6 +120,7 @@ impl Check for Beats {
 
     fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
         let xs = xs(plan, self.bits.as_ref());
+        let lower = self.lower(plan);
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {
@@ -105,7 +140,7 @@ impl Check for Beats {
                                 ev.value(m, &self.metric, x, d),
                                 ev.value(&r, &self.metric, x, d),
                             );
-                            if self.lower_is_better {
+                            if lower {
                                 theirs - self.factor * mine
                             } else {
                                 mine - self.factor * theirs
@@ -209,9 +244,25 @@ metric = "f1-r0"
     }
 
     #[test]
-    fn lower_is_better_reverses_the_comparison() {
-        let claim = CLAIM.replace("metric = ", "lower_is_better = true\nmetric = ");
+    fn direction_lower_reverses_the_comparison() {
+        let claim = CLAIM.replace("metric = ", "direction = \"lower\"\nmetric = ");
         assert_eq!(run([0.1, 0.1, 0.1], 0.01).outcome(&claim), Outcome::Holds);
         assert_eq!(run([0.6, 0.6, 0.6], 0.01).outcome(&claim), Outcome::Fails);
+    }
+    #[test]
+    fn the_metric_table_gives_the_direction_a_claim_does_not_state() {
+        // failed queries: lower is better, so A with fewer beats B and C
+        let mut r = Run::default();
+        for b in [8, 16, 32] {
+            r = r
+                .trials("A", "failed-queries-r0", b, &[0.1, 0.12, 0.11])
+                .trials("B", "failed-queries-r0", b, &[0.5, 0.52, 0.51])
+                .trials("C", "failed-queries-r0", b, &[0.4, 0.41, 0.42]);
+        }
+        let claim = CLAIM.replace("f1-r0", "failed-queries-r0");
+        assert_eq!(r.outcome(&claim), Outcome::Holds);
+        // the paper's "A takes more" compares the other way, stated
+        let higher = claim.replace("metric = ", "direction = \"higher\"\nmetric = ");
+        assert_eq!(r.outcome(&higher), Outcome::Fails);
     }
 }
