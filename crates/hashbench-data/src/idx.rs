@@ -86,15 +86,15 @@ fn parse_idx(bytes: &[u8]) -> std::result::Result<IdxArray, String> {
 /// # Errors
 /// I/O errors naming the path.
 pub fn write_idx_gz(path: &Path, array: &IdxArray) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| DataError::io(path, e))?;
-    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::best());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     let mut header = vec![0, 0, 0x08, array.dims.len() as u8];
     for &d in &array.dims {
         header.extend_from_slice(&(d as u32).to_be_bytes());
     }
     gz.write_all(&header)
         .and_then(|()| gz.write_all(&array.data))
-        .and_then(|()| gz.finish().map(drop))
+        .and_then(|()| gz.finish())
+        .and_then(|bytes| crate::atomic::write_atomically(path, &bytes))
         .map_err(|e| DataError::io(path, e))
 }
 

