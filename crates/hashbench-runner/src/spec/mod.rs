@@ -158,6 +158,8 @@ pub struct ProfileSpec {
     kernel: Option<KernelSpec>,
     /// Feature transforms on this profile's data.
     transform: Option<Vec<Transform>>,
+    /// How this profile turns graphs into vectors (a reading's variant).
+    graph_features: Option<WlSubtree>,
     /// Parameters of named methods on this profile, by label (e.g. the ci
     /// profile's fixed hyperparameters where the paper's profile
     /// cross-validates): `[profiles.ci.methods."SH_ENCW"]`.
@@ -268,6 +270,7 @@ struct Layered {
     tune_on: TuneOn,
     kernel: Option<KernelSpec>,
     transform: Vec<Transform>,
+    graph_features: Option<WlSubtree>,
     tolerance: f64,
 }
 
@@ -296,6 +299,7 @@ impl Layered {
             tune_on: laid!(tune_on),
             kernel: laid!(kernel, optional),
             transform: laid!(transform),
+            graph_features: laid!(graph_features, optional),
             tolerance: over.and_then(|o| o.tolerance).unwrap_or(1e-6),
         }
     }
@@ -387,6 +391,7 @@ impl Spec {
             tune_on,
             kernel,
             transform,
+            graph_features,
             tolerance,
         } = Layered::apply(raw, over);
         let (bits, split, ground_truth) = match &normality {
@@ -590,7 +595,7 @@ impl Spec {
             reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance,
             kernel,
-            graph_features: raw.graph_features,
+            graph_features,
             transform,
             normality,
         })
