@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive). Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when at least half support the opposite; `overall` tests the mean difference over the points; a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when at least half fail. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when at least half support the opposite; `overall` tests the mean difference over the points; a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when at least half fail. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -73,9 +73,10 @@ impl Statistic {
         }
     }
 
-    /// The two-sided percentile interval at level 1 − `alpha` (NaN when the
-    /// observed value is missing, or when more than `alpha`/2 of the
-    /// replicates have no value, so that a tail is unknown).
+    /// The two-sided percentile interval at level 1 − `alpha` over the
+    /// replicates that have a value (a resampled curve can miss an x); NaN
+    /// when the observed value is missing or fewer than half the replicates
+    /// have one.
     pub fn interval(&self, alpha: f64) -> (f64, f64) {
         let mut r: Vec<f64> = self
             .replicates
@@ -86,7 +87,7 @@ impl Statistic {
         let undefined = self.replicates.len() - r.len();
         if !self.observed.is_finite()
             || r.is_empty()
-            || undefined as f64 > alpha / 2.0 * self.replicates.len() as f64
+            || 2 * undefined > self.replicates.len()
         {
             return (f64::NAN, f64::NAN);
         }
@@ -342,9 +343,9 @@ mod tests {
     }
 
     #[test]
-    fn replicates_without_a_value_leave_no_interval_beyond_half_alpha() {
-        // 1,000 replicates above zero; 20 undefined (2%) still leave both
-        // 2.5% tails known, 30 (3%) do not
+    fn a_point_needs_a_value_in_half_its_replicates() {
+        // 1,000 replicates above zero; those without a value are left out
+        // while at least half have one
         let with_undefined = |undefined: usize| Statistic {
             label: "u".into(),
             observed: 0.5,
@@ -352,10 +353,11 @@ mod tests {
                 .map(|i| if i < undefined { f64::NAN } else { 0.5 })
                 .collect(),
         };
-        assert_eq!(with_undefined(20).support(ALPHA), Support::Claim);
-        assert_eq!(with_undefined(30).support(ALPHA), Support::Neither);
+        assert_eq!(with_undefined(30).support(ALPHA), Support::Claim);
+        assert_eq!(with_undefined(500).support(ALPHA), Support::Claim);
+        assert_eq!(with_undefined(501).support(ALPHA), Support::Neither);
         assert_eq!(
-            judge(&[with_undefined(30)], Over::Every).outcome,
+            judge(&[with_undefined(990)], Over::Every).outcome,
             Outcome::Inconclusive
         );
     }
