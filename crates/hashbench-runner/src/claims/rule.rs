@@ -85,10 +85,7 @@ impl Statistic {
             .filter(|v| v.is_finite())
             .collect();
         let undefined = self.replicates.len() - r.len();
-        if !self.observed.is_finite()
-            || r.is_empty()
-            || 2 * undefined > self.replicates.len()
-        {
+        if !self.observed.is_finite() || r.is_empty() || 2 * undefined > self.replicates.len() {
             return (f64::NAN, f64::NAN);
         }
         r.sort_by(f64::total_cmp);
