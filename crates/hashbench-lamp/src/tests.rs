@@ -294,6 +294,31 @@ fn cccp_settles_before_its_cap_at_the_papers_lambda2() {
     }
 }
 
+/// Items that are all labelled, as a training set.
+struct Labelled {
+    data: Data,
+    all: Vec<usize>,
+    labels: Vec<u32>,
+}
+
+impl Labelled {
+    fn new(x: Mat<f64>, labels: Vec<u32>) -> Self {
+        Self {
+            all: (0..x.nrows()).collect(),
+            data: Data::Dense(x),
+            labels,
+        }
+    }
+
+    fn train(&self) -> TrainSet<'_> {
+        TrainSet {
+            x: &self.data,
+            labelled: &self.all,
+            labels: &self.labels,
+        }
+    }
+}
+
 /// Two tight blobs of 2-D points (classes 0 and 1) and a Gaussian kernel.
 fn blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -319,17 +344,12 @@ fn params(kernel_width: f64) -> LampParams {
 #[test]
 fn lamp_separates_the_pairs_of_a_separable_problem() {
     let (x, labels) = blobs(80, 5);
-    let data = Data::Dense(x);
-    let all: Vec<usize> = (0..80).collect();
-    let train = TrainSet {
-        x: &data,
-        labelled: &all,
-        labels: &labels,
-    };
+    let set = Labelled::new(x, labels);
+    let (data, labels, train) = (&set.data, &set.labels, set.train());
     let model = params(1.5)
         .fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(1))
         .unwrap();
-    let codes = model.encode(&data).unwrap();
+    let codes = model.encode(data).unwrap();
     for m in 0..4 {
         // every same-label pair lands on the same side, and both sides occur
         let side0 = codes.bit(0, m);
@@ -393,13 +413,8 @@ fn four_blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
 #[test]
 fn the_decorrelation_penalty_decorrelates_the_bits() {
     let (x, labels) = four_blobs(200, 9);
-    let data = Data::Dense(x);
-    let all: Vec<usize> = (0..200).collect();
-    let train = TrainSet {
-        x: &data,
-        labelled: &all,
-        labels: &labels,
-    };
+    let set = Labelled::new(x, labels);
+    let (data, train) = (&set.data, set.train());
     let correlation = |mu: f64| {
         let fit = LampParams {
             working_set: 200,
@@ -409,7 +424,7 @@ fn the_decorrelation_penalty_decorrelates_the_bits() {
         let model = fit
             .fit(&train, 6, &mut ChaCha8Rng::seed_from_u64(2))
             .unwrap();
-        mean_bit_correlation(&model.encode(&data).unwrap())
+        mean_bit_correlation(&model.encode(data).unwrap())
     };
     let (free, penalised) = (correlation(0.0), correlation(300.0));
     assert!(
@@ -428,13 +443,8 @@ fn the_pair_term_keeps_more_pairs_together() {
         let shift = if labels[i] == 0 { -0.6 } else { 0.6 };
         (if d == 0 { shift } else { 0.0 }) + 2.0 * (rng.random::<f64>() - 0.5)
     });
-    let data = Data::Dense(x);
-    let all: Vec<usize> = (0..n).collect();
-    let train = TrainSet {
-        x: &data,
-        labelled: &all,
-        labels: &labels,
-    };
+    let set = Labelled::new(x, labels);
+    let (data, labels, train) = (&set.data, &set.labels, set.train());
     let same_side = |lambda2: f64| {
         let fit = LampParams {
             working_set: n,
@@ -444,7 +454,7 @@ fn the_pair_term_keeps_more_pairs_together() {
         let model = fit
             .fit(&train, 8, &mut ChaCha8Rng::seed_from_u64(4))
             .unwrap();
-        let codes = model.encode(&data).unwrap();
+        let codes = model.encode(data).unwrap();
         let mut agree = 0usize;
         let mut total = 0usize;
         for i in 0..n {
@@ -469,13 +479,8 @@ fn the_pair_term_keeps_more_pairs_together() {
 #[test]
 fn fits_are_deterministic_and_cross_validation_records_its_choice() {
     let (x, labels) = four_blobs(300, 3);
-    let data = Data::Dense(x);
-    let all: Vec<usize> = (0..300).collect();
-    let train = TrainSet {
-        x: &data,
-        labelled: &all,
-        labels: &labels,
-    };
+    let set = Labelled::new(x, labels);
+    let (data, train) = (&set.data, set.train());
     let fit = LampParams {
         working_set: 100,
         decorrelation: Decorrelation::CrossValidate(vec![0.0, 80.0]),
@@ -488,7 +493,7 @@ fn fits_are_deterministic_and_cross_validation_records_its_choice() {
         .fit(&train, 5, &mut ChaCha8Rng::seed_from_u64(8))
         .unwrap();
     assert_eq!(a.weights(), b.weights());
-    assert_eq!(a.encode(&data).unwrap(), b.encode(&data).unwrap());
+    assert_eq!(a.encode(data).unwrap(), b.encode(data).unwrap());
     let log = a.fit_log();
     let fact = |name: &str| log.facts.iter().find(|(n, _)| n == name).map(|f| f.1);
     let chosen = fact("decorrelation").unwrap();
@@ -719,13 +724,8 @@ fn encoding_the_working_set_reproduces_the_signs_the_solver_trained() {
     // ν = Tβ and the bias are carried from the whitened problem into the
     // model: its encoding of the working set must give the training signs
     let (x, labels) = four_blobs(200, 4);
-    let data = Data::Dense(x);
-    let all: Vec<usize> = (0..200).collect();
-    let train = TrainSet {
-        x: &data,
-        labelled: &all,
-        labels: &labels,
-    };
+    let set = Labelled::new(x, labels);
+    let (data, train) = (&set.data, set.train());
     let fit = LampParams {
         working_set: 80,
         ..params(2.0)

@@ -313,16 +313,7 @@ fn a_failed_write_leaves_the_run_folder_with_the_previous_runs_tables() {
         .map(|n| std::fs::read(first.dir.join(n)).unwrap())
         .collect();
     // a second run with another metric, whose summary cannot be written
-    let spec = ws.root.join("experiments/toy/spec.toml");
-    let text = std::fs::read_to_string(&spec).unwrap();
-    std::fs::write(
-        &spec,
-        text.replace(
-            "[[metrics]]\nmetric = \"pr-radius-sweep\"",
-            "[[metrics]]\nmetric = \"pr-radius-sweep\"\n[[metrics]]\nmetric = \"map\"\nties = \"expected\"",
-        ),
-    )
-    .unwrap();
+    add_tie_aware_map(&ws);
     std::fs::remove_file(first.dir.join("summary.md")).unwrap();
     std::fs::create_dir(first.dir.join("summary.md")).unwrap();
     let e = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap_err();
@@ -339,6 +330,20 @@ fn a_failed_write_leaves_the_run_folder_with_the_previous_runs_tables() {
         .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
         .collect();
     assert!(temporaries.is_empty(), "{temporaries:?}");
+}
+
+/// Adds a tie-aware MAP to the toy spec's metrics.
+fn add_tie_aware_map(ws: &Workspace) {
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(
+        &spec,
+        text.replace(
+            "[[metrics]]\nmetric = \"pr-radius-sweep\"",
+            "[[metrics]]\nmetric = \"pr-radius-sweep\"\n[[metrics]]\nmetric = \"map\"\nties = \"expected\"",
+        ),
+    )
+    .unwrap();
 }
 
 /// Every file under `dir`.
@@ -359,16 +364,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn a_metric_added_to_a_finished_spec_is_evaluated_without_a_fit() {
     let (_dir, ws) = setup();
     let first = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
-    let spec = ws.root.join("experiments/toy/spec.toml");
-    let text = std::fs::read_to_string(&spec).unwrap();
-    std::fs::write(
-        &spec,
-        text.replace(
-            "[[metrics]]\nmetric = \"pr-radius-sweep\"",
-            "[[metrics]]\nmetric = \"pr-radius-sweep\"\n[[metrics]]\nmetric = \"map\"\nties = \"expected\"",
-        ),
-    )
-    .unwrap();
+    add_tie_aware_map(&ws);
     let second = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
     assert_eq!(counts(&second), (0, 16, 0));
     let of = |o: &hashbench_runner::RunOutcome, metric: &str| -> Vec<f64> {
