@@ -88,13 +88,13 @@ impl HashMethod for BsscParams {
         true
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<BsscModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "bssc", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         if train.labelled.len() < 2 {
             return Err(FitError::MissingLabels { method: "bssc" });
         }

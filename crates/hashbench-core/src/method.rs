@@ -64,7 +64,8 @@ impl Requirements {
 }
 
 /// Hyperparameters of a hashing method. `fit` learns a model; it never reads
-/// global state, and every implementation calls `validate` first.
+/// global state, and it validates the parameters before the method's
+/// `train` runs.
 pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// The fitted model.
     type Model: HashModel + 'static;
@@ -142,12 +143,30 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
         Ok(None)
     }
 
-    /// Learns an `n_bits`-bit hash function from `train`.
+    /// Learns an `n_bits`-bit hash function from `train`: validates the
+    /// hyperparameters and the code length, then [`HashMethod::train`]s, so
+    /// no method fits with parameters it would reject.
     ///
     /// # Errors
     /// Invalid parameters, unsupported or degenerate data, or a failed
     /// decomposition.
     fn fit(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Self::Model, FitError> {
+        self.validate()?;
+        check_n_bits(n_bits)?;
+        self.train(train, n_bits, rng)
+    }
+
+    /// The method's own learning, on parameters [`HashMethod::fit`] has
+    /// validated; callers use `fit`.
+    ///
+    /// # Errors
+    /// Unsupported or degenerate data, or a failed decomposition.
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
@@ -266,17 +285,9 @@ pub fn dense_fit_input<'a, M: HashMethod>(
     params: &M,
     train: &TrainSet<'a>,
     n_bits: usize,
-    method: &'static str,
     min_items: usize,
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
-    fit_input(
-        params,
-        train,
-        n_bits,
-        method,
-        min_items,
-        TrainSet::dense_finite,
-    )
+    fit_input(params, train, n_bits, min_items, TrainSet::dense_finite)
 }
 
 /// [`dense_fit_input`] without reading the values (a method that reads
@@ -289,10 +300,9 @@ pub fn dense_fit_shape<'a, M: HashMethod>(
     params: &M,
     train: &TrainSet<'a>,
     n_bits: usize,
-    method: &'static str,
     min_items: usize,
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
-    fit_input(params, train, n_bits, method, min_items, TrainSet::dense)
+    fit_input(params, train, n_bits, min_items, TrainSet::dense)
 }
 
 /// The checks of [`dense_fit_input`], the matrix taken by `matrix`.
@@ -300,12 +310,12 @@ fn fit_input<'a, M: HashMethod>(
     params: &M,
     train: &TrainSet<'a>,
     n_bits: usize,
-    method: &'static str,
     min_items: usize,
     matrix: fn(&TrainSet<'a>, &'static str, usize) -> Result<faer::MatRef<'a, f64>, FitError>,
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
+    // `tune` reads its training matrix here too, before any `fit` validates
     params.validate()?;
-    check_n_bits(n_bits)?;
+    let method = M::LABEL;
     let x = matrix(train, method, min_items)?;
     if let Some(max) = M::REQUIREMENTS.max_bits(x.ncols())
         && n_bits > max
@@ -335,4 +345,84 @@ pub fn dense_with_dim(data: &Data, dim: usize) -> Result<faer::MatRef<'_, f64>, 
         });
     }
     Ok(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use rand::SeedableRng;
+
+    use super::*;
+
+    /// A method that counts its trainings and is valid only with `ok`.
+    #[derive(Debug)]
+    struct Counted {
+        ok: bool,
+        trainings: AtomicUsize,
+    }
+
+    struct Constant;
+
+    impl HashModel for Constant {
+        fn n_bits(&self) -> usize {
+            1
+        }
+
+        fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
+            Ok(BitCodes::from_fn(data.n_items(), 1, |_, _| true))
+        }
+    }
+
+    impl HashMethod for Counted {
+        type Model = Constant;
+        const LABEL: &'static str = "Counted";
+        const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
+
+        fn validate(&self) -> Result<(), ParamError> {
+            if self.ok {
+                Ok(())
+            } else {
+                Err(ParamError::invalid("ok", false, "must be true"))
+            }
+        }
+
+        fn is_randomized(&self) -> bool {
+            false
+        }
+
+        fn train(
+            &self,
+            _: &TrainSet<'_>,
+            _: usize,
+            _: &mut ChaCha8Rng,
+        ) -> Result<Constant, FitError> {
+            self.trainings.fetch_add(1, Ordering::Relaxed);
+            Ok(Constant)
+        }
+    }
+
+    #[test]
+    fn fit_validates_the_parameters_and_the_code_length_before_training() {
+        let data = Data::Dense(faer::Mat::zeros(3, 2));
+        let train = TrainSet::unlabelled(&data);
+        let rng = ChaCha8Rng::seed_from_u64(1);
+        let fit = |ok: bool, bits: usize| {
+            let m = Counted {
+                ok,
+                trainings: AtomicUsize::new(0),
+            };
+            let result = m.fit(&train, bits, &mut rng.clone()).map(|_| ());
+            (result, m.trainings.load(Ordering::Relaxed))
+        };
+        let (result, trainings) = fit(false, 8);
+        assert!(matches!(result, Err(FitError::Param(_))), "{result:?}");
+        assert_eq!(trainings, 0);
+        let (result, trainings) = fit(true, 0);
+        assert!(matches!(result, Err(FitError::Param(_))), "{result:?}");
+        assert_eq!(trainings, 0);
+        let (result, trainings) = fit(true, 8);
+        assert!(result.is_ok());
+        assert_eq!(trainings, 1);
+    }
 }

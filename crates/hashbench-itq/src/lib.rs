@@ -93,13 +93,13 @@ impl HashMethod for ItqParams {
         true
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "itq", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         let (mean, scatter) = mean_and_scatter(x);
         let (_, pcs) = top_eigenpairs(scatter.as_ref(), n_bits).map_err(FitError::from)?;
         let v = project_centered(x, &mean, pcs.as_ref());

@@ -3,7 +3,6 @@
 use faer::{Mat, MatRef};
 use hashbench_core::linalg::{product, top_eigenpairs};
 use hashbench_core::method::Requirements;
-use hashbench_core::method::check_n_bits;
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError, TrainSet,
 };
@@ -217,14 +216,12 @@ impl HashMethod for KlshParams {
         true
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<KlshModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
         if let Data::Dense(_) = train.x {
             train.dense_finite("klsh", self.p)?;
         }

@@ -10,9 +10,7 @@ pub use cccp::{
 };
 pub use qp::{Qp, QpError, QpSolution};
 
-use hashbench_core::method::{
-    BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, check_n_bits,
-};
+use hashbench_core::method::{BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
@@ -311,14 +309,12 @@ impl HashMethod for LampParams {
         }
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<LampModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
         if let Data::Dense(_) = train.x {
             train.dense_finite("lamp", 2)?;
         }

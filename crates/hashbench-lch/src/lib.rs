@@ -137,13 +137,13 @@ impl HashMethod for LchParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LchModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "lch", n_bits + 1)?;
+        let x = dense_fit_input(self, train, n_bits, n_bits + 1)?;
         if first_negative(x).is_some() {
             return Err(FitError::UnsupportedData {
                 method: "lch",

@@ -45,7 +45,7 @@ impl HashMethod for LshParams {
         true
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
@@ -53,7 +53,7 @@ impl HashMethod for LshParams {
     ) -> Result<LinearModel, FitError> {
         // through the origin, nothing of the training data is read but its
         // shape; through the mean, one pass gives the means and the check
-        let x = dense_fit_shape(self, train, n_bits, "lsh", 1)?;
+        let x = dense_fit_shape(self, train, n_bits, 1)?;
         let centre = match self.through {
             Through::Mean => finite_column_means(x)?,
             Through::Origin => vec![0.0; x.ncols()],

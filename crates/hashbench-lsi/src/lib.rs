@@ -30,13 +30,13 @@ impl HashMethod for LsiParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "lsi", n_bits)?;
+        let x = dense_fit_input(self, train, n_bits, n_bits)?;
         let svd = x.thin_svd().map_err(LinalgError::from)?;
         let (v, s) = (svd.V(), svd.S().column_vector());
         let w = Mat::from_fn(x.ncols(), n_bits, |j, k| {

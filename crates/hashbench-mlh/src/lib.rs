@@ -368,7 +368,7 @@ impl HashMethod for MlhParams {
         if !self.needs_tuning() {
             return Ok(None);
         }
-        let x = dense_fit_input(self, train, n_bits, "mlh", self.neighbours + 2)?;
+        let x = dense_fit_input(self, train, n_bits, self.neighbours + 2)?;
         let labels = self.row_labels(train, x.nrows())?;
         let choice = validate(self, x, labels.as_deref(), n_bits).map_err(FitError::Solver)?;
         let log = FitLog {
@@ -385,13 +385,13 @@ impl HashMethod for MlhParams {
         Ok(Some((tuned, log)))
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "mlh", self.neighbours + 1)?;
+        let x = dense_fit_input(self, train, n_bits, self.neighbours + 1)?;
         let fixed = match &self.hyperparameters {
             Hyperparameters::Fixed(f) => *f,
             Hyperparameters::Rule(_) => return tune_then_fit(self, train, n_bits, rng),

@@ -8,7 +8,7 @@ pub use solve::{GRank, Solution, SolveError, laplacian_term, mean_and_covariance
 
 use faer::Mat;
 use hashbench_core::linalg::{product, top_eigenpairs};
-use hashbench_core::method::{BitLimit, Requirements, Supervision, check_n_bits};
+use hashbench_core::method::{BitLimit, Requirements, Supervision};
 use hashbench_core::{
     BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
 };
@@ -211,14 +211,12 @@ impl HashMethod for OkhParams {
         }
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<OkhModel, FitError> {
-        self.validate()?;
-        check_n_bits(n_bits)?;
         if let Data::Dense(_) = train.x {
             train.dense_finite("okh", 2)?;
         }

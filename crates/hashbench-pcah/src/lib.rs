@@ -45,13 +45,13 @@ impl HashMethod for PcahParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "pcah", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         let (mean, scatter) = mean_and_scatter(x);
         let m = if train.labelled.len() >= 2 {
             let s = label_pair_matrix(train.labels);

@@ -271,13 +271,13 @@ impl HashMethod for RbmParams {
         true
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<RbmModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "rbm", 1)?;
+        let x = dense_fit_input(self, train, n_bits, 1)?;
         let scale = x
             .col_iter()
             .flat_map(|c| c.iter().map(|v| v.abs()).collect::<Vec<_>>())

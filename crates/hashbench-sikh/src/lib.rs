@@ -74,13 +74,13 @@ impl HashMethod for SikhParams {
         true
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<SikhModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "sikh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         let sigma = match self.kernel().resolve(train.x) {
             Ok(Kernel::Gaussian { sigma }) => sigma,
             Ok(other) => unreachable!("a Gaussian spec resolves to {other:?}"),

@@ -444,7 +444,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         if !self.needs_tuning() {
             return Ok(None);
         }
-        let x = dense_fit_input(self, train, n_bits, H::LABEL, 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         let labels = match self.cv_truth {
             CvTruth::KNearest => None,
             CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
@@ -460,13 +460,13 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         Ok(Some((self.with_fixed(choice.fixed), log)))
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, H::LABEL, self.neighbours + 1)?;
+        let x = dense_fit_input(self, train, n_bits, self.neighbours + 1)?;
         match &self.hyperparameters {
             Hyperparameters::Fixed(fixed) => self.learn(x, n_bits, fixed, rng).map_err(solver),
             Hyperparameters::Rule(_) => tune_then_fit(self, train, n_bits, rng),

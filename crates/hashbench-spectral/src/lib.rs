@@ -62,13 +62,13 @@ impl HashMethod for ShParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<ShModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "sh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         let n_pc = n_bits.min(x.ncols());
         let (mean, scatter) = mean_and_scatter(x);
         let (_, pc) = top_eigenpairs(scatter.as_ref(), n_pc).map_err(FitError::from)?;

@@ -72,13 +72,13 @@ impl HashMethod for S3plhParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "s3plh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         if train.labelled.len() < 2 {
             return Err(FitError::MissingLabels { method: "s3plh" });
         }

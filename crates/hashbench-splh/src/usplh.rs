@@ -166,13 +166,13 @@ impl HashMethod for UsplhParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "usplh", 2)?;
+        let x = dense_fit_input(self, train, n_bits, 2)?;
         let (n, d) = (x.nrows(), x.ncols());
         let mean = column_means(x);
         let xc = centered(x, &mean);

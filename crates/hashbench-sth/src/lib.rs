@@ -89,13 +89,13 @@ impl HashMethod for SthParams {
         false
     }
 
-    fn fit(
+    fn train(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, "sth", self.neighbours + 1)?;
+        let x = dense_fit_input(self, train, n_bits, self.neighbours + 1)?;
         if n_bits + 1 >= x.nrows() {
             return Err(FitError::TooFewItems {
                 method: "sth",
