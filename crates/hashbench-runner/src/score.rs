@@ -16,11 +16,10 @@ use anyhow::{Context, Result, anyhow, bail};
 use hashbench_core::seed::derive_seed;
 use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
+use crate::run::trial::{self, TrialId};
+use crate::run::{check_ground_truth, context_of, finish, split_of};
 use crate::store::{FitRecord, FittedCodes};
-use crate::trial::{self, TrialId};
-use crate::{
-    Counts, Plan, RunOutcome, Workspace, check_ground_truth, context_of, finish, split_of,
-};
+use crate::{Counts, Plan, RunOutcome, Workspace};
 
 /// The sub-folder of a run's folder that scored results go to.
 pub const SCORED_DIR: &str = "scored";

@@ -14,7 +14,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::{Mode, Plan, RunOptions, RunOutcome, Spec, Workspace, pass, run_plan_as, store};
+use crate::run::{Mode, pass, run_plan_as};
+use crate::{Plan, RunOptions, RunOutcome, Spec, Workspace, store};
 
 /// Shard `index` of `count`, 0-based as Slurm numbers array tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,106 @@
+//! The checks a run makes on its data before the first trial: every method
+//! (and the experiment kernel) can read the data and give the asked code
+//! lengths, the data carry what the ground-truth rule reads, and the split
+//! holds the labelled items each method needs. A spec's own checks, which need
+//! no data, are in [`crate::spec`].
+
+use anyhow::{Result, anyhow, bail};
+use hashbench_core::method::Supervision;
+
+use crate::Plan;
+
+/// Checks, before any trial, that every method (and the experiment kernel)
+/// can read the data and give the asked code lengths.
+pub(crate) fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
+    let file = plan.spec_path.display();
+    for m in &plan.methods {
+        m.spec
+            .check_data(&data.x)
+            .map_err(|e| anyhow!("{file}: {}: {e}", m.label))?;
+    }
+    if let Some(k) = &plan.kernel {
+        k.check_data(&data.x)
+            .map_err(|e| anyhow!("{file}: kernel: {e}"))?;
+    }
+    let dim = data.x.as_dense().map_or(0, |x| x.ncols());
+    for m in &plan.methods {
+        if let Some(max) = m.spec.requirements().max_bits(dim)
+            && let Some(b) = plan.code_lengths().into_iter().find(|&b| b > max)
+        {
+            bail!(
+                "{file}: {} gives at most {max} bits on {dim}-dimensional `{}`, the spec asks for {b}",
+                m.label,
+                plan.dataset
+            );
+        }
+    }
+    check_ground_truth(plan, data)
+}
+
+/// Checks that the data carry what the ground-truth rule reads.
+pub(crate) fn check_ground_truth(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
+    if plan.ground_truth.needs_labels() && data.labels.is_none() {
+        bail!(
+            "{}: the ground truth needs class labels, dataset `{}` has none",
+            plan.spec_path.display(),
+            plan.dataset
+        );
+    }
+    Ok(())
+}
+
+/// Checks the labelled items each method needs against the split, and
+/// describes the split, saying which methods run unsupervised for want of
+/// labelled items.
+pub(crate) fn check_supervision(
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    split: &hashbench_data::Split,
+) -> Result<String> {
+    let file = plan.spec_path.display();
+    let labelled = split.labelled.len();
+    if labelled > 0 && data.labels.is_none() {
+        bail!(
+            "{file}: the split labels {labelled} training items, dataset `{}` has no labels",
+            plan.dataset
+        );
+    }
+    let mut unsupervised = Vec::new();
+    for m in &plan.methods {
+        match m.spec.requirements().supervision {
+            Supervision::LabelledPairs | Supervision::Optional if labelled == 1 => bail!(
+                "{file}: {} learns from pairs of labelled items; the split labels 1 (set split.labelled to at least 2, or 0 to run it unsupervised where it can)",
+                m.label
+            ),
+            Supervision::LabelledPairs if labelled == 0 => bail!(
+                "{file}: {} learns from labelled pairs; set split.labelled to at least 2",
+                m.label
+            ),
+            Supervision::Optional if labelled == 0 => unsupervised.push(m.label.as_str()),
+            Supervision::AllTraining if data.labels.is_none() => bail!(
+                "{file}: {} learns from every training item's label; dataset `{}` has none",
+                m.label,
+                plan.dataset
+            ),
+            _ => {}
+        }
+    }
+    let mut about = format!(
+        "split: {} queries, {} database, {} training, {labelled} labelled{}",
+        split.queries.len(),
+        split.database.len(),
+        split.training.len(),
+        if plan.split.per_trial {
+            format!(" (a fresh split in each of the {} trials)", plan.trials)
+        } else {
+            String::new()
+        }
+    );
+    if !unsupervised.is_empty() {
+        about.push_str(&format!(
+            "; {} run unsupervised (no labelled items)",
+            unsupervised.join(", ")
+        ));
+    }
+    Ok(about)
+}

@@ -1,0 +1,406 @@
+//! The run: passes over a plan's splits (ground truth, then every pending
+//! trial fitted or read from the stores and evaluated, in parallel), and a
+//! finished run's tables, summary, figures and run.json written as one set.
+//! Sharded runs call [`pass`] for their part ([`crate::shard`]).
+
+mod checks;
+pub(crate) mod trial;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use hashbench_core::GroundTruth;
+use hashbench_data::{Split, build_truth};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+pub(crate) use checks::check_ground_truth;
+use checks::{check_methods, check_supervision};
+use trial::TrialContext;
+
+use crate::spec::TrialKey;
+use crate::tables::ResultTables;
+use crate::{
+    Plan, RunOptions, RunOutcome, Workspace, claims, lock, normality, report, store, tables,
+};
+
+fn git_revision(root: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Versions of the numeric dependencies, read from `Cargo.lock`.
+fn crate_versions(root: &Path) -> serde_json::Value {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
+    let mut out = serde_json::Map::new();
+    out.insert("hashbench".into(), json!(env!("CARGO_PKG_VERSION")));
+    let mut name = None;
+    for line in lock.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = Some(n.trim_matches('"').to_string());
+        } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), &name)
+            && [
+                "faer",
+                "polars",
+                "rand",
+                "rand_chacha",
+                "rand_distr",
+                "rayon",
+                "plotters",
+            ]
+            .contains(&n.as_str())
+        {
+            out.insert(n.clone(), json!(v.trim_matches('"')));
+        }
+    }
+    serde_json::Value::Object(out)
+}
+
+/// Runs a validated plan. Data, split and ground truth are prepared (and every
+/// shape checked) before the first trial; each finished trial is stored at once.
+///
+/// # Errors
+/// Missing or corrupt data, an impossible split, or a failing trial (named by
+/// method, bits and trial); trials finished before the failure are kept.
+pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOutcome> {
+    run_plan_as(ws, plan, opts, Mode::Whole)
+}
+
+/// Which of a plan's trials a pass over its splits computes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mode {
+    /// Every trial (a single-machine run).
+    Whole,
+    /// The trials of one shard; no tables.
+    Shard(crate::shard::Shard),
+    /// Ground truth and tuning for every pending trial; no fits.
+    Prepare,
+    /// No computing: every trial must be stored (merging shards).
+    StoredOnly,
+}
+
+/// What a pass over the splits did.
+pub(crate) struct Pass {
+    pub records: Vec<trial::TrialRecord>,
+    pub computed: usize,
+    pub fits: usize,
+    pub about: String,
+}
+
+/// Runs `plan` as a whole ([`Mode::Whole`]) or from stored records only
+/// ([`Mode::StoredOnly`], merging shards) and writes its tables, summary
+/// and figures. Shards and preparations call [`pass`] directly.
+pub(crate) fn run_plan_as(
+    ws: &Workspace,
+    plan: &Plan,
+    opts: &RunOptions,
+    mode: Mode,
+) -> Result<RunOutcome> {
+    debug_assert!(matches!(mode, Mode::Whole | Mode::StoredOnly));
+    faer::set_global_parallelism(faer::Par::Seq);
+    let started = Instant::now();
+    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
+    let _lock = lock::RunLock::exclusive(&ws.run_dir(plan))?;
+    if plan.normality.is_some() {
+        let dir = ws.run_dir(plan);
+        let (tables, counts, about) = normality::run(plan, &data, &dir, opts.force)?;
+        return finish(ws, plan, &data, tables, &about, counts, started, dir);
+    }
+    let dir = ws.run_dir(plan);
+    let pass = pass(ws, plan, &data, opts, mode)?;
+    let n = plan.trials().len();
+    let tables = trial::tables(plan, &data.name, &pass.records);
+    finish(
+        ws,
+        plan,
+        &data,
+        tables,
+        &pass.about,
+        Counts {
+            fitted: pass.fits,
+            evaluated: pass.computed,
+            reused: n - pass.computed,
+        },
+        started,
+        dir,
+    )
+}
+
+/// One pass over the plan's splits: builds each split's ground truth, then
+/// computes (or, in [`Mode::StoredOnly`], only collects) the trials `mode`
+/// selects, resuming from stored records.
+pub(crate) fn pass(
+    ws: &Workspace,
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    opts: &RunOptions,
+    mode: Mode,
+) -> Result<Pass> {
+    check_methods(plan, data)?;
+    let dir = ws.run_dir(plan);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let keys: Vec<TrialKey> = match mode {
+        Mode::Shard(shard) => plan
+            .trials()
+            .into_iter()
+            .enumerate()
+            .filter(|(position, _)| shard.holds(*position))
+            .map(|(_, k)| k)
+            .collect(),
+        _ => plan.trials(),
+    };
+    let bar = progress_bar(plan, opts.progress);
+    let mut out = Pass {
+        records: Vec::with_capacity(keys.len()),
+        computed: 0,
+        fits: 0,
+        about: String::new(),
+    };
+    let mut missing = Vec::new();
+    for s in 0..plan.n_splits() {
+        let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let split = split_of(plan, data, s)?;
+        if out.about.is_empty() {
+            out.about = check_supervision(plan, data, &split)?;
+        }
+        let ctx = context_of(ws, plan, data, &split, s, &dir)?;
+        let to_run: Vec<&TrialKey> = mine
+            .iter()
+            .copied()
+            .filter(|k| opts.force || ctx.stored(k).is_none())
+            .collect();
+        match mode {
+            Mode::Prepare => {
+                ctx.tune_ahead(&to_run)?;
+                continue;
+            }
+            Mode::StoredOnly => {
+                missing.extend(to_run.iter().map(|k| ctx.describe_missing(k)));
+                out.records
+                    .extend(mine.iter().filter_map(|k| ctx.stored(k)));
+                continue;
+            }
+            Mode::Whole | Mode::Shard(_) => {}
+        }
+        ctx.tune_ahead(&to_run)?;
+        let (mut recs, n) = store::resume(
+            &mine,
+            opts.force,
+            |k| ctx.stored(k),
+            |k| ctx.run(k, opts.force),
+            &bar,
+        )?;
+        out.records.append(&mut recs);
+        out.computed += n;
+        out.fits += ctx.fits();
+    }
+    bar.finish_and_clear();
+    if !missing.is_empty() {
+        bail!(
+            "{} [{}]: {} of {} trials have no stored record to merge:\n  {}",
+            plan.id,
+            plan.profile,
+            missing.len(),
+            keys.len(),
+            missing.join("\n  ")
+        );
+    }
+    Ok(out)
+}
+
+/// The plan's `index`-th split of `data` (index files relative to the spec).
+pub(crate) fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Split> {
+    let base = plan.spec_path.parent().unwrap_or(Path::new("."));
+    plan.split_spec(index)
+        .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
+        .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
+}
+
+/// The trial context of `split`, the plan's `index`-th: its ground truth
+/// (cached) and, when methods tune on the first draw, that draw.
+pub(crate) fn context_of<'a>(
+    ws: &Workspace,
+    plan: &'a Plan,
+    data: &hashbench_data::Dataset,
+    split: &Split,
+    index: usize,
+    dir: &Path,
+) -> Result<TrialContext<'a>> {
+    let truth = truth_of(ws, plan, data, split, index)?;
+    let first = first_draw(plan, data, index)?;
+    TrialContext::new(plan, data, split, index, first.as_ref(), truth, dir, ws)
+}
+
+/// The first split, when methods tune on it (`tune_on = "first-draw"`) and
+/// split `index` is a later one.
+fn first_draw(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Option<Split>> {
+    if plan.tune_on == crate::spec::TuneOn::FirstDraw && index > 0 {
+        split_of(plan, data, 0).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The ground truth of `split`, the plan's `index`-th (cached under results/cache).
+fn truth_of(
+    ws: &Workspace,
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    split: &Split,
+    index: usize,
+) -> Result<GroundTruth> {
+    let compute = || -> std::result::Result<faer::Mat<f64>, String> {
+        let spec = plan
+            .kernel
+            .as_ref()
+            .ok_or("the ground truth ranks by the experiment's kernel, and the spec gives none")?;
+        let kernel = spec
+            .resolve(&data.x.select(&split.training))
+            .map_err(|e| e.to_string())?;
+        kernel
+            .block(
+                &data.x.select(&split.queries),
+                &data.x.select(&split.database),
+            )
+            .map_err(|e| e.to_string())
+    };
+    let scores = hashbench_data::KernelScores {
+        key: format!("{:?}", plan.kernel),
+        compute: &compute,
+    };
+    build_truth(
+        &plan.ground_truth,
+        data,
+        split,
+        plan.truth_seed(index),
+        Some(&ws.cache()),
+        plan.ground_truth.needs_kernel().then_some(&scores),
+    )
+    .with_context(|| format!("{}: ground truth", plan.spec_path.display()))
+}
+
+fn progress_bar(plan: &Plan, show: bool) -> ProgressBar {
+    let bar = if show {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} trials, {elapsed} elapsed, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(format!("{} [{}]", plan.id, plan.profile));
+    bar
+}
+
+/// How a run's trials came about.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counts {
+    /// Trials fitted now.
+    pub fitted: usize,
+    /// Trials evaluated now (fitted now, or from stored codes).
+    pub evaluated: usize,
+    /// Trials whose stored evaluation was reused.
+    pub reused: usize,
+}
+
+/// Writes the tables, summary, figures and run.json of a finished run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn finish(
+    ws: &Workspace,
+    plan: &Plan,
+    data: &hashbench_data::Dataset,
+    tables: ResultTables,
+    split_sizes: &str,
+    counts: Counts,
+    started: Instant,
+    dir: PathBuf,
+) -> Result<RunOutcome> {
+    let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
+    let mut files = tables::table_files(&tables, &dir)?;
+    let summary = summary_files(plan, &tables, split_sizes, &dir, &mut files);
+    let run = json!({
+        "experiment": plan.id,
+        "profile": plan.profile,
+        "deviation": plan.deviation,
+        "spec": plan.spec_path.display().to_string(),
+        "spec_sha256": plan.spec_sha256,
+        "seed": plan.seed,
+        "dataset": plan.dataset,
+        "dataset_fingerprint": data.fingerprint,
+        "split": split_sizes,
+        "git_revision": git_revision(&ws.root),
+        "crate_versions": crate_versions(&ws.root),
+        "threads": rayon::current_num_threads(),
+        "trials_fitted": counts.fitted,
+        "trials_evaluated": counts.evaluated,
+        "trials_reused": counts.reused,
+        "wall_seconds": started.elapsed().as_secs_f64(),
+        "figures": figures,
+        "timings_table": "timings.parquet (fit-seconds and encode-seconds per trial)",
+        "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
+    });
+    files.push((
+        dir.join("run.json"),
+        serde_json::to_string_pretty(&run)?.into_bytes(),
+    ));
+    // every table, the summary and run.json land together or not at all
+    store::write_set(&files)?;
+    Ok(RunOutcome {
+        dir,
+        counts,
+        tables,
+        summary,
+    })
+}
+
+/// Judges the plan's claims and adds `summary.md` and `claims.csv` of `dir`
+/// to `files`; returns the summary.
+fn summary_files(
+    plan: &Plan,
+    tables: &ResultTables,
+    split: &str,
+    dir: &Path,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+) -> String {
+    let verdicts = claims::check_claims(plan, tables);
+    let summary = report::summary_markdown(plan, tables, split, &verdicts);
+    files.push((dir.join("summary.md"), summary.clone().into_bytes()));
+    files.push((
+        dir.join("claims.csv"),
+        claims::claims_csv(&verdicts).into_bytes(),
+    ));
+    summary
+}
+
+/// Redraws the summary and figures of a stored run from its tables alone.
+///
+/// # Errors
+/// Missing tables or run.json, or a drawing failure.
+pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
+    let dir = ws.run_dir(plan);
+    let tables = tables::read_tables(&dir)?;
+    let run: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("run.json"))
+            .with_context(|| format!("reading {}", dir.join("run.json").display()))?,
+    )?;
+    let split = run["split"].as_str().unwrap_or("unknown");
+    let mut files = Vec::new();
+    summary_files(plan, &tables, split, &dir, &mut files);
+    store::write_set(&files)?;
+    report::draw_figures(plan, &tables, &dir.join("figures"))?;
+    Ok(dir)
+}
