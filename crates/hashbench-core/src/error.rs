@@ -70,6 +70,19 @@ impl From<SvdError> for LinalgError {
     }
 }
 
+/// A dataset a method cannot read, found before any trial
+/// ([`crate::HashMethod::check_data`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{method} needs {needs}; {found}")]
+pub struct DataMismatch {
+    /// The method's label.
+    pub method: &'static str,
+    /// What it reads.
+    pub needs: String,
+    /// What the data are instead.
+    pub found: String,
+}
+
 /// Fitting a method on training data failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

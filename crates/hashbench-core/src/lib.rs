@@ -16,6 +16,6 @@ pub mod truth;
 
 pub use codes::BitCodes;
 pub use data::{Data, GramRows, SparseRows, TrainSet};
-pub use error::{EncodeError, FitError, LinalgError, ParamError};
+pub use error::{DataMismatch, EncodeError, FitError, LinalgError, ParamError};
 pub use method::{HashMethod, HashModel};
 pub use truth::GroundTruth;

@@ -3,7 +3,7 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::{BitCodes, Data, EncodeError, FitError, ParamError, TrainSet};
+use crate::{BitCodes, Data, DataMismatch, EncodeError, FitError, ParamError, TrainSet};
 
 /// Which training labels a method reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,14 +91,14 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     ///
     /// # Errors
     /// What the method needs and what the data is.
-    fn check_data(&self, data: &Data) -> Result<(), String> {
+    fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
         match data.as_dense() {
             Some(_) => Ok(()),
-            None => Err(format!(
-                "{} needs dense vectors, the dataset holds {}",
-                Self::LABEL,
-                data.kind()
-            )),
+            None => Err(DataMismatch {
+                method: Self::LABEL,
+                needs: "dense vectors".into(),
+                found: format!("the dataset holds {}", data.kind()),
+            }),
         }
     }
 

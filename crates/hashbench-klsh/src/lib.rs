@@ -4,7 +4,8 @@ use faer::{Mat, MatRef};
 use hashbench_core::linalg::{product, top_eigenpairs};
 use hashbench_core::method::Requirements;
 use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError, TrainSet,
+    BitCodes, Data, DataMismatch, EncodeError, FitError, HashMethod, HashModel, LinalgError,
+    ParamError, TrainSet,
 };
 use hashbench_kernel::{Kernel, KernelSpec};
 use rand::RngExt;
@@ -176,8 +177,12 @@ impl HashMethod for KlshParams {
         ..Requirements::UNSUPERVISED
     };
 
-    fn check_data(&self, data: &Data) -> Result<(), String> {
-        self.kernel.check_data(data).map_err(|e| e.to_string())
+    fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
+        self.kernel.check_data(data).map_err(|e| DataMismatch {
+            method: Self::LABEL,
+            needs: "data its kernel reads".into(),
+            found: e.to_string(),
+        })
     }
 
     fn validate(&self) -> Result<(), ParamError> {

@@ -12,7 +12,8 @@ pub use qp::{Qp, QpError, QpSolution};
 
 use hashbench_core::method::{BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision};
 use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
+    BitCodes, Data, DataMismatch, EncodeError, FitError, HashMethod, HashModel, ParamError,
+    TrainSet,
 };
 use hashbench_kernel::{Kernel, KernelSpec};
 use rand_chacha::ChaCha8Rng;
@@ -229,13 +230,18 @@ impl HashMethod for LampParams {
         ],
     };
 
-    fn check_data(&self, data: &Data) -> Result<(), String> {
-        self.kernel.check_data(data).map_err(|e| e.to_string())?;
+    fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
+        self.kernel.check_data(data).map_err(|e| DataMismatch {
+            method: Self::LABEL,
+            needs: "data its kernel reads".into(),
+            found: e.to_string(),
+        })?;
         if matches!(self.constraints, Constraints::Nearest(_)) && data.as_dense().is_none() {
-            return Err(format!(
-                "lamp with nearest-neighbour constraints needs dense vectors, the data are {}",
-                data.kind()
-            ));
+            return Err(DataMismatch {
+                method: Self::LABEL,
+                needs: "dense vectors for nearest-neighbour constraints".into(),
+                found: format!("the data are {}", data.kind()),
+            });
         }
         Ok(())
     }

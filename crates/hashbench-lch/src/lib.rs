@@ -6,7 +6,8 @@ use hashbench_core::method::{
     BitLimit, Requirements, Supervision, dense_fit_input, dense_with_dim,
 };
 use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, LinalgError, ParamError, TrainSet,
+    BitCodes, Data, DataMismatch, EncodeError, FitError, HashMethod, HashModel, LinalgError,
+    ParamError, TrainSet,
 };
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -117,15 +118,19 @@ impl HashMethod for LchParams {
         uses_spec_kernel: false,
     };
 
-    fn check_data(&self, data: &Data) -> Result<(), String> {
-        let x = data
-            .as_dense()
-            .ok_or_else(|| format!("LCH needs dense vectors, the dataset holds {}", data.kind()))?;
+    fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
+        let x = data.as_dense().ok_or_else(|| DataMismatch {
+            method: Self::LABEL,
+            needs: "dense vectors".into(),
+            found: format!("the dataset holds {}", data.kind()),
+        })?;
         match first_negative(x) {
             None => Ok(()),
-            Some((i, j, v)) => Err(format!(
-                "LCH needs nonnegative features (the weights of an item-feature graph); item {i}, feature {j} is {v}"
-            )),
+            Some((i, j, v)) => Err(DataMismatch {
+                method: Self::LABEL,
+                needs: "nonnegative features (the weights of an item-feature graph)".into(),
+                found: format!("item {i}, feature {j} is {v}"),
+            }),
         }
     }
 
@@ -245,6 +250,8 @@ mod tests {
         let mut a = data(20, 6, 2);
         a[(3, 4)] = -0.5;
         let err = LchParams {}.check_data(&Data::Dense(a)).unwrap_err();
-        assert!(err.contains("item 3, feature 4"), "{err}");
+        assert_eq!(err.method, "LCH");
+        assert_eq!(err.found, "item 3, feature 4 is -0.5");
+        assert!(err.needs.starts_with("nonnegative features"), "{err}");
     }
 }

@@ -10,7 +10,8 @@ use faer::Mat;
 use hashbench_core::linalg::{product, top_eigenpairs};
 use hashbench_core::method::{BitLimit, Requirements, Supervision};
 use hashbench_core::{
-    BitCodes, Data, EncodeError, FitError, HashMethod, HashModel, ParamError, TrainSet,
+    BitCodes, Data, DataMismatch, EncodeError, FitError, HashMethod, HashModel, ParamError,
+    TrainSet,
 };
 use hashbench_kernel::{Kernel, KernelSpec};
 use rand_chacha::ChaCha8Rng;
@@ -166,17 +167,23 @@ impl HashMethod for OkhParams {
         uses_spec_kernel: true,
     };
 
-    fn check_data(&self, data: &Data) -> Result<(), String> {
-        self.kernel.check_data(data).map_err(|e| e.to_string())?;
+    fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
+        self.kernel.check_data(data).map_err(|e| DataMismatch {
+            method: Self::LABEL,
+            needs: "data its kernel reads".into(),
+            found: e.to_string(),
+        })?;
         let needs_dense =
             self.landmarks != Landmarks::Random || self.similarity == Similarity::Features;
         if needs_dense && data.as_dense().is_none() {
-            return Err(format!(
-                "okh with {:?} landmarks and {:?} similarity needs dense vectors, the data are {}",
-                self.landmarks,
-                self.similarity,
-                data.kind()
-            ));
+            return Err(DataMismatch {
+                method: Self::LABEL,
+                needs: format!(
+                    "dense vectors with {:?} landmarks and {:?} similarity",
+                    self.landmarks, self.similarity
+                ),
+                found: format!("the data are {}", data.kind()),
+            });
         }
         Ok(())
     }

@@ -105,7 +105,7 @@ macro_rules! register_methods {
             ///
             /// # Errors
             /// What the method needs and what the data is.
-            pub fn check_data(&self, data: &Data) -> Result<(), String> {
+            pub fn check_data(&self, data: &Data) -> Result<(), hashbench_core::DataMismatch> {
                 match self {
                     $(MethodSpec::$variant(p) => p.check_data(data),)+
                 }
