@@ -33,7 +33,7 @@ test:
 
 # Every loader (IDX, vecs, svmlight, TU graphs, text matrices, .npy, .hbcodes, .mat) and the
 # spec parser on arbitrary and damaged bytes: never a panic. `just test` runs 256 cases each;
-# this runs `cases` each (20,000 take about a minute).
+# this runs `cases` each (20,000 take about half a minute).
 fuzz cases="20000":
     PROPTEST_CASES={{cases}} cargo nextest run --workspace --no-fail-fast -E 'binary(loaders_fuzz) or test(damaged_specs_never_panic)'
 

@@ -315,6 +315,7 @@ fn fit_input<'a, M: HashMethod>(
 ) -> Result<faer::MatRef<'a, f64>, FitError> {
     // `tune` reads its training matrix here too, before any `fit` validates
     params.validate()?;
+    check_n_bits(n_bits)?;
     let method = M::LABEL;
     let x = matrix(train, method, min_items)?;
     if let Some(max) = M::REQUIREMENTS.max_bits(x.ncols())

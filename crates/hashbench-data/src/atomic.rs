@@ -31,11 +31,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Writes several files as one set: every file goes to its temporary first,
 /// and only when all are written (and no target is a folder) are they renamed
-/// into place, so a failure on any leaves every target as it was.
+/// into place, so a failed write leaves every target as it was. A rename that
+/// fails after others (rare: same folder, same file system) leaves the set
+/// mixed, and says so.
 ///
 /// # Errors
-/// The first failed create or write (naming nothing: the caller knows the
-/// set), or a rename.
+/// The first failed create or write ("none was changed"), or a failed
+/// rename (how many files were already replaced); no temporary is left.
 pub fn write_all_atomically(files: &[(PathBuf, Vec<u8>)]) -> std::io::Result<()> {
     static SETS: AtomicU64 = AtomicU64::new(0);
     let set = SETS.fetch_add(1, Ordering::Relaxed);
@@ -57,15 +59,32 @@ pub fn write_all_atomically(files: &[(PathBuf, Vec<u8>)]) -> std::io::Result<()>
         staged.push((tmp, path));
         written
     });
-    if let Err(e) = staging {
-        for (tmp, _) in &staged {
+    let remove_from = |k: usize| {
+        for (tmp, _) in &staged[k..] {
             let _ = std::fs::remove_file(tmp);
         }
-        return Err(e);
+    };
+    if let Err(e) = staging {
+        remove_from(0);
+        return Err(std::io::Error::new(
+            e.kind(),
+            format!("{e} (none was changed)"),
+        ));
     }
-    staged
-        .iter()
-        .try_for_each(|(tmp, path)| std::fs::rename(tmp, path))
+    for (k, (tmp, path)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            remove_from(k);
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!(
+                    "renaming into {}: {e} ({k} of {} files were already replaced)",
+                    path.display(),
+                    staged.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -542,19 +542,14 @@ impl MetricSpec {
         self.info().reads_truth
     }
 
-    /// Whether scalar `name` of this policy is a fraction, at most 1 (MAP,
-    /// precision, recall, F1, the failed share, overlap, the good-neighbour
-    /// share); counts and percentages are not.
+    /// Whether scalar `name` of this policy is a fraction, at most 1 (the
+    /// metric table's unit).
     pub fn is_fraction(&self, name: &str) -> bool {
-        let names = self.scalar_names();
-        match self {
-            MetricSpec::Map { .. }
-            | MetricSpec::PrecisionAtRadius { .. }
-            | MetricSpec::F1AtRadius { .. }
-            | MetricSpec::Overlap { .. } => names.iter().any(|n| n == name),
-            MetricSpec::GoodNeighbours { .. } => names.first().is_some_and(|n| n == name),
-            _ => false,
-        }
+        let info = self.info();
+        info.scalars
+            .iter()
+            .position(|n| n == name)
+            .is_some_and(|at| info.scalar_meta[at].unit == Unit::Fraction)
     }
 
     /// Whether curve `name` of this policy has fractions, at most 1, as y

@@ -49,7 +49,8 @@ pub enum Decorrelation {
     /// The μ of the list whose codes rank best on training data: MAP of
     /// held-out training items (10 %, at most 500, never in the working set)
     /// against the working set, relevant = the constraints' notion of similar
-    /// (same label, or the c nearest). Ties go to the first listed.
+    /// (same label, or the c nearest). Ties go to the smallest weight; a
+    /// choice at an edge widens the list (see the crate README, step 5).
     CrossValidate(Vec<f64>),
 }
 

@@ -669,6 +669,9 @@ fn a_choice_at_the_grid_edge_widens_the_grid_and_is_reported_when_it_stays_there
     let (search, fitted) = search_with_peak(&[0.0, 10.0, 100.0], 10.0);
     assert_eq!(search.mu, 10.0);
     assert_eq!(fitted, [0.0, 10.0, 100.0]);
+    // widened weights are named as written, not with binary round-off
+    assert_eq!(train::weight_name(0.1 * 0.1), "0.01");
+    assert_eq!(train::weight_name(1e5), "100000");
     // one weight: fitted once, nothing scored
     let (search, fitted) = search_with_peak(&[50.0], 10.0);
     assert_eq!((search.mu, fitted.len(), search.scores.len()), (50.0, 1, 0));

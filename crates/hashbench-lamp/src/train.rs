@@ -157,6 +157,14 @@ pub(crate) fn fit(
     })
 }
 
+/// μ as its fact names write it: 12 significant digits, so a widened weight
+/// reads 0.01, not 0.010000000000000002.
+pub(crate) fn weight_name(mu: f64) -> String {
+    format!("{mu:.11e}")
+        .parse::<f64>()
+        .map_or_else(|_| mu.to_string(), |m| m.to_string())
+}
+
 /// How many grid steps a choice at the edge of μ's grid may add on its side.
 const MAX_WIDENINGS: usize = 3;
 
@@ -554,7 +562,7 @@ fn fit_log(draw: &PartnerDraw, search: &DecorrelationSearch<Trained>) -> FitLog 
             search
                 .scores
                 .iter()
-                .map(|(m, s)| (format!("cv-map-decorrelation-{m}"), *s)),
+                .map(|(m, s)| (format!("cv-map-decorrelation-{}", weight_name(*m)), *s)),
         );
     }
     let qp: Vec<f64> = trained.logs.iter().map(|l| l.qp_seconds).collect();

@@ -4,8 +4,10 @@
 //! once with a message naming the holder, instead of redoing the trials and
 //! overwriting the first run's tables. The lock is the operating system's
 //! (`flock`), so a run that is killed releases it with its process: no stale
-//! lock outlives it, and the holder line it leaves is overwritten by the
-//! next run.
+//! lock outlives it. The file names the holder while it holds the lock (a
+//! whole run, or "the shards of a Slurm run") and is emptied when an
+//! exclusive holder ends. On a file system without `flock` (Lustre mounted
+//! without it) runs go on unlocked, with a warning.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -16,7 +18,17 @@ use anyhow::{Context, Result, bail};
 /// A held lock, released when dropped (or when the process ends).
 #[derive(Debug)]
 pub struct RunLock {
-    _file: File,
+    file: File,
+    exclusive: bool,
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        if self.exclusive {
+            // the holder line goes with the holder
+            let _ = self.file.set_len(0);
+        }
+    }
 }
 
 impl RunLock {
@@ -30,14 +42,13 @@ impl RunLock {
         let mut file = open(dir)?;
         match file.try_lock() {
             Ok(()) => {
-                let holder = holder_line();
-                file.set_len(0)
-                    .and_then(|()| file.rewind())
-                    .and_then(|()| file.write_all(holder.as_bytes()))
-                    .with_context(|| format!("writing {}", lock_path(dir).display()))?;
-                Ok(RunLock { _file: file })
+                name_holder(dir, &mut file, &holder_line())?;
+                Ok(RunLock {
+                    file,
+                    exclusive: true,
+                })
             }
-            Err(e) => refused(dir, &mut file, e),
+            Err(e) => refused(dir, file, e),
         }
     }
 
@@ -49,8 +60,15 @@ impl RunLock {
     pub fn shared(dir: &Path) -> Result<RunLock> {
         let mut file = open(dir)?;
         match file.try_lock_shared() {
-            Ok(()) => Ok(RunLock { _file: file }),
-            Err(e) => refused(dir, &mut file, e),
+            Ok(()) => {
+                // no exclusive holder can be left: the shards name themselves
+                name_holder(dir, &mut file, "the shards of a Slurm run")?;
+                Ok(RunLock {
+                    file,
+                    exclusive: false,
+                })
+            }
+            Err(e) => refused(dir, file, e),
         }
     }
 }
@@ -71,14 +89,22 @@ fn open(dir: &Path) -> Result<File> {
         .with_context(|| format!("opening {}", path.display()))
 }
 
-fn refused(dir: &Path, file: &mut File, e: TryLockError) -> Result<RunLock> {
+/// Writes `holder` as the lock file's only line.
+fn name_holder(dir: &Path, file: &mut File, holder: &str) -> Result<()> {
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(holder.as_bytes()))
+        .with_context(|| format!("writing {}", lock_path(dir).display()))
+}
+
+fn refused(dir: &Path, mut file: File, e: TryLockError) -> Result<RunLock> {
     match e {
         TryLockError::WouldBlock => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
             let holder = holder.trim();
             let holder = if holder.is_empty() {
-                "the shards of a Slurm run"
+                "a holder that has not named itself yet"
             } else {
                 holder
             };
@@ -86,6 +112,16 @@ fn refused(dir: &Path, file: &mut File, e: TryLockError) -> Result<RunLock> {
                 "{} is in use by another run ({holder}); wait for it to end or stop it, or give this run its own --results folder",
                 dir.display()
             )
+        }
+        TryLockError::Error(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+            eprintln!(
+                "warning: {} cannot be locked on this file system ({e}); running without the run-folder lock",
+                lock_path(dir).display()
+            );
+            Ok(RunLock {
+                file,
+                exclusive: false,
+            })
         }
         TryLockError::Error(e) => {
             Err(e).with_context(|| format!("locking {}", lock_path(dir).display()))
@@ -145,11 +181,16 @@ mod tests {
         assert!(e.contains(&format!("pid {} on", std::process::id())), "{e}");
         assert!(RunLock::shared(&run).is_err());
         drop(first);
-        // released: shards share it, and a whole run waits for none of them
+        // the holder line goes with its holder
+        assert_eq!(std::fs::read_to_string(run.join(".lock")).unwrap(), "");
+        // released: shards share it, and name themselves to a whole run
         let a = RunLock::shared(&run).unwrap();
         let b = RunLock::shared(&run).unwrap();
         let e = RunLock::exclusive(&run).unwrap_err().to_string();
-        assert!(e.contains("is in use by another run"), "{e}");
+        assert!(
+            e.contains("in use by another run (the shards of a Slurm run)"),
+            "{e}"
+        );
         drop((a, b));
         RunLock::exclusive(&run).unwrap();
     }

@@ -225,10 +225,13 @@ pub fn run(
     };
     let fingerprint =
         |series: &str, p: usize| store::fingerprint(&[&context, series, &p.to_string()]);
+    let stored = jobs
+        .iter()
+        .map(|&(s, p)| (!force).then(|| store::load(&path_of(s, p), &fingerprint(s, p)))?)
+        .collect();
     let (records, computed) = store::resume(
         &jobs,
-        force,
-        |&(s, p)| store::load(&path_of(s, p), &fingerprint(s, p)),
+        stored,
         |&(series, p)| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
                 plan.seed,

@@ -143,9 +143,9 @@ pub fn run_shard(
     }
     let started = Instant::now();
     let code_version = code_version()?;
-    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
     let dir = ws.run_dir(plan);
     let _lock = crate::lock::RunLock::shared(&dir)?;
+    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
     let done = pass(ws, plan, &data, opts, Mode::Shard(shard))?;
     let manifest = ShardManifest {
         experiment: plan.id.clone(),
@@ -340,6 +340,7 @@ pub fn merge(
             );
         }
         let target = ws.run_dir(&plan);
+        let _lock = crate::lock::RunLock::exclusive(&target)?;
         for (source, _, _) in &shards {
             let from = source.join(&experiment).join(&profile);
             if !same_folder(&from, &target) {

@@ -64,7 +64,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes several files as one set (see
-/// [`hashbench_data::atomic::write_all_atomically`]): a failure on any leaves
+/// [`hashbench_data::atomic::write_all_atomically`]): a failed write leaves
 /// every one as it was, so a run folder never holds tables of two runs.
 ///
 /// # Errors
@@ -72,7 +72,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn write_set(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     hashbench_data::atomic::write_all_atomically(files).with_context(|| {
         let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
-        format!("writing {} (none was changed)", names.join(", "))
+        format!("writing {}", names.join(", "))
     })
 }
 
@@ -84,23 +84,19 @@ pub fn save<T: Serialize>(path: &Path, rec: &T) -> Result<()> {
     write_atomically(path, serde_json::to_string(rec)?.as_bytes())
 }
 
-/// The stored records of `keys` (or none with `force`), computing the missing
-/// ones in parallel; returns the records in key order and how many were
-/// computed now.
+/// The records of `keys`: `stored` (one per key, `None` where a record is
+/// missing, or every one with `force`), the missing ones computed in
+/// parallel; returns them in key order and how many were computed now.
 ///
 /// # Errors
 /// The first failed computation; records finished before it stay stored.
 pub fn resume<K: Sync, T: Send>(
     keys: &[K],
-    force: bool,
-    stored: impl Fn(&K) -> Option<T> + Sync,
+    mut records: Vec<Option<T>>,
     compute: impl Fn(&K) -> Result<T> + Sync,
     bar: &ProgressBar,
 ) -> Result<(Vec<T>, usize)> {
-    let mut records: Vec<Option<T>> = keys
-        .iter()
-        .map(|k| if force { None } else { stored(k) })
-        .collect();
+    debug_assert_eq!(keys.len(), records.len());
     let pending: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
     bar.inc_length(pending.len() as u64);
     let fresh: Vec<Result<T>> = pending

@@ -13,6 +13,7 @@ use anyhow::{Context, Result, bail};
 use hashbench_core::GroundTruth;
 use hashbench_data::{Split, build_truth};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use serde_json::json;
 
 pub(crate) use checks::check_ground_truth;
@@ -70,6 +71,7 @@ fn crate_versions(root: &Path) -> serde_json::Value {
 /// Missing or corrupt data, an impossible split, or a failing trial (named by
 /// method, bits and trial); trials finished before the failure are kept.
 pub fn run_plan(ws: &Workspace, plan: &Plan, opts: &RunOptions) -> Result<RunOutcome> {
+    let _lock = lock::RunLock::exclusive(&ws.run_dir(plan))?;
     run_plan_as(ws, plan, opts, Mode::Whole)
 }
 
@@ -96,7 +98,8 @@ pub(crate) struct Pass {
 
 /// Runs `plan` as a whole ([`Mode::Whole`]) or from stored records only
 /// ([`Mode::StoredOnly`], merging shards) and writes its tables, summary
-/// and figures. Shards and preparations call [`pass`] directly.
+/// and figures; the caller holds the run folder's lock. Shards and
+/// preparations call [`pass`] directly.
 pub(crate) fn run_plan_as(
     ws: &Workspace,
     plan: &Plan,
@@ -107,7 +110,6 @@ pub(crate) fn run_plan_as(
     faer::set_global_parallelism(faer::Par::Seq);
     let started = Instant::now();
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
-    let _lock = lock::RunLock::exclusive(&ws.run_dir(plan))?;
     if plan.normality.is_some() {
         let dir = ws.run_dir(plan);
         let (tables, counts, about) = normality::run(plan, &data, &dir, opts.force)?;
@@ -174,10 +176,16 @@ pub(crate) fn pass(
             out.about = check_supervision(plan, data, &split)?;
         }
         let ctx = context_of(ws, plan, data, &split, s, &dir)?;
+        // each stored record read (and its codes checked) once
+        let stored: Vec<Option<trial::TrialRecord>> = mine
+            .par_iter()
+            .map(|k| if opts.force { None } else { ctx.stored(k) })
+            .collect();
         let to_run: Vec<&TrialKey> = mine
             .iter()
-            .copied()
-            .filter(|k| opts.force || ctx.stored(k).is_none())
+            .zip(&stored)
+            .filter(|(_, r)| r.is_none())
+            .map(|(k, _)| *k)
             .collect();
         match mode {
             Mode::Prepare => {
@@ -186,20 +194,13 @@ pub(crate) fn pass(
             }
             Mode::StoredOnly => {
                 missing.extend(to_run.iter().map(|k| ctx.describe_missing(k)));
-                out.records
-                    .extend(mine.iter().filter_map(|k| ctx.stored(k)));
+                out.records.extend(stored.into_iter().flatten());
                 continue;
             }
             Mode::Whole | Mode::Shard(_) => {}
         }
         ctx.tune_ahead(&to_run)?;
-        let (mut recs, n) = store::resume(
-            &mine,
-            opts.force,
-            |k| ctx.stored(k),
-            |k| ctx.run(k, opts.force),
-            &bar,
-        )?;
+        let (mut recs, n) = store::resume(&mine, stored, |k| ctx.run(k, opts.force), &bar)?;
         out.records.append(&mut recs);
         out.computed += n;
         out.fits += ctx.fits();
@@ -392,6 +393,7 @@ fn summary_files(
 /// Missing tables or run.json, or a drawing failure.
 pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
     let dir = ws.run_dir(plan);
+    let _lock = lock::RunLock::exclusive(&dir)?;
     let tables = tables::read_tables(&dir)?;
     let run: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("run.json"))

@@ -340,7 +340,9 @@ impl<'a> TrialContext<'a> {
     /// Why trial `k` has no usable stored record, naming method, x and trial.
     pub fn describe_missing(&self, k: &TrialKey) -> String {
         let path = self.record_path(k);
-        let why = if path.exists() {
+        let why = if store::load::<TrialRecord>(&path, &self.eval_fingerprint(k)).is_some() {
+            "its codes are missing or damaged"
+        } else if path.exists() {
             "its record was computed from other inputs (data, split, parameters or metrics)"
         } else {
             "no record"
