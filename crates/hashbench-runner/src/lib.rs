@@ -4,8 +4,8 @@
 //! - [`run`]: passes over the plan's splits, checks on the data before the
 //!   first trial, every (method, bits, trial) fitted and evaluated in
 //!   parallel, a finished run written as one set;
-//!   [`normality`] is the other kind of study, [`shard`] and [`lock`] the
-//!   cluster's and the run folder's parts;
+//!   [`normality`] is the other kind of study, [`shard`] and [`cluster`]
+//!   (Slurm job scripts) the cluster's part, [`lock`] the run folder's;
 //! - [`store`]: trial records, codes and their caches, fingerprints;
 //!   [`tables`]: the long-form result tables;
 //! - [`claims`] and [`report`]: verdicts, summaries, figures and the report;
@@ -16,6 +16,7 @@
 
 pub mod check;
 pub mod claims;
+pub mod cluster;
 pub mod lock;
 pub mod methods;
 pub mod normality;

@@ -16,10 +16,9 @@ use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
 use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
 
-mod cluster;
 mod obtain;
 
-use cluster::SlurmOptions;
+use hashbench_runner::cluster::{self, SlurmOptions};
 
 /// Reproduces the experiments of five binary-hashing papers from TOML specs.
 #[derive(Debug, Parser)]

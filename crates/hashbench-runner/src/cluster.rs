@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::{DATA_ROOTS_VAR, Plan, Workspace};
 use anyhow::{Context, Result, bail};
-use hashbench_runner::{DATA_ROOTS_VAR, Plan, Workspace};
 
 /// Resources and switches of `hashbench slurm`.
 #[derive(Debug, Clone, Default)]
@@ -275,7 +275,7 @@ ties = "random"
 "#,
         )
         .unwrap();
-        let plan = hashbench_runner::Spec::load(&spec)
+        let plan = crate::Spec::load(&spec)
             .unwrap()
             .plan("paper")
             .unwrap();
