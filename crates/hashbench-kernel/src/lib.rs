@@ -2,7 +2,7 @@
 
 use faer::Mat;
 use hashbench_core::linalg::{for_each_column_mut, product, row_major};
-use hashbench_core::{Data, ParamError, SparseRows};
+use hashbench_core::{Data, DataMismatch, ParamError, SparseRows};
 use hashbench_simd::math::exp_in_place;
 use hashbench_simd::vector::row_sums;
 use rayon::prelude::*;
@@ -171,6 +171,19 @@ impl KernelSpec {
             }
             _ => Ok(()),
         }
+    }
+
+    /// [`KernelSpec::check_data`] as the data check of `method`, which reads
+    /// what its kernel reads.
+    ///
+    /// # Errors
+    /// A [`DataMismatch`] naming the method and the kernel's complaint.
+    pub fn check_data_of(&self, method: &'static str, data: &Data) -> Result<(), DataMismatch> {
+        self.check_data(data).map_err(|e| DataMismatch {
+            method,
+            needs: "data its kernel reads".into(),
+            found: e.to_string(),
+        })
     }
 
     /// Whether the kernel applies to this kind of data (checked before any

@@ -178,11 +178,7 @@ impl HashMethod for KlshParams {
     };
 
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
-        self.kernel.check_data(data).map_err(|e| DataMismatch {
-            method: Self::LABEL,
-            needs: "data its kernel reads".into(),
-            found: e.to_string(),
-        })
+        self.kernel.check_data_of(Self::LABEL, data)
     }
 
     fn validate(&self) -> Result<(), ParamError> {

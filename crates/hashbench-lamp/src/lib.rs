@@ -232,11 +232,7 @@ impl HashMethod for LampParams {
     };
 
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
-        self.kernel.check_data(data).map_err(|e| DataMismatch {
-            method: Self::LABEL,
-            needs: "data its kernel reads".into(),
-            found: e.to_string(),
-        })?;
+        self.kernel.check_data_of(Self::LABEL, data)?;
         if matches!(self.constraints, Constraints::Nearest(_)) && data.as_dense().is_none() {
             return Err(DataMismatch {
                 method: Self::LABEL,

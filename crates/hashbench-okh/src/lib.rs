@@ -168,11 +168,7 @@ impl HashMethod for OkhParams {
     };
 
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
-        self.kernel.check_data(data).map_err(|e| DataMismatch {
-            method: Self::LABEL,
-            needs: "data its kernel reads".into(),
-            found: e.to_string(),
-        })?;
+        self.kernel.check_data_of(Self::LABEL, data)?;
         let needs_dense =
             self.landmarks != Landmarks::Random || self.similarity == Similarity::Features;
         if needs_dense && data.as_dense().is_none() {

@@ -275,10 +275,7 @@ ties = "random"
 "#,
         )
         .unwrap();
-        let plan = crate::Spec::load(&spec)
-            .unwrap()
-            .plan("paper")
-            .unwrap();
+        let plan = crate::Spec::load(&spec).unwrap().plan("paper").unwrap();
         let ws = Workspace::with_results(dir.path().join("results"), dir.path().to_path_buf());
         let opts = SlurmOptions {
             shards: 4,
