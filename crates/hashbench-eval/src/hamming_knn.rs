@@ -7,7 +7,10 @@ use hashbench_core::GroundTruth;
 use hashbench_core::scan::nearest_map;
 use rayon::prelude::*;
 
-use crate::spec::{Curve, EvalInputs, MetricValues, TiePolicy, weighted_distances_into};
+use crate::inputs::EvalInputs;
+use crate::per_query::weighted_distances_into;
+use crate::policy::TiePolicy;
+use crate::values::{Curve, MetricValues};
 use crate::vote;
 
 /// Accuracy of the majority vote of the k nearest codes, for every k of `ks`

@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{Curve, MetricValues};
+use crate::values::{Curve, MetricValues};
 
 /// Charikar's search as written in a spec.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

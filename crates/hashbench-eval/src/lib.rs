@@ -1,19 +1,23 @@
 #![doc = include_str!("../README.md")]
 
+mod evaluate;
 mod hamming_knn;
+mod inputs;
 mod kernel_search;
 pub mod metric_table;
 pub mod normality;
 mod per_query;
+mod policy;
 mod query_values;
-mod spec;
+mod values;
 
+pub use evaluate::evaluate;
+pub use inputs::EvalInputs;
 pub use kernel_search::{SearchInputs, SearchSpec, vote};
 pub use per_query::{
     QueryStats, RankRequest, RankStats, average_precision, expected_average_precision,
     expected_relevant_in_top, query_stats, scanned_stats,
 };
+pub use policy::{EmptyPolicy, MetricInfo, MetricSpec, TiePolicy, curve_axes, describe};
 pub use query_values::{Combine, QueryValues};
-pub use spec::{
-    Curve, EmptyPolicy, EvalInputs, MetricInfo, MetricSpec, MetricValues, TiePolicy, evaluate,
-};
+pub use values::{Curve, MetricValues};

@@ -1,8 +1,9 @@
 //! What each metric is, for a reader: which way is better, a one-line
 //! description, an axis label and a unit. [`crate::MetricSpec::info`] gives
 //! every scalar and curve a policy writes its entry here, and the timings of
-//! a fit are in [`timing`]; summaries, figure axes and claims read them, so a
-//! spec does not restate them.
+//! a fit are in [`timing`]; [`crate::describe`] and [`crate::curve_axes`]
+//! look a name up. Summaries, figure axes and claims read them, so a spec
+//! does not restate them.
 
 /// Which way a scalar improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,28 +87,6 @@ impl Axes {
     }
 }
 
-/// The entry of scalar `name` as `metrics` (a spec's policies) or the
-/// timings write it; none for a method's own fit facts.
-pub fn describe(metrics: &[crate::MetricSpec], name: &str) -> Option<MetricMeta> {
-    metrics
-        .iter()
-        .find_map(|m| {
-            let info = m.info();
-            let at = info.scalars.iter().position(|s| s == name)?;
-            Some(info.scalar_meta[at].clone())
-        })
-        .or_else(|| timing(name))
-}
-
-/// The axis labels of curve `name` as `metrics` write it.
-pub fn curve_axes(metrics: &[crate::MetricSpec], name: &str) -> Option<Axes> {
-    metrics.iter().find_map(|m| {
-        let info = m.info();
-        let at = info.curves.iter().position(|c| c == name)?;
-        Some(info.curve_axes[at].clone())
-    })
-}
-
 /// The timings every trial records.
 pub const TIMING_METRICS: [&str; 3] = ["fit-seconds", "encode-seconds", "query-encode-seconds"];
 
@@ -133,6 +112,7 @@ pub fn timing(name: &str) -> Option<MetricMeta> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{curve_axes, describe};
     use crate::{EmptyPolicy, MetricSpec, TiePolicy};
 
     #[test]

@@ -9,7 +9,7 @@ use hashbench_core::scan::scan_map;
 use hashbench_core::search::rank_by_distance_in;
 use hashbench_core::{BitCodes, GroundTruth};
 
-use crate::spec::TiePolicy;
+use crate::policy::TiePolicy;
 
 /// Ranking statistics of one query under one tie policy.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -362,6 +362,28 @@ pub fn query_stats(
         at_distance,
         relevant_at_distance,
         ranked,
+    }
+}
+
+/// Σₖ wₖ [bit k of the query and the item differ], for every database item.
+pub(crate) fn weighted_distances_into(
+    query: &[u64],
+    db: &BitCodes,
+    weights: &[f64],
+    out: &mut [f64],
+) {
+    let w = db.words_per_code();
+    for (o, code) in out.iter_mut().zip(db.words().chunks_exact(w)) {
+        let mut sum = 0.0;
+        for (k, (a, b)) in code.iter().zip(query).enumerate() {
+            let mut diff = a ^ b;
+            while diff != 0 {
+                let bit = diff.trailing_zeros() as usize;
+                sum += weights[k * 64 + bit];
+                diff &= diff - 1;
+            }
+        }
+        *o = sum;
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use hashbench_eval::metric_table::{curve_axes, describe};
+use hashbench_eval::{curve_axes, describe};
 use hashbench_plot::{Figure, Series, render};
 
 use super::row_labels;

@@ -138,7 +138,7 @@ pub fn summary_markdown(
         let _ = writeln!(s, "\n## {title}");
         for metric in names {
             let _ = writeln!(s, "\n### {metric}\n");
-            if let Some(m) = hashbench_eval::metric_table::describe(&plan.metrics, &metric) {
+            if let Some(m) = hashbench_eval::describe(&plan.metrics, &metric) {
                 let _ = writeln!(s, "{} ({}).\n", m.description, m.direction.phrase());
             }
             let _ = write!(s, "| method |");

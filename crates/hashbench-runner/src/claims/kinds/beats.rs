@@ -47,7 +47,8 @@ impl Beats {
     /// (none for a metric the table gives no direction: validation asks for
     /// `direction` then).
     pub(crate) fn compared(&self, metrics: &[hashbench_eval::MetricSpec]) -> Option<Compared> {
-        use hashbench_eval::metric_table::{Direction, describe};
+        use hashbench_eval::describe;
+        use hashbench_eval::metric_table::Direction;
         self.direction
             .or_else(|| match describe(metrics, &self.metric)?.direction {
                 Direction::HigherIsBetter => Some(Compared::Higher),

@@ -1,0 +1,412 @@
+//! Evaluation and aggregation over queries. Queries are evaluated in
+//! parallel and reduced in query order, so the numbers do not depend on the
+//! thread count.
+
+use hashbench_core::search::hamming_distances_into;
+use rayon::prelude::*;
+
+use crate::hamming_knn::hamming_knn;
+use crate::inputs::EvalInputs;
+use crate::kernel_search::{self, SearchContext};
+use crate::per_query::{
+    QueryStats, RankRequest, query_stats, scanned_stats, weighted_distances_into,
+};
+use crate::policy::{EmptyPolicy, MetricSpec};
+use crate::query_values::{Combine, QueryValues};
+use crate::values::{Curve, MetricValues};
+
+/// Evaluates `specs` for every query code against the database codes. With
+/// `bit_weights`, ranking metrics (MAP, recall curve, precision of the first M)
+/// rank by the weighted Hamming distance Σₖ wₖ [bits differ]; radius metrics
+/// (precision, recall and F1 at radius, the PR sweep) always use the plain
+/// Hamming ball, since hash lookup probes buckets of codes. Kernel-search
+/// policies read `search`.
+///
+/// # Panics
+/// If code lengths differ, the ground truth's shape or the tie order's length
+/// differs from the codes, or a kernel-search policy is given without
+/// `search` (or with a score matrix of the wrong size).
+#[track_caller]
+pub fn evaluate(specs: &[MetricSpec], input: &EvalInputs<'_>) -> MetricValues {
+    let EvalInputs {
+        db,
+        queries,
+        truth,
+        bit_weights,
+        tie_order,
+        search,
+    } = *input;
+    assert_eq!(
+        db.n_bits(),
+        queries.n_bits(),
+        "query and database code lengths differ"
+    );
+    assert_eq!(truth.n_db(), db.len(), "ground truth database size");
+    assert_eq!(truth.n_queries(), queries.len(), "ground truth query count");
+    assert_eq!(tie_order.len(), db.len(), "tie order length");
+    let n_db = db.len();
+    let tops = prefix_lengths(specs, n_db);
+    // the tie policies of the per-query statistics, for the policies that read them
+    let reads_stats = |s: &&MetricSpec| s.info().reads_query_stats;
+    let mut policies = [false; 3];
+    for t in specs
+        .iter()
+        .filter(reads_stats)
+        .filter_map(MetricSpec::ties)
+    {
+        policies[t.slot()] = true;
+    }
+    let request = RankRequest {
+        tops: &tops,
+        policies,
+        tie_order,
+    };
+    let stats: Vec<QueryStats> = if !specs.iter().any(|s| reads_stats(&s)) {
+        Vec::new()
+    } else if let Some(w) = bit_weights {
+        weighted_stats(input, w, &request)
+    } else {
+        scanned_stats(queries, db, truth, &request)
+    };
+    let mut out = MetricValues::default();
+    let mut ctx = search.map(|inputs| {
+        assert!(
+            inputs.scores.len() == queries.len() && inputs.scores.iter().all(|r| r.len() == n_db),
+            "kernel score matrix size"
+        );
+        SearchContext::new(db, queries, inputs)
+    });
+    for spec in specs {
+        if spec.needs_kernel() {
+            let ctx = ctx
+                .as_mut()
+                .expect("a kernel-search metric needs the kernel scores");
+            match spec {
+                MetricSpec::KnnAccuracy { k, search } => {
+                    kernel_search::knn_accuracy(*k, search, truth, ctx, &mut out)
+                }
+                MetricSpec::RecallVsNeighbours { neighbours, search } => {
+                    kernel_search::recall_vs_neighbours(neighbours, search, truth, ctx, &mut out)
+                }
+                MetricSpec::Coverage { tops, depths } => {
+                    kernel_search::coverage(tops, depths, ctx, &mut out)
+                }
+                MetricSpec::SearchedPercent { search } => {
+                    kernel_search::searched_percent(search, ctx, &mut out)
+                }
+                _ => unreachable!("needs_kernel lists the kernel-search policies"),
+            }
+        } else if let MetricSpec::HammingKnn { k, ties } = spec {
+            let info = spec.info();
+            hamming_knn(k, *ties, input, (&info.scalars, &info.curves[0]), &mut out);
+        } else {
+            aggregate(spec, &stats, &tops, n_db, &mut out);
+        }
+    }
+    out
+}
+
+/// Per-query statistics under a weighted Hamming ranking (sorted per query);
+/// the radius histograms stay on the plain Hamming distance.
+fn weighted_stats(
+    input: &EvalInputs<'_>,
+    weights: &[f64],
+    request: &RankRequest<'_>,
+) -> Vec<QueryStats> {
+    let EvalInputs {
+        db, queries, truth, ..
+    } = *input;
+    let n_db = db.len();
+    let n_bits = db.n_bits() as u32;
+    (0..queries.len())
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; n_db], vec![false; n_db], vec![0f64; n_db]),
+            |(distances, relevant, weighted), q| {
+                hamming_distances_into(queries.code(q), db, distances);
+                truth.fill_relevance(q, relevant);
+                weighted_distances_into(queries.code(q), db, weights, weighted);
+                query_stats(distances, relevant, n_bits, request, Some(weighted))
+            },
+        )
+        .collect()
+}
+
+/// The ranking prefixes (top-N, first-M) any spec needs, deduplicated.
+fn prefix_lengths(specs: &[MetricSpec], n_db: usize) -> Vec<usize> {
+    let mut tops = Vec::new();
+    for s in specs {
+        match s {
+            MetricSpec::RecallCurve { points, .. } => tops.extend(recall_grid(*points, n_db)),
+            MetricSpec::PrecisionFirstM { m, .. } => tops.extend(m.iter().map(|&m| m.min(n_db))),
+            _ => {}
+        }
+    }
+    tops.sort_unstable();
+    tops.dedup();
+    tops
+}
+
+fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
+    let mut g: Vec<usize> = (1..=points).map(|k| (k * n_db).div_ceil(points)).collect();
+    g.dedup();
+    g
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 { f64::NAN } else { sum / n as f64 }
+}
+
+/// Per-query precision (with the empty policy; NaN where it skips the
+/// query), recall (NaN without relevant items unless empty balls score 1)
+/// and failure (1 for an empty ball) of the Hamming ball at `radius`.
+fn ball_parts(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> [Vec<f64>; 3] {
+    let mut precisions = Vec::with_capacity(stats.len());
+    let mut recalls = Vec::with_capacity(stats.len());
+    let mut failed = Vec::with_capacity(stats.len());
+    for s in stats {
+        let r = (radius as usize).min(s.at_distance.len() - 1);
+        let retrieved: u32 = s.at_distance[..=r].iter().sum();
+        let hits: u32 = s.relevant_at_distance[..=r].iter().sum();
+        failed.push(if retrieved == 0 { 1.0 } else { 0.0 });
+        precisions.push(match empty {
+            _ if retrieved > 0 => f64::from(hits) / f64::from(retrieved),
+            EmptyPolicy::Zero => 0.0,
+            EmptyPolicy::One => 1.0,
+            EmptyPolicy::Skip => f64::NAN,
+        });
+        recalls.push(if s.n_relevant > 0 {
+            f64::from(hits) / s.n_relevant as f64
+        } else if empty == EmptyPolicy::One {
+            1.0
+        } else {
+            f64::NAN
+        });
+    }
+    [precisions, recalls, failed]
+}
+
+/// The mean of the values that are not NaN, summed in order (NaN when none).
+fn mean_counted(values: &[f64]) -> f64 {
+    mean(values.iter().copied().filter(|v| !v.is_nan()))
+}
+
+fn aggregate(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let names = spec.scalar_names();
+    let top_index = |n: usize| tops.binary_search(&n).expect("prefix registered");
+    match spec {
+        MetricSpec::Map { ties } => {
+            let ap = stats.iter().filter_map(|s| s.ranked(*ties).ap);
+            out.scalars.push((names[0].clone(), mean(ap)));
+            let per_query = stats.iter().map(|s| s.ranked(*ties).ap.unwrap_or(f64::NAN));
+            out.query_values
+                .push((names[0].clone(), QueryValues::mean(per_query)));
+        }
+        MetricSpec::PrecisionAtRadius { radius, empty } => {
+            for (name, part) in names.iter().zip(ball_parts(stats, *radius, *empty)) {
+                out.scalars.push((name.clone(), mean_counted(&part)));
+                out.query_values
+                    .push((name.clone(), QueryValues::mean(part)));
+            }
+        }
+        MetricSpec::F1AtRadius { radius, empty } => {
+            let [precisions, recalls, _] = ball_parts(stats, *radius, *empty);
+            let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
+            let f1 = if p + r > 0.0 {
+                2.0 * p * r / (p + r)
+            } else {
+                0.0
+            };
+            out.scalars.push((names[0].clone(), f1));
+            let parts: Vec<Vec<f32>> = [precisions, recalls]
+                .into_iter()
+                .map(|v| v.into_iter().map(|x| x as f32).collect())
+                .collect();
+            out.query_values.push((
+                names[0].clone(),
+                QueryValues {
+                    combine: Combine::F1,
+                    parts,
+                },
+            ));
+        }
+        MetricSpec::RecallCurve { points, ties } => {
+            let points = recall_grid(*points, n_db)
+                .into_iter()
+                .map(|n| {
+                    let k = top_index(n);
+                    let recall = mean(
+                        stats
+                            .iter()
+                            .filter(|s| s.n_relevant > 0)
+                            .map(|s| s.ranked(*ties).relevant_in_top[k] / s.n_relevant as f64),
+                    );
+                    (n as f64, recall)
+                })
+                .collect();
+            out.curves.push(Curve {
+                name: spec.curve_names().remove(0),
+                points,
+            });
+        }
+        MetricSpec::PrecisionFirstM { m, ties } => {
+            let points = m
+                .iter()
+                .map(|&m| {
+                    let n = m.min(n_db);
+                    let k = top_index(n);
+                    let p = mean(
+                        stats
+                            .iter()
+                            .map(|s| s.ranked(*ties).relevant_in_top[k] / n as f64),
+                    );
+                    (m as f64, p)
+                })
+                .collect();
+            out.curves.push(Curve {
+                name: spec.curve_names().remove(0),
+                points,
+            });
+        }
+        MetricSpec::PrRadiusSweep => pr_sweep(stats, out),
+        MetricSpec::Overlap { radius } => {
+            let (mut retrieved, mut hits) = (0u64, 0u64);
+            let mut parts: Vec<Vec<f32>> =
+                (0..2).map(|_| Vec::with_capacity(stats.len())).collect();
+            for s in stats {
+                let r = (*radius as usize).min(s.at_distance.len() - 1);
+                let (n, h) = (
+                    s.at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>(),
+                    s.relevant_at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>(),
+                );
+                retrieved += n;
+                hits += h;
+                parts[0].push(h as f32);
+                parts[1].push(n as f32);
+            }
+            out.query_values.push((
+                names[0].clone(),
+                QueryValues {
+                    combine: Combine::RatioOfSums,
+                    parts,
+                },
+            ));
+            let v = if retrieved > 0 {
+                hits as f64 / retrieved as f64
+            } else {
+                f64::NAN
+            };
+            out.scalars.push((names[0].clone(), v));
+        }
+        MetricSpec::GoodNeighbours {
+            radius,
+            min_retrieved,
+        } => {
+            let (mut scores, mut grown, mut first) = (Vec::new(), Vec::new(), Vec::new());
+            for s in stats {
+                let bits = s.at_distance.len() - 1;
+                let mut r = (*radius as usize).min(bits);
+                let count = |r: usize| {
+                    s.at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>()
+                };
+                first.push(count(r) as f64);
+                while (count(r) as usize) < *min_retrieved && r < bits {
+                    r += 1;
+                }
+                let (n, hits) = (
+                    count(r),
+                    s.relevant_at_distance[..=r]
+                        .iter()
+                        .map(|&v| u64::from(v))
+                        .sum::<u64>(),
+                );
+                grown.push(n as f64);
+                scores.push(if n > 0 {
+                    hits as f64 / n as f64
+                } else {
+                    f64::NAN
+                });
+            }
+            for (name, part) in names.iter().zip([scores, grown, first]) {
+                out.scalars.push((name.clone(), mean_counted(&part)));
+                out.query_values
+                    .push((name.clone(), QueryValues::mean(part)));
+            }
+        }
+        MetricSpec::HammingKnn { .. } => unreachable!("evaluated apart"),
+        MetricSpec::KnnAccuracy { .. }
+        | MetricSpec::RecallVsNeighbours { .. }
+        | MetricSpec::Coverage { .. }
+        | MetricSpec::SearchedPercent { .. } => unreachable!("kernel-search policies"),
+    }
+}
+
+fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
+    let bits = stats.first().map_or(0, |s| s.at_distance.len() - 1);
+    let (mut macro_pr, mut micro_pr, mut empty_fraction) = (Vec::new(), Vec::new(), Vec::new());
+    let mut recall_vs_retrieved = Vec::new();
+    let mut retrieved = vec![0u64; stats.len()];
+    let mut hits = vec![0u64; stats.len()];
+    let total_relevant: u64 = stats.iter().map(|s| s.n_relevant as u64).sum();
+    for r in 0..=bits {
+        for (k, s) in stats.iter().enumerate() {
+            retrieved[k] += u64::from(s.at_distance[r]);
+            hits[k] += u64::from(s.relevant_at_distance[r]);
+        }
+        let precision = mean(
+            (0..stats.len())
+                .filter(|&k| retrieved[k] > 0)
+                .map(|k| hits[k] as f64 / retrieved[k] as f64),
+        );
+        let recall = mean(
+            (0..stats.len())
+                .filter(|&k| stats[k].n_relevant > 0)
+                .map(|k| hits[k] as f64 / stats[k].n_relevant as f64),
+        );
+        let empty =
+            retrieved.iter().filter(|&&n| n == 0).count() as f64 / stats.len().max(1) as f64;
+        macro_pr.push((recall, precision));
+        empty_fraction.push((r as f64, empty));
+        let mean_retrieved = mean(retrieved.iter().map(|&n| n as f64));
+        recall_vs_retrieved.push((mean_retrieved, recall));
+        let (sum_ret, sum_hits): (u64, u64) = (retrieved.iter().sum(), hits.iter().sum());
+        let micro_p = if sum_ret > 0 {
+            sum_hits as f64 / sum_ret as f64
+        } else {
+            f64::NAN
+        };
+        let micro_r = if total_relevant > 0 {
+            sum_hits as f64 / total_relevant as f64
+        } else {
+            f64::NAN
+        };
+        micro_pr.push((micro_r, micro_p));
+    }
+    for (name, points) in [
+        ("pr-macro", macro_pr),
+        ("pr-micro", micro_pr),
+        ("pr-empty-fraction", empty_fraction),
+        ("recall-vs-mean-retrieved", recall_vs_retrieved),
+    ] {
+        out.curves.push(Curve {
+            name: name.into(),
+            points,
+        });
+    }
+}
