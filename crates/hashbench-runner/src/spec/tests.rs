@@ -1,0 +1,415 @@
+use std::collections::BTreeSet;
+
+use super::*;
+
+const GOOD: &str = r#"
+id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [8, 16]
+trials = 3
+dataset = "d"
+split = { queries = 5 }
+ground_truth = { rule = "same-label" }
+
+[[methods]]
+method = "lsh"
+
+[[methods]]
+method = "sikh"
+label = "SIKH"
+grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
+
+[[metrics]]
+metric = "map"
+ties = "random"
+
+[[figures]]
+name = "a"
+title = "A"
+metric = "map"
+
+[[claims]]
+id = "lsh-best"
+quote = "LSH is best"
+source = "Sec. 1"
+kind = "beats"
+methods = ["LSH"]
+metric = "map"
+
+[profiles.ci]
+deviation = "small"
+bits = [8]
+trials = 1
+"#;
+
+/// The error planning `profile` of `text` gives.
+#[test]
+fn repeated_or_oversized_code_lengths_and_huge_plans_are_refused_before_any_trial() {
+    let bits_line = GOOD.lines().find(|l| l.starts_with("bits = ")).unwrap();
+    let e = plan_err(&GOOD.replacen(bits_line, "bits = [16, 16]", 1), "paper");
+    assert!(e.contains("bits lists 16 twice"), "{e}");
+    let e = plan_err(&GOOD.replacen(bits_line, "bits = [70000]", 1), "paper");
+    assert!(
+        e.contains("bits = 70000 is longer than the 65472 bits"),
+        "{e}"
+    );
+    let trials = GOOD.replacen(bits_line, &format!("{bits_line}\ntrials = 1000000000"), 1);
+    let trials = trials.replacen("\ntrials = 3\n", "\n", 1);
+    let e = plan_err(&trials, "paper");
+    assert!(e.contains("plan more than 1000000 trials"), "{e}");
+}
+
+fn plan_err(text: &str, profile: &str) -> String {
+    parse(text).unwrap().plan(profile).unwrap_err().to_string()
+}
+
+fn parse(text: &str) -> Result<Spec> {
+    parse_bytes(text.as_bytes())
+}
+
+fn parse_bytes(bytes: &[u8]) -> Result<Spec> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, bytes)?;
+    Spec::load(&path)
+}
+
+#[test]
+fn a_junk_file_beyond_the_size_limit_is_rejected_before_parsing() {
+    let junk = vec![b'x'; MAX_SPEC_BYTES as usize + 1];
+    let e = parse_bytes(&junk).unwrap_err().to_string();
+    assert!(e.contains("a spec is at most 1048576 bytes"), "{e}");
+    // at the limit it is parsed (and fails as TOML, at line 1)
+    let e = parse_bytes(&junk[1..]).unwrap_err().to_string();
+    assert!(!e.contains("at most"), "{e}");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Arbitrary bytes, or the good spec with a few characters changed
+    /// and cut short: an error or a plan, never a panic.
+    #[test]
+    fn damaged_specs_never_panic(
+        junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        edits in proptest::collection::vec(
+            (proptest::prelude::any::<proptest::sample::Index>(), proptest::char::range(' ', '~')),
+            0..6,
+        ),
+        cut in proptest::prelude::any::<proptest::sample::Index>(),
+    ) {
+        let mut good: Vec<char> = GOOD.chars().collect();
+        for (at, c) in edits {
+            let k = at.index(good.len());
+            good[k] = c;
+        }
+        good.truncate(cut.index(good.len() + 1));
+        let damaged: String = good.into_iter().collect();
+        for bytes in [&junk[..], damaged.as_bytes()] {
+            if let Ok(spec) = parse_bytes(bytes) {
+                for profile in spec.profiles() {
+                    let _ = spec.plan(&profile);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn grid_expands_and_profiles_override() {
+    let spec = parse(GOOD).unwrap();
+    let plan = spec.plan("paper").unwrap();
+    let labels: Vec<&str> = plan.methods.iter().map(|m| m.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "LSH",
+            "SIKH (width={ fixed = 1.0 })",
+            "SIKH (width={ fixed = 2.0 })"
+        ]
+    );
+    assert_eq!(plan.trials().len(), 3 * 2 * 3);
+    let ci = spec.plan("ci").unwrap();
+    assert_eq!((ci.bits.clone(), ci.trials().len()), (vec![8], 3));
+    assert_eq!(ci.deviation.as_deref(), Some("small"));
+    let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    assert_eq!(seeds.len(), plan.trials().len());
+}
+
+#[test]
+fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it() {
+    assert_eq!(
+        parse(GOOD).unwrap().plan("paper").unwrap().tune_on,
+        TuneOn::EachDraw
+    );
+    let fixed = GOOD.replace("[profiles.ci]", "[profiles.ci]\ntune_on = \"first-draw\"");
+    let err = plan_err(&fixed, "ci");
+    assert!(
+        err.contains("tune_on") && err.contains("per_trial"),
+        "{err}"
+    );
+    let drawn = fixed.replace(
+        "[profiles.ci]",
+        "[profiles.ci]\nsplit = { queries = 5, per_trial = true }",
+    );
+    let spec = parse(&drawn).unwrap();
+    assert_eq!(spec.plan("ci").unwrap().tune_on, TuneOn::FirstDraw);
+    assert_eq!(spec.plan("paper").unwrap().tune_on, TuneOn::EachDraw);
+}
+
+#[test]
+fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
+    let text = format!(
+        "{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n[profiles.ci.methods.\"SIKH\"]\nbits_seed = 1\n"
+    );
+    let err = plan_err(&text, "ci");
+    assert!(
+        err.contains("methods[1]") && err.contains("bits_seed"),
+        "{err}"
+    );
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n");
+    let spec = parse(&text).unwrap();
+    let ci = spec.plan("ci").unwrap();
+    assert!(
+        ci.methods[0].params.contains("origin"),
+        "{}",
+        ci.methods[0].params
+    );
+    assert!(
+        !spec.plan("paper").unwrap().methods[0]
+            .params
+            .contains("origin")
+    );
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"ITQ\"]\nthrough = \"origin\"\n");
+    let err = plan_err(&text, "ci");
+    assert!(
+        err.contains("\"ITQ\"") && err.contains("names no method"),
+        "{err}"
+    );
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nmethod = \"itq\"\n");
+    assert!(plan_err(&text, "ci").contains("may not change `method`"));
+}
+
+#[test]
+fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
+    use hashbench_core::{Data, HashMethod, TrainSet};
+    use rand::SeedableRng;
+    let text = GOOD.replace("seed = 1", "seed = 1\nshared_trial_seeds = true");
+    let plan = parse(&text).unwrap().plan("paper").unwrap();
+    let seeds: BTreeSet<(usize, usize, u64)> = plan
+        .trials()
+        .iter()
+        .map(|t| (t.bits, t.trial, t.seed))
+        .collect();
+    let cells: BTreeSet<(usize, usize)> = plan.trials().iter().map(|t| (t.bits, t.trial)).collect();
+    assert_eq!(seeds.len(), cells.len(), "one seed per (bits, trial)");
+    // both draw their landmarks first from the trial RNG
+    let x = Data::Dense(faer::Mat::from_fn(40, 3, |i, j| {
+        ((i * 7 + j * 3) % 11) as f64
+    }));
+    let all: Vec<usize> = (0..40).collect();
+    let labels: Vec<u32> = (0..40).map(|i| (i % 2) as u32).collect();
+    let train = TrainSet {
+        x: &x,
+        labelled: &all,
+        labels: &labels,
+    };
+    let kernel = hashbench_kernel::KernelSpec::Linear;
+    let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(plan.trials()[0].seed);
+    let okh = hashbench_okh::OkhParams {
+        p: 6,
+        ..hashbench_okh::OkhParams::with_kernel(kernel.clone())
+    }
+    .fit(&train, 2, &mut rng())
+    .unwrap();
+    let klsh = hashbench_klsh::KlshParams {
+        p: 6,
+        t: 2,
+        ..hashbench_klsh::KlshParams::with_kernel(kernel)
+    }
+    .fit(&train, 2, &mut rng())
+    .unwrap();
+    assert_eq!(okh.landmarks().as_dense(), klsh.samples().as_dense());
+}
+
+#[test]
+fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
+    let mut plan = parse(GOOD).unwrap().plan("paper").unwrap();
+    let before: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    // a parameter added to a params struct later, with a default, changes
+    // the serialised parameters but not what the spec states
+    for m in &mut plan.methods {
+        m.params = m.params.replace('}', ",\"new_knob\":1}");
+    }
+    let after: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    assert_eq!(before, after);
+    let labelled = GOOD
+        .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
+        .replace("methods = [\"LSH\"]", "methods = [\"L\"]");
+    let stated = parse(&labelled).unwrap().plan("paper").unwrap();
+    assert_eq!(
+        stated.trials()[0].seed,
+        before[0],
+        "a label is not a parameter"
+    );
+}
+
+#[test]
+fn errors_name_file_and_line() {
+    let typo = GOOD.replace("trials = 3", "trails = 3");
+    let e = parse(&typo).unwrap_err().to_string();
+    assert!(
+        e.contains("spec.toml") && e.contains("line 7") && e.contains("trails"),
+        "{e}"
+    );
+
+    let bad_method = GOOD.replace("method = \"lsh\"", "method = \"lsh\"\nradius = 3");
+    let e = plan_err(&bad_method, "paper");
+    assert!(e.contains("spec.toml:12") && e.contains("radius"), "{e}");
+
+    let bad_claim = GOOD.replace("methods = [\"LSH\"]", "methods = [\"LHS\"]");
+    let e = plan_err(&bad_claim, "paper");
+    assert!(e.contains("LHS") && e.contains("spec.toml:"), "{e}");
+
+    let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
+    let e = plan_err(&bad_width, "paper");
+    assert!(e.contains("width") && e.contains("fixed = -2"), "{e}");
+
+    let bad_reported = GOOD.replace(
+        "[profiles.ci]",
+        "[[reported]]\nmethod = \"LSH\"\nmetric = \"mAP\"\nbits = 8\nvalue = 0.3\nsource = \"Table 1\"\n\n[profiles.ci]",
+    );
+    let e = plan_err(&bad_reported, "paper");
+    assert!(
+        e.contains("spec.toml:") && e.contains("metric `mAP`"),
+        "{e}"
+    );
+
+    let kernel_truth = GOOD.replace(
+        "rule = \"same-label\"",
+        "rule = \"k-nearest\", k = 3, by = \"kernel\"",
+    );
+    let e = plan_err(&kernel_truth, "paper");
+    assert!(
+        e.contains("by = \"kernel\"") && e.contains("top-level `kernel`"),
+        "{e}"
+    );
+
+    let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
+    assert!(e.contains("no profile `nope`"), "{e}");
+
+    let bad_metric = GOOD.replace(
+        "metric = \"map\"\nties = \"random\"\n\n[[figures]]",
+        "metric = \"mAP\"\nties = \"random\"\n\n[[figures]]",
+    );
+    let e = parse(&bad_metric).unwrap_err().to_string();
+    assert!(e.contains("mAP") && e.contains("line"), "{e}");
+}
+
+#[test]
+fn figures_and_claims_must_name_what_the_profile_produces() {
+    let plan_err =
+        |text: &str, profile: &str| parse(text).unwrap().plan(profile).unwrap_err().to_string();
+    // a curve no metric produces
+    let curve_fig = GOOD.replace(
+        "[[claims]]",
+        "[[figures]]\nname = \"b\"\ntitle = \"B\"\ncurve = \"recall-vs-retrieved\"\nbits = 16\n\n[[claims]]",
+    );
+    let e = plan_err(&curve_fig, "paper");
+    assert!(
+        e.contains("spec.toml:") && e.contains("names curve `recall-vs-retrieved`"),
+        "{e}"
+    );
+    // the curve exists, but profile ci does not run 16 bits
+    let with_curve = curve_fig.replace(
+        "[[figures]]\nname = \"a\"",
+        "[[metrics]]\nmetric = \"recall-curve\"\nties = \"random\"\n\n[[figures]]\nname = \"a\"",
+    );
+    assert!(parse(&with_curve).unwrap().plan("paper").is_ok());
+    let e = plan_err(&with_curve, "ci");
+    assert!(
+        e.contains("figure `b` reads 16 bits, which profile `ci` does not run (bits: 8)"),
+        "{e}"
+    );
+    // a claim at code lengths the profile lacks
+    let claim_bits = GOOD.replace(
+        "kind = \"beats\"\nmethods = [\"LSH\"]\nmetric = \"map\"",
+        "kind = \"rises\"\nmethods = [\"LSH\"]\nmetric = \"map\"\nfrom = 8\nto = 16",
+    );
+    let e = plan_err(&claim_bits, "ci");
+    assert!(e.contains("claim reads 16 bits, which profile `ci`"), "{e}");
+    // a metric panel with bits
+    let e = plan_err(
+        &GOOD.replace(
+            "metric = \"map\"\n\n[[claims]]",
+            "metric = \"map\"\nbits = 8\n\n[[claims]]",
+        ),
+        "paper",
+    );
+    assert!(e.contains("a metric panel spans every code length"), "{e}");
+}
+
+#[test]
+fn pr_point_panels_name_produced_metrics_and_stand_alone() {
+    let with = |panel: &str| {
+        GOOD.replace(
+            "[[claims]]",
+            &format!(
+                "[[metrics]]\nmetric = \"precision-at-radius\"\nradius = 1\n\n[[figures]]\nname = \"pr\"\ntitle = \"PR\"\n{panel}\n\n[[claims]]"
+            ),
+        )
+    };
+    let good = with("pr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }");
+    assert!(parse(&good).unwrap().plan("paper").is_ok());
+    let e = plan_err(
+        &with("pr_points = { precision = \"precision-r2\", recall = \"recall-r1\" }"),
+        "paper",
+    );
+    assert!(e.contains("metric `precision-r2` is not produced"), "{e}");
+    let e = plan_err(
+        &with(
+            "metric = \"map\"\npr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }",
+        ),
+        "paper",
+    );
+    assert!(e.contains("`pr_points` stands alone"), "{e}");
+    let median = good.replace("trials = 3", "trials = 3\ncentre = \"median\"");
+    assert_eq!(
+        parse(&median).unwrap().plan("paper").unwrap().centre,
+        Centre::Median
+    );
+}
+
+#[test]
+fn methods_outside_the_paper_are_no_rivals_in_claims() {
+    let plan = parse(&GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = false"))
+        .unwrap()
+        .plan("paper")
+        .unwrap();
+    assert!(plan.rivals("LSH").is_empty(), "{:?}", plan.rivals("LSH"));
+    assert_eq!(plan.rivals("SIKH (width={ fixed = 1.0 })"), ["LSH"]);
+    let e = plan_err(
+        &GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = 1"),
+        "paper",
+    );
+    assert!(e.contains("in_paper must be true or false"), "{e}");
+}
+
+#[test]
+fn an_unknown_method_parameter_names_the_keys_every_method_takes() {
+    let e = plan_err(
+        &GOOD.replace("label = \"SIKH\"", "labell = \"SIKH\""),
+        "paper",
+    );
+    assert!(e.contains("unknown field `labell`"), "{e}");
+    assert!(
+        e.contains("every method also takes `label` and `in_paper`"),
+        "{e}"
+    );
+}
