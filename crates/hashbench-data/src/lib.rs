@@ -11,6 +11,7 @@ pub mod npm_json;
 pub mod registry;
 pub mod reuters;
 pub mod split;
+pub mod synthetic;
 pub mod text;
 pub mod transform;
 pub mod truth;

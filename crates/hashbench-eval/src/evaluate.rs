@@ -3,6 +3,7 @@
 //! thread count.
 
 use hashbench_core::search::hamming_distances_into;
+use hashbench_core::{BitCodes, GroundTruth};
 use rayon::prelude::*;
 
 use crate::hamming_knn::hamming_knn;
@@ -409,4 +410,40 @@ fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
             points,
         });
     }
+}
+
+/// Tie-aware MAP of `queries` against `db`, relevant = the same label: the
+/// quickest score of a method's codes on labelled data (the examples' score).
+///
+/// # Panics
+/// If the code lengths differ or a label list does not match its codes.
+pub fn label_map(
+    db: &BitCodes,
+    queries: &BitCodes,
+    db_labels: &[u32],
+    query_labels: &[u32],
+) -> f64 {
+    assert_eq!(
+        (db.len(), queries.len()),
+        (db_labels.len(), query_labels.len())
+    );
+    let truth = GroundTruth::SameLabel {
+        query_labels: query_labels.to_vec(),
+        db_labels: db_labels.to_vec(),
+    };
+    let order: Vec<u32> = (0..db.len() as u32).collect();
+    let values = evaluate(
+        &[MetricSpec::Map {
+            ties: crate::TiePolicy::Expected,
+        }],
+        &EvalInputs {
+            db,
+            queries,
+            truth: &truth,
+            bit_weights: None,
+            tie_order: &order,
+            search: None,
+        },
+    );
+    values.scalars[0].1
 }
