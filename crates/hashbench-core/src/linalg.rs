@@ -310,6 +310,28 @@ pub fn orthogonal_from(gaussian: MatRef<'_, f64>) -> Result<Mat<f64>, LinalgErro
     Ok(gaussian.svd()?.U().to_owned())
 }
 
+/// The thin SVD of `x` (every crate's SVD goes through here).
+///
+/// # Errors
+/// [`LinalgError::Svd`] when faer's SVD does not converge.
+pub fn thin_svd(x: MatRef<'_, f64>) -> Result<faer::linalg::solvers::Svd<f64>, LinalgError> {
+    Ok(x.thin_svd()?)
+}
+
+/// The full SVD of `x`.
+///
+/// # Errors
+/// [`LinalgError::Svd`] when faer's SVD does not converge.
+pub fn svd(x: MatRef<'_, f64>) -> Result<faer::linalg::solvers::Svd<f64>, LinalgError> {
+    Ok(x.svd()?)
+}
+
+/// The Cholesky factor of the symmetric positive definite `m` (lower
+/// triangle read); `None` when `m` is not positive definite.
+pub fn cholesky(m: MatRef<'_, f64>) -> Option<faer::linalg::solvers::Llt<f64>> {
+    m.llt(faer::Side::Lower).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 use faer::{Mat, MatRef};
-use hashbench_core::linalg::{column_medians, product};
+use hashbench_core::linalg::{column_medians, product, thin_svd};
 use hashbench_core::method::{
     BitLimit, Requirements, Supervision, dense_fit_input, dense_with_dim,
 };
@@ -51,7 +51,7 @@ impl CoEmbedding {
         let normalised = Mat::from_fn(a.nrows(), a.ncols(), |i, j| {
             item_scale[i] * a[(i, j)] * feature_scale[j]
         });
-        let svd = normalised.thin_svd()?;
+        let svd = thin_svd(normalised.as_ref())?;
         let s = svd.S().column_vector();
         Ok(CoEmbedding {
             u: svd.U().subcols(1, m).to_owned(),

@@ -1,10 +1,10 @@
 #![doc = include_str!("../README.md")]
 
 use faer::Mat;
-use hashbench_core::linalg::{column_medians, project_centered};
+use hashbench_core::linalg::{column_medians, project_centered, thin_svd};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::{BitLimit, Requirements, Supervision, dense_fit_input};
-use hashbench_core::{FitError, HashMethod, LinalgError, ParamError, TrainSet};
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +37,7 @@ impl HashMethod for LsiParams {
         _rng: &mut ChaCha8Rng,
     ) -> Result<LinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, n_bits)?;
-        let svd = x.thin_svd().map_err(LinalgError::from)?;
+        let svd = thin_svd(x)?;
         let (v, s) = (svd.V(), svd.S().column_vector());
         let w = Mat::from_fn(x.ncols(), n_bits, |j, k| {
             if s[k] > 0.0 { v[(j, k)] / s[k] } else { 0.0 }

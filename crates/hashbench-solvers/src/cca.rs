@@ -8,6 +8,7 @@
 //! canonical vectors, the columns of V_y S_y⁻¹ Q.
 
 use faer::{Mat, MatRef};
+use hashbench_core::linalg::{svd, thin_svd};
 
 use crate::SolverError;
 
@@ -39,9 +40,7 @@ fn centred(a: MatRef<'_, f64>) -> Mat<f64> {
 type RankedSvd = (Mat<f64>, Vec<f64>, Mat<f64>);
 
 fn ranked_svd(a: MatRef<'_, f64>) -> Result<RankedSvd, SolverError> {
-    let svd = a
-        .thin_svd()
-        .map_err(|e| SolverError::Svd(format!("{e:?}")))?;
+    let svd = thin_svd(a).map_err(|e| SolverError::Svd(e.to_string()))?;
     let s: Vec<f64> = svd.S().column_vector().iter().copied().collect();
     let top = s.first().copied().unwrap_or(0.0);
     let rank = s.iter().take_while(|&&v| v > RANK_CUTOFF * top).count();
@@ -69,9 +68,7 @@ impl Cca {
         let (uy, sy, vy) = ranked_svd(centred(y).as_ref())?;
         let r = uy.ncols();
         let cross = ux.transpose() * &uy;
-        let svd = cross
-            .svd()
-            .map_err(|e| SolverError::Svd(format!("{e:?}")))?;
+        let svd = svd(cross.as_ref()).map_err(|e| SolverError::Svd(e.to_string()))?;
         let mut correlations = vec![0.0; r];
         for (k, v) in svd.S().column_vector().iter().enumerate().take(r) {
             correlations[k] = v.clamp(0.0, 1.0);

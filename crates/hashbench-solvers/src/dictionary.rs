@@ -15,7 +15,8 @@
 //! primal objective.
 
 use faer::linalg::solvers::Solve;
-use faer::{Mat, MatRef, Side};
+use faer::{Mat, MatRef};
+use hashbench_core::linalg::cholesky;
 
 use crate::SolverError;
 
@@ -69,7 +70,7 @@ pub fn dictionary_dual(
         for (t, l) in lambda.iter().enumerate() {
             mm[(t, t)] += l;
         }
-        let llt = mm.llt(Side::Lower).ok()?;
+        let llt = cholesky(mm.as_ref())?;
         let minv = llt.solve(Mat::<f64>::identity(k, k));
         let value = xx
             - (0..k)
@@ -104,9 +105,9 @@ pub fn dictionary_dual(
             2.0 * bnorm[(s, t)] * minv[(s, t)] + if a == b { 1e-14 * scale } else { 0.0 }
         });
         let g_free = Mat::from_fn(f, 1, |a, _| grad[free[a]]);
-        let dir = match neg_hess.llt(Side::Lower) {
-            Ok(l) => l.solve(&g_free),
-            Err(_) => g_free.clone(),
+        let dir = match cholesky(neg_hess.as_ref()) {
+            Some(l) => l.solve(&g_free),
+            None => g_free.clone(),
         };
         let mut step = 1.0;
         let mut accepted = false;
