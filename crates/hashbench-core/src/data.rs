@@ -200,6 +200,46 @@ pub struct TrainSet<'a> {
     pub labels: &'a [u32],
 }
 
+/// Items with a label each, owning what a [`TrainSet`] borrows: a training
+/// set with every item labelled, or without labels.
+#[derive(Debug, Clone)]
+pub struct LabelledData {
+    /// The items.
+    pub data: Data,
+    /// The label of each item.
+    pub labels: Vec<u32>,
+    every: Vec<usize>,
+}
+
+impl LabelledData {
+    /// `data` with `labels`, one per item.
+    ///
+    /// # Panics
+    /// If the counts differ.
+    pub fn new(data: Data, labels: Vec<u32>) -> Self {
+        assert_eq!(data.n_items(), labels.len(), "one label per item");
+        Self {
+            every: (0..labels.len()).collect(),
+            data,
+            labels,
+        }
+    }
+
+    /// The training set with every item labelled.
+    pub fn labelled(&self) -> TrainSet<'_> {
+        TrainSet {
+            x: &self.data,
+            labelled: &self.every,
+            labels: &self.labels,
+        }
+    }
+
+    /// The training set without labels.
+    pub fn unlabelled(&self) -> TrainSet<'_> {
+        TrainSet::unlabelled(&self.data)
+    }
+}
+
 impl<'a> TrainSet<'a> {
     /// An unlabelled training set.
     pub fn unlabelled(x: &'a Data) -> Self {

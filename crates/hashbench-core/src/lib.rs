@@ -15,7 +15,7 @@ pub mod seed;
 pub mod truth;
 
 pub use codes::BitCodes;
-pub use data::{Data, GramRows, SparseRows, TrainSet};
+pub use data::{Data, GramRows, LabelledData, SparseRows, TrainSet};
 pub use error::{DataMismatch, EncodeError, FitError, LinalgError, ParamError};
 pub use method::{HashMethod, HashModel};
 pub use truth::GroundTruth;

@@ -6,27 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Writes `bytes` to `path` through a temporary file unique to this process
-/// and call, then renames it into place (creating the parent folder).
+/// and call, then renames it into place (creating the parent folder): a set
+/// of one for [`write_all_atomically`].
 ///
 /// # Errors
 /// The failed create, write or rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(
-        ".{}-{}.tmp",
-        std::process::id(),
-        WRITES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let tmp = PathBuf::from(tmp);
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    write_all_atomically(&[(path, bytes)])
 }
 
 /// Writes several files as one set: every file goes to its temporary first,
@@ -38,11 +24,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// # Errors
 /// The first failed create or write ("none was changed"), or a failed
 /// rename (how many files were already replaced); no temporary is left.
-pub fn write_all_atomically(files: &[(PathBuf, Vec<u8>)]) -> std::io::Result<()> {
+pub fn write_all_atomically<P: AsRef<Path>, B: AsRef<[u8]>>(
+    files: &[(P, B)],
+) -> std::io::Result<()> {
     static SETS: AtomicU64 = AtomicU64::new(0);
     let set = SETS.fetch_add(1, Ordering::Relaxed);
     let mut staged: Vec<(PathBuf, &Path)> = Vec::with_capacity(files.len());
     let staging = files.iter().enumerate().try_for_each(|(k, (path, bytes))| {
+        let path = path.as_ref();
         if path.is_dir() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::IsADirectory,
@@ -55,7 +44,7 @@ pub fn write_all_atomically(files: &[(PathBuf, Vec<u8>)]) -> std::io::Result<()>
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(format!(".{}-set{set}-{k}.tmp", std::process::id()));
         let tmp = PathBuf::from(tmp);
-        let written = std::fs::write(&tmp, bytes);
+        let written = std::fs::write(&tmp, bytes.as_ref());
         staged.push((tmp, path));
         written
     });

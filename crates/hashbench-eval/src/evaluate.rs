@@ -3,7 +3,7 @@
 //! thread count.
 
 use hashbench_core::search::hamming_distances_into;
-use hashbench_core::{BitCodes, GroundTruth};
+use hashbench_core::{BitCodes, EncodeError, GroundTruth, HashModel, LabelledData};
 use rayon::prelude::*;
 
 use crate::hamming_knn::hamming_knn;
@@ -446,4 +446,21 @@ pub fn label_map(
         },
     );
     values.scalars[0].1
+}
+
+/// [`label_map`] of `model`'s codes of `queries` against its codes of `db`.
+///
+/// # Errors
+/// An item `model` cannot encode.
+pub fn model_label_map(
+    model: &dyn HashModel,
+    db: &LabelledData,
+    queries: &LabelledData,
+) -> Result<f64, EncodeError> {
+    Ok(label_map(
+        &model.encode(&db.data)?,
+        &model.encode(&queries.data)?,
+        &db.labels,
+        &queries.labels,
+    ))
 }

@@ -11,7 +11,7 @@ mod policy;
 mod query_values;
 mod values;
 
-pub use evaluate::{evaluate, label_map};
+pub use evaluate::{evaluate, label_map, model_label_map};
 pub use inputs::EvalInputs;
 pub use kernel_search::{SearchInputs, SearchSpec, vote};
 pub use per_query::{

@@ -1,5 +1,5 @@
 use faer::Mat;
-use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
+use hashbench_core::{Data, HashMethod, HashModel, LabelledData, TrainSet};
 use hashbench_kernel::{KernelSpec, Scale};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
@@ -294,31 +294,6 @@ fn cccp_settles_before_its_cap_at_the_papers_lambda2() {
     }
 }
 
-/// Items that are all labelled, as a training set.
-struct Labelled {
-    data: Data,
-    all: Vec<usize>,
-    labels: Vec<u32>,
-}
-
-impl Labelled {
-    fn new(x: Mat<f64>, labels: Vec<u32>) -> Self {
-        Self {
-            all: (0..x.nrows()).collect(),
-            data: Data::Dense(x),
-            labels,
-        }
-    }
-
-    fn train(&self) -> TrainSet<'_> {
-        TrainSet {
-            x: &self.data,
-            labelled: &self.all,
-            labels: &self.labels,
-        }
-    }
-}
-
 /// Two tight blobs of 2-D points (classes 0 and 1) and a Gaussian kernel.
 fn blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -344,8 +319,8 @@ fn params(kernel_width: f64) -> LampParams {
 #[test]
 fn lamp_separates_the_pairs_of_a_separable_problem() {
     let (x, labels) = blobs(80, 5);
-    let set = Labelled::new(x, labels);
-    let (data, labels, train) = (&set.data, &set.labels, set.train());
+    let set = LabelledData::new(Data::Dense(x), labels);
+    let (data, labels, train) = (&set.data, &set.labels, set.labelled());
     let model = params(1.5)
         .fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(1))
         .unwrap();
@@ -413,8 +388,8 @@ fn four_blobs(n: usize, seed: u64) -> (Mat<f64>, Vec<u32>) {
 #[test]
 fn the_decorrelation_penalty_decorrelates_the_bits() {
     let (x, labels) = four_blobs(200, 9);
-    let set = Labelled::new(x, labels);
-    let (data, train) = (&set.data, set.train());
+    let set = LabelledData::new(Data::Dense(x), labels);
+    let (data, train) = (&set.data, set.labelled());
     let correlation = |mu: f64| {
         let fit = LampParams {
             working_set: 200,
@@ -443,8 +418,8 @@ fn the_pair_term_keeps_more_pairs_together() {
         let shift = if labels[i] == 0 { -0.6 } else { 0.6 };
         (if d == 0 { shift } else { 0.0 }) + 2.0 * (rng.random::<f64>() - 0.5)
     });
-    let set = Labelled::new(x, labels);
-    let (data, labels, train) = (&set.data, &set.labels, set.train());
+    let set = LabelledData::new(Data::Dense(x), labels);
+    let (data, labels, train) = (&set.data, &set.labels, set.labelled());
     let same_side = |lambda2: f64| {
         let fit = LampParams {
             working_set: n,
@@ -479,8 +454,8 @@ fn the_pair_term_keeps_more_pairs_together() {
 #[test]
 fn fits_are_deterministic_and_cross_validation_records_its_choice() {
     let (x, labels) = four_blobs(300, 3);
-    let set = Labelled::new(x, labels);
-    let (data, train) = (&set.data, set.train());
+    let set = LabelledData::new(Data::Dense(x), labels);
+    let (data, train) = (&set.data, set.labelled());
     let fit = LampParams {
         working_set: 100,
         decorrelation: Decorrelation::CrossValidate(vec![0.0, 80.0]),
@@ -727,8 +702,8 @@ fn encoding_the_working_set_reproduces_the_signs_the_solver_trained() {
     // ν = Tβ and the bias are carried from the whitened problem into the
     // model: its encoding of the working set must give the training signs
     let (x, labels) = four_blobs(200, 4);
-    let set = Labelled::new(x, labels);
-    let (data, train) = (&set.data, set.train());
+    let set = LabelledData::new(Data::Dense(x), labels);
+    let (data, train) = (&set.data, set.labelled());
     let fit = LampParams {
         working_set: 80,
         ..params(2.0)

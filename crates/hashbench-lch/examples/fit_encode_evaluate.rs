@@ -2,25 +2,19 @@
 //! the codes by tie-aware MAP against the blobs' labels (relevant = same
 //! blob). Run with `cargo run -p hashbench-lch --example fit_encode_evaluate`.
 
-use hashbench_core::{HashMethod, HashModel, TrainSet};
+use hashbench_core::HashMethod;
 use hashbench_data::synthetic::two_nonnegative_blobs;
-use hashbench_eval::label_map;
+use hashbench_eval::model_label_map;
 use hashbench_lch::LchParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn main() {
-    let (db, db_labels) = two_nonnegative_blobs(400, 32, (1.0, 3.0), 0.8, 1);
-    let (queries, query_labels) = two_nonnegative_blobs(50, 32, (1.0, 3.0), 0.8, 2);
-    let train = TrainSet::unlabelled(&db);
+    let db = two_nonnegative_blobs(400, 32, (1.0, 3.0), 0.8, 1);
+    let queries = two_nonnegative_blobs(50, 32, (1.0, 3.0), 0.8, 2);
     let model = LchParams {}
-        .fit(&train, 16, &mut ChaCha8Rng::seed_from_u64(7))
+        .fit(&db.unlabelled(), 16, &mut ChaCha8Rng::seed_from_u64(7))
         .expect("fit");
-    let map = label_map(
-        &model.encode(&db).expect("encode"),
-        &model.encode(&queries).expect("encode"),
-        &db_labels,
-        &query_labels,
-    );
+    let map = model_label_map(&model, &db, &queries).expect("encode");
     println!("LCH, 16 bits: tie-aware MAP {map:.4}");
 }

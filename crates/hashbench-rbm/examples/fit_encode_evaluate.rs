@@ -2,30 +2,19 @@
 //! the codes by tie-aware MAP against the blobs' labels (relevant = same
 //! blob). Run with `cargo run -p hashbench-rbm --example fit_encode_evaluate`.
 
-use hashbench_core::{HashMethod, HashModel, TrainSet};
+use hashbench_core::HashMethod;
 use hashbench_data::synthetic::two_blobs;
-use hashbench_eval::label_map;
+use hashbench_eval::model_label_map;
 use hashbench_rbm::RbmParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn main() {
-    let (db, db_labels) = two_blobs(400, 32, (-1.0, 1.0), 0.8, 1);
-    let (queries, query_labels) = two_blobs(50, 32, (-1.0, 1.0), 0.8, 2);
-    let all: Vec<usize> = (0..400).collect();
-    let train = TrainSet {
-        x: &db,
-        labelled: &all,
-        labels: &db_labels,
-    };
+    let db = two_blobs(400, 32, (-1.0, 1.0), 0.8, 1);
+    let queries = two_blobs(50, 32, (-1.0, 1.0), 0.8, 2);
     let model = RbmParams::default()
-        .fit(&train, 16, &mut ChaCha8Rng::seed_from_u64(7))
+        .fit(&db.labelled(), 16, &mut ChaCha8Rng::seed_from_u64(7))
         .expect("fit");
-    let map = label_map(
-        &model.encode(&db).expect("encode"),
-        &model.encode(&queries).expect("encode"),
-        &db_labels,
-        &query_labels,
-    );
+    let map = model_label_map(&model, &db, &queries).expect("encode");
     println!("RBM, 16 bits: tie-aware MAP {map:.4}");
 }
