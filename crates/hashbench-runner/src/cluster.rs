@@ -55,7 +55,7 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
     if opts.shards == 0 {
         bail!("--shards 0: give at least one shard");
     }
-    if plan.normality.is_some() {
+    if plan.normality().is_some() {
         bail!(
             "{}: a normality study runs as one job; run it without Slurm shards",
             plan.spec_path.display()

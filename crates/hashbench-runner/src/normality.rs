@@ -193,14 +193,11 @@ fn one_hyperplane(
 /// A pool smaller than the largest p, or a failed record write.
 pub fn run(
     plan: &Plan,
+    spec: &NormalitySpec,
     data: &Dataset,
     dir: &Path,
     force: bool,
 ) -> Result<(ResultTables, Counts, String)> {
-    let spec = plan
-        .normality
-        .as_ref()
-        .expect("run only for normality plans");
     let pool = pool(data, spec)?;
     if let Some(&p) = spec.p.iter().find(|&&p| p > pool.nrows()) {
         bail!(

@@ -90,7 +90,7 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
             _ => continue,
         };
         if !plan.bits.contains(&bits) {
-            let what = match plan.sweep_bits {
+            let what = match plan.sweep_bits() {
                 Some(_) => "training items is not a training-set size",
                 None => "bits is not a code length",
             };
@@ -209,25 +209,25 @@ fn read_pair(pair: &Pair, bits: usize, sizes: (usize, usize)) -> Result<FittedCo
 /// the wrong shape, or missing data, each naming the file.
 pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunOutcome> {
     let started = Instant::now();
-    if plan.normality.is_some() {
+    let Some(study) = plan.retrieval() else {
         bail!(
             "{}: a normality study has no codes to score",
             plan.spec_path.display()
         );
-    }
+    };
     check_labels(sources)?;
     let found = sources
         .iter()
         .map(|s| discover(plan, s))
         .collect::<Result<Vec<_>>>()?;
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
-    check_ground_truth(plan, &data)?;
+    check_ground_truth(plan, study, &data)?;
     let dir = ws.run_dir(plan).join(SCORED_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut records = Vec::new();
     let mut about = String::new();
     for s in 0..plan.n_splits() {
-        let split = split_of(plan, &data, s)?;
+        let split = split_of(plan, study, &data, s)?;
         if s == 0 {
             about = format!(
                 "split: {} queries, {} database, {} training; scored codes from {}",
@@ -241,7 +241,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
                     .join(", ")
             );
         }
-        let ctx = context_of(ws, plan, &data, &split, s, &dir)?;
+        let ctx = context_of(ws, plan, study, &data, &split, s, &dir)?;
         for (source, pairs) in sources.iter().zip(&found) {
             let params = format!("scored from {}", source.dir.display());
             let of_split = pairs
@@ -288,7 +288,7 @@ fn check_labels(sources: &[CodeSource]) -> Result<()> {
 /// The seed a run gives `label`'s trial (so randomized metrics, such as
 /// kernel search, draw as in the run), or one derived from the label.
 fn trial_seed(plan: &Plan, label: &str, bits: usize, trial: usize) -> u64 {
-    match plan.methods.iter().find(|m| m.label == label) {
+    match plan.methods().iter().find(|m| m.label == label) {
         Some(m) => plan.trial_seed(m, bits, trial),
         None => derive_seed(
             plan.seed,

@@ -135,7 +135,7 @@ pub fn run_shard(
     shard: Shard,
 ) -> Result<ShardOutcome> {
     faer::set_global_parallelism(faer::Par::Seq);
-    if plan.normality.is_some() {
+    if plan.normality().is_some() {
         bail!(
             "{}: a normality study runs as one job; run it without --shard",
             plan.spec_path.display()
@@ -177,7 +177,7 @@ pub fn run_shard(
 /// As a run.
 pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<()> {
     faer::set_global_parallelism(faer::Par::Seq);
-    if plan.normality.is_some() {
+    if plan.normality().is_some() {
         return Ok(());
     }
     let _lock = crate::lock::RunLock::exclusive(&ws.run_dir(plan))?;

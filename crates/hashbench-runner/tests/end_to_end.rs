@@ -650,7 +650,7 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
     let run = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
     let codes = run.dir.join("codes");
     let sources: Vec<CodeSource> = plan
-        .methods
+        .methods()
         .iter()
         .map(|m| CodeSource {
             label: m.label.clone(),
@@ -687,7 +687,7 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
 
     // the same codes as NumPy and text files (no fit record: no timings)
     let pcah = &plan
-        .methods
+        .methods()
         .iter()
         .find(|m| m.label == "PCAH")
         .unwrap()
@@ -860,7 +860,7 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
     // the sweep's own codes, scored, give its tables: each size on its own split
     let sweep_plan = plan(&ws, "paper");
     let sources: Vec<CodeSource> = sweep_plan
-        .methods
+        .methods()
         .iter()
         .map(|m| CodeSource {
             label: m.label.clone(),
@@ -948,7 +948,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
         .map(|(_, k)| {
             run_dir
                 .join("trials")
-                .join(&plan.methods[k.method].slug)
+                .join(&plan.methods()[k.method].slug)
                 .join(format!("b{}-t{}.json", k.bits, k.trial))
         })
         .collect();
@@ -1000,7 +1000,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     assert!(e.contains("shards 3/4 left no manifest"), "{e}");
     assert!(e.contains("4 of 16 trials have no stored record"), "{e}");
     let k = plan.trials()[3].clone();
-    let label = &plan.methods[k.method].label;
+    let label = &plan.methods()[k.method].label;
     assert!(
         e.contains(&format!(
             "{label} at {} bits, trial {}: no record",

@@ -395,7 +395,7 @@ fn slurm(
 /// Runs `plan`, printing its start, end and summary; returns its wall time
 /// in seconds.
 fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<f64> {
-    let work = match &plan.normality {
+    let work = match plan.normality() {
         Some(n) => format!("normality study, {} values of p", n.p.len()),
         None => format!("{} trials", plan.trials().len()),
     };

@@ -206,10 +206,10 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
     Figure {
         title: f.title.clone(),
         x_label: f.x_label.clone().unwrap_or_else(|| {
-            curve_axes(&plan.metrics, curve).map_or_else(|| "x".into(), |a| a.x)
+            curve_axes(plan.metrics(), curve).map_or_else(|| "x".into(), |a| a.x)
         }),
         y_label: f.y_label.clone().unwrap_or_else(|| {
-            curve_axes(&plan.metrics, curve).map_or_else(|| curve.to_string(), |a| a.y)
+            curve_axes(plan.metrics(), curve).map_or_else(|| curve.to_string(), |a| a.y)
         }),
         categorical_x: false,
         series,
@@ -218,7 +218,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
 
 /// The metric table's axis label of scalar `metric`, else its name (a fit fact).
 fn axis_label(plan: &Plan, metric: &str) -> String {
-    describe(&plan.metrics, metric).map_or_else(|| metric.to_string(), |m| m.axis_label)
+    describe(plan.metrics(), metric).map_or_else(|| metric.to_string(), |m| m.axis_label)
 }
 
 /// Draws every figure of the plan into `dir` (PNG and SVG).

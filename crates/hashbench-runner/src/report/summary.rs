@@ -7,7 +7,7 @@ use hashbench_eval::TiePolicy;
 use super::row_labels;
 use super::stats::{aggregate, curve_means};
 use crate::claims::{Verdict, summary_section};
-use crate::spec::Plan;
+use crate::spec::{Plan, Study};
 use crate::tables::ResultTables;
 
 /// How a tie policy orders equal distances, for the summary (claims are
@@ -61,16 +61,16 @@ pub fn summary_markdown(
     );
     let _ = writeln!(s, "- Dataset: `{}`; {split_sizes}", plan.dataset);
     let _ = writeln!(s, "- Machine of the timings: {}", machine());
-    match &plan.normality {
-        Some(n) => {
+    match &plan.study {
+        Study::Normality(n) => {
             let _ = writeln!(s, "- Normality study: `{n:?}`");
         }
-        None => {
-            let _ = writeln!(s, "- Ground truth: `{:?}`", plan.ground_truth);
+        Study::Retrieval(r) => {
+            let _ = writeln!(s, "- Ground truth: `{:?}`", r.ground_truth);
             if let Some(k) = &plan.kernel {
                 let _ = writeln!(s, "- Kernel: `{k:?}`");
             }
-            let trials = if plan.split.per_trial {
+            let trials = if r.split.per_trial {
                 format!("{} per method, each on its own split", plan.trials)
             } else {
                 format!(
@@ -83,7 +83,7 @@ pub fn summary_markdown(
                 "- Trials: {trials}; values are {} ± sample std over trials",
                 plan.centre.name()
             );
-            let extra: Vec<&str> = plan
+            let extra: Vec<&str> = r
                 .methods
                 .iter()
                 .filter(|m| !m.in_paper)
@@ -96,7 +96,7 @@ pub fn summary_markdown(
                     extra.join(", ")
                 );
             }
-            for m in &plan.metrics {
+            for m in plan.metrics() {
                 if let (Some(ties), Some(name)) = (
                     m.ties(),
                     m.scalar_names().first().or(m.curve_names().first()),
@@ -138,7 +138,7 @@ pub fn summary_markdown(
         let _ = writeln!(s, "\n## {title}");
         for metric in names {
             let _ = writeln!(s, "\n### {metric}\n");
-            if let Some(m) = hashbench_eval::describe(&plan.metrics, &metric) {
+            if let Some(m) = hashbench_eval::describe(plan.metrics(), &metric) {
                 let _ = writeln!(s, "{} ({}).\n", m.description, m.direction.phrase());
             }
             let _ = write!(s, "| method |");
@@ -211,7 +211,7 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
     let axis = plan.axis();
     let mut declared = false;
     let mut lines: Vec<String> = Vec::new();
-    for m in &plan.methods {
+    for m in plan.methods() {
         for check in m.spec.registration().fit_log.checks {
             declared = true;
             for &b in &plan.bits {

@@ -8,12 +8,17 @@ use anyhow::{Result, anyhow, bail};
 use hashbench_core::method::Supervision;
 
 use crate::Plan;
+use crate::spec::Retrieval;
 
 /// Checks, before any trial, that every method (and the experiment kernel)
 /// can read the data and give the asked code lengths.
-pub(crate) fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
+pub(crate) fn check_methods(
+    plan: &Plan,
+    study: &Retrieval,
+    data: &hashbench_data::Dataset,
+) -> Result<()> {
     let file = plan.spec_path.display();
-    for m in &plan.methods {
+    for m in &study.methods {
         m.spec
             .check_data(&data.x)
             .map_err(|e| anyhow!("{file}: {}: {e}", m.label))?;
@@ -23,7 +28,7 @@ pub(crate) fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Resu
             .map_err(|e| anyhow!("{file}: kernel: {e}"))?;
     }
     let dim = data.x.as_dense().map_or(0, |x| x.ncols());
-    for m in &plan.methods {
+    for m in &study.methods {
         if let Some(max) = m.spec.requirements().max_bits(dim)
             && let Some(b) = plan.code_lengths().into_iter().find(|&b| b > max)
         {
@@ -34,12 +39,16 @@ pub(crate) fn check_methods(plan: &Plan, data: &hashbench_data::Dataset) -> Resu
             );
         }
     }
-    check_ground_truth(plan, data)
+    check_ground_truth(plan, study, data)
 }
 
 /// Checks that the data carry what the ground-truth rule reads.
-pub(crate) fn check_ground_truth(plan: &Plan, data: &hashbench_data::Dataset) -> Result<()> {
-    if plan.ground_truth.needs_labels() && data.labels.is_none() {
+pub(crate) fn check_ground_truth(
+    plan: &Plan,
+    study: &Retrieval,
+    data: &hashbench_data::Dataset,
+) -> Result<()> {
+    if study.ground_truth.needs_labels() && data.labels.is_none() {
         bail!(
             "{}: the ground truth needs class labels, dataset `{}` has none",
             plan.spec_path.display(),
@@ -54,6 +63,7 @@ pub(crate) fn check_ground_truth(plan: &Plan, data: &hashbench_data::Dataset) ->
 /// labelled items.
 pub(crate) fn check_supervision(
     plan: &Plan,
+    study: &Retrieval,
     data: &hashbench_data::Dataset,
     split: &hashbench_data::Split,
 ) -> Result<String> {
@@ -66,7 +76,7 @@ pub(crate) fn check_supervision(
         );
     }
     let mut unsupervised = Vec::new();
-    for m in &plan.methods {
+    for m in &study.methods {
         match m.spec.requirements().supervision {
             Supervision::LabelledPairs | Supervision::Optional if labelled == 1 => bail!(
                 "{file}: {} learns from pairs of labelled items; the split labels 1 (set split.labelled to at least 2, or 0 to run it unsupervised where it can)",
@@ -90,7 +100,7 @@ pub(crate) fn check_supervision(
         split.queries.len(),
         split.database.len(),
         split.training.len(),
-        if plan.split.per_trial {
+        if study.split.per_trial {
             format!(" (a fresh split in each of the {} trials)", plan.trials)
         } else {
             String::new()

@@ -20,7 +20,7 @@ pub(crate) use checks::check_ground_truth;
 use checks::{check_methods, check_supervision};
 use trial::TrialContext;
 
-use crate::spec::TrialKey;
+use crate::spec::{Retrieval, Study, TrialKey};
 use crate::tables::ResultTables;
 use crate::{
     Plan, RunOptions, RunOutcome, Workspace, claims, lock, normality, report, store, tables,
@@ -110,9 +110,9 @@ pub(crate) fn run_plan_as(
     faer::set_global_parallelism(faer::Par::Seq);
     let started = Instant::now();
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
-    if plan.normality.is_some() {
+    if let Study::Normality(n) = &plan.study {
         let dir = ws.run_dir(plan);
-        let (tables, counts, about) = normality::run(plan, &data, &dir, opts.force)?;
+        let (tables, counts, about) = normality::run(plan, n, &data, &dir, opts.force)?;
         return finish(ws, plan, &data, tables, &about, counts, started, dir);
     }
     let dir = ws.run_dir(plan);
@@ -145,7 +145,8 @@ pub(crate) fn pass(
     opts: &RunOptions,
     mode: Mode,
 ) -> Result<Pass> {
-    check_methods(plan, data)?;
+    let study = retrieval_of(plan)?;
+    check_methods(plan, study, data)?;
     let dir = ws.run_dir(plan);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let keys: Vec<TrialKey> = match mode {
@@ -171,11 +172,11 @@ pub(crate) fn pass(
         if mine.is_empty() {
             continue;
         }
-        let split = split_of(plan, data, s)?;
+        let split = split_of(plan, study, data, s)?;
         if out.about.is_empty() {
-            out.about = check_supervision(plan, data, &split)?;
+            out.about = check_supervision(plan, study, data, &split)?;
         }
-        let ctx = context_of(ws, plan, data, &split, s, &dir)?;
+        let ctx = context_of(ws, plan, study, data, &split, s, &dir)?;
         // each stored record read (and its codes checked) once
         let stored: Vec<Option<trial::TrialRecord>> = mine
             .par_iter()
@@ -219,10 +220,26 @@ pub(crate) fn pass(
     Ok(out)
 }
 
+/// The retrieval study of `plan`; an error naming what was asked of a
+/// normality study, which has no methods, trials or codes.
+pub(crate) fn retrieval_of(plan: &Plan) -> Result<&Retrieval> {
+    plan.retrieval().ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: a normality study has no trials, shards or codes; run it whole with `hashbench run`",
+            plan.spec_path.display()
+        )
+    })
+}
+
 /// The plan's `index`-th split of `data` (index files relative to the spec).
-pub(crate) fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Split> {
+pub(crate) fn split_of(
+    plan: &Plan,
+    study: &Retrieval,
+    data: &hashbench_data::Dataset,
+    index: usize,
+) -> Result<Split> {
     let base = plan.spec_path.parent().unwrap_or(Path::new("."));
-    plan.split_spec(index)
+    plan.split_spec(study, index)
         .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
         .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
 }
@@ -232,21 +249,37 @@ pub(crate) fn split_of(plan: &Plan, data: &hashbench_data::Dataset, index: usize
 pub(crate) fn context_of<'a>(
     ws: &Workspace,
     plan: &'a Plan,
+    study: &'a Retrieval,
     data: &hashbench_data::Dataset,
     split: &Split,
     index: usize,
     dir: &Path,
 ) -> Result<TrialContext<'a>> {
-    let truth = truth_of(ws, plan, data, split, index)?;
-    let first = first_draw(plan, data, index)?;
-    TrialContext::new(plan, data, split, index, first.as_ref(), truth, dir, ws)
+    let truth = truth_of(ws, plan, study, data, split, index)?;
+    let first = first_draw(plan, study, data, index)?;
+    TrialContext::new(
+        plan,
+        study,
+        data,
+        split,
+        index,
+        first.as_ref(),
+        truth,
+        dir,
+        ws,
+    )
 }
 
 /// The first split, when methods tune on it (`tune_on = "first-draw"`) and
 /// split `index` is a later one.
-fn first_draw(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Result<Option<Split>> {
-    if plan.tune_on == crate::spec::TuneOn::FirstDraw && index > 0 {
-        split_of(plan, data, 0).map(Some)
+fn first_draw(
+    plan: &Plan,
+    study: &Retrieval,
+    data: &hashbench_data::Dataset,
+    index: usize,
+) -> Result<Option<Split>> {
+    if study.tune_on == crate::spec::TuneOn::FirstDraw && index > 0 {
+        split_of(plan, study, data, 0).map(Some)
     } else {
         Ok(None)
     }
@@ -256,6 +289,7 @@ fn first_draw(plan: &Plan, data: &hashbench_data::Dataset, index: usize) -> Resu
 fn truth_of(
     ws: &Workspace,
     plan: &Plan,
+    study: &Retrieval,
     data: &hashbench_data::Dataset,
     split: &Split,
     index: usize,
@@ -280,12 +314,12 @@ fn truth_of(
         compute: &compute,
     };
     build_truth(
-        &plan.ground_truth,
+        &study.ground_truth,
         data,
         split,
         plan.truth_seed(index),
         Some(&ws.cache()),
-        plan.ground_truth.needs_kernel().then_some(&scores),
+        study.ground_truth.needs_kernel().then_some(&scores),
     )
     .with_context(|| format!("{}: ground truth", plan.spec_path.display()))
 }

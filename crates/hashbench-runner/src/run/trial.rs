@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Workspace;
 use crate::methods::MethodSpec;
-use crate::spec::{MethodEntry, Plan, TrialKey};
+use crate::spec::{MethodEntry, Plan, Retrieval, TrialKey};
 use crate::store::{self, Fingerprinted, FitRecord, FittedCodes, fingerprint};
 use crate::tables::{CurveRow, MetricRow, QueryValueRow, ResultTables};
 
@@ -66,6 +66,7 @@ impl Fingerprinted for TrialRecord {
 /// tie order and output folder.
 pub struct TrialContext<'a> {
     plan: &'a Plan,
+    study: &'a Retrieval,
     training: Training,
     /// The first draw's training set, on which methods pick their
     /// hyperparameters when the plan tunes on the first draw
@@ -210,6 +211,7 @@ impl<'a> TrialContext<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         plan: &'a Plan,
+        study: &'a Retrieval,
         data: &Dataset,
         split: &Split,
         split_index: usize,
@@ -224,7 +226,7 @@ impl<'a> TrialContext<'a> {
         let train = &training.x;
         let queries = data.x.select(&split.queries);
         let kernel = match &plan.kernel {
-            Some(spec) if plan.metrics.iter().any(|m| m.needs_kernel()) => {
+            Some(spec) if study.metrics.iter().any(|m| m.needs_kernel()) => {
                 let size = queries.n_items() * database.n_items();
                 if size > MAX_SCORES {
                     anyhow::bail!(
@@ -245,15 +247,16 @@ impl<'a> TrialContext<'a> {
         let mut tie_order: Vec<u32> = (0..split.database.len() as u32).collect();
         tie_order.shuffle(&mut ChaCha8Rng::seed_from_u64(tie_seed));
         let eval_context = fingerprint(&[
-            &format!("{:?}", plan.ground_truth),
+            &format!("{:?}", study.ground_truth),
             &plan.truth_seed(split_index).to_string(),
-            &format!("{:?}", plan.metrics),
+            &format!("{:?}", study.metrics),
             &format!("{:?}", plan.kernel),
             &tie_seed.to_string(),
             &format!("query values of {:?}", plan.claim_metrics()),
         ]);
         Ok(Self {
             plan,
+            study,
             training,
             first_draw,
             database,
@@ -276,7 +279,7 @@ impl<'a> TrialContext<'a> {
     }
 
     fn fit_fingerprint(&self, k: &TrialKey) -> String {
-        let m = &self.plan.methods[k.method];
+        let m = &self.study.methods[k.method];
         let mut parts = vec![
             self.training.context.clone(),
             m.params.clone(),
@@ -286,7 +289,7 @@ impl<'a> TrialContext<'a> {
             k.seed.to_string(),
         ];
         // a sweep's x is the training size: its code length is an input too
-        if let Some(bits) = self.plan.sweep_bits {
+        if let Some(bits) = self.study.sweep_bits {
             parts.push(format!("code length {bits}"));
         }
         // hyperparameters picked on another draw's training set
@@ -304,7 +307,7 @@ impl<'a> TrialContext<'a> {
     }
 
     fn stem(&self, k: &TrialKey) -> PathBuf {
-        PathBuf::from(&self.plan.methods[k.method].slug).join(format!("b{}-t{}", k.bits, k.trial))
+        PathBuf::from(&self.study.methods[k.method].slug).join(format!("b{}-t{}", k.bits, k.trial))
     }
 
     /// Where the codes of trial `k` are stored (`<stem>.db.hbcodes`, ...).
@@ -349,7 +352,7 @@ impl<'a> TrialContext<'a> {
         };
         format!(
             "{} at {} {}, trial {}: {why} ({})",
-            self.plan.methods[k.method].label,
+            self.study.methods[k.method].label,
             k.bits,
             self.plan.axis(),
             k.trial,
@@ -382,7 +385,7 @@ impl<'a> TrialContext<'a> {
                 return Ok(codes);
             }
         }
-        let m = &self.plan.methods[k.method];
+        let m = &self.study.methods[k.method];
         let name = || {
             format!(
                 "{} [{}]: {} at {} bits, trial {}",
@@ -446,7 +449,7 @@ impl<'a> TrialContext<'a> {
     pub fn tune_ahead(&self, keys: &[&TrialKey]) -> Result<()> {
         let mut by_bits: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
         for k in keys {
-            if self.plan.methods[k.method].spec.needs_tuning() {
+            if self.study.methods[k.method].spec.needs_tuning() {
                 by_bits
                     .entry(self.plan.code_length(k))
                     .or_default()
@@ -456,7 +459,7 @@ impl<'a> TrialContext<'a> {
         let groups: Vec<(usize, BTreeSet<usize>)> = by_bits.into_iter().collect();
         groups.par_iter().try_for_each(|(bits, methods)| {
             methods.iter().try_for_each(|&method| {
-                let m = &self.plan.methods[method];
+                let m = &self.study.methods[method];
                 self.tuned(m, *bits).map(|_| ()).map_err(|e| {
                     anyhow!(
                         "{} [{}]: {} at {bits} bits: tuning failed: {e}",
@@ -510,7 +513,7 @@ impl<'a> TrialContext<'a> {
     /// # Errors
     /// A fit or encode failure, or a write failure, naming the trial.
     pub fn run(&self, k: &TrialKey, refit: bool) -> Result<TrialRecord> {
-        let m = &self.plan.methods[k.method];
+        let m = &self.study.methods[k.method];
         let codes = self.codes(k, refit)?;
         let id = TrialId {
             label: &m.label,
@@ -557,7 +560,7 @@ impl<'a> TrialContext<'a> {
         });
         let log = &codes.fit.log;
         let mut values = evaluate(
-            &self.plan.metrics,
+            &self.study.metrics,
             &EvalInputs {
                 db: &codes.db,
                 queries: &codes.queries,

@@ -67,29 +67,16 @@ pub struct Plan {
     pub deviation: Option<String>,
     /// Experiment seed.
     pub seed: u64,
-    /// Every method gets the same trial seed at a code length and trial.
-    pub shared_trial_seeds: bool,
     /// The x axis: code lengths, or the training-set sizes of a sweep (then
-    /// `sweep_bits` is the code length), or the p values of a normality study.
+    /// the study's `sweep_bits` is the code length), or the p values of a
+    /// normality study.
     pub bits: Vec<usize>,
-    /// The one code length of a training-size sweep.
-    pub sweep_bits: Option<usize>,
     /// Trials of randomized methods.
     pub trials: usize,
     /// How trials are summarised.
     pub centre: Centre,
     /// Registry name of the dataset.
     pub dataset: String,
-    /// Split.
-    pub split: SplitSpec,
-    /// Which draw's training set methods tune on.
-    pub tune_on: TuneOn,
-    /// Ground-truth rule.
-    pub ground_truth: TruthRule,
-    /// Method configurations.
-    pub methods: Vec<MethodEntry>,
-    /// Metric policies.
-    pub metrics: Vec<MetricSpec>,
     /// Figure panels.
     pub figures: Vec<FigureSpec>,
     /// Paper claims.
@@ -104,12 +91,79 @@ pub struct Plan {
     pub graph_features: Option<WlSubtree>,
     /// Feature transforms applied after loading.
     pub transform: Vec<Transform>,
-    /// The normality study, for a KLSH Fig. 7 spec (then `bits` holds its p
-    /// values, `methods` is empty and split and ground truth are unused).
-    pub normality: Option<NormalitySpec>,
+    /// What kind of experiment it is, with the fields only that kind has.
+    pub study: Study,
+}
+
+/// The two kinds of experiment a spec states.
+#[derive(Debug, Clone)]
+pub enum Study {
+    /// Methods fitted, encoded and scored against a ground truth: every
+    /// experiment but one.
+    Retrieval(Box<Retrieval>),
+    /// How close to Gaussian random projections of kernel rows are (KLSH
+    /// Fig. 7): no methods, split or ground truth; the plan's `bits` are its
+    /// p values.
+    Normality(NormalitySpec),
+}
+
+/// What a retrieval study has and a normality study lacks.
+#[derive(Debug, Clone)]
+pub struct Retrieval {
+    /// Split.
+    pub split: SplitSpec,
+    /// Which draw's training set methods tune on.
+    pub tune_on: TuneOn,
+    /// Ground-truth rule.
+    pub ground_truth: TruthRule,
+    /// The one code length of a training-size sweep (the plan's `bits` are
+    /// then training-set sizes).
+    pub sweep_bits: Option<usize>,
+    /// Every method gets the same trial seed at a code length and trial.
+    pub shared_trial_seeds: bool,
+    /// Method configurations.
+    pub methods: Vec<MethodEntry>,
+    /// Metric policies.
+    pub metrics: Vec<MetricSpec>,
 }
 
 impl Plan {
+    /// The retrieval study's fields; `None` for a normality study.
+    pub fn retrieval(&self) -> Option<&Retrieval> {
+        match &self.study {
+            Study::Retrieval(r) => Some(r),
+            Study::Normality(_) => None,
+        }
+    }
+
+    /// The normality study; `None` for a retrieval study.
+    pub fn normality(&self) -> Option<&NormalitySpec> {
+        match &self.study {
+            Study::Normality(n) => Some(n),
+            Study::Retrieval(_) => None,
+        }
+    }
+
+    /// Method configurations (none in a normality study).
+    pub fn methods(&self) -> &[MethodEntry] {
+        self.retrieval().map_or(&[], |r| &r.methods)
+    }
+
+    /// Metric policies (none in a normality study).
+    pub fn metrics(&self) -> &[MetricSpec] {
+        self.retrieval().map_or(&[], |r| &r.metrics)
+    }
+
+    /// The one code length of a training-size sweep.
+    pub fn sweep_bits(&self) -> Option<usize> {
+        self.retrieval().and_then(|r| r.sweep_bits)
+    }
+
+    /// Whether every trial draws its own split.
+    fn per_trial(&self) -> bool {
+        self.retrieval().is_some_and(|r| r.split.per_trial)
+    }
+
     /// The plan's dataset from the first data root holding it, as vectors
     /// (graph features) and with the spec's transforms applied.
     ///
@@ -130,7 +184,7 @@ impl Plan {
 
     /// Seed-derivation parts naming split `index` (one split, or one per trial).
     fn split_parts(&self, role: &'static str, index: usize) -> Vec<String> {
-        if self.split.per_trial {
+        if self.per_trial() {
             vec![role.to_string(), index.to_string()]
         } else {
             vec![role.to_string()]
@@ -159,11 +213,13 @@ impl Plan {
     }
 
     /// Number of distinct splits: one per trial with `per_trial`, one per
-    /// training-set size of a sweep, else one.
+    /// training-set size of a sweep, else one (none in a normality study).
     pub fn n_splits(&self) -> usize {
-        if self.split.per_trial {
+        if self.retrieval().is_none() {
+            0
+        } else if self.per_trial() {
             self.trials
-        } else if self.sweep_bits.is_some() {
+        } else if self.sweep_bits().is_some() {
             self.bits.len()
         } else {
             1
@@ -179,25 +235,25 @@ impl Plan {
     /// The split of trial `trial` at x value `x` (code length, or training
     /// size of a sweep); `None` for a size the sweep lacks.
     pub fn split_at(&self, x: usize, trial: usize) -> Option<usize> {
-        if self.split.per_trial {
+        if self.per_trial() {
             Some(trial)
-        } else if self.sweep_bits.is_some() {
+        } else if self.sweep_bits().is_some() {
             self.bits.iter().position(|&b| b == x)
         } else {
             Some(0)
         }
     }
 
-    /// The split spec of split `index`: a sweep's draws `bits[index]`
-    /// training items from the database (queries and database stay those of
-    /// the one split seed).
-    pub fn split_spec(&self, index: usize) -> SplitSpec {
-        match self.sweep_bits {
+    /// The split spec of split `index` of `study` (this plan's): a sweep's
+    /// draws `bits[index]` training items from the database (queries and
+    /// database stay those of the one split seed).
+    pub fn split_spec(&self, study: &Retrieval, index: usize) -> SplitSpec {
+        match study.sweep_bits {
             Some(_) => SplitSpec {
                 training: hashbench_data::Count::Items(self.bits[index]),
-                ..self.split.clone()
+                ..study.split.clone()
             },
-            None => self.split.clone(),
+            None => study.split.clone(),
         }
     }
 
@@ -208,12 +264,12 @@ impl Plan {
 
     /// The code length at x value `x` (`x` itself, unless the plan sweeps sizes).
     pub fn code_length_at(&self, x: usize) -> usize {
-        self.sweep_bits.unwrap_or(x)
+        self.sweep_bits().unwrap_or(x)
     }
 
     /// Every code length the plan fits.
     pub fn code_lengths(&self) -> Vec<usize> {
-        match self.sweep_bits {
+        match self.sweep_bits() {
             Some(b) => vec![b],
             None => self.bits.clone(),
         }
@@ -222,7 +278,7 @@ impl Plan {
     /// The figure colour slot of the method labelled `label` (from its
     /// registration); `None` for normality series.
     pub fn palette_slot(&self, label: &str) -> Option<usize> {
-        self.methods
+        self.methods()
             .iter()
             .find(|m| m.label == label)
             .map(|m| m.spec.registration().palette_slot)
@@ -232,7 +288,7 @@ impl Plan {
     /// of the paper's methods (normality series all count).
     pub fn rivals(&self, method: &str) -> Vec<String> {
         let extra: Vec<&str> = self
-            .methods
+            .methods()
             .iter()
             .filter(|m| !m.in_paper)
             .map(|m| m.label.as_str())
@@ -259,31 +315,31 @@ impl Plan {
     /// Whether scalar `metric` is a fraction (at most 1: MAP, precision,
     /// recall, F1 and the like).
     pub fn is_fraction(&self, metric: &str) -> bool {
-        self.metrics.iter().any(|m| m.is_fraction(metric))
+        self.metrics().iter().any(|m| m.is_fraction(metric))
     }
 
     /// Whether curve `curve` has fractions, at most 1, as y.
     pub fn curve_is_fraction(&self, curve: &str) -> bool {
-        self.metrics.iter().any(|m| m.curve_is_fraction(curve))
+        self.metrics().iter().any(|m| m.curve_is_fraction(curve))
     }
 
     /// Method (or normality series) labels in spec order.
     pub fn labels(&self) -> Vec<String> {
-        match &self.normality {
-            Some(_) => NormalitySpec::SERIES
+        match &self.study {
+            Study::Normality(_) => NormalitySpec::SERIES
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
-            None => self.methods.iter().map(|m| m.label.clone()).collect(),
+            Study::Retrieval(r) => r.methods.iter().map(|m| m.label.clone()).collect(),
         }
     }
 
     /// What the x axis of the scalar tables holds: code length, or p for a
     /// normality study.
     pub fn axis(&self) -> &'static str {
-        if self.normality.is_some() {
+        if self.normality().is_some() {
             "p"
-        } else if self.sweep_bits.is_some() {
+        } else if self.sweep_bits().is_some() {
             "training items"
         } else {
             "bits"
@@ -293,7 +349,7 @@ impl Plan {
     /// The seed of `method`'s trial `trial` at `bits` bits: from what the
     /// spec states of the method, unless the plan shares trial seeds.
     pub fn trial_seed(&self, method: &MethodEntry, bits: usize, trial: usize) -> u64 {
-        let who = if self.shared_trial_seeds {
+        let who = if self.retrieval().is_some_and(|r| r.shared_trial_seeds) {
             "shared"
         } else {
             &method.stated
@@ -302,11 +358,12 @@ impl Plan {
     }
 
     /// Every trial: methods x bits x trials (one trial for deterministic
-    /// methods, unless each trial draws its own split).
+    /// methods, unless each trial draws its own split; none in a normality
+    /// study).
     pub fn trials(&self) -> Vec<TrialKey> {
         let mut out = Vec::new();
-        for (m, entry) in self.methods.iter().enumerate() {
-            let n = if entry.spec.is_randomized() || self.split.per_trial {
+        for (m, entry) in self.methods().iter().enumerate() {
+            let n = if entry.spec.is_randomized() || self.per_trial() {
                 self.trials
             } else {
                 1

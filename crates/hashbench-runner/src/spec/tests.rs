@@ -125,7 +125,7 @@ proptest::proptest! {
 fn grid_expands_and_profiles_override() {
     let spec = parse(GOOD).unwrap();
     let plan = spec.plan("paper").unwrap();
-    let labels: Vec<&str> = plan.methods.iter().map(|m| m.label.as_str()).collect();
+    let labels: Vec<&str> = plan.methods().iter().map(|m| m.label.as_str()).collect();
     assert_eq!(
         labels,
         [
@@ -145,7 +145,13 @@ fn grid_expands_and_profiles_override() {
 #[test]
 fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it() {
     assert_eq!(
-        parse(GOOD).unwrap().plan("paper").unwrap().tune_on,
+        parse(GOOD)
+            .unwrap()
+            .plan("paper")
+            .unwrap()
+            .retrieval()
+            .unwrap()
+            .tune_on,
         TuneOn::EachDraw
     );
     let fixed = GOOD.replace("[profiles.ci]", "[profiles.ci]\ntune_on = \"first-draw\"");
@@ -159,8 +165,14 @@ fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it(
         "[profiles.ci]\nsplit = { queries = 5, per_trial = true }",
     );
     let spec = parse(&drawn).unwrap();
-    assert_eq!(spec.plan("ci").unwrap().tune_on, TuneOn::FirstDraw);
-    assert_eq!(spec.plan("paper").unwrap().tune_on, TuneOn::EachDraw);
+    assert_eq!(
+        spec.plan("ci").unwrap().retrieval().unwrap().tune_on,
+        TuneOn::FirstDraw
+    );
+    assert_eq!(
+        spec.plan("paper").unwrap().retrieval().unwrap().tune_on,
+        TuneOn::EachDraw
+    );
 }
 
 #[test]
@@ -177,12 +189,12 @@ fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
     let spec = parse(&text).unwrap();
     let ci = spec.plan("ci").unwrap();
     assert!(
-        ci.methods[0].params.contains("origin"),
+        ci.methods()[0].params.contains("origin"),
         "{}",
-        ci.methods[0].params
+        ci.methods()[0].params
     );
     assert!(
-        !spec.plan("paper").unwrap().methods[0]
+        !spec.plan("paper").unwrap().methods()[0]
             .params
             .contains("origin")
     );
@@ -244,7 +256,10 @@ fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
     let before: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
     // a parameter added to a params struct later, with a default, changes
     // the serialised parameters but not what the spec states
-    for m in &mut plan.methods {
+    let crate::spec::Study::Retrieval(study) = &mut plan.study else {
+        unreachable!("GOOD is a retrieval spec")
+    };
+    for m in &mut study.methods {
         m.params = m.params.replace('}', ",\"new_knob\":1}");
     }
     let after: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();

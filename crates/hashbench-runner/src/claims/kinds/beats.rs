@@ -63,7 +63,7 @@ impl Beats {
     }
 
     fn lower(&self, plan: &Plan) -> bool {
-        self.compared(&plan.metrics) == Some(Compared::Lower)
+        self.compared(plan.metrics()) == Some(Compared::Lower)
     }
 
     fn rivals(&self, plan: &Plan) -> Vec<String> {
