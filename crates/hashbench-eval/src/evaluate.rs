@@ -12,7 +12,7 @@ use crate::kernel_search::{self, SearchContext};
 use crate::per_query::{
     QueryStats, RankRequest, query_stats, scanned_stats, weighted_distances_into,
 };
-use crate::policy::{EmptyPolicy, MetricSpec};
+use crate::policy::{EmptyPolicy, MetricSpec, TiePolicy};
 use crate::query_values::{Combine, QueryValues};
 use crate::values::{Curve, MetricValues};
 
@@ -201,7 +201,6 @@ fn aggregate(
     out: &mut MetricValues,
 ) {
     let names = spec.scalar_names();
-    let top_index = |n: usize| tops.binary_search(&n).expect("prefix registered");
     match spec {
         MetricSpec::Map { ties } => {
             let ap = stats.iter().filter_map(|s| s.ranked(*ties).ap);
@@ -218,144 +217,199 @@ fn aggregate(
             }
         }
         MetricSpec::F1AtRadius { radius, empty } => {
-            let [precisions, recalls, _] = ball_parts(stats, *radius, *empty);
-            let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
-            let f1 = if p + r > 0.0 {
-                2.0 * p * r / (p + r)
-            } else {
-                0.0
-            };
-            out.scalars.push((names[0].clone(), f1));
-            let parts: Vec<Vec<f32>> = [precisions, recalls]
-                .into_iter()
-                .map(|v| v.into_iter().map(|x| x as f32).collect())
-                .collect();
-            out.query_values.push((
-                names[0].clone(),
-                QueryValues {
-                    combine: Combine::F1,
-                    parts,
-                },
-            ));
+            f1_at_radius(&names[0], stats, *radius, *empty, out)
         }
         MetricSpec::RecallCurve { points, ties } => {
-            let points = recall_grid(*points, n_db)
-                .into_iter()
-                .map(|n| {
-                    let k = top_index(n);
-                    let recall = mean(
-                        stats
-                            .iter()
-                            .filter(|s| s.n_relevant > 0)
-                            .map(|s| s.ranked(*ties).relevant_in_top[k] / s.n_relevant as f64),
-                    );
-                    (n as f64, recall)
-                })
-                .collect();
-            out.curves.push(Curve {
-                name: spec.curve_names().remove(0),
-                points,
-            });
+            recall_curve(spec, stats, *points, *ties, tops, n_db, out)
         }
         MetricSpec::PrecisionFirstM { m, ties } => {
-            let points = m
-                .iter()
-                .map(|&m| {
-                    let n = m.min(n_db);
-                    let k = top_index(n);
-                    let p = mean(
-                        stats
-                            .iter()
-                            .map(|s| s.ranked(*ties).relevant_in_top[k] / n as f64),
-                    );
-                    (m as f64, p)
-                })
-                .collect();
-            out.curves.push(Curve {
-                name: spec.curve_names().remove(0),
-                points,
-            });
+            precision_first_m(spec, stats, m, *ties, tops, n_db, out)
         }
         MetricSpec::PrRadiusSweep => pr_sweep(stats, out),
-        MetricSpec::Overlap { radius } => {
-            let (mut retrieved, mut hits) = (0u64, 0u64);
-            let mut parts: Vec<Vec<f32>> =
-                (0..2).map(|_| Vec::with_capacity(stats.len())).collect();
-            for s in stats {
-                let r = (*radius as usize).min(s.at_distance.len() - 1);
-                let (n, h) = (
-                    s.at_distance[..=r]
-                        .iter()
-                        .map(|&v| u64::from(v))
-                        .sum::<u64>(),
-                    s.relevant_at_distance[..=r]
-                        .iter()
-                        .map(|&v| u64::from(v))
-                        .sum::<u64>(),
-                );
-                retrieved += n;
-                hits += h;
-                parts[0].push(h as f32);
-                parts[1].push(n as f32);
-            }
-            out.query_values.push((
-                names[0].clone(),
-                QueryValues {
-                    combine: Combine::RatioOfSums,
-                    parts,
-                },
-            ));
-            let v = if retrieved > 0 {
-                hits as f64 / retrieved as f64
-            } else {
-                f64::NAN
-            };
-            out.scalars.push((names[0].clone(), v));
-        }
+        MetricSpec::Overlap { radius } => overlap(&names[0], stats, *radius, out),
         MetricSpec::GoodNeighbours {
             radius,
             min_retrieved,
-        } => {
-            let (mut scores, mut grown, mut first) = (Vec::new(), Vec::new(), Vec::new());
-            for s in stats {
-                let bits = s.at_distance.len() - 1;
-                let mut r = (*radius as usize).min(bits);
-                let count = |r: usize| {
-                    s.at_distance[..=r]
-                        .iter()
-                        .map(|&v| u64::from(v))
-                        .sum::<u64>()
-                };
-                first.push(count(r) as f64);
-                while (count(r) as usize) < *min_retrieved && r < bits {
-                    r += 1;
-                }
-                let (n, hits) = (
-                    count(r),
-                    s.relevant_at_distance[..=r]
-                        .iter()
-                        .map(|&v| u64::from(v))
-                        .sum::<u64>(),
-                );
-                grown.push(n as f64);
-                scores.push(if n > 0 {
-                    hits as f64 / n as f64
-                } else {
-                    f64::NAN
-                });
-            }
-            for (name, part) in names.iter().zip([scores, grown, first]) {
-                out.scalars.push((name.clone(), mean_counted(&part)));
-                out.query_values
-                    .push((name.clone(), QueryValues::mean(part)));
-            }
-        }
+        } => good_neighbours(&names, stats, *radius, *min_retrieved, out),
         MetricSpec::HammingKnn { .. } => unreachable!("evaluated apart"),
         MetricSpec::KnnAccuracy { .. }
         | MetricSpec::RecallVsNeighbours { .. }
         | MetricSpec::Coverage { .. }
         | MetricSpec::SearchedPercent { .. } => unreachable!("kernel-search policies"),
     }
+}
+
+/// F1 of the ball means of precision and recall, and its per-query parts.
+fn f1_at_radius(
+    name: &str,
+    stats: &[QueryStats],
+    radius: u32,
+    empty: EmptyPolicy,
+    out: &mut MetricValues,
+) {
+    let [precisions, recalls, _] = ball_parts(stats, radius, empty);
+    let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
+    let f1 = if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    };
+    out.scalars.push((name.to_string(), f1));
+    let parts: Vec<Vec<f32>> = [precisions, recalls]
+        .into_iter()
+        .map(|v| v.into_iter().map(|x| x as f32).collect())
+        .collect();
+    out.query_values.push((
+        name.to_string(),
+        QueryValues {
+            combine: Combine::F1,
+            parts,
+        },
+    ));
+}
+
+/// Mean recall against the number of items retrieved.
+fn recall_curve(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    points: usize,
+    ties: TiePolicy,
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let points = recall_grid(points, n_db)
+        .into_iter()
+        .map(|n| {
+            let k = top_index(tops, n);
+            let recall = mean(
+                stats
+                    .iter()
+                    .filter(|s| s.n_relevant > 0)
+                    .map(|s| s.ranked(ties).relevant_in_top[k] / s.n_relevant as f64),
+            );
+            (n as f64, recall)
+        })
+        .collect();
+    out.curves.push(Curve {
+        name: spec.curve_names().remove(0),
+        points,
+    });
+}
+
+/// Mean precision of the first M retrieved, for each M.
+fn precision_first_m(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    m: &[usize],
+    ties: TiePolicy,
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let points = m
+        .iter()
+        .map(|&m| {
+            let n = m.min(n_db);
+            let k = top_index(tops, n);
+            let p = mean(
+                stats
+                    .iter()
+                    .map(|s| s.ranked(ties).relevant_in_top[k] / n as f64),
+            );
+            (m as f64, p)
+        })
+        .collect();
+    out.curves.push(Curve {
+        name: spec.curve_names().remove(0),
+        points,
+    });
+}
+
+/// The pooled share of query-item pairs within the radius that are true
+/// neighbours.
+fn overlap(name: &str, stats: &[QueryStats], radius: u32, out: &mut MetricValues) {
+    let (mut retrieved, mut hits) = (0u64, 0u64);
+    let mut parts: Vec<Vec<f32>> = (0..2).map(|_| Vec::with_capacity(stats.len())).collect();
+    for s in stats {
+        let r = (radius as usize).min(s.at_distance.len() - 1);
+        let (n, h) = (
+            s.at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>(),
+            s.relevant_at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>(),
+        );
+        retrieved += n;
+        hits += h;
+        parts[0].push(h as f32);
+        parts[1].push(n as f32);
+    }
+    out.query_values.push((
+        name.to_string(),
+        QueryValues {
+            combine: Combine::RatioOfSums,
+            parts,
+        },
+    ));
+    let v = if retrieved > 0 {
+        hits as f64 / retrieved as f64
+    } else {
+        f64::NAN
+    };
+    out.scalars.push((name.to_string(), v));
+}
+
+/// The share of true neighbours in a ball grown to at least `min_retrieved`
+/// items, with the grown and the first ball's sizes.
+fn good_neighbours(
+    names: &[String],
+    stats: &[QueryStats],
+    radius: u32,
+    min_retrieved: usize,
+    out: &mut MetricValues,
+) {
+    let (mut scores, mut grown, mut first) = (Vec::new(), Vec::new(), Vec::new());
+    for s in stats {
+        let bits = s.at_distance.len() - 1;
+        let mut r = (radius as usize).min(bits);
+        let count = |r: usize| {
+            s.at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>()
+        };
+        first.push(count(r) as f64);
+        while (count(r) as usize) < min_retrieved && r < bits {
+            r += 1;
+        }
+        let (n, hits) = (
+            count(r),
+            s.relevant_at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>(),
+        );
+        grown.push(n as f64);
+        scores.push(if n > 0 {
+            hits as f64 / n as f64
+        } else {
+            f64::NAN
+        });
+    }
+    for (name, part) in names.iter().zip([scores, grown, first]) {
+        out.scalars.push((name.clone(), mean_counted(&part)));
+        out.query_values
+            .push((name.clone(), QueryValues::mean(part)));
+    }
+}
+
+/// The position of prefix length `n` in the registered `tops`.
+fn top_index(tops: &[usize], n: usize) -> usize {
+    tops.binary_search(&n).expect("prefix registered")
 }
 
 fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {

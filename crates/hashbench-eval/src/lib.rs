@@ -14,10 +14,11 @@ mod values;
 pub use evaluate::{evaluate, label_map, model_label_map};
 pub use inputs::EvalInputs;
 pub use kernel_search::{SearchInputs, SearchSpec, vote};
+pub use metric_table::{MetricInfo, curve_axes, describe};
 pub use per_query::{
     QueryStats, RankRequest, RankStats, average_precision, expected_average_precision,
     expected_relevant_in_top, query_stats, scanned_stats,
 };
-pub use policy::{EmptyPolicy, MetricInfo, MetricSpec, TiePolicy, curve_axes, describe};
+pub use policy::{EmptyPolicy, MetricSpec, TiePolicy};
 pub use query_values::{Combine, QueryValues};
 pub use values::{Curve, MetricValues};

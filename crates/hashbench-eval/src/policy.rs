@@ -1,11 +1,11 @@
 //! Metric policies as a spec writes them (`[[metrics]]`): each metric with
-//! its tie order, empty-ball rule, radius or search, and what it writes and
-//! reads ([`MetricSpec::info`], with the metric table's entries).
+//! its tie order, empty-ball rule, radius or search, and their validation.
+//! What each policy writes and reads is the metric table's
+//! ([`crate::metric_table`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::kernel_search::SearchSpec;
-use crate::metric_table::{Axes, Direction, MetricMeta, Unit, timing};
 
 /// Order of database items at equal Hamming distance in a ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,7 +34,7 @@ impl TiePolicy {
     }
 
     /// Suffix of the metric and curve names under this policy.
-    fn suffix(self) -> &'static str {
+    pub(crate) fn suffix(self) -> &'static str {
         match self {
             TiePolicy::Index => "-index-ties",
             TiePolicy::Random => "",
@@ -43,7 +43,7 @@ impl TiePolicy {
     }
 
     /// The policy in words, for the metric table.
-    fn phrase(self) -> &'static str {
+    pub(crate) fn phrase(self) -> &'static str {
         match self {
             TiePolicy::Index => "ties in database order",
             TiePolicy::Random => "ties in a seeded random order",
@@ -70,7 +70,7 @@ pub enum EmptyPolicy {
 impl EmptyPolicy {
     /// Suffix of the metric names under this policy (none for `zero`, the
     /// first policy the harness had).
-    fn suffix(self) -> &'static str {
+    pub(crate) fn suffix(self) -> &'static str {
         match self {
             EmptyPolicy::Zero => "",
             EmptyPolicy::Skip => "-skip-empty",
@@ -79,7 +79,7 @@ impl EmptyPolicy {
     }
 
     /// The policy in words, for the metric table.
-    fn phrase(self) -> &'static str {
+    pub(crate) fn phrase(self) -> &'static str {
         match self {
             EmptyPolicy::Zero => "an empty ball scores precision 0",
             EmptyPolicy::Skip => "queries with an empty ball left out",
@@ -267,365 +267,4 @@ impl MetricSpec {
             _ => Ok(()),
         }
     }
-
-    /// What the policy writes and reads, in one place: every other property
-    /// of a policy is read from this table, and each scalar and curve it
-    /// writes carries its entry of the metric table.
-    pub fn info(&self) -> MetricInfo {
-        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower, Neither};
-        use Unit::{Count, Fraction, Percent};
-        let ranking =
-            |scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>, ties: TiePolicy| {
-                MetricInfo {
-                    reads_truth: true,
-                    needs_kernel: false,
-                    reads_query_stats: true,
-                    ties: Some(ties),
-                    ..MetricInfo::of(scalars, curves)
-                }
-            };
-        let hamming =
-            |scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>| MetricInfo {
-                reads_truth: true,
-                needs_kernel: false,
-                reads_query_stats: true,
-                ties: None,
-                ..MetricInfo::of(scalars, curves)
-            };
-        let kernel =
-            |scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>, reads_truth: bool| {
-                MetricInfo {
-                    reads_truth,
-                    needs_kernel: true,
-                    reads_query_stats: false,
-                    ties: None,
-                    ..MetricInfo::of(scalars, curves)
-                }
-            };
-        let curve = |name: &str, x: &str, y: &str| (name.to_string(), Axes::new(x, y));
-        let per_eps = |search: &SearchSpec, make: &dyn Fn(f64) -> (String, MetricMeta)| {
-            search.eps.iter().map(|&e| make(e)).collect::<Vec<_>>()
-        };
-        match self {
-            MetricSpec::Map { ties } => ranking(
-                vec![(
-                    format!("map{}", ties.suffix()),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        format!("mean average precision of the Hamming ranking ({})", ties.phrase()),
-                        "mean average precision",
-                    ),
-                )],
-                vec![],
-                *ties,
-            ),
-            MetricSpec::RecallCurve { ties, .. } => ranking(
-                vec![],
-                vec![curve(
-                    &format!("recall-vs-retrieved{}", ties.suffix()),
-                    "number of retrieved items",
-                    "recall",
-                )],
-                *ties,
-            ),
-            MetricSpec::PrecisionFirstM { ties, .. } => ranking(
-                vec![],
-                vec![curve(
-                    &format!("precision-first-m{}", ties.suffix()),
-                    "M",
-                    "precision of the first M retrieved",
-                )],
-                *ties,
-            ),
-            // ranks on its own: the vote needs each neighbour's label
-            MetricSpec::HammingKnn { k, ties } => MetricInfo {
-                reads_query_stats: false,
-                ..ranking(
-                    k.iter()
-                        .map(|k| {
-                            (
-                                format!("knn-k{k}{}", ties.suffix()),
-                                MetricMeta::new(
-                                    Higher,
-                                    Fraction,
-                                    format!("k-NN classification accuracy by Hamming distance, k = {k} ({})", ties.phrase()),
-                                    format!("accuracy (k = {k})"),
-                                ),
-                            )
-                        })
-                        .collect(),
-                    vec![curve(
-                        &format!("knn-accuracy-vs-k{}", ties.suffix()),
-                        "k",
-                        "accuracy",
-                    )],
-                    *ties,
-                )
-            },
-            MetricSpec::PrecisionAtRadius { radius, empty } => {
-                let e = empty.suffix();
-                hamming(
-                    vec![
-                        (
-                            format!("precision-r{radius}{e}"),
-                            MetricMeta::new(
-                                Higher,
-                                Fraction,
-                                format!("precision of the Hamming ball of radius {radius} ({})", empty.phrase()),
-                                format!("precision (radius {radius})"),
-                            ),
-                        ),
-                        (
-                            format!("recall-r{radius}{e}"),
-                            MetricMeta::new(
-                                Higher,
-                                Fraction,
-                                format!("recall of the Hamming ball of radius {radius} ({})", empty.phrase()),
-                                format!("recall (radius {radius})"),
-                            ),
-                        ),
-                        (
-                            format!("failed-queries-r{radius}"),
-                            MetricMeta::new(
-                                Lower,
-                                Fraction,
-                                format!("share of queries whose Hamming ball of radius {radius} holds no item"),
-                                format!("failed queries (radius {radius})"),
-                            ),
-                        ),
-                    ],
-                    vec![],
-                )
-            }
-            MetricSpec::F1AtRadius { radius, empty } => hamming(
-                vec![(
-                    format!("f1-r{radius}{}", empty.suffix()),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        format!("F1 of the Hamming ball of radius {radius} ({})", empty.phrase()),
-                        format!("F1 (radius {radius})"),
-                    ),
-                )],
-                vec![],
-            ),
-            MetricSpec::Overlap { radius } => hamming(
-                vec![(
-                    format!("overlap-r{radius}"),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        format!("share of the query-item pairs within Hamming distance {radius} that are true neighbours, pooled"),
-                        format!("overlap (radius {radius})"),
-                    ),
-                )],
-                vec![],
-            ),
-            MetricSpec::GoodNeighbours {
-                radius,
-                min_retrieved,
-            } => hamming(
-                vec![
-                    (
-                        format!("good-neighbours-r{radius}-min{min_retrieved}"),
-                        MetricMeta::new(
-                            Higher,
-                            Fraction,
-                            format!("share of true neighbours in the Hamming ball of radius {radius}, grown to at least {min_retrieved} items"),
-                            "good neighbours",
-                        ),
-                    ),
-                    (
-                        format!("retrieved-r{radius}-min{min_retrieved}"),
-                        MetricMeta::new(
-                            Neither,
-                            Count,
-                            format!("items in the ball of radius {radius} grown to at least {min_retrieved}"),
-                            "items retrieved",
-                        ),
-                    ),
-                    (
-                        format!("retrieved-r{radius}"),
-                        MetricMeta::new(
-                            Neither,
-                            Count,
-                            format!("items in the Hamming ball of radius {radius}"),
-                            "items retrieved",
-                        ),
-                    ),
-                ],
-                vec![],
-            ),
-            MetricSpec::PrRadiusSweep => hamming(
-                vec![],
-                vec![
-                    curve("pr-macro", "recall", "precision"),
-                    curve("pr-micro", "recall", "precision"),
-                    curve("pr-empty-fraction", "Hamming radius", "share of empty balls"),
-                    curve("recall-vs-mean-retrieved", "mean number of retrieved items", "recall"),
-                ],
-            ),
-            MetricSpec::KnnAccuracy { search, .. } => kernel(
-                per_eps(search, &|e| {
-                    (
-                        format!("knn-accuracy-eps{e}"),
-                        MetricMeta::new(Higher, Fraction, format!("k-NN accuracy of the hashed search at epsilon = {e}"), "k-NN accuracy"),
-                    )
-                })
-                .into_iter()
-                .chain(per_eps(search, &|e| {
-                    (
-                        format!("searched-percent-eps{e}"),
-                        MetricMeta::new(Lower, Percent, format!("percentage of the database the search visits at epsilon = {e}"), "% of database searched"),
-                    )
-                }))
-                .chain([(
-                    "linear-scan-knn-accuracy".to_string(),
-                    MetricMeta::new(Higher, Fraction, "k-NN accuracy of the kernel linear scan", "k-NN accuracy"),
-                )])
-                .collect(),
-                vec![
-                    curve("knn-accuracy-vs-eps", "epsilon", "k-NN accuracy"),
-                    curve("linear-scan-knn-accuracy-vs-eps", "epsilon", "k-NN accuracy"),
-                    curve("searched-percent-vs-eps", "epsilon", "% of database searched"),
-                ],
-                true,
-            ),
-            MetricSpec::RecallVsNeighbours { .. } => kernel(
-                vec![],
-                vec![
-                    curve("recall-vs-neighbours", "number of nearest neighbours", "recall"),
-                    curve("linear-scan-recall-vs-neighbours", "number of nearest neighbours", "recall"),
-                ],
-                true,
-            ),
-            MetricSpec::SearchedPercent { search } => kernel(
-                per_eps(search, &|e| {
-                    (
-                        format!("searched-percent-eps{e}"),
-                        MetricMeta::new(Lower, Percent, format!("percentage of the database the search visits at epsilon = {e}"), "% of database searched"),
-                    )
-                }),
-                vec![],
-                false,
-            ),
-            MetricSpec::Coverage { tops, .. } => kernel(
-                vec![],
-                tops.iter()
-                    .map(|k| curve(&format!("coverage-top{k}"), "linear-scan depth L", "fraction covered"))
-                    .collect(),
-                false,
-            ),
-        }
-    }
-
-    /// Names of the scalar metrics this policy writes.
-    pub fn scalar_names(&self) -> Vec<String> {
-        self.info().scalars
-    }
-
-    /// Names of the curves this policy writes.
-    pub fn curve_names(&self) -> Vec<String> {
-        self.info().curves
-    }
-
-    /// Whether the policy reads the ground truth (all but the kernel-only
-    /// comparisons).
-    pub fn reads_truth(&self) -> bool {
-        self.info().reads_truth
-    }
-
-    /// Whether scalar `name` of this policy is a fraction, at most 1 (the
-    /// metric table's unit).
-    pub fn is_fraction(&self, name: &str) -> bool {
-        let info = self.info();
-        info.scalars
-            .iter()
-            .position(|n| n == name)
-            .is_some_and(|at| info.scalar_meta[at].unit == Unit::Fraction)
-    }
-
-    /// Whether curve `name` of this policy has fractions, at most 1, as y
-    /// (precision or recall).
-    pub fn curve_is_fraction(&self, name: &str) -> bool {
-        matches!(
-            self,
-            MetricSpec::PrRadiusSweep
-                | MetricSpec::RecallCurve { .. }
-                | MetricSpec::PrecisionFirstM { .. }
-        ) && self.curve_names().iter().any(|n| n == name)
-    }
-
-    /// The tie policy of a ranking metric.
-    pub fn ties(&self) -> Option<TiePolicy> {
-        self.info().ties
-    }
-
-    /// Whether the policy re-ranks by the kernel (needs [`SearchInputs`]).
-    pub fn needs_kernel(&self) -> bool {
-        self.info().needs_kernel
-    }
-}
-
-/// What a metric policy writes and reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MetricInfo {
-    /// Names of the scalar metrics it writes.
-    pub scalars: Vec<String>,
-    /// Names of the curves it writes.
-    pub curves: Vec<String>,
-    /// Whether it reads the ground truth.
-    pub reads_truth: bool,
-    /// Whether it re-ranks by the experiment kernel.
-    pub needs_kernel: bool,
-    /// Whether it reads the per-query Hamming statistics (ball counts and
-    /// ranked relevance under its tie policy).
-    pub reads_query_stats: bool,
-    /// Its tie order, for a ranking metric.
-    pub ties: Option<TiePolicy>,
-    /// The metric table's entry of each of `scalars`, in order.
-    pub scalar_meta: Vec<MetricMeta>,
-    /// The axis labels of each of `curves`, in order.
-    pub curve_axes: Vec<Axes>,
-}
-
-impl MetricInfo {
-    /// Named scalars and curves with their entries; reads nothing.
-    fn of(scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>) -> Self {
-        let (scalars, scalar_meta) = scalars.into_iter().unzip();
-        let (curves, curve_axes) = curves.into_iter().unzip();
-        Self {
-            scalars,
-            curves,
-            reads_truth: false,
-            needs_kernel: false,
-            reads_query_stats: false,
-            ties: None,
-            scalar_meta,
-            curve_axes,
-        }
-    }
-}
-
-/// The entry of scalar `name` as `metrics` (a spec's policies) or the
-/// timings write it; none for a method's own fit facts.
-pub fn describe(metrics: &[MetricSpec], name: &str) -> Option<MetricMeta> {
-    metrics
-        .iter()
-        .find_map(|m| {
-            let info = m.info();
-            let at = info.scalars.iter().position(|s| s == name)?;
-            Some(info.scalar_meta[at].clone())
-        })
-        .or_else(|| timing(name))
-}
-
-/// The axis labels of curve `name` as `metrics` write it.
-pub fn curve_axes(metrics: &[MetricSpec], name: &str) -> Option<Axes> {
-    metrics.iter().find_map(|m| {
-        let info = m.info();
-        let at = info.curves.iter().position(|c| c == name)?;
-        Some(info.curve_axes[at].clone())
-    })
 }

@@ -1,9 +1,12 @@
-//! What each metric is, for a reader: which way is better, a one-line
-//! description, an axis label and a unit. [`crate::MetricSpec::info`] gives
-//! every scalar and curve a policy writes its entry here, and the timings of
-//! a fit are in [`timing`]; [`crate::describe`] and [`crate::curve_axes`]
-//! look a name up. Summaries, figure axes and claims read them, so a spec
-//! does not restate them.
+//! The metric table: what each metric a policy writes is, for a reader
+//! (which way is better, a one-line description, an axis label and a unit)
+//! and what the policy reads ([`MetricSpec::info`]); the timings of a fit
+//! are in [`timing`]; [`describe`] and [`curve_axes`] look a name up.
+//! Summaries, figure axes and claims read it, so a spec does not restate it.
+
+use crate::policy::{MetricSpec, TiePolicy};
+
+mod entries;
 
 /// Which way a scalar improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,10 +112,107 @@ pub fn timing(name: &str) -> Option<MetricMeta> {
     ))
 }
 
+/// What a metric policy writes and reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricInfo {
+    /// Names of the scalar metrics it writes.
+    pub scalars: Vec<String>,
+    /// Names of the curves it writes.
+    pub curves: Vec<String>,
+    /// Whether it reads the ground truth.
+    pub reads_truth: bool,
+    /// Whether it re-ranks by the experiment kernel.
+    pub needs_kernel: bool,
+    /// Whether it reads the per-query Hamming statistics (ball counts and
+    /// ranked relevance under its tie policy).
+    pub reads_query_stats: bool,
+    /// Its tie order, for a ranking metric.
+    pub ties: Option<TiePolicy>,
+    /// The metric table's entry of each of `scalars`, in order.
+    pub scalar_meta: Vec<MetricMeta>,
+    /// The axis labels of each of `curves`, in order.
+    pub curve_axes: Vec<Axes>,
+}
+
+impl MetricInfo {
+    /// A policy that ranks by Hamming distance under `ties`.
+    fn ranking(
+        scalars: Vec<(String, MetricMeta)>,
+        curves: Vec<(String, Axes)>,
+        ties: TiePolicy,
+    ) -> Self {
+        Self {
+            reads_truth: true,
+            reads_query_stats: true,
+            ties: Some(ties),
+            ..Self::of(scalars, curves)
+        }
+    }
+
+    /// A policy that reads Hamming balls.
+    fn ball(scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>) -> Self {
+        Self {
+            reads_truth: true,
+            reads_query_stats: true,
+            ..Self::of(scalars, curves)
+        }
+    }
+
+    /// A policy that re-ranks by the experiment kernel.
+    fn kernel(
+        scalars: Vec<(String, MetricMeta)>,
+        curves: Vec<(String, Axes)>,
+        reads_truth: bool,
+    ) -> Self {
+        Self {
+            reads_truth,
+            needs_kernel: true,
+            ..Self::of(scalars, curves)
+        }
+    }
+
+    /// Named scalars and curves with their entries; reads nothing.
+    fn of(scalars: Vec<(String, MetricMeta)>, curves: Vec<(String, Axes)>) -> Self {
+        let (scalars, scalar_meta) = scalars.into_iter().unzip();
+        let (curves, curve_axes) = curves.into_iter().unzip();
+        Self {
+            scalars,
+            curves,
+            reads_truth: false,
+            needs_kernel: false,
+            reads_query_stats: false,
+            ties: None,
+            scalar_meta,
+            curve_axes,
+        }
+    }
+}
+
+/// The entry of scalar `name` as `metrics` (a spec's policies) or the
+/// timings write it; none for a method's own fit facts.
+pub fn describe(metrics: &[MetricSpec], name: &str) -> Option<MetricMeta> {
+    metrics
+        .iter()
+        .find_map(|m| {
+            let info = m.info();
+            let at = info.scalars.iter().position(|s| s == name)?;
+            Some(info.scalar_meta[at].clone())
+        })
+        .or_else(|| timing(name))
+}
+
+/// The axis labels of curve `name` as `metrics` write it.
+pub fn curve_axes(metrics: &[MetricSpec], name: &str) -> Option<Axes> {
+    metrics.iter().find_map(|m| {
+        let info = m.info();
+        let at = info.curves.iter().position(|c| c == name)?;
+        Some(info.curve_axes[at].clone())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{curve_axes, describe};
     use crate::{EmptyPolicy, MetricSpec, TiePolicy};
 
     #[test]
