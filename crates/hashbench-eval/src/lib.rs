@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod aggregate;
 mod evaluate;
 mod hamming_knn;
 mod inputs;

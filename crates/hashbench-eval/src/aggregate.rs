@@ -1,0 +1,326 @@
+//! Aggregation: a policy's values over queries from the per-query Hamming
+//! statistics (means, pooled ratios, F1 of means, curves), with the
+//! per-query parts that claims resample.
+
+use crate::per_query::QueryStats;
+use crate::policy::{EmptyPolicy, MetricSpec, TiePolicy};
+use crate::query_values::{Combine, QueryValues};
+use crate::values::{Curve, MetricValues};
+
+pub(crate) fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
+    let mut g: Vec<usize> = (1..=points).map(|k| (k * n_db).div_ceil(points)).collect();
+    g.dedup();
+    g
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 { f64::NAN } else { sum / n as f64 }
+}
+
+/// Per-query precision (with the empty policy; NaN where it skips the
+/// query), recall (NaN without relevant items unless empty balls score 1)
+/// and failure (1 for an empty ball) of the Hamming ball at `radius`.
+fn ball_parts(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> [Vec<f64>; 3] {
+    let mut precisions = Vec::with_capacity(stats.len());
+    let mut recalls = Vec::with_capacity(stats.len());
+    let mut failed = Vec::with_capacity(stats.len());
+    for s in stats {
+        let r = (radius as usize).min(s.at_distance.len() - 1);
+        let retrieved: u32 = s.at_distance[..=r].iter().sum();
+        let hits: u32 = s.relevant_at_distance[..=r].iter().sum();
+        failed.push(if retrieved == 0 { 1.0 } else { 0.0 });
+        precisions.push(match empty {
+            _ if retrieved > 0 => f64::from(hits) / f64::from(retrieved),
+            EmptyPolicy::Zero => 0.0,
+            EmptyPolicy::One => 1.0,
+            EmptyPolicy::Skip => f64::NAN,
+        });
+        recalls.push(if s.n_relevant > 0 {
+            f64::from(hits) / s.n_relevant as f64
+        } else if empty == EmptyPolicy::One {
+            1.0
+        } else {
+            f64::NAN
+        });
+    }
+    [precisions, recalls, failed]
+}
+
+/// The mean of the values that are not NaN, summed in order (NaN when none).
+fn mean_counted(values: &[f64]) -> f64 {
+    mean(values.iter().copied().filter(|v| !v.is_nan()))
+}
+
+pub(crate) fn aggregate(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let names = spec.scalar_names();
+    match spec {
+        MetricSpec::Map { ties } => {
+            let ap = stats.iter().filter_map(|s| s.ranked(*ties).ap);
+            out.scalars.push((names[0].clone(), mean(ap)));
+            let per_query = stats.iter().map(|s| s.ranked(*ties).ap.unwrap_or(f64::NAN));
+            out.query_values
+                .push((names[0].clone(), QueryValues::mean(per_query)));
+        }
+        MetricSpec::PrecisionAtRadius { radius, empty } => {
+            for (name, part) in names.iter().zip(ball_parts(stats, *radius, *empty)) {
+                out.scalars.push((name.clone(), mean_counted(&part)));
+                out.query_values
+                    .push((name.clone(), QueryValues::mean(part)));
+            }
+        }
+        MetricSpec::F1AtRadius { radius, empty } => {
+            f1_at_radius(&names[0], stats, *radius, *empty, out)
+        }
+        MetricSpec::RecallCurve { points, ties } => {
+            recall_curve(spec, stats, *points, *ties, tops, n_db, out)
+        }
+        MetricSpec::PrecisionFirstM { m, ties } => {
+            precision_first_m(spec, stats, m, *ties, tops, n_db, out)
+        }
+        MetricSpec::PrRadiusSweep => pr_sweep(stats, out),
+        MetricSpec::Overlap { radius } => overlap(&names[0], stats, *radius, out),
+        MetricSpec::GoodNeighbours {
+            radius,
+            min_retrieved,
+        } => good_neighbours(&names, stats, *radius, *min_retrieved, out),
+        MetricSpec::HammingKnn { .. } => unreachable!("evaluated apart"),
+        MetricSpec::KnnAccuracy { .. }
+        | MetricSpec::RecallVsNeighbours { .. }
+        | MetricSpec::Coverage { .. }
+        | MetricSpec::SearchedPercent { .. } => unreachable!("kernel-search policies"),
+    }
+}
+
+/// F1 of the ball means of precision and recall, and its per-query parts.
+fn f1_at_radius(
+    name: &str,
+    stats: &[QueryStats],
+    radius: u32,
+    empty: EmptyPolicy,
+    out: &mut MetricValues,
+) {
+    let [precisions, recalls, _] = ball_parts(stats, radius, empty);
+    let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
+    let f1 = if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    };
+    out.scalars.push((name.to_string(), f1));
+    let parts: Vec<Vec<f32>> = [precisions, recalls]
+        .into_iter()
+        .map(|v| v.into_iter().map(|x| x as f32).collect())
+        .collect();
+    out.query_values.push((
+        name.to_string(),
+        QueryValues {
+            combine: Combine::F1,
+            parts,
+        },
+    ));
+}
+
+/// Mean recall against the number of items retrieved.
+fn recall_curve(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    points: usize,
+    ties: TiePolicy,
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let points = recall_grid(points, n_db)
+        .into_iter()
+        .map(|n| {
+            let k = top_index(tops, n);
+            let recall = mean(
+                stats
+                    .iter()
+                    .filter(|s| s.n_relevant > 0)
+                    .map(|s| s.ranked(ties).relevant_in_top[k] / s.n_relevant as f64),
+            );
+            (n as f64, recall)
+        })
+        .collect();
+    out.curves.push(Curve {
+        name: spec.curve_names().remove(0),
+        points,
+    });
+}
+
+/// Mean precision of the first M retrieved, for each M.
+fn precision_first_m(
+    spec: &MetricSpec,
+    stats: &[QueryStats],
+    m: &[usize],
+    ties: TiePolicy,
+    tops: &[usize],
+    n_db: usize,
+    out: &mut MetricValues,
+) {
+    let points = m
+        .iter()
+        .map(|&m| {
+            let n = m.min(n_db);
+            let k = top_index(tops, n);
+            let p = mean(
+                stats
+                    .iter()
+                    .map(|s| s.ranked(ties).relevant_in_top[k] / n as f64),
+            );
+            (m as f64, p)
+        })
+        .collect();
+    out.curves.push(Curve {
+        name: spec.curve_names().remove(0),
+        points,
+    });
+}
+
+/// The pooled share of query-item pairs within the radius that are true
+/// neighbours.
+fn overlap(name: &str, stats: &[QueryStats], radius: u32, out: &mut MetricValues) {
+    let (mut retrieved, mut hits) = (0u64, 0u64);
+    let mut parts: Vec<Vec<f32>> = (0..2).map(|_| Vec::with_capacity(stats.len())).collect();
+    for s in stats {
+        let r = (radius as usize).min(s.at_distance.len() - 1);
+        let (n, h) = (
+            s.at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>(),
+            s.relevant_at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>(),
+        );
+        retrieved += n;
+        hits += h;
+        parts[0].push(h as f32);
+        parts[1].push(n as f32);
+    }
+    out.query_values.push((
+        name.to_string(),
+        QueryValues {
+            combine: Combine::RatioOfSums,
+            parts,
+        },
+    ));
+    let v = if retrieved > 0 {
+        hits as f64 / retrieved as f64
+    } else {
+        f64::NAN
+    };
+    out.scalars.push((name.to_string(), v));
+}
+
+/// The share of true neighbours in a ball grown to at least `min_retrieved`
+/// items, with the grown and the first ball's sizes.
+fn good_neighbours(
+    names: &[String],
+    stats: &[QueryStats],
+    radius: u32,
+    min_retrieved: usize,
+    out: &mut MetricValues,
+) {
+    let (mut scores, mut grown, mut first) = (Vec::new(), Vec::new(), Vec::new());
+    for s in stats {
+        let bits = s.at_distance.len() - 1;
+        let mut r = (radius as usize).min(bits);
+        let count = |r: usize| {
+            s.at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>()
+        };
+        first.push(count(r) as f64);
+        while (count(r) as usize) < min_retrieved && r < bits {
+            r += 1;
+        }
+        let (n, hits) = (
+            count(r),
+            s.relevant_at_distance[..=r]
+                .iter()
+                .map(|&v| u64::from(v))
+                .sum::<u64>(),
+        );
+        grown.push(n as f64);
+        scores.push(if n > 0 {
+            hits as f64 / n as f64
+        } else {
+            f64::NAN
+        });
+    }
+    for (name, part) in names.iter().zip([scores, grown, first]) {
+        out.scalars.push((name.clone(), mean_counted(&part)));
+        out.query_values
+            .push((name.clone(), QueryValues::mean(part)));
+    }
+}
+
+/// The position of prefix length `n` in the registered `tops`.
+fn top_index(tops: &[usize], n: usize) -> usize {
+    tops.binary_search(&n).expect("prefix registered")
+}
+
+fn pr_sweep(stats: &[QueryStats], out: &mut MetricValues) {
+    let bits = stats.first().map_or(0, |s| s.at_distance.len() - 1);
+    let (mut macro_pr, mut micro_pr, mut empty_fraction) = (Vec::new(), Vec::new(), Vec::new());
+    let mut recall_vs_retrieved = Vec::new();
+    let mut retrieved = vec![0u64; stats.len()];
+    let mut hits = vec![0u64; stats.len()];
+    let total_relevant: u64 = stats.iter().map(|s| s.n_relevant as u64).sum();
+    for r in 0..=bits {
+        for (k, s) in stats.iter().enumerate() {
+            retrieved[k] += u64::from(s.at_distance[r]);
+            hits[k] += u64::from(s.relevant_at_distance[r]);
+        }
+        let precision = mean(
+            (0..stats.len())
+                .filter(|&k| retrieved[k] > 0)
+                .map(|k| hits[k] as f64 / retrieved[k] as f64),
+        );
+        let recall = mean(
+            (0..stats.len())
+                .filter(|&k| stats[k].n_relevant > 0)
+                .map(|k| hits[k] as f64 / stats[k].n_relevant as f64),
+        );
+        let empty =
+            retrieved.iter().filter(|&&n| n == 0).count() as f64 / stats.len().max(1) as f64;
+        macro_pr.push((recall, precision));
+        empty_fraction.push((r as f64, empty));
+        let mean_retrieved = mean(retrieved.iter().map(|&n| n as f64));
+        recall_vs_retrieved.push((mean_retrieved, recall));
+        let (sum_ret, sum_hits): (u64, u64) = (retrieved.iter().sum(), hits.iter().sum());
+        let micro_p = if sum_ret > 0 {
+            sum_hits as f64 / sum_ret as f64
+        } else {
+            f64::NAN
+        };
+        let micro_r = if total_relevant > 0 {
+            sum_hits as f64 / total_relevant as f64
+        } else {
+            f64::NAN
+        };
+        micro_pr.push((micro_r, micro_p));
+    }
+    for (name, points) in [
+        ("pr-macro", macro_pr),
+        ("pr-micro", micro_pr),
+        ("pr-empty-fraction", empty_fraction),
+        ("recall-vs-mean-retrieved", recall_vs_retrieved),
+    ] {
+        out.curves.push(Curve {
+            name: name.into(),
+            points,
+        });
+    }
+}
