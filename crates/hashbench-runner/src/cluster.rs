@@ -82,25 +82,96 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
         std::fs::copy(&current, &exe)
             .with_context(|| format!("copying {} to {}", current.display(), exe.display()))?;
     }
-    // the jobs start in the repository root: data roots absolute
-    let data_roots = std::env::var(DATA_ROOTS_VAR)
-        .ok()
-        .map(|v| {
-            v.split(':')
-                .filter(|p| !p.is_empty())
-                .map(|p| absolute(Path::new(p)).map(|a| a.display().to_string()))
-                .collect::<Result<Vec<_>>>()
-                .map(|roots| roots.join(":"))
-        })
-        .transpose()?;
-    let script = |what: &str, output: &str, array: Option<usize>, command: &str| -> String {
+    let jobs = Jobs {
+        name: format!("hashbench-{}", plan.id),
+        dir: &dir,
+        root: &root,
+        results: &results,
+        exe: &exe,
+        data_roots: absolute_data_roots()?,
+        opts,
+    };
+    let spec_arg = format!(
+        "{} --profile {}",
+        quoted(&spec.display().to_string()),
+        quoted(&plan.profile)
+    );
+    let scripts = JobScripts {
+        prepare: dir.join("prepare.sbatch"),
+        shards: dir.join("shards.sbatch"),
+        merge: dir.join("merge.sbatch"),
+    };
+    for (path, text) in [
+        (
+            &scripts.prepare,
+            jobs.script(
+                "prepare",
+                "prepare-%j.out",
+                None,
+                &format!("prepare {spec_arg}"),
+            ),
+        ),
+        (
+            &scripts.shards,
+            jobs.script(
+                "shard",
+                "shard-%A_%a.out",
+                Some(opts.shards),
+                &format!(
+                    "run {spec_arg} --shard \"$SLURM_ARRAY_TASK_ID/{}\"",
+                    opts.shards
+                ),
+            ),
+        ),
+        (
+            &scripts.merge,
+            jobs.script(
+                "merge",
+                "merge-%j.out",
+                None,
+                &format!(
+                    "merge {} --experiment {} --profile {}",
+                    quoted(&results.display().to_string()),
+                    quoted(&plan.id),
+                    quoted(&plan.profile)
+                ),
+            ),
+        ),
+    ] {
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(scripts)
+}
+
+/// What every job script of one run shares.
+struct Jobs<'a> {
+    /// Job-name prefix.
+    name: String,
+    /// Where scripts and job output go.
+    dir: &'a Path,
+    /// The repository root the jobs start in.
+    root: &'a Path,
+    /// The results folder.
+    results: &'a Path,
+    /// The copy of this executable every job runs.
+    exe: &'a Path,
+    /// The data roots, absolute.
+    data_roots: Option<String>,
+    opts: &'a SlurmOptions,
+}
+
+impl Jobs<'_> {
+    /// A job script: its `#SBATCH` directives, the data roots, then `exec`
+    /// of `command`, over `array` tasks when given.
+    fn script(&self, what: &str, output: &str, array: Option<usize>, command: &str) -> String {
+        let opts = self.opts;
         let mut s = String::from("#!/bin/bash\n");
         let mut directive = |d: String| {
             let _ = writeln!(s, "#SBATCH {d}");
         };
-        directive(format!("--job-name=hashbench-{}-{what}", plan.id));
-        directive(format!("--output={}", dir.join(output).display()));
-        directive(format!("--chdir={}", root.display()));
+        directive(format!("--job-name={}-{what}", self.name));
+        directive(format!("--output={}", self.dir.join(output).display()));
+        directive(format!("--chdir={}", self.root.display()));
         if let Some(n) = array {
             directive(format!("--array=0-{}", n - 1));
         }
@@ -117,68 +188,32 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
             directive(format!("--mem={m}"));
         }
         s.push_str("set -euo pipefail\n");
-        if let Some(d) = &data_roots {
+        if let Some(d) = &self.data_roots {
             let _ = writeln!(s, "export {DATA_ROOTS_VAR}={}", quoted(d));
         }
         let _ = writeln!(
             s,
             "exec {} --root {} --results {} --threads \"${{SLURM_CPUS_PER_TASK:-1}}\" {command}",
-            quoted(&exe.display().to_string()),
-            quoted(&root.display().to_string()),
-            quoted(&results.display().to_string()),
+            quoted(&self.exe.display().to_string()),
+            quoted(&self.root.display().to_string()),
+            quoted(&self.results.display().to_string()),
         );
         s
-    };
-    let spec_arg = format!(
-        "{} --profile {}",
-        quoted(&spec.display().to_string()),
-        quoted(&plan.profile)
-    );
-    let scripts = JobScripts {
-        prepare: dir.join("prepare.sbatch"),
-        shards: dir.join("shards.sbatch"),
-        merge: dir.join("merge.sbatch"),
-    };
-    for (path, text) in [
-        (
-            &scripts.prepare,
-            script(
-                "prepare",
-                "prepare-%j.out",
-                None,
-                &format!("prepare {spec_arg}"),
-            ),
-        ),
-        (
-            &scripts.shards,
-            script(
-                "shard",
-                "shard-%A_%a.out",
-                Some(opts.shards),
-                &format!(
-                    "run {spec_arg} --shard \"$SLURM_ARRAY_TASK_ID/{}\"",
-                    opts.shards
-                ),
-            ),
-        ),
-        (
-            &scripts.merge,
-            script(
-                "merge",
-                "merge-%j.out",
-                None,
-                &format!(
-                    "merge {} --experiment {} --profile {}",
-                    quoted(&results.display().to_string()),
-                    quoted(&plan.id),
-                    quoted(&plan.profile)
-                ),
-            ),
-        ),
-    ] {
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    Ok(scripts)
+}
+
+/// The data roots made absolute: the jobs start in the repository root.
+fn absolute_data_roots() -> Result<Option<String>> {
+    std::env::var(DATA_ROOTS_VAR)
+        .ok()
+        .map(|v| {
+            v.split(':')
+                .filter(|p| !p.is_empty())
+                .map(|p| absolute(Path::new(p)).map(|a| a.display().to_string()))
+                .collect::<Result<Vec<_>>>()
+                .map(|roots| roots.join(":"))
+        })
+        .transpose()
 }
 
 /// Submits `script` with `sbatch --parsable` and `extra` options; returns the

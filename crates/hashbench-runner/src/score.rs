@@ -16,7 +16,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use hashbench_core::seed::derive_seed;
 use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
-use crate::run::trial::{self, TrialId};
+use crate::run::trial::TrialId;
 use crate::run::{check_ground_truth, context_of, finish, split_of};
 use crate::store::{FitRecord, FittedCodes};
 use crate::{Counts, Plan, RunOutcome, Workspace};
@@ -260,7 +260,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             }
         }
     }
-    let tables = trial::tables(plan, &data.name, &records);
+    let tables = crate::tables::of_records(plan, &data.name, &records);
     let counts = Counts {
         fitted: 0,
         evaluated: records.len(),

@@ -1,7 +1,9 @@
 //! The results store of a run folder: JSON records written atomically, each
 //! valid only for the fingerprint of the inputs it carries, and the fitted
-//! codes of every trial. Retrieval trials and normality studies both resume
-//! through [`resume`].
+//! codes of every trial. It owns every record type (a trial's evaluation
+//! [`TrialRecord`], its fit [`FitRecord`] and codes, a tuning choice
+//! `TunedRecord`) and the fingerprints that key them. Retrieval trials and
+//! normality studies both resume through [`resume`].
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,10 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use hashbench_eval::QueryValues;
+
+use crate::methods::MethodSpec;
 
 /// sha256 (hex) of `parts`, separated so that parts cannot run together.
 pub fn fingerprint(parts: &[&str]) -> String {
@@ -200,6 +206,56 @@ pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
         queries: BitCodes::read_from(queries.as_slice()).ok()?,
         fit,
     })
+}
+
+/// A stored curve: name and (x, y) points, y null where undefined.
+pub(crate) type StoredCurve = (String, Vec<(f64, Option<f64>)>);
+
+/// A stored evaluation of one trial: the metrics, then the facts of the fit's
+/// log as further scalars and its per-bit entries as curves over the bit
+/// index. Undefined values (NaN) are stored as null.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrialRecord {
+    pub(crate) fingerprint: String,
+    pub(crate) method: String,
+    pub(crate) params: String,
+    pub(crate) bits: usize,
+    pub(crate) trial: usize,
+    pub(crate) seed: u64,
+    pub(crate) scalars: Vec<(String, Option<f64>)>,
+    pub(crate) curves: Vec<StoredCurve>,
+    pub(crate) fit_seconds: f64,
+    pub(crate) encode_seconds: f64,
+    /// Seconds of parts of the fit the method reported (its fit log).
+    #[serde(default)]
+    pub(crate) fit_log_seconds: Vec<(String, f64)>,
+    /// The per-query values of the scalars the plan's claims read.
+    #[serde(default)]
+    pub(crate) query_values: Vec<(String, QueryValues)>,
+}
+
+impl Fingerprinted for TrialRecord {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
+/// Hyperparameters a method picked on one training set at one code length.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct TunedRecord {
+    pub(crate) fingerprint: String,
+    /// The configuration with its hyperparameters fixed.
+    pub(crate) spec: MethodSpec,
+    /// What the choice rested on (reported with every fit that uses it).
+    pub(crate) log: FitLog,
+    /// Seconds the tuning took.
+    pub(crate) seconds: f64,
+}
+
+impl Fingerprinted for TunedRecord {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
 }
 
 #[cfg(test)]

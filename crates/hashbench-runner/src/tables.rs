@@ -12,6 +12,9 @@ use polars::prelude::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::spec::Plan;
+use crate::store::TrialRecord;
+
 /// One scalar value of one trial.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricRow {
@@ -83,7 +86,8 @@ pub struct ResultTables {
     pub query_values: Vec<QueryValueRow>,
 }
 
-fn opt(v: f64) -> Option<f64> {
+/// `v` where finite; undefined values are stored as null.
+pub(crate) fn opt(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
@@ -289,6 +293,55 @@ pub fn read_tables(dir: &Path) -> Result<ResultTables> {
         timings: metric_rows(&timings)?,
         query_values: read_query_values(dir)?,
     })
+}
+
+/// Long-form tables of `records`, in the order given.
+pub fn of_records(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTables {
+    let mut t = ResultTables {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        dataset: dataset.to_string(),
+        ..ResultTables::default()
+    };
+    for r in records {
+        let row = |metric: &str, value: f64| MetricRow {
+            method: r.method.clone(),
+            params: r.params.clone(),
+            bits: r.bits,
+            trial: r.trial,
+            metric: metric.to_string(),
+            value,
+        };
+        t.metrics
+            .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
+        // codes scored without a fit record have no timings
+        if r.fit_seconds.is_finite() {
+            t.timings.push(row("fit-seconds", r.fit_seconds));
+            t.timings.push(row("encode-seconds", r.encode_seconds));
+            t.timings
+                .extend(r.fit_log_seconds.iter().map(|(n, v)| row(n, *v)));
+        }
+        t.query_values
+            .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {
+                method: r.method.clone(),
+                bits: r.bits,
+                trial: r.trial,
+                metric: metric.clone(),
+                values: values.clone(),
+            }));
+        for (curve, points) in &r.curves {
+            t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
+                method: r.method.clone(),
+                params: r.params.clone(),
+                bits: r.bits,
+                trial: r.trial,
+                curve: curve.clone(),
+                x,
+                y: y.unwrap_or(f64::NAN),
+            }));
+        }
+    }
+    t
 }
 
 #[cfg(test)]

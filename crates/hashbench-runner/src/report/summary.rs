@@ -1,11 +1,12 @@
 //! The Markdown summary of a run.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use hashbench_eval::TiePolicy;
 
 use super::row_labels;
-use super::stats::{aggregate, curve_means};
+use super::stats::{Stat, aggregate, curve_means};
 use crate::claims::{Verdict, summary_section};
 use crate::spec::{Plan, Study};
 use crate::tables::ResultTables;
@@ -39,6 +40,9 @@ fn machine() -> String {
     format!("{model}, {cpus} logical CPUs")
 }
 
+/// Centre and spread per (method, metric, x).
+type Stats = BTreeMap<(String, String, usize), Stat>;
+
 /// The Markdown summary: protocol, deviation, mean ± std tables per metric,
 /// timings, and the paper-claims section.
 pub fn summary_markdown(
@@ -50,6 +54,22 @@ pub fn summary_markdown(
     let stats = aggregate(&t.metrics, plan.centre);
     let timing = aggregate(&t.timings, plan.centre);
     let mut s = String::new();
+    write_protocol(&mut s, plan, split_sizes);
+    write_value_tables(&mut s, plan, t, &stats, &timing);
+    write_curve_tables(&mut s, plan, t);
+    write_fit_checks(&mut s, plan, t);
+    let mut all = stats;
+    all.extend(timing);
+    write_reported(&mut s, plan, &all);
+    if !verdicts.is_empty() {
+        s.push_str(&summary_section(verdicts));
+    }
+    s
+}
+
+/// The run's protocol: paper, spec, data, truth, trials, tie policies and
+/// the deviation from the paper.
+fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
     let _ = writeln!(s, "# {}: {}\n", plan.id, plan.title);
     let _ = writeln!(s, "- Paper: {}", plan.paper);
     let _ = writeln!(
@@ -114,6 +134,17 @@ pub fn summary_markdown(
             let _ = writeln!(s, "\nThis run follows the paper's protocol.");
         }
     }
+}
+
+/// One table per scalar metric, then per timing: rows are methods, columns
+/// the x values, cells centre ± std over trials.
+fn write_value_tables(
+    s: &mut String,
+    plan: &Plan,
+    t: &ResultTables,
+    stats: &Stats,
+    timing: &Stats,
+) {
     let mut metrics: Vec<String> = Vec::new();
     for r in &t.metrics {
         if !metrics.contains(&r.metric) {
@@ -129,8 +160,8 @@ pub fn summary_markdown(
     let axis = plan.axis();
     let rows = row_labels(plan, t);
     for (title, names, stats) in [
-        ("Metrics", metrics, &stats),
-        ("Timings (seconds per trial)", timing_names, &timing),
+        ("Metrics", metrics, stats),
+        ("Timings (seconds per trial)", timing_names, timing),
     ] {
         if names.is_empty() && title.starts_with("Timings") {
             continue;
@@ -168,40 +199,37 @@ pub fn summary_markdown(
             }
         }
     }
-    write_curve_tables(&mut s, plan, t);
-    write_fit_checks(&mut s, plan, t);
-    let mut all = stats.clone();
-    all.extend(timing.clone());
-    if !plan.reported.is_empty() {
-        let _ = writeln!(s, "\n## Reported in the paper\n");
-        if plan.deviation.is_some() {
-            let _ = writeln!(
-                s,
-                "This profile departs from the paper's protocol (see above): the paper's numbers are shown for reference, not as a target.\n"
-            );
-        }
+}
+
+/// The paper's reported numbers beside ours.
+fn write_reported(s: &mut String, plan: &Plan, all: &Stats) {
+    if plan.reported.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n## Reported in the paper\n");
+    if plan.deviation.is_some() {
         let _ = writeln!(
             s,
-            "| method | metric | {} | paper | reproduced | source |\n|---|---|---|---|---|---|",
-            plan.axis()
+            "This profile departs from the paper's protocol (see above): the paper's numbers are shown for reference, not as a target.\n"
         );
-        for r in &plan.reported {
-            let mine = all
-                .get(&(r.method.clone(), r.metric.clone(), r.bits))
-                .map_or("not in this run".to_string(), |st| {
-                    format!("{:.4}", st.centre)
-                });
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {mine} | {} |",
-                r.method, r.metric, r.bits, r.value, r.source
-            );
-        }
     }
-    if !verdicts.is_empty() {
-        s.push_str(&summary_section(verdicts));
+    let _ = writeln!(
+        s,
+        "| method | metric | {} | paper | reproduced | source |\n|---|---|---|---|---|---|",
+        plan.axis()
+    );
+    for r in &plan.reported {
+        let mine = all
+            .get(&(r.method.clone(), r.metric.clone(), r.bits))
+            .map_or("not in this run".to_string(), |st| {
+                format!("{:.4}", st.centre)
+            });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {mine} | {} |",
+            r.method, r.metric, r.bits, r.value, r.source
+        );
     }
-    s
 }
 
 /// Fits whose logged facts lie outside the ranges their method declares

@@ -21,6 +21,7 @@ use checks::{check_methods, check_supervision};
 use trial::TrialContext;
 
 use crate::spec::{Retrieval, Study, TrialKey};
+use crate::store::TrialRecord;
 use crate::tables::ResultTables;
 use crate::{
     Plan, RunOptions, RunOutcome, Workspace, claims, lock, normality, report, store, tables,
@@ -90,7 +91,7 @@ pub(crate) enum Mode {
 
 /// What a pass over the splits did.
 pub(crate) struct Pass {
-    pub records: Vec<trial::TrialRecord>,
+    pub records: Vec<TrialRecord>,
     pub computed: usize,
     pub fits: usize,
     pub about: String,
@@ -118,7 +119,7 @@ pub(crate) fn run_plan_as(
     let dir = ws.run_dir(plan);
     let pass = pass(ws, plan, &data, opts, mode)?;
     let n = plan.trials().len();
-    let tables = trial::tables(plan, &data.name, &pass.records);
+    let tables = crate::tables::of_records(plan, &data.name, &pass.records);
     finish(
         ws,
         plan,
@@ -178,7 +179,7 @@ pub(crate) fn pass(
         }
         let ctx = context_of(ws, plan, study, data, &split, s, &dir)?;
         // each stored record read (and its codes checked) once
-        let stored: Vec<Option<trial::TrialRecord>> = mine
+        let stored: Vec<Option<TrialRecord>> = mine
             .par_iter()
             .map(|k| if opts.force { None } else { ctx.stored(k) })
             .collect();

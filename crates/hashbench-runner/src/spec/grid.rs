@@ -53,68 +53,8 @@ impl Spec {
                     base.insert(key.clone(), value.clone());
                 }
             }
-            let grid = match base.remove("grid") {
-                Some(toml::Value::Table(t)) => t,
-                Some(other) => {
-                    bail!("{at}: methods[{k}].grid must be a table of lists, got {other}")
-                }
-                None => toml::Table::new(),
-            };
-            let mut combos: Vec<(toml::Table, Vec<String>)> = vec![(base, vec![])];
-            for (key, values) in &grid {
-                let toml::Value::Array(values) = values else {
-                    bail!("{at}: methods[{k}].grid.{key} must be a list of values");
-                };
-                combos = combos
-                    .into_iter()
-                    .flat_map(|(t, tags)| {
-                        values.iter().map(move |v| {
-                            let mut t = t.clone();
-                            t.insert(key.clone(), v.clone());
-                            let mut tags = tags.clone();
-                            tags.push(format!("{key}={v}"));
-                            (t, tags)
-                        })
-                    })
-                    .collect();
-            }
-            for (mut t, tags) in combos {
-                let name = match t.get("method") {
-                    Some(toml::Value::String(name)) => name.clone(),
-                    _ => bail!(
-                        "{at}: methods[{k}] needs `method = \"...\"` (one of {})",
-                        methods::names()
-                    ),
-                };
-                let reg = methods::registration(&name).ok_or_else(|| {
-                    anyhow!(
-                        "{at}: methods[{k}]: unknown method `{name}` (one of {})",
-                        methods::names()
-                    )
-                })?;
-                if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
-                    let kernel = kernel.ok_or_else(|| {
-                        anyhow!("{at}: methods[{k}]: {name} needs a `kernel`, here or at the top of the spec")
-                    })?;
-                    t.insert(
-                        "kernel".into(),
-                        toml::Value::try_from(kernel).context("kernel as TOML")?,
-                    );
-                }
-                let stated = serde_json::to_string(&t).context("serialising method parameters")?;
-                let spec: MethodSpec = toml::Value::Table(t).try_into().map_err(|e| {
-                    let e = e.to_string();
-                    // the method's own fields are listed; the keys every
-                    // method takes are read before it
-                    let common = if e.contains("unknown field") {
-                        "; every method also takes `label` and `in_paper`"
-                    } else {
-                        ""
-                    };
-                    anyhow!("{at}: methods[{k}]: {}{common}", e.trim_end())
-                })?;
-                spec.validate()
-                    .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
+            for (t, tags) in expand_grid(&at, k, base)? {
+                let (stated, spec) = configuration(&at, k, t, kernel)?;
                 let base_label = label
                     .clone()
                     .unwrap_or_else(|| spec.default_label().to_string());
@@ -155,4 +95,87 @@ impl Spec {
         }
         Ok(out)
     }
+}
+
+/// The cartesian product of a table's `grid` lists over its other
+/// parameters, each configuration with its `key=value` tags.
+fn expand_grid(
+    at: &str,
+    k: usize,
+    mut base: toml::Table,
+) -> Result<Vec<(toml::Table, Vec<String>)>> {
+    let grid = match base.remove("grid") {
+        Some(toml::Value::Table(t)) => t,
+        Some(other) => {
+            bail!("{at}: methods[{k}].grid must be a table of lists, got {other}")
+        }
+        None => toml::Table::new(),
+    };
+    let mut combos: Vec<(toml::Table, Vec<String>)> = vec![(base, vec![])];
+    for (key, values) in &grid {
+        let toml::Value::Array(values) = values else {
+            bail!("{at}: methods[{k}].grid.{key} must be a list of values");
+        };
+        combos = combos
+            .into_iter()
+            .flat_map(|(t, tags)| {
+                values.iter().map(move |v| {
+                    let mut t = t.clone();
+                    t.insert(key.clone(), v.clone());
+                    let mut tags = tags.clone();
+                    tags.push(format!("{key}={v}"));
+                    (t, tags)
+                })
+            })
+            .collect();
+    }
+    Ok(combos)
+}
+
+/// One configuration as the method reads it: the spec's kernel filled in
+/// where the method reads it and names none, parsed and validated; with
+/// the parameters as the spec states them (what trial seeds derive from).
+fn configuration(
+    at: &str,
+    k: usize,
+    mut t: toml::Table,
+    kernel: Option<&KernelSpec>,
+) -> Result<(String, MethodSpec)> {
+    let name = match t.get("method") {
+        Some(toml::Value::String(name)) => name.clone(),
+        _ => bail!(
+            "{at}: methods[{k}] needs `method = \"...\"` (one of {})",
+            methods::names()
+        ),
+    };
+    let reg = methods::registration(&name).ok_or_else(|| {
+        anyhow!(
+            "{at}: methods[{k}]: unknown method `{name}` (one of {})",
+            methods::names()
+        )
+    })?;
+    if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
+        let kernel = kernel.ok_or_else(|| {
+            anyhow!("{at}: methods[{k}]: {name} needs a `kernel`, here or at the top of the spec")
+        })?;
+        t.insert(
+            "kernel".into(),
+            toml::Value::try_from(kernel).context("kernel as TOML")?,
+        );
+    }
+    let stated = serde_json::to_string(&t).context("serialising method parameters")?;
+    let spec: MethodSpec = toml::Value::Table(t).try_into().map_err(|e| {
+        let e = e.to_string();
+        // the method's own fields are listed; the keys every
+        // method takes are read before it
+        let common = if e.contains("unknown field") {
+            "; every method also takes `label` and `in_paper`"
+        } else {
+            ""
+        };
+        anyhow!("{at}: methods[{k}]: {}{common}", e.trim_end())
+    })?;
+    spec.validate()
+        .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
+    Ok((stated, spec))
 }

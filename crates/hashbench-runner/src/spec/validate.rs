@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
-use super::{Spec, join};
+use toml::Spanned;
+
+use super::{ClaimSpec, FigureSpec, Reported, Spec, join};
 use crate::claims::Kind;
 
 /// What a plan produces.
@@ -44,158 +46,190 @@ impl Spec {
         bits: &[usize],
         profile: &str,
     ) -> Result<()> {
-        let raw = &self.raw;
-        let runs = |at: &str, what: &str, b: usize| -> Result<()> {
-            if !bits.contains(&b) {
-                bail!(
-                    "{at}: {what} reads {b} bits, which profile `{profile}` does not run (bits: {}); add {b} to the profile's bits",
-                    join(bits.iter().map(|b| b.to_string()))
-                );
-            }
-            Ok(())
-        };
-        for f in &raw.figures {
-            let at = self.at(f.span().start);
-            let fig = f.get_ref();
-            let what = format!("figure `{}`", fig.name);
-            if let Some(pr) = &fig.pr_points {
-                if fig.metric.is_some()
-                    || fig.curve.is_some()
-                    || fig.bits.is_some()
-                    || !fig.metrics.is_empty()
-                {
-                    bail!(
-                        "{at}: {what}: `pr_points` stands alone; remove `metric`, `metrics`, `curve` and `bits`"
-                    );
-                }
-                if let Some(m) = [&pr.precision, &pr.recall]
-                    .into_iter()
-                    .find(|m| !names.scalars.contains(*m))
-                {
-                    bail!(
-                        "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
-                        join(&names.scalars)
-                    );
-                }
-                continue;
-            }
-            if !fig.metrics.is_empty() {
-                if fig.metric.is_some() || fig.curve.is_some() || fig.bits.is_some() {
-                    bail!(
-                        "{at}: {what}: `metrics` stands alone; remove `metric`, `curve` and `bits`"
-                    );
-                }
-                if let Some(m) = fig.metrics.iter().find(|m| !names.scalars.contains(*m)) {
-                    bail!(
-                        "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
-                        join(&names.scalars)
-                    );
-                }
-                continue;
-            }
-            match (&fig.metric, &fig.curve, fig.bits) {
-                (Some(m), None, None) => {
-                    if !names.scalars.contains(m) {
-                        bail!(
-                            "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
-                            join(&names.scalars)
-                        );
-                    }
-                }
-                (Some(_), None, Some(_)) => {
-                    bail!("{at}: {what}: a metric panel spans every code length; remove `bits`")
-                }
-                (None, Some(c), Some(b)) => {
-                    names.curve(&at, &what, c)?;
-                    runs(&at, &what, b)?;
-                }
-                (None, Some(_), None) => bail!("{at}: {what}: a curve panel needs `bits`"),
-                _ => bail!("{at}: {what}: give exactly one of `metric`, `metrics` and `curve`"),
-            }
-            if let Some(r) = &fig.reference {
-                names.curve(&at, &what, r)?;
-            }
+        for f in &self.raw.figures {
+            self.check_figure(f, names, bits, profile)?;
         }
-        for r in &raw.reported {
-            let at = self.at(r.span().start);
-            let r = r.get_ref();
-            if !names.labels.contains(&r.method) {
-                bail!(
-                    "{at}: reported value names method `{}`, not a label of this spec ({})",
-                    r.method,
-                    join(&names.labels)
-                );
-            }
-            if !names.scalars.contains(&r.metric) {
-                bail!(
-                    "{at}: reported value names metric `{}`, not produced by this spec's metrics ({})",
-                    r.metric,
-                    join(&names.scalars)
-                );
-            }
-            if let Some(p) = &r.on_curve {
-                names.curve(&at, "reported value", &p.curve)?;
-            }
+        for r in &self.raw.reported {
+            self.check_reported(r, names)?;
         }
         let mut ids = BTreeSet::new();
-        for c in &raw.claims {
-            let at = self.at(c.span().start);
-            let claim = c.get_ref();
-            if !ids.insert(claim.id.as_str()) {
-                bail!("{at}: claim id `{}` is used twice in this spec", claim.id);
-            }
-            if claim
-                .testable
-                .as_ref()
-                .is_some_and(|p| !p.contains(&profile.to_string()))
+        for c in &self.raw.claims {
+            self.check_claim(c, &mut ids, names, bits, profile)?;
+        }
+        Ok(())
+    }
+
+    /// A figure panel names one kind of panel and what this spec writes.
+    fn check_figure(
+        &self,
+        f: &Spanned<FigureSpec>,
+        names: &Names,
+        bits: &[usize],
+        profile: &str,
+    ) -> Result<()> {
+        let at = self.at(f.span().start);
+        let fig = f.get_ref();
+        let what = format!("figure `{}`", fig.name);
+        if let Some(pr) = &fig.pr_points {
+            if fig.metric.is_some()
+                || fig.curve.is_some()
+                || fig.bits.is_some()
+                || !fig.metrics.is_empty()
             {
-                // not testable on this profile: it reads nothing of it
-                continue;
-            }
-            let (methods, metrics) = claim.kind.names();
-            if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
                 bail!(
-                    "{at}: claim `{}` names method `{method}`, not a label of this spec ({})",
-                    claim.id,
-                    join(&names.labels)
+                    "{at}: {what}: `pr_points` stands alone; remove `metric`, `metrics`, `curve` and `bits`"
                 );
             }
-            if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
+            if let Some(m) = [&pr.precision, &pr.recall]
+                .into_iter()
+                .find(|m| !names.scalars.contains(*m))
+            {
                 bail!(
-                    "{at}: claim `{}` names metric `{metric}`, not produced by this spec's metrics ({})",
-                    claim.id,
+                    "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
                     join(&names.scalars)
                 );
             }
-            for curve in claim.kind.curves() {
-                names.curve(&at, "claim", curve)?;
+            return Ok(());
+        }
+        if !fig.metrics.is_empty() {
+            if fig.metric.is_some() || fig.curve.is_some() || fig.bits.is_some() {
+                bail!("{at}: {what}: `metrics` stands alone; remove `metric`, `curve` and `bits`");
             }
-            for b in claim.kind.code_lengths() {
-                runs(&at, "claim", b)?;
-            }
-            if let Kind::Beats(k) = &claim.kind
-                && k.compared(&raw.metrics).is_none()
-            {
+            if let Some(m) = fig.metrics.iter().find(|m| !names.scalars.contains(*m)) {
                 bail!(
-                    "{at}: claim `{}` compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",
-                    claim.id,
-                    k.metric()
+                    "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                    join(&names.scalars)
                 );
             }
-            if let Kind::LevelsOff(k) = &claim.kind {
-                let (from, to) = k.range();
-                if from >= to {
+            return Ok(());
+        }
+        match (&fig.metric, &fig.curve, fig.bits) {
+            (Some(m), None, None) => {
+                if !names.scalars.contains(m) {
                     bail!(
-                        "{at}: a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
+                        "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                        join(&names.scalars)
                     );
                 }
-                if bits.iter().all(|b| *b <= to) {
-                    bail!(
-                        "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
-                    );
-                }
+            }
+            (Some(_), None, Some(_)) => {
+                bail!("{at}: {what}: a metric panel spans every code length; remove `bits`")
+            }
+            (None, Some(c), Some(b)) => {
+                names.curve(&at, &what, c)?;
+                runs(&at, &what, b, bits, profile)?;
+            }
+            (None, Some(_), None) => bail!("{at}: {what}: a curve panel needs `bits`"),
+            _ => bail!("{at}: {what}: give exactly one of `metric`, `metrics` and `curve`"),
+        }
+        if let Some(r) = &fig.reference {
+            names.curve(&at, &what, r)?;
+        }
+        Ok(())
+    }
+
+    /// A reported number names a label and a scalar of this spec.
+    fn check_reported(&self, r: &Spanned<Reported>, names: &Names) -> Result<()> {
+        let at = self.at(r.span().start);
+        let r = r.get_ref();
+        if !names.labels.contains(&r.method) {
+            bail!(
+                "{at}: reported value names method `{}`, not a label of this spec ({})",
+                r.method,
+                join(&names.labels)
+            );
+        }
+        if !names.scalars.contains(&r.metric) {
+            bail!(
+                "{at}: reported value names metric `{}`, not produced by this spec's metrics ({})",
+                r.metric,
+                join(&names.scalars)
+            );
+        }
+        if let Some(p) = &r.on_curve {
+            names.curve(&at, "reported value", &p.curve)?;
+        }
+        Ok(())
+    }
+
+    /// A claim has its own id and names what this spec writes at code
+    /// lengths the profile runs (unless not testable on it).
+    fn check_claim(
+        &self,
+        c: &Spanned<ClaimSpec>,
+        ids: &mut BTreeSet<String>,
+        names: &Names,
+        bits: &[usize],
+        profile: &str,
+    ) -> Result<()> {
+        let raw = &self.raw;
+        let at = self.at(c.span().start);
+        let claim = c.get_ref();
+        if !ids.insert(claim.id.clone()) {
+            bail!("{at}: claim id `{}` is used twice in this spec", claim.id);
+        }
+        if claim
+            .testable
+            .as_ref()
+            .is_some_and(|p| !p.contains(&profile.to_string()))
+        {
+            // not testable on this profile: it reads nothing of it
+            return Ok(());
+        }
+        let (methods, metrics) = claim.kind.names();
+        if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
+            bail!(
+                "{at}: claim `{}` names method `{method}`, not a label of this spec ({})",
+                claim.id,
+                join(&names.labels)
+            );
+        }
+        if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
+            bail!(
+                "{at}: claim `{}` names metric `{metric}`, not produced by this spec's metrics ({})",
+                claim.id,
+                join(&names.scalars)
+            );
+        }
+        for curve in claim.kind.curves() {
+            names.curve(&at, "claim", curve)?;
+        }
+        for b in claim.kind.code_lengths() {
+            runs(&at, "claim", b, bits, profile)?;
+        }
+        if let Kind::Beats(k) = &claim.kind
+            && k.compared(&raw.metrics).is_none()
+        {
+            bail!(
+                "{at}: claim `{}` compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",
+                claim.id,
+                k.metric()
+            );
+        }
+        if let Kind::LevelsOff(k) = &claim.kind {
+            let (from, to) = k.range();
+            if from >= to {
+                bail!(
+                    "{at}: a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
+                );
+            }
+            if bits.iter().all(|b| *b <= to) {
+                bail!(
+                    "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
+                );
             }
         }
         Ok(())
     }
+}
+
+/// `b` bits are among the code lengths the profile runs.
+fn runs(at: &str, what: &str, b: usize, bits: &[usize], profile: &str) -> Result<()> {
+    if !bits.contains(&b) {
+        bail!(
+            "{at}: {what} reads {b} bits, which profile `{profile}` does not run (bits: {}); add {b} to the profile's bits",
+            join(bits.iter().map(|b| b.to_string()))
+        );
+    }
+    Ok(())
 }

@@ -3,9 +3,9 @@
 //! fingerprint of what the fit depends on (data, split, method parameters,
 //! bits, seed) and metric records under a fingerprint that adds the ground
 //! truth and the metric policies, so a changed metric re-evaluates stored
-//! codes without refitting.
+//! codes without refitting. The training set each method reads is
+//! `training`'s, the tuning cache `tuning`'s; the records are the store's.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -13,54 +13,23 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use faer::Mat;
-use hashbench_core::method::{FitLog, Supervision};
 use hashbench_core::seed::derive_seed;
-use hashbench_core::{Data, GroundTruth, TrainSet};
+use hashbench_core::{Data, GroundTruth};
 use hashbench_data::{Dataset, Split};
-use hashbench_eval::{Curve, EvalInputs, QueryValues, SearchInputs, evaluate};
+use hashbench_eval::{Curve, EvalInputs, SearchInputs, evaluate};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use crate::Workspace;
-use crate::methods::MethodSpec;
-use crate::spec::{MethodEntry, Plan, Retrieval, TrialKey};
-use crate::store::{self, Fingerprinted, FitRecord, FittedCodes, fingerprint};
-use crate::tables::{CurveRow, MetricRow, QueryValueRow, ResultTables};
+use crate::spec::{Plan, Retrieval, TrialKey};
 
-/// A stored curve: name and (x, y) points, y null where undefined.
-type StoredCurve = (String, Vec<(f64, Option<f64>)>);
+mod training;
+mod tuning;
 
-/// A stored evaluation of one trial: the metrics, then the facts of the fit's
-/// log as further scalars and its per-bit entries as curves over the bit
-/// index. Undefined values (NaN) are stored as null.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TrialRecord {
-    fingerprint: String,
-    method: String,
-    params: String,
-    bits: usize,
-    trial: usize,
-    seed: u64,
-    scalars: Vec<(String, Option<f64>)>,
-    curves: Vec<StoredCurve>,
-    fit_seconds: f64,
-    encode_seconds: f64,
-    /// Seconds of parts of the fit the method reported (its fit log).
-    #[serde(default)]
-    fit_log_seconds: Vec<(String, f64)>,
-    /// The per-query values of the scalars the plan's claims read.
-    #[serde(default)]
-    query_values: Vec<(String, QueryValues)>,
-}
-
-impl Fingerprinted for TrialRecord {
-    fn fingerprint(&self) -> &str {
-        &self.fingerprint
-    }
-}
+use crate::store::{self, FitRecord, FittedCodes, TrialRecord, fingerprint};
+use crate::tables::opt;
+use training::Training;
 
 /// Everything the trials on one split share: the data views, ground truth,
 /// tie order and output folder.
@@ -95,91 +64,8 @@ pub struct TrialContext<'a> {
     shared_codes_dir: PathBuf,
 }
 
-/// A split's training items as the methods read them.
-struct Training {
-    /// Fingerprint of the data and the split they come from.
-    context: String,
-    x: Arc<Data>,
-    labelled: Vec<usize>,
-    labels: Vec<u32>,
-    /// The label of every training item, for methods that read them all.
-    every_label: Vec<u32>,
-    /// 0..n: every training item's position.
-    every: Vec<usize>,
-}
-
-impl Training {
-    /// The training items of `split` (`database`, when given, holds the
-    /// split's database items: a split that trains on its database shares it).
-    fn new(data: &Dataset, split: &Split, database: Option<&Arc<Data>>) -> Self {
-        let x = match database {
-            Some(db) if split.training == split.database => Arc::clone(db),
-            _ => Arc::new(data.x.select(&split.training)),
-        };
-        let position: HashMap<usize, usize> = split
-            .training
-            .iter()
-            .enumerate()
-            .map(|(p, &i)| (i, p))
-            .collect();
-        let of = |items: &[usize]| match &data.labels {
-            Some(l) => items.iter().map(|&i| l[i]).collect(),
-            None => Vec::new(),
-        };
-        let every_label: Vec<u32> = of(&split.training);
-        Training {
-            context: fingerprint(&[&data.fingerprint, &split_fingerprint(split)]),
-            x,
-            labelled: split.labelled.iter().map(|i| position[i]).collect(),
-            labels: of(&split.labelled),
-            every: (0..every_label.len()).collect(),
-            every_label,
-        }
-    }
-
-    /// The training set `m` reads: every label for methods that read them
-    /// all, else the split's labelled subset.
-    fn set(&self, m: &MethodEntry) -> TrainSet<'_> {
-        if m.spec.supervision() == Supervision::AllTraining {
-            TrainSet {
-                x: &self.x,
-                labelled: &self.every,
-                labels: &self.every_label,
-            }
-        } else {
-            TrainSet {
-                x: &self.x,
-                labelled: &self.labelled,
-                labels: &self.labels,
-            }
-        }
-    }
-}
-
-/// Hyperparameters a method picked on one training set at one code length.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct TunedRecord {
-    fingerprint: String,
-    /// The configuration with its hyperparameters fixed.
-    spec: MethodSpec,
-    /// What the choice rested on (reported with every fit that uses it).
-    log: FitLog,
-    /// Seconds the tuning took.
-    seconds: f64,
-}
-
-impl Fingerprinted for TunedRecord {
-    fn fingerprint(&self) -> &str {
-        &self.fingerprint
-    }
-}
-
 /// Largest query × database kernel block kept in memory (3.2 GB of f64).
 const MAX_SCORES: usize = 400_000_000;
-
-fn opt(v: f64) -> Option<f64> {
-    v.is_finite().then_some(v)
-}
 
 /// sha256 of a split's index lists: codes depend on exactly which items
 /// play which role.
@@ -438,75 +324,6 @@ impl<'a> TrialContext<'a> {
         Ok(codes)
     }
 
-    /// Tunes every (method, code length) of `keys` whose method picks
-    /// hyperparameters, before the trials start: trials then read the stored
-    /// choice instead of waiting on one another's tuning. Code lengths run in
-    /// parallel, the methods of one code length in turn (they may share work:
-    /// SH_ENCW and SH_SVM share their codes' cross-validation).
-    ///
-    /// # Errors
-    /// A tuning failure, naming the method and code length.
-    pub fn tune_ahead(&self, keys: &[&TrialKey]) -> Result<()> {
-        let mut by_bits: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-        for k in keys {
-            if self.study.methods[k.method].spec.needs_tuning() {
-                by_bits
-                    .entry(self.plan.code_length(k))
-                    .or_default()
-                    .insert(k.method);
-            }
-        }
-        let groups: Vec<(usize, BTreeSet<usize>)> = by_bits.into_iter().collect();
-        groups.par_iter().try_for_each(|(bits, methods)| {
-            methods.iter().try_for_each(|&method| {
-                let m = &self.study.methods[method];
-                self.tuned(m, *bits).map(|_| ()).map_err(|e| {
-                    anyhow!(
-                        "{} [{}]: {} at {bits} bits: tuning failed: {e}",
-                        self.plan.id,
-                        self.plan.profile,
-                        m.label
-                    )
-                })
-            })
-        })
-    }
-
-    /// The configuration of `m` tuned at `bits` on this training set (or
-    /// the first draw's, see [`TrialContext::new`]), when it picks
-    /// hyperparameters: read from the tuning store when present, else
-    /// computed and stored ([`TrialContext::tune_ahead`] does this for every
-    /// pair before the trials, so they only read it). The key leaves out
-    /// trial and seed: tuning reads neither.
-    fn tuned(&self, m: &MethodEntry, bits: usize) -> Result<Option<TunedRecord>> {
-        if !m.spec.needs_tuning() {
-            return Ok(None);
-        }
-        let on = self.first_draw.as_ref().unwrap_or(&self.training);
-        let key = fingerprint(&[
-            &on.context,
-            &m.params,
-            &m.spec.registration().version.to_string(),
-            &bits.to_string(),
-        ]);
-        let path = self.tuning_dir.join(format!("{key}.json"));
-        if let Some(rec) = store::load::<TunedRecord>(&path, &key) {
-            return Ok(Some(rec));
-        }
-        let t0 = Instant::now();
-        let Some((spec, log)) = m.spec.tune(&on.set(m), bits)? else {
-            return Ok(None);
-        };
-        let rec = TunedRecord {
-            fingerprint: key,
-            spec,
-            log,
-            seconds: t0.elapsed().as_secs_f64(),
-        };
-        store::save(&path, &rec)?;
-        Ok(Some(rec))
-    }
-
     /// Evaluates trial `k` (fitting it first unless its codes are stored and
     /// `refit` is false) and stores its record.
     ///
@@ -631,53 +448,4 @@ pub struct TrialId<'a> {
     pub trial: usize,
     /// Seed of the trial.
     pub seed: u64,
-}
-
-/// Long-form tables of `records`, in the order given.
-pub fn tables(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTables {
-    let mut t = ResultTables {
-        experiment: plan.id.clone(),
-        profile: plan.profile.clone(),
-        dataset: dataset.to_string(),
-        ..ResultTables::default()
-    };
-    for r in records {
-        let row = |metric: &str, value: f64| MetricRow {
-            method: r.method.clone(),
-            params: r.params.clone(),
-            bits: r.bits,
-            trial: r.trial,
-            metric: metric.to_string(),
-            value,
-        };
-        t.metrics
-            .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
-        // codes scored without a fit record have no timings
-        if r.fit_seconds.is_finite() {
-            t.timings.push(row("fit-seconds", r.fit_seconds));
-            t.timings.push(row("encode-seconds", r.encode_seconds));
-            t.timings
-                .extend(r.fit_log_seconds.iter().map(|(n, v)| row(n, *v)));
-        }
-        t.query_values
-            .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {
-                method: r.method.clone(),
-                bits: r.bits,
-                trial: r.trial,
-                metric: metric.clone(),
-                values: values.clone(),
-            }));
-        for (curve, points) in &r.curves {
-            t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
-                method: r.method.clone(),
-                params: r.params.clone(),
-                bits: r.bits,
-                trial: r.trial,
-                curve: curve.clone(),
-                x,
-                y: y.unwrap_or(f64::NAN),
-            }));
-        }
-    }
-    t
 }

@@ -1,0 +1,350 @@
+//! Resolving a profile into a [`Plan`]: the profile laid over the base spec
+//! (one rule for every field), then every check that needs no data: the
+//! id, the study's own fields (split, ground truth, metrics and methods, or
+//! the normality study's), the axis, the plan's size and every name the
+//! figures, claims and reported numbers use.
+
+use anyhow::{Result, anyhow, bail};
+use hashbench_data::graphs::WlSubtree;
+use hashbench_data::{SplitSpec, Transform, TruthRule};
+use hashbench_eval::MetricSpec;
+use hashbench_kernel::KernelSpec;
+
+use super::{
+    MAX_PLANNED_TRIALS, MethodEntry, PAPER_PROFILE, Plan, ProfileSpec, RawSpec, Retrieval, Spec,
+    Study, TIMING_METRICS, TuneOn, validate,
+};
+use crate::normality::NormalitySpec;
+
+/// The fields a profile may restate, after laying the profile over the base:
+/// a field the profile states replaces the base's, one rule for every field.
+struct Layered {
+    trials: usize,
+    normality: Option<NormalitySpec>,
+    training_sizes: Vec<usize>,
+    bits: Vec<usize>,
+    split: Option<SplitSpec>,
+    ground_truth: Option<TruthRule>,
+    dataset: String,
+    tune_on: TuneOn,
+    kernel: Option<KernelSpec>,
+    transform: Vec<Transform>,
+    graph_features: Option<WlSubtree>,
+    tolerance: f64,
+}
+
+impl Layered {
+    /// `over` (a profile; none for the paper's) laid over `raw`.
+    fn apply(raw: &RawSpec, over: Option<&ProfileSpec>) -> Self {
+        /// The profile's value of `$field` where it states one, else the base's.
+        macro_rules! laid {
+            ($field:ident) => {
+                over.and_then(|o| o.$field.clone())
+                    .unwrap_or_else(|| raw.$field.clone())
+            };
+            ($field:ident, optional) => {
+                over.and_then(|o| o.$field.clone())
+                    .or_else(|| raw.$field.clone())
+            };
+        }
+        Self {
+            trials: laid!(trials),
+            normality: laid!(normality, optional),
+            training_sizes: laid!(training_sizes),
+            bits: laid!(bits),
+            split: laid!(split, optional),
+            ground_truth: laid!(ground_truth, optional),
+            dataset: laid!(dataset),
+            tune_on: laid!(tune_on),
+            kernel: laid!(kernel, optional),
+            transform: laid!(transform),
+            graph_features: laid!(graph_features, optional),
+            tolerance: over.and_then(|o| o.tolerance).unwrap_or(1e-6),
+        }
+    }
+}
+
+impl Spec {
+    /// Resolves `profile` into a validated plan.
+    ///
+    /// # Errors
+    /// An unknown profile, or any invalid value, with file and line.
+    pub fn plan(&self, profile: &str) -> Result<Plan> {
+        let raw = &self.raw;
+        let over = self.profile_spec(profile)?;
+        let laid = Layered::apply(raw, over);
+        self.check_id()?;
+        let (bits, study) = match &laid.normality {
+            Some(n) => (n.p.clone(), self.normality_study(n, &laid, profile)?),
+            None => self.retrieval_study(&laid, over, profile)?,
+        };
+        self.check_size(&bits, laid.trials, profile)?;
+        if let Some(k) = &laid.kernel {
+            k.validate()
+                .map_err(|e| anyhow!("{}: kernel: {e}", self.path.display()))?;
+        }
+        self.check_references(&self.names(&study), &bits, profile)?;
+        Ok(Plan {
+            spec_path: self.path.clone(),
+            spec_sha256: hashbench_data::registry::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+                self.text.as_bytes(),
+            )),
+            id: raw.id.clone(),
+            title: raw.title.clone(),
+            paper: raw.paper.clone(),
+            profile: profile.to_string(),
+            deviation: over.map(|o| o.deviation.clone()),
+            seed: raw.seed,
+            bits,
+            trials: laid.trials,
+            centre: raw.centre,
+            dataset: laid.dataset,
+            figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
+            claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
+            reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
+            tolerance: laid.tolerance,
+            kernel: laid.kernel,
+            graph_features: laid.graph_features,
+            transform: laid.transform,
+            study,
+        })
+    }
+
+    /// The profile named `profile` (`None` for the paper's own).
+    fn profile_spec(&self, profile: &str) -> Result<Option<&ProfileSpec>> {
+        if profile == PAPER_PROFILE {
+            return Ok(None);
+        }
+        self.raw.profiles.get(profile).map(Some).ok_or_else(|| {
+            anyhow!(
+                "{}: no profile `{profile}` (profiles: {})",
+                self.path.display(),
+                self.profiles().join(", ")
+            )
+        })
+    }
+
+    fn check_id(&self) -> Result<()> {
+        let id = &self.raw.id;
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            bail!(
+                "{}: id = {id:?} must be non-empty letters, digits and '-'",
+                self.path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// A normality study: its p values stand where code lengths would.
+    fn normality_study(&self, n: &NormalitySpec, laid: &Layered, profile: &str) -> Result<Study> {
+        let raw = &self.raw;
+        let file = self.path.display();
+        if !raw.bits.is_empty()
+            || raw.split.is_some()
+            || raw.ground_truth.is_some()
+            || !raw.methods.is_empty()
+            || !raw.metrics.is_empty()
+        {
+            bail!(
+                "{file}: a [normality] study takes its p values from [normality]; remove bits, split, ground_truth, methods and metrics"
+            );
+        }
+        if laid.trials != 1 {
+            bail!(
+                "{file}: trials = {}: a [normality] study draws `hyperplanes` per p instead (profile `{profile}`)",
+                laid.trials
+            );
+        }
+        n.validate()
+            .map_err(|e| anyhow!("{file}: normality: {e}"))?;
+        check_axis(&file, "bits", &n.p, profile)?;
+        Ok(Study::Normality(n.clone()))
+    }
+
+    /// A retrieval study and its x axis (code lengths, or a sweep's
+    /// training-set sizes).
+    fn retrieval_study(
+        &self,
+        laid: &Layered,
+        over: Option<&ProfileSpec>,
+        profile: &str,
+    ) -> Result<(Vec<usize>, Study)> {
+        let raw = &self.raw;
+        let file = self.path.display();
+        let split = laid
+            .split
+            .clone()
+            .ok_or_else(|| anyhow!("{file}: missing field `split`"))?;
+        split
+            .validate()
+            .map_err(|e| anyhow!("{file}: {e} (profile `{profile}`)"))?;
+        let ground_truth = laid
+            .ground_truth
+            .clone()
+            .ok_or_else(|| anyhow!("{file}: missing field `ground_truth`"))?;
+        check_axis(&file, "bits", &laid.bits, profile)?;
+        check_axis(&file, "training_sizes", &laid.training_sizes, profile)?;
+        // a sweep's axis takes the place of the code lengths
+        let (bits, sweep_bits) = if laid.training_sizes.is_empty() {
+            (laid.bits.clone(), None)
+        } else {
+            if laid.bits.len() != 1 || laid.training_sizes.contains(&0) || split.per_trial {
+                bail!(
+                    "{file}: training_sizes = {:?} sweeps positive training-set sizes at one code length (bits = {:?}) on one split (no per_trial) (profile `{profile}`)",
+                    laid.training_sizes,
+                    laid.bits
+                );
+            }
+            (laid.training_sizes.clone(), Some(laid.bits[0]))
+        };
+        if laid.tune_on == TuneOn::FirstDraw && !split.per_trial {
+            bail!(
+                "{file}: tune_on = \"first-draw\" reuses the first draw's tuning in later draws; it needs split.per_trial = true (profile `{profile}`)"
+            );
+        }
+        ground_truth
+            .validate()
+            .map_err(|e| anyhow!("{file}: {e}"))?;
+        if ground_truth.needs_kernel() && laid.kernel.is_none() {
+            bail!(
+                "{file}: ground_truth ranks by the experiment's kernel (by = \"kernel\"); give the spec a top-level `kernel`"
+            );
+        }
+        for m in &raw.metrics {
+            check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
+        }
+        let methods = self.methods(laid.kernel.as_ref(), over.map(|o| &o.methods))?;
+        let study = Study::Retrieval(Box::new(Retrieval {
+            split,
+            tune_on: laid.tune_on,
+            ground_truth,
+            sweep_bits,
+            shared_trial_seeds: raw.shared_trial_seeds,
+            methods,
+            metrics: raw.metrics.clone(),
+        }));
+        Ok((bits, study))
+    }
+
+    /// Trials are at least one, and the plan's trials within bounds.
+    fn check_size(&self, bits: &[usize], trials: usize, profile: &str) -> Result<()> {
+        let file = self.path.display();
+        let methods = self.raw.methods.len();
+        if trials == 0 {
+            bail!("{file}: trials must be at least 1 (profile `{profile}`)");
+        }
+        let planned = bits
+            .len()
+            .checked_mul(trials)
+            .and_then(|n| n.checked_mul(methods.max(1)));
+        if planned.is_none_or(|n| n > MAX_PLANNED_TRIALS) {
+            bail!(
+                "{file}: {} code lengths x {trials} trials x {methods} methods plan more than {MAX_PLANNED_TRIALS} trials (profile `{profile}`)",
+                bits.len(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The labels, scalars and curves a study's figures, claims and
+    /// reported numbers may name.
+    fn names(&self, study: &Study) -> validate::Names {
+        let to_strings = |names: &[&str]| -> std::collections::BTreeSet<String> {
+            names.iter().map(|s| s.to_string()).collect()
+        };
+        let metrics = &self.raw.metrics;
+        let curves = |methods: &[MethodEntry]| {
+            metrics
+                .iter()
+                .flat_map(|m| m.curve_names())
+                .chain(methods.iter().flat_map(|m| {
+                    m.spec
+                        .registration()
+                        .fit_log
+                        .per_bit
+                        .iter()
+                        .map(|s| s.to_string())
+                }))
+                .collect()
+        };
+        match study {
+            Study::Normality(_) => validate::Names {
+                labels: to_strings(&NormalitySpec::SERIES),
+                scalars: to_strings(&NormalitySpec::METRICS),
+                curves: curves(&[]),
+            },
+            Study::Retrieval(r) => validate::Names {
+                labels: r.methods.iter().map(|m| m.label.clone()).collect(),
+                scalars: metrics
+                    .iter()
+                    .flat_map(|m| m.scalar_names())
+                    .chain(TIMING_METRICS.iter().map(|s| s.to_string()))
+                    .chain(r.methods.iter().flat_map(|m| {
+                        let log = m.spec.registration().fit_log;
+                        log.facts.iter().chain(log.seconds).map(|s| s.to_string())
+                    }))
+                    .collect(),
+                curves: curves(&r.methods),
+            },
+        }
+    }
+}
+
+/// An x axis lists positive, distinct values, none longer than a Hamming
+/// evaluation takes when they are code lengths.
+fn check_axis(
+    file: &impl std::fmt::Display,
+    what: &str,
+    list: &[usize],
+    profile: &str,
+) -> Result<()> {
+    if what == "bits" {
+        if list.is_empty() || list.contains(&0) {
+            bail!("{file}: bits = {list:?} must list positive code lengths (profile `{profile}`)");
+        }
+        if let Some(&long) = list.iter().find(|&&b| b > hashbench_core::scan::MAX_BITS) {
+            bail!(
+                "{file}: bits = {long} is longer than the {} bits a Hamming evaluation takes (profile `{profile}`)",
+                hashbench_core::scan::MAX_BITS
+            );
+        }
+    }
+    if let Some(twice) = list
+        .iter()
+        .find(|&&b| list.iter().filter(|&&c| c == b).count() > 1)
+    {
+        bail!(
+            "{file}: {what} lists {twice} twice: every value is its own column of trials (profile `{profile}`)"
+        );
+    }
+    Ok(())
+}
+
+/// A metric policy is valid and has what it reads: a kernel to re-rank by,
+/// a ground truth, class labels to vote with.
+fn check_metric(
+    file: &impl std::fmt::Display,
+    m: &MetricSpec,
+    ground_truth: &TruthRule,
+    has_kernel: bool,
+) -> Result<()> {
+    m.validate().map_err(|e| anyhow!("{file}: metrics: {e}"))?;
+    if m.needs_kernel() && !has_kernel {
+        bail!("{file}: metrics: {m:?} re-ranks by a kernel; give the spec a top-level `kernel`");
+    }
+    if m.reads_truth() && matches!(ground_truth, TruthRule::None) {
+        bail!(
+            "{file}: metrics: {m:?} reads the ground truth; ground_truth.rule = \"none\" gives none"
+        );
+    }
+    if matches!(
+        m,
+        MetricSpec::KnnAccuracy { .. } | MetricSpec::HammingKnn { .. }
+    ) && !matches!(ground_truth, TruthRule::SameLabel)
+    {
+        bail!(
+            "{file}: metrics: {m:?} votes with class labels; use ground_truth = {{ rule = \"same-label\" }}"
+        );
+    }
+    Ok(())
+}
