@@ -68,6 +68,7 @@ pub fn best_threshold(p: &[f64], signed: &Mat<f64>) -> Option<(f64, f64)> {
 impl HashMethod for BsscParams {
     type Model = BsscModel;
     const LABEL: &'static str = "BSSC";
+    const NAME: &'static str = "bssc";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::LabelledPairs,
         ..Requirements::UNSUPERVISED

@@ -74,6 +74,14 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// (the paper's).
     const LABEL: &'static str;
 
+    /// The name a spec writes (`method = "lsh"`): lower case, unique among
+    /// the registered methods.
+    const NAME: &'static str;
+
+    /// Extra spec parameters (TOML) that let the method fit the conformance
+    /// suite's fixtures of a few items; empty when its defaults do.
+    const FIXTURE: &'static str = "";
+
     /// What the method needs (see [`Requirements`]).
     const REQUIREMENTS: Requirements;
 
@@ -378,6 +386,7 @@ mod tests {
     impl HashMethod for Counted {
         type Model = Constant;
         const LABEL: &'static str = "Counted";
+        const NAME: &'static str = "counted";
         const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
         fn validate(&self) -> Result<(), ParamError> {

@@ -77,6 +77,7 @@ pub fn rotate(
 impl HashMethod for ItqParams {
     type Model = LinearModel;
     const LABEL: &'static str = "ITQ";
+    const NAME: &'static str = "itq";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {

@@ -170,6 +170,9 @@ impl KlshModel {
 impl HashMethod for KlshParams {
     type Model = KlshModel;
     const LABEL: &'static str = "KLSH";
+    const NAME: &'static str = "klsh";
+    const FIXTURE: &'static str =
+        "p = 10\nt = 3\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: exp by hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {

@@ -183,6 +183,8 @@ impl LampModel {
 impl HashMethod for LampParams {
     type Model = LampModel;
     const LABEL: &'static str = "LAMP";
+    const NAME: &'static str = "lamp";
+    const FIXTURE: &'static str = "p = 5\nworking_set = 20\nconstraints = { same-label = 1 }\ndecorrelation = { fixed = 80 }\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 3;
     const REQUIREMENTS: Requirements = Requirements {

@@ -112,6 +112,7 @@ fn first_negative(x: MatRef<'_, f64>) -> Option<(usize, usize, f64)> {
 impl HashMethod for LchParams {
     type Model = LchModel;
     const LABEL: &'static str = "LCH";
+    const NAME: &'static str = "lch";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::BelowDimension,

@@ -35,6 +35,7 @@ pub enum Through {
 impl HashMethod for LshParams {
     type Model = LinearModel;
     const LABEL: &'static str = "LSH";
+    const NAME: &'static str = "lsh";
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
     fn validate(&self) -> Result<(), ParamError> {

@@ -16,6 +16,7 @@ pub struct LsiParams {}
 impl HashMethod for LsiParams {
     type Model = LinearModel;
     const LABEL: &'static str = "LSI";
+    const NAME: &'static str = "lsi";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Dimension,

@@ -275,6 +275,8 @@ impl MlhParams {
 impl HashMethod for MlhParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "MLH";
+    const NAME: &'static str = "mlh";
+    const FIXTURE: &'static str = "neighbours = 3\nepochs = 2\npairs_per_epoch = 200\nhyperparameters = { rho = 1, weight_decay = 0.001 }";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,

@@ -159,6 +159,9 @@ fn feature_similarity(k: &Mat<f64>, x: faer::MatRef<'_, f64>) -> (Vec<f64>, Mat<
 impl HashMethod for OkhParams {
     type Model = OkhModel;
     const LABEL: &'static str = "OKH";
+    const NAME: &'static str = "okh";
+    const FIXTURE: &'static str =
+        "p = 20\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {

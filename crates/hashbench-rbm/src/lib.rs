@@ -245,6 +245,8 @@ impl RbmModel {
 impl HashMethod for RbmParams {
     type Model = RbmModel;
     const LABEL: &'static str = "RBMs";
+    const NAME: &'static str = "rbm";
+    const FIXTURE: &'static str = "hidden = [16]\nepochs = 30\nbatch = 10";
     // 2: exp by hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {

@@ -1,7 +1,9 @@
 //! The registry of methods a spec can name (`method = "..."`). Each method is
-//! one line of [`register_methods!`]: its spec name, its params type (whose
-//! `HashMethod` impl declares its label and [`Requirements`]), its palette slot
-//! in figures, and the parameters the conformance suite fits on tiny fixtures.
+//! one line of `register_methods!`: its variant and its params type, whose
+//! `HashMethod` impl in the method's own crate declares everything else: its
+//! spec name, label, [`Requirements`], fit log, version and the parameters
+//! the conformance suite fits on tiny fixtures. Its colour in figures is its
+//! place in the registry.
 //! Validation, the data and label checks, default labels, figure colours and
 //! the conformance tests all read this one table.
 
@@ -35,8 +37,6 @@ pub struct Registration {
     pub label: &'static str,
     /// What it needs.
     pub requirements: Requirements,
-    /// Colour slot in figures (methods shown together get far-apart colours).
-    pub palette_slot: usize,
     /// The names of what its fits report besides codes.
     pub fit_log: FitLogNames,
     /// The version of its algorithm (part of the key of stored codes and tuning).
@@ -46,33 +46,95 @@ pub struct Registration {
     pub fixture: &'static str,
 }
 
+/// A method's parameters with its spec name under `method`, as a spec
+/// writes them.
+#[derive(Serialize)]
+struct Tagged<'a, P> {
+    method: &'static str,
+    #[serde(flatten)]
+    params: &'a P,
+}
+
+/// The spec name under `method` and the parameters beside it.
+fn untag<E: serde::de::Error>(
+    mut table: serde_json::Map<String, serde_json::Value>,
+) -> Result<(String, serde_json::Value), E> {
+    match table.remove("method") {
+        Some(serde_json::Value::String(name)) => Ok((name, serde_json::Value::Object(table))),
+        Some(other) => Err(E::custom(format!(
+            "`method` must be a method's name, got {other}"
+        ))),
+        None => Err(E::missing_field("method")),
+    }
+}
+
+impl Registration {
+    /// The method's colour slot in figures: its place in the registry (a
+    /// test bounds the registry by the palette).
+    pub fn palette_slot(&self) -> usize {
+        REGISTRY
+            .iter()
+            .position(|r| r.name == self.name)
+            .expect("a registration is in the registry")
+    }
+}
+
 macro_rules! register_methods {
-    ($($(#[doc = $doc:literal])* $variant:ident($params:ty) = $name:literal, slot $slot:literal, fixture $fixture:literal;)+) => {
-        /// A method and its hyperparameters, as written in a spec's `[[methods]]` table.
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(tag = "method")]
+    ($($(#[doc = $doc:literal])* $variant:ident($params:ty);)+) => {
+        /// A method and its hyperparameters, as written in a spec's
+        /// `[[methods]]` table: the method's spec name under `method`, then
+        /// its parameters.
+        #[derive(Debug, Clone, PartialEq)]
         pub enum MethodSpec {
-            $($(#[doc = $doc])* #[serde(rename = $name)] $variant($params),)+
+            $($(#[doc = $doc])* $variant($params),)+
         }
 
-        /// Every registered method, in registration order.
+        /// Every registered method, in registration order (the order of
+        /// their colours in figures).
         pub const REGISTRY: &[Registration] = &[
             $(Registration {
-                name: $name,
+                name: <$params as HashMethod>::NAME,
                 label: <$params as HashMethod>::LABEL,
                 requirements: <$params as HashMethod>::REQUIREMENTS,
-                palette_slot: $slot,
                 fit_log: <$params as HashMethod>::FIT_LOG,
                 version: <$params as HashMethod>::VERSION,
-                fixture: $fixture,
+                fixture: <$params as HashMethod>::FIXTURE,
             },)+
         ];
+
+        /// The spec names, for serde's messages.
+        const NAMES: &[&str] = &[$(<$params as HashMethod>::NAME,)+];
+
+        impl Serialize for MethodSpec {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(MethodSpec::$variant(p) => Tagged {
+                        method: <$params as HashMethod>::NAME,
+                        params: p,
+                    }
+                    .serialize(s),)+
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for MethodSpec {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                use serde::de::Error;
+                let (name, params) = untag::<D::Error>(serde_json::Map::deserialize(d)?)?;
+                $(if name == <$params as HashMethod>::NAME {
+                    return <$params>::deserialize(params)
+                        .map(MethodSpec::$variant)
+                        .map_err(D::Error::custom);
+                })+
+                Err(D::Error::unknown_variant(&name, NAMES))
+            }
+        }
 
         impl MethodSpec {
             /// The registration of this method.
             pub fn registration(&self) -> &'static Registration {
                 let name = match self {
-                    $(MethodSpec::$variant(_) => $name,)+
+                    $(MethodSpec::$variant(_) => <$params as HashMethod>::NAME,)+
                 };
                 registration(name).expect("every variant is registered")
             }
@@ -155,41 +217,41 @@ macro_rules! register_methods {
 
 register_methods! {
     /// Random-hyperplane LSH.
-    Lsh(LshParams) = "lsh", slot 0, fixture "";
+    Lsh(LshParams);
     /// Spectral Hashing.
-    Sh(ShParams) = "sh", slot 1, fixture "";
+    Sh(ShParams);
     /// Shift-invariant kernel hashing.
-    Sikh(SikhParams) = "sikh", slot 2, fixture "";
+    Sikh(SikhParams);
     /// Kernelized LSH.
-    Klsh(KlshParams) = "klsh", slot 3, fixture "p = 10\nt = 3\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
+    Klsh(KlshParams);
     /// Boosted similarity sensitive coding.
-    Bssc(BsscParams) = "bssc", slot 4, fixture "";
+    Bssc(BsscParams);
     /// PCA hashing (semi-supervised when the split has labelled items).
-    Pcah(PcahParams) = "pcah", slot 5, fixture "";
+    Pcah(PcahParams);
     /// Semi-supervised sequential projection learning.
-    S3plh(S3plhParams) = "s3plh", slot 6, fixture "";
+    S3plh(S3plhParams);
     /// Unsupervised sequential projection learning.
-    Usplh(UsplhParams) = "usplh", slot 7, fixture "";
-    /// Stacked RBMs fine-tuned with NCA.
-    Rbm(RbmParams) = "rbm", slot 10, fixture "hidden = [16]\nepochs = 30\nbatch = 10";
-    /// Iterative quantization (not in the five papers).
-    Itq(ItqParams) = "itq", slot 11, fixture "";
+    Usplh(UsplhParams);
     /// Optimized kernel hashing.
-    Okh(OkhParams) = "okh", slot 8, fixture "p = 20\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
+    Okh(OkhParams);
     /// Max-margin kernel hashing by CCCP and cutting planes.
-    Lamp(LampParams) = "lamp", slot 9, fixture "p = 5\nworking_set = 20\nconstraints = { same-label = 1 }\ndecorrelation = { fixed = 80 }\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
+    Lamp(LampParams);
+    /// Stacked RBMs fine-tuned with NCA.
+    Rbm(RbmParams);
+    /// Iterative quantization (not in the five papers).
+    Itq(ItqParams);
     /// Sparse Hashing with ENCW hash functions.
-    ShEncw(ShEncwParams) = "sh-encw", slot 12, fixture "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1, lambda1 = 0.1, lambda2 = 0.1 }";
+    ShEncw(ShEncwParams);
     /// Sparse Hashing with linear-SVM hash functions.
-    ShSvm(ShSvmParams) = "sh-svm", slot 13, fixture "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1 }";
+    ShSvm(ShSvmParams);
     /// Self-taught hashing (Laplacian eigenmap codes, one SVM per bit).
-    Sth(SthParams) = "sth", slot 14, fixture "neighbours = 3";
+    Sth(SthParams);
     /// Latent semantic indexing (truncated SVD, median thresholds).
-    Lsi(LsiParams) = "lsi", slot 15, fixture "";
+    Lsi(LsiParams);
     /// Laplacian co-hashing (bipartite item-feature co-embedding).
-    Lch(LchParams) = "lch", slot 16, fixture "";
+    Lch(LchParams);
     /// Minimal loss hashing.
-    Mlh(MlhParams) = "mlh", slot 17, fixture "neighbours = 3\nepochs = 2\npairs_per_epoch = 200\nhyperparameters = { rho = 1, weight_decay = 0.001 }";
+    Mlh(MlhParams);
 }
 
 /// The registration of the method a spec calls `name`.
@@ -242,21 +304,50 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_labels_and_slots_are_unique() {
+    fn names_and_labels_are_unique_and_every_method_has_a_colour_of_its_own() {
         for (i, a) in REGISTRY.iter().enumerate() {
             for b in &REGISTRY[i + 1..] {
                 assert_ne!(a.name, b.name);
                 assert_ne!(a.label, b.label);
-                assert_ne!(a.palette_slot, b.palette_slot);
             }
             assert!(
-                a.palette_slot < hashbench_plot::PALETTE_SIZE,
-                "{}: slot {} has no colour of its own ({} colours); add one to the palette",
-                a.name,
-                a.palette_slot,
-                hashbench_plot::PALETTE_SIZE
+                !a.name.is_empty()
+                    && a.name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "spec name `{}`: lower-case letters, digits and '-'",
+                a.name
             );
+            assert_eq!(a.palette_slot(), i);
         }
+        assert!(
+            REGISTRY.len() <= hashbench_plot::PALETTE_SIZE,
+            "{} methods and {} colours: add a colour to the palette",
+            REGISTRY.len(),
+            hashbench_plot::PALETTE_SIZE
+        );
+    }
+
+    #[test]
+    fn a_table_without_a_known_method_name_is_refused_with_the_names() {
+        let parse = |text: &str| toml::from_str::<MethodSpec>(text).unwrap_err().to_string();
+        assert!(parse("n = 3").contains("missing field `method`"));
+        assert!(parse("method = 3").contains("`method` must be a method's name"));
+        let unknown = parse("method = \"lhs\"");
+        assert!(
+            unknown.contains("unknown variant `lhs`") && unknown.contains("`lsh`"),
+            "{unknown}"
+        );
+        let field = parse("method = \"lsh\"\nbits_per_table = 2");
+        assert!(field.contains("unknown field `bits_per_table`"), "{field}");
+        // the name under `method` is the crate's own declaration
+        let lsh: MethodSpec = toml::from_str("method = \"lsh\"").unwrap();
+        assert_eq!(lsh.registration().name, <LshParams as HashMethod>::NAME);
+        assert!(
+            toml::to_string(&lsh)
+                .unwrap()
+                .starts_with("method = \"lsh\"")
+        );
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     type Prepared: Sync;
     /// The paper's name.
     const LABEL: &'static str;
+    /// The spec name of Sparse Hashing with these hash functions.
+    const NAME: &'static str;
+    /// The conformance fixture's parameters (see `HashMethod::FIXTURE`).
+    const FIXTURE: &'static str;
     /// The version of the method with this hash (see `HashMethod::VERSION`).
     const VERSION: u32;
 
@@ -100,6 +104,8 @@ impl HashKind for Encw {
     type Fixed = EncwFixed;
     type Prepared = (Standardised, PenaltyScale);
     const LABEL: &'static str = "SH_ENCW";
+    const NAME: &'static str = "sh-encw";
+    const FIXTURE: &'static str = "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1, lambda1 = 0.1, lambda2 = 0.1 }";
     /// 2: penalties on the data's scale, a data-set graph width, a
     /// chance-corrected cross-validation (issue 34).
     const VERSION: u32 = 2;
@@ -206,6 +212,9 @@ impl HashKind for Svm {
     type Fixed = SvmFixed;
     type Prepared = ScaledRows;
     const LABEL: &'static str = "SH_SVM";
+    const NAME: &'static str = "sh-svm";
+    const FIXTURE: &'static str =
+        "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1 }";
     /// One per SVM change (`svm::REVISION`: 2, eight partial sums; 3,
     /// shrinking), plus one for issue 34 (penalties on the data's scale, a
     /// data-set graph width, a chance-corrected cross-validation, scaled

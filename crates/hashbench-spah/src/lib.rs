@@ -326,6 +326,8 @@ fn solver(e: SolverError) -> FitError {
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
+    const NAME: &'static str = H::NAME;
+    const FIXTURE: &'static str = H::FIXTURE;
     const VERSION: u32 = H::VERSION;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,

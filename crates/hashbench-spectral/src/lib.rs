@@ -49,6 +49,7 @@ impl ShModel {
 impl HashMethod for ShParams {
     type Model = ShModel;
     const LABEL: &'static str = "SH";
+    const NAME: &'static str = "sh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`), sin by
     // hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;

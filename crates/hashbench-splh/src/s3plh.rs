@@ -57,6 +57,7 @@ pub fn update_labels(
 impl HashMethod for S3plhParams {
     type Model = LinearModel;
     const LABEL: &'static str = "S3PLH";
+    const NAME: &'static str = "s3plh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {

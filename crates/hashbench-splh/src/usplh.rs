@@ -139,6 +139,7 @@ pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions, within_near:
 impl HashMethod for UsplhParams {
     type Model = LinearModel;
     const LABEL: &'static str = "USPLH";
+    const NAME: &'static str = "usplh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;

@@ -61,6 +61,8 @@ pub fn eigenmap_codes(
 impl HashMethod for SthParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "STH";
+    const NAME: &'static str = "sth";
+    const FIXTURE: &'static str = "neighbours = 3";
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
     // then one per SVM change (`svm::REVISION`: 4, eight partial sums;
