@@ -9,6 +9,7 @@ pub mod metric_table;
 pub mod normality;
 mod per_query;
 mod policy;
+mod pooled_ball;
 mod query_values;
 mod values;
 
@@ -21,5 +22,6 @@ pub use per_query::{
     expected_relevant_in_top, query_stats, scanned_stats,
 };
 pub use policy::{EmptyPolicy, MetricSpec, TiePolicy};
+pub use pooled_ball::pooled_ball_pr_area;
 pub use query_values::{Combine, QueryValues};
 pub use values::{Curve, MetricValues};

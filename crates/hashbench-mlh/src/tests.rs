@@ -2,12 +2,11 @@
 //! toy problem, and the validation's independence of the trial seed.
 
 use faer::Mat;
-use hashbench_core::{BitCodes, Data, HashMethod, HashModel, TrainSet};
+use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::train::{PairLoss, loss_adjusted};
-use crate::validate::ball_ap;
 use crate::*;
 
 #[test]
@@ -68,16 +67,6 @@ fn the_loss_is_the_normalised_hinge() {
     assert_eq!(loss.at(0, false), 1.0);
     assert_eq!(loss.at(3, false), 0.25);
     assert_eq!(loss.at(4, false), 0.0);
-}
-
-#[test]
-fn ball_ap_by_hand() {
-    // one 2-bit query 00; database 00, 01, 11; relevant: item 1
-    let db = BitCodes::from_fn(3, 2, |i, k| (i == 1 && k == 0) || i == 2);
-    let q = BitCodes::from_fn(1, 2, |_, _| false);
-    // radius 0: P 0/1, R 0; radius 1: P 1/2, R 1; radius 2: P 1/3, R 1
-    let ap = ball_ap(&q, &db, &[vec![1]]);
-    assert!((ap - 0.25).abs() < 1e-12, "{ap}");
 }
 
 /// Two classes far apart in the first coordinate, noise elsewhere.

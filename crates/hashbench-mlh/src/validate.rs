@@ -4,12 +4,13 @@
 //! validation AP by more than 0.005. The criterion is the reference's
 //! `eval_linear_hash` AP: the area under the precision-recall points of the
 //! Hamming balls of radius 0..q over all held-out queries (precision of an
-//! empty ball = 1), by the trapezoid rule.
+//! empty ball = 1), by the trapezoid rule, scored by
+//! [`hashbench_eval::pooled_ball_pr_area`].
 
 use faer::{Mat, MatRef};
-use hashbench_core::search::hamming_distances;
 use hashbench_core::seed::derive_seed;
-use hashbench_core::{BitCodes, Data, HashModel};
+use hashbench_core::{Data, GroundTruth, HashModel};
+use hashbench_eval::pooled_ball_pr_area;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -42,7 +43,7 @@ struct Holdout {
     standard: Standardise,
     standardised: Mat<f64>,
     lists: Vec<Vec<u32>>,
-    truth: Vec<Vec<u32>>,
+    truth: GroundTruth,
 }
 
 fn pick(x: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
@@ -80,6 +81,10 @@ impl Holdout {
             k,
             false,
         )?;
+        let truth = GroundTruth::Lists {
+            n_db: rest.nrows(),
+            lists: truth,
+        };
         let standard = Standardise::fit(rest.as_ref());
         let standardised = standard.apply(rest.as_ref());
         Ok(Holdout {
@@ -109,44 +114,8 @@ impl Holdout {
         );
         let model = self.standard.model(trained.w.as_ref());
         let encode = |d: &Data| model.encode(d).expect("the model's own dimension");
-        ball_ap(&encode(&self.queries), &encode(&self.rest), &self.truth)
+        pooled_ball_pr_area(&encode(&self.queries), &encode(&self.rest), &self.truth)
     }
-}
-
-/// The AP of the Hamming balls of radius 0..q: precision and recall summed
-/// over all queries at each radius, an empty ball at precision 1, the
-/// trapezoid area under the points.
-pub fn ball_ap(queries: &BitCodes, db: &BitCodes, truth: &[Vec<u32>]) -> f64 {
-    let q = db.n_bits();
-    let mut within = vec![0u64; q + 1];
-    let mut relevant_within = vec![0u64; q + 1];
-    let mut relevant_total = 0u64;
-    for (i, list) in truth.iter().enumerate() {
-        let dist = hamming_distances(queries.code(i), db);
-        for &dd in &dist {
-            within[dd as usize] += 1;
-        }
-        for &j in list {
-            relevant_within[dist[j as usize] as usize] += 1;
-        }
-        relevant_total += list.len() as u64;
-    }
-    let (mut retrieved, mut hits) = (0u64, 0u64);
-    let mut points = Vec::with_capacity(q + 1);
-    for r in 0..=q {
-        retrieved += within[r];
-        hits += relevant_within[r];
-        let precision = if retrieved == 0 {
-            1.0
-        } else {
-            hits as f64 / retrieved as f64
-        };
-        points.push((precision, hits as f64 / relevant_total.max(1) as f64));
-    }
-    points
-        .windows(2)
-        .map(|w| 0.5 * (w[0].0 + w[1].0) * (w[1].1 - w[0].1))
-        .sum()
 }
 
 /// ρ and the weight decay chosen on held-out training items.
