@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use faer::{Mat, MatRef};
 
-use crate::error::FitError;
+use crate::error::{FitError, RowsError};
 
 /// A set of items a method can be fitted on or encode.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ impl SparseRows {
     /// # Errors
     /// A message naming the row when indices are not strictly increasing or
     /// reach `n_cols`, or a value is not finite.
-    pub fn new(n_cols: usize, rows: &[Vec<(u32, f64)>]) -> Result<Self, String> {
+    pub fn new(n_cols: usize, rows: &[Vec<(u32, f64)>]) -> Result<Self, RowsError> {
         let mut out = SparseRows {
             n_cols,
             offsets: vec![0],
@@ -45,13 +45,21 @@ impl SparseRows {
         for (r, row) in rows.iter().enumerate() {
             for (k, &(i, v)) in row.iter().enumerate() {
                 if k > 0 && row[k - 1].0 >= i {
-                    return Err(format!("row {r}: indices must be strictly increasing"));
+                    return Err(RowsError::Unsorted { row: r });
                 }
                 if i as usize >= n_cols {
-                    return Err(format!("row {r}: index {i} is outside {n_cols} columns"));
+                    return Err(RowsError::OutOfRange {
+                        row: r,
+                        index: i,
+                        n_cols,
+                    });
                 }
                 if !v.is_finite() {
-                    return Err(format!("row {r}: value {v} at index {i} is not finite"));
+                    return Err(RowsError::NonFinite {
+                        row: r,
+                        index: i,
+                        value: v,
+                    });
                 }
                 if v != 0.0 {
                     out.indices.push(i);
@@ -114,13 +122,12 @@ impl GramRows {
     ///
     /// # Errors
     /// If the matrix is not square.
-    pub fn new(gram: Mat<f64>) -> Result<Self, String> {
+    pub fn new(gram: Mat<f64>) -> Result<Self, RowsError> {
         if gram.nrows() != gram.ncols() {
-            return Err(format!(
-                "a Gram matrix must be square, got {} x {}",
-                gram.nrows(),
-                gram.ncols()
-            ));
+            return Err(RowsError::NotSquare {
+                rows: gram.nrows(),
+                cols: gram.ncols(),
+            });
         }
         let items = (0..gram.nrows()).collect();
         Ok(Self {

@@ -1,7 +1,47 @@
 //! Typed errors: parameter errors are found before any data is touched, fit and
 //! encode errors while a trial runs. Each names what is at fault.
 
+use std::sync::Arc;
+
 use faer::linalg::solvers::{EvdError, SvdError};
+
+/// The typed error of a crate this one does not know (a kernel's, a
+/// solver's), kept whole: its message is the error's own, and
+/// [`SourceError::downcast_ref`] gives the typed value back. Shared, so the
+/// errors that carry it stay `Clone`; equal when they are the same error or
+/// say the same.
+#[derive(Debug, Clone)]
+pub struct SourceError(Arc<dyn std::error::Error + Send + Sync>);
+
+impl SourceError {
+    /// Wraps `error`.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(Arc::new(error))
+    }
+
+    /// The wrapped error as a `T`, when it is one.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.0.downcast_ref::<T>()
+    }
+}
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SourceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for SourceError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
 
 /// A hyperparameter is out of range or inconsistent.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -83,6 +123,46 @@ pub struct DataMismatch {
     pub found: String,
 }
 
+/// Rows that cannot make a data set, the row at fault named.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RowsError {
+    /// A sparse row's indices are not strictly increasing.
+    #[error("row {row}: indices must be strictly increasing")]
+    Unsorted {
+        /// Row index.
+        row: usize,
+    },
+    /// A sparse row's index reaches the number of columns.
+    #[error("row {row}: index {index} is outside {n_cols} columns")]
+    OutOfRange {
+        /// Row index.
+        row: usize,
+        /// The index.
+        index: u32,
+        /// Number of columns.
+        n_cols: usize,
+    },
+    /// A value is NaN or infinite.
+    #[error("row {row}: value {value} at index {index} is not finite")]
+    NonFinite {
+        /// Row index.
+        row: usize,
+        /// Column index.
+        index: u32,
+        /// The value.
+        value: f64,
+    },
+    /// A Gram matrix is not square.
+    #[error("a Gram matrix must be square, got {rows} x {cols}")]
+    NotSquare {
+        /// Rows.
+        rows: usize,
+        /// Columns.
+        cols: usize,
+    },
+}
+
 /// Fitting a method on training data failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -131,10 +211,27 @@ pub enum FitError {
     },
     /// A kernel could not be resolved or evaluated on the training data.
     #[error("kernel: {0}")]
-    Kernel(String),
-    /// An optimisation solver (a QP of LAMP) failed.
+    Kernel(#[source] SourceError),
+    /// The support vectors' kernel matrix is zero: no direction to learn.
+    #[error("{method}: the support vectors' kernel matrix is zero")]
+    ZeroKernelMatrix {
+        /// Method name.
+        method: &'static str,
+    },
+    /// An optimisation solver (a QP of LAMP, SpaH's and STH's numerics)
+    /// failed.
     #[error("solver: {0}")]
-    Solver(String),
+    Solver(#[source] SourceError),
+    /// A class has too few items for the method's neighbours.
+    #[error("{method}: {needed} items per class are needed for its neighbours, a class has {got}")]
+    ClassTooSmall {
+        /// Method name.
+        method: &'static str,
+        /// Items per class needed.
+        needed: usize,
+        /// Items of the smallest class.
+        got: usize,
+    },
     /// A training value is NaN or infinite.
     #[error("training value at row {row}, column {col} is not finite")]
     NonFinite {
@@ -167,5 +264,50 @@ pub enum EncodeError {
     },
     /// The model's kernel could not be evaluated on this data.
     #[error("kernel: {0}")]
-    Kernel(String),
+    Kernel(#[source] SourceError),
+}
+
+impl FitError {
+    /// A kernel's own error.
+    pub fn kernel(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        FitError::Kernel(SourceError::new(error))
+    }
+
+    /// A solver's own error.
+    pub fn solver(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        FitError::Solver(SourceError::new(error))
+    }
+}
+
+impl EncodeError {
+    /// A kernel's own error.
+    pub fn kernel(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        EncodeError::Kernel(SourceError::new(error))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, thiserror::Error)]
+    #[error("block {0} failed")]
+    struct Foreign(usize);
+
+    #[test]
+    fn a_foreign_error_stays_typed_inside_a_fit_error() {
+        let e = FitError::kernel(Foreign(3));
+        assert_eq!(e.to_string(), "kernel: block 3 failed");
+        let FitError::Kernel(source) = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(source.downcast_ref::<Foreign>(), Some(&Foreign(3)));
+        assert_eq!(source.downcast_ref::<ParamError>(), None);
+        // the chain reaches it, and clones compare equal
+        let chained = std::error::Error::source(&e).expect("a source");
+        assert_eq!(chained.to_string(), "block 3 failed");
+        assert_eq!(e.clone(), e);
+        assert_ne!(e, FitError::solver(Foreign(3)));
+        assert_ne!(e, FitError::kernel(Foreign(4)));
+    }
 }

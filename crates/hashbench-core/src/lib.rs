@@ -16,6 +16,8 @@ pub mod truth;
 
 pub use codes::BitCodes;
 pub use data::{Data, GramRows, LabelledData, SparseRows, TrainSet};
-pub use error::{DataMismatch, EncodeError, FitError, LinalgError, ParamError};
+pub use error::{
+    DataMismatch, EncodeError, FitError, LinalgError, ParamError, RowsError, SourceError,
+};
 pub use method::{HashMethod, HashModel};
 pub use truth::GroundTruth;

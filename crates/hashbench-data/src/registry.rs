@@ -452,7 +452,8 @@ impl DatasetEntry {
                 ),
             ));
         }
-        let x = GramRows::new(gram).map_err(DataError::Invalid)?;
+        let x = GramRows::new(gram)
+            .map_err(|e| DataError::Invalid(format!("dataset `{name}`: {e}")))?;
         Ok(Dataset {
             name: name.to_string(),
             x: Data::Gram(x),

@@ -122,7 +122,8 @@ impl Transform {
                             })
                             .collect();
                         Data::Sparse(
-                            SparseRows::new(s.n_cols(), &rows).map_err(DataError::Invalid)?,
+                            SparseRows::new(s.n_cols(), &rows)
+                                .map_err(|e| DataError::Invalid(e.to_string()))?,
                         )
                     }
                     other => return Err(needs_vectors(&data.name, "tf-idf", other)),
@@ -193,7 +194,10 @@ impl Transform {
                         idx.iter().zip(val).map(|(&k, &v)| (k, v / norm)).collect()
                     })
                     .collect();
-                Data::Sparse(SparseRows::new(s.n_cols(), &rows).map_err(DataError::Invalid)?)
+                Data::Sparse(
+                    SparseRows::new(s.n_cols(), &rows)
+                        .map_err(|e| DataError::Invalid(e.to_string()))?,
+                )
             }
             (Transform::UnitLength, other) => {
                 return Err(needs_vectors(&data.name, "unit-length", other));

@@ -99,19 +99,26 @@ impl TruthRule {
     /// Checks the rule's own parameters.
     ///
     /// # Errors
-    /// A message naming the bad field.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    /// A [`hashbench_core::ParamError`] naming the field at fault.
+    pub fn validate(&self) -> std::result::Result<(), hashbench_core::ParamError> {
+        use hashbench_core::ParamError;
         match self {
-            TruthRule::KNearest { k: 0, .. } | TruthRule::KNearestSameLabel { k: 0 } => {
-                Err("ground_truth.k must be at least 1".into())
-            }
-            TruthRule::TopPercent { percent, .. } if !(*percent > 0.0 && *percent <= 100.0) => Err(
-                format!("ground_truth.percent = {percent} must be in (0, 100]"),
+            TruthRule::KNearest { k: 0, .. } | TruthRule::KNearestSameLabel { k: 0 } => Err(
+                ParamError::invalid("ground_truth.k", 0, "must be at least 1"),
             ),
-            TruthRule::MeanDistanceBall { neighbour: 0, .. }
-            | TruthRule::MeanDistanceBall { sample: 0, .. } => {
-                Err("ground_truth.neighbour and ground_truth.sample must be at least 1".into())
-            }
+            TruthRule::TopPercent { percent, .. } if !(*percent > 0.0 && *percent <= 100.0) => Err(
+                ParamError::invalid("ground_truth.percent", percent, "must be in (0, 100]"),
+            ),
+            TruthRule::MeanDistanceBall { neighbour: 0, .. } => Err(ParamError::invalid(
+                "ground_truth.neighbour",
+                0,
+                "must be at least 1",
+            )),
+            TruthRule::MeanDistanceBall { sample: 0, .. } => Err(ParamError::invalid(
+                "ground_truth.sample",
+                0,
+                "must be at least 1",
+            )),
             _ => Ok(()),
         }
     }

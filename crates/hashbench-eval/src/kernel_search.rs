@@ -37,18 +37,32 @@ fn two() -> f64 {
 }
 
 impl SearchSpec {
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    /// Checks the search's parameters.
+    ///
+    /// # Errors
+    /// A [`ParamError`] naming the field at fault.
+    pub(crate) fn validate(&self) -> Result<(), hashbench_core::ParamError> {
+        use hashbench_core::ParamError;
         if self.eps.is_empty() || self.eps.iter().any(|e| !(e.is_finite() && *e >= 0.0)) {
-            return Err(format!(
-                "search.eps = {:?} must list finite values >= 0",
-                self.eps
+            return Err(ParamError::invalid(
+                "search.eps",
+                format!("{:?}", self.eps),
+                "must list finite values >= 0",
             ));
         }
         if !(self.factor.is_finite() && self.factor > 0.0) {
-            return Err(format!("search.factor = {} must be positive", self.factor));
+            return Err(ParamError::invalid(
+                "search.factor",
+                self.factor,
+                "must be positive",
+            ));
         }
         if self.permutations == Some(0) {
-            return Err("search.permutations must be at least 1".into());
+            return Err(ParamError::invalid(
+                "search.permutations",
+                0,
+                "must be at least 1",
+            ));
         }
         Ok(())
     }

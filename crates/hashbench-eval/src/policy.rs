@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use hashbench_core::ParamError;
+
 use crate::kernel_search::SearchSpec;
 
 /// Order of database items at equal Hamming distance in a ranking.
@@ -212,57 +214,63 @@ impl MetricSpec {
     /// Checks the policy's own parameters.
     ///
     /// # Errors
-    /// A message naming the bad field.
-    pub fn validate(&self) -> Result<(), String> {
+    /// A [`ParamError`] naming the policy's field at fault
+    /// (`recall-curve.points`).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let positive_counts = |name: &'static str, list: &[usize]| {
+            if list.is_empty() || list.contains(&0) {
+                Err(ParamError::invalid(
+                    name,
+                    format!("{list:?}"),
+                    "must list positive counts",
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let at_least_one = |name: &'static str, value: usize| {
+            if value == 0 {
+                Err(ParamError::invalid(name, value, "must be at least 1"))
+            } else {
+                Ok(())
+            }
+        };
         match self {
-            MetricSpec::RecallCurve { points, .. } if *points == 0 => {
-                Err("recall-curve: `points` must be at least 1".into())
-            }
-            MetricSpec::PrecisionFirstM { m, .. } if m.is_empty() || m.contains(&0) => {
-                Err("precision-first-m: `m` must list positive counts".into())
-            }
-            MetricSpec::HammingKnn { k, .. } if k.is_empty() || k.contains(&0) => {
-                Err("hamming-knn: `k` must list positive counts".into())
-            }
-            MetricSpec::HammingKnn {
-                ties: TiePolicy::Expected,
-                ..
-            } => Err(
-                "hamming-knn: ties = \"expected\" has no closed form for a vote; use \"random\" or \"index\""
-                    .into(),
-            ),
-            MetricSpec::KnnAccuracy { k, search } => {
-                if *k == 0 {
-                    return Err("knn-accuracy: `k` must be at least 1".into());
+            MetricSpec::RecallCurve { points, .. } => at_least_one("recall-curve.points", *points),
+            MetricSpec::PrecisionFirstM { m, .. } => positive_counts("precision-first-m.m", m),
+            MetricSpec::HammingKnn { k, ties } => {
+                positive_counts("hamming-knn.k", k)?;
+                if *ties == TiePolicy::Expected {
+                    return Err(ParamError::invalid(
+                        "hamming-knn.ties",
+                        "\"expected\"",
+                        "has no closed form for a vote; use \"random\" or \"index\"",
+                    ));
                 }
-                search.validate().map_err(|e| format!("knn-accuracy: {e}"))
+                Ok(())
+            }
+            MetricSpec::KnnAccuracy { k, search } => {
+                at_least_one("knn-accuracy.k", *k)?;
+                search.validate()
             }
             MetricSpec::RecallVsNeighbours { neighbours, search } => {
-                if neighbours.is_empty() || neighbours.contains(&0) {
-                    return Err(
-                        "recall-vs-neighbours: `neighbours` must list positive counts".into(),
-                    );
-                }
+                positive_counts("recall-vs-neighbours.neighbours", neighbours)?;
                 if search.eps.len() != 1 {
-                    return Err("recall-vs-neighbours: give exactly one `search.eps`".into());
+                    return Err(ParamError::invalid(
+                        "recall-vs-neighbours.search.eps",
+                        format!("{:?}", search.eps),
+                        "give exactly one value",
+                    ));
                 }
-                search
-                    .validate()
-                    .map_err(|e| format!("recall-vs-neighbours: {e}"))
+                search.validate()
             }
-            MetricSpec::SearchedPercent { search } => search
-                .validate()
-                .map_err(|e| format!("searched-percent: {e}")),
-            MetricSpec::GoodNeighbours { min_retrieved, .. } if *min_retrieved == 0 => {
-                Err("good-neighbours: `min_retrieved` must be at least 1".into())
+            MetricSpec::SearchedPercent { search } => search.validate(),
+            MetricSpec::GoodNeighbours { min_retrieved, .. } => {
+                at_least_one("good-neighbours.min_retrieved", *min_retrieved)
             }
-            MetricSpec::Coverage { tops, depths }
-                if tops.is_empty()
-                    || depths.is_empty()
-                    || tops.contains(&0)
-                    || depths.contains(&0) =>
-            {
-                Err("coverage: `tops` and `depths` must list positive counts".into())
+            MetricSpec::Coverage { tops, depths } => {
+                positive_counts("coverage.tops", tops)?;
+                positive_counts("coverage.depths", depths)
             }
             _ => Ok(()),
         }

@@ -237,15 +237,10 @@ impl HashMethod for KlshParams {
                 got: n,
             });
         }
-        let kernel = self
-            .kernel
-            .resolve(train.x)
-            .map_err(|e| FitError::Kernel(e.to_string()))?;
+        let kernel = self.kernel.resolve(train.x).map_err(FitError::kernel)?;
         let chosen = sample(rng, n, self.p).into_vec();
         let samples = train.x.select(&chosen);
-        let k = kernel
-            .block(&samples, &samples)
-            .map_err(|e| FitError::Kernel(e.to_string()))?;
+        let k = kernel.block(&samples, &samples).map_err(FitError::kernel)?;
         let basis = KlshBasis::new(k.as_ref(), self.rank_tolerance)?;
         let mut w = Mat::zeros(self.p, n_bits);
         for b in 0..n_bits {
@@ -273,7 +268,7 @@ impl HashModel for KlshModel {
         let mut kx = self
             .kernel
             .block(data, &self.samples)
-            .map_err(|e| EncodeError::Kernel(e.to_string()))?;
+            .map_err(EncodeError::kernel)?;
         if self.centre_query {
             self.basis.centre_rows(&mut kx);
         }

@@ -340,7 +340,7 @@ impl HashModel for LampModel {
         let k = self
             .kernel
             .block(data, &self.support)
-            .map_err(|e| EncodeError::Kernel(e.to_string()))?;
+            .map_err(EncodeError::kernel)?;
         let p = self.support.n_items() / self.weights.len().max(1);
         Ok(BitCodes::from_fn(k.nrows(), self.weights.len(), |i, m| {
             let w = &self.weights[m];

@@ -68,14 +68,11 @@ pub(crate) fn fit(
         Constraints::SameLabel(_) => Some(train.every_label("lamp")?),
         Constraints::Nearest(_) => None,
     };
-    let kernel = params
-        .kernel
-        .resolve(train.x)
-        .map_err(|e| FitError::Kernel(e.to_string()))?;
+    let kernel = params.kernel.resolve(train.x).map_err(FitError::kernel)?;
     let block = |a: &[usize], b: &[usize]| {
         kernel
             .block(&train.x.select(a), &train.x.select(b))
-            .map_err(|e| FitError::Kernel(e.to_string()))
+            .map_err(FitError::kernel)
     };
     // held-out items (for μ), then the working set from the rest
     let grid = match &params.decorrelation {
@@ -346,7 +343,7 @@ fn train_bits(
         };
         let start = starting_point(&problem, rng);
         let (beta, mut values, log) =
-            solve_bit(&problem, start, &stop).map_err(|e| FitError::Solver(e.to_string()))?;
+            solve_bit(&problem, start, &stop).map_err(FitError::solver)?;
         values.truncate(n);
         // ν = T β, b unchanged
         let mut nu: Vec<f64> = (0..p)
@@ -416,9 +413,7 @@ pub(crate) fn whitening(g: &Mat<f64>, kernel_scale: f64) -> Result<Mat<f64>, Fit
     let floor = 1e-8 * kernel_scale.max(0.0);
     let kept = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
     if kept == 0 {
-        return Err(FitError::Kernel(
-            "the support vectors' kernel matrix is zero".into(),
-        ));
+        return Err(FitError::ZeroKernelMatrix { method: "LAMP" });
     }
     Ok(Mat::from_fn(g.nrows(), kept, |a, c| {
         vectors[(a, c)] / values[c].sqrt()

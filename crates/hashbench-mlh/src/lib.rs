@@ -185,7 +185,7 @@ pub fn neighbour_lists(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
     k: usize,
-) -> Result<Vec<Vec<u32>>, String> {
+) -> Result<Vec<Vec<u32>>, FitError> {
     nearest_lists(x, labels, x, labels, k, true)
 }
 
@@ -202,7 +202,7 @@ pub(crate) fn nearest_lists(
     db_labels: Option<&[u32]>,
     k: usize,
     itself: bool,
-) -> Result<Vec<Vec<u32>>, String> {
+) -> Result<Vec<Vec<u32>>, FitError> {
     let class = |labels: Option<&[u32]>, i: usize| labels.map_or(0, |l| l[i]);
     let classes: std::collections::BTreeSet<u32> = (0..queries.nrows())
         .map(|i| class(query_labels, i))
@@ -219,10 +219,11 @@ pub(crate) fn nearest_lists(
             .filter(|&i| class(query_labels, i) == c)
             .collect();
         if members.len() < k + usize::from(itself) {
-            return Err(format!(
-                "{k} neighbours per item need more items of a class, one has {}",
-                members.len()
-            ));
+            return Err(FitError::ClassTooSmall {
+                method: <MlhParams as HashMethod>::LABEL,
+                needed: k + usize::from(itself),
+                got: members.len(),
+            });
         }
         // as the database, the askers are the members, in the same order
         let exclude: Option<Vec<usize>> = itself.then(|| (0..asking.len()).collect());
@@ -372,7 +373,7 @@ impl HashMethod for MlhParams {
         }
         let x = dense_fit_input(self, train, n_bits, self.neighbours + 2)?;
         let labels = self.row_labels(train, x.nrows())?;
-        let choice = validate(self, x, labels.as_deref(), n_bits).map_err(FitError::Solver)?;
+        let choice = validate(self, x, labels.as_deref(), n_bits)?;
         let log = FitLog {
             facts: vec![
                 ("validation-ap".into(), choice.ap),
@@ -399,8 +400,7 @@ impl HashMethod for MlhParams {
             Hyperparameters::Rule(_) => return tune_then_fit(self, train, n_bits, rng),
         };
         let labels = self.row_labels(train, x.nrows())?;
-        let lists = neighbour_lists(x, labels.as_deref(), self.neighbours)
-            .map_err(|e| FitError::Solver(format!("mlh pairs: {e}")))?;
+        let lists = neighbour_lists(x, labels.as_deref(), self.neighbours)?;
         let standard = Standardise::fit(x);
         let xs = standard.apply(x);
         let loss = PairLoss {

@@ -9,7 +9,7 @@
 
 use faer::{Mat, MatRef};
 use hashbench_core::seed::derive_seed;
-use hashbench_core::{Data, GroundTruth, HashModel};
+use hashbench_core::{Data, FitError, GroundTruth, HashModel};
 use hashbench_eval::pooled_ball_pr_area;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -56,7 +56,7 @@ impl Holdout {
         x: MatRef<'_, f64>,
         labels: Option<&[u32]>,
         bits: usize,
-    ) -> Result<Holdout, String> {
+    ) -> Result<Holdout, FitError> {
         let n = x.nrows();
         let held = params.validation_items.min(n / 10).max(1);
         let mut order: Vec<usize> = (0..n).collect();
@@ -127,7 +127,7 @@ pub fn validate(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
     bits: usize,
-) -> Result<Choice, String> {
+) -> Result<Choice, FitError> {
     let holdout = Holdout::new(params, x, labels, bits)?;
     let rho0 = (2 * bits.div_ceil(16)).min(bits);
     let mut best: Option<Choice> = None;

@@ -243,16 +243,9 @@ impl HashMethod for OkhParams {
             Similarity::Labels => Some(train.every_label("okh")?),
             Similarity::Features | Similarity::KernelNystrom => None,
         };
-        let kernel = self
-            .kernel
-            .resolve(train.x)
-            .map_err(|e| FitError::Kernel(e.to_string()))?;
+        let kernel = self.kernel.resolve(train.x).map_err(FitError::kernel)?;
         let marks = landmarks(self.landmarks, train.x, self.p, rng)?;
-        let block = |a: &Data, b: &Data| {
-            kernel
-                .block(a, b)
-                .map_err(|e| FitError::Kernel(e.to_string()))
-        };
+        let block = |a: &Data, b: &Data| kernel.block(a, b).map_err(FitError::kernel);
         // K_PN: landmarks x training items
         let k = block(&marks, train.x)?;
         let (d, kr) = match (&labels, self.similarity) {
@@ -307,7 +300,7 @@ impl HashModel for OkhModel {
         let kx = self
             .kernel
             .block(data, &self.landmarks)
-            .map_err(|e| EncodeError::Kernel(e.to_string()))?;
+            .map_err(EncodeError::kernel)?;
         let proj = product(kx.as_ref(), self.solution.a.as_ref());
         let b = &self.solution.b;
         Ok(BitCodes::from_fn(proj.nrows(), proj.ncols(), |i, m| {

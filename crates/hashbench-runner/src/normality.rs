@@ -12,6 +12,7 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use faer::Mat;
+use hashbench_core::ParamError;
 use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_eigenpairs};
 use hashbench_core::seed::derive_seed;
 use hashbench_data::Dataset;
@@ -79,27 +80,33 @@ impl NormalitySpec {
     ///
     /// # Errors
     /// The field at fault.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if self.p.is_empty() || self.p.iter().any(|&p| p < 2) {
-            return Err(format!("p = {:?} must list values of at least 2", self.p));
+            return Err(ParamError::invalid(
+                "p",
+                format!("{:?}", self.p),
+                "must list values of at least 2",
+            ));
         }
         if self.hyperplanes == 0 {
-            return Err("hyperplanes must be at least 1".into());
+            return Err(ParamError::invalid("hyperplanes", 0, "must be at least 1"));
         }
         if !(self.t_fraction > 0.0 && self.t_fraction <= 1.0) {
-            return Err(format!(
-                "t_fraction = {} must lie in (0, 1]",
-                self.t_fraction
+            return Err(ParamError::invalid(
+                "t_fraction",
+                self.t_fraction,
+                "must lie in (0, 1]",
             ));
         }
         if let Some(p) = self.p.iter().find(|&&p| self.t(p) == 0) {
-            return Err(format!(
-                "p = {p} gives t = floor({} * {p}) = 0",
-                self.t_fraction
+            return Err(ParamError::invalid(
+                "t_fraction",
+                self.t_fraction,
+                format!("gives t = floor({} * {p}) = 0 at p = {p}", self.t_fraction),
             ));
         }
         if self.reduce == Some(0) {
-            return Err("reduce must be at least 1".into());
+            return Err(ParamError::invalid("reduce", 0, "must be at least 1"));
         }
         Ok(())
     }

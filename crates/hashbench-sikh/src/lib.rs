@@ -85,7 +85,7 @@ impl HashMethod for SikhParams {
         let sigma = match self.kernel().resolve(train.x) {
             Ok(Kernel::Gaussian { sigma }) => sigma,
             Ok(other) => unreachable!("a Gaussian spec resolves to {other:?}"),
-            Err(e) => return Err(FitError::Kernel(e.to_string())),
+            Err(e) => return Err(FitError::kernel(e)),
         };
         let normal = Normal::new(0.0, 1.0 / sigma).expect("positive standard deviation");
         let w = Mat::from_fn(x.ncols(), n_bits, |_, _| normal.sample(rng));

@@ -319,10 +319,6 @@ impl<H: HashKind> SpahParams<H> {
     }
 }
 
-fn solver(e: SolverError) -> FitError {
-    FitError::Solver(e.to_string())
-}
-
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
@@ -451,7 +447,8 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             CvTruth::KNearest => None,
             CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
         };
-        let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits).map_err(solver)?;
+        let choice =
+            tune::cross_validate(self, x, labels.as_deref(), n_bits).map_err(FitError::solver)?;
         let log = FitLog {
             facts: vec![
                 ("cv-f1".to_string(), choice.f1),
@@ -470,7 +467,9 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
     ) -> Result<LoggedLinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, self.neighbours + 1)?;
         match &self.hyperparameters {
-            Hyperparameters::Fixed(fixed) => self.learn(x, n_bits, fixed, rng).map_err(solver),
+            Hyperparameters::Fixed(fixed) => {
+                self.learn(x, n_bits, fixed, rng).map_err(FitError::solver)
+            }
             Hyperparameters::Rule(_) => tune_then_fit(self, train, n_bits, rng),
         }
     }

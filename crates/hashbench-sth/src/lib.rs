@@ -33,10 +33,6 @@ impl Default for SthParams {
     }
 }
 
-fn solver(e: SolverError) -> FitError {
-    FitError::Solver(e.to_string())
-}
-
 /// The Laplacian eigenmap's codes of the training items: the `bits`
 /// smallest non-trivial generalised eigenvectors of the cosine kNN graph,
 /// each thresholded at its median (±1), and their eigenvalues.
@@ -106,13 +102,14 @@ impl HashMethod for SthParams {
             });
         }
         let start = Instant::now();
-        let (codes, eigenvalues) = eigenmap_codes(x, self.neighbours, n_bits).map_err(solver)?;
+        let (codes, eigenvalues) =
+            eigenmap_codes(x, self.neighbours, n_bits).map_err(FitError::solver)?;
         let eigen_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
         let mut order = ChaCha8Rng::seed_from_u64(n_bits as u64);
         let svms = SvmData::new(x)
             .train_columns(codes.as_ref(), SvmParams::default(), &mut order)
-            .map_err(solver)?;
+            .map_err(FitError::solver)?;
         let log = FitLog {
             facts: vec![("svm-sweeps-mean".into(), svms.sweeps as f64 / n_bits as f64)],
             per_bit: vec![("eigenvalue".into(), eigenvalues)],
