@@ -120,9 +120,14 @@ slurm-test: build
 
 # Throughput (criterion: Hamming ranking, exact kNN), scale (1M x 128 training and ground truth: time,
 # peak memory) and per-method fit times; figures written under results/bench/.
-bench: bench-fit
+bench: bench-fit bench-eigen
     cargo bench -p hashbench-bench --bench throughput
     cargo bench -p hashbench-bench --bench scale
+
+# The dense partial eigensolver against Lanczos on the same sparse graph operator (time, memory,
+# agreement): why the Laplacian eigenmaps go through Lanczos.
+bench-eigen:
+    cargo bench -p hashbench-bench --bench eigen
 
 # Each method's training time on one thread (9,000 x 784 digits, 1M x 128) and the fraction of the
 # machine's gemm rate achieved; results/bench/fit.json.
