@@ -12,6 +12,7 @@ pub mod pairs;
 pub mod scan;
 pub mod search;
 pub mod seed;
+pub mod summary;
 pub mod truth;
 
 pub use codes::BitCodes;

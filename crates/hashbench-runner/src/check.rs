@@ -19,8 +19,7 @@ use crate::spec::Centre;
 use crate::spec::Plan;
 use crate::tables::{MetricRow, ResultTables};
 
-/// The profile the check reruns.
-pub const CI_PROFILE: &str = "ci";
+pub use crate::spec::CI_PROFILE;
 
 type Means = BTreeMap<(String, usize, String), f64>;
 

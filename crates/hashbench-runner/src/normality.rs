@@ -12,7 +12,6 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use faer::Mat;
-use hashbench_core::ParamError;
 use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_eigenpairs};
 use hashbench_core::seed::derive_seed;
 use hashbench_data::Dataset;
@@ -28,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use indicatif::ProgressBar;
 
 use crate::Counts;
-use crate::spec::Plan;
+use crate::spec::{NormalitySpec, Plan};
 use crate::store::{self, Fingerprinted};
 use crate::tables::{MetricRow, QueryValueRow, ResultTables};
 
@@ -36,85 +35,6 @@ use crate::tables::{MetricRow, QueryValueRow, ResultTables};
 /// with a change that moves the statistics (2: the PCA reduction's signs fixed
 /// by `top_eigenpairs`' convention).
 const STUDY_VERSION: u32 = 2;
-
-/// The `[normality]` table of a Fig. 7 spec.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NormalitySpec {
-    /// Values of p (sampled items).
-    pub p: Vec<usize>,
-    /// Hyperplanes per p (paper: 1000).
-    #[serde(default = "thousand")]
-    pub hyperplanes: usize,
-    /// t = ⌊t_fraction · p⌋ (paper: 0.2).
-    #[serde(default = "one_fifth")]
-    pub t_fraction: f64,
-    /// Reduce the pool to this many dimensions by PCA first (the paper's SIFT
-    /// pool is 128-d already).
-    pub reduce: Option<usize>,
-    /// KLSH's eigenvalue cut (relative), as in `hashbench-klsh`.
-    #[serde(default = "rank_tolerance")]
-    pub rank_tolerance: f64,
-}
-
-fn thousand() -> usize {
-    1000
-}
-
-fn one_fifth() -> f64 {
-    0.2
-}
-
-fn rank_tolerance() -> f64 {
-    1e-10
-}
-
-impl NormalitySpec {
-    /// The compared series, in figure order.
-    pub const SERIES: [&'static str; 3] = ["KLSH", "True random", "Random weights"];
-
-    /// The scalars each (series, p) writes.
-    pub const METRICS: [&'static str; 4] = ["ad-success-rate", "ad-median", "ad-q25", "ad-q75"];
-
-    /// Checks the parameters.
-    ///
-    /// # Errors
-    /// The field at fault.
-    pub fn validate(&self) -> Result<(), ParamError> {
-        if self.p.is_empty() || self.p.iter().any(|&p| p < 2) {
-            return Err(ParamError::invalid(
-                "p",
-                format!("{:?}", self.p),
-                "must list values of at least 2",
-            ));
-        }
-        if self.hyperplanes == 0 {
-            return Err(ParamError::invalid("hyperplanes", 0, "must be at least 1"));
-        }
-        if !(self.t_fraction > 0.0 && self.t_fraction <= 1.0) {
-            return Err(ParamError::invalid(
-                "t_fraction",
-                self.t_fraction,
-                "must lie in (0, 1]",
-            ));
-        }
-        if let Some(p) = self.p.iter().find(|&&p| self.t(p) == 0) {
-            return Err(ParamError::invalid(
-                "t_fraction",
-                self.t_fraction,
-                format!("gives t = floor({} * {p}) = 0 at p = {p}", self.t_fraction),
-            ));
-        }
-        if self.reduce == Some(0) {
-            return Err(ParamError::invalid("reduce", 0, "must be at least 1"));
-        }
-        Ok(())
-    }
-
-    fn t(&self, p: usize) -> usize {
-        (self.t_fraction * p as f64).floor() as usize
-    }
-}
 
 /// The stored outcome of one (series, p).
 #[derive(Debug, Clone, Serialize, Deserialize)]

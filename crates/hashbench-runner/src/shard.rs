@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -17,40 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::run::{Mode, pass, run_plan_as};
 use crate::{Plan, RunOptions, RunOutcome, Spec, Workspace, store};
 
-/// Shard `index` of `count`, 0-based as Slurm numbers array tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// This shard (0 to count - 1).
-    pub index: usize,
-    /// How many shards share the run.
-    pub count: usize,
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("--shard {s}: expected i/n with 0 <= i < n, e.g. 0/4");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index >= count {
-            return Err(bad());
-        }
-        Ok(Self { index, count })
-    }
-}
-
-impl Shard {
-    /// Whether the trial at `position` in [`Plan::trials`] is this shard's
-    /// (round robin: every shard gets a share of each method's trials; the
-    /// same on every machine, whatever its thread count).
-    pub fn holds(&self, position: usize) -> bool {
-        position % self.count == self.index
-    }
-}
+pub use crate::run::Shard;
 
 /// What a finished shard leaves beside its records, read by [`merge`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

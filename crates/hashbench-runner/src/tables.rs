@@ -12,7 +12,6 @@ use polars::prelude::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::spec::Plan;
 use crate::store::TrialRecord;
 
 /// One scalar value of one trial.
@@ -257,7 +256,8 @@ fn metric_rows(df: &DataFrame) -> Result<Vec<MetricRow>> {
         .collect())
 }
 
-/// Reads the tables written by [`write_tables`] from `dir`.
+/// Reads from `dir` the tables [`table_files`] lays out (written as one set
+/// with the run's other files).
 ///
 /// # Errors
 /// Missing or malformed files, naming the path.
@@ -295,11 +295,17 @@ pub fn read_tables(dir: &Path) -> Result<ResultTables> {
     })
 }
 
-/// Long-form tables of `records`, in the order given.
-pub fn of_records(plan: &Plan, dataset: &str, records: &[TrialRecord]) -> ResultTables {
+/// Long-form tables of `records` (of run `experiment`, profile `profile`), in the
+/// order given.
+pub fn of_records(
+    experiment: &str,
+    profile: &str,
+    dataset: &str,
+    records: &[TrialRecord],
+) -> ResultTables {
     let mut t = ResultTables {
-        experiment: plan.id.clone(),
-        profile: plan.profile.clone(),
+        experiment: experiment.to_string(),
+        profile: profile.to_string(),
         dataset: dataset.to_string(),
         ..ResultTables::default()
     };

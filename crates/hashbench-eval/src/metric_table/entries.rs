@@ -393,7 +393,7 @@ impl MetricSpec {
         self.info().ties
     }
 
-    /// Whether the policy re-ranks by the kernel (needs [`SearchInputs`]).
+    /// Whether the policy re-ranks by the kernel (needs [`crate::SearchInputs`]).
     pub fn needs_kernel(&self) -> bool {
         self.info().needs_kernel
     }

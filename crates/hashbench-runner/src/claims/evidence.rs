@@ -11,9 +11,10 @@ use hashbench_eval::QueryValues;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::report::sample_std;
-use crate::spec::{Centre, Plan};
+use crate::claims::Experiment;
 use crate::tables::ResultTables;
+use hashbench_core::summary::Centre;
+use hashbench_core::summary::sample_std;
 
 /// Bootstrap replicates per statistic.
 pub const REPLICATES: usize = 1000;
@@ -58,7 +59,7 @@ impl<'a> Evidence<'a> {
     /// The evidence of `tables` (quality metrics, and timings when
     /// `with_timings`) under `plan`'s centre, resampled from a seed of the
     /// experiment and profile.
-    pub fn new(plan: &Plan, tables: &'a ResultTables, with_timings: bool) -> Self {
+    pub fn new(plan: &dyn Experiment, tables: &'a ResultTables, with_timings: bool) -> Self {
         let query_values: HashMap<(&str, &str, usize, usize), &QueryValues> = tables
             .query_values
             .iter()
@@ -96,7 +97,7 @@ impl<'a> Evidence<'a> {
                 .push((r.x, r.y));
         }
         Self {
-            centre: plan.centre,
+            centre: plan.centre(),
             seed: claim_seed(plan),
             replicates: REPLICATES,
             scalars,
@@ -250,6 +251,6 @@ impl<'a> Evidence<'a> {
 }
 
 /// The resampling seed of a plan's claims: its experiment and profile.
-fn claim_seed(plan: &Plan) -> u64 {
-    derive_seed(0x5eed_c1a1, &[&plan.id, &plan.profile])
+fn claim_seed(plan: &dyn Experiment) -> u64 {
+    derive_seed(0x5eed_c1a1, &[plan.id(), plan.profile()])
 }

@@ -15,8 +15,9 @@ pub use evidence::Evidence;
 pub use kinds::Kind;
 pub use rule::{Over, RULE, all_of};
 
-use crate::spec::Plan;
 use crate::tables::ResultTables;
+use hashbench_core::summary::Centre;
+use hashbench_eval::MetricSpec;
 
 /// A verdict's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -189,10 +190,36 @@ impl Verdict {
     }
 }
 
+/// What judging a claim reads of its experiment; the plan
+/// ([`crate::spec::Plan`]) is one, so claims do not depend on the spec module.
+pub trait Experiment {
+    /// Experiment id.
+    fn id(&self) -> &str;
+    /// Profile name.
+    fn profile(&self) -> &str;
+    /// The claims to judge.
+    fn claims(&self) -> &[ClaimSpec];
+    /// The x values of the tables: code lengths, a sweep's training-set
+    /// sizes, or a normality study's p values.
+    fn x_values(&self) -> &[usize];
+    /// What the x axis holds (`bits`, `training items`, `p`).
+    fn axis(&self) -> &'static str;
+    /// The centre of values over trials.
+    fn centre(&self) -> Centre;
+    /// Metric policies.
+    fn metrics(&self) -> &[MetricSpec];
+    /// The labels a claim about `method` compares it with.
+    fn rivals(&self, method: &str) -> Vec<String>;
+    /// Whether scalar `metric` is a fraction, at most 1.
+    fn is_fraction(&self, metric: &str) -> bool;
+    /// Whether curve `curve` has fractions, at most 1, as y.
+    fn curve_is_fraction(&self, curve: &str) -> bool;
+}
+
 /// Judges every claim of `plan` on the run's `tables`.
-pub fn check_claims(plan: &Plan, tables: &ResultTables) -> Vec<Verdict> {
+pub fn check_claims(plan: &dyn Experiment, tables: &ResultTables) -> Vec<Verdict> {
     let ev = Evidence::new(plan, tables, true);
-    plan.claims
+    plan.claims()
         .iter()
         .map(|c| check_one(plan, &ev, c))
         .collect()
@@ -201,15 +228,15 @@ pub fn check_claims(plan: &Plan, tables: &ResultTables) -> Vec<Verdict> {
 /// Judges every claim of `plan` on the quality metrics of `tables` alone:
 /// a claim on a timing has no value and is not testable here (the golden
 /// check's view: timings differ between reruns).
-pub fn check_quality_claims(plan: &Plan, tables: &ResultTables) -> Vec<Verdict> {
+pub fn check_quality_claims(plan: &dyn Experiment, tables: &ResultTables) -> Vec<Verdict> {
     let ev = Evidence::new(plan, tables, false);
-    plan.claims
+    plan.claims()
         .iter()
         .map(|c| check_one(plan, &ev, c))
         .collect()
 }
 
-fn check_one(plan: &Plan, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict {
+fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict {
     let (outcome, evidence) = match untestable(plan, ev, c) {
         Some(why) => (Outcome::NotTestable, why),
         None => {
@@ -237,15 +264,15 @@ fn check_one(plan: &Plan, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict {
 /// Why `c` cannot be judged on this run, if it cannot: the spec says so for
 /// this profile, a method is absent, or its metric is a timing measured off
 /// the paper's scale.
-fn untestable(plan: &Plan, ev: &Evidence<'_>, c: &ClaimSpec) -> Option<String> {
+fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option<String> {
     if let Some(profiles) = &c.testable {
-        if !profiles.contains(&plan.profile) {
+        if !profiles.iter().any(|p| p == plan.profile()) {
             return Some(format!("testable on {} only", profiles.join(", ")));
         }
-    } else if plan.profile != "paper" && c.kind.metrics().iter().any(|m| is_timing(m)) {
+    } else if plan.profile() != "paper" && c.kind.metrics().iter().any(|m| is_timing(m)) {
         return Some(format!(
             "a timing at the paper's scale, and profile `{}` is not the paper's",
-            plan.profile
+            plan.profile()
         ));
     }
     let (methods, _) = c.kind.names();

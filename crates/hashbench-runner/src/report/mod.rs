@@ -9,7 +9,6 @@ mod stats;
 mod summary;
 
 pub use figures::draw_figures;
-pub(crate) use stats::sample_std;
 pub use stats::{Stat, aggregate};
 pub use summary::{summary_markdown, without_timings};
 

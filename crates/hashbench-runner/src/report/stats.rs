@@ -1,5 +1,6 @@
 //! Mean (or median) ± standard deviation over trials, of scalars; mean curves.
 
+use hashbench_core::summary::sample_std;
 use std::collections::BTreeMap;
 
 use crate::spec::Centre;
@@ -36,17 +37,6 @@ pub fn aggregate(rows: &[MetricRow], centre: Centre) -> BTreeMap<(String, String
             (k, stat)
         })
         .collect()
-}
-
-/// Sample standard deviation of the finite `values` (0 for fewer than two).
-pub(crate) fn sample_std(values: &[f64]) -> f64 {
-    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    let n = finite.len();
-    if n < 2 {
-        return 0.0;
-    }
-    let mean = finite.iter().sum::<f64>() / n as f64;
-    (finite.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
 /// The y values of every trial at each x, per method, for `curve` at

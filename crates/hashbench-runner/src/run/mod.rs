@@ -1,12 +1,14 @@
 //! The run: passes over a plan's splits (ground truth, then every pending
 //! trial fitted or read from the stores and evaluated, in parallel), and a
 //! finished run's tables, summary, figures and run.json written as one set.
-//! Sharded runs call [`pass`] for their part ([`crate::shard`]).
+//! Sharded runs call `pass` for their part (the shard module), each
+//! holding the trials its [`Shard`] names.
 
 mod checks;
 pub(crate) mod trial;
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -82,7 +84,7 @@ pub(crate) enum Mode {
     /// Every trial (a single-machine run).
     Whole,
     /// The trials of one shard; no tables.
-    Shard(crate::shard::Shard),
+    Shard(Shard),
     /// Ground truth and tuning for every pending trial; no fits.
     Prepare,
     /// No computing: every trial must be stored (merging shards).
@@ -95,6 +97,41 @@ pub(crate) struct Pass {
     pub computed: usize,
     pub fits: usize,
     pub about: String,
+}
+
+/// Shard `index` of `count`, 0-based as Slurm numbers array tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard (0 to count - 1).
+    pub index: usize,
+    /// How many shards share the run.
+    pub count: usize,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("--shard {s}: expected i/n with 0 <= i < n, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index >= count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+}
+
+impl Shard {
+    /// Whether the trial at `position` in [`Plan::trials`] is this shard's
+    /// (round robin: every shard gets a share of each method's trials; the
+    /// same on every machine, whatever its thread count).
+    pub fn holds(&self, position: usize) -> bool {
+        position % self.count == self.index
+    }
 }
 
 /// Runs `plan` as a whole ([`Mode::Whole`]) or from stored records only
@@ -119,7 +156,7 @@ pub(crate) fn run_plan_as(
     let dir = ws.run_dir(plan);
     let pass = pass(ws, plan, &data, opts, mode)?;
     let n = plan.trials().len();
-    let tables = crate::tables::of_records(plan, &data.name, &pass.records);
+    let tables = crate::tables::of_records(&plan.id, &plan.profile, &data.name, &pass.records);
     finish(
         ws,
         plan,

@@ -17,18 +17,22 @@ use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::normality::NormalitySpec;
-
 mod grid;
+mod normality;
 mod plan;
 mod resolve;
 mod validate;
 
 pub use crate::claims::ClaimSpec;
+pub use hashbench_core::summary::Centre;
+pub use normality::NormalitySpec;
 pub use plan::{MethodEntry, Plan, Retrieval, Study, TrialKey};
 
 /// The profile that states the paper's own protocol.
 pub const PAPER_PROFILE: &str = "paper";
+
+/// The profile the golden check runs and compares with its baseline.
+pub const CI_PROFILE: &str = "ci";
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;
 
@@ -96,37 +100,6 @@ fn one() -> usize {
 /// bound far above any paper's protocol that refuses a typo before anything
 /// is allocated.
 pub const MAX_PLANNED_TRIALS: usize = 1_000_000;
-
-/// The centre of the values over trials in tables, figures and claims.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Centre {
-    /// The mean.
-    #[default]
-    Mean,
-    /// The median (the mean of the middle two for an even count).
-    Median,
-}
-
-impl Centre {
-    /// The centre of the finite `values` (NaN when none).
-    pub fn of(self, values: &[f64]) -> f64 {
-        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        match self {
-            _ if finite.is_empty() => f64::NAN,
-            Centre::Mean => finite.iter().sum::<f64>() / finite.len() as f64,
-            Centre::Median => hashbench_core::linalg::median(&finite),
-        }
-    }
-
-    /// Its name in summaries.
-    pub fn name(self) -> &'static str {
-        match self {
-            Centre::Mean => "mean",
-            Centre::Median => "median",
-        }
-    }
-}
 
 /// Where methods that pick hyperparameters (cross-validation on training
 /// data) pick them when every trial draws its own split.

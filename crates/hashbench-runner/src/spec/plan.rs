@@ -9,9 +9,8 @@ use hashbench_data::{Dataset, Registry, SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
 
-use super::{Centre, ClaimSpec, FigureSpec, Reported, TuneOn};
+use super::{Centre, ClaimSpec, FigureSpec, NormalitySpec, Reported, TuneOn};
 use crate::methods::MethodSpec;
-use crate::normality::NormalitySpec;
 
 /// One method configuration of a plan.
 #[derive(Debug, Clone, PartialEq)]
@@ -380,5 +379,47 @@ impl Plan {
             }
         }
         out
+    }
+}
+
+impl crate::claims::Experiment for Plan {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn profile(&self) -> &str {
+        &self.profile
+    }
+
+    fn claims(&self) -> &[ClaimSpec] {
+        &self.claims
+    }
+
+    fn x_values(&self) -> &[usize] {
+        &self.bits
+    }
+
+    fn axis(&self) -> &'static str {
+        Plan::axis(self)
+    }
+
+    fn centre(&self) -> Centre {
+        self.centre
+    }
+
+    fn metrics(&self) -> &[MetricSpec] {
+        Plan::metrics(self)
+    }
+
+    fn rivals(&self, method: &str) -> Vec<String> {
+        Plan::rivals(self, method)
+    }
+
+    fn is_fraction(&self, metric: &str) -> bool {
+        Plan::is_fraction(self, metric)
+    }
+
+    fn curve_is_fraction(&self, curve: &str) -> bool {
+        Plan::curve_is_fraction(self, curve)
     }
 }

@@ -3,9 +3,9 @@
 use serde::Deserialize;
 
 use super::{Check, at, xs};
+use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, all_of, judge};
 use crate::claims::{Evidence, Outcome};
-use crate::spec::Plan;
 
 fn one() -> f64 {
     1.0
@@ -62,11 +62,11 @@ impl Beats {
         &self.metric
     }
 
-    fn lower(&self, plan: &Plan) -> bool {
+    fn lower(&self, plan: &dyn Experiment) -> bool {
         self.compared(plan.metrics()) == Some(Compared::Lower)
     }
 
-    fn rivals(&self, plan: &Plan) -> Vec<String> {
+    fn rivals(&self, plan: &dyn Experiment) -> Vec<String> {
         match &self.rivals {
             Some(r) => r.clone(),
             None => {
@@ -79,7 +79,7 @@ impl Beats {
 
     /// Why the claim cannot hold on this data: a ratio above 1 on a metric
     /// bounded by 1 that the rival already scores above 1/factor at every x.
-    fn unreachable(&self, plan: &Plan, ev: &Evidence<'_>, rival: &str) -> Option<String> {
+    fn unreachable(&self, plan: &dyn Experiment, ev: &Evidence<'_>, rival: &str) -> Option<String> {
         if self.factor <= 1.0 || self.lower(plan) || !plan.is_fraction(&self.metric) {
             return None;
         }
@@ -119,7 +119,7 @@ impl Check for Beats {
         Vec::new()
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let xs = xs(plan, self.bits.as_ref());
         let lower = self.lower(plan);
         let mut outcomes = Vec::new();

@@ -4,8 +4,8 @@ use serde::Deserialize;
 
 use super::{Check, at, xs};
 use crate::claims::Evidence;
+use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, all_of, judge};
-use crate::spec::Plan;
 
 /// `metric` of each of `methods` is below `value`, judged over the x values
 /// as `over` says.
@@ -36,7 +36,7 @@ impl Check for Below {
         Vec::new()
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {

@@ -3,9 +3,9 @@
 use serde::Deserialize;
 
 use super::{Check, at, xs};
+use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, combine, judge_close};
 use crate::claims::{Evidence, Outcome};
-use crate::spec::Plan;
 
 /// Every pair of `methods` differs in `metric` by less than the measured
 /// spread, judged over the x values as `over` says.
@@ -35,7 +35,7 @@ impl Check for Close {
         Vec::new()
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for x in xs(plan, self.bits.as_ref()) {

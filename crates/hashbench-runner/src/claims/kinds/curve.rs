@@ -4,11 +4,11 @@
 use serde::Deserialize;
 
 use super::Check;
+use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
 use crate::claims::rule::{Judged, Over, Statistic, all_of, judge, judge_close};
 use crate::claims::{Evidence, Outcome};
-use crate::report::sample_std;
-use crate::spec::Plan;
+use hashbench_core::summary::sample_std;
 
 fn one() -> f64 {
     1.0
@@ -124,7 +124,7 @@ impl Check for BestOnCurve {
         self.bits.clone()
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let rivals = self
             .rivals
             .clone()
@@ -159,7 +159,7 @@ pub struct AboveOnCurve {
 impl AboveOnCurve {
     /// Why no point can reach `factor` times a rival: y is a fraction (at
     /// most 1) and every rival point already exceeds 1/factor.
-    fn unreachable(&self, plan: &Plan, ev: &Evidence<'_>) -> Option<String> {
+    fn unreachable(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Option<String> {
         if self.factor <= 1.0 || !plan.curve_is_fraction(&self.curve) {
             return None;
         }
@@ -199,7 +199,7 @@ impl Check for AboveOnCurve {
         self.bits.clone()
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         if let Some(why) = self.unreachable(plan, ev) {
             return Judged {
                 outcome: Outcome::NotTestable,
@@ -247,7 +247,7 @@ impl Check for Approaches {
         self.bits.clone()
     }
 
-    fn check(&self, _plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, _plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for &b in &self.bits {

@@ -21,7 +21,7 @@ pub use trend::{LevelsOff, Trend};
 
 use super::Evidence;
 use super::rule::Judged;
-use crate::spec::Plan;
+use crate::claims::Experiment;
 
 /// What a claim compares and how (`kind = "..."` in a spec).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -71,7 +71,7 @@ pub(crate) trait Check {
     /// `at`, a curve's bits); a `bits` list only selects among the run's.
     fn code_lengths(&self) -> Vec<usize>;
     /// Its outcome on `ev`.
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged;
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged;
 }
 
 impl Kind {
@@ -123,7 +123,7 @@ impl Kind {
     }
 
     /// Its outcome on `ev`.
-    pub fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    pub fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         match self {
             Kind::Falls(k) => k.check_direction(plan, ev, -1.0),
             _ => self.inner().check(plan, ev),
@@ -133,19 +133,19 @@ impl Kind {
 
 /// The x values a claim reads: those of `bits` the run has when given, else
 /// every x of the run.
-pub(crate) fn xs(plan: &Plan, bits: Option<&Vec<usize>>) -> Vec<usize> {
+pub(crate) fn xs(plan: &dyn Experiment, bits: Option<&Vec<usize>>) -> Vec<usize> {
     match bits {
         Some(b) => b
             .iter()
             .copied()
-            .filter(|x| plan.bits.contains(x))
+            .filter(|x| plan.x_values().contains(x))
             .collect(),
-        None => plan.bits.clone(),
+        None => plan.x_values().to_vec(),
     }
 }
 
 /// "16 bits" or "p = 150", as the run's axis names x.
-pub(crate) fn at(plan: &Plan, x: usize) -> String {
+pub(crate) fn at(plan: &dyn Experiment, x: usize) -> String {
     match plan.axis() {
         "bits" => format!("{x} bits"),
         axis => format!("{axis} = {x}"),

@@ -5,8 +5,8 @@ use serde::Deserialize;
 
 use super::{Check, at};
 use crate::claims::Evidence;
+use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, judge};
-use crate::spec::Plan;
 
 /// `method`'s lead over `reference` in `metric` is larger at `from` than at
 /// `to` ("most at short codes").
@@ -33,7 +33,7 @@ impl Check for AdvantageFalls {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let lead = |x: usize, d| {
             ev.value(&self.method, &self.metric, x, d)
                 - ev.value(&self.reference, &self.metric, x, d)
@@ -74,7 +74,7 @@ impl Check for FallsSlower {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let kept = |m: &str, d| {
             ev.value(m, &self.metric, self.to, d) / ev.value(m, &self.metric, self.from, d)
         };

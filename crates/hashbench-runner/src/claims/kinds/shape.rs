@@ -3,9 +3,9 @@
 use serde::Deserialize;
 
 use super::{Check, at, xs};
+use crate::claims::Experiment;
 use crate::claims::rule::{ALPHA, Judged, Over, Statistic, Support, combine, judge};
 use crate::claims::{Evidence, Outcome};
-use crate::spec::Plan;
 
 /// Each of `metrics` of `method` is higher at `at` than at every other code
 /// length of the run; the metrics combine as `over` says ("the curves peak
@@ -36,12 +36,12 @@ impl Check for PeaksAt {
         vec![self.at]
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for metric in &self.metrics {
             let points: Vec<Statistic> = plan
-                .bits
+                .x_values()
                 .iter()
                 .filter(|&&x| x != self.at)
                 .map(|&x| {
@@ -92,9 +92,9 @@ impl Check for OrderFlips {
         vec![self.at]
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut points = Vec::new();
-        for &x in plan.bits.iter().filter(|&&x| x != self.at) {
+        for &x in plan.x_values().iter().filter(|&&x| x != self.at) {
             let sign = if x < self.at { 1.0 } else { -1.0 };
             for pair in self.metrics.windows(2) {
                 let (first, second) = (&pair[0], &pair[1]);
@@ -141,7 +141,7 @@ impl Check for Ordered {
         Vec::new()
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let (first, last) = (&self.methods[0], &self.methods[self.methods.len() - 1]);
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();

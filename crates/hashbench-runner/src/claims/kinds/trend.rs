@@ -3,9 +3,9 @@
 use serde::Deserialize;
 
 use super::{Check, at};
+use crate::claims::Experiment;
 use crate::claims::rule::{ALPHA, Judged, Over, Statistic, all_of, from_support, judge};
 use crate::claims::{Evidence, Outcome};
-use crate::spec::Plan;
 
 /// `metric` of each of `methods` is higher (`rises`) or lower (`falls`) at
 /// `to` than at `from`.
@@ -20,7 +20,7 @@ pub struct Trend {
 
 impl Trend {
     /// Judged with `sign` +1 for a rise, −1 for a fall.
-    pub fn check_direction(&self, plan: &Plan, ev: &Evidence<'_>, sign: f64) -> Judged {
+    pub fn check_direction(&self, plan: &dyn Experiment, ev: &Evidence<'_>, sign: f64) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {
@@ -61,7 +61,7 @@ impl Check for Trend {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         self.check_direction(plan, ev, 1.0)
     }
 }
@@ -97,8 +97,8 @@ impl Check for LevelsOff {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &Plan, ev: &Evidence<'_>) -> Judged {
-        let end = plan.bits.iter().copied().max().unwrap_or(self.to);
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+        let end = plan.x_values().iter().copied().max().unwrap_or(self.to);
         let v = |x: usize, d| ev.value(&self.method, &self.metric, x, d);
         let rise = Statistic::of(
             format!("rise {} → {}", at(plan, self.from), at(plan, self.to)),

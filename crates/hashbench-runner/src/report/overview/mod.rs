@@ -270,7 +270,7 @@ fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
         FALLBACK_PROFILES
             .iter()
             .position(|f| f == p)
-            .unwrap_or(if p == crate::check::CI_PROFILE {
+            .unwrap_or(if p == crate::spec::CI_PROFILE {
                 usize::MAX
             } else {
                 FALLBACK_PROFILES.len()
