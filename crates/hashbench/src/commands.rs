@@ -1,0 +1,441 @@
+//! What each command does, over `hashbench-runner`: running specs whole,
+//! as shards or under Slurm, merging, scoring external codes, run-all, fetch,
+//! the report, figures, the golden check and the spec list; printing what
+//! each wrote.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use hashbench_runner::check::{
+    CI_PROFILE, baseline_path, compare, compare_verdicts, means, read_baseline, read_verdicts,
+    verdicts, verdicts_path, write_baseline, write_verdicts,
+};
+use hashbench_runner::cluster::{self, SlurmOptions};
+use hashbench_runner::score::{CodeSource, score};
+use hashbench_runner::shard::Shard;
+use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
+
+/// The plan of the spec at `path` under `profile` (default: the paper's
+/// when its data is present, else `local`), its data checked.
+pub(crate) fn plan_of(ws: &Workspace, path: &Path, profile: Option<String>) -> Result<Plan> {
+    let spec = Spec::load(path)?;
+    let profile = match profile {
+        Some(p) => p,
+        None => choose_profile(ws, &spec)?,
+    };
+    let plan = spec.plan(&profile)?;
+    ws.check_data(&plan.dataset)?;
+    Ok(plan)
+}
+
+pub(crate) fn run_shard_and_print(
+    ws: &Workspace,
+    plan: &Plan,
+    force: bool,
+    shard: Shard,
+) -> Result<()> {
+    let opts = RunOptions {
+        force,
+        progress: true,
+    };
+    let out = hashbench_runner::shard::run_shard(ws, plan, &opts, shard)?;
+    println!(
+        "== {} [{}] shard {}/{} done in {:.1} s: {} of {} trials, {} evaluated now ({} fitted); records in {}",
+        plan.id,
+        plan.profile,
+        shard.index,
+        shard.count,
+        out.seconds,
+        out.manifest.trials,
+        plan.trials().len(),
+        out.evaluated,
+        out.manifest.fitted,
+        out.dir.display()
+    );
+    Ok(())
+}
+
+pub(crate) fn merge(
+    ws: &Workspace,
+    sources: &[PathBuf],
+    only: Option<(&str, &str)>,
+) -> Result<ExitCode> {
+    let opts = RunOptions {
+        force: false,
+        progress: false,
+    };
+    for outcome in hashbench_runner::shard::merge(ws, sources, only, &opts)? {
+        println!(
+            "== merged {} trials into {}",
+            outcome.counts.reused,
+            outcome.dir.display()
+        );
+        println!(
+            "{}",
+            hashbench_runner::report::without_timings(&outcome.summary)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn slurm(
+    ws: &Workspace,
+    plan: &Plan,
+    opts: &SlurmOptions,
+    submit: bool,
+    wait: bool,
+) -> Result<ExitCode> {
+    let scripts = cluster::write_scripts(ws, plan, opts)?;
+    println!(
+        "== {} [{}]: {} trials in {} shards; job scripts {}, {} and {}",
+        plan.id,
+        plan.profile,
+        plan.trials().len(),
+        opts.shards,
+        scripts.prepare.display(),
+        scripts.shards.display(),
+        scripts.merge.display()
+    );
+    if !submit {
+        println!(
+            "submit with: p=$(sbatch --parsable {}); a=$(sbatch --parsable --dependency=afterok:$p {}); sbatch --dependency=afterok:$a {}",
+            scripts.prepare.display(),
+            scripts.shards.display(),
+            scripts.merge.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ids = cluster::submit(&scripts, wait)?;
+    println!(
+        "submitted: prepare job {}, shard array {} ({} tasks), merge job {}",
+        ids.prepare, ids.shards, opts.shards, ids.merge
+    );
+    println!(
+        "a failed shard i is resubmitted alone with `sbatch --array=i {}`, then `sbatch {}`",
+        scripts.shards.display(),
+        scripts.merge.display()
+    );
+    if wait {
+        println!("merge job {} completed", ids.merge);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `plan`, printing its start, end and summary; returns its wall time
+/// in seconds.
+pub(crate) fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<f64> {
+    let work = match plan.normality() {
+        Some(n) => format!("normality study, {} values of p", n.p.len()),
+        None => format!("{} trials", plan.trials().len()),
+    };
+    println!("== {} [{}]: {work} ...", plan.id, plan.profile);
+    let started = Instant::now();
+    let opts = RunOptions {
+        force,
+        progress: true,
+    };
+    let outcome = run_plan(ws, plan, &opts)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let c = outcome.counts;
+    println!(
+        "== {} [{}] done in {seconds:.1} s: {} fitted, {} evaluated from stored codes, {} reused; results in {}",
+        plan.id,
+        plan.profile,
+        c.fitted,
+        c.evaluated - c.fitted,
+        c.reused,
+        outcome.dir.display()
+    );
+    println!(
+        "{}",
+        hashbench_runner::report::without_timings(&outcome.summary)
+    );
+    Ok(seconds)
+}
+
+pub(crate) fn score_codes(
+    ws: &Workspace,
+    path: &Path,
+    codes: &[CodeSource],
+    profile: Option<String>,
+) -> Result<ExitCode> {
+    let plan = plan_of(ws, path, profile)?;
+    let outcome = score(ws, &plan, codes)?;
+    println!(
+        "== {} [{}]: scored {} trials of codes; results in {}",
+        plan.id,
+        plan.profile,
+        outcome.counts.evaluated,
+        outcome.dir.display()
+    );
+    println!(
+        "{}",
+        hashbench_runner::report::without_timings(&outcome.summary)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
+    let mut chosen = Vec::new();
+    let mut skipped = Vec::new();
+    for path in ws.spec_paths()? {
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                skipped.push(format!("invalid spec: {e:#}"));
+                continue;
+            }
+        };
+        match choose_profile(ws, &spec).and_then(|profile| spec.plan(&profile)) {
+            Ok(plan) => chosen.push(plan),
+            Err(why) => skipped.push(format!("{} ({}): {why:#}", spec.id(), path.display())),
+        }
+    }
+    println!(
+        "== run-all: {} experiments to run, {} skipped (listed at the end)",
+        chosen.len(),
+        skipped.len()
+    );
+    let started = Instant::now();
+    let mut seconds = Vec::with_capacity(chosen.len());
+    for plan in &chosen {
+        seconds.push(run_and_print(ws, plan, force)?);
+    }
+    println!(
+        "== run-all: {} experiments run in {:.1} s",
+        chosen.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (p, s) in chosen.iter().zip(&seconds) {
+        println!("  ran     {s:>8.1} s  {} [{}]", p.id, p.profile);
+    }
+    for s in &skipped {
+        println!("  skipped {s}");
+    }
+    report(ws)
+}
+
+pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Result<ExitCode> {
+    let registry = ws.registry()?;
+    let entry = registry.get(dataset)?;
+    let root = match to {
+        Some(r) => r,
+        None => ws
+            .data_roots
+            .first()
+            .cloned()
+            .context("no data root to fetch into; give --to")?,
+    };
+    println!("== fetching `{dataset}` into {}", root.display());
+    let got = hashbench_fetch::fetch(dataset, entry, &root, true)?;
+    for p in &got.placed {
+        println!("  placed {}", p.display());
+    }
+    for (p, sha) in &got.unverified {
+        println!(
+            "  not verified (the registry pins no checksum): {} sha256 {sha}",
+            p.display()
+        );
+    }
+    println!(
+        "== `{dataset}`: {} files placed, {} bytes transferred",
+        got.placed.len(),
+        got.transferred
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
+    let (report, md, page) = hashbench_runner::report::overview::write_report(ws)?;
+    println!("== report: {} and {}", md.display(), page.display());
+    for p in &report.papers {
+        let t = p.tally();
+        println!(
+            "  {:<12} {} runs; statements: {} hold, {} fail ({} undiagnosed), {} inconclusive, {} not testable here; read off tables or figures: {}; {} specs not run",
+            p.key,
+            p.runs.len(),
+            t.text[0],
+            t.text[1],
+            t.undiagnosed,
+            t.text[2],
+            t.text[3],
+            t.read_off.map(|n| n.to_string()).join(" / "),
+            p.skipped.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
+    let mut n = 0;
+    for path in ws.spec_paths()? {
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                println!("skipped an invalid spec: {e:#}");
+                continue;
+            }
+        };
+        let mut plans = Vec::new();
+        for profile in spec.profiles() {
+            match spec.plan(&profile) {
+                Ok(plan) => plans.push(plan),
+                Err(e) => println!("skipped an invalid profile: {e:#}"),
+            }
+        }
+        for plan in plans.iter().filter(|p| ws.has_stored_run(p)) {
+            let dir = redraw(ws, plan)?;
+            println!("redrew {}", dir.display());
+            n += 1;
+        }
+    }
+    if n == 0 {
+        println!(
+            "no stored results under {}; run `just run-all` first",
+            ws.results.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
+    let scratch = tempfile::tempdir().context("creating a scratch results folder")?;
+    let scratch_ws = Workspace {
+        results: scratch.path().to_path_buf(),
+        ..ws.clone()
+    };
+    let mut failures = Vec::new();
+    let (mut checked, mut skipped) = (0, Vec::new());
+    for path in ws.spec_paths()? {
+        let spec = Spec::load(&path)?;
+        if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
+            continue;
+        }
+        let plan = spec.plan(CI_PROFILE)?;
+        // data outside the repository (the read-only mirror) may be absent
+        if let Err(e) = ws.check_data(&plan.dataset) {
+            println!("{}: skipped, its ci data is missing: {e:#}", plan.id);
+            skipped.push(plan.id.clone());
+            continue;
+        }
+        let outcome = run_plan(&scratch_ws, &plan, &RunOptions::default())?;
+        let now = means(&outcome.tables);
+        let now_verdicts = verdicts(&plan, &outcome.tables);
+        let file = baseline_path(&ws.results, &plan.id);
+        let verdicts_file = verdicts_path(&ws.results, &plan.id);
+        if bless {
+            write_baseline(&file, &now)?;
+            write_verdicts(&verdicts_file, &now_verdicts)?;
+            println!(
+                "blessed {} ({} values, {} claim verdicts)",
+                file.display(),
+                now.len(),
+                now_verdicts.len()
+            );
+        } else if !file.exists() || !verdicts_file.exists() {
+            failures.push(format!(
+                "{}: no baseline at {} and {}; run `hashbench check --bless`",
+                plan.id,
+                file.display(),
+                verdicts_file.display()
+            ));
+        } else {
+            let mut diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
+            diffs.extend(compare_verdicts(
+                &plan.id,
+                &read_verdicts(&verdicts_file)?,
+                &now_verdicts,
+            ));
+            println!(
+                "{}: {} values and {} claim verdicts compared, {} differ",
+                plan.id,
+                now.len(),
+                now_verdicts.len(),
+                diffs.len()
+            );
+            failures.extend(diffs);
+        }
+        checked += 1;
+    }
+    let skipped = if skipped.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} skipped for missing data ({})",
+            skipped.len(),
+            skipped.join(", ")
+        )
+    };
+    if bless {
+        println!("check: blessed the baselines of {checked} experiments{skipped}");
+        Ok(ExitCode::SUCCESS)
+    } else if failures.is_empty() {
+        println!("check: {checked} experiments match their baselines{skipped}");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &failures {
+            eprintln!("CHANGED {f}");
+        }
+        eprintln!("check: {} differences", failures.len());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
+    let roots: Vec<String> = ws
+        .data_roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .collect();
+    println!("data roots, in order: {}", roots.join(", "));
+    let registry = ws.registry()?;
+    let mut present = std::collections::BTreeSet::new();
+    for (name, entry) in &registry.datasets {
+        match entry.locate(name, &ws.data_roots) {
+            Ok(root) => {
+                println!("  {name}: present in {}", root.display());
+                present.insert(name.as_str());
+            }
+            Err(e) => println!("  {name}: missing: {e:#}"),
+        }
+    }
+    println!();
+    for path in ws.spec_paths()? {
+        let spec = match Spec::load(&path) {
+            Ok(spec) => spec,
+            Err(e) => {
+                println!("invalid spec, not runnable: {e:#}");
+                continue;
+            }
+        };
+        println!("{} ({})", spec.id(), path.display());
+        for profile in spec.profiles() {
+            let dataset = spec.dataset_of(&profile).unwrap_or_default().to_string();
+            let status = if let Err(e) = spec.plan(&profile) {
+                format!("invalid, not runnable: {e:#}")
+            } else if present.contains(dataset.as_str()) {
+                "data present".to_string()
+            } else if registry.datasets.contains_key(&dataset) {
+                "data missing (see above)".to_string()
+            } else {
+                "not in configs/datasets.toml".to_string()
+            };
+            println!("  {profile:<6} {dataset}: {status}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints each written file with its sha256 (what the registry pins).
+pub(crate) fn print_written(paths: &[PathBuf]) -> Result<ExitCode> {
+    for path in paths {
+        println!(
+            "{}  {}",
+            hashbench_data::registry::sha256_file(path)?,
+            path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
