@@ -3,6 +3,7 @@
 mod cccp;
 mod qp;
 mod train;
+mod weight_search;
 
 pub use cccp::{
     BitLog, BitProblem, Cut, CuttingPlane, KernelRows, Majorant, Stopping, augmented_rows,

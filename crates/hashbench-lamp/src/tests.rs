@@ -599,9 +599,12 @@ fn values_are_each_rows_sum_in_index_order_bit_for_bit() {
 
 /// μ's search on a score that peaks at `peak` (a bump in log μ): returns the
 /// search and every μ it fitted, in order.
-fn search_with_peak(grid: &[f64], peak: f64) -> (train::DecorrelationSearch<f64>, Vec<f64>) {
+fn search_with_peak(
+    grid: &[f64],
+    peak: f64,
+) -> (weight_search::DecorrelationSearch<f64>, Vec<f64>) {
     let mut fitted = Vec::new();
-    let search = train::search_decorrelation(grid.to_vec(), |mu| {
+    let search = weight_search::search_decorrelation(grid.to_vec(), |mu| {
         fitted.push(mu);
         let score = if mu == 0.0 {
             0.0
@@ -645,8 +648,8 @@ fn a_choice_at_the_grid_edge_widens_the_grid_and_is_reported_when_it_stays_there
     assert_eq!(search.mu, 10.0);
     assert_eq!(fitted, [0.0, 10.0, 100.0]);
     // widened weights are named as written, not with binary round-off
-    assert_eq!(train::weight_name(0.1 * 0.1), "0.01");
-    assert_eq!(train::weight_name(1e5), "100000");
+    assert_eq!(weight_search::weight_name(0.1 * 0.1), "0.01");
+    assert_eq!(weight_search::weight_name(1e5), "100000");
     // one weight: fitted once, nothing scored
     let (search, fitted) = search_with_peak(&[50.0], 10.0);
     assert_eq!((search.mu, fitted.len(), search.scores.len()), (50.0, 1, 0));
@@ -655,7 +658,7 @@ fn a_choice_at_the_grid_edge_widens_the_grid_and_is_reported_when_it_stays_there
 #[test]
 fn equal_scores_keep_the_first_weight_and_end_the_widening() {
     let mut fitted = Vec::new();
-    let search = train::search_decorrelation(vec![10.0, 100.0, 1000.0], |mu| {
+    let search = weight_search::search_decorrelation(vec![10.0, 100.0, 1000.0], |mu| {
         fitted.push(mu);
         Ok((0.5, ()))
     })
