@@ -189,13 +189,71 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
 pub struct FitLog {
     /// Deterministic facts of the fit (counts, chosen parameters), reported
     /// as scalar metrics.
+    #[serde(with = "undefined_as_null::named")]
     pub facts: Vec<(String, f64)>,
     /// Deterministic facts per bit, reported as curves over the bit index
     /// (1-based).
+    #[serde(with = "undefined_as_null::named_lists")]
     pub per_bit: Vec<(String, Vec<f64>)>,
     /// Wall-clock seconds of parts of the fit, reported with the timings
     /// (they vary between runs).
+    #[serde(with = "undefined_as_null::named")]
     pub seconds: Vec<(String, f64)>,
+}
+
+/// serde for values a fit may leave undefined (a mean over no items): NaN
+/// and infinities are written as null, which JSON has, and null is read back
+/// as NaN, so a stored fit log with an undefined fact still loads.
+mod undefined_as_null {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    fn out(v: f64) -> Option<f64> {
+        v.is_finite().then_some(v)
+    }
+
+    fn back(v: Option<f64>) -> f64 {
+        v.unwrap_or(f64::NAN)
+    }
+
+    /// `(name, value)` pairs.
+    pub mod named {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(v: &[(String, f64)], s: S) -> Result<S::Ok, S::Error> {
+            let v: Vec<(&str, Option<f64>)> =
+                v.iter().map(|(n, x)| (n.as_str(), out(*x))).collect();
+            v.serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<(String, f64)>, D::Error> {
+            let v: Vec<(String, Option<f64>)> = Vec::deserialize(d)?;
+            Ok(v.into_iter().map(|(n, x)| (n, back(x))).collect())
+        }
+    }
+
+    /// `(name, values)` pairs.
+    pub mod named_lists {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(v: &[(String, Vec<f64>)], s: S) -> Result<S::Ok, S::Error> {
+            let v: Vec<(&str, Vec<Option<f64>>)> = v
+                .iter()
+                .map(|(n, xs)| (n.as_str(), xs.iter().map(|&x| out(x)).collect()))
+                .collect();
+            v.serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<(String, Vec<f64>)>, D::Error> {
+            let v: Vec<(String, Vec<Option<f64>>)> = Vec::deserialize(d)?;
+            Ok(v.into_iter()
+                .map(|(n, xs)| (n, xs.into_iter().map(back).collect()))
+                .collect())
+        }
+    }
 }
 
 /// The names a method's [`FitLog`] entries take, declared beside its

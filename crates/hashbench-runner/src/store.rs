@@ -282,7 +282,13 @@ mod tests {
                 fit_seconds: 0.5,
                 encode_seconds: 0.25,
                 bit_weights: Some(vec![1.5; 70]),
-                log: FitLog::default(),
+                // a fact the fit left undefined (a mean over no items) is
+                // stored, and the codes still load
+                log: FitLog {
+                    facts: vec![("weight-mean".into(), f64::NAN), ("steps".into(), 3.0)],
+                    per_bit: vec![("gap".into(), vec![0.5, f64::NAN])],
+                    seconds: Vec::new(),
+                },
                 codes_sha256: String::new(),
             },
         };
@@ -291,6 +297,10 @@ mod tests {
         assert_eq!(back.db, codes.db);
         assert_eq!(back.queries, codes.queries);
         assert_eq!(back.fit.bit_weights, codes.fit.bit_weights);
+        assert!(back.fit.log.facts[0].1.is_nan());
+        assert_eq!(back.fit.log.facts[1], ("steps".to_string(), 3.0));
+        assert_eq!(back.fit.log.per_bit[0].1[0], 0.5);
+        assert!(back.fit.log.per_bit[0].1[1].is_nan());
         assert!(load_codes(&stem, "abd").is_none());
         // another writer's queries beside this fit record are refused
         let other = BitCodes::from_fn(2, 70, |i, j| (i + 2 * j) % 5 == 0);

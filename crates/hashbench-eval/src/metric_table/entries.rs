@@ -243,8 +243,8 @@ impl MetricSpec {
 
     /// Policies that re-rank by, or compare with, the experiment kernel.
     fn kernel_info(&self) -> MetricInfo {
-        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower};
-        use Unit::{Fraction, Percent};
+        use Direction::HigherIsBetter as Higher;
+        use Unit::Fraction;
         let curve = |name: &str, x: &str, y: &str| (name.to_string(), Axes::new(x, y));
         let per_eps = |search: &SearchSpec, make: &dyn Fn(f64) -> (String, MetricMeta)| {
             search.eps.iter().map(|&e| make(e)).collect::<Vec<_>>()
@@ -263,19 +263,7 @@ impl MetricSpec {
                     )
                 })
                 .into_iter()
-                .chain(per_eps(search, &|e| {
-                    (
-                        format!("searched-percent-eps{e}"),
-                        MetricMeta::new(
-                            Lower,
-                            Percent,
-                            format!(
-                                "percentage of the database the search visits at epsilon = {e}"
-                            ),
-                            "% of database searched",
-                        ),
-                    )
-                }))
+                .chain(per_eps(search, &searched_percent))
                 .chain([(
                     "linear-scan-knn-accuracy".to_string(),
                     MetricMeta::new(
@@ -317,23 +305,9 @@ impl MetricSpec {
                 ],
                 true,
             ),
-            MetricSpec::SearchedPercent { search } => MetricInfo::kernel(
-                per_eps(search, &|e| {
-                    (
-                        format!("searched-percent-eps{e}"),
-                        MetricMeta::new(
-                            Lower,
-                            Percent,
-                            format!(
-                                "percentage of the database the search visits at epsilon = {e}"
-                            ),
-                            "% of database searched",
-                        ),
-                    )
-                }),
-                vec![],
-                false,
-            ),
+            MetricSpec::SearchedPercent { search } => {
+                MetricInfo::kernel(per_eps(search, &searched_percent), vec![], false)
+            }
             MetricSpec::Coverage { tops, .. } => MetricInfo::kernel(
                 vec![],
                 tops.iter()
@@ -397,4 +371,17 @@ impl MetricSpec {
     pub fn needs_kernel(&self) -> bool {
         self.info().needs_kernel
     }
+}
+
+/// The share of the database a kernel search visits at `eps`.
+fn searched_percent(eps: f64) -> (String, MetricMeta) {
+    (
+        format!("searched-percent-eps{eps}"),
+        MetricMeta::new(
+            Direction::LowerIsBetter,
+            Unit::Percent,
+            format!("percentage of the database the search visits at epsilon = {eps}"),
+            "% of database searched",
+        ),
+    )
 }
