@@ -33,8 +33,8 @@ impl SparseRows {
     /// Builds rows from (index, value) lists; zeros are dropped.
     ///
     /// # Errors
-    /// A message naming the row when indices are not strictly increasing or
-    /// reach `n_cols`, or a value is not finite.
+    /// A [`RowsError`] naming the row when indices are not strictly
+    /// increasing or reach `n_cols`, or a value is not finite.
     pub fn new(n_cols: usize, rows: &[Vec<(u32, f64)>]) -> Result<Self, RowsError> {
         let mut out = SparseRows {
             n_cols,

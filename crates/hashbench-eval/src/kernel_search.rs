@@ -37,32 +37,30 @@ fn two() -> f64 {
 }
 
 impl SearchSpec {
-    /// Checks the search's parameters.
+    /// Checks the search's parameters; `names` are its fields' names under
+    /// the policy that holds it (`knn-accuracy.search.eps`, `.factor`,
+    /// `.permutations`).
     ///
     /// # Errors
     /// A [`ParamError`] naming the field at fault.
-    pub(crate) fn validate(&self) -> Result<(), hashbench_core::ParamError> {
+    pub(crate) fn validate(
+        &self,
+        names: [&'static str; 3],
+    ) -> Result<(), hashbench_core::ParamError> {
         use hashbench_core::ParamError;
+        let [eps, factor, permutations] = names;
         if self.eps.is_empty() || self.eps.iter().any(|e| !(e.is_finite() && *e >= 0.0)) {
             return Err(ParamError::invalid(
-                "search.eps",
+                eps,
                 format!("{:?}", self.eps),
                 "must list finite values >= 0",
             ));
         }
         if !(self.factor.is_finite() && self.factor > 0.0) {
-            return Err(ParamError::invalid(
-                "search.factor",
-                self.factor,
-                "must be positive",
-            ));
+            return Err(ParamError::invalid(factor, self.factor, "must be positive"));
         }
         if self.permutations == Some(0) {
-            return Err(ParamError::invalid(
-                "search.permutations",
-                0,
-                "must be at least 1",
-            ));
+            return Err(ParamError::invalid(permutations, 0, "must be at least 1"));
         }
         Ok(())
     }

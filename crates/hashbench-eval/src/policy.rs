@@ -251,7 +251,11 @@ impl MetricSpec {
             }
             MetricSpec::KnnAccuracy { k, search } => {
                 at_least_one("knn-accuracy.k", *k)?;
-                search.validate()
+                search.validate([
+                    "knn-accuracy.search.eps",
+                    "knn-accuracy.search.factor",
+                    "knn-accuracy.search.permutations",
+                ])
             }
             MetricSpec::RecallVsNeighbours { neighbours, search } => {
                 positive_counts("recall-vs-neighbours.neighbours", neighbours)?;
@@ -262,9 +266,17 @@ impl MetricSpec {
                         "give exactly one value",
                     ));
                 }
-                search.validate()
+                search.validate([
+                    "recall-vs-neighbours.search.eps",
+                    "recall-vs-neighbours.search.factor",
+                    "recall-vs-neighbours.search.permutations",
+                ])
             }
-            MetricSpec::SearchedPercent { search } => search.validate(),
+            MetricSpec::SearchedPercent { search } => search.validate([
+                "searched-percent.search.eps",
+                "searched-percent.search.factor",
+                "searched-percent.search.permutations",
+            ]),
             MetricSpec::GoodNeighbours { min_retrieved, .. } => {
                 at_least_one("good-neighbours.min_retrieved", *min_retrieved)
             }
@@ -274,5 +286,48 @@ impl MetricSpec {
             }
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn invalid(json: &str) -> String {
+        serde_json::from_str::<MetricSpec>(json)
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_bad_policy_is_refused_naming_its_field_under_the_policy() {
+        assert_eq!(
+            invalid(r#"{"metric": "recall-curve", "points": 0, "ties": "random"}"#),
+            "parameter `recall-curve.points` = 0: must be at least 1"
+        );
+        assert_eq!(
+            invalid(r#"{"metric": "coverage", "tops": [10], "depths": [0, 5]}"#),
+            "parameter `coverage.depths` = [0, 5]: must list positive counts"
+        );
+        // the shared search names the policy that holds it
+        assert!(
+            invalid(r#"{"metric": "searched-percent", "search": {"eps": [-1.0]}}"#)
+                .starts_with("parameter `searched-percent.search.eps` = [-1.0]")
+        );
+        assert!(
+            invalid(r#"{"metric": "knn-accuracy", "k": 1, "search": {"eps": [0.5], "factor": 0}}"#)
+                .starts_with("parameter `knn-accuracy.search.factor` = 0")
+        );
+        assert!(
+            invalid(r#"{"metric": "hamming-knn", "k": [1], "ties": "expected"}"#)
+                .contains("no closed form for a vote")
+        );
+        // a valid policy passes
+        let ok: MetricSpec =
+            serde_json::from_str(r#"{"metric": "recall-curve", "points": 5, "ties": "random"}"#)
+                .unwrap();
+        assert_eq!(ok.validate(), Ok(()));
     }
 }

@@ -320,7 +320,9 @@ pub(crate) fn whitening(g: &Mat<f64>, kernel_scale: f64) -> Result<Mat<f64>, Fit
     let floor = 1e-8 * kernel_scale.max(0.0);
     let kept = values.iter().take_while(|&&v| v > floor && v > 0.0).count();
     if kept == 0 {
-        return Err(FitError::ZeroKernelMatrix { method: "LAMP" });
+        return Err(FitError::ZeroKernelMatrix {
+            method: <LampParams as hashbench_core::HashMethod>::LABEL,
+        });
     }
     Ok(Mat::from_fn(g.nrows(), kept, |a, c| {
         vectors[(a, c)] / values[c].sqrt()

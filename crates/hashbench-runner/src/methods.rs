@@ -117,6 +117,9 @@ macro_rules! register_methods {
             }
         }
 
+        /// The table is read as JSON values, then each method's params type
+        /// reads the rest: errors are the type's own (unknown fields, types),
+        /// and TOML's `nan` and `inf`, which JSON lacks, are refused as null.
         impl<'de> Deserialize<'de> for MethodSpec {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error;
@@ -261,11 +264,7 @@ pub fn registration(name: &str) -> Option<&'static Registration> {
 
 /// Every spec name, for error messages.
 pub fn names() -> String {
-    REGISTRY
-        .iter()
-        .map(|r| r.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    NAMES.join(", ")
 }
 
 impl MethodSpec {
@@ -320,6 +319,16 @@ mod tests {
             );
             assert_eq!(a.palette_slot(), i);
         }
+        // the order is each method's figure colour: a new method goes last,
+        // so no figure changes the colours of the methods it already had
+        let order: Vec<&str> = REGISTRY.iter().map(|r| r.name).collect();
+        assert_eq!(
+            order,
+            [
+                "lsh", "sh", "sikh", "klsh", "bssc", "pcah", "s3plh", "usplh", "okh", "lamp",
+                "rbm", "itq", "sh-encw", "sh-svm", "sth", "lsi", "lch", "mlh"
+            ]
+        );
         assert!(
             REGISTRY.len() <= hashbench_plot::PALETTE_SIZE,
             "{} methods and {} colours: add a colour to the palette",

@@ -22,35 +22,18 @@ use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
-use serde::{Deserialize, Serialize};
 
 use indicatif::ProgressBar;
 
 use crate::Counts;
 use crate::spec::{NormalitySpec, Plan};
-use crate::store::{self, Fingerprinted};
+use crate::store::{self, NormalityRecord};
 use crate::tables::{MetricRow, QueryValueRow, ResultTables};
 
 /// The version of the study's computation, part of its records' key: bump it
 /// with a change that moves the statistics (2: the PCA reduction's signs fixed
 /// by `top_eigenpairs`' convention).
 const STUDY_VERSION: u32 = 2;
-
-/// The stored outcome of one (series, p).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Record {
-    fingerprint: String,
-    series: String,
-    p: usize,
-    /// A*² of every hyperplane, in draw order.
-    statistics: Vec<f64>,
-}
-
-impl Fingerprinted for Record {
-    fn fingerprint(&self) -> &str {
-        &self.fingerprint
-    }
-}
 
 /// The pool: dense items, PCA-reduced when asked (PCA fitted on the pool).
 fn pool(data: &Dataset, spec: &NormalitySpec) -> Result<Mat<f64>> {
@@ -164,7 +147,7 @@ pub fn run(
             let statistics = (0..spec.hyperplanes)
                 .map(|_| one_hyperplane(series, &pool, p, spec, &mut rng))
                 .collect::<Result<Vec<f64>>>()?;
-            let rec = Record {
+            let rec = NormalityRecord {
                 fingerprint: fingerprint(series, p),
                 series: series.to_string(),
                 p,

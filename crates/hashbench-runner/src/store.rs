@@ -2,7 +2,8 @@
 //! valid only for the fingerprint of the inputs it carries, and the fitted
 //! codes of every trial. It owns every record type (a trial's evaluation
 //! [`TrialRecord`], its fit [`FitRecord`] and codes, a tuning choice
-//! `TunedRecord`) and the fingerprints that key them. Retrieval trials and
+//! `TunedRecord`, a normality study's `NormalityRecord`) and the
+//! fingerprints that key them. Retrieval trials and
 //! normality studies both resume through [`resume`].
 
 use std::path::{Path, PathBuf};
@@ -208,6 +209,22 @@ pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
     })
 }
 
+/// The stored outcome of one (series, p) of a normality study.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct NormalityRecord {
+    pub(crate) fingerprint: String,
+    pub(crate) series: String,
+    pub(crate) p: usize,
+    /// A*² of every hyperplane, in draw order.
+    pub(crate) statistics: Vec<f64>,
+}
+
+impl Fingerprinted for NormalityRecord {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
 /// A stored curve: name and (x, y) points, y null where undefined.
 pub(crate) type StoredCurve = (String, Vec<(f64, Option<f64>)>);
 
@@ -268,6 +285,30 @@ mod tests {
         assert_ne!(slug("SIKH (w=-1)"), slug("SIKH (w=1)"));
         assert!(slug("SIKH (w=-1)").starts_with("sikh_w_1-"));
         assert_eq!(slug("LSH"), slug("LSH"));
+    }
+
+    #[test]
+    fn every_committed_tuning_choice_reads_back_and_writes_the_same_json() {
+        // a stored choice is reused only while its method parameters read
+        // back: a change to MethodSpec's serde would silently send every
+        // search (hours for SpaH) to be rerun
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/tuning");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let rec: TunedRecord =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                serde_json::to_value(&rec.spec).unwrap(),
+                stored["spec"],
+                "{}",
+                path.display()
+            );
+            read += 1;
+        }
+        assert!(read > 100, "only {read} tuning records");
     }
 
     #[test]

@@ -14,7 +14,10 @@ use hashbench_runner::shard::Shard;
 mod commands;
 mod obtain;
 
-use commands::*;
+use commands::{
+    check, fetch, figures, list, merge, plan_of, print_written, report, run_all, run_and_print,
+    run_shard_and_print, score_codes, slurm,
+};
 
 use hashbench_runner::cluster::SlurmOptions;
 

@@ -186,3 +186,24 @@ fn kernel_ranked_truth_takes_the_largest_supplied_values() {
     let e = build_truth(&rule, &d, &s, 0, None, None).unwrap_err();
     assert!(e.to_string().contains("kernel"), "{e}");
 }
+
+#[test]
+fn a_bad_rule_is_refused_naming_its_field() {
+    let k = TruthRule::KNearestSameLabel { k: 0 }
+        .validate()
+        .unwrap_err();
+    assert_eq!(
+        k.to_string(),
+        "parameter `ground_truth.k` = 0: must be at least 1"
+    );
+    let percent: TruthRule =
+        serde_json::from_str(r#"{"rule": "top-percent", "percent": 150.0}"#).unwrap();
+    assert!(
+        percent
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("parameter `ground_truth.percent` = 150")
+    );
+    assert_eq!(TruthRule::KNearestSameLabel { k: 3 }.validate(), Ok(()));
+}

@@ -79,7 +79,7 @@ impl NormalitySpec {
     }
 
     /// t = ⌊t_fraction · p⌋, the eigenvectors KLSH keeps at p.
-    pub fn t(&self, p: usize) -> usize {
+    pub(crate) fn t(&self, p: usize) -> usize {
         (self.t_fraction * p as f64).floor() as usize
     }
 }

@@ -73,15 +73,16 @@ impl Spec {
         let over = self.profile_spec(profile)?;
         let laid = Layered::apply(raw, over);
         self.check_id()?;
+        // before the methods, which inherit it
+        if let Some(k) = &laid.kernel {
+            k.validate()
+                .map_err(|e| anyhow!("{}: kernel: {e}", self.path.display()))?;
+        }
         let (bits, study) = match &laid.normality {
             Some(n) => (n.p.clone(), self.normality_study(n, &laid, profile)?),
             None => self.retrieval_study(&laid, over, profile)?,
         };
         self.check_size(&bits, laid.trials, profile)?;
-        if let Some(k) = &laid.kernel {
-            k.validate()
-                .map_err(|e| anyhow!("{}: kernel: {e}", self.path.display()))?;
-        }
         self.check_references(&self.names(&study), &bits, profile)?;
         Ok(Plan {
             spec_path: self.path.clone(),
@@ -143,9 +144,11 @@ impl Spec {
             || raw.ground_truth.is_some()
             || !raw.methods.is_empty()
             || !raw.metrics.is_empty()
+            || !laid.training_sizes.is_empty()
+            || laid.tune_on != TuneOn::default()
         {
             bail!(
-                "{file}: a [normality] study takes its p values from [normality]; remove bits, split, ground_truth, methods and metrics"
+                "{file}: a [normality] study takes its p values from [normality]; remove bits, training_sizes, split, tune_on, ground_truth, methods and metrics (profile `{profile}`)"
             );
         }
         if laid.trials != 1 {

@@ -428,3 +428,58 @@ fn an_unknown_method_parameter_names_the_keys_every_method_takes() {
         "{e}"
     );
 }
+
+const NORMALITY: &str = r#"
+id = "study"
+title = "t"
+paper = "p"
+seed = 1
+dataset = "d"
+[normality]
+p = [10, 20]
+hyperplanes = 5
+"#;
+
+#[test]
+fn a_normality_study_plans_with_only_its_own_fields() {
+    let plan = parse(NORMALITY).unwrap().plan("paper").unwrap();
+    assert_eq!(plan.bits, [10, 20]);
+    assert!(plan.retrieval().is_none() && plan.methods().is_empty() && plan.trials().is_empty());
+    // what only a retrieval study reads is refused, not ignored
+    for extra in [
+        "training_sizes = [100]",
+        "tune_on = \"first-draw\"",
+        "bits = [8]",
+    ] {
+        let text = NORMALITY.replace("dataset = \"d\"", &format!("dataset = \"d\"\n{extra}"));
+        let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+        assert!(
+            err.contains("a [normality] study takes its p values"),
+            "{extra}: {err}"
+        );
+    }
+    // its own parameters name the field at fault
+    let text = NORMALITY.replace("hyperplanes = 5", "hyperplanes = 5\nt_fraction = 0.01");
+    let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+    assert!(
+        err.contains("normality: parameter `t_fraction` = 0.01: gives t = floor(0.01 * 10) = 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
+    // KLSH names no kernel of its own: it inherits the spec's
+    let text = GOOD
+        .replace(
+            "seed = 1",
+            "seed = 1\nkernel = { kind = \"gaussian\", width = { fixed = -1.0 } }",
+        )
+        .replacen(
+            "[[methods]]",
+            "[[methods]]\nmethod = \"klsh\"\n\n[[methods]]",
+            1,
+        );
+    let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+    assert!(err.contains(": kernel: "), "{err}");
+}
