@@ -13,7 +13,8 @@ pub(crate) fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
     g
 }
 
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
+/// The mean of `values`, summed in order (NaN when none).
+pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     if n == 0 { f64::NAN } else { sum / n as f64 }
 }

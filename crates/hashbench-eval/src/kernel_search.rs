@@ -14,6 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::aggregate::mean;
 use crate::values::{Curve, MetricValues};
 
 /// Charikar's search as written in a spec.
@@ -180,11 +181,6 @@ impl<'a> SearchContext<'a> {
 /// Mean share of the database among the candidates, in percent.
 fn percent_searched(sets: &[Vec<u32>], n_db: usize) -> f64 {
     100.0 * mean(sets.iter().map(|c| c.len() as f64 / n_db as f64))
-}
-
-fn mean(v: impl Iterator<Item = f64>) -> f64 {
-    let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
-    if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
 fn row<'a>(inputs: &SearchInputs<'a>, q: usize) -> &'a [f64] {

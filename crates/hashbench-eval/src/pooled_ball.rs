@@ -2,8 +2,9 @@
 //! validation criterion, as the reference code's `eval_linear_hash` scores
 //! held-out queries.
 
-use hashbench_core::search::hamming_distances;
 use hashbench_core::{BitCodes, GroundTruth};
+
+use crate::per_query::{RankRequest, scanned_stats};
 
 /// The area, by the trapezoid rule, under the precision-recall points of the
 /// Hamming balls of radius 0..q, precision and recall summed over every
@@ -19,17 +20,26 @@ pub fn pooled_ball_pr_area(queries: &BitCodes, db: &BitCodes, truth: &GroundTrut
         (queries.len(), db.len()),
         "ground truth shape"
     );
+    // the per-query Hamming histograms of the streaming scan, no ranking
+    let stats = scanned_stats(
+        queries,
+        db,
+        truth,
+        &RankRequest {
+            tops: &[],
+            policies: [false; 3],
+            tie_order: &[],
+        },
+    );
     let q = db.n_bits();
     let mut within = vec![0u64; q + 1];
     let mut relevant_within = vec![0u64; q + 1];
     let mut relevant_total = 0u64;
-    let mut relevant = vec![false; db.len()];
-    for i in 0..queries.len() {
-        let dist = hamming_distances(queries.code(i), db);
-        relevant_total += truth.fill_relevance(i, &mut relevant) as u64;
-        for (&d, &is) in dist.iter().zip(&relevant) {
-            within[d as usize] += 1;
-            relevant_within[d as usize] += u64::from(is);
+    for s in &stats {
+        relevant_total += s.n_relevant as u64;
+        for r in 0..=q {
+            within[r] += u64::from(s.at_distance[r]);
+            relevant_within[r] += u64::from(s.relevant_at_distance[r]);
         }
     }
     let (mut retrieved, mut hits) = (0u64, 0u64);

@@ -159,7 +159,7 @@ impl Spec {
         }
         n.validate()
             .map_err(|e| anyhow!("{file}: normality: {e}"))?;
-        check_axis(&file, "bits", &n.p, profile)?;
+        check_distinct(&file, "p", &n.p, profile)?;
         Ok(Study::Normality(n.clone()))
     }
 
@@ -184,8 +184,9 @@ impl Spec {
             .ground_truth
             .clone()
             .ok_or_else(|| anyhow!("{file}: missing field `ground_truth`"))?;
-        check_axis(&file, "bits", &laid.bits, profile)?;
-        check_axis(&file, "training_sizes", &laid.training_sizes, profile)?;
+        check_code_lengths(&file, &laid.bits, profile)?;
+        check_distinct(&file, "bits", &laid.bits, profile)?;
+        check_distinct(&file, "training_sizes", &laid.training_sizes, profile)?;
         // a sweep's axis takes the place of the code lengths
         let (bits, sweep_bits) = if laid.training_sizes.is_empty() {
             (laid.bits.clone(), None)
@@ -292,25 +293,27 @@ impl Spec {
     }
 }
 
-/// An x axis lists positive, distinct values, none longer than a Hamming
-/// evaluation takes when they are code lengths.
-fn check_axis(
+/// Code lengths are positive and no longer than a Hamming evaluation takes.
+fn check_code_lengths(file: &impl std::fmt::Display, bits: &[usize], profile: &str) -> Result<()> {
+    if bits.is_empty() || bits.contains(&0) {
+        bail!("{file}: bits = {bits:?} must list positive code lengths (profile `{profile}`)");
+    }
+    if let Some(&long) = bits.iter().find(|&&b| b > hashbench_core::scan::MAX_BITS) {
+        bail!(
+            "{file}: bits = {long} is longer than the {} bits a Hamming evaluation takes (profile `{profile}`)",
+            hashbench_core::scan::MAX_BITS
+        );
+    }
+    Ok(())
+}
+
+/// An x axis lists each value once: every value is its own column of trials.
+fn check_distinct(
     file: &impl std::fmt::Display,
     what: &str,
     list: &[usize],
     profile: &str,
 ) -> Result<()> {
-    if what == "bits" {
-        if list.is_empty() || list.contains(&0) {
-            bail!("{file}: bits = {list:?} must list positive code lengths (profile `{profile}`)");
-        }
-        if let Some(&long) = list.iter().find(|&&b| b > hashbench_core::scan::MAX_BITS) {
-            bail!(
-                "{file}: bits = {long} is longer than the {} bits a Hamming evaluation takes (profile `{profile}`)",
-                hashbench_core::scan::MAX_BITS
-            );
-        }
-    }
     if let Some(twice) = list
         .iter()
         .find(|&&b| list.iter().filter(|&&c| c == b).count() > 1)

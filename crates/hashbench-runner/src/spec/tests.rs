@@ -458,6 +458,15 @@ fn a_normality_study_plans_with_only_its_own_fields() {
             "{extra}: {err}"
         );
     }
+    // p is a sample size, not a code length: any size plans, but once each
+    let large = NORMALITY.replace("p = [10, 20]", "p = [10, 5000]");
+    assert_eq!(
+        parse(&large).unwrap().plan("paper").unwrap().bits,
+        [10, 5000]
+    );
+    let twice = NORMALITY.replace("p = [10, 20]", "p = [10, 10]");
+    let err = format!("{:#}", parse(&twice).unwrap().plan("paper").unwrap_err());
+    assert!(err.contains("p lists 10 twice"), "{err}");
     // its own parameters name the field at fault
     let text = NORMALITY.replace("hyperplanes = 5", "hyperplanes = 5\nt_fraction = 0.01");
     let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
