@@ -121,6 +121,20 @@ impl KnnGraph {
         KnnGraph { adjacency, degree }
     }
 
+    /// N + I, N = D^−½ W D^−½ (an isolated item's degree taken as 0.01): the
+    /// operator whose largest eigenpairs [`KnnGraph::smallest_generalised_eigenvectors`]
+    /// finds by Lanczos.
+    pub fn shifted_normalised(&self) -> ShiftedNormalised<'_> {
+        ShiftedNormalised {
+            graph: self,
+            inv_sqrt_degree: self
+                .degree
+                .iter()
+                .map(|&d| 1.0 / if d > 0.0 { d } else { 0.01 }.sqrt())
+                .collect(),
+        }
+    }
+
     /// The `count` smallest generalised eigenpairs of L y = λ D y, smallest
     /// first, each y scaled to yᵀDy = 1 (the first is the trivial constant
     /// vector). An isolated item's degree is taken as 0.01 (STH's `LapEig`).
@@ -142,24 +156,14 @@ impl KnnGraph {
                 "Laplacian eigenmap: {count} eigenvectors need 0 < count < {n} items"
             )));
         }
-        let inv_sqrt_degree: Vec<f64> = self
-            .degree
-            .iter()
-            .map(|&d| 1.0 / if d > 0.0 { d } else { 0.01 }.sqrt())
-            .collect();
-        let s = &inv_sqrt_degree;
-        // y = (N + I) x
-        let apply = |x: &[f64], y: &mut [f64]| {
-            for (i, row) in self.adjacency.iter().enumerate() {
-                let sum: f64 = row
-                    .iter()
-                    .map(|&(j, w)| w * s[j as usize] * x[j as usize])
-                    .sum();
-                y[i] = x[i] + s[i] * sum;
-            }
-        };
-        let (shifted, z) =
-            lanczos::largest_eigenpairs(n, count, EIGEN_TOLERANCE, EIGEN_SEED, &apply)?;
+        let operator = self.shifted_normalised();
+        let (shifted, z) = lanczos::largest_eigenpairs(
+            n,
+            count,
+            EIGEN_TOLERANCE,
+            EIGEN_SEED,
+            &|x: &[f64], y: &mut [f64]| operator.apply(x, y),
+        )?;
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
         let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
@@ -174,7 +178,9 @@ impl KnnGraph {
                     .signum()
             })
             .collect();
-        let y = Mat::from_fn(n, count, |i, c| z[(i, order[c])] * s[i] * sign[c]);
+        let y = Mat::from_fn(n, count, |i, c| {
+            z[(i, order[c])] * operator.inv_sqrt_degree[i] * sign[c]
+        });
         Ok((values, y))
     }
 
@@ -220,3 +226,26 @@ const EIGEN_TOLERANCE: f64 = 1e-10;
 
 /// Seed of the eigensolver's start vector (fixed: the eigenmap is deterministic).
 const EIGEN_SEED: u64 = 0x5748;
+
+/// N + I of a graph ([`KnnGraph::shifted_normalised`]), applied to vectors.
+pub struct ShiftedNormalised<'a> {
+    graph: &'a KnnGraph,
+    inv_sqrt_degree: Vec<f64>,
+}
+
+impl ShiftedNormalised<'_> {
+    /// y = (N + I) x.
+    ///
+    /// # Panics
+    /// If `x` or `y` is not as long as the graph has items.
+    pub fn apply(&self, x: &[f64], y: &mut [f64]) {
+        let s = &self.inv_sqrt_degree;
+        for (i, row) in self.graph.adjacency.iter().enumerate() {
+            let sum: f64 = row
+                .iter()
+                .map(|&(j, w)| w * s[j as usize] * x[j as usize])
+                .sum();
+            y[i] = x[i] + s[i] * sum;
+        }
+    }
+}

@@ -14,7 +14,7 @@ mod tests;
 pub use cca::{Cca, gcv_weights};
 pub use dictionary::{DictionaryStep, dictionary_dual};
 pub use elastic_net::{CdSolution, CdStop, elastic_net};
-pub use graph::KnnGraph;
+pub use graph::{KnnGraph, ShiftedNormalised};
 pub use lars::{LarsGram, LarsSolution, SignedLasso, positive_lars, signed_lasso};
 pub use svm::{ColumnSvms, SvmData, SvmModel, SvmParams, constant_bit_thresholds};
 
