@@ -14,7 +14,8 @@ use rayon::prelude::*;
 /// Squared distances are kept in blocks of at most this many entries.
 const BLOCK_ENTRIES: usize = 1 << 24;
 
-fn row_sq_norms(x: MatRef<'_, f64>) -> Vec<f64> {
+/// The squared Euclidean norm of each row of `x`.
+pub(crate) fn row_sq_norms(x: MatRef<'_, f64>) -> Vec<f64> {
     (0..x.nrows())
         .map(|i| (0..x.ncols()).map(|j| x[(i, j)] * x[(i, j)]).sum())
         .collect()

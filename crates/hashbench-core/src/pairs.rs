@@ -9,6 +9,7 @@ use faer::{Mat, MatRef};
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 
+use crate::knn::row_sq_norms;
 use crate::linalg::product;
 
 /// The l × l label matrix S of eq. (3) from class labels.
@@ -144,16 +145,14 @@ fn nearest_partners_in_blocks(
     c: usize,
     block: usize,
 ) -> PartnerDraw {
-    let squared_norm =
-        |m: &Mat<f64>, r: usize| (0..m.ncols()).map(|k| m[(r, k)] * m[(r, k)]).sum::<f64>();
     let a = Mat::from_fn(anchors.len(), x.ncols(), |r, k| x[(anchors[r], k)]);
-    let own: Vec<f64> = (0..anchors.len()).map(|r| squared_norm(&a, r)).collect();
+    let own = row_sq_norms(a.as_ref());
     let cmp = |u: &(f64, usize), v: &(f64, usize)| u.0.total_cmp(&v.0).then(u.1.cmp(&v.1));
     // each anchor's best candidates so far, at most c after every block
     let mut best: Vec<Vec<(f64, usize)>> = vec![Vec::new(); anchors.len()];
     for ids in pool.chunks(block.max(1)) {
         let b = Mat::from_fn(ids.len(), x.ncols(), |r, k| x[(ids[r], k)]);
-        let norms: Vec<f64> = (0..ids.len()).map(|r| squared_norm(&b, r)).collect();
+        let norms = row_sq_norms(b.as_ref());
         let inner = product(a.as_ref(), b.transpose());
         for (r, (&i, kept)) in anchors.iter().zip(&mut best).enumerate() {
             kept.extend(

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::atomic::write_atomically;
+use crate::atomic::{write_all_atomically, write_atomically};
 use crate::idx::{IdxArray, write_idx_gz};
 use crate::reuters::{build_reuters, svmlight};
 use crate::{DataError, Result};
@@ -65,10 +65,13 @@ pub fn reuters(full: &Path, out: &Path) -> Result<(Vec<PathBuf>, String)> {
         ("vocab.txt", set.vocabulary.join("\n") + "\n"),
         ("categories.txt", set.categories.join("\n") + "\n"),
     ];
-    let written = files
+    // one set: a failed write leaves no mix of two builds' files
+    let files: Vec<(PathBuf, &[u8])> = files
         .iter()
-        .map(|(name, text)| write(&out.join(name), text.as_bytes()))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|(name, text)| (out.join(name), text.as_bytes()))
+        .collect();
+    write_all_atomically(&files).map_err(|e| DataError::io(out, e))?;
+    let written = files.into_iter().map(|(path, _)| path).collect();
     let counts = format!(
         "{} training and {} test documents, {} terms; {} further single-label documents left out",
         set.train.len(),

@@ -284,8 +284,17 @@ impl HashMethod for LampParams {
                         "list at least one weight",
                     ));
                 }
-                for &mu in grid {
+                for (i, &mu) in grid.iter().enumerate() {
                     ParamError::check_non_negative("decorrelation", mu)?;
+                    // a repeated weight would hold items out for a search
+                    // that has one weight to score
+                    if grid[..i].contains(&mu) {
+                        return Err(ParamError::invalid(
+                            "decorrelation",
+                            format!("{{ cross-validate = {grid:?} }}"),
+                            format!("lists {mu} twice; list each weight once"),
+                        ));
+                    }
                 }
             }
         }

@@ -524,6 +524,12 @@ fn bad_parameters_are_named() {
             .to_string()
             .contains("decorrelation")
     );
+    // a repeated weight is refused: it would hold items out for one weight
+    p.decorrelation = Decorrelation::CrossValidate(vec![80.0, 10.0, 80.0]);
+    let e = p.validate().unwrap_err().to_string();
+    assert!(e.contains("lists 80 twice"), "{e}");
+    p.decorrelation = Decorrelation::CrossValidate(vec![80.0, 10.0]);
+    assert_eq!(p.validate(), Ok(()));
 }
 
 #[test]

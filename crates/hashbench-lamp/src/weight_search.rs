@@ -40,7 +40,6 @@ pub(crate) fn search_decorrelation<T>(
     mut fit_and_score: impl FnMut(f64) -> Result<(f64, T), FitError>,
 ) -> Result<DecorrelationSearch<T>, FitError> {
     grid.sort_by(f64::total_cmp);
-    grid.dedup();
     if let [mu] = grid[..] {
         let (_, trained) = fit_and_score(mu)?;
         return Ok(DecorrelationSearch {

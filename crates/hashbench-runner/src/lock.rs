@@ -39,17 +39,7 @@ impl RunLock {
     /// The folder is in use (naming the holder), or the lock file cannot be
     /// opened.
     pub fn exclusive(dir: &Path) -> Result<RunLock> {
-        let mut file = open(dir)?;
-        match file.try_lock() {
-            Ok(()) => {
-                name_holder(dir, &mut file, &holder_line())?;
-                Ok(RunLock {
-                    file,
-                    exclusive: true,
-                })
-            }
-            Err(e) => refused(dir, file, e),
-        }
+        Self::acquire(dir, true)
     }
 
     /// The lock of one shard: other shards may hold it too, a whole run or a
@@ -58,18 +48,27 @@ impl RunLock {
     /// # Errors
     /// As [`RunLock::exclusive`].
     pub fn shared(dir: &Path) -> Result<RunLock> {
+        Self::acquire(dir, false)
+    }
+
+    fn acquire(dir: &Path, exclusive: bool) -> Result<RunLock> {
         let mut file = open(dir)?;
-        match file.try_lock_shared() {
-            Ok(()) => {
-                // no exclusive holder can be left: the shards name themselves
-                name_holder(dir, &mut file, "the shards of a Slurm run")?;
-                Ok(RunLock {
-                    file,
-                    exclusive: false,
-                })
-            }
-            Err(e) => refused(dir, file, e),
+        let taken = if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        };
+        if let Err(e) = taken {
+            return refused(dir, file, e);
         }
+        // a shared holder cannot be the exclusive one: the shards name themselves
+        let holder = if exclusive {
+            holder_line()
+        } else {
+            "the shards of a Slurm run".to_string()
+        };
+        name_holder(dir, &mut file, &holder)?;
+        Ok(RunLock { file, exclusive })
     }
 }
 

@@ -165,24 +165,38 @@ fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Stores `codes` at `<stem>.db.hbcodes`, `<stem>.queries.hbcodes` and
-/// `<stem>.fit.json` (written last: its presence means the codes are whole).
+/// `<stem>.fit.json` (renamed last: its presence means the codes are whole).
 ///
 /// # Errors
-/// A failed write, naming the file.
+/// A failed write, naming the files.
 pub fn save_codes(stem: &Path, codes: &FittedCodes) -> Result<()> {
-    let mut files = Vec::new();
+    save_codes_at(&[stem], codes)
+}
+
+/// Stores `codes` at every one of `stems`, encoded once.
+///
+/// # Errors
+/// A failed write, naming the files.
+pub fn save_codes_at(stems: &[&Path], codes: &FittedCodes) -> Result<()> {
+    let mut encoded = Vec::new();
     for c in [&codes.db, &codes.queries] {
         let mut bytes = Vec::new();
         c.write_to(&mut bytes)?;
-        files.push(bytes);
+        encoded.push(bytes);
     }
-    write_atomically(&with_suffix(stem, ".db.hbcodes"), &files[0])?;
-    write_atomically(&with_suffix(stem, ".queries.hbcodes"), &files[1])?;
     let fit = FitRecord {
-        codes_sha256: codes_digest(&files[0], &files[1]),
+        codes_sha256: codes_digest(&encoded[0], &encoded[1]),
         ..codes.fit.clone()
     };
-    save(&with_suffix(stem, ".fit.json"), &fit)
+    let fit = serde_json::to_vec(&fit)?;
+    for stem in stems {
+        write_set(&[
+            (with_suffix(stem, ".db.hbcodes"), encoded[0].clone()),
+            (with_suffix(stem, ".queries.hbcodes"), encoded[1].clone()),
+            (with_suffix(stem, ".fit.json"), fit.clone()),
+        ])?;
+    }
+    Ok(())
 }
 
 /// sha256 over the two code files' bytes, in order.
@@ -193,20 +207,46 @@ fn codes_digest(db: &[u8], queries: &[u8]) -> String {
     hashbench_data::registry::hex(&h.finalize())
 }
 
-/// The codes stored at `stem`, if their fit record matches `fingerprint`
-/// and the code files are the ones it was written with.
-pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
+/// The fit record and code files' bytes at `stem`, if the record matches
+/// `fingerprint` and the files are the ones it was written with.
+fn intact_files(stem: &Path, fingerprint: &str) -> Option<(FitRecord, Vec<u8>, Vec<u8>)> {
     let fit: FitRecord = load(&with_suffix(stem, ".fit.json"), fingerprint)?;
     let db = std::fs::read(with_suffix(stem, ".db.hbcodes")).ok()?;
     let queries = std::fs::read(with_suffix(stem, ".queries.hbcodes")).ok()?;
-    if !fit.codes_sha256.is_empty() && fit.codes_sha256 != codes_digest(&db, &queries) {
-        return None;
-    }
+    let digest_holds =
+        fit.codes_sha256.is_empty() || fit.codes_sha256 == codes_digest(&db, &queries);
+    digest_holds.then_some((fit, db, queries))
+}
+
+/// The codes stored at `stem`, if their fit record matches `fingerprint`
+/// and the code files are the ones it was written with.
+pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
+    let (fit, db, queries) = intact_files(stem, fingerprint)?;
     Some(FittedCodes {
         db: BitCodes::read_from(db.as_slice()).ok()?,
         queries: BitCodes::read_from(queries.as_slice()).ok()?,
         fit,
     })
+}
+
+/// The codes at `stem` when intact and `bits` long; a missing or damaged
+/// copy at `mirror` (the shared cache) is then rewritten from them, checked
+/// by its files' digest alone. A failed mirror write only makes a later run
+/// miss the cache.
+pub fn load_codes_mirrored(
+    stem: &Path,
+    mirror: &Path,
+    fingerprint: &str,
+    bits: usize,
+) -> Option<FittedCodes> {
+    let codes = load_codes(stem, fingerprint)
+        .filter(|c| c.db.n_bits() == bits && c.queries.n_bits() == bits)?;
+    let mirrored = intact_files(mirror, fingerprint)
+        .is_some_and(|(fit, _, _)| fit.codes_sha256 == codes.fit.codes_sha256);
+    if !mirrored {
+        let _ = save_codes(mirror, &codes);
+    }
+    Some(codes)
 }
 
 /// The stored outcome of one (series, p) of a normality study.

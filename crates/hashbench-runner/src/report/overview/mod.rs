@@ -385,12 +385,12 @@ fn number(v: Option<f64>) -> String {
 /// As [`build`]; a failed write.
 pub fn write_report(ws: &Workspace) -> Result<(Report, PathBuf, PathBuf)> {
     let report = build(ws)?;
-    std::fs::create_dir_all(&ws.results)
-        .with_context(|| format!("creating {}", ws.results.display()))?;
     let md = ws.results.join("REPORT.md");
     let page = ws.results.join("index.html");
-    crate::store::write_atomically(&md, markdown(&report).as_bytes())?;
-    crate::store::write_atomically(&page, html(&report).as_bytes())?;
+    crate::store::write_set(&[
+        (md.clone(), markdown(&report).into_bytes()),
+        (page.clone(), html(&report).into_bytes()),
+    ])?;
     Ok((report, md, page))
 }
 

@@ -215,15 +215,19 @@ impl<'a> TrialContext<'a> {
         // a record stands only beside the intact codes it was evaluated from:
         // damaged or missing codes send the trial back to be evaluated, which
         // recopies them from the cache or refits
-        let fingerprint = self.fit_fingerprint(k);
-        let codes = store::load_codes(&self.codes_stem(k), &fingerprint)?;
-        let shared = self.shared_codes_dir.join(&fingerprint);
-        if store::load_codes(&shared, &fingerprint).is_none() {
-            // a damaged or missing cache copy is rewritten from the run's; if
-            // that write fails the cache only misses, a later run refits
-            let _ = store::save_codes(&shared, &codes);
-        }
+        self.stored_codes(k)?;
         Some(record)
+    }
+
+    /// The run folder's intact codes of `k`, mirrored into the shared cache.
+    fn stored_codes(&self, k: &TrialKey) -> Option<FittedCodes> {
+        let fingerprint = self.fit_fingerprint(k);
+        store::load_codes_mirrored(
+            &self.codes_stem(k),
+            &self.shared_codes_dir.join(&fingerprint),
+            &fingerprint,
+            self.plan.code_length(k),
+        )
     }
 
     /// Why trial `k` has no usable stored record, naming method, x and trial.
@@ -253,20 +257,13 @@ impl<'a> TrialContext<'a> {
         let stem = self.codes_stem(k);
         let shared = self.shared_codes_dir.join(&fit_fingerprint);
         let bits = self.plan.code_length(k);
-        let load = |at: &Path| {
-            store::load_codes(at, &fit_fingerprint)
-                .filter(|c| c.db.n_bits() == bits && c.queries.n_bits() == bits)
-        };
         if !refit {
-            if let Some(codes) = load(&stem) {
-                // codes stored before the shared folder existed join it, and
-                // a damaged shared copy is replaced
-                if store::load_codes(&shared, &fit_fingerprint).is_none() {
-                    store::save_codes(&shared, &codes)?;
-                }
+            if let Some(codes) = self.stored_codes(k) {
                 return Ok(codes);
             }
-            if let Some(codes) = load(&shared) {
+            if let Some(codes) = store::load_codes(&shared, &fit_fingerprint)
+                .filter(|c| c.db.n_bits() == bits && c.queries.n_bits() == bits)
+            {
                 store::save_codes(&stem, &codes)?;
                 return Ok(codes);
             }
@@ -280,12 +277,12 @@ impl<'a> TrialContext<'a> {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(k.seed);
         let tuned = self
-            .tuned(m, self.plan.code_length(k))
+            .tuned(m, bits)
             .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
         let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
         let t0 = Instant::now();
         let model = spec
-            .fit(&self.training.set(m), self.plan.code_length(k), &mut rng)
+            .fit(&self.training.set(m), bits, &mut rng)
             .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
         let fit_seconds = t0.elapsed().as_secs_f64();
         let mut log = model.fit_log();
@@ -318,8 +315,7 @@ impl<'a> TrialContext<'a> {
                 codes_sha256: String::new(),
             },
         };
-        store::save_codes(&shared, &codes)?;
-        store::save_codes(&stem, &codes)?;
+        store::save_codes_at(&[&shared, &stem], &codes)?;
         self.fits.fetch_add(1, Ordering::Relaxed);
         Ok(codes)
     }
