@@ -8,7 +8,9 @@
 use faer::{Mat, MatRef};
 use hashbench_simd::vector::row_sums;
 
-use crate::qp::{Qp, QpError};
+use crate::dual::DualQp;
+use crate::qp::{Qp, QpError, QpSolution};
+use std::time::Instant;
 
 /// The rows k̃_i = [k_i; 1] of kernel values and a 1 (the bias's input),
 /// stored one after another, so that a row is one slice: the cuts add whole
@@ -101,6 +103,9 @@ pub struct BitLog {
     /// feasible point was used; their dual objective is no valid bound, so
     /// the gap test kept the last exact solve's).
     pub inexact_solves: usize,
+    /// Reduced QPs solved by the interior-point solver because the dual
+    /// active set did not settle.
+    pub qp_fallbacks: usize,
     /// Whether CCCP stopped by its rule (J settled, or the signs stood still
     /// without pairs) rather than at `max_cccp`.
     pub converged: bool,
@@ -292,7 +297,57 @@ pub fn zeta_cut(problem: &BitProblem<'_>, majorant: &Majorant, nu: &[f64], f: &[
     }
 }
 
-/// The reduced QP J_{t,k} over x = (ν, b, ξ/n[, ζ/n]) with the cuts so far.
+/// The ridge that keeps a rank-deficient G′ definite: far below the solvers'
+/// tolerances.
+fn ridge(problem: &BitProblem<'_>) -> f64 {
+    let scale = (0..problem.p())
+        .map(|i| problem.g[(i, i)])
+        .fold(0.0, f64::max);
+    1e-10 * scale.max(1e-300)
+}
+
+/// The balance row (k̄, 1): the mean over the working set of f is k̄ᵀν + b.
+fn balance_row(problem: &BitProblem<'_>) -> Vec<f64> {
+    problem.mean_row().into_iter().chain([1.0]).collect()
+}
+
+/// The slack costs of the reduced QP: λ₁ for ξ/n, and λ₂ for ζ/n when the
+/// pair term is present.
+fn slack_costs(problem: &BitProblem<'_>) -> Vec<f64> {
+    if problem.uses_pairs() {
+        vec![problem.lambda1, problem.lambda2]
+    } else {
+        vec![problem.lambda1]
+    }
+}
+
+/// A cut as the reduced QP reads it: slack/n ≥ constant/n + (coeffs/n)ᵀν̃.
+fn mean_cut(cut: &Cut, n: f64) -> (Vec<f64>, f64) {
+    (cut.coeffs.iter().map(|c| c / n).collect(), cut.constant / n)
+}
+
+/// The dual of the reduced QPs of one cutting-plane run ([`DualQp`]), with
+/// no cuts yet.
+///
+/// # Errors
+/// G′ plus the ridge not positive definite.
+pub fn reduced_dual(problem: &BitProblem<'_>) -> Result<DualQp, QpError> {
+    let p = problem.p();
+    let ridge = ridge(problem);
+    let g = Mat::from_fn(p, p, |i, j| {
+        problem.g[(i, j)] + if i == j { ridge } else { 0.0 }
+    });
+    DualQp::new(
+        g.as_ref(),
+        &balance_row(problem),
+        problem.balance,
+        &slack_costs(problem),
+    )
+}
+
+/// The reduced QP J_{t,k} over x = (ν, b, ξ/n[, ζ/n]) with the cuts so far,
+/// as the interior-point solver reads it (the fallback of [`DualQp`] and its
+/// test oracle).
 /// The slacks enter as means over the working set (costs λ₁, λ₂; each cut
 /// divided by n): the sums reach thousands while ν stays of order one, and
 /// at that scale the interior-point solver stalls.
@@ -301,9 +356,7 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
     let with_zeta = problem.uses_pairs();
     let n_vars = p + 2 + usize::from(with_zeta);
     let (xi, zeta) = (p + 1, p + 2);
-    let scale = (0..p).map(|i| problem.g[(i, i)]).fold(0.0, f64::max);
-    // a ridge far below the solver's tolerance keeps a rank-deficient G′ definite
-    let ridge = 1e-10 * scale.max(1e-300);
+    let ridge = ridge(problem);
     let pm = Mat::from_fn(n_vars, n_vars, |i, j| {
         if i < p && j < p {
             problem.g[(i, j)] + if i == j { ridge } else { 0.0 }
@@ -317,7 +370,6 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
     if with_zeta {
         q[zeta] = problem.lambda2;
     }
-    let kbar = problem.mean_row();
     let mut a = Vec::new();
     let mut b = Vec::new();
     let mut row = |coeffs: &[(usize, f64)], dense: Option<&[f64]>, bound: f64| {
@@ -331,7 +383,7 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
         a.push(r);
         b.push(bound);
     };
-    let plus: Vec<f64> = kbar.iter().copied().chain([1.0]).collect();
+    let plus = balance_row(problem);
     let minus: Vec<f64> = plus.iter().map(|v| -v).collect();
     row(&[], Some(&plus), problem.balance);
     row(&[], Some(&minus), problem.balance);
@@ -339,13 +391,14 @@ pub fn reduced_qp(problem: &BitProblem<'_>, xi_cuts: &[Cut], zeta_cuts: &[Cut]) 
     if with_zeta {
         row(&[(zeta, -1.0)], None, 0.0);
     }
-    let mean_of = |cut: &Cut| -> Vec<f64> { cut.coeffs.iter().map(|c| c / n).collect() };
     for cut in xi_cuts {
-        row(&[(xi, -1.0)], Some(&mean_of(cut)), -cut.constant / n);
+        let (coeffs, constant) = mean_cut(cut, n);
+        row(&[(xi, -1.0)], Some(&coeffs), -constant);
     }
     if with_zeta {
         for cut in zeta_cuts {
-            row(&[(zeta, -1.0)], Some(&mean_of(cut)), -cut.constant / n);
+            let (coeffs, constant) = mean_cut(cut, n);
+            row(&[(zeta, -1.0)], Some(&coeffs), -constant);
         }
     }
     Qp { p: pm, q, a, b }
@@ -369,6 +422,9 @@ pub struct CuttingPlane {
     pub seconds: f64,
     /// Inexact solves (see [`crate::QpSolution::inexact`]).
     pub inexact: usize,
+    /// Reduced QPs the dual active set did not settle, solved by the
+    /// interior-point solver instead (it takes the rest of the run).
+    pub fallbacks: usize,
 }
 
 /// Minimises J_t (the majorant at `start`) by 1-slack cutting planes
@@ -394,28 +450,56 @@ pub fn cutting_plane(
         master: Vec::new(),
         seconds: 0.0,
         inexact: 0,
+        fallbacks: 0,
     };
     let mut best = majorant.value_at(problem, start, start_values);
     let (mut xi_cuts, mut zeta_cuts) = (Vec::<Cut>::new(), Vec::<Cut>::new());
+    let n = problem.n as f64;
+    // the dual, warm-started cut by cut; None once it has failed (the
+    // interior-point solver takes the rest of the run)
+    let mut dual = reduced_dual(problem).ok();
     let (mut x, mut f) = (start.to_vec(), start_values.to_vec());
     while out.iterations < stop.max_cuts {
-        let mut added = false;
+        let mut added = Vec::new();
         let cut = xi_cut(problem, majorant, &f);
         if !xi_cuts.contains(&cut) {
+            added.push((0, mean_cut(&cut, n)));
             xi_cuts.push(cut);
-            added = true;
         }
         if problem.uses_pairs() {
             let cut = zeta_cut(problem, majorant, &x, &f);
             if !zeta_cuts.contains(&cut) {
+                added.push((1, mean_cut(&cut, n)));
                 zeta_cuts.push(cut);
-                added = true;
             }
         }
-        if !added {
+        if added.is_empty() {
             break;
         }
-        let solution = reduced_qp(problem, &xi_cuts, &zeta_cuts).solve()?;
+        let started = Instant::now();
+        let solved = dual.as_mut().and_then(|d| {
+            for (family, (coeffs, constant)) in &added {
+                d.add_cut(*family, coeffs, *constant);
+            }
+            d.solve().ok()
+        });
+        let solution = match solved {
+            Some(s) => QpSolution {
+                objective: s.objective,
+                dual_objective: s.dual_objective,
+                x: s.x,
+                z: s.multipliers,
+                s: Vec::new(),
+                inexact: false,
+                iterations: s.iterations as u32,
+                seconds: started.elapsed().as_secs_f64(),
+            },
+            None => {
+                dual = None;
+                out.fallbacks += 1;
+                reduced_qp(problem, &xi_cuts, &zeta_cuts).solve()?
+            }
+        };
         out.seconds += solution.seconds;
         out.iterations += 1;
         out.inexact += usize::from(solution.inexact);
@@ -464,6 +548,7 @@ pub fn solve_bit(
         final_gap: Vec::new(),
         qp_seconds: 0.0,
         inexact_solves: 0,
+        qp_fallbacks: 0,
         converged: false,
     };
     for _ in 0..stop.max_cccp {
@@ -471,6 +556,7 @@ pub fn solve_bit(
         let run = cutting_plane(problem, &majorant, &nu, &f, stop)?;
         log.qp_seconds += run.seconds;
         log.inexact_solves += run.inexact;
+        log.qp_fallbacks += run.fallbacks;
         log.cuts_per_step.push(run.iterations);
         log.final_gap
             .push(match (run.master.last(), run.reduced.last()) {

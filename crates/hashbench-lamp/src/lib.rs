@@ -1,14 +1,16 @@
 #![doc = include_str!("../README.md")]
 
 mod cccp;
+mod dual;
 mod qp;
 mod train;
 mod weight_search;
 
 pub use cccp::{
     BitLog, BitProblem, Cut, CuttingPlane, KernelRows, Majorant, Stopping, augmented_rows,
-    cutting_plane, reduced_qp, solve_bit, xi_cut, zeta_cut,
+    cutting_plane, reduced_dual, reduced_qp, solve_bit, xi_cut, zeta_cut,
 };
+pub use dual::{DualQp, DualSolution};
 pub use qp::{Qp, QpError, QpSolution};
 
 use hashbench_core::method::{BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision};
@@ -187,7 +189,7 @@ impl HashMethod for LampParams {
     const NAME: &'static str = "lamp";
     const FIXTURE: &'static str = "p = 5\nworking_set = 20\nconstraints = { same-label = 1 }\ndecorrelation = { fixed = 80 }\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
-    const VERSION: u32 = 3;
+    const VERSION: u32 = 4;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::AllTraining,
         bit_limit: BitLimit::Unbounded,
@@ -205,6 +207,7 @@ impl HashMethod for LampParams {
             "cp-iterations-max",
             "balance-max",
             "qp-inexact",
+            "qp-fallbacks",
             "decorrelation-widenings",
             "decorrelation-at-edge",
         ],

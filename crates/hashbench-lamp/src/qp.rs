@@ -70,6 +70,15 @@ impl Qp {
     /// # Errors
     /// Inconsistent dimensions, or a status other than solved.
     pub fn solve(&self) -> Result<QpSolution, QpError> {
+        self.solve_to(1e-8)
+    }
+
+    /// Solves to the given absolute and relative gap and feasibility
+    /// tolerance (tests ask for more than [`Qp::solve`]'s 1e-8).
+    ///
+    /// # Errors
+    /// As [`Qp::solve`].
+    pub fn solve_to(&self, tolerance: f64) -> Result<QpSolution, QpError> {
         let n = self.n_vars();
         let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
         for j in 0..n {
@@ -98,9 +107,9 @@ impl Qp {
         let settings = DefaultSettingsBuilder::<f64>::default()
             .verbose(false)
             .max_iter(500)
-            .tol_gap_abs(1e-8)
-            .tol_gap_rel(1e-8)
-            .tol_feas(1e-8)
+            .tol_gap_abs(tolerance)
+            .tol_gap_rel(tolerance)
+            .tol_feas(tolerance)
             .presolve_enable(false)
             .build()
             .map_err(|e| QpError::Setup(e.to_string()))?;

@@ -452,6 +452,10 @@ fn fit_log(draw: &PartnerDraw, search: &DecorrelationSearch<Trained>) -> FitLog 
             "qp-inexact".to_string(),
             trained.logs.iter().map(|l| l.inexact_solves as f64).sum(),
         ),
+        (
+            "qp-fallbacks".to_string(),
+            trained.logs.iter().map(|l| l.qp_fallbacks as f64).sum(),
+        ),
     ];
     if !search.scores.is_empty() {
         facts.push((
