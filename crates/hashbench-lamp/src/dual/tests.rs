@@ -36,7 +36,7 @@ impl Instance {
         let g = &r * r.transpose() + Mat::<f64>::identity(p, p) * faer::Scale(0.1);
         let basis = Mat::from_fn(rank, p, |_, _| uniform(1.0));
         let balance_row: Vec<f64> = (0..p).map(|_| uniform(0.5)).chain([1.0]).collect();
-        let balance = if seed % 5 == 0 {
+        let balance = if seed.is_multiple_of(5) {
             0.0
         } else {
             uniform(1.0).abs()
