@@ -56,34 +56,60 @@ pub struct Adjusted {
 pub fn loss_adjusted(a: &[f64], b: &[f64], loss: &PairLoss, similar: bool) -> Adjusted {
     let q = a.len();
     let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
-    let value = loss_adjusted_into(a, b, loss, similar, &mut Vec::new(), &mut g, &mut h);
+    let mut scratch = Scratch::default();
+    let value = loss_adjusted_into(a, b, loss, similar, &mut scratch, &mut g, &mut h);
     Adjusted { g, h, value }
 }
 
-/// [`loss_adjusted`] into `g` and `h` (each `a.len()` long), with `gains` as
-/// scratch; returns the maximised value. Training calls it once per pair.
+/// Buffers of [`loss_adjusted_into`], reused from pair to pair.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Each bit's gain |aₖ − bₖ| − |aₖ + bₖ|.
+    gains: Vec<f64>,
+    /// Sort keys: the gain's order descending, then the bit ascending.
+    order: Vec<u128>,
+}
+
+/// A key whose ascending order is `v`'s `f64::total_cmp` order.
+fn total_order_key(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// [`loss_adjusted`] into `g` and `h` (each `a.len()` long), with `scratch`
+/// as buffers; returns the maximised value. Training calls it once per pair.
 fn loss_adjusted_into(
     a: &[f64],
     b: &[f64],
     loss: &PairLoss,
     similar: bool,
-    gains: &mut Vec<(f64, usize)>,
+    scratch: &mut Scratch,
     g: &mut [f64],
     h: &mut [f64],
 ) -> f64 {
     let same: f64 = a.iter().zip(b).map(|(x, y)| (x + y).abs()).sum();
+    let Scratch { gains, order } = scratch;
     gains.clear();
-    gains.extend(
-        a.iter()
-            .zip(b)
+    gains.extend(a.iter().zip(b).map(|(x, y)| (x - y).abs() - (x + y).abs()));
+    // gains descending, ties by bit ascending (a total order, so one result),
+    // as one integer per bit: sorting them is a few times faster than
+    // comparing (gain, bit) pairs
+    order.clear();
+    order.extend(
+        gains
+            .iter()
             .enumerate()
-            .map(|(k, (x, y))| ((x - y).abs() - (x + y).abs(), k)),
+            .map(|(k, &v)| (u128::from(!total_order_key(v)) << 64) | k as u128),
     );
-    // a total order (ties by bit), so an unstable sort gives the one result
-    gains.sort_unstable_by(|u, v| v.0.total_cmp(&u.0).then(u.1.cmp(&v.1)));
+    order.sort_unstable();
+    let bit = |key: &u128| (key & u128::from(u64::MAX)) as usize;
     let (mut best, mut best_m, mut running) = (same + loss.at(0, similar), 0, same);
-    for (m, gain) in gains.iter().enumerate() {
-        running += gain.0;
+    for (m, key) in order.iter().enumerate() {
+        running += gains[bit(key)];
         let value = running + loss.at(m + 1, similar);
         if value > best {
             (best, best_m) = (value, m + 1);
@@ -94,7 +120,8 @@ fn loss_adjusted_into(
         *gk = plus(a[k] + b[k]);
         *hk = *gk;
     }
-    for &(_, k) in &gains[..best_m] {
+    for key in &order[..best_m] {
+        let k = bit(key);
         g[k] = plus(a[k] - b[k]);
         h[k] = -g[k];
     }
@@ -195,7 +222,7 @@ pub fn learn(
     let mut grad = Mat::<f64>::zeros(q, d);
     let (mut ar, mut br) = (vec![0.0; q], vec![0.0; q]);
     let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
-    let mut gains = Vec::with_capacity(q);
+    let mut scratch = Scratch::default();
     let (mut last_bound, mut last_loss) = (0.0, 0.0);
     for epoch in 0..sgd.epochs {
         let eta = sgd.learning_rate * (sgd.epochs - epoch) as f64 / sgd.epochs as f64;
@@ -204,8 +231,10 @@ pub fn learn(
             let drawn = pairs.draw(n_b, rng);
             // each side's items as columns (d × batch); their transposes are the rows
             for (r, pair) in drawn.iter().enumerate() {
-                x1.col_mut(r).copy_from(items.col(pair.0 as usize));
-                x2.col_mut(r).copy_from(items.col(pair.1 as usize));
+                x1.col_as_slice_mut(r)
+                    .copy_from_slice(items.col_as_slice(pair.0 as usize));
+                x2.col_as_slice_mut(r)
+                    .copy_from_slice(items.col_as_slice(pair.1 as usize));
             }
             for (scores, side) in [(&mut a, &x1), (&mut b, &x2)] {
                 matmul(
@@ -222,7 +251,8 @@ pub fn learn(
                 for k in 0..q {
                     (ar[k], br[k]) = (a[(r, k)], b[(r, k)]);
                 }
-                let value = loss_adjusted_into(&ar, &br, loss, pair.2, &mut gains, &mut g, &mut h);
+                let value =
+                    loss_adjusted_into(&ar, &br, loss, pair.2, &mut scratch, &mut g, &mut h);
                 let mut current = 0.0;
                 let mut differ = 0;
                 for k in 0..q {
@@ -254,10 +284,10 @@ pub fn learn(
             );
             let scale = 1.0 / n_b as f64;
             for j in 0..d {
-                for k in 0..q {
-                    step[(k, j)] = sgd.momentum * step[(k, j)]
-                        + eta * (grad[(k, j)] * scale - sgd.weight_decay * w[(k, j)]);
-                    w[(k, j)] += step[(k, j)];
+                let (grad, w) = (grad.col_as_slice(j), w.col_as_slice_mut(j));
+                for ((s, g), w) in step.col_as_slice_mut(j).iter_mut().zip(grad).zip(w) {
+                    *s = sgd.momentum * *s + eta * (g * scale - sgd.weight_decay * *w);
+                    *w += *s;
                 }
             }
         }
