@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use hashbench_core::seed::derive_seed;
@@ -18,7 +17,7 @@ use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
 use crate::run::trial::TrialId;
 use crate::run::{check_ground_truth, context_of, finish, split_of};
-use crate::store::{FitRecord, FittedCodes};
+use crate::store::{FitRecord, FittedCodes, TrialRecord};
 use crate::{Counts, Plan, RunOutcome, Workspace};
 
 /// The sub-folder of a run's folder that scored results go to.
@@ -177,6 +176,7 @@ fn read_pair(pair: &Pair, bits: usize, sizes: (usize, usize)) -> Result<FittedCo
             fingerprint: String::new(),
             fit_seconds: f64::NAN,
             encode_seconds: f64::NAN,
+            fit_cpu_seconds: None,
             bit_weights: None,
             log: hashbench_core::method::FitLog::default(),
             codes_sha256: String::new(),
@@ -208,7 +208,7 @@ fn read_pair(pair: &Pair, bits: usize, sizes: (usize, usize)) -> Result<FittedCo
 /// A folder without codes, a code length or trial the plan lacks, codes of
 /// the wrong shape, or missing data, each naming the file.
 pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunOutcome> {
-    let started = Instant::now();
+    let clock = crate::run::Clock::start();
     let Some(study) = plan.retrieval() else {
         bail!(
             "{}: a normality study has no codes to score",
@@ -256,7 +256,12 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
                     trial: pair.trial,
                     seed: trial_seed(plan, &source.label, pair.bits, pair.trial),
                 };
-                records.push(ctx.evaluate(&codes, &id, String::new())?);
+                let (record, cpu) =
+                    crate::run::thread_cpu(|| ctx.evaluate(&codes, &id, String::new()));
+                records.push(TrialRecord {
+                    evaluate_cpu_seconds: Some(cpu),
+                    ..record?
+                });
             }
         }
     }
@@ -266,7 +271,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
         evaluated: records.len(),
         reused: 0,
     };
-    finish(ws, plan, &data, tables, &about, counts, started, dir)
+    finish(ws, plan, &data, tables, &about, counts, clock, dir)
 }
 
 /// Refuses two sources under one label: their codes would be averaged as

@@ -129,6 +129,10 @@ pub struct FitRecord {
     pub fit_seconds: f64,
     /// Seconds to encode database and queries.
     pub encode_seconds: f64,
+    /// CPU seconds of the fitting thread (none in records from before they
+    /// were kept, and for codes scored without a fit).
+    #[serde(default)]
+    pub fit_cpu_seconds: Option<f64>,
     /// Per-bit weights of a weighted Hamming ranking (BSSC), if any.
     pub bit_weights: Option<Vec<f64>>,
     /// What the fit reported about itself.
@@ -283,6 +287,13 @@ pub struct TrialRecord {
     pub(crate) curves: Vec<StoredCurve>,
     pub(crate) fit_seconds: f64,
     pub(crate) encode_seconds: f64,
+    /// CPU seconds of the fit (its [`FitRecord::fit_cpu_seconds`]).
+    #[serde(default)]
+    pub(crate) fit_cpu_seconds: Option<f64>,
+    /// CPU seconds of the evaluating thread (none in records from before
+    /// they were kept).
+    #[serde(default)]
+    pub(crate) evaluate_cpu_seconds: Option<f64>,
     /// Seconds of parts of the fit the method reported (its fit log).
     #[serde(default)]
     pub(crate) fit_log_seconds: Vec<(String, f64)>,
@@ -362,6 +373,7 @@ mod tests {
                 fingerprint: "abc".into(),
                 fit_seconds: 0.5,
                 encode_seconds: 0.25,
+                fit_cpu_seconds: Some(0.5),
                 bit_weights: Some(vec![1.5; 70]),
                 // a fact the fit left undefined (a mean over no items) is
                 // stored, and the codes still load

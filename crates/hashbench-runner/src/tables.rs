@@ -174,6 +174,11 @@ fn frame_files(df: &mut DataFrame, dir: &Path, stem: &str) -> Result<[(PathBuf, 
 /// The file of a run's per-query values (JSON).
 const QUERY_VALUES: &str = "query-values.json";
 
+/// The timings row of a fit's CPU seconds (the fitting thread's).
+pub(crate) const FIT_CPU: &str = "fit-cpu-seconds";
+/// The timings row of an evaluation's CPU seconds (the evaluating thread's).
+pub(crate) const EVALUATE_CPU: &str = "evaluate-cpu-seconds";
+
 /// The `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
 /// per-query values (JSON) of `dir`, encoded, for [`crate::store::write_set`].
 ///
@@ -326,6 +331,14 @@ pub fn of_records(
             t.timings.push(row("encode-seconds", r.encode_seconds));
             t.timings
                 .extend(r.fit_log_seconds.iter().map(|(n, v)| row(n, *v)));
+        }
+        for (name, value) in [
+            (FIT_CPU, r.fit_cpu_seconds),
+            (EVALUATE_CPU, r.evaluate_cpu_seconds),
+        ] {
+            if let Some(v) = value {
+                t.timings.push(row(name, v));
+            }
         }
         t.query_values
             .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {

@@ -3,9 +3,9 @@
 //! the report, figures, the golden check and the spec list; printing what
 //! each wrote.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use hashbench_runner::check::{
@@ -13,6 +13,7 @@ use hashbench_runner::check::{
     verdicts, verdicts_path, write_baseline, write_verdicts,
 };
 use hashbench_runner::cluster::{self, SlurmOptions};
+use hashbench_runner::run::Clock;
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
 use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
@@ -125,22 +126,24 @@ pub(crate) fn slurm(
 
 /// Runs `plan`, printing its start, end and summary; returns its wall time
 /// in seconds.
-pub(crate) fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<f64> {
+/// Runs `plan`, printing its progress and summary; returns its wall and CPU
+/// seconds.
+pub(crate) fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<(f64, f64)> {
     let work = match plan.normality() {
         Some(n) => format!("normality study, {} values of p", n.p.len()),
         None => format!("{} trials", plan.trials().len()),
     };
     println!("== {} [{}]: {work} ...", plan.id, plan.profile);
-    let started = Instant::now();
+    let clock = Clock::start();
     let opts = RunOptions {
         force,
         progress: true,
     };
     let outcome = run_plan(ws, plan, &opts)?;
-    let seconds = started.elapsed().as_secs_f64();
+    let (seconds, cpu) = (clock.wall_seconds(), clock.cpu_seconds());
     let c = outcome.counts;
     println!(
-        "== {} [{}] done in {seconds:.1} s: {} fitted, {} evaluated from stored codes, {} reused; results in {}",
+        "== {} [{}] done in {seconds:.1} s ({cpu:.1} s CPU): {} fitted, {} evaluated from stored codes, {} reused; results in {}",
         plan.id,
         plan.profile,
         c.fitted,
@@ -152,7 +155,7 @@ pub(crate) fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<
         "{}",
         hashbench_runner::report::without_timings(&outcome.summary)
     );
-    Ok(seconds)
+    Ok((seconds, cpu))
 }
 
 pub(crate) fn score_codes(
@@ -198,23 +201,50 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         chosen.len(),
         skipped.len()
     );
-    let started = Instant::now();
+    let clock = Clock::start();
     let mut seconds = Vec::with_capacity(chosen.len());
     for plan in &chosen {
         seconds.push(run_and_print(ws, plan, force)?);
     }
     println!(
-        "== run-all: {} experiments run in {:.1} s",
+        "== run-all: {} experiments run in {:.1} s ({:.1} s CPU)",
         chosen.len(),
-        started.elapsed().as_secs_f64()
+        clock.wall_seconds(),
+        clock.cpu_seconds()
     );
-    for (p, s) in chosen.iter().zip(&seconds) {
-        println!("  ran     {s:>8.1} s  {} [{}]", p.id, p.profile);
+    for (p, (wall, cpu)) in chosen.iter().zip(&seconds) {
+        println!(
+            "  ran     {wall:>8.1} s {cpu:>8.1} s CPU  {} [{}]",
+            p.id, p.profile
+        );
+    }
+    for (paper, (runs, wall, cpu)) in per_paper(&chosen, &seconds) {
+        println!(
+            "  paper   {:>8.1} min {:>6.1} min CPU  {paper} ({runs} experiments)",
+            wall / 60.0,
+            cpu / 60.0
+        );
     }
     for s in &skipped {
         println!("  skipped {s}");
     }
     report(ws)
+}
+
+/// Wall and CPU seconds summed per paper (the spec's folder), in folder
+/// order, with the number of experiments.
+fn per_paper(plans: &[Plan], seconds: &[(f64, f64)]) -> BTreeMap<String, (usize, f64, f64)> {
+    let mut out: BTreeMap<String, (usize, f64, f64)> = BTreeMap::new();
+    for (plan, (wall, cpu)) in plans.iter().zip(seconds) {
+        let paper = plan
+            .spec_path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned());
+        let e = out.entry(paper).or_default();
+        *e = (e.0 + 1, e.1 + wall, e.2 + cpu);
+    }
+    out
 }
 
 pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Result<ExitCode> {

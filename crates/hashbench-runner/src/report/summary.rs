@@ -56,6 +56,7 @@ pub fn summary_markdown(
     let mut s = String::new();
     write_protocol(&mut s, plan, split_sizes);
     write_value_tables(&mut s, plan, t, &stats, &timing);
+    write_cost(&mut s, t);
     write_curve_tables(&mut s, plan, t);
     write_fit_checks(&mut s, plan, t);
     let mut all = stats;
@@ -137,6 +138,20 @@ fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
 }
 
 /// One table per scalar metric, then per timing: rows are methods, columns
+/// What the run's trials cost per method (a timings section: left out of
+/// what the CLI prints, as the other timings).
+fn write_cost(s: &mut String, t: &ResultTables) {
+    let cost = super::cost::Cost::of(t, None);
+    if cost.methods.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Timings: cost per method\n\nSeconds summed over the stored trials, costliest first: what recomputing them takes, whether this run fitted them or read them back (CPU seconds are the fitting or evaluating thread's; the run's own wall and CPU seconds are in run.json).\n\n{}",
+        cost.markdown_table()
+    );
+}
+
 /// the x values, cells centre ± std over trials.
 fn write_value_tables(
     s: &mut String,

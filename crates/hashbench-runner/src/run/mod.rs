@@ -5,11 +5,11 @@
 //! holding the trials its [`Shard`] names.
 
 mod checks;
+mod clock;
 pub(crate) mod trial;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use hashbench_core::GroundTruth;
@@ -20,6 +20,7 @@ use serde_json::json;
 
 pub(crate) use checks::check_ground_truth;
 use checks::{check_methods, check_supervision};
+pub use clock::{Clock, thread_cpu};
 use trial::TrialContext;
 
 use crate::spec::{Retrieval, Study, TrialKey};
@@ -146,12 +147,12 @@ pub(crate) fn run_plan_as(
 ) -> Result<RunOutcome> {
     debug_assert!(matches!(mode, Mode::Whole | Mode::StoredOnly));
     faer::set_global_parallelism(faer::Par::Seq);
-    let started = Instant::now();
+    let clock = Clock::start();
     let data = plan.load(&ws.registry()?, &ws.data_roots)?;
     if let Study::Normality(n) = &plan.study {
         let dir = ws.run_dir(plan);
         let (tables, counts, about) = normality::run(plan, n, &data, &dir, opts.force)?;
-        return finish(ws, plan, &data, tables, &about, counts, started, dir);
+        return finish(ws, plan, &data, tables, &about, counts, clock, dir);
     }
     let dir = ws.run_dir(plan);
     let pass = pass(ws, plan, &data, opts, mode)?;
@@ -168,7 +169,7 @@ pub(crate) fn run_plan_as(
             evaluated: pass.computed,
             reused: n - pass.computed,
         },
-        started,
+        clock,
         dir,
     )
 }
@@ -399,7 +400,7 @@ pub(crate) fn finish(
     tables: ResultTables,
     split_sizes: &str,
     counts: Counts,
-    started: Instant,
+    clock: Clock,
     dir: PathBuf,
 ) -> Result<RunOutcome> {
     let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
@@ -421,9 +422,10 @@ pub(crate) fn finish(
         "trials_fitted": counts.fitted,
         "trials_evaluated": counts.evaluated,
         "trials_reused": counts.reused,
-        "wall_seconds": started.elapsed().as_secs_f64(),
+        "wall_seconds": clock.wall_seconds(),
+        "cpu_seconds": clock.cpu_seconds(),
         "figures": figures,
-        "timings_table": "timings.parquet (fit-seconds and encode-seconds per trial)",
+        "timings_table": "timings.parquet (fit-seconds, encode-seconds, fit-cpu-seconds and evaluate-cpu-seconds per trial)",
         "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
     });
     files.push((

@@ -70,6 +70,20 @@ pub fn html(report: &Report) -> String {
         );
     }
     s.push_str("</table>\n");
+    let _ = writeln!(
+        s,
+        "<p>Cost per paper. {}</p>\n<table id=\"cost\">\n<tr>{}</tr>",
+        esc(COST_NOTE),
+        COST_HEADER.map(|h| format!("<th>{}</th>", esc(h))).join("")
+    );
+    for p in &report.papers {
+        let cells: Vec<String> = cost_cells(p)
+            .iter()
+            .map(|c| format!("<td>{}</td>", esc(c)))
+            .collect();
+        let _ = writeln!(s, "<tr><td>{}</td>{}</tr>", esc(&p.key), cells.join(""));
+    }
+    s.push_str("</table>\n");
     for p in &report.papers {
         let _ = writeln!(
             s,
@@ -105,6 +119,11 @@ pub fn html(report: &Report) -> String {
                 .map(|f| format!("<a href=\"{}\">{}</a>", esc(f), esc(f)))
                 .collect();
             let _ = writeln!(s, "<p class=\"files\">Files: {}</p>", links.join(", "));
+            let _ = writeln!(
+                s,
+                "<p class=\"cost\">Cost: {}.</p>",
+                esc(&run_cost(&r.cost))
+            );
             if !r.verdicts.is_empty() {
                 s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>paper</th><th>basis</th><th>verdict</th><th>evidence</th><th>diagnosis</th></tr>\n");
                 for v in &r.verdicts {

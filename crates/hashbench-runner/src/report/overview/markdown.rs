@@ -36,6 +36,15 @@ pub fn markdown(report: &Report) -> String {
             p.skipped.len()
         );
     }
+    let _ = writeln!(
+        s,
+        "\nCost per paper. {COST_NOTE}\n\n| {} |\n|{}",
+        COST_HEADER.join(" | "),
+        "---|".repeat(COST_HEADER.len())
+    );
+    for p in &report.papers {
+        let _ = writeln!(s, "| {} | {} |", p.key, cost_cells(p).join(" | "));
+    }
     for p in &report.papers {
         let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
         let _ = writeln!(s, "{}", p.tally().sentence(p.runs.len()));
@@ -52,6 +61,7 @@ pub fn markdown(report: &Report) -> String {
             }
             let links: Vec<String> = r.files.iter().map(|f| format!("[{f}]({f})")).collect();
             let _ = writeln!(s, "Files: {}\n", links.join(", "));
+            let _ = writeln!(s, "Cost: {}.\n", cell(&run_cost(&r.cost)));
             if !r.verdicts.is_empty() {
                 s.push_str("| claim | paper | basis | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|\n");
                 for v in &r.verdicts {

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::cost::Cost;
 use super::stats::aggregate;
 use crate::claims::{Basis, Outcome, Verdict, all_of, check_claims};
 use crate::spec::{PAPER_PROFILE, Plan, Spec};
@@ -79,6 +80,8 @@ pub struct RunEntry {
     pub figures: Vec<String>,
     /// The run's files, relative to the results folder.
     pub files: Vec<String>,
+    /// What its trials cost, and its last run's seconds.
+    pub cost: Cost,
 }
 
 /// A spec without a stored run.
@@ -138,6 +141,15 @@ impl Tally {
 }
 
 impl PaperSection {
+    /// What the paper's shown runs cost together.
+    pub fn cost(&self) -> Cost {
+        let mut total = Cost::default();
+        for r in &self.runs {
+            total.add(&r.cost);
+        }
+        total
+    }
+
     /// The paper's statements by outcome: the verdicts sharing a claim id
     /// (the panels of one statement) combine, failing if any panel fails.
     pub fn tally(&self) -> Tally {
@@ -213,11 +225,14 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
     let mut stats = aggregate(&t.metrics, plan.centre);
     stats.extend(aggregate(&t.timings, plan.centre));
     let verdicts = check_claims(plan, &t);
-    let stale = std::fs::read_to_string(dir.join("run.json"))
+    let run = std::fs::read_to_string(dir.join("run.json"))
         .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+    let stale = run
+        .as_ref()
         .and_then(|run| run["spec_sha256"].as_str().map(str::to_string))
         .is_some_and(|stored| stored != plan.spec_sha256);
+    let cost = Cost::of(&t, run.as_ref());
     let reported = plan
         .reported
         .iter()
@@ -259,6 +274,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
         reported,
         figures,
         files,
+        cost,
     })
 }
 
@@ -374,6 +390,66 @@ pub fn build(ws: &Workspace) -> Result<Report> {
 const STALE: &str =
     "the spec changed since this run: its verdicts read the old run's tables; rerun it";
 
+/// "12.5 min" of seconds, or "not recorded".
+fn minutes(seconds: Option<f64>) -> String {
+    seconds.map_or_else(
+        || "not recorded".to_string(),
+        |v| format!("{:.1} min", v / 60.0),
+    )
+}
+
+/// The cost table's row for a paper: runs, the last runs' wall and CPU, the
+/// trials' fit and evaluation CPU, the costliest method.
+fn cost_cells(p: &PaperSection) -> [String; 6] {
+    let cost = p.cost();
+    let costliest = cost.by_cpu().first().map_or_else(String::new, |m| {
+        format!(
+            "{} ({})",
+            m.method,
+            minutes(Some(m.fit_cpu + m.evaluate_cpu))
+        )
+    });
+    [
+        p.runs.len().to_string(),
+        minutes(cost.run_wall),
+        minutes(cost.run_cpu),
+        minutes(Some(cost.fit_cpu())),
+        minutes(Some(cost.evaluate_cpu())),
+        costliest,
+    ]
+}
+
+/// The header of the cost table.
+const COST_HEADER: [&str; 7] = [
+    "paper",
+    "runs",
+    "last runs: wall",
+    "last runs: CPU",
+    "fits: CPU",
+    "evaluations: CPU",
+    "costliest method (fit + evaluation CPU)",
+];
+
+/// The sentence under the cost table.
+const COST_NOTE: &str = "The last runs' wall and CPU time are what the stored runs took (a run that read stored trials back is quick); the fits' and evaluations' CPU time, summed over the stored trials, is what recomputing them takes.";
+
+/// A run's cost in one line.
+fn run_cost(cost: &Cost) -> String {
+    let top: Vec<String> = cost
+        .by_cpu()
+        .iter()
+        .take(3)
+        .map(|m| format!("{} {:.1} s", m.method, m.fit_cpu + m.evaluate_cpu))
+        .collect();
+    format!(
+        "{}; trials: fits {:.1} s CPU, evaluations {:.1} s CPU (costliest: {})",
+        cost.run_sentence(),
+        cost.fit_cpu(),
+        cost.evaluate_cpu(),
+        top.join(", ")
+    )
+}
+
 fn number(v: Option<f64>) -> String {
     v.map_or_else(|| "not in this run".to_string(), |v| format!("{v:.4}"))
 }
@@ -448,6 +524,7 @@ mod tests {
             reported: Vec::new(),
             figures: Vec::new(),
             files: Vec::new(),
+            cost: Cost::default(),
         }
     }
 

@@ -22,6 +22,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 use crate::Workspace;
+use crate::run::thread_cpu;
 use crate::spec::{Plan, Retrieval, TrialKey};
 
 mod training;
@@ -281,9 +282,9 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
         let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
         let t0 = Instant::now();
-        let model = spec
-            .fit(&self.training.set(m), bits, &mut rng)
-            .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
+        let (model, fit_cpu_seconds) =
+            thread_cpu(|| spec.fit(&self.training.set(m), bits, &mut rng));
+        let model = model.map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
         let fit_seconds = t0.elapsed().as_secs_f64();
         let mut log = model.fit_log();
         if let Some(t) = tuned {
@@ -310,6 +311,7 @@ impl<'a> TrialContext<'a> {
                 fingerprint: fit_fingerprint,
                 fit_seconds,
                 encode_seconds: t1.elapsed().as_secs_f64(),
+                fit_cpu_seconds: Some(fit_cpu_seconds),
                 bit_weights: model.bit_weights(),
                 log,
                 codes_sha256: String::new(),
@@ -335,7 +337,12 @@ impl<'a> TrialContext<'a> {
             trial: k.trial,
             seed: k.seed,
         };
-        let rec = self.evaluate(&codes, &id, self.eval_fingerprint(k))?;
+        let (rec, evaluate_cpu_seconds) =
+            thread_cpu(|| self.evaluate(&codes, &id, self.eval_fingerprint(k)));
+        let rec = TrialRecord {
+            evaluate_cpu_seconds: Some(evaluate_cpu_seconds),
+            ..rec?
+        };
         store::save(&self.record_path(k), &rec)?;
         Ok(rec)
     }
@@ -420,6 +427,8 @@ impl<'a> TrialContext<'a> {
                 .collect(),
             fit_seconds: codes.fit.fit_seconds,
             encode_seconds: codes.fit.encode_seconds,
+            fit_cpu_seconds: codes.fit.fit_cpu_seconds,
+            evaluate_cpu_seconds: None,
             fit_log_seconds: log.seconds.clone(),
         })
     }
