@@ -120,9 +120,15 @@ slurm-test: build
 
 # Throughput (criterion: Hamming ranking, exact kNN), scale (1M x 128 training and ground truth: time,
 # peak memory) and per-method fit times; figures written under results/bench/.
-bench: bench-fit bench-eigen
+bench: bench-fit bench-eigen bench-solvers
     cargo bench -p hashbench-bench --bench throughput
     cargo bench -p hashbench-bench --bench scale
+
+# The inner solvers of the long fits on their real shapes: LAMP's reduced QPs of one cutting-plane
+# run (the dual active set warm-started cut by cut against clarabel per cut) and SpaH's S-step
+# (positive LARS in Gram form over 1,000 items).
+bench-solvers:
+    cargo bench -p hashbench-bench --bench solvers
 
 # The dense partial eigensolver against Lanczos on the same sparse graph operator (time, memory,
 # agreement): why the Laplacian eigenmaps go through Lanczos.
