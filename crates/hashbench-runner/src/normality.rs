@@ -139,6 +139,7 @@ pub fn run(
     let (records, computed) = store::resume(
         &jobs,
         stored,
+        |&(_, p)| p,
         |&(series, p)| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
                 plan.seed,

@@ -6,13 +6,15 @@
 //! fingerprints that key them. Retrieval trials and
 //! normality studies both resume through [`resume`].
 
+use std::cmp::Reverse;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use hashbench_core::BitCodes;
 use hashbench_core::method::FitLog;
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -93,31 +95,53 @@ pub fn save<T: Serialize>(path: &Path, rec: &T) -> Result<()> {
 
 /// The records of `keys`: `stored` (one per key, `None` where a record is
 /// missing, or every one with `force`), the missing ones computed in
-/// parallel; returns them in key order and how many were computed now.
+/// parallel, costliest first by the hint `cost` (list scheduling: each
+/// worker takes the next key in that order, so a long computation does not
+/// start last while short ones ran first, which left a core idle at the end
+/// of a run); returns them in key order and how many were computed now.
 ///
 /// # Errors
-/// The first failed computation; records finished before it stay stored.
+/// The first failed computation (in key order); records finished before it
+/// stay stored.
 pub fn resume<K: Sync, T: Send>(
     keys: &[K],
     mut records: Vec<Option<T>>,
+    cost: impl Fn(&K) -> usize,
     compute: impl Fn(&K) -> Result<T> + Sync,
     bar: &ProgressBar,
 ) -> Result<(Vec<T>, usize)> {
     debug_assert_eq!(keys.len(), records.len());
     let pending: Vec<usize> = (0..keys.len()).filter(|&i| records[i].is_none()).collect();
     bar.inc_length(pending.len() as u64);
-    let fresh: Vec<Result<T>> = pending
-        .par_iter()
-        .map(|&i| {
-            let r = compute(&keys[i]);
-            bar.inc(1);
-            r
-        })
-        .collect();
-    for (&i, r) in pending.iter().zip(fresh) {
-        records[i] = Some(r?);
+    let computed = pending.len();
+    let mut fresh: Vec<Option<Result<T>>> =
+        std::iter::repeat_with(|| None).take(computed).collect();
+    {
+        let next = AtomicUsize::new(0);
+        let slots: Vec<Mutex<&mut Option<Result<T>>>> = fresh.iter_mut().map(Mutex::new).collect();
+        let order: Vec<usize> = {
+            let mut order: Vec<usize> = (0..computed).collect();
+            order.sort_by_key(|&at| Reverse(cost(&keys[pending[at]])));
+            order
+        };
+        let worker = || {
+            while let Some(&at) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let r = compute(&keys[pending[at]]);
+                bar.inc(1);
+                **slots[at].lock().expect("a worker panicked") = Some(r);
+            }
+        };
+        rayon::scope(|s| {
+            for _ in 0..rayon::current_num_threads().min(computed) {
+                s.spawn(|_| worker());
+            }
+        });
     }
-    Ok((records.into_iter().flatten().collect(), pending.len()))
+    // pending is in key order: the first failure in key order is reported
+    for (i, r) in pending.iter().zip(fresh) {
+        records[*i] = Some(r.expect("every pending key was computed")?);
+    }
+    Ok((records.into_iter().flatten().collect(), computed))
 }
 
 /// What a fit left besides its codes.
@@ -329,6 +353,71 @@ impl Fingerprinted for TunedRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resume_starts_the_costliest_first_and_returns_key_order_on_any_thread_count() {
+        let keys: Vec<usize> = vec![3, 9, 1, 7, 9, 2];
+        let stored = |skip: usize| -> Vec<Option<String>> {
+            (0..keys.len())
+                .map(|i| (i == skip).then(|| "stored".to_string()))
+                .collect()
+        };
+        // one thread: the computations run in the hint's order, ties in key order
+        let started = Mutex::new(Vec::new());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let (one, computed) = pool
+            .install(|| {
+                resume(
+                    &keys,
+                    stored(3),
+                    |&k| k,
+                    |&k| {
+                        started.lock().unwrap().push(k);
+                        Ok(format!("k{k}"))
+                    },
+                    &ProgressBar::hidden(),
+                )
+            })
+            .unwrap();
+        assert_eq!(started.into_inner().unwrap(), vec![9, 9, 3, 2, 1]);
+        assert_eq!(computed, 5);
+        assert_eq!(one, vec!["k3", "k9", "k1", "stored", "k9", "k2"]);
+        // several threads: the same records in key order
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let (three, _) = pool
+            .install(|| {
+                resume(
+                    &keys,
+                    stored(3),
+                    |&k| k,
+                    |&k| Ok(format!("k{k}")),
+                    &ProgressBar::hidden(),
+                )
+            })
+            .unwrap();
+        assert_eq!(three, one);
+        // the first failure in key order is the one reported
+        let failed = resume(
+            &keys,
+            stored(usize::MAX),
+            |&k| k,
+            |&k| {
+                if k < 5 {
+                    Err(anyhow::anyhow!("k{k} failed"))
+                } else {
+                    Ok(k.to_string())
+                }
+            },
+            &ProgressBar::hidden(),
+        );
+        assert_eq!(failed.unwrap_err().to_string(), "k3 failed");
+    }
 
     #[test]
     fn slugs_never_collide_on_case_or_sign() {

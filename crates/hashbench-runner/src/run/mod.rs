@@ -240,7 +240,10 @@ pub(crate) fn pass(
             Mode::Whole | Mode::Shard(_) => {}
         }
         ctx.tune_ahead(&to_run)?;
-        let (mut recs, n) = store::resume(&mine, stored, |k| ctx.run(k, opts.force), &bar)?;
+        // the cost hint: a longer code, a larger training set or more
+        // support vectors (the sweep's x) take longer, for every method
+        let (mut recs, n) =
+            store::resume(&mine, stored, |k| k.bits, |k| ctx.run(k, opts.force), &bar)?;
         out.records.append(&mut recs);
         out.computed += n;
         out.fits += ctx.fits();
