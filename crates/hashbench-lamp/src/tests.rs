@@ -604,14 +604,15 @@ fn values_are_each_rows_sum_in_index_order_bit_for_bit() {
 }
 
 /// μ's search on a score that peaks at `peak` (a bump in log μ): returns the
-/// search and every μ it fitted, in order.
+/// search and every μ it fitted (the first round, fitted in parallel, in
+/// ascending order; then the widenings in order).
 fn search_with_peak(
     grid: &[f64],
     peak: f64,
 ) -> (weight_search::DecorrelationSearch<f64>, Vec<f64>) {
-    let mut fitted = Vec::new();
+    let fitted = std::sync::Mutex::new(Vec::new());
     let search = weight_search::search_decorrelation(grid.to_vec(), |mu| {
-        fitted.push(mu);
+        fitted.lock().unwrap().push(mu);
         let score = if mu == 0.0 {
             0.0
         } else {
@@ -620,6 +621,9 @@ fn search_with_peak(
         Ok((score, mu))
     })
     .unwrap();
+    let mut fitted = fitted.into_inner().unwrap();
+    let first = (grid.len() + usize::from(grid[0] > 0.0)).min(fitted.len());
+    fitted[..first].sort_by(f64::total_cmp);
     (search, fitted)
 }
 
@@ -630,13 +634,13 @@ fn a_choice_at_the_grid_edge_widens_the_grid_and_is_reported_when_it_stays_there
     let (search, fitted) = search_with_peak(&grid, 100.0);
     assert_eq!((search.mu, search.trained), (100.0, 100.0));
     assert_eq!((search.widenings, search.at_edge), (0, false));
-    assert_eq!(fitted, [10.0, 100.0, 1000.0, 10000.0, 0.0]);
+    assert_eq!(fitted, [0.0, 10.0, 100.0, 1000.0, 10000.0]);
     assert_eq!(search.scores.last(), Some(&(0.0, 0.0)));
     // an optimum one step beyond the top: widened twice (1e5 wins, 1e6 does not)
     let (search, fitted) = search_with_peak(&grid, 1e5);
     assert_eq!(search.mu, 1e5);
     assert_eq!((search.widenings, search.at_edge), (2, false));
-    assert_eq!(fitted[4..], [1e5, 1e6, 0.0]);
+    assert_eq!(fitted[5..], [1e5, 1e6]);
     // below the grid: widened downwards
     let (search, _) = search_with_peak(&grid, 1.0);
     assert_eq!(
@@ -663,17 +667,19 @@ fn a_choice_at_the_grid_edge_widens_the_grid_and_is_reported_when_it_stays_there
 
 #[test]
 fn equal_scores_keep_the_first_weight_and_end_the_widening() {
-    let mut fitted = Vec::new();
+    let fitted = std::sync::Mutex::new(Vec::new());
     let search = weight_search::search_decorrelation(vec![10.0, 100.0, 1000.0], |mu| {
-        fitted.push(mu);
+        fitted.lock().unwrap().push(mu);
         Ok((0.5, ()))
     })
     .unwrap();
+    let fitted = fitted.into_inner().unwrap();
     // the first (smallest) weight is kept; at the edge, the grid widens once
     // downwards, an equal score does not displace it, and it is then inside
     assert_eq!(search.mu, 10.0);
     assert_eq!((search.widenings, search.at_edge), (1, false));
-    assert_eq!(fitted[3..], [1.0, 0.0]);
+    // the grid and μ = 0 first (in parallel), then the widening
+    assert_eq!(fitted[4..], [1.0]);
 }
 
 #[test]

@@ -124,9 +124,10 @@ pub(crate) fn fit(
             Ok((block(&held_out, &working)?, truth))
         })
         .transpose()?;
+    // every μ sees the same support vectors and starting points
+    let bit_start = rng.clone();
     let search = search_decorrelation(grid, |mu| {
-        // every μ sees the same support vectors and starting points
-        let mut bit_rng = rng.clone();
+        let mut bit_rng = bit_start.clone();
         let trained = train_bits(params, &prepared, mu, n_bits, &mut bit_rng)?;
         let score = match &held {
             Some((k_held, truth)) => held_out_map(&trained, k_held, truth, n_bits),

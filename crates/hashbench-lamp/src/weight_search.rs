@@ -3,6 +3,7 @@
 //! beside; and the names its facts give each weight.
 
 use hashbench_core::FitError;
+use rayon::prelude::*;
 
 /// μ as its fact names write it: 12 significant digits, so a widened weight
 /// reads 0.01, not 0.010000000000000002.
@@ -11,6 +12,9 @@ pub(crate) fn weight_name(mu: f64) -> String {
         .parse::<f64>()
         .map_or_else(|_| mu.to_string(), |m| m.to_string())
 }
+
+/// A weight's fit: its score and what was fitted.
+type Scored<T> = Result<(f64, T), FitError>;
 
 /// How many grid steps a choice at the edge of μ's grid may add on its side.
 const MAX_WIDENINGS: usize = 3;
@@ -35,9 +39,12 @@ pub(crate) struct DecorrelationSearch<T> {
 /// the grid or is reported at its edge. μ = 0, no decorrelation, is scored
 /// beside when the grid leaves it out, and is then not a candidate (the
 /// penalty is part of the reading). A one-weight grid is fitted, not scored.
-pub(crate) fn search_decorrelation<T>(
+/// The grid's weights and μ = 0 are fitted in parallel (each fit is a pure
+/// function of its weight), the widenings one at a time; the choice is
+/// made in grid order, so it is the same on any number of threads.
+pub(crate) fn search_decorrelation<T: Send>(
     mut grid: Vec<f64>,
-    mut fit_and_score: impl FnMut(f64) -> Result<(f64, T), FitError>,
+    fit_and_score: impl Fn(f64) -> Scored<T> + Sync,
 ) -> Result<DecorrelationSearch<T>, FitError> {
     grid.sort_by(f64::total_cmp);
     if let [mu] = grid[..] {
@@ -52,11 +59,19 @@ pub(crate) fn search_decorrelation<T>(
     }
     let mut scores = Vec::new();
     let mut best: Option<(f64, f64, T)> = None;
-    let mut queue = grid.clone();
+    // the first round: the grid, and μ = 0 beside when the grid leaves it out
+    let beside = grid[0] > 0.0;
+    let mut first: Vec<f64> = grid.clone();
+    if beside {
+        first.push(0.0);
+    }
+    let mut fits: Vec<Scored<T>> = first.par_iter().map(|&mu| fit_and_score(mu)).collect();
+    let zero = beside.then(|| fits.pop().expect("μ = 0 was fitted"));
+    let mut queue: Vec<(f64, Scored<T>)> = grid.iter().copied().zip(fits).collect();
     let mut widenings = 0;
     loop {
-        for mu in queue.drain(..) {
-            let (score, trained) = fit_and_score(mu)?;
+        for (mu, fit) in queue.drain(..) {
+            let (score, trained) = fit?;
             scores.push((mu, score));
             if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
                 best = Some((score, mu, trained));
@@ -79,13 +94,13 @@ pub(crate) fn search_decorrelation<T>(
         } else {
             grid.insert(0, next);
         }
-        queue.push(next);
+        queue.push((next, fit_and_score(next)));
         widenings += 1;
     }
     let (_, mu, trained) = best.expect("the grid is not empty");
     let at_edge = mu == grid[grid.len() - 1] || (mu == grid[0] && mu > 0.0);
-    if grid[0] > 0.0 {
-        let (score, _) = fit_and_score(0.0)?;
+    if let Some(zero) = zero {
+        let (score, _) = zero?;
         scores.push((0.0, score));
     }
     Ok(DecorrelationSearch {
