@@ -409,10 +409,12 @@ impl DualQp {
             let dot: f64 = (i + 1..p).map(|k| self.l[(k, i)] * nu[k]).sum();
             nu[i] = (-wu[i] - dot) / self.l[(i, i)];
         }
+        // v_jᵀν = w_jᵀLᵀν = −w_jᵀWu: each row's value at ν without forming ν's products
+        let row_at_nu = |j: usize| -dot(&self.w[j * p..(j + 1) * p], &wu);
         // ν is the optimum's; β and the slacks minimise Σ λ_s ξ_s given ν
         let lines: Vec<(usize, f64, f64)> = (0..self.u.len())
             .filter_map(|j| match self.family[j] {
-                Family::Cut(s) => Some((s, self.row_value(j, &nu, 0.0) - self.h[j], self.t[j])),
+                Family::Cut(s) => Some((s, row_at_nu(j) - self.h[j], self.t[j])),
                 Family::Balance => None,
             })
             .collect();
@@ -425,7 +427,7 @@ impl DualQp {
         };
         let cost = |beta: f64| dot(&slacks_at(beta), &self.budgets);
         // |v₀ᵀν + β| ≤ l: the balance rows bound β to an interval
-        let centre = -self.row_value(0, &nu, 0.0);
+        let centre = -row_at_nu(0);
         let l = self.h[0];
         let beta = convex_minimum(cost, centre - l, centre + l);
         let slacks = slacks_at(beta);
@@ -441,17 +443,6 @@ impl DualQp {
             multipliers: self.u.clone(),
             iterations,
         }
-    }
-
-    /// v_jᵀν + t_j β for row j (v_j = L w_j).
-    fn row_value(&self, j: usize, nu: &[f64], beta: f64) -> f64 {
-        let p = self.p();
-        let w = &self.w[j * p..(j + 1) * p];
-        // v_jᵀν = w_jᵀ(Lᵀν)
-        let ltnu: Vec<f64> = (0..p)
-            .map(|k| (k..p).map(|i| self.l[(i, k)] * nu[i]).sum())
-            .collect();
-        dot(w, &ltnu) + self.t[j] * beta
     }
 }
 

@@ -227,30 +227,21 @@ fn a_hand_solved_dual() {
     // p = 1, G = 1, no balance pressure (l large), one family with cost 2 and
     // the cut ν + 1 ≤ ξ (v = 1, t = 0, c = 1): minimise ½ν² + 2 max(0, ν + 1)
     // gives ν = −1, ξ = 0, objective ½; its multiplier u = 1 (ν = −u).
-    let mut dual = DualQp::new(
-        Mat::<f64>::identity(1, 1).as_ref(),
-        &[0.0, 1.0],
-        10.0,
-        &[2.0],
-    )
-    .unwrap();
-    dual.add_cut(0, &[1.0, 0.0], 1.0);
-    let sol = dual.solve().unwrap();
+    // p = 1, G = 1, the balance far (l = 10), the cut ν + 1 ≤ ξ at `cost`
+    let solve = |cost: f64| {
+        let identity = Mat::<f64>::identity(1, 1);
+        let mut dual = DualQp::new(identity.as_ref(), &[0.0, 1.0], 10.0, &[cost]).unwrap();
+        dual.add_cut(0, &[1.0, 0.0], 1.0);
+        dual.solve().unwrap()
+    };
+    let sol = solve(2.0);
     assert!((sol.x[0] + 1.0).abs() < 1e-12, "{:?}", sol.x);
     assert!(sol.slacks[0].abs() < 1e-12);
     assert!((sol.objective - 0.5).abs() < 1e-12);
     assert!((sol.multipliers[2] - 1.0).abs() < 1e-12);
     // with cost 0.5 the budget binds: u = 0.5, ν = −0.5, ξ = 0.5,
     // objective ⅛ + ¼
-    let mut dual = DualQp::new(
-        Mat::<f64>::identity(1, 1).as_ref(),
-        &[0.0, 1.0],
-        10.0,
-        &[0.5],
-    )
-    .unwrap();
-    dual.add_cut(0, &[1.0, 0.0], 1.0);
-    let sol = dual.solve().unwrap();
+    let sol = solve(0.5);
     assert!((sol.x[0] + 0.5).abs() < 1e-12, "{:?}", sol.x);
     assert!((sol.slacks[0] - 0.5).abs() < 1e-12);
     assert!((sol.objective - 0.375).abs() < 1e-12);
