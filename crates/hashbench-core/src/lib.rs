@@ -14,6 +14,7 @@ pub mod search;
 pub mod seed;
 pub mod summary;
 pub mod truth;
+pub mod valid;
 
 pub use codes::BitCodes;
 pub use data::{Data, GramRows, LabelledData, SparseRows, TrainSet};

@@ -20,13 +20,42 @@ use crate::{DataError, Result};
 
 /// A count of items, or a named part of the dataset, or (for the database) all
 /// the remaining items, or (for training) the database itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Count {
-    /// That many items drawn at random.
+    /// That many items drawn at random (at least 1).
     Items(usize),
     /// A keyword (`"rest"`, `"database"`) or a dataset part name (`"test"`).
     Named(String),
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a count of items (at least 1) or a name (\"rest\", \"database\" or a part)",
+                )
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Count, E> {
+                match usize::try_from(v) {
+                    Ok(n) if n >= 1 => Ok(Count::Items(n)),
+                    _ => Err(E::custom(format!(
+                        "{v} items: a count is at least 1 (or a name: \"rest\", \"database\" or a part)"
+                    ))),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Count, E> {
+                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Count, E> {
+                Ok(Count::Named(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// Index files of a fixed split: one 0-based dataset index per line (blank
@@ -162,10 +191,16 @@ impl SplitSpec {
                 .find(|(p, _)| p == name)
                 .map(|(_, r)| r.clone().collect())
                 .ok_or_else(|| {
-                    let known: Vec<&str> = parts.iter().map(|(p, _)| p.as_str()).collect();
+                    let known: Vec<String> =
+                        parts.iter().map(|(p, _)| format!("\"{p}\"")).collect();
+                    let keyword = match field {
+                        "database" => "\"rest\" (every item not a query), a count or ",
+                        "queries" => "a count or ",
+                        _ => "",
+                    };
                     DataError::Invalid(format!(
-                        "split.{field} = \"{name}\": no such part (parts: {})",
-                        known.join(", ")
+                        "split.{field} = \"{name}\": this dataset has no such part; use {keyword}one of its parts ({})",
+                        if known.is_empty() { "it has none".to_string() } else { known.join(", ") }
                     ))
                 })
         };
@@ -198,6 +233,20 @@ impl SplitSpec {
                     .flatten()
                     .for_each(|&i| outside[i] = false);
                 let pool: Vec<usize> = (0..n).filter(|&i| outside[i]).collect();
+                if pool.len() < *k && pool.len() < n {
+                    let mut parts_out: Vec<String> = Vec::new();
+                    if let (Count::Named(db), Some(_)) = (&self.database, &named_database) {
+                        parts_out.push(format!("the database part \"{db}\""));
+                    }
+                    if let Some(t) = &self.training_from {
+                        parts_out.push(format!("the training part \"{t}\""));
+                    }
+                    return Err(DataError::Invalid(format!(
+                        "split.queries = {k}, but only {} of the {n} items lie outside {}: counted queries never come from a named part (database = \"rest\" takes every item that is not a query)",
+                        pool.len(),
+                        parts_out.join(" and ")
+                    )));
+                }
                 draw("queries", *k, &pool)?
             }
             Count::Named(name) => part("queries", name)?,
@@ -251,6 +300,17 @@ impl SplitSpec {
             }
         };
         training.sort_unstable();
+        for (role, items) in [
+            ("queries", &queries),
+            ("database", &database),
+            ("training", &training),
+        ] {
+            if items.is_empty() {
+                return Err(DataError::Invalid(format!(
+                    "split: no items in the {role} (an empty named part?): every statistic would be over nothing"
+                )));
+            }
+        }
         let mut labelled = draw("labelled", self.labelled, &training)?;
         labelled.sort_unstable();
         Ok(Split {

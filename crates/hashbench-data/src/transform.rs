@@ -3,6 +3,7 @@
 //! frequencies) learn it from a named part of the dataset, the training part,
 //! so nothing leaks from the queries.
 
+use hashbench_core::valid::{Finite, NonZero};
 use hashbench_core::{Data, SparseRows};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -52,10 +53,10 @@ pub enum Transform {
     /// [−1, 1] pixels of the GPML USPS copy back to gray levels in [0, 1],
     /// for methods that read nonnegative features).
     Affine {
-        /// Factor.
-        scale: f64,
+        /// Factor (0 would make every item the same).
+        scale: NonZero,
         /// Offset.
-        shift: f64,
+        shift: Finite,
     },
 }
 
@@ -163,6 +164,7 @@ impl Transform {
                 }))
             }
             (Transform::Affine { scale, shift }, Data::Dense(x)) => {
+                let (scale, shift) = (scale.get(), shift.get());
                 Data::Dense(faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| {
                     scale * x[(i, j)] + shift
                 }))

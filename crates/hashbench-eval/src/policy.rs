@@ -211,6 +211,17 @@ fn default_curve_points() -> usize {
 }
 
 impl MetricSpec {
+    /// The Hamming radius of a ball metric.
+    pub fn radius(&self) -> Option<u32> {
+        match self {
+            MetricSpec::PrecisionAtRadius { radius, .. }
+            | MetricSpec::F1AtRadius { radius, .. }
+            | MetricSpec::Overlap { radius }
+            | MetricSpec::GoodNeighbours { radius, .. } => Some(*radius),
+            _ => None,
+        }
+    }
+
     /// Checks the policy's own parameters.
     ///
     /// # Errors

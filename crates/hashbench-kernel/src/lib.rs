@@ -2,6 +2,7 @@
 
 use faer::Mat;
 use hashbench_core::linalg::for_each_column_mut;
+use hashbench_core::valid::{NonNegative, Positive};
 use hashbench_core::{Data, DataMismatch, ParamError};
 use hashbench_simd::math::exp_in_place;
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,7 @@ use blocks::{
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Scale {
     /// The value given directly.
-    Fixed(f64),
+    Fixed(Positive),
     /// Mean distance over all pairs of this many evenly spaced training items.
     MeanDistance(usize),
     /// Standard deviation of the distances over all pairs of this many evenly
@@ -28,7 +29,7 @@ pub enum Scale {
     /// A multiple of another scale (`{ times = { factor = 0.5, of = { mean-distance = 1000 } } }`).
     Times {
         /// The multiplier.
-        factor: f64,
+        factor: Positive,
         /// The scale multiplied.
         of: Box<Scale>,
     },
@@ -37,25 +38,11 @@ pub enum Scale {
 impl Scale {
     fn validate(&self, field: &'static str) -> Result<(), ParamError> {
         match self {
-            Scale::Times { factor, of } => {
-                if !(factor.is_finite() && *factor > 0.0) {
-                    return Err(ParamError::invalid(
-                        field,
-                        format!("{{ times = {{ factor = {factor}, .. }} }}"),
-                        "the factor must be positive and finite",
-                    ));
-                }
-                of.validate(field)
-            }
+            Scale::Times { of, .. } => of.validate(field),
             Scale::StdDistance(n) if *n < 2 => Err(ParamError::invalid(
                 field,
                 format!("{{ std-distance = {n} }}"),
                 "needs at least two items",
-            )),
-            Scale::Fixed(s) if !(s.is_finite() && *s > 0.0) => Err(ParamError::invalid(
-                field,
-                format!("{{ fixed = {s} }}"),
-                "must be positive and finite",
             )),
             Scale::MeanDistance(n) if *n < 2 => Err(ParamError::invalid(
                 field,
@@ -99,7 +86,7 @@ pub enum KernelSpec {
 #[serde(deny_unknown_fields)]
 pub struct Term {
     /// Non-negative weight.
-    pub weight: f64,
+    pub weight: NonNegative,
     /// The kernel.
     pub kernel: KernelSpec,
 }
@@ -169,7 +156,6 @@ impl KernelSpec {
                     return Err(ParamError::invalid("terms", "[]", "list at least one term"));
                 }
                 for t in terms {
-                    ParamError::check_non_negative("terms.weight", t.weight)?;
                     t.kernel.validate()?;
                 }
                 Ok(())
@@ -248,7 +234,7 @@ impl KernelSpec {
             KernelSpec::Sum { terms } => Kernel::Sum(
                 terms
                     .iter()
-                    .map(|t| Ok((t.weight, t.kernel.resolve(train)?)))
+                    .map(|t| Ok((t.weight.get(), t.kernel.resolve(train)?)))
                     .collect::<Result<_, KernelError>>()?,
             ),
         })
@@ -295,16 +281,29 @@ fn resolve_scale(
             )))
         }
     };
-    match scale {
-        Scale::Fixed(v) => Ok(*v),
+    let value = match scale {
+        Scale::Fixed(v) => Ok(v.get()),
         Scale::MeanDistance(n) => positive(spread(*n, "mean-distance")?.0, "the mean distance"),
         Scale::StdDistance(n) => positive(
             spread(*n, "std-distance")?.1,
             "the standard deviation of the distances",
         ),
-        Scale::Times { factor, of } => Ok(factor * resolve_scale(of, train, what, distances)?),
+        Scale::Times { factor, of } => {
+            Ok(factor.get() * resolve_scale(of, train, what, distances)?)
+        }
+    }?;
+    if !(MIN_SCALE..=MAX_SCALE).contains(&value) {
+        return Err(KernelError::Scale(format!(
+            "{what} resolves to {value:e}, outside [{MIN_SCALE:e}, {MAX_SCALE:e}]: the kernel's exponent under- or overflows there (every kernel value 0 or 1)"
+        )));
     }
+    Ok(value)
 }
+
+/// The smallest and largest resolved scale: beyond them the square of a
+/// Gaussian width (or a chi-square γ's reciprocal) leaves f64's normal range.
+const MIN_SCALE: f64 = 1e-150;
+const MAX_SCALE: f64 = 1e150;
 
 /// `n` items of `data` at evenly spaced positions (all of them when `n` ≥ size).
 fn evenly_spaced(data: &Data, n: usize) -> Data {

@@ -223,11 +223,12 @@ fn std_distance_and_multiples_resolve_by_hand() {
     let even = Data::Dense(faer::mat![[0.0], [1.0]]);
     let e = std.resolve(&even).unwrap_err();
     assert!(e.to_string().contains("standard deviation"), "{e}");
-    let bad: KernelSpec = toml::from_str(
+    let e = toml::from_str::<KernelSpec>(
         "kind = \"gaussian\"\nwidth = { times = { factor = 0.0, of = { fixed = 1.0 } } }",
     )
-    .unwrap();
-    assert!(bad.validate().unwrap_err().to_string().contains("factor"));
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("expected a finite number > 0"), "{e}");
 }
 
 #[test]
@@ -237,15 +238,36 @@ fn specs_parse_and_validate() {
     )
     .unwrap();
     assert!(spec.validate().is_ok());
-    let bad = KernelSpec::Sum {
-        terms: vec![Term {
-            weight: -1.0,
-            kernel: KernelSpec::Linear,
-        }],
-    };
-    assert!(bad.validate().unwrap_err().to_string().contains("weight"));
-    let bad = KernelSpec::Gaussian {
-        width: Scale::Fixed(0.0),
-    };
-    assert!(bad.validate().unwrap_err().to_string().contains("width"));
+    // a negative weight, a zero width: refused where they are read, with the range
+    for (bad, range) in [
+        (
+            "kind = \"sum\"\nterms = [{ weight = -1.0, kernel = { kind = \"linear\" } }]",
+            ">= 0",
+        ),
+        ("kind = \"gaussian\"\nwidth = { fixed = 0.0 }", "> 0"),
+    ] {
+        let e = toml::from_str::<KernelSpec>(bad).unwrap_err().to_string();
+        assert!(e.contains(range), "{e}");
+    }
+}
+
+#[test]
+fn a_scale_that_resolves_beyond_the_exponents_range_is_named() {
+    let x = Data::Dense(faer::mat![[0.0], [3.0], [4.0]]);
+    for (factor, width) in [("1e300", "3e300"), ("1e-300", "3e-300")] {
+        let spec: KernelSpec = toml::from_str(&format!(
+            "kind = \"gaussian\"\nwidth = {{ times = {{ factor = {factor}, of = {{ fixed = 3.0 }} }} }}"
+        ))
+        .unwrap();
+        let e = spec.resolve(&x).unwrap_err().to_string();
+        assert!(
+            e.contains("Gaussian width resolves to") && e.contains(width),
+            "{e}"
+        );
+    }
+    let fine: KernelSpec = toml::from_str(
+        "kind = \"gaussian\"\nwidth = { times = { factor = 1e100, of = { fixed = 3.0 } } }",
+    )
+    .unwrap();
+    assert!(fine.resolve(&x).is_ok());
 }

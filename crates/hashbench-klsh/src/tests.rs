@@ -98,7 +98,7 @@ fn every_data_kind_gives_the_same_codes_for_the_same_kernel() {
         .collect();
     let sparse = Data::Sparse(SparseRows::new(5, &rows).unwrap());
     let chi = KernelSpec::ChiSquare {
-        gamma: Scale::Fixed(2.0),
+        gamma: Scale::Fixed(hashbench_core::valid::Positive::new(2.0).unwrap()),
     };
     let gram = hashbench_kernel::Kernel::ChiSquare { gamma: 2.0 }
         .block(&dense, &dense)

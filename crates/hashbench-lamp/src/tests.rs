@@ -311,7 +311,7 @@ fn params(kernel_width: f64) -> LampParams {
         working_set: 60,
         decorrelation: Decorrelation::Fixed(80.0),
         ..LampParams::with_kernel(KernelSpec::Gaussian {
-            width: Scale::Fixed(kernel_width),
+            width: Scale::Fixed(hashbench_core::valid::Positive::new(kernel_width).unwrap()),
         })
     }
 }

@@ -253,7 +253,9 @@ fn params(landmarks: Landmarks) -> OkhParams {
         p: 20,
         landmarks,
         ..OkhParams::with_kernel(KernelSpec::Gaussian {
-            width: hashbench_kernel::Scale::Fixed(2.0),
+            width: hashbench_kernel::Scale::Fixed(
+                hashbench_core::valid::Positive::new(2.0).unwrap(),
+            ),
         })
     }
 }

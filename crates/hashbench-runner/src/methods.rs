@@ -118,16 +118,21 @@ macro_rules! register_methods {
         }
 
         /// The table is read as JSON values, then each method's params type
-        /// reads the rest: errors are the type's own (unknown fields, types),
-        /// and TOML's `nan` and `inf`, which JSON lacks, are refused as null.
+        /// reads the rest: errors are the type's own (unknown fields, types,
+        /// ranges), prefixed with the key they are about (`hyperparameters.alpha`).
+        /// (TOML's `nan` and `inf`, which JSON lacks, are refused earlier, by
+        /// the spec's number check.)
         impl<'de> Deserialize<'de> for MethodSpec {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error;
                 let (name, params) = untag::<D::Error>(serde_json::Map::deserialize(d)?)?;
                 $(if name == <$params as HashMethod>::NAME {
-                    return <$params>::deserialize(params)
+                    return serde_path_to_error::deserialize::<_, $params>(params)
                         .map(MethodSpec::$variant)
-                        .map_err(D::Error::custom);
+                        .map_err(|e| match e.path().to_string().as_str() {
+                            "." => D::Error::custom(e.into_inner()),
+                            key => D::Error::custom(format!("`{key}`: {}", e.into_inner())),
+                        });
                 })+
                 Err(D::Error::unknown_variant(&name, NAMES))
             }

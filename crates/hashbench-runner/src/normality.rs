@@ -84,7 +84,7 @@ fn one_hyperplane(
             let xs = Mat::from_fn(p, d, |i, j| pool[(rows[i], j)]);
             let w: Vec<f64> = if series == "KLSH" {
                 let k = product(xs.as_ref(), xs.transpose());
-                let basis = KlshBasis::new(k.as_ref(), spec.rank_tolerance)?;
+                let basis = KlshBasis::new(k.as_ref(), spec.rank_tolerance.get())?;
                 basis.weights(&draw_subset(p, spec.t(p), false, rng))
             } else {
                 (0..p).map(|_| StandardNormal.sample(rng)).collect()
@@ -225,6 +225,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hashbench_core::valid::NonNegative;
 
     #[test]
     fn quantiles_interpolate() {
@@ -248,7 +249,7 @@ mod tests {
             hyperplanes: 60,
             t_fraction: 0.2,
             reduce: None,
-            rank_tolerance: 1e-10,
+            rank_tolerance: NonNegative::new(1e-10).unwrap(),
         };
         let rate = |series: &str| {
             let mut rng = ChaCha8Rng::seed_from_u64(2);

@@ -167,7 +167,7 @@ fn impossible_requests_name_the_field() {
     let e = spec(Count::Named("val".into()), rest(), database(), 0)
         .split(10, &[], 0, here())
         .unwrap_err();
-    assert!(e.to_string().contains("no such part"));
+    assert!(e.to_string().contains("no such part"), "{e}");
 }
 
 fn files_spec(dir: &Path, files: &[(&str, &str)]) -> SplitSpec {
@@ -273,5 +273,62 @@ fn files_exclude_drawn_roles() {
             .unwrap_err()
             .to_string()
             .contains("remove `queries`")
+    );
+}
+
+#[test]
+fn counts_below_one_and_unknown_names_are_refused_with_what_is_allowed() {
+    #[derive(Debug, Deserialize)]
+    struct Table {
+        #[allow(dead_code)]
+        split: SplitSpec,
+    }
+    let read = |split: &str| {
+        toml::from_str::<Table>(&format!("split = {split}"))
+            .unwrap_err()
+            .to_string()
+    };
+    for bad in [
+        "{ queries = 0 }",
+        "{ queries = -5 }",
+        "{ queries = 5, database = 0 }",
+    ] {
+        let e = read(bad);
+        assert!(
+            e.contains("a count is at least 1") && e.contains("line 1"),
+            "{e}"
+        );
+    }
+    // a name that is neither a keyword nor a part: the keywords and parts
+    let e = spec(Count::Items(2), Count::Named("all".into()), database(), 0)
+        .split(10, &[], 0, here())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"rest\"") && e.contains("it has none"), "{e}");
+    // an empty named part gives no queries: refused, not an all-NaN summary
+    let parts = [("test".to_string(), 0..0), ("train".to_string(), 0..10)];
+    let e = spec(
+        Count::Named("test".into()),
+        Count::Named("train".into()),
+        database(),
+        0,
+    )
+    .split(10, &parts, 0, here())
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("no items in the queries"), "{e}");
+}
+
+#[test]
+fn counted_queries_beside_a_database_part_of_everything_say_why_none_are_left() {
+    let parts = [("all".to_string(), 0..10)];
+    let e = spec(Count::Items(2), Count::Named("all".into()), database(), 0)
+        .split(10, &parts, 0, here())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("only 0 of the 10 items lie outside the database part \"all\"")
+            && e.contains("\"rest\""),
+        "{e}"
     );
 }

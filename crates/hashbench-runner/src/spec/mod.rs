@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
+use hashbench_core::valid::NonNegative;
 use hashbench_data::graphs::WlSubtree;
 use hashbench_data::{SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
@@ -19,6 +20,7 @@ use toml::Spanned;
 
 mod grid;
 mod normality;
+pub mod numbers;
 mod plan;
 mod resolve;
 mod validate;
@@ -141,7 +143,7 @@ pub struct ProfileSpec {
     #[serde(default)]
     methods: BTreeMap<String, toml::Table>,
     /// Absolute tolerance of the golden-metric check (ci profile).
-    tolerance: Option<f64>,
+    tolerance: Option<NonNegative>,
 }
 
 /// A figure panel: a scalar metric against code length, or a curve at one code length.
@@ -252,6 +254,22 @@ impl Spec {
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading spec {}", path.display()))?;
+        if let Some(n) = numbers::first_non_finite(&text) {
+            bail!(
+                "{}:{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
+                path.display(),
+                line_of(&text, n.span.start),
+                n.key,
+                n.text
+            );
+        }
+        if let Some((key, profile, offset)) = top_level_key_in_a_profile(&text) {
+            bail!(
+                "{}:{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
+                path.display(),
+                line_of(&text, offset)
+            );
+        }
         let raw: RawSpec = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         Ok(Spec {
             path: path.to_path_buf(),
@@ -289,6 +307,41 @@ impl Spec {
     fn at(&self, offset: usize) -> String {
         format!("{}:{}", self.path.display(), line_of(&self.text, offset))
     }
+}
+
+/// Keys only the spec's top level takes: one written under a
+/// `[profiles.x]` header belongs to that profile in TOML, and serde's
+/// "unknown field" would not say why.
+const TOP_LEVEL_ONLY: [&str; 11] = [
+    "id",
+    "title",
+    "paper",
+    "seed",
+    "shared_trial_seeds",
+    "centre",
+    "metrics",
+    "figures",
+    "claims",
+    "reported",
+    "profiles",
+];
+
+/// The first top-level-only key a profile table holds: (key, profile, offset).
+fn top_level_key_in_a_profile(text: &str) -> Option<(String, String, usize)> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let profiles = doc.get_ref().get("profiles")?.get_ref().as_table()?;
+    profiles.iter().find_map(|(name, table)| {
+        let (key, _) = table
+            .get_ref()
+            .as_table()?
+            .iter()
+            .find(|(k, _)| TOP_LEVEL_ONLY.contains(&k.get_ref().as_ref()))?;
+        Some((
+            key.get_ref().to_string(),
+            name.get_ref().to_string(),
+            key.span().start,
+        ))
+    })
 }
 
 fn join<'a>(items: impl IntoIterator<Item = impl AsRef<str> + 'a>) -> String {

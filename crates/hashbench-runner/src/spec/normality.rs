@@ -2,6 +2,7 @@
 //! and their validation (the study itself runs in [`crate::normality`]).
 
 use hashbench_core::ParamError;
+use hashbench_core::valid::NonNegative;
 use serde::{Deserialize, Serialize};
 
 /// The `[normality]` table of a Fig. 7 spec.
@@ -21,7 +22,7 @@ pub struct NormalitySpec {
     pub reduce: Option<usize>,
     /// KLSH's eigenvalue cut (relative), as in `hashbench-klsh`.
     #[serde(default = "rank_tolerance")]
-    pub rank_tolerance: f64,
+    pub rank_tolerance: NonNegative,
 }
 
 fn thousand() -> usize {
@@ -32,8 +33,8 @@ fn one_fifth() -> f64 {
     0.2
 }
 
-fn rank_tolerance() -> f64 {
-    1e-10
+fn rank_tolerance() -> NonNegative {
+    NonNegative::new(1e-10).expect("in range")
 }
 
 impl NormalitySpec {

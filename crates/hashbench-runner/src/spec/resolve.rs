@@ -58,7 +58,7 @@ impl Layered {
             kernel: laid!(kernel, optional),
             transform: laid!(transform),
             graph_features: laid!(graph_features, optional),
-            tolerance: over.and_then(|o| o.tolerance).unwrap_or(1e-6),
+            tolerance: over.and_then(|o| o.tolerance).map_or(1e-6, |t| t.get()),
         }
     }
 }
@@ -124,12 +124,24 @@ impl Spec {
         })
     }
 
+    /// The id and every profile name name folders of the results: letters,
+    /// digits and '-' only, so none can escape them.
     fn check_id(&self) -> Result<()> {
+        let safe = |name: &str| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        };
         let id = &self.raw.id;
-        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        if !safe(id) {
             bail!(
                 "{}: id = {id:?} must be non-empty letters, digits and '-'",
                 self.path.display()
+            );
+        }
+        if let Some(name) = self.raw.profiles.keys().find(|p| !safe(p)) {
+            let at = self.text.find(name.as_str()).unwrap_or(0);
+            bail!(
+                "{}: profile name {name:?} must be non-empty letters, digits and '-' (it names a folder of the results)",
+                self.at(at)
             );
         }
         Ok(())
@@ -215,6 +227,7 @@ impl Spec {
         }
         for m in &raw.metrics {
             check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
+            check_radius(&file, m, &laid.bits, profile)?;
         }
         let methods = self.methods(laid.kernel.as_ref(), over.map(|o| &o.methods))?;
         let study = Study::Retrieval(Box::new(Retrieval {
@@ -349,6 +362,27 @@ fn check_metric(
     {
         bail!(
             "{file}: metrics: {m:?} votes with class labels; use ground_truth = {{ rule = \"same-label\" }}"
+        );
+    }
+    Ok(())
+}
+
+/// A ball's radius lies below the longest code length: at or above every
+/// one, the ball holds the whole database at every point and the metric is
+/// the base rate, whatever the codes. (Below some lengths only is a
+/// paper's own choice, SpaH Fig. 7's radius 32 at 16 bits: the summary
+/// flags those points.)
+fn check_radius(
+    file: &impl std::fmt::Display,
+    m: &MetricSpec,
+    bits: &[usize],
+    profile: &str,
+) -> Result<()> {
+    if let (Some(radius), Some(&long)) = (m.radius(), bits.iter().max())
+        && radius as usize >= long
+    {
+        bail!(
+            "{file}: metrics: radius = {radius} is at or above every code length (the longest is {long} bits): the ball would hold the whole database at every point (use a radius below {long}) (profile `{profile}`)"
         );
     }
     Ok(())

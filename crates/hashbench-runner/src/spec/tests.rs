@@ -294,7 +294,10 @@ fn errors_name_file_and_line() {
 
     let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
     let e = plan_err(&bad_width, "paper");
-    assert!(e.contains("width") && e.contains("fixed = -2"), "{e}");
+    assert!(
+        e.contains("`width.fixed`: -2 is out of range: expected a finite number > 0"),
+        "{e}"
+    );
 
     let bad_reported = GOOD.replace(
         "[profiles.ci]",
@@ -482,7 +485,7 @@ fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
     let text = GOOD
         .replace(
             "seed = 1",
-            "seed = 1\nkernel = { kind = \"gaussian\", width = { fixed = -1.0 } }",
+            "seed = 1\nkernel = { kind = \"gaussian\", width = { mean-distance = 1 } }",
         )
         .replacen(
             "[[methods]]",
@@ -491,4 +494,56 @@ fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
         );
     let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
     assert!(err.contains(": kernel: "), "{err}");
+}
+
+/// Issue 46's spec cases: each refused before any trial, with the key, line
+/// and what is allowed.
+#[test]
+fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
+    let with_ci = |extra: &str| GOOD.replacen("trials = 1\n", &format!("trials = 1\n{extra}\n"), 1);
+    // a NaN or negative tolerance would make `check` pass anything, or fail everything
+    let e = parse(&with_ci("tolerance = nan")).unwrap_err().to_string();
+    assert!(
+        e.contains(":41: `profiles.ci.tolerance` = nan") && e.contains("finite"),
+        "{e}"
+    );
+    let e = parse(&with_ci("tolerance = -1e-6"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 41") && e.contains(">= 0"), "{e}");
+    assert_eq!(
+        parse(&with_ci("tolerance = 0"))
+            .unwrap()
+            .plan("ci")
+            .unwrap()
+            .tolerance,
+        0.0
+    );
+    // a top-level key written below a profile header
+    let e = parse(&with_ci("seed = 3")).unwrap_err().to_string();
+    assert!(
+        e.contains(":41: `seed` is a key of the spec's top level") && e.contains("[profiles.ci]"),
+        "{e}"
+    );
+    // a profile name names a results folder: it cannot climb out of it
+    let escaping = GOOD.replacen("[profiles.ci]", "[profiles.\"../../esc\"]", 1);
+    let e = plan_err(&escaping, "paper");
+    assert!(e.contains(":37: profile name \"../../esc\""), "{e}");
+    // a ball as wide as the code holds the whole database
+    let radius = GOOD.replacen(
+        "[[metrics]]\nmetric = \"map\"",
+        "[[metrics]]\nmetric = \"precision-at-radius\"\nradius = 8\n[[metrics]]\nmetric = \"map\"",
+        1,
+    );
+    let e = plan_err(&radius.replacen("radius = 8", "radius = 16", 1), "paper");
+    assert!(
+        e.contains("radius = 16 is at or above every code length (the longest is 16 bits)"),
+        "{e}"
+    );
+    assert!(
+        parse(&radius.replacen("radius = 8", "radius = 15", 1))
+            .unwrap()
+            .plan("paper")
+            .is_ok()
+    );
 }

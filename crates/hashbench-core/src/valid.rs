@@ -1,0 +1,143 @@
+//! Numbers that cannot hold a bad value. Spec keys deserialize into these
+//! types, so a parameter cannot forget its range check, and a refusal says
+//! the allowed range where the value is read: the TOML reader adds the file's
+//! line and the key.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Defines a `f64` newtype whose every value satisfies `$ok`, refused with
+/// "`$range`" otherwise.
+macro_rules! checked_real {
+    ($(#[$doc:meta])* $name:ident, $range:literal, |$x:ident| $ok:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, PartialOrd, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(f64);
+
+        // the bare number, as the plain f64 it replaced printed: fingerprints
+        // of data, fits and tuning records built from `{:?}` stay the same
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(&self.0, f)
+            }
+        }
+
+        impl $name {
+            /// The allowed range, as messages say it.
+            pub const RANGE: &'static str = $range;
+
+            /// `value` when it is in range.
+            ///
+            /// # Errors
+            /// A message giving the value and the allowed range.
+            pub fn new(value: f64) -> Result<Self, String> {
+                let $x = value;
+                if $ok {
+                    Ok(Self(value))
+                } else {
+                    Err(format!("{value} is out of range: expected {}", Self::RANGE))
+                }
+            }
+
+            /// The number.
+            pub fn get(self) -> f64 {
+                self.0
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                Self::new(f64::deserialize(d)?).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+checked_real!(
+    /// A finite number > 0: a width, a scale factor, a rate.
+    Positive,
+    "a finite number > 0",
+    |x| x.is_finite() && x > 0.0
+);
+
+checked_real!(
+    /// A finite number ≥ 0: a tolerance, a weight that may vanish.
+    NonNegative,
+    "a finite number >= 0",
+    |x| x.is_finite() && x >= 0.0
+);
+
+checked_real!(
+    /// A finite number other than 0: a factor that must not collapse every
+    /// value into one.
+    NonZero,
+    "a finite number other than 0",
+    |x| x.is_finite() && x != 0.0
+);
+
+checked_real!(
+    /// Any finite number: an offset.
+    Finite,
+    "a finite number",
+    |x| x.is_finite()
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Keys {
+        width: Positive,
+        tolerance: NonNegative,
+    }
+
+    fn read(text: &str) -> Result<Keys, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn each_bad_value_is_refused_with_its_line_key_and_range() {
+        let k = read("width = 2\ntolerance = 0.0").unwrap();
+        assert_eq!((k.width.get(), k.tolerance.get()), (2.0, 0.0));
+        for (bad, range) in [
+            ("width = 0", "> 0"),
+            ("width = -1.5", "> 0"),
+            ("width = nan", "> 0"),
+            ("width = inf", "> 0"),
+        ] {
+            let e = read(&format!("{bad}\ntolerance = 1e-6")).unwrap_err();
+            assert!(
+                e.contains("line 1") && e.contains("width") && e.contains(range),
+                "{e}"
+            );
+        }
+        for bad in ["-1e-9", "nan", "-inf"] {
+            let e = read(&format!("width = 1\ntolerance = {bad}")).unwrap_err();
+            assert!(
+                e.contains("line 2") && e.contains("tolerance") && e.contains(">= 0"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_constructors_agree_with_the_ranges() {
+        assert!(NonZero::new(-2.0).is_ok() && NonZero::new(0.0).is_err());
+        assert!(Finite::new(-1e300).is_ok() && Finite::new(f64::NEG_INFINITY).is_err());
+        assert!(Positive::new(f64::MIN_POSITIVE).is_ok());
+    }
+
+    #[test]
+    fn debug_prints_the_bare_number_fingerprints_are_built_from() {
+        let v = NonZero::new(0.5).unwrap();
+        assert_eq!(format!("{v:?}"), format!("{:?}", 0.5f64));
+        assert_eq!(format!("{:?}", Positive::new(2.0).unwrap()), "2.0");
+    }
+}
