@@ -121,6 +121,8 @@ impl BitCodes {
     /// Writes the documented binary layout: the 8 bytes `HBCODES1`, then `len` as
     /// u64 LE, `n_bits` as u32 LE, `words_per_code` as u32 LE, then every word as
     /// u64 LE, code after code (bit `j` of a code = bit `j % 64` of word `j / 64`).
+    /// The padding (bits `n_bits..64 · words_per_code` of each code) is zero:
+    /// readers refuse a file where it is not.
     ///
     /// # Errors
     /// Any I/O error of the writer.
@@ -138,8 +140,8 @@ impl BitCodes {
     /// Reads the layout written by [`BitCodes::write_to`].
     ///
     /// # Errors
-    /// `InvalidData` on a wrong magic or inconsistent header, `UnexpectedEof` on a
-    /// truncated body.
+    /// `InvalidData` on a wrong magic, an inconsistent header or a code with a
+    /// padding bit set (naming the code), `UnexpectedEof` on a truncated body.
     pub fn read_from(mut r: impl Read) -> io::Result<Self> {
         let mut magic = [0u8; 8];
         r.read_exact(&mut magic)?;
@@ -171,9 +173,24 @@ impl BitCodes {
         })?;
         // the header is not trusted for the allocation: the body must back it
         let mut words = Vec::with_capacity(total.min(1 << 16));
-        for _ in 0..total {
+        let padding = match n_bits % 64 {
+            0 => 0,
+            used => !0u64 << used,
+        };
+        for k in 0..total {
             r.read_exact(&mut b8)?;
-            words.push(u64::from_le_bytes(b8));
+            let word = u64::from_le_bytes(b8);
+            if k % words_per_code == words_per_code - 1 && word & padding != 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "code {} sets padding bits (above bit {} of its last word), which the layout keeps zero: not {n_bits}-bit codes as the header says",
+                        k / words_per_code,
+                        n_bits % 64 - 1
+                    ),
+                ));
+            }
+            words.push(word);
         }
         Ok(Self {
             n_bits,
@@ -194,6 +211,26 @@ mod tests {
         assert_eq!(c.code(0), &[1, 0]);
         assert_eq!(c.code(1), &[0, 1 << 5]);
         assert!(c.bit(1, 69) && !c.bit(1, 68));
+    }
+
+    #[test]
+    fn a_file_with_a_padding_bit_set_is_refused_naming_the_code() {
+        for bits in [16, 32, 70] {
+            let c = BitCodes::from_fn(3, bits, |i, j| (i + j) % 3 == 0);
+            let mut bytes = Vec::new();
+            c.write_to(&mut bytes).unwrap();
+            assert_eq!(BitCodes::read_from(&bytes[..]).unwrap(), c);
+            // the highest bit of code 1's last word: padding at every length here
+            let last = 24 + 8 * (2 * c.words_per_code() - 1) + 7;
+            bytes[last] |= 0x80;
+            let e = BitCodes::read_from(&bytes[..]).unwrap_err().to_string();
+            assert!(e.contains("code 1 sets padding bits"), "{bits}: {e}");
+        }
+        // at 64 bits every bit of the word is a code bit
+        let c = BitCodes::from_fn(1, 64, |_, j| j == 63);
+        let mut bytes = Vec::new();
+        c.write_to(&mut bytes).unwrap();
+        assert_eq!(BitCodes::read_from(&bytes[..]).unwrap(), c);
     }
 
     #[test]

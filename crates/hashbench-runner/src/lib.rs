@@ -129,17 +129,33 @@ impl Workspace {
         toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
     }
 
-    /// Every spec under `experiments/`, sorted by path.
+    /// Every spec under `experiments/`, sorted by path, loaded: a file that
+    /// does not load comes with its error, for the caller to report.
     ///
     /// # Errors
-    /// An unreadable directory.
-    pub fn spec_paths(&self) -> Result<Vec<PathBuf>> {
-        let mut out = Vec::new();
+    /// An unreadable directory, or two specs with one id (an id names the
+    /// run folder: one would overwrite the other's results).
+    pub fn specs(&self) -> Result<Vec<(PathBuf, Result<Spec>)>> {
+        let mut out: Vec<(PathBuf, Result<Spec>)> = Vec::new();
+        let mut ids: std::collections::BTreeMap<String, PathBuf> = Default::default();
         for entry in walkdir::WalkDir::new(self.root.join("experiments")).sort_by_file_name() {
             let entry = entry.context("listing experiments/")?;
-            if entry.path().extension().is_some_and(|e| e == "toml") {
-                out.push(entry.path().to_path_buf());
+            if entry.path().extension().is_none_or(|e| e != "toml") {
+                continue;
             }
+            let path = entry.path().to_path_buf();
+            let spec = Spec::load(&path);
+            if let Ok(spec) = &spec
+                && let Some(first) = ids.insert(spec.id().to_string(), path.clone())
+            {
+                anyhow::bail!(
+                    "{} and {} both have id = {:?}: an id names its run folder, so each spec needs its own",
+                    first.display(),
+                    path.display(),
+                    spec.id()
+                );
+            }
+            out.push((path, spec));
         }
         Ok(out)
     }

@@ -1034,7 +1034,8 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     // and an invalid one: listed with its error, never stopping the report
     std::fs::write(
         ws.root.join("experiments/toy/broken.toml"),
-        SPEC.replace("method = \"lsh\"", "method = \"no-such-method\""),
+        SPEC.replace("method = \"lsh\"", "method = \"no-such-method\"")
+            .replace("id = \"toy\"", "id = \"toy-broken\""),
     )
     .unwrap();
     let (report, md, page) = write_report(&ws).unwrap();
@@ -1108,6 +1109,25 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     let (report, md, _) = write_report(&ws).unwrap();
     assert!(report.papers[0].runs[0].stale);
     assert!(std::fs::read_to_string(md).unwrap().contains("**Stale:**"));
+    // a truncated table: that run is listed as unreadable, the report goes on
+    let metrics = ws.run_dir(&plan(&ws, "paper")).join("metrics.parquet");
+    let bytes = std::fs::read(&metrics).unwrap();
+    std::fs::write(&metrics, &bytes[..bytes.len() / 2]).unwrap();
+    let (report, md, _) = write_report(&ws).unwrap();
+    let paper = &report.papers[0];
+    assert!(paper.runs.is_empty(), "{:?}", paper.skipped);
+    let unreadable = paper.skipped.iter().find(|s| s.id == "toy").unwrap();
+    assert!(
+        unreadable.reason.starts_with("unreadable run") && unreadable.reason.contains("rerun it"),
+        "{}",
+        unreadable.reason
+    );
+    assert!(std::fs::read_to_string(md).unwrap().contains("- toy: unreadable run"));
+    // a second spec with the same id would overwrite its run folder: refused
+    std::fs::write(ws.root.join("experiments/toy/twin.toml"), SPEC).unwrap();
+    let e = write_report(&ws).unwrap_err().to_string();
+    assert!(e.contains("both have id = \"toy\""), "{e}");
+    assert!(ws.specs().is_err());
 }
 
 #[test]

@@ -305,11 +305,11 @@ search = { eps = [1.0], permutations = 3, extra_bins = 2 }
 fn every_committed_spec_validates_in_every_profile() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let ws = Workspace::at(&root);
-    let paths = ws.spec_paths().unwrap();
-    assert!(paths.len() >= 10, "{paths:?}");
+    let specs = ws.specs().unwrap();
+    assert!(specs.len() >= 10, "{} specs", specs.len());
     let mut errors = Vec::new();
-    for path in paths {
-        let spec = Spec::load(&path).unwrap();
+    for (path, spec) in specs {
+        let spec = spec.unwrap();
         for profile in spec.profiles() {
             if let Err(e) = spec.plan(&profile) {
                 errors.push(format!("{} [{profile}]: {e}", path.display()));

@@ -183,8 +183,8 @@ pub(crate) fn score_codes(
 pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     let mut chosen = Vec::new();
     let mut skipped = Vec::new();
-    for path in ws.spec_paths()? {
-        let spec = match Spec::load(&path) {
+    for (path, spec) in ws.specs()? {
+        let spec = match spec {
             Ok(spec) => spec,
             Err(e) => {
                 skipped.push(format!("invalid spec: {e:#}"));
@@ -300,8 +300,8 @@ pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
 
 pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
     let mut n = 0;
-    for path in ws.spec_paths()? {
-        let spec = match Spec::load(&path) {
+    for (_, spec) in ws.specs()? {
+        let spec = match spec {
             Ok(spec) => spec,
             Err(e) => {
                 println!("skipped an invalid spec: {e:#}");
@@ -338,8 +338,8 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
     };
     let mut failures = Vec::new();
     let (mut checked, mut skipped) = (0, Vec::new());
-    for path in ws.spec_paths()? {
-        let spec = Spec::load(&path)?;
+    for (_, spec) in ws.specs()? {
+        let spec = spec?;
         if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
             continue;
         }
@@ -398,7 +398,12 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
             skipped.join(", ")
         )
     };
-    if bless {
+    if checked == 0 {
+        eprintln!(
+            "check: no experiment was checked{skipped}: a check that compares nothing does not pass (`just data` and `hashbench fetch` obtain the data)"
+        );
+        Ok(ExitCode::FAILURE)
+    } else if bless {
         println!("check: blessed the baselines of {checked} experiments{skipped}");
         Ok(ExitCode::SUCCESS)
     } else if failures.is_empty() {
@@ -432,8 +437,8 @@ pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
         }
     }
     println!();
-    for path in ws.spec_paths()? {
-        let spec = match Spec::load(&path) {
+    for (path, spec) in ws.specs()? {
+        let spec = match spec {
             Ok(spec) => spec,
             Err(e) => {
                 println!("invalid spec, not runnable: {e:#}");

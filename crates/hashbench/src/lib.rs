@@ -198,12 +198,52 @@ pub fn main_with_args(
             .unwrap_or_else(|| cli.root.join("results")),
         cli.root.clone(),
     );
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = cli.threads {
-        pool = pool.num_threads(n);
-    }
-    let pool = pool.build().context("starting the worker threads")?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = worker_threads(cli.threads, cores, |w| eprintln!("warning: {w}"))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
     pool.install(|| dispatch(&ws, cli.command))
+}
+
+/// `hashbench run ... | head -1`: once the reader has gone, `println!`
+/// panics on the closed pipe. That panic ends the process quietly with the
+/// status a shell gives a filter killed by SIGPIPE (128 + 13), as other Unix
+/// tools end; every stored file is written atomically, and a rerun resumes.
+/// Any other panic is reported as before.
+pub fn end_quietly_on_a_closed_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            std::process::exit(128 + 13);
+        }
+        report(info);
+    }));
+}
+
+/// The worker threads for `--threads requested` on a machine of `cores`:
+/// all cores by default, never more (more only queue behind each other, and
+/// each holds its trial's memory), with a warning through `warn`.
+///
+/// # Errors
+/// `--threads 0`.
+fn worker_threads(requested: Option<usize>, cores: usize, warn: impl Fn(&str)) -> Result<usize> {
+    match requested {
+        None => Ok(cores),
+        Some(0) => anyhow::bail!("--threads 0: give at least 1 (or leave it out for all {cores} cores)"),
+        Some(n) if n > cores => {
+            warn(&format!("--threads {n} is more than this machine's {cores} cores: using {cores}"));
+            Ok(cores)
+        }
+        Some(n) => Ok(n),
+    }
 }
 
 fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
@@ -293,5 +333,26 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         Command::ConvertUsps { mat, out } => {
             print_written(&[hashbench_data::convert::usps(&mat, &out)?])
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_capped_at_the_cores_with_a_warning() {
+        let warned = std::cell::RefCell::new(Vec::new());
+        let warn = |w: &str| warned.borrow_mut().push(w.to_string());
+        assert_eq!(worker_threads(None, 2, warn).unwrap(), 2);
+        assert_eq!(worker_threads(Some(1), 2, warn).unwrap(), 1);
+        assert!(warned.borrow().is_empty());
+        assert_eq!(worker_threads(Some(100_000), 2, warn).unwrap(), 2);
+        assert_eq!(
+            warned.borrow().as_slice(),
+            ["--threads 100000 is more than this machine's 2 cores: using 2"]
+        );
+        let e = worker_threads(Some(0), 2, warn).unwrap_err().to_string();
+        assert!(e.contains("--threads 0"), "{e}");
     }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use anyhow::Result;
-use hashbench_runner::{PAPER_PROFILE, Spec, Workspace};
+use hashbench_runner::{PAPER_PROFILE, Workspace};
 
 /// Obtains what is missing; paper-scale downloads only with `paper_data`.
 ///
@@ -17,9 +17,9 @@ use hashbench_runner::{PAPER_PROFILE, Spec, Workspace};
 pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
     let registry = ws.registry()?;
     let mut wanted = BTreeSet::new();
-    for path in ws.spec_paths()? {
+    for (_, spec) in ws.specs()? {
         // an invalid spec is reported by run-all's skip list
-        let Ok(spec) = Spec::load(&path) else {
+        let Ok(spec) = spec else {
             continue;
         };
         for profile in [PAPER_PROFILE, "local"] {

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::cost::Cost;
 use super::stats::aggregate;
@@ -307,7 +307,7 @@ fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
 /// A spec that does not parse, or stored tables that cannot be read.
 pub fn build(ws: &Workspace) -> Result<Report> {
     let mut papers: BTreeMap<String, (Vec<String>, PaperSection)> = BTreeMap::new();
-    for path in ws.spec_paths()? {
+    for (path, loaded) in ws.specs()? {
         let key = path
             .parent()
             .and_then(Path::file_name)
@@ -330,7 +330,7 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                 .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
             reason: format!("invalid spec: {e:#}"),
         };
-        let spec = match Spec::load(&path) {
+        let spec = match loaded {
             Ok(spec) => spec,
             Err(e) => {
                 section.skipped.push(invalid(e));
@@ -355,13 +355,23 @@ pub fn build(ws: &Workspace) -> Result<Report> {
             continue;
         }
         match shown {
-            Some(plan) => {
-                cited.push(plan.paper.clone());
-                section.runs.push(
-                    entry(ws, &plan)
-                        .with_context(|| format!("reporting {}", ws.run_dir(&plan).display()))?,
-                );
-            }
+            // a run whose stored tables cannot be read (a truncated file) is
+            // listed with the reason; the other runs are still reported
+            Some(plan) => match entry(ws, &plan) {
+                Ok(run) => {
+                    cited.push(plan.paper.clone());
+                    section.runs.push(run);
+                }
+                Err(e) => section.skipped.push(Skipped {
+                    id: plan.id.clone(),
+                    reason: format!(
+                        "unreadable run ({}): {e:#}; rerun it (`hashbench run {} --profile {}`)",
+                        ws.run_dir(&plan).display(),
+                        path.strip_prefix(&ws.root).unwrap_or(&path).display(),
+                        plan.profile
+                    ),
+                }),
+            },
             None => {
                 let id = spec.id().to_string();
                 let reason = match choose_profile(ws, &spec) {
