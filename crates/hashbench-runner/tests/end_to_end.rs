@@ -1167,3 +1167,46 @@ fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
     assert_eq!(counts(&each).0, 2);
     assert_eq!(cv_f1(&each)[0], once[0]);
 }
+
+/// Settings that pass every check before fitting but give results that say
+/// nothing about the codes are listed in the summary, never silent: a
+/// transform that makes every item the same point (every code identical),
+/// a ball radius that reaches the shorter code length, and a scale sampled
+/// from more training items than there are.
+#[test]
+fn degenerate_results_are_flagged_in_the_summary() {
+    let (_dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let text = SPEC
+        .replace(
+            "ground_truth = { rule = \"same-label\" }",
+            "ground_truth = { rule = \"same-label\" }\ntransform = [{ affine = { scale = 1e-300, shift = 1 } }]\nkernel = { kind = \"gaussian\", width = { mean-distance = 100000 } }",
+        )
+        .replace(
+            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"sh\"\n[[methods]]\nmethod = \"sikh\"",
+            "",
+        )
+        .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")
+        .replace("radius = 2", "radius = 8");
+    std::fs::write(&spec, text).unwrap();
+    let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    let s = &run.summary;
+    let section = &s[s.find("## Degenerate results").unwrap_or_else(|| panic!("{s}"))..];
+    assert!(
+        section.contains("- **LSH**, 8 bits: every database item gets the same code (every ranking is one tie) (trials 0, 1, 2)"),
+        "{section}"
+    );
+    assert!(
+        section.contains("- `precision-r8`") && section.contains("at 8 bits: radius 8 reaches the code length"),
+        "{section}"
+    );
+    // a scale sampled from more items than there are: said, not silently capped
+    assert!(
+        s.contains("; the kernel: `mean-distance = 100000` samples more items than the 200 training items, so it reads all of them"),
+        "{s}"
+    );
+    // a healthy run has no such section
+    let (_dir, ws) = setup();
+    let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert!(!run.summary.contains("## Degenerate results"), "{}", run.summary);
+}

@@ -8,6 +8,7 @@ use hashbench_eval::TiePolicy;
 use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
 use crate::claims::{Verdict, summary_section};
+use crate::run::IDENTICAL_CODES;
 use crate::spec::{Plan, Study};
 use crate::tables::ResultTables;
 
@@ -59,6 +60,7 @@ pub fn summary_markdown(
     write_cost(&mut s, t);
     write_curve_tables(&mut s, plan, t);
     write_fit_checks(&mut s, plan, t);
+    write_degenerate(&mut s, plan, t);
     let mut all = stats;
     all.extend(timing);
     write_reported(&mut s, plan, &all);
@@ -161,7 +163,8 @@ fn write_value_tables(
     timing: &Stats,
 ) {
     let mut metrics: Vec<String> = Vec::new();
-    for r in &t.metrics {
+    // the identical-codes flag is listed under "Degenerate results"
+    for r in t.metrics.iter().filter(|r| r.metric != IDENTICAL_CODES) {
         if !metrics.contains(&r.metric) {
             metrics.push(r.metric.clone());
         }
@@ -251,7 +254,6 @@ fn write_reported(s: &mut String, plan: &Plan, all: &Stats) {
 /// (`FitLogNames::checks`): one line per method, check and code length, with
 /// the trials and values; a line saying none are when every fit passes.
 fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
-    let axis = plan.axis();
     let mut declared = false;
     let mut lines: Vec<String> = Vec::new();
     for m in plan.methods() {
@@ -270,13 +272,10 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
                     .map(|r| format!("trial {}: {:.4}", r.trial, r.value))
                     .collect();
                 if !flagged.is_empty() {
-                    let at = match axis {
-                        "bits" => format!("{b} bits"),
-                        other => format!("{other} = {b}"),
-                    };
                     lines.push(format!(
-                        "- **{}**, {at}: {} (`{}` outside [{}, {}]; {})",
+                        "- **{}**, {}: {} (`{}` outside [{}, {}]; {})",
                         m.label,
+                        point(plan, b),
                         check.says,
                         check.fact,
                         check.low,
@@ -298,6 +297,66 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
         );
     } else {
         let _ = writeln!(s, "{}", lines.join("\n"));
+    }
+}
+
+/// A point of the plan's x axis: "16 bits", or "training-size = 5000".
+fn point(plan: &Plan, x: usize) -> String {
+    match plan.axis() {
+        "bits" => format!("{x} bits"),
+        other => format!("{other} = {x}"),
+    }
+}
+
+/// Results that say nothing about the codes, listed so none passes
+/// silently: trials whose database codes are all one code, metric values
+/// that are undefined (NaN), and ball metrics whose radius reaches a code
+/// length (the ball is the whole database: the base rate). Nothing is
+/// written when there are none.
+fn write_degenerate(s: &mut String, plan: &Plan, t: &ResultTables) {
+    let mut lines: Vec<String> = Vec::new();
+    // (method, bits, what) -> trials, in table order
+    let mut flagged: Vec<((String, usize, String), Vec<usize>)> = Vec::new();
+    for r in &t.metrics {
+        let what = if r.metric == IDENTICAL_CODES {
+            "every database item gets the same code (every ranking is one tie)".to_string()
+        } else if r.value.is_nan() {
+            format!("`{}` is undefined (NaN)", r.metric)
+        } else {
+            continue;
+        };
+        let key = (r.method.clone(), r.bits, what);
+        match flagged.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, trials)) => trials.push(r.trial),
+            None => flagged.push((key, vec![r.trial])),
+        }
+    }
+    for ((method, bits, what), trials) in flagged {
+        let trials: Vec<String> = trials.iter().map(usize::to_string).collect();
+        lines.push(format!(
+            "- **{method}**, {}: {what} (trials {})",
+            point(plan, bits),
+            trials.join(", ")
+        ));
+    }
+    for m in plan.metrics() {
+        let Some(radius) = m.radius() else { continue };
+        let reached: Vec<String> = plan
+            .code_lengths()
+            .into_iter()
+            .filter(|&b| radius as usize >= b)
+            .map(|b| b.to_string())
+            .collect();
+        if !reached.is_empty() {
+            lines.push(format!(
+                "- `{}` at {} bits: radius {radius} reaches the code length, so the ball is the whole database and the value the base rate, whatever the codes",
+                m.scalar_names().join("`, `"),
+                reached.join(", ")
+            ));
+        }
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(s, "\n## Degenerate results\n\n{}", lines.join("\n"));
     }
 }
 

@@ -112,5 +112,60 @@ pub(crate) fn check_supervision(
             unsupervised.join(", ")
         ));
     }
+    let training = split.training.len();
+    let kernels = plan
+        .kernel
+        .iter()
+        .map(|k| ("the kernel".to_string(), serde_json::to_value(k).unwrap_or_default()))
+        .chain(study.methods.iter().map(|m| {
+            let params = serde_json::from_str(&m.params).unwrap_or_default();
+            (m.label.clone(), params)
+        }));
+    for (whose, params) in kernels {
+        for (policy, n) in scale_samples(&params) {
+            if n > training as u64 {
+                about.push_str(&format!(
+                    "; {whose}: `{policy} = {n}` samples more items than the {training} training items, so it reads all of them"
+                ));
+            }
+        }
+    }
     Ok(about)
+}
+
+/// The sample sizes of every distance-based scale policy in `params` (a
+/// kernel's or a method's parameters as JSON): `("mean-distance", 1000)`.
+fn scale_samples(params: &serde_json::Value) -> Vec<(String, u64)> {
+    match params {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .flat_map(|(k, v)| match (k.as_str(), v.as_u64()) {
+                ("mean-distance" | "std-distance", Some(n)) => vec![(k.clone(), n)],
+                _ => scale_samples(v),
+            })
+            .collect(),
+        serde_json::Value::Array(items) => items.iter().flat_map(scale_samples).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_distance_sample_size_is_found_however_deep() {
+        let params = serde_json::json!({
+            "method": "klsh",
+            "kernel": { "kind": "gaussian", "width": { "times": { "factor": 0.5, "of": { "mean-distance": 100000 } } } },
+            "terms": [{ "kernel": { "gamma": { "std-distance": 7 } } }],
+            "p": 300
+        });
+        let mut found = scale_samples(&params);
+        found.sort();
+        assert_eq!(
+            found,
+            [("mean-distance".to_string(), 100000), ("std-distance".to_string(), 7)]
+        );
+    }
 }

@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow};
 use faer::Mat;
 use hashbench_core::seed::derive_seed;
-use hashbench_core::{Data, GroundTruth};
+use hashbench_core::{BitCodes, Data, GroundTruth};
 use hashbench_data::{Dataset, Split};
 use hashbench_eval::{Curve, EvalInputs, SearchInputs, evaluate};
 use rand::SeedableRng;
@@ -140,6 +140,7 @@ impl<'a> TrialContext<'a> {
             &format!("{:?}", plan.kernel),
             &tie_seed.to_string(),
             &format!("query values of {:?}", plan.claim_metrics()),
+            IDENTICAL_CODES,
         ]);
         Ok(Self {
             plan,
@@ -408,6 +409,7 @@ impl<'a> TrialContext<'a> {
                 .scalars
                 .into_iter()
                 .chain(log.facts.iter().cloned())
+                .chain(identical_codes_flag(&codes.db))
                 .map(|(n, v)| (n, opt(v)))
                 .collect(),
             curves: values
@@ -453,4 +455,15 @@ pub struct TrialId<'a> {
     pub trial: usize,
     /// Seed of the trial.
     pub seed: u64,
+}
+
+/// The flag a trial records when its method gave every database item the
+/// same code (a degenerate fit: every ranking is one tie, every ball all or
+/// nothing); the summary lists such trials.
+pub const IDENTICAL_CODES: &str = "identical-database-codes";
+
+/// `(IDENTICAL_CODES, 1)` when every code of `db` (two or more) is the same.
+fn identical_codes_flag(db: &BitCodes) -> Option<(String, f64)> {
+    (db.len() > 1 && (1..db.len()).all(|i| db.code(i) == db.code(0)))
+        .then(|| (IDENTICAL_CODES.to_string(), 1.0))
 }
