@@ -88,6 +88,40 @@ checked_real!(
     |x| x.is_finite()
 );
 
+/// Reads a hyperparameter setting written either as a rule's name (a
+/// string, into `R`) or as the values themselves (a table, into `F`), with
+/// the error of the form written: serde's untagged enums say only "data did
+/// not match any variant", never which value of the table is wrong.
+///
+/// # Errors
+/// `R`'s error for a string, `F`'s for a table, a type error otherwise.
+pub fn rule_or_values<'de, D, R, F, T>(
+    d: D,
+    rule: fn(R) -> T,
+    values: fn(F) -> T,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    R: Deserialize<'de>,
+    F: Deserialize<'de>,
+{
+    use serde::de::value::{MapAccessDeserializer, StrDeserializer};
+    struct Visit<R, F, T>(fn(R) -> T, fn(F) -> T);
+    impl<'de, R: Deserialize<'de>, F: Deserialize<'de>, T> serde::de::Visitor<'de> for Visit<R, F, T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a rule's name or a table of values")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+            R::deserialize(StrDeserializer::<E>::new(v)).map(self.0)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            F::deserialize(MapAccessDeserializer::new(map)).map(self.1)
+        }
+    }
+    d.deserialize_any(Visit(rule, values))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +166,57 @@ mod tests {
         assert!(NonZero::new(-2.0).is_ok() && NonZero::new(0.0).is_err());
         assert!(Finite::new(-1e300).is_ok() && Finite::new(f64::NEG_INFINITY).is_err());
         assert!(Positive::new(f64::MIN_POSITIVE).is_ok());
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    enum Rule {
+        Validate,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Values {
+        rho: usize,
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Setting {
+        Rule(Rule),
+        Values(Values),
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Holder {
+        #[serde(deserialize_with = "setting")]
+        h: Setting,
+    }
+
+    fn setting<'de, D: Deserializer<'de>>(d: D) -> Result<Setting, D::Error> {
+        rule_or_values(d, Setting::Rule, Setting::Values)
+    }
+
+    #[test]
+    fn a_rule_or_values_error_is_the_form_it_was_written_in() {
+        let read = |t: &str| {
+            toml::from_str::<Holder>(t)
+                .map(|h| h.h)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            read("h = \"validate\"").unwrap(),
+            Setting::Rule(Rule::Validate)
+        );
+        assert_eq!(
+            read("h = { rho = 2 }").unwrap(),
+            Setting::Values(Values { rho: 2 })
+        );
+        let e = read("h = { rho = -1 }").unwrap_err();
+        assert!(
+            e.contains("-1") && e.contains("usize") && !e.contains("variant of untagged"),
+            "{e}"
+        );
+        let e = read("h = \"valid\"").unwrap_err();
+        assert!(e.contains("unknown variant `valid`"), "{e}");
     }
 
     #[test]

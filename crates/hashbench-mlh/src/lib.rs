@@ -18,13 +18,19 @@ use crate::train::{PairLoss, PairSampler, Sgd, learn};
 pub use validate::{RHO_STEPS, WEIGHT_DECAY_GRID, validate};
 
 /// How ρ and the weight decay are set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Hyperparameters {
     /// `"validate"`: chosen on held-out training items ([`validate`]).
     Rule(TuningRule),
     /// Given values.
     Fixed(MlhFixed),
+}
+
+impl<'de> Deserialize<'de> for Hyperparameters {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        hashbench_core::valid::rule_or_values(d, Hyperparameters::Rule, Hyperparameters::Fixed)
+    }
 }
 
 /// The one tuning rule.

@@ -1122,7 +1122,11 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
         "{}",
         unreadable.reason
     );
-    assert!(std::fs::read_to_string(md).unwrap().contains("- toy: unreadable run"));
+    assert!(
+        std::fs::read_to_string(md)
+            .unwrap()
+            .contains("- toy: unreadable run")
+    );
     // a second spec with the same id would overwrite its run folder: refused
     std::fs::write(ws.root.join("experiments/toy/twin.toml"), SPEC).unwrap();
     let e = write_report(&ws).unwrap_err().to_string();
@@ -1191,13 +1195,16 @@ fn degenerate_results_are_flagged_in_the_summary() {
     std::fs::write(&spec, text).unwrap();
     let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
     let s = &run.summary;
-    let section = &s[s.find("## Degenerate results").unwrap_or_else(|| panic!("{s}"))..];
+    let section = &s[s
+        .find("## Degenerate results")
+        .unwrap_or_else(|| panic!("{s}"))..];
     assert!(
         section.contains("- **LSH**, 8 bits: every database item gets the same code (every ranking is one tie) (trials 0, 1, 2)"),
         "{section}"
     );
     assert!(
-        section.contains("- `precision-r8`") && section.contains("at 8 bits: radius 8 reaches the code length"),
+        section.contains("- `precision-r8`")
+            && section.contains("at 8 bits: radius 8 reaches the code length"),
         "{section}"
     );
     // a scale sampled from more items than there are: said, not silently capped
@@ -1208,5 +1215,9 @@ fn degenerate_results_are_flagged_in_the_summary() {
     // a healthy run has no such section
     let (_dir, ws) = setup();
     let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
-    assert!(!run.summary.contains("## Degenerate results"), "{}", run.summary);
+    assert!(
+        !run.summary.contains("## Degenerate results"),
+        "{}",
+        run.summary
+    );
 }

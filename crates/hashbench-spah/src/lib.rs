@@ -33,13 +33,19 @@ pub type ShEncwParams = SpahParams<Encw>;
 pub type ShSvmParams = SpahParams<Svm>;
 
 /// How the hyperparameters are set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Hyperparameters<F> {
     /// `"cross-validate"`: chosen on the training data ([`tune::cross_validate`]).
     Rule(TuningRule),
     /// Given values.
     Fixed(F),
+}
+
+impl<'de, F: Deserialize<'de>> Deserialize<'de> for Hyperparameters<F> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        hashbench_core::valid::rule_or_values(d, Hyperparameters::Rule, Hyperparameters::Fixed)
+    }
 }
 
 /// The one tuning rule.

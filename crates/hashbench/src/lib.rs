@@ -237,9 +237,13 @@ pub fn end_quietly_on_a_closed_pipe() {
 fn worker_threads(requested: Option<usize>, cores: usize, warn: impl Fn(&str)) -> Result<usize> {
     match requested {
         None => Ok(cores),
-        Some(0) => anyhow::bail!("--threads 0: give at least 1 (or leave it out for all {cores} cores)"),
+        Some(0) => {
+            anyhow::bail!("--threads 0: give at least 1 (or leave it out for all {cores} cores)")
+        }
         Some(n) if n > cores => {
-            warn(&format!("--threads {n} is more than this machine's {cores} cores: using {cores}"));
+            warn(&format!(
+                "--threads {n} is more than this machine's {cores} cores: using {cores}"
+            ));
             Ok(cores)
         }
         Some(n) => Ok(n),

@@ -116,7 +116,12 @@ pub(crate) fn check_supervision(
     let kernels = plan
         .kernel
         .iter()
-        .map(|k| ("the kernel".to_string(), serde_json::to_value(k).unwrap_or_default()))
+        .map(|k| {
+            (
+                "the kernel".to_string(),
+                serde_json::to_value(k).unwrap_or_default(),
+            )
+        })
         .chain(study.methods.iter().map(|m| {
             let params = serde_json::from_str(&m.params).unwrap_or_default();
             (m.label.clone(), params)
@@ -165,7 +170,10 @@ mod tests {
         found.sort();
         assert_eq!(
             found,
-            [("mean-distance".to_string(), 100000), ("std-distance".to_string(), 7)]
+            [
+                ("mean-distance".to_string(), 100000),
+                ("std-distance".to_string(), 7)
+            ]
         );
     }
 }

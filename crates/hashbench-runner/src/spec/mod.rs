@@ -270,7 +270,19 @@ impl Spec {
                 line_of(&text, offset)
             );
         }
-        let raw: RawSpec = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let raw: RawSpec = toml::from_str(&text).map_err(|e| {
+            let at = e
+                .span()
+                .and_then(|span| numbers::refused_number(&text, span, e.message()))
+                .map_or_else(String::new, |n| {
+                    format!(
+                        "`{}` (line {}) is refused: ",
+                        n.key,
+                        line_of(&text, n.span.start)
+                    )
+                });
+            anyhow!("{}: {at}{e}", path.display())
+        })?;
         Ok(Spec {
             path: path.to_path_buf(),
             text,

@@ -85,6 +85,38 @@ pub(super) fn first_non_finite(text: &str) -> Option<Number> {
         .find(|n| n.is_float && n.as_f64().is_some_and(|v| !v.is_finite()))
 }
 
+/// The number a serde refusal is about, when TOML places the error at a
+/// table's header (a tagged table, `[[metrics]]`, is read as a whole, and an
+/// array of them is placed at its first header) and its message quotes the
+/// value (``invalid value: integer `-1` ``): the one number with that value
+/// from `span` to the next header, else the one in the whole file.
+pub(super) fn refused_number(text: &str, span: Range<usize>, message: &str) -> Option<Number> {
+    // serde's "integer `-1`" and "floating point `1e300`", or the range
+    // types' "-1 is out of range"
+    let quoted = ["integer `", "floating point `"]
+        .iter()
+        .find_map(|p| {
+            message
+                .split_once(p)
+                .map(|(_, rest)| rest.split('`').next())
+        })
+        .unwrap_or_else(|| message.split_once(" is out of range").map(|(v, _)| v))?;
+    let value: f64 = quoted.trim().parse().ok()?;
+    let end = text[span.end.min(text.len())..]
+        .find("\n[")
+        .map_or(text.len(), |k| span.end + k);
+    let equal: Vec<Number> = numbers(text)?
+        .into_iter()
+        .filter(|n| n.as_f64().is_some_and(|v| v == value))
+        .collect();
+    let only = |within: Range<usize>| -> Option<Number> {
+        let mut inside = equal.iter().filter(|n| within.contains(&n.span.start));
+        let found = inside.next()?;
+        inside.next().is_none().then(|| found.clone())
+    };
+    only(span.start..end.max(span.end)).or_else(|| only(0..text.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +155,36 @@ mod tests {
                 .unwrap()
                 .is_nan()
         );
+    }
+
+    #[test]
+    fn the_refused_number_is_the_one_quoted_inside_the_span() {
+        let text = "[[m]]\nk = 3\nradius = -1\n[[m]]\nradius = -1\n";
+        // TOML's span: the first table's header
+        let first = 0..5;
+        let n = refused_number(text, first, "invalid value: integer `-1`, expected u32").unwrap();
+        assert_eq!(
+            (n.key.as_str(), n.span.start),
+            ("m[0].radius", text.find("-1").unwrap())
+        );
+        // in a later table of the array (TOML places the error at the first)
+        let later = "[[m]]\nk = 3\n[[m]]\nradius = -2\n";
+        let n = refused_number(later, 0..5, "integer `-2`").unwrap();
+        assert_eq!(n.key, "m[1].radius");
+        // two candidates, or none quoted: no guess
+        let both = "[[m]]\nradius = -1\nk = -1\n";
+        assert!(refused_number(both, 0..5, "integer `-1`").is_none());
+        assert!(refused_number(text, 0..5, "missing field").is_none());
+        let big = "[[m]]\nk = 1e300\n";
+        let quoted = format!("invalid type: floating point `{:.1}`", 1e300);
+        let n = refused_number(big, 0..5, &quoted).unwrap();
+        assert_eq!(n.key, "m[0].k");
+        let inline = "t = { a = 1, w = { f = -3 } }\n";
+        let n = refused_number(
+            inline,
+            4..29,
+            "-3 is out of range: expected a finite number > 0",
+        );
+        assert_eq!(n.unwrap().key, "t.w.f");
     }
 }

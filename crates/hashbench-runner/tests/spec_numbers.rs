@@ -1,0 +1,149 @@
+//! Every number of every shipped spec, set to each of NaN, ±inf, 0, −1 and
+//! 10³⁰⁰: the spec is refused with a message naming the key or its line, or
+//! it plans; a sample of the mutants that plan (`PROPTEST_CASES` of them,
+//! 4 by default, `just fuzz` more) runs its `ci` profile without a panic,
+//! and whatever it gives that says nothing about the codes (an undefined
+//! value, identical codes) is listed in the summary.
+
+use std::path::{Path, PathBuf};
+
+use hashbench_runner::spec::CI_PROFILE;
+use hashbench_runner::spec::numbers::{Number, numbers};
+use hashbench_runner::{RunOptions, Spec, Workspace, run_plan};
+
+const BAD: [&str; 6] = ["nan", "inf", "-inf", "0", "-1", "1e300"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `text` with number `n` replaced by `value`.
+fn mutate(text: &str, n: &Number, value: &str) -> String {
+    format!("{}{value}{}", &text[..n.span.start], &text[n.span.end..])
+}
+
+/// The leaf of a dotted key: `alpha` of `methods[0].hyperparameters.alpha`.
+fn leaf(key: &str) -> &str {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    last.split('[').next().unwrap_or(last)
+}
+
+/// A mutant that planned on every profile: what runs if it is sampled.
+struct Planned {
+    spec: PathBuf,
+    key: String,
+    value: &'static str,
+    text: String,
+}
+
+#[test]
+fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degeneracy() {
+    let ws = Workspace::at(root());
+    let scratch = tempfile::tempdir().unwrap();
+    let mut unclear = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
+    let (mut cases, mut refused) = (0, 0);
+    for (path, spec) in ws.specs().unwrap() {
+        spec.unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // a mutant lives beside a copy of nothing else: specs naming split
+        // files by relative path still plan (the files are read at run time)
+        let file = scratch.path().join(path.file_name().unwrap());
+        for n in numbers(&text).unwrap() {
+            let line = text[..n.span.start].matches('\n').count() + 1;
+            // the header line of the table the number sits in
+            let header = text[..n.span.start]
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.starts_with('['))
+                .last()
+                .map_or(0, |(k, _)| k + 1);
+            for value in BAD {
+                cases += 1;
+                let mutant = mutate(&text, &n, value);
+                std::fs::write(&file, &mutant).unwrap();
+                let outcome = Spec::load(&file)
+                    .and_then(|s| s.profiles().iter().try_for_each(|p| s.plan(p).map(|_| ())));
+                match outcome {
+                    Err(e) => {
+                        refused += 1;
+                        let e = format!("{e:#}");
+                        // the key, its line or its table's line; or, when the
+                        // change renames a metric, the names a figure or claim can use
+                        let names_it = e.contains(leaf(&n.key))
+                            || [line, header].iter().any(|l| {
+                                e.contains(&format!(":{l}:")) || e.contains(&format!("line {l}"))
+                            })
+                            || e.contains("not produced by this spec's metrics");
+                        if !names_it {
+                            unclear.push(format!("{} `{}` = {value}: {e}", path.display(), n.key));
+                        }
+                    }
+                    Ok(()) => planned.push(Planned {
+                        spec: path.clone(),
+                        key: n.key.clone(),
+                        value,
+                        text: mutant,
+                    }),
+                }
+            }
+        }
+    }
+    assert!(cases > 5000, "{cases} cases");
+    assert!(
+        unclear.is_empty(),
+        "{} of {refused} refusals name neither the key nor its line:\n{}",
+        unclear.len(),
+        unclear.join("\n")
+    );
+    run_a_sample(&ws, scratch.path(), &planned);
+}
+
+/// Runs an evenly spread sample of the mutants whose change reaches the ci
+/// profile and whose ci data is present.
+fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
+    let wanted: usize = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .map_or(4, |c: usize| c.min(planned.len()));
+    let runnable: Vec<&Planned> = planned
+        .iter()
+        .filter(|m| {
+            let other_profile =
+                m.key.starts_with("profiles.") && !m.key.starts_with("profiles.ci.");
+            !other_profile && !m.text.contains("files = {")
+        })
+        .collect();
+    let step = (runnable.len() / wanted.max(1)).max(1);
+    for m in runnable.iter().step_by(step).take(wanted) {
+        let file = scratch.join("sampled.toml");
+        std::fs::write(&file, &m.text).unwrap();
+        let spec = Spec::load(&file).unwrap();
+        if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
+            continue;
+        }
+        let plan = spec.plan(CI_PROFILE).unwrap();
+        if ws.check_data(&plan.dataset).is_err() {
+            continue;
+        }
+        let results = tempfile::tempdir().unwrap();
+        let run_ws = Workspace {
+            results: results.path().to_path_buf(),
+            ..ws.clone()
+        };
+        let what = format!("{} `{}` = {}", m.spec.display(), m.key, m.value);
+        match run_plan(&run_ws, &plan, &RunOptions::default()) {
+            // a refusal at run time names what it is about
+            Err(e) => assert!(!format!("{e:#}").is_empty(), "{what}"),
+            Ok(run) => {
+                let degenerate = run.tables.metrics.iter().any(|r| {
+                    r.value.is_nan() || r.metric == hashbench_runner::run::IDENTICAL_CODES
+                });
+                assert!(
+                    !degenerate || run.summary.contains("## Degenerate results"),
+                    "{what}: a degenerate result the summary does not list"
+                );
+            }
+        }
+    }
+}
