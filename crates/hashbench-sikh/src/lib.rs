@@ -141,7 +141,7 @@ mod tests {
         // F(t) = 1/2 + arcsin(t)/π, which is 1/2 + 2(1/4 − 2/π²) = 1 − 4/π²
         // (Raginsky and Lazebnik, Lemma 2.1, at K = 0).
         let p = SikhParams {
-            width: Width::Fixed(1.0),
+            width: Width::Fixed(hashbench_core::valid::Positive::new(1.0).unwrap()),
         };
         let train = Data::Dense(Mat::from_fn(10, 1, |i, _| i as f64));
         let m = fit(&p, &train, 20_000, 3).unwrap();
@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn nearby_points_collide_more_than_distant_ones() {
         let p = SikhParams {
-            width: Width::Fixed(1.0),
+            width: Width::Fixed(hashbench_core::valid::Positive::new(1.0).unwrap()),
         };
         let train = Data::Dense(Mat::from_fn(10, 1, |i, _| i as f64));
         let m = fit(&p, &train, 20_000, 4).unwrap();
@@ -187,13 +187,9 @@ mod tests {
         let a = fit(&p, &x, 32, 1).unwrap().encode(&x).unwrap();
         assert_eq!(a, fit(&p, &x, 32, 1).unwrap().encode(&x).unwrap());
         assert_ne!(a, fit(&p, &x, 32, 2).unwrap().encode(&x).unwrap());
-        assert!(
-            SikhParams {
-                width: Width::Fixed(-1.0)
-            }
-            .validate()
-            .is_err()
-        );
+        // a negative width cannot be built, nor read
+        assert!(hashbench_core::valid::Positive::new(-1.0).is_err());
+        assert!(toml::from_str::<SikhParams>("width = { fixed = -1.0 }").is_err());
         assert!(
             SikhParams {
                 width: Width::MeanDistance(1)
