@@ -33,9 +33,11 @@ test:
 
 # Every loader (IDX, vecs, svmlight, TU graphs, text matrices, .npy, .hbcodes, .mat) and the
 # spec parser on arbitrary and damaged bytes: never a panic. `just test` runs 256 cases each;
-# this runs `cases` each (20,000 take about half a minute).
-fuzz cases="20000":
+# this runs `cases` each (20,000 take about half a minute). Also every spec number set to
+# NaN, ±inf, 0, -1 and 1e300, with `mutants` of those that plan run on their ci profile.
+fuzz cases="20000" mutants="40":
     PROPTEST_CASES={{cases}} cargo nextest run --workspace --no-fail-fast -E 'binary(loaders_fuzz) or test(damaged_specs_never_panic)'
+    PROPTEST_CASES={{mutants}} cargo nextest run -p hashbench-runner --no-fail-fast -E 'binary(spec_numbers)'
 
 # Rerun every spec's ci profile and compare with results/baselines/.
 check: build
