@@ -328,6 +328,13 @@ mod tests {
         assert_ne!(d.fingerprint, "f");
         let sparse = SparseRows::new(2, &[vec![(0, 1.0)]]).unwrap();
         assert!(t.apply(dataset(Data::Sparse(sparse))).is_err());
+        // the fingerprint reads the transform's numbers as the plain f64s did
+        assert_eq!(format!("{t:?}"), "Affine { scale: 0.5, shift: 0.5 }");
+        // a zero scale would make every item one point: refused where it is read
+        let e = serde_json::from_str::<Transform>(r#"{ "affine": { "scale": 0, "shift": 1 } }"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("expected a finite number other than 0"), "{e}");
     }
 
     fn with_parts(x: Data, parts: Vec<(String, std::ops::Range<usize>)>) -> Dataset {
