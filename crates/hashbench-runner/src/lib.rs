@@ -65,6 +65,16 @@ pub fn data_roots(root: &Path, extra: Option<&str>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The refusal of two specs with one id: the id names the run folder, so
+/// one would overwrite the other's results.
+pub fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
+    anyhow!(
+        "{} and {} both have id = {id:?}: an id names its run folder, so each spec needs its own",
+        first.display(),
+        second.display()
+    )
+}
+
 /// Switches of a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -148,12 +158,7 @@ impl Workspace {
             if let Ok(spec) = &spec
                 && let Some(first) = ids.insert(spec.id().to_string(), path.clone())
             {
-                anyhow::bail!(
-                    "{} and {} both have id = {:?}: an id names its run folder, so each spec needs its own",
-                    first.display(),
-                    path.display(),
-                    spec.id()
-                );
+                return Err(duplicate_id(&first, &path, spec.id()));
             }
             out.push((path, spec));
         }

@@ -264,6 +264,17 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
                 .iter()
                 .map(|path| plan_of(ws, path, profile.clone()))
                 .collect::<Result<Vec<_>>>()?;
+            if let Some((a, b)) = plans
+                .iter()
+                .enumerate()
+                .find_map(|(k, a)| plans[k + 1..].iter().find(|b| b.id == a.id).map(|b| (a, b)))
+            {
+                return Err(hashbench_runner::duplicate_id(
+                    &a.spec_path,
+                    &b.spec_path,
+                    &a.id,
+                ));
+            }
             for plan in &plans {
                 match shard {
                     Some(shard) => run_shard_and_print(ws, plan, force, shard)?,

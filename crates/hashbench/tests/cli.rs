@@ -21,10 +21,9 @@ fn a_closed_pipe_ends_the_command_quietly() {
     assert_eq!(out.status.code(), Some(141), "{stderr}");
 }
 
-/// `hashbench check` where every ci data set is missing compared nothing:
-/// it says so and fails, instead of "0 experiments match" and success.
-#[test]
-fn a_check_that_compares_nothing_fails() {
+/// A repository root holding the registry and `specs` (copies of shipped
+/// specs, under `experiments/x/` with the given names), and no data.
+fn scratch_root(specs: &[(&str, &str)]) -> tempfile::TempDir {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(root.path().join("configs")).unwrap();
@@ -34,20 +33,64 @@ fn a_check_that_compares_nothing_fails() {
         root.path().join("configs/datasets.toml"),
     )
     .unwrap();
-    std::fs::copy(
-        repo.join("experiments/klsh/fig7.toml"),
-        root.path().join("experiments/x/fig7.toml"),
-    )
-    .unwrap();
+    for (shipped, name) in specs {
+        std::fs::copy(
+            repo.join(shipped),
+            root.path().join("experiments/x").join(name),
+        )
+        .unwrap();
+    }
+    root
+}
+
+fn hashbench(root: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_hashbench"))
-        .args(["--root", root.path().to_str().unwrap(), "check"])
+        .args(["--root", root.to_str().unwrap()])
+        .args(args)
+        .current_dir(root)
         .env_remove("HASHBENCH_DATA")
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `hashbench check` where every ci data set is missing compared nothing:
+/// it says so and fails, instead of "0 experiments match" and success.
+#[test]
+fn a_check_that_compares_nothing_fails() {
+    let root = scratch_root(&[("experiments/klsh/fig7.toml", "fig7.toml")]);
+    let (code, stderr) = hashbench(root.path(), &["check"]);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("check: no experiment was checked; 1 skipped for missing data"),
         "{stderr}"
     );
+}
+
+/// Two specs with one id would write one run folder: `list`, `check` and a
+/// `run` naming both refuse them, naming both files.
+#[test]
+fn two_specs_with_one_id_are_refused() {
+    let fig7 = "experiments/klsh/fig7.toml";
+    let root = scratch_root(&[(fig7, "a.toml"), (fig7, "b.toml")]);
+    // the ci data, so `run` reaches the comparison of ids
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::os::unix::fs::symlink(repo.join("data"), root.path().join("data")).unwrap();
+    let (a, b) = ("experiments/x/a.toml", "experiments/x/b.toml");
+    for args in [
+        vec!["list"],
+        vec!["check"],
+        vec!["run", a, b, "--profile", "ci"],
+    ] {
+        let (code, stderr) = hashbench(root.path(), &args);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("a.toml and ")
+                && stderr.contains("b.toml both have id = \"klsh-fig7\""),
+            "{args:?}: {stderr}"
+        );
+    }
 }

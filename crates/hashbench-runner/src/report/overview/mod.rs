@@ -304,7 +304,9 @@ fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
 /// stored under the results folder.
 ///
 /// # Errors
-/// A spec that does not parse, or stored tables that cannot be read.
+/// An unreadable `experiments/` folder, or two specs with one id (a spec
+/// that does not load or plan, and a run whose tables cannot be read, are
+/// listed with the reason instead).
 pub fn build(ws: &Workspace) -> Result<Report> {
     let mut papers: BTreeMap<String, (Vec<String>, PaperSection)> = BTreeMap::new();
     for (path, loaded) in ws.specs()? {
