@@ -4,19 +4,13 @@
 
 use crate::per_query::QueryStats;
 use crate::policy::{EmptyPolicy, MetricSpec, TiePolicy};
-use crate::query_values::{Combine, QueryValues};
+use crate::query_values::{Combine, QueryValues, mean};
 use crate::values::{Curve, MetricValues};
 
 pub(crate) fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
     let mut g: Vec<usize> = (1..=points).map(|k| (k * n_db).div_ceil(points)).collect();
     g.dedup();
     g
-}
-
-/// The mean of `values`, summed in order (NaN when none).
-pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    if n == 0 { f64::NAN } else { sum / n as f64 }
 }
 
 /// Per-query precision (with the empty policy; NaN where it skips the

@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::mean;
+use crate::query_values::mean;
 use crate::values::{Curve, MetricValues};
 
 /// Charikar's search as written in a spec.

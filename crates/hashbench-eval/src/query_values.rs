@@ -3,6 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The mean of `values`, summed in order (NaN when none): a mean over
+/// queries, as every aggregation and search takes it.
+pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 { f64::NAN } else { sum / n as f64 }
+}
+
 /// How a scalar metric follows from the means of its per-query parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

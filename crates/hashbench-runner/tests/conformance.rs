@@ -160,7 +160,21 @@ fn methods_read_labels_exactly_as_they_declare() {
                 codes(&m, &TrainSet::unlabelled(&x)),
                 "{m:?} declares optional labels but ignores them"
             ),
-            Supervision::LabelledPairs | Supervision::AllTraining => {}
+            // pairs from other labels: other codes
+            Supervision::LabelledPairs => {
+                let other: Vec<u32> = labelled.iter().map(|&i| u32::from(i < 15)).collect();
+                let relabelled = TrainSet {
+                    x: &x,
+                    labelled: &labelled,
+                    labels: &other,
+                };
+                assert_ne!(
+                    labelled_codes,
+                    codes(&m, &relabelled),
+                    "{m:?} learns from labelled pairs but ignores their labels"
+                );
+            }
+            Supervision::AllTraining => unreachable!("handled above"),
         }
     }
 }
