@@ -18,10 +18,111 @@ use crate::report::aggregate;
 use crate::spec::Centre;
 use crate::spec::Plan;
 use crate::tables::{MetricRow, ResultTables};
+use crate::{RunOptions, Workspace, run_plan};
 
 pub use crate::spec::CI_PROFILE;
 
 type Means = BTreeMap<(String, usize, String), f64>;
+
+/// What the golden check did: the experiments it compared (or blessed), and
+/// those it skipped for missing data.
+#[derive(Debug, Default)]
+pub struct GoldenReport {
+    /// One entry per experiment rerun, in spec order.
+    pub checked: Vec<Checked>,
+    /// Experiments whose ci data is missing, with the reason.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// One experiment of the golden check.
+#[derive(Debug)]
+pub struct Checked {
+    /// Experiment id.
+    pub id: String,
+    /// Values and claim verdicts the rerun gave.
+    pub values: usize,
+    /// Claim verdicts the rerun gave.
+    pub verdicts: usize,
+    /// What differs from the baseline, one line each (empty when blessed).
+    pub differences: Vec<String>,
+    /// The baseline written (a bless), or read.
+    pub baseline: PathBuf,
+}
+
+impl GoldenReport {
+    /// Every difference, one line each, in spec order.
+    pub fn differences(&self) -> impl Iterator<Item = &String> {
+        self.checked.iter().flat_map(|c| &c.differences)
+    }
+}
+
+/// Reruns every spec's `ci` profile from scratch in a scratch results folder
+/// and compares its means and claim verdicts with the baselines under
+/// `ws.results` (`bless`: writes them instead). `each` hears of every
+/// experiment as it is done, so a long check shows its progress.
+///
+/// # Errors
+/// A spec that does not load or plan, a failed run, or an unreadable or
+/// unwritable baseline.
+pub fn run_golden(
+    ws: &Workspace,
+    bless: bool,
+    mut each: impl FnMut(&Checked),
+) -> Result<GoldenReport> {
+    let scratch = tempfile::tempdir().context("creating a scratch results folder")?;
+    let scratch_ws = Workspace {
+        results: scratch.path().to_path_buf(),
+        ..ws.clone()
+    };
+    let mut report = GoldenReport::default();
+    for (_, spec) in ws.specs()? {
+        let spec = spec?;
+        if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
+            continue;
+        }
+        let plan = spec.plan(CI_PROFILE)?;
+        // data outside the repository (the read-only mirror) may be absent
+        if let Err(e) = ws.check_data(&plan.dataset) {
+            report.skipped.push((plan.id.clone(), format!("{e:#}")));
+            continue;
+        }
+        let outcome = run_plan(&scratch_ws, &plan, &RunOptions::default())?;
+        let now = means(&outcome.tables);
+        let now_verdicts = verdicts(&plan, &outcome.tables);
+        let file = baseline_path(&ws.results, &plan.id);
+        let verdicts_file = verdicts_path(&ws.results, &plan.id);
+        let differences = if bless {
+            write_baseline(&file, &now)?;
+            write_verdicts(&verdicts_file, &now_verdicts)?;
+            Vec::new()
+        } else if !file.exists() || !verdicts_file.exists() {
+            vec![format!(
+                "{}: no baseline at {} and {}; run `hashbench check --bless`",
+                plan.id,
+                file.display(),
+                verdicts_file.display()
+            )]
+        } else {
+            let mut diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
+            diffs.extend(compare_verdicts(
+                &plan.id,
+                &read_verdicts(&verdicts_file)?,
+                &now_verdicts,
+            ));
+            diffs
+        };
+        let checked = Checked {
+            id: plan.id.clone(),
+            values: now.len(),
+            verdicts: now_verdicts.len(),
+            differences,
+            baseline: file,
+        };
+        each(&checked);
+        report.checked.push(checked);
+    }
+    Ok(report)
+}
 
 /// Points kept per curve in a baseline: its ends and evenly spaced points
 /// between (enough to see a curve move, few enough to read a diff).

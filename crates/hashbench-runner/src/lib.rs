@@ -22,6 +22,7 @@ pub mod methods;
 pub mod normality;
 pub mod report;
 pub mod run;
+pub mod run_all;
 pub mod score;
 pub mod shard;
 pub mod spec;

