@@ -120,6 +120,16 @@ impl<'a> Evidence<'a> {
         self.scalars.keys().any(|k| k.0 == method) || self.curves.keys().any(|k| k.0 == method)
     }
 
+    /// The fewest trials any of `methods` has of `metric` at any x (none
+    /// when no method has a value of it).
+    pub fn fewest_trials(&self, methods: &[&str], metric: &str) -> Option<usize> {
+        self.scalars
+            .iter()
+            .filter(|((m, name, _), _)| *name == metric && methods.contains(m))
+            .map(|(_, trials)| trials.len())
+            .min()
+    }
+
     /// `metric` of `method` at `x` under `draw` (NaN when absent).
     pub fn value(&self, method: &str, metric: &str, x: usize, draw: Draw) -> f64 {
         let Some(trials) = self.scalars.get(&(method, metric, x)) else {

@@ -275,12 +275,25 @@ fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option
             plan.profile()
         ));
     }
-    let (methods, _) = c.kind.names();
-    methods
-        .into_iter()
-        .find(|m| !ev.has_method(m))
-        .map(|m| format!("`{m}` is not in these results"))
+    let (methods, metrics) = c.kind.names();
+    if let Some(m) = methods.iter().find(|m| !ev.has_method(m)) {
+        return Some(format!("`{m}` is not in these results"));
+    }
+    // a time varies from one fit to the next: one or two fits give no spread
+    metrics
+        .iter()
+        .filter(|m| is_timing(m))
+        .find_map(|m| ev.fewest_trials(&methods, m).filter(|&n| n < MIN_TIMED_TRIALS))
+        .map(|n| {
+            format!(
+                "a timing from {n} fit{} per point: a time is judged on at least {MIN_TIMED_TRIALS} repeats of the timed fit, whose spread says how far fits differ by chance",
+                if n == 1 { "" } else { "s" }
+            )
+        })
 }
+
+/// The fewest fits a timing claim is judged on.
+pub const MIN_TIMED_TRIALS: usize = 3;
 
 /// Whether a metric name is a time in seconds (they vary with the machine).
 pub fn is_timing(metric: &str) -> bool {
@@ -421,5 +434,33 @@ mod tests {
             .queries("B", "f1-r0", 8, 0.5, 0.2);
         let p = plan(CLAIM).unwrap();
         assert_eq!(q.judge(&p), q.judge(&p));
+    }
+
+    #[test]
+    fn a_timing_from_fewer_than_three_fits_is_not_testable() {
+        let claim = CLAIM.replace("f1-r0", "fit-seconds");
+        let p = plan(&claim).unwrap();
+        let timed = |fits: &[f64], other: &[f64]| {
+            let mut r = Run::default();
+            for x in [8, 16, 32] {
+                r = r
+                    .trials("A", "fit-seconds", x, fits)
+                    .trials("B", "fit-seconds", x, other);
+            }
+            r.judge(&p).remove(0)
+        };
+        // one fit each: a 1 ms gap would decide, so nothing is judged
+        let once = timed(&[1.0], &[1.001]);
+        assert_eq!(once.outcome, Outcome::NotTestable);
+        assert!(
+            once.evidence.contains("a timing from 1 fit per point"),
+            "{}",
+            once.evidence
+        );
+        let twice = timed(&[1.0, 1.1], &[2.0, 2.1]);
+        assert!(twice.evidence.contains("from 2 fits"), "{}", twice.evidence);
+        // three fits each: judged on their spread
+        let thrice = timed(&[1.0, 1.1, 1.05], &[2.0, 2.1, 2.05]);
+        assert_ne!(thrice.outcome, Outcome::NotTestable, "{}", thrice.evidence);
     }
 }

@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when at least half support the opposite; `overall` tests the mean difference over the points; a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when at least half fail. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points; a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point, else not testable. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -182,7 +182,7 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         Over::Most => {
             if 2 * count(corrected, Support::Claim) > k {
                 Outcome::Holds
-            } else if 2 * count(corrected, Support::Opposite) >= k {
+            } else if 2 * count(corrected, Support::Opposite) > k {
                 Outcome::Fails
             } else {
                 Outcome::Inconclusive
@@ -273,7 +273,8 @@ pub fn all_of(parts: &[Outcome]) -> Outcome {
 /// Combines per-part outcomes by scope (parts judged as wholes: closeness at
 /// each point, each metric's shape, the order at each x): `every` as
 /// [`all_of`]; `most` holds when more than half of all the parts hold and fails
-/// when at least half fail, a part without a value counting for neither side;
+/// when more than half fail (an even split is inconclusive), a part without a
+/// value counting for neither side;
 /// `overall` counts as `most` here (such parts have no mean). Not testable only
 /// when no part is.
 pub fn combine(parts: &[Outcome], over: Over) -> Outcome {
@@ -286,7 +287,7 @@ pub fn combine(parts: &[Outcome], over: Over) -> Outcome {
                 Outcome::NotTestable
             } else if 2 * count(Outcome::Holds) > n {
                 Outcome::Holds
-            } else if 2 * count(Outcome::Fails) >= n {
+            } else if 2 * count(Outcome::Fails) > n {
                 Outcome::Fails
             } else {
                 Outcome::Inconclusive
@@ -369,8 +370,11 @@ mod tests {
         assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Holds);
         // mean of (0.5, 0.5, −0.5) = 1/6, replicates from −0.3 to 0.57
         assert_eq!(judge(&pts, Over::Overall).outcome, Outcome::Inconclusive);
-        let pts = [up.clone(), flat.clone(), down.clone(), down.clone()];
+        let pts = [up.clone(), down.clone(), down.clone(), down.clone()];
         assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Fails);
+        // an even split is neither "most" way
+        let pts = [up.clone(), flat.clone(), down.clone(), down.clone()];
+        assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Inconclusive);
         let pts = [up.clone(), flat.clone(), flat, down];
         assert_eq!(judge(&pts, Over::Most).outcome, Outcome::Inconclusive);
         let pts = [up.clone(), up];
@@ -435,7 +439,12 @@ mod tests {
         assert_eq!(all_of(&[Holds, Fails, Inconclusive]), Fails);
         assert_eq!(all_of(&[NotTestable, NotTestable]), NotTestable);
         assert_eq!(combine(&[Holds, Holds, Fails], Over::Most), Holds);
-        assert_eq!(combine(&[Holds, Fails], Over::Most), Fails);
+        assert_eq!(combine(&[Holds, Fails, Fails], Over::Most), Fails);
+        assert_eq!(combine(&[Holds, Fails], Over::Most), Inconclusive);
+        assert_eq!(
+            combine(&[Fails, Fails, Holds, Holds], Over::Overall),
+            Inconclusive
+        );
         assert_eq!(
             combine(&[Holds, Inconclusive, Inconclusive], Over::Most),
             Inconclusive
