@@ -280,7 +280,7 @@ impl Plan {
         self.methods()
             .iter()
             .find(|m| m.label == label)
-            .map(|m| m.spec.registration().palette_slot())
+            .and_then(|m| m.spec.registration().palette_slot())
     }
 
     /// The labels a claim about `method` compares it with: every other label
