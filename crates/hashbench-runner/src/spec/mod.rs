@@ -254,7 +254,14 @@ impl Spec {
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading spec {}", path.display()))?;
-        if let Some(n) = numbers::first_non_finite(&text) {
+        // one parse serves every check of the text (a document that does not
+        // parse is left to serde, which says where)
+        let doc = toml::de::DeTable::parse(&text).ok();
+        let all_numbers = doc
+            .as_ref()
+            .map(|d| numbers::numbers_of(d.get_ref()))
+            .unwrap_or_default();
+        if let Some(n) = numbers::first_non_finite(&all_numbers) {
             bail!(
                 "{}:{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
                 path.display(),
@@ -263,7 +270,10 @@ impl Spec {
                 n.text
             );
         }
-        if let Some((key, profile, offset)) = top_level_key_in_a_profile(&text) {
+        if let Some((key, profile, offset)) = doc
+            .as_ref()
+            .and_then(|d| top_level_key_in_a_profile(d.get_ref()))
+        {
             bail!(
                 "{}:{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
                 path.display(),
@@ -273,7 +283,7 @@ impl Spec {
         let raw: RawSpec = toml::from_str(&text).map_err(|e| {
             let at = e
                 .span()
-                .and_then(|span| numbers::refused_number(&text, span, e.message()))
+                .and_then(|span| numbers::refused_number(&text, &all_numbers, span, e.message()))
                 .map_or_else(String::new, |n| {
                     format!(
                         "`{}` (line {}) is refused: ",
@@ -339,9 +349,8 @@ const TOP_LEVEL_ONLY: [&str; 11] = [
 ];
 
 /// The first top-level-only key a profile table holds: (key, profile, offset).
-fn top_level_key_in_a_profile(text: &str) -> Option<(String, String, usize)> {
-    let doc = toml::de::DeTable::parse(text).ok()?;
-    let profiles = doc.get_ref().get("profiles")?.get_ref().as_table()?;
+fn top_level_key_in_a_profile(doc: &toml::de::DeTable<'_>) -> Option<(String, String, usize)> {
+    let profiles = doc.get("profiles")?.get_ref().as_table()?;
     profiles.iter().find_map(|(name, table)| {
         let (key, _) = table
             .get_ref()

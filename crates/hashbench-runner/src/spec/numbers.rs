@@ -37,11 +37,15 @@ impl Number {
 /// Every number of the TOML document `text`, in file order; `None` when it
 /// does not parse (the serde reader then says why).
 pub fn numbers(text: &str) -> Option<Vec<Number>> {
-    let table = DeTable::parse(text).ok()?;
+    Some(numbers_of(DeTable::parse(text).ok()?.get_ref()))
+}
+
+/// Every number of a parsed document, in file order.
+pub(super) fn numbers_of(doc: &DeTable<'_>) -> Vec<Number> {
     let mut out = Vec::new();
-    walk_table(table.get_ref(), "", &mut out);
+    walk_table(doc, "", &mut out);
     out.sort_by_key(|n| n.span.start);
-    Some(out)
+    out
 }
 
 fn walk_table(table: &DeTable<'_>, prefix: &str, out: &mut Vec<Number>) {
@@ -79,9 +83,9 @@ fn walk_value(v: &Spanned<DeValue<'_>>, key: &str, out: &mut Vec<Number>) {
 /// The first number of `text` that is NaN or infinite: no spec key takes
 /// one, and serde's own messages for them ("invalid type: null", an enum
 /// that did not match) do not say so.
-pub(super) fn first_non_finite(text: &str) -> Option<Number> {
-    numbers(text)?
-        .into_iter()
+pub(super) fn first_non_finite(numbers: &[Number]) -> Option<&Number> {
+    numbers
+        .iter()
         .find(|n| n.is_float && n.as_f64().is_some_and(|v| !v.is_finite()))
 }
 
@@ -90,7 +94,12 @@ pub(super) fn first_non_finite(text: &str) -> Option<Number> {
 /// array of them is placed at its first header) and its message quotes the
 /// value (``invalid value: integer `-1` ``): the one number with that value
 /// from `span` to the next header, else the one in the whole file.
-pub(super) fn refused_number(text: &str, span: Range<usize>, message: &str) -> Option<Number> {
+pub(super) fn refused_number(
+    text: &str,
+    numbers: &[Number],
+    span: Range<usize>,
+    message: &str,
+) -> Option<Number> {
     // serde's "integer `-1`" and "floating point `1e300`", or the range
     // types' "-1 is out of range"
     let quoted = ["integer `", "floating point `"]
@@ -105,14 +114,14 @@ pub(super) fn refused_number(text: &str, span: Range<usize>, message: &str) -> O
     let end = text[span.end.min(text.len())..]
         .find("\n[")
         .map_or(text.len(), |k| span.end + k);
-    let equal: Vec<Number> = numbers(text)?
-        .into_iter()
+    let equal: Vec<&Number> = numbers
+        .iter()
         .filter(|n| n.as_f64().is_some_and(|v| v == value))
         .collect();
     let only = |within: Range<usize>| -> Option<Number> {
         let mut inside = equal.iter().filter(|n| within.contains(&n.span.start));
         let found = inside.next()?;
-        inside.next().is_none().then(|| found.clone())
+        inside.next().is_none().then(|| (*found).clone())
     };
     only(span.start..end.max(span.end)).or_else(|| only(0..text.len()))
 }
@@ -120,6 +129,10 @@ pub(super) fn refused_number(text: &str, span: Range<usize>, message: &str) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refused(text: &str, span: Range<usize>, message: &str) -> Option<Number> {
+        refused_number(text, &numbers(text).unwrap(), span, message)
+    }
 
     #[test]
     fn every_number_is_found_with_its_key_and_text() {
@@ -141,15 +154,16 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         assert_eq!(found, want);
-        let bad = first_non_finite(text).unwrap();
+        let all = numbers(text).unwrap();
+        let bad = first_non_finite(&all).unwrap().clone();
         assert_eq!(
             (bad.key.as_str(), bad.as_f64()),
             ("profiles.ci.tolerance", Some(f64::NEG_INFINITY))
         );
         assert_eq!(&text[bad.span], "-inf");
-        assert!(first_non_finite("a = 1e300\nb = -0.0").is_none());
+        assert!(first_non_finite(&numbers("a = 1e300\nb = -0.0").unwrap()).is_none());
         assert!(
-            first_non_finite("a = nan")
+            first_non_finite(&numbers("a = nan").unwrap())
                 .unwrap()
                 .as_f64()
                 .unwrap()
@@ -162,25 +176,25 @@ mod tests {
         let text = "[[m]]\nk = 3\nradius = -1\n[[m]]\nradius = -1\n";
         // TOML's span: the first table's header
         let first = 0..5;
-        let n = refused_number(text, first, "invalid value: integer `-1`, expected u32").unwrap();
+        let n = refused(text, first, "invalid value: integer `-1`, expected u32").unwrap();
         assert_eq!(
             (n.key.as_str(), n.span.start),
             ("m[0].radius", text.find("-1").unwrap())
         );
         // in a later table of the array (TOML places the error at the first)
         let later = "[[m]]\nk = 3\n[[m]]\nradius = -2\n";
-        let n = refused_number(later, 0..5, "integer `-2`").unwrap();
+        let n = refused(later, 0..5, "integer `-2`").unwrap();
         assert_eq!(n.key, "m[1].radius");
         // two candidates, or none quoted: no guess
         let both = "[[m]]\nradius = -1\nk = -1\n";
-        assert!(refused_number(both, 0..5, "integer `-1`").is_none());
-        assert!(refused_number(text, 0..5, "missing field").is_none());
+        assert!(refused(both, 0..5, "integer `-1`").is_none());
+        assert!(refused(text, 0..5, "missing field").is_none());
         let big = "[[m]]\nk = 1e300\n";
         let quoted = format!("invalid type: floating point `{:.1}`", 1e300);
-        let n = refused_number(big, 0..5, &quoted).unwrap();
+        let n = refused(big, 0..5, &quoted).unwrap();
         assert_eq!(n.key, "m[0].k");
         let inline = "t = { a = 1, w = { f = -3 } }\n";
-        let n = refused_number(
+        let n = refused(
             inline,
             4..29,
             "-3 is out of range: expected a finite number > 0",
