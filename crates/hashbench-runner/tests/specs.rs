@@ -33,3 +33,45 @@ fn every_shipped_spec_plans_on_every_profile() {
     }
     assert!(planned > 40, "only {planned} plans");
 }
+
+/// A claim whose comment says it is "judged over all points of" several code
+/// lengths at once pools them (`pool = "all-lengths"`), and a claim that pools
+/// says so: the spec's words and the judge agree.
+#[test]
+fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut pooled = 0;
+    for entry in walkdir::WalkDir::new(&root) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let blocks: Vec<&str> = text.split("[[claims]]").collect();
+        for pair in blocks.windows(2) {
+            // the comment lines just above the claim, and the claim's own keys
+            let mut lines: Vec<&str> = pair[0]
+                .lines()
+                .rev()
+                .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+                .map(|l| l.trim_start_matches('#').trim())
+                .collect();
+            lines.reverse();
+            let comment = lines.join(" ");
+            let body = pair[1].split("\n[").next().unwrap_or_default();
+            let says = comment.contains("judged over all points of");
+            let pools = body.contains("pool = \"all-lengths\"");
+            assert_eq!(
+                says,
+                pools,
+                "{}: a claim's comment and its `pool` disagree:\n{}",
+                entry.path().display(),
+                body.lines()
+                    .find(|l| l.starts_with("id = "))
+                    .unwrap_or_default()
+            );
+            pooled += usize::from(pools);
+        }
+    }
+    assert_eq!(pooled, 5, "the OKH claims read as a whole");
+}

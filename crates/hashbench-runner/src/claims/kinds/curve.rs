@@ -26,23 +26,64 @@ fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
     Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
 }
 
-/// Judges `method` at or above `factor` × each rival on `curve` at each of
-/// `bits`: one statistic per point of its observed curve inside the rival's
-/// x range (points outside it are neither wins nor losses).
-fn above_rivals(
-    ev: &Evidence<'_>,
-    method: &str,
-    rivals: &[String],
-    curve: &str,
-    bits: &[usize],
+/// What [`above_rivals`] judges: `method` at or above `factor` × each of
+/// `rivals` on `curve` at each of `bits`.
+#[derive(Clone, Copy)]
+struct Above<'a> {
+    method: &'a str,
+    rivals: &'a [String],
+    curve: &'a str,
+    bits: &'a [usize],
     factor: f64,
     over: Over,
-) -> Judged {
+    pool: Pool,
+}
+
+/// Which points one judgement of a curve claim takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pool {
+    /// Each code length against each rival apart, every one to hold ("above
+    /// each rival at each code length").
+    #[default]
+    EachLengthAndRival,
+    /// Against each rival, every point of every code length in one
+    /// judgement, as `over` says (a figure read as a whole: the text has no
+    /// quantifier over code lengths); every rival's judgement to hold.
+    AllLengths,
+}
+
+impl Pool {
+    /// What a verdict's scope adds for it.
+    fn suffix(self) -> &'static str {
+        match self {
+            Pool::EachLengthAndRival => "",
+            Pool::AllLengths => ", all code lengths at once",
+        }
+    }
+}
+
+/// Judges `method` at or above `factor` × each rival on `curve` at each of
+/// `bits`: one statistic per point of its observed curve inside the rival's
+/// x range (points outside it are neither wins nor losses), judged per code
+/// length and rival or all at once, as `pool` says.
+fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
+    let Above {
+        method,
+        rivals,
+        curve,
+        bits,
+        factor,
+        over,
+        pool,
+    } = *q;
     let mut outcomes = Vec::new();
     let mut shown = Vec::new();
+    // each rival's points over every code length
+    let mut pooled: Vec<Vec<Statistic>> = vec![Vec::new(); rivals.len()];
     for &b in bits {
         let mine = ev.curve(method, curve, b, Draw::Observed);
-        for r in rivals {
+        for (k, r) in rivals.iter().enumerate() {
             let theirs = ev.curve(r, curve, b, Draw::Observed);
             let xs: Vec<f64> = mine
                 .iter()
@@ -65,6 +106,7 @@ fn above_rivals(
                 })
                 .collect();
             let j = judge(&points, over);
+            pooled[k].extend(points.iter().cloned());
             let held = points
                 .iter()
                 .filter(|p| {
@@ -85,9 +127,33 @@ fn above_rivals(
             ));
         }
     }
-    Judged {
-        outcome: all_of(&outcomes),
-        evidence: shown.join(" · "),
+    match pool {
+        Pool::EachLengthAndRival => Judged {
+            outcome: all_of(&outcomes),
+            evidence: shown.join(" · "),
+        },
+        Pool::AllLengths => {
+            let mut outcomes = Vec::new();
+            let mut at_once = Vec::new();
+            for (r, points) in rivals.iter().zip(&pooled) {
+                let outcome = if points.is_empty() {
+                    Outcome::NotTestable
+                } else {
+                    judge(points, over).outcome
+                };
+                outcomes.push(outcome);
+                at_once.push(format!(
+                    "vs {r}, all {} points of the {} code lengths at once: {}",
+                    points.len(),
+                    bits.len(),
+                    outcome.name()
+                ));
+            }
+            Judged {
+                outcome: all_of(&outcomes),
+                evidence: format!("{} · apart: {}", at_once.join(" · "), shown.join(" · ")),
+            }
+        }
     }
 }
 
@@ -103,11 +169,13 @@ pub struct BestOnCurve {
     bits: Vec<usize>,
     #[serde(default)]
     over: Over,
+    #[serde(default)]
+    pool: Pool,
 }
 
 impl Check for BestOnCurve {
     fn scope(&self) -> String {
-        format!("best-on-curve ({})", self.over.name())
+        format!("best-on-curve ({}{})", self.over.name(), self.pool.suffix())
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
@@ -131,12 +199,15 @@ impl Check for BestOnCurve {
             .unwrap_or_else(|| plan.rivals(&self.method));
         above_rivals(
             ev,
-            &self.method,
-            &rivals,
-            &self.curve,
-            &self.bits,
-            1.0,
-            self.over,
+            &Above {
+                method: &self.method,
+                rivals: &rivals,
+                curve: &self.curve,
+                bits: &self.bits,
+                factor: 1.0,
+                over: self.over,
+                pool: self.pool,
+            },
         )
     }
 }
@@ -154,6 +225,8 @@ pub struct AboveOnCurve {
     factor: f64,
     #[serde(default)]
     over: Over,
+    #[serde(default)]
+    pool: Pool,
 }
 
 impl AboveOnCurve {
@@ -182,7 +255,11 @@ impl AboveOnCurve {
 
 impl Check for AboveOnCurve {
     fn scope(&self) -> String {
-        format!("above-on-curve ({})", self.over.name())
+        format!(
+            "above-on-curve ({}{})",
+            self.over.name(),
+            self.pool.suffix()
+        )
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
@@ -208,12 +285,15 @@ impl Check for AboveOnCurve {
         }
         above_rivals(
             ev,
-            &self.method,
-            &self.rivals,
-            &self.curve,
-            &self.bits,
-            self.factor,
-            self.over,
+            &Above {
+                method: &self.method,
+                rivals: &self.rivals,
+                curve: &self.curve,
+                bits: &self.bits,
+                factor: self.factor,
+                over: self.over,
+                pool: self.pool,
+            },
         )
     }
 }
@@ -335,6 +415,32 @@ mod tests {
         );
         // equal curves are a tie
         assert_eq!(curves(&[up], &[up]).outcome(BEST), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn all_lengths_at_once_pools_every_length_where_apart_each_must_hold() {
+        // far above at 16 bits, a little below at 8
+        let a16: [&[(f64, f64)]; 2] = [&[(0.2, 0.9), (0.6, 0.8)], &[(0.2, 0.91), (0.6, 0.81)]];
+        let b16: [&[(f64, f64)]; 2] = [&[(0.0, 0.3), (1.0, 0.2)], &[(0.0, 0.31), (1.0, 0.21)]];
+        let a8: [&[(f64, f64)]; 2] = [&[(0.2, 0.50), (0.6, 0.45)], &[(0.2, 0.51), (0.6, 0.46)]];
+        let b8: [&[(f64, f64)]; 2] = [&[(0.0, 0.55), (1.0, 0.5)], &[(0.0, 0.56), (1.0, 0.51)]];
+        let run = curves(&a16, &b16)
+            .curve("A", "pr-macro", 8, &a8)
+            .curve("B", "pr-macro", 8, &b8);
+        let apart = BEST.replace("bits = [16]", "bits = [8, 16]\nover = \"overall\"");
+        assert_eq!(run.outcome(&apart), Outcome::Fails);
+        let pooled = format!("{apart}pool = \"all-lengths\"\n");
+        assert_eq!(run.outcome(&pooled), Outcome::Holds);
+        // `every` over the pooled points still fails on the 8-bit ones
+        let every = pooled.replace("over = \"overall\"", "over = \"every\"");
+        assert_eq!(run.outcome(&every), Outcome::Fails);
+        // rivals stay apart: far below a second rival C, the claim fails
+        let c: [&[(f64, f64)]; 2] = [&[(0.0, 0.99), (1.0, 0.98)], &[(0.0, 0.98), (1.0, 0.97)]];
+        let with_c = run
+            .curve("C", "pr-macro", 8, &c)
+            .curve("C", "pr-macro", 16, &c);
+        let both = pooled.replace("rivals = [\"B\"]", "rivals = [\"B\", \"C\"]");
+        assert_eq!(with_c.outcome(&both), Outcome::Fails);
     }
 
     #[test]
