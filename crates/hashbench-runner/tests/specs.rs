@@ -2,29 +2,37 @@
 //! well formed: a quote and a source each, ids unique, a diagnosis only
 //! where it can be read.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use hashbench_runner::Spec;
+use hashbench_runner::{Spec, Workspace};
+
+/// Every shipped spec file, loaded.
+fn shipped() -> Vec<(PathBuf, Spec)> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Workspace::at(repo)
+        .specs()
+        .unwrap()
+        .into_iter()
+        .map(|(path, spec)| {
+            let spec = spec.unwrap_or_else(|e| panic!("{e:#}"));
+            (path, spec)
+        })
+        .collect()
+}
 
 #[test]
 fn every_shipped_spec_plans_on_every_profile() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
     let mut planned = 0;
-    for entry in walkdir::WalkDir::new(&root) {
-        let entry = entry.unwrap();
-        if entry.path().extension().is_none_or(|e| e != "toml") {
-            continue;
-        }
-        let spec = Spec::load(entry.path()).unwrap_or_else(|e| panic!("{e:#}"));
+    for (path, spec) in shipped() {
         for profile in spec.profiles() {
             let plan = spec
                 .plan(&profile)
-                .unwrap_or_else(|e| panic!("{} [{profile}]: {e:#}", entry.path().display()));
+                .unwrap_or_else(|e| panic!("{} [{profile}]: {e:#}", path.display()));
             for c in &plan.claims {
                 assert!(
                     !c.quote.trim().is_empty() && !c.source.trim().is_empty(),
                     "{}: claim `{}` needs a quote and a source",
-                    entry.path().display(),
+                    path.display(),
                     c.id
                 );
             }
@@ -39,14 +47,9 @@ fn every_shipped_spec_plans_on_every_profile() {
 /// says so: the spec's words and the judge agree.
 #[test]
 fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
     let mut pooled = 0;
-    for entry in walkdir::WalkDir::new(&root) {
-        let entry = entry.unwrap();
-        if entry.path().extension().is_none_or(|e| e != "toml") {
-            continue;
-        }
-        let text = std::fs::read_to_string(entry.path()).unwrap();
+    for (path, _) in shipped() {
+        let text = std::fs::read_to_string(&path).unwrap();
         let blocks: Vec<&str> = text.split("[[claims]]").collect();
         for pair in blocks.windows(2) {
             // the comment lines just above the claim, and the claim's own keys
@@ -65,7 +68,7 @@ fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
                 says,
                 pools,
                 "{}: a claim's comment and its `pool` disagree:\n{}",
-                entry.path().display(),
+                path.display(),
                 body.lines()
                     .find(|l| l.starts_with("id = "))
                     .unwrap_or_default()
