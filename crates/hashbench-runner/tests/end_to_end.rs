@@ -1073,6 +1073,16 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     let mut expected = [0; 4];
     expected[slot] = 1;
     assert_eq!(tally.text, expected);
+    // the statement is judged on 1 of its 3 panels (the later and the broken
+    // specs state it too but did not run): the report says so
+    assert_eq!(tally.partial, [("pcah-best".to_string(), 1, 3)]);
+    assert!(
+        tally
+            .sentence(1)
+            .ends_with("Judged on some of their panels only: pcah-best (1 of 3 panels ran)."),
+        "{}",
+        tally.sentence(1)
+    );
 
     let md = std::fs::read_to_string(md).unwrap();
     assert!(md.contains("| toy | 1 |"), "{md}");

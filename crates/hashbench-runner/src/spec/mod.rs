@@ -305,6 +305,15 @@ impl Spec {
         &self.raw.id
     }
 
+    /// The ids of its claims (the paper statements it judges), in order.
+    pub fn claim_ids(&self) -> Vec<&str> {
+        self.raw
+            .claims
+            .iter()
+            .map(|c| c.get_ref().id.as_str())
+            .collect()
+    }
+
     /// The spec file.
     pub fn path(&self) -> &Path {
         &self.path

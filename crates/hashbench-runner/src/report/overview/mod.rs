@@ -104,10 +104,12 @@ pub struct PaperSection {
     pub runs: Vec<RunEntry>,
     /// Specs not run.
     pub skipped: Vec<Skipped>,
+    /// Each statement's panels: the paper's specs that judge it, run or not.
+    pub panels: BTreeMap<String, usize>,
 }
 
 /// A paper's statements by outcome.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Statements of the text, per [`Outcome::ALL`].
     pub text: [usize; 4],
@@ -115,6 +117,9 @@ pub struct Tally {
     pub read_off: [usize; 4],
     /// Statements that fail with no diagnosis.
     pub undiagnosed: usize,
+    /// Statements judged on some of their panels only: (id, panels run,
+    /// panels in all).
+    pub partial: Vec<(String, usize, usize)>,
 }
 
 impl Tally {
@@ -131,8 +136,18 @@ impl Tally {
 
     /// The sentence a paper's section opens with.
     pub fn sentence(&self, runs: usize) -> String {
+        let partial = if self.partial.is_empty() {
+            String::new()
+        } else {
+            let each: Vec<String> = self
+                .partial
+                .iter()
+                .map(|(id, ran, all)| format!("{id} ({ran} of {all} panels ran)"))
+                .collect();
+            format!(" Judged on some of their panels only: {}.", each.join(", "))
+        };
         format!(
-            "Statements of the text: {}. Read off tables or figures: {}. Undiagnosed fails: {}. Over {runs} runs.",
+            "Statements of the text: {}. Read off tables or figures: {}. Undiagnosed fails: {}. Over {runs} runs.{partial}",
             Self::shown(&self.text),
             Self::shown(&self.read_off),
             self.undiagnosed
@@ -162,7 +177,11 @@ impl PaperSection {
             e.2 |= v.outcome == Outcome::Fails && v.diagnosis.is_none();
         }
         let mut t = Tally::default();
-        for (basis, outcomes, undiagnosed) in statements.into_values() {
+        for (id, (basis, outcomes, undiagnosed)) in statements {
+            let all = self.panels.get(id).copied().unwrap_or(0);
+            if outcomes.len() < all {
+                t.partial.push((id.to_string(), outcomes.len(), all));
+            }
             let o = all_of(&outcomes);
             let slot = Outcome::ALL.iter().position(|x| *x == o).unwrap_or(0);
             match basis {
@@ -322,6 +341,7 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                     citation: String::new(),
                     runs: Vec::new(),
                     skipped: Vec::new(),
+                    panels: BTreeMap::new(),
                 },
             )
         });
@@ -339,6 +359,9 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                 continue;
             }
         };
+        for id in spec.claim_ids() {
+            *section.panels.entry(id.to_string()).or_default() += 1;
+        }
         let (mut shown, mut error) = (None, None);
         for profile in candidates(ws, &spec) {
             match spec.plan(&profile) {
@@ -560,8 +583,14 @@ mod tests {
                 ]),
             ],
             skipped: Vec::new(),
+            // `beats` is stated on a third panel that did not run
+            panels: [("beats", 3), ("peak", 2), ("row", 1), ("timing", 1)]
+                .into_iter()
+                .map(|(id, n)| (id.to_string(), n))
+                .collect(),
         };
         let t = paper.tally();
+        assert_eq!(t.partial, [("beats".to_string(), 2, 3)]);
         assert_eq!(t.text, [0, 1, 1, 1]);
         assert_eq!(t.read_off, [0, 1, 0, 0]);
         assert_eq!(t.undiagnosed, 1);
