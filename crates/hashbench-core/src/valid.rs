@@ -5,6 +5,16 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// A number outside the range its key takes.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("{value} is out of range: expected {range}")]
+pub struct RangeError {
+    /// The value read.
+    pub value: f64,
+    /// The allowed range, in words.
+    pub range: &'static str,
+}
+
 /// Defines a `f64` newtype whose every value satisfies `$ok`, refused with
 /// "`$range`" otherwise.
 macro_rules! checked_real {
@@ -29,13 +39,16 @@ macro_rules! checked_real {
             /// `value` when it is in range.
             ///
             /// # Errors
-            /// A message giving the value and the allowed range.
-            pub fn new(value: f64) -> Result<Self, String> {
+            /// [`RangeError`], giving the value and the allowed range.
+            pub fn new(value: f64) -> Result<Self, RangeError> {
                 let $x = value;
                 if $ok {
                     Ok(Self(value))
                 } else {
-                    Err(format!("{value} is out of range: expected {}", Self::RANGE))
+                    Err(RangeError {
+                        value,
+                        range: Self::RANGE,
+                    })
                 }
             }
 

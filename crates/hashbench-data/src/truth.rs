@@ -6,6 +6,7 @@ use std::path::Path;
 
 use faer::Mat;
 use hashbench_core::GroundTruth;
+use hashbench_core::SourceError;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -84,7 +85,7 @@ pub struct KernelScores<'a> {
     /// Describes the kernel (it keys the cache).
     pub key: String,
     /// Computes the queries × database kernel matrix.
-    pub compute: &'a (dyn Fn() -> std::result::Result<Mat<f64>, String> + Sync),
+    pub compute: &'a (dyn Fn() -> std::result::Result<Mat<f64>, SourceError> + Sync),
 }
 
 fn fifty() -> usize {
@@ -206,7 +207,7 @@ pub fn build_truth(
                 "the ground truth ranks by the experiment's kernel, and the spec gives none".into(),
             )
         })?;
-        let scores = (kernel.compute)().map_err(DataError::Invalid)?;
+        let scores = (kernel.compute)().map_err(|e| DataError::Invalid(e.to_string()))?;
         let n_db = scores.ncols();
         let k = match rule {
             TruthRule::KNearest { k, .. } => *k,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::{Context, Result, bail};
-use hashbench_core::GroundTruth;
+use hashbench_core::{GroundTruth, SourceError};
 use hashbench_data::{Split, build_truth};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -337,20 +337,20 @@ fn truth_of(
     split: &Split,
     index: usize,
 ) -> Result<GroundTruth> {
-    let compute = || -> std::result::Result<faer::Mat<f64>, String> {
+    let compute = || -> std::result::Result<faer::Mat<f64>, SourceError> {
         let spec = plan
             .kernel
             .as_ref()
-            .ok_or("the ground truth ranks by the experiment's kernel, and the spec gives none")?;
+            .expect("a plan whose truth ranks by the kernel has one (checked when planned)");
         let kernel = spec
             .resolve(&data.x.select(&split.training))
-            .map_err(|e| e.to_string())?;
+            .map_err(SourceError::new)?;
         kernel
             .block(
                 &data.x.select(&split.queries),
                 &data.x.select(&split.database),
             )
-            .map_err(|e| e.to_string())
+            .map_err(SourceError::new)
     };
     let scores = hashbench_data::KernelScores {
         key: format!("{:?}", plan.kernel),
