@@ -39,7 +39,7 @@ pub struct GoldenReport {
 pub struct Checked {
     /// Experiment id.
     pub id: String,
-    /// Values and claim verdicts the rerun gave.
+    /// Values (means and curve points) the rerun gave.
     pub values: usize,
     /// Claim verdicts the rerun gave.
     pub verdicts: usize,

@@ -69,10 +69,9 @@ fn untag<E: serde::de::Error>(
 }
 
 /// The figure colours of the methods, by name: each keeps its colour in
-/// every figure. A method not listed (a new one) takes a colour from its
-/// label's hash, and figures give series that share a colour distinct
-/// markers and dashes, so the palette never fills and registry order
-/// decides nothing.
+/// every figure, and registry order decides nothing. A method not listed (a
+/// new one) takes a colour from its label's hash, which may be a listed
+/// method's colour and marker: give it an entry here (the palette holds 18).
 const COLOURS: [&str; 18] = [
     "lsh", "sh", "sikh", "klsh", "bssc", "pcah", "s3plh", "usplh", "okh", "lamp", "rbm", "itq",
     "sh-encw", "sh-svm", "sth", "lsi", "lch", "mlh",

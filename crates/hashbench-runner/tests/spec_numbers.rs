@@ -133,8 +133,14 @@ fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
         };
         let what = format!("{} `{}` = {}", m.spec.display(), m.key, m.value);
         match run_plan(&run_ws, &plan, &RunOptions::default()) {
-            // a refusal at run time names what it is about
-            Err(e) => assert!(!format!("{e:#}").is_empty(), "{what}"),
+            // a refusal at run time names the experiment or its spec file
+            Err(e) => {
+                let e = format!("{e:#}");
+                assert!(
+                    e.contains(&plan.id) || e.contains("sampled.toml"),
+                    "{what}: {e}"
+                );
+            }
             Ok(run) => {
                 let degenerate = run.tables.metrics.iter().any(|r| {
                     r.value.is_nan() || r.metric == hashbench_runner::run::IDENTICAL_CODES

@@ -250,7 +250,7 @@ pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
     for p in &report.papers {
         let t = p.tally();
         println!(
-            "  {:<12} {} runs; statements: {} hold, {} fail ({} undiagnosed), {} inconclusive, {} not testable here ({} judged on some of their panels only); read off tables or figures: {}; {} specs not run",
+            "  {:<12} {} runs; statements: {} hold, {} fail ({} undiagnosed), {} inconclusive, {} not testable here; {} judged on some of their panels only; read off tables or figures: {}; {} specs not run",
             p.key,
             p.runs.len(),
             t.text[0],

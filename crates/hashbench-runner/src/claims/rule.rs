@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values); a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point, else not testable. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point, else not testable. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -139,7 +139,9 @@ impl Statistic {
                         .map(|p| p.replicates[b])
                         .filter(|v| !v.is_nan())
                         .fold((0.0, 0usize), |(s, k), v| (s + v, k + 1));
-                    if valued == 0 {
+                    // fewer than half the points valued: no value, as a point
+                    // valued in fewer than half its replicates has none
+                    if valued == 0 || 2 * valued < parts.len() {
                         f64::NAN
                     } else {
                         sum / valued as f64
@@ -466,8 +468,11 @@ mod tests {
             (m.observed, m.replicates.clone()),
             (2.0, vec![2.0, 2.0, 3.0])
         );
-        let m = Statistic::mean_of("m", &[none.clone(), none]);
+        let m = Statistic::mean_of("m", &[none.clone(), none.clone()]);
         assert!(m.replicates.iter().all(|v| v.is_nan()));
+        // one of three points valued: fewer than half, no value
+        let m = Statistic::mean_of("m", &[a, none.clone(), none]);
+        assert!(m.replicates[0].is_nan());
     }
 
     #[test]
