@@ -101,6 +101,15 @@ checked_real!(
     |x| x.is_finite()
 );
 
+/// Reads a plain `f64` field through [`Positive`] (`#[serde(deserialize_with
+/// = "hashbench_core::valid::positive")]`), for a key whose type stays `f64`.
+///
+/// # Errors
+/// [`RangeError`]'s message for a value that is not finite and > 0.
+pub fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Positive::deserialize(d).map(Positive::get)
+}
+
 /// Reads a hyperparameter setting written either as a rule's name (a
 /// string, into `R`) or as the values themselves (a table, into `F`), with
 /// the error of the form written: serde's untagged enums say only "data did

@@ -109,7 +109,13 @@ pub(super) fn refused_number(
                 .split_once(p)
                 .map(|(_, rest)| rest.split('`').next())
         })
-        .unwrap_or_else(|| message.split_once(" is out of range").map(|(v, _)| v))?;
+        .unwrap_or_else(|| {
+            // the number just before " is out of range" (after any prefix
+            // such as "claim `x`: ")
+            message
+                .split_once(" is out of range")
+                .and_then(|(v, _)| v.split_whitespace().last())
+        })?;
     let value: f64 = quoted.trim().parse().ok()?;
     let end = text[span.end.min(text.len())..]
         .find("\n[")

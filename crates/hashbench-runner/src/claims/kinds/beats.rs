@@ -27,7 +27,7 @@ pub struct Beats {
     #[serde(default)]
     over: Over,
     bits: Option<Vec<usize>>,
-    #[serde(default = "one")]
+    #[serde(default = "one", deserialize_with = "hashbench_core::valid::positive")]
     factor: f64,
     direction: Option<Compared>,
 }
@@ -242,6 +242,12 @@ metric = "f1-r0"
         // 1.2× is reachable, and 0.6 is 1.5× 0.4
         let claim = CLAIM.replace("metric = ", "factor = 1.2\nrivals = [\"B\"]\nmetric = ");
         assert_eq!(run([0.6, 0.6, 0.6], 0.05).outcome(&claim), Outcome::Holds);
+        // a factor of 0 or below would make any method beat any rival: refused
+        for bad in ["0", "-2"] {
+            let claim = CLAIM.replace("metric = ", &format!("factor = {bad}\nmetric = "));
+            let e = super::super::fixture::plan(&claim).unwrap_err().to_string();
+            assert!(e.contains("expected a finite number > 0"), "{e}");
+        }
     }
 
     #[test]

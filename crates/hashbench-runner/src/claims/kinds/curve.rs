@@ -221,7 +221,7 @@ pub struct AboveOnCurve {
     rivals: Vec<String>,
     curve: String,
     bits: Vec<usize>,
-    #[serde(default = "one")]
+    #[serde(default = "one", deserialize_with = "hashbench_core::valid::positive")]
     factor: f64,
     #[serde(default)]
     over: Over,
