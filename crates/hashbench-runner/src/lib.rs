@@ -66,6 +66,15 @@ pub fn data_roots(root: &Path, extra: Option<&str>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The paper a spec belongs to: its folder under `experiments/` (`spah`,
+/// `okh`, ...), what the report's sections and run-all's per-paper times group by.
+pub fn paper_key(spec_path: &Path) -> String {
+    spec_path
+        .parent()
+        .and_then(Path::file_name)
+        .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// The refusal of two specs with one id: the id names the run folder, so
 /// one would overwrite the other's results.
 pub fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use crate::{Plan, Workspace, choose_profile};
+use crate::{Plan, Workspace, choose_profile, paper_key};
 
 /// The plans run-all runs, in spec order, and one line per skipped spec
 /// (invalid, or no profile whose data is present) saying why.
@@ -51,12 +51,7 @@ pub fn choose_plans(ws: &Workspace) -> Result<Chosen> {
 pub fn per_paper(plans: &[Plan], seconds: &[(f64, f64)]) -> BTreeMap<String, (usize, f64, f64)> {
     let mut out: BTreeMap<String, (usize, f64, f64)> = BTreeMap::new();
     for (plan, (wall, cpu)) in plans.iter().zip(seconds) {
-        let paper = plan
-            .spec_path
-            .parent()
-            .and_then(|p| p.file_name())
-            .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned());
-        let e = out.entry(paper).or_default();
+        let e = out.entry(paper_key(&plan.spec_path)).or_default();
         *e = (e.0 + 1, e.1 + wall, e.2 + cpu);
     }
     out

@@ -329,10 +329,7 @@ fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
 pub fn build(ws: &Workspace) -> Result<Report> {
     let mut papers: BTreeMap<String, (Vec<String>, PaperSection)> = BTreeMap::new();
     for (path, loaded) in ws.specs()? {
-        let key = path
-            .parent()
-            .and_then(Path::file_name)
-            .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned());
+        let key = crate::paper_key(&path);
         let (cited, section) = papers.entry(key.clone()).or_insert_with(|| {
             (
                 Vec::new(),
