@@ -116,40 +116,79 @@ fn lamp_reduced_qps(c: &mut Criterion) {
 }
 
 fn spah_s_step(c: &mut Criterion) {
-    let mut rng = ChaCha8Rng::seed_from_u64(6);
-    let (d, m, items) = (128, 32, 1000);
-    let mut b = Mat::from_fn(d, m, |_, _| rng.random::<f64>() - 0.5);
-    for j in 0..m {
-        let norm = b.col(j).norm_l2();
-        b.col_mut(j).iter_mut().for_each(|v| *v /= norm);
-    }
-    let x = Mat::from_fn(d, items, |_, _| rng.random::<f64>());
-    let btb = b.transpose() * &b;
-    let btx = b.transpose() * &x;
-    let longest = (0..items).fold(0.0f64, |a, i| a.max(x.col(i).norm_l2()));
-    let lambda = 0.1 * 2.0 * longest;
-    let shifts: Vec<f64> = (0..items).map(|_| rng.random::<f64>()).collect();
-    let rows: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)]).collect();
     let mut group = c.benchmark_group("spah-s-step");
     group.sample_size(10);
-    group.bench_function(
-        BenchmarkId::new("positive-lars-gram", format!("{items}items-{m}atoms-{d}d")),
-        |bench| {
-            bench.iter(|| {
-                let mut gram = LarsGram::new(rows.clone(), m).expect("finite");
-                let mut c = vec![0.0; m];
-                let mut steps = 0;
-                for (i, shift) in shifts.iter().enumerate() {
-                    for r in 0..m {
-                        gram.set_diagonal(r, btb[(r, r)] + shift).expect("finite");
-                        c[r] = btx[(r, i)];
-                    }
-                    steps += gram.positive_lars(&c, lambda).expect("solved").steps;
+    // (atoms, penalty as a share of the largest λ that leaves codes empty):
+    // a short path, and SpaH Fig. 9's (about 40 of 64 atoms active)
+    for (m, share) in [(32, 0.1), (64, 0.005)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let (d, items) = (128, 1000);
+        let mut b = Mat::from_fn(d, m, |_, _| rng.random::<f64>() - 0.5);
+        for j in 0..m {
+            let norm = b.col(j).norm_l2();
+            b.col_mut(j).iter_mut().for_each(|v| *v /= norm);
+        }
+        let x = Mat::from_fn(d, items, |_, _| rng.random::<f64>());
+        let btb = b.transpose() * &b;
+        let btx = b.transpose() * &x;
+        let longest = (0..items).fold(0.0f64, |a, i| a.max(x.col(i).norm_l2()));
+        let lambda = share * 2.0 * longest;
+        let shifts: Vec<f64> = (0..items).map(|_| rng.random::<f64>()).collect();
+        let rows: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)]).collect();
+        let solve_all = || {
+            let mut gram = LarsGram::new(rows.clone(), m).expect("finite");
+            let mut c = vec![0.0; m];
+            let mut steps = 0;
+            for (i, shift) in shifts.iter().enumerate() {
+                for r in 0..m {
+                    gram.set_diagonal(r, btb[(r, r)] + shift).expect("finite");
+                    c[r] = btx[(r, i)];
                 }
-                black_box(steps)
+                steps += gram.positive_lars(&c, lambda).expect("solved").steps;
+            }
+            steps
+        };
+        let steps = solve_all() as f64 / items as f64;
+        println!("spah-s-step: {m} atoms, {steps:.1} path steps per item");
+        group.bench_function(
+            BenchmarkId::new("positive-lars-gram", format!("{items}items-{m}atoms-{d}d")),
+            |bench| bench.iter(|| black_box(solve_all())),
+        );
+        // the alternation's case: each item solved again after a change of
+        // its graph shift (to the next item's), from its earlier support
+        let mut gram = LarsGram::new(rows.clone(), m).expect("finite");
+        let supports: Vec<Vec<usize>> = (0..items)
+            .map(|i| {
+                for r in 0..m {
+                    gram.set_diagonal(r, btb[(r, r)] + shifts[i]).expect("finite");
+                }
+                let c: Vec<f64> = (0..m).map(|r| btx[(r, i)]).collect();
+                let s = gram.positive_lars(&c, lambda).expect("solved").s;
+                (0..m).filter(|&r| s[r] > 0.0).collect()
             })
-        },
-    );
+            .collect();
+        group.bench_function(
+            BenchmarkId::new("from-earlier-support", format!("{items}items-{m}atoms-{d}d")),
+            |bench| {
+                bench.iter(|| {
+                    let mut c = vec![0.0; m];
+                    let mut steps = 0;
+                    for (i, support) in supports.iter().enumerate() {
+                        let shift = shifts[(i + 1) % items];
+                        for r in 0..m {
+                            gram.set_diagonal(r, btb[(r, r)] + shift).expect("finite");
+                            c[r] = btx[(r, i)];
+                        }
+                        steps += gram
+                            .positive_lasso_from(&c, lambda, support)
+                            .expect("solved")
+                            .steps;
+                    }
+                    black_box(steps)
+                })
+            },
+        );
+    }
     group.finish();
 }
 

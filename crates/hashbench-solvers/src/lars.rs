@@ -8,7 +8,14 @@
 //! the active coefficients along G_AA⁻¹1, which lowers every active ρ at the
 //! same rate, until an inactive ρ catches up (it enters), an active coefficient
 //! reaches zero (it leaves: the lasso modification), or 2ρ falls to λ (stop).
+//!
+//! [`LarsGram::positive_lasso_from`] first tries a guessed support (an
+//! earlier solve's, as in an alternation whose codes settle): one Cholesky
+//! solve on it, kept only when the KKT conditions hold there, since a point
+//! that meets them is the lasso's minimiser; otherwise it runs the path.
 
+use faer::linalg::solvers::Solve;
+use faer::{Mat, Side};
 use hashbench_simd::vector::Kernels;
 
 use crate::SolverError;
@@ -18,7 +25,7 @@ use crate::SolverError;
 pub struct LarsSolution {
     /// Coefficients (nonnegative, exact zeros off the active set).
     pub s: Vec<f64>,
-    /// Path steps taken.
+    /// Path steps taken (0 when a guessed support gave the solution).
     pub steps: usize,
 }
 
@@ -76,9 +83,14 @@ impl ActiveFactor {
 
     /// G_AA⁻¹ 1 = L⁻ᵀ(L⁻¹1), into `y`.
     fn solve_ones(&self, y: &mut Vec<f64>) {
-        let k = self.active.len();
         y.clear();
         y.extend_from_slice(&self.forward);
+        self.backward(y);
+    }
+
+    /// y ← L⁻ᵀy.
+    fn backward(&self, y: &mut [f64]) {
+        let k = self.active.len();
         for i in (0..k).rev() {
             let dot: f64 = (i + 1..k)
                 .map(|t| self.packed[row_start(t) + i] * y[t])
@@ -87,6 +99,10 @@ impl ActiveFactor {
         }
     }
 }
+
+/// Rounds of [`LarsGram::positive_lasso_from`]'s active-set method before it
+/// runs the path instead.
+const ACTIVE_SET_ROUNDS: usize = 4;
 
 /// A shape error unless `g` holds `p × p` entries.
 fn check_gram_shape(g: &[f64], p: usize) -> Result<(), SolverError> {
@@ -176,8 +192,78 @@ impl LarsGram {
     /// [`SolverError::Invalid`] for a negative or non-finite penalty or
     /// non-finite correlations.
     pub fn positive_lars(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
-        let p = self.p;
-        check_correlations(c, p)?;
+        self.check_problem(c, lambda)?;
+        self.path(c, lambda)
+    }
+
+    /// [`LarsGram::positive_lars`]'s solution, tried first on `guess` (the
+    /// variables taken to be nonzero, e.g. an earlier solve's support): the
+    /// coefficients G_AA⁻¹(c_A − λ/2) are the solution exactly when they are
+    /// positive and no other 2ρⱼ exceeds λ (the KKT conditions, which make a
+    /// point the minimiser); otherwise, or when the guess is collinear, the
+    /// path is run from zero.
+    ///
+    /// # Errors
+    /// As [`LarsGram::positive_lars`].
+    ///
+    /// # Panics
+    /// If a guessed variable is not below `p`.
+    pub fn positive_lasso_from(
+        &self,
+        c: &[f64],
+        lambda: f64,
+        guess: &[usize],
+    ) -> Result<LarsSolution, SolverError> {
+        self.check_problem(c, lambda)?;
+        match self.on_support(c, lambda, guess) {
+            Some(s) => Ok(LarsSolution { s, steps: 0 }),
+            None => self.path(c, lambda),
+        }
+    }
+
+    /// The solution reached from the support `guess` by a few rounds of an
+    /// active-set method (each round solves G_AA s_A = c_A − λ/2, then drops
+    /// the variables whose coefficient is not positive or, when none is,
+    /// adds those whose 2ρⱼ exceeds λ); `None` when [`ACTIVE_SET_ROUNDS`]
+    /// rounds do not reach a point that meets the KKT conditions.
+    fn on_support(&self, c: &[f64], lambda: f64, guess: &[usize]) -> Option<Vec<f64>> {
+        let (p, target) = (self.p, lambda / 2.0);
+        let kernels = Kernels::detected();
+        let mut support = guess.to_vec();
+        let mut rho = vec![0.0; p];
+        for _ in 0..ACTIVE_SET_ROUNDS {
+            let k = support.len();
+            let g_aa = Mat::from_fn(k, k, |r, t| self.rows[support[r] * p + support[t]]);
+            let rhs = Mat::from_fn(k, 1, |r, _| c[support[r]] - target);
+            let coef = g_aa.llt(Side::Lower).ok()?.solve(rhs);
+            let coef = coef.col(0);
+            if coef.iter().any(|&v| !(v > 0.0)) {
+                support = (0..k).filter(|&r| coef[r] > 0.0).map(|r| support[r]).collect();
+                continue;
+            }
+            rho.copy_from_slice(c);
+            for (&j, &v) in support.iter().zip(coef.iter()) {
+                kernels.add_scaled(&mut rho, &self.columns[j * p..(j + 1) * p], -v);
+            }
+            let mut s = vec![0.0; p];
+            for (&j, &v) in support.iter().zip(coef.iter()) {
+                s[j] = v;
+            }
+            let entering: Vec<usize> = (0..p)
+                .filter(|&j| s[j] == 0.0 && rho[j] > target)
+                .collect();
+            if entering.is_empty() {
+                return Some(s);
+            }
+            support.extend(entering);
+            support.sort_unstable();
+        }
+        None
+    }
+
+    /// A refusal of a penalty or correlations the solver cannot take.
+    fn check_problem(&self, c: &[f64], lambda: f64) -> Result<(), SolverError> {
+        check_correlations(c, self.p)?;
         if !(lambda >= 0.0 && lambda.is_finite()) {
             return Err(SolverError::Invalid(format!(
                 "lasso penalty must be finite and >= 0, got {lambda}"
@@ -186,6 +272,12 @@ impl LarsGram {
         if c.iter().any(|v| !v.is_finite()) {
             return Err(SolverError::Invalid("non-finite correlation".into()));
         }
+        Ok(())
+    }
+
+    /// The homotopy path from s = 0 (the problem checked).
+    fn path(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
+        let p = self.p;
         let kernels = Kernels::detected();
         let target = lambda / 2.0;
         let mut s = vec![0.0; p];

@@ -81,6 +81,64 @@ proptest! {
     }
 }
 
+#[test]
+fn positive_lars_on_sparse_hashings_shapes_meets_the_kkt_conditions() {
+    // the S-step's sizes: up to 64 atoms with tens of them active (SpaH
+    // Fig. 9: 40 of 64), so the factor's rows pass the kernels' eight lanes
+    // and leave every remainder; coordinate descent as the oracle
+    for (seed, p) in [(1u64, 64usize), (2, 57), (3, 40), (4, 33), (5, 17)] {
+        let (g, c) = lasso_instance(seed, p + 20, p, 0.0);
+        let top = c.iter().fold(0.0f64, |a, &v| a.max(v));
+        for share in [0.02, 0.2] {
+            let lambda = share * 2.0 * top;
+            let sol = positive_lars(&g, &c, lambda).unwrap();
+            let active = sol.s.iter().filter(|&&v| v > 0.0).count();
+            let kkt = positive_lasso_kkt_violation(&g, &c, lambda, &sol.s);
+            assert!(kkt < 1e-8, "p = {p}, {active} active: KKT violation {kkt}");
+            let cd = positive_lasso_by_cd(&g, &c, lambda);
+            let gap = sol.s.iter().zip(&cd).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+            assert!(gap < 1e-6, "p = {p}: LARS and CD differ by {gap}");
+            if p == 64 && share == 0.02 {
+                assert!(active > 20, "a long path: {active} active");
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn a_solve_from_any_guessed_support_equals_the_path(
+        seed in 0u64..10_000,
+        p in 2usize..40,
+        lambda in 0.0f64..1.0,
+        picks in proptest::collection::vec(any::<bool>(), 40),
+        kind in 0usize..4,
+    ) {
+        let (g, c) = lasso_instance(seed, p + 6, p, 0.0);
+        let prepared = LarsGram::new(g.clone(), p).unwrap();
+        let path = prepared.positive_lars(&c, lambda).unwrap();
+        let true_support: Vec<usize> = (0..p).filter(|&j| path.s[j] > 0.0).collect();
+        // the right support, a random one, none, and all variables
+        let guess: Vec<usize> = match kind {
+            0 => true_support,
+            1 => (0..p).filter(|&j| picks[j]).collect(),
+            2 => Vec::new(),
+            _ => (0..p).collect(),
+        };
+        let warm = prepared.positive_lasso_from(&c, lambda, &guess).unwrap();
+        let kkt = positive_lasso_kkt_violation(&g, &c, lambda, &warm.s);
+        prop_assert!(kkt < 1e-8, "KKT violation {kkt} from {guess:?}");
+        for (a, b) in warm.s.iter().zip(&path.s) {
+            prop_assert!((a - b).abs() < 1e-9, "from {guess:?}: {:?} vs the path's {:?}", warm.s, path.s);
+        }
+        if kind == 0 {
+            prop_assert_eq!(warm.steps, 0, "the right support needs no path");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 

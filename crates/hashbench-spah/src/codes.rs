@@ -12,6 +12,7 @@
 
 use faer::{Mat, MatRef};
 use hashbench_solvers::{KnnGraph, LarsGram, SignedLasso, SolverError, dictionary_dual};
+use hashbench_simd::vector::Kernels;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
@@ -42,8 +43,12 @@ pub struct SparseCodes {
     pub iterations: usize,
     /// Atoms no item uses after the last S-step (their bit is 0 everywhere).
     pub dead_atoms: usize,
-    /// Positive-LARS path steps per column, mean over the last S-step.
+    /// Positive-LARS path steps per column, mean over the last S-step (0
+    /// for a column its previous support solved).
     pub lars_steps: f64,
+    /// Share of the last S-step's columns solved on their previous support
+    /// without the path ([`LarsGram::positive_lasso_from`]).
+    pub warm_share: f64,
     /// B-steps the dual could not settle, given by column descent instead.
     pub dictionary_fallbacks: usize,
 }
@@ -96,15 +101,18 @@ pub fn initial_bases(d: usize, m: usize, rng: &mut ChaCha8Rng) -> Mat<f64> {
 }
 
 /// One Gauss-Seidel S-step: each column in index order becomes the exact
-/// minimiser of eq. (5) given B and the other columns. Returns the mean
-/// number of LARS steps per column.
+/// minimiser of eq. (5) given B and the other columns, tried first on the
+/// column's current support (once the codes settle, most columns keep
+/// theirs, and the KKT check makes the shortcut exact). Returns the mean
+/// number of LARS path steps per column and the share solved on their
+/// current support.
 fn s_step(
     x: MatRef<'_, f64>,
     graph: &KnnGraph,
     b: MatRef<'_, f64>,
     s: &mut Mat<f64>,
     settings: &CodeSettings,
-) -> Result<f64, SolverError> {
+) -> Result<(f64, f64), SolverError> {
     let m = b.ncols();
     let btb = b.transpose() * b;
     let btx = b.transpose() * x.transpose();
@@ -114,7 +122,9 @@ fn s_step(
     let btb_rows: Vec<f64> = (0..m * m).map(|t| btb[(t / m, t % m)] + 0.0).collect();
     let mut gram = LarsGram::new(btb_rows, m)?;
     let mut c = vec![0.0; m];
-    let mut steps = 0usize;
+    let mut support = Vec::with_capacity(m);
+    let kernels = Kernels::detected();
+    let (mut steps, mut warm) = (0usize, 0usize);
     for i in 0..s.ncols() {
         let shift = settings.alpha * graph.degree[i];
         for r in 0..m {
@@ -122,17 +132,19 @@ fn s_step(
             c[r] = btx[(r, i)];
         }
         for &(j, w) in &graph.adjacency[i] {
-            for (r, cr) in c.iter_mut().enumerate() {
-                *cr += settings.alpha * w * s[(r, j as usize)];
-            }
+            kernels.add_scaled(&mut c, s.col_as_slice(j as usize), settings.alpha * w);
         }
-        let sol = gram.positive_lars(&c, settings.lambda)?;
+        support.clear();
+        support.extend((0..m).filter(|&r| s[(r, i)] > 0.0));
+        let sol = gram.positive_lasso_from(&c, settings.lambda, &support)?;
         steps += sol.steps;
+        warm += usize::from(sol.steps == 0 && !support.is_empty());
         for (r, v) in sol.s.into_iter().enumerate() {
             s[(r, i)] = v;
         }
     }
-    Ok(steps as f64 / s.ncols().max(1) as f64)
+    let n = s.ncols().max(1) as f64;
+    Ok((steps as f64 / n, warm as f64 / n))
 }
 
 /// "General sparse coding" (Sec. 4.1.2: S is initialised with it): each
@@ -174,7 +186,7 @@ pub fn sparse_codes(
     let mut s = general_sparse_codes(x, b.as_ref(), settings.lambda)?;
     debug_assert_eq!(s.ncols(), n);
     let xx = x.norm_l2().powi(2);
-    let (mut lars_steps, mut dictionary_fallbacks) = (0.0, 0);
+    let (mut lars_steps, mut warm_share, mut dictionary_fallbacks) = (0.0, 0.0, 0);
     let mut trace: Vec<f64> = Vec::new();
     let mut iterations = 0;
     while iterations < settings.max_iterations.max(1) {
@@ -184,7 +196,7 @@ pub fn sparse_codes(
         let step = dictionary_dual(xs.as_ref(), ss.as_ref(), xx, b.as_ref())?;
         dictionary_fallbacks += usize::from(step.fallback);
         b = step.b;
-        lars_steps = s_step(x, graph, b.as_ref(), &mut s, settings)?;
+        (lars_steps, warm_share) = s_step(x, graph, b.as_ref(), &mut s, settings)?;
         let now = objective(x, graph, b.as_ref(), s.as_ref(), settings);
         let settled = trace
             .last()
@@ -204,6 +216,7 @@ pub fn sparse_codes(
         iterations,
         dead_atoms,
         lars_steps,
+        warm_share,
         dictionary_fallbacks,
     })
 }

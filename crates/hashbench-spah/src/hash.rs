@@ -107,8 +107,10 @@ impl HashKind for Encw {
     const NAME: &'static str = "sh-encw";
     const FIXTURE: &'static str = "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1, lambda1 = 0.1, lambda2 = 0.1 }";
     /// 2: penalties on the data's scale, a data-set graph width, a
-    /// chance-corrected cross-validation (issue 34).
-    const VERSION: u32 = 2;
+    /// chance-corrected cross-validation (issue 34); 3: the S-step solved
+    /// from each column's last support (issue 43: the same minimisers, to
+    /// round-off).
+    const VERSION: u32 = 3;
 
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
@@ -218,8 +220,9 @@ impl HashKind for Svm {
     /// One per SVM change (`svm::REVISION`: 2, eight partial sums; 3,
     /// shrinking), plus one for issue 34 (penalties on the data's scale, a
     /// data-set graph width, a chance-corrected cross-validation, scaled
-    /// rows).
-    const VERSION: u32 = 2 + hashbench_solvers::svm::REVISION;
+    /// rows), plus one for issue 43 (the S-step from each column's last
+    /// support).
+    const VERSION: u32 = 3 + hashbench_solvers::svm::REVISION;
 
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {

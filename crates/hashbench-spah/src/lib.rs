@@ -303,6 +303,7 @@ impl<H: HashKind> SpahParams<H> {
                 frequency.iter().sum::<f64>(),
             ),
             ("lars-steps-mean".to_string(), codes.lars_steps),
+            ("s-step-warm-share".to_string(), codes.warm_share),
             (
                 "dictionary-fallbacks".to_string(),
                 codes.dictionary_fallbacks as f64,
@@ -350,6 +351,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "bits-on-mean",
             "active-atoms-mean",
             "lars-steps-mean",
+            "s-step-warm-share",
             "dictionary-fallbacks",
             "graph-weight-mean",
             "encw-nonzero",
