@@ -160,7 +160,8 @@ fn spah_s_step(c: &mut Criterion) {
         let supports: Vec<Vec<usize>> = (0..items)
             .map(|i| {
                 for r in 0..m {
-                    gram.set_diagonal(r, btb[(r, r)] + shifts[i]).expect("finite");
+                    gram.set_diagonal(r, btb[(r, r)] + shifts[i])
+                        .expect("finite");
                 }
                 let c: Vec<f64> = (0..m).map(|r| btx[(r, i)]).collect();
                 let s = gram.positive_lars(&c, lambda).expect("solved").s;
@@ -168,7 +169,10 @@ fn spah_s_step(c: &mut Criterion) {
             })
             .collect();
         group.bench_function(
-            BenchmarkId::new("from-earlier-support", format!("{items}items-{m}atoms-{d}d")),
+            BenchmarkId::new(
+                "from-earlier-support",
+                format!("{items}items-{m}atoms-{d}d"),
+            ),
             |bench| {
                 bench.iter(|| {
                     let mut c = vec![0.0; m];

@@ -284,6 +284,10 @@ impl HashMethod for MlhParams {
     const LABEL: &'static str = "MLH";
     const NAME: &'static str = "mlh";
     const FIXTURE: &'static str = "neighbours = 3\nepochs = 2\npairs_per_epoch = 200\nhyperparameters = { rho = 1, weight_decay = 0.001 }";
+    /// 2: the gradient summed over the entries where the current and the
+    /// loss-adjusted codes differ, W kept as its transpose (issue 43: the
+    /// same steps, to round-off).
+    const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,

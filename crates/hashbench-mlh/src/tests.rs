@@ -12,13 +12,16 @@ use crate::*;
 #[test]
 fn loss_adjusted_inference_finds_the_maximum_over_all_code_pairs() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let q = 4;
-    for case in 0..200 {
-        let a: Vec<f64> = (0..q).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let b: Vec<f64> = (0..q).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let q = 6;
+    for case in 0..400 {
+        // scores within the loss's range, and scores far beyond it, where
+        // most gains are left out of the sort
+        let width = [1.0, 4.0][case / 200];
+        let a: Vec<f64> = (0..q).map(|_| rng.random_range(-width..width)).collect();
+        let b: Vec<f64> = (0..q).map(|_| rng.random_range(-width..width)).collect();
         let loss = PairLoss {
             bits: q,
-            rho: 1 + case % 3,
+            rho: [1, 3, q][case % 3],
             lambda: [1.0, 0.5, 3.0][case % 3],
         };
         let similar = case % 2 == 0;

@@ -6,6 +6,7 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
+use hashbench_simd::vector::Kernels;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -97,12 +98,18 @@ fn loss_adjusted_into(
     gains.extend(a.iter().zip(b).map(|(x, y)| (x - y).abs() - (x + y).abs()));
     // gains descending, ties by bit ascending (a total order, so one result),
     // as one integer per bit: sorting them is a few times faster than
-    // comparing (gain, bit) pairs
+    // comparing (gain, bit) pairs. Only the gains of at least −2Δ, where Δ
+    // is the loss's whole range over m, are sorted: the others come last in
+    // the order, and each lowers the value by more than any change of the
+    // loss can return, so the best m never reaches them (the scan's result
+    // is the full sort's, bit for bit).
+    let range = (loss.at(0, similar) - loss.at(a.len(), similar)).abs();
     order.clear();
     order.extend(
         gains
             .iter()
             .enumerate()
+            .filter(|&(_, &v)| v >= -2.0 * range)
             .map(|(k, &v)| (u128::from(!total_order_key(v)) << 64) | k as u128),
     );
     order.sort_unstable();
@@ -206,20 +213,25 @@ pub fn learn(
     rng: &mut ChaCha8Rng,
 ) -> Trained {
     let (d, q) = (x.ncols(), loss.bits);
-    // W initialised as LSH, N(0, 1) (the reference's `MLH.m`)
-    let mut w = Mat::from_fn(q, d, |_, _| {
+    // W initialised as LSH, N(0, 1) (the reference's `MLH.m`), drawn in
+    // W's (q × d) column order and kept as its transpose, one bit per
+    // column, so a bit's gradient and update run down contiguous memory
+    let w0 = Mat::from_fn(q, d, |_, _| {
         Distribution::<f64>::sample(&StandardNormal, rng)
     });
-    let mut step = Mat::<f64>::zeros(q, d);
+    let mut wt = w0.transpose().to_owned();
+    let mut step = Mat::<f64>::zeros(d, q);
     // the items as columns, so that a batch is gathered by contiguous copies
     let items = x.transpose().to_owned();
     let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
-    // one batch's buffers, reused: every entry is overwritten before it is read
+    // one batch's buffers, reused: every entry is overwritten before it is
+    // read. Both sides of the batch's pairs share one matrix: first items
+    // in columns 0..n_b, second items in n_b..2n_b.
     let n_b = sgd.batch;
-    let (mut x1, mut x2) = (Mat::<f64>::zeros(d, n_b), Mat::<f64>::zeros(d, n_b));
-    let (mut a, mut b) = (Mat::<f64>::zeros(n_b, q), Mat::<f64>::zeros(n_b, q));
-    let (mut d1, mut d2) = (Mat::<f64>::zeros(n_b, q), Mat::<f64>::zeros(n_b, q));
-    let mut grad = Mat::<f64>::zeros(q, d);
+    let mut sides = Mat::<f64>::zeros(d, 2 * n_b);
+    let mut scores = Mat::<f64>::zeros(2 * n_b, q);
+    let mut gradt = Mat::<f64>::zeros(d, q);
+    let kernels = Kernels::detected();
     let (mut ar, mut br) = (vec![0.0; q], vec![0.0; q]);
     let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
     let mut scratch = Scratch::default();
@@ -229,27 +241,29 @@ pub fn learn(
         let (mut bound, mut empirical) = (0.0, 0.0);
         for _ in 0..batches {
             let drawn = pairs.draw(n_b, rng);
-            // each side's items as columns (d × batch); their transposes are the rows
             for (r, pair) in drawn.iter().enumerate() {
-                x1.col_as_slice_mut(r)
+                sides
+                    .col_as_slice_mut(r)
                     .copy_from_slice(items.col_as_slice(pair.0 as usize));
-                x2.col_as_slice_mut(r)
+                sides
+                    .col_as_slice_mut(n_b + r)
                     .copy_from_slice(items.col_as_slice(pair.1 as usize));
             }
-            for (scores, side) in [(&mut a, &x1), (&mut b, &x2)] {
-                matmul(
-                    scores.as_mut(),
-                    Accum::Replace,
-                    side.transpose(),
-                    w.transpose(),
-                    1.0,
-                    Par::Seq,
-                );
-            }
-            // y − ŷ for each side, the rows of the gradient's factors
+            matmul(
+                scores.as_mut(),
+                Accum::Replace,
+                sides.transpose(),
+                wt.as_ref(),
+                1.0,
+                Par::Seq,
+            );
+            // the gradient Σ (y − ŷ) xᵀ over the entries where the current
+            // code and the loss-adjusted one differ (most agree, so it is
+            // summed entry by entry rather than as a dense product)
+            gradt.fill(0.0);
             for (r, pair) in drawn.iter().enumerate() {
                 for k in 0..q {
-                    (ar[k], br[k]) = (a[(r, k)], b[(r, k)]);
+                    (ar[k], br[k]) = (scores[(r, k)], scores[(n_b + r, k)]);
                 }
                 let value =
                     loss_adjusted_into(&ar, &br, loss, pair.2, &mut scratch, &mut g, &mut h);
@@ -258,34 +272,25 @@ pub fn learn(
                 for k in 0..q {
                     // sign(0) = 0, as the reference code's `sign`
                     let (y1, y2) = (sign(ar[k]), sign(br[k]));
-                    d1[(r, k)] = y1 - g[k];
-                    d2[(r, k)] = y2 - h[k];
+                    for (delta, column) in [(y1 - g[k], r), (y2 - h[k], n_b + r)] {
+                        if delta != 0.0 {
+                            kernels.add_scaled(
+                                gradt.col_as_slice_mut(k),
+                                sides.col_as_slice(column),
+                                delta,
+                            );
+                        }
+                    }
                     current += ar[k].abs() + br[k].abs();
                     differ += usize::from((ar[k] > 0.0) != (br[k] > 0.0));
                 }
                 bound += value - current;
                 empirical += loss.at(differ, pair.2);
             }
-            matmul(
-                grad.as_mut(),
-                Accum::Replace,
-                d1.transpose(),
-                x1.transpose(),
-                1.0,
-                Par::Seq,
-            );
-            matmul(
-                grad.as_mut(),
-                Accum::Add,
-                d2.transpose(),
-                x2.transpose(),
-                1.0,
-                Par::Seq,
-            );
             let scale = 1.0 / n_b as f64;
-            for j in 0..d {
-                let (grad, w) = (grad.col_as_slice(j), w.col_as_slice_mut(j));
-                for ((s, g), w) in step.col_as_slice_mut(j).iter_mut().zip(grad).zip(w) {
+            for k in 0..q {
+                let (grad, w) = (gradt.col_as_slice(k), wt.col_as_slice_mut(k));
+                for ((s, g), w) in step.col_as_slice_mut(k).iter_mut().zip(grad).zip(w) {
                     *s = sgd.momentum * *s + eta * (g * scale - sgd.weight_decay * *w);
                     *w += *s;
                 }
@@ -295,7 +300,7 @@ pub fn learn(
         (last_bound, last_loss) = (bound / seen, empirical / seen);
     }
     Trained {
-        w,
+        w: wt.transpose().to_owned(),
         last_bound,
         last_loss,
     }

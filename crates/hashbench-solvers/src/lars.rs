@@ -238,7 +238,10 @@ impl LarsGram {
             let coef = g_aa.llt(Side::Lower).ok()?.solve(rhs);
             let coef = coef.col(0);
             if coef.iter().any(|&v| !(v > 0.0)) {
-                support = (0..k).filter(|&r| coef[r] > 0.0).map(|r| support[r]).collect();
+                support = (0..k)
+                    .filter(|&r| coef[r] > 0.0)
+                    .map(|r| support[r])
+                    .collect();
                 continue;
             }
             rho.copy_from_slice(c);
@@ -249,9 +252,7 @@ impl LarsGram {
             for (&j, &v) in support.iter().zip(coef.iter()) {
                 s[j] = v;
             }
-            let entering: Vec<usize> = (0..p)
-                .filter(|&j| s[j] == 0.0 && rho[j] > target)
-                .collect();
+            let entering: Vec<usize> = (0..p).filter(|&j| s[j] == 0.0 && rho[j] > target).collect();
             if entering.is_empty() {
                 return Some(s);
             }

@@ -96,7 +96,11 @@ fn positive_lars_on_sparse_hashings_shapes_meets_the_kkt_conditions() {
             let kkt = positive_lasso_kkt_violation(&g, &c, lambda, &sol.s);
             assert!(kkt < 1e-8, "p = {p}, {active} active: KKT violation {kkt}");
             let cd = positive_lasso_by_cd(&g, &c, lambda);
-            let gap = sol.s.iter().zip(&cd).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
+            let gap = sol
+                .s
+                .iter()
+                .zip(&cd)
+                .fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
             assert!(gap < 1e-6, "p = {p}: LARS and CD differ by {gap}");
             if p == 64 && share == 0.02 {
                 assert!(active > 20, "a long path: {active} active");

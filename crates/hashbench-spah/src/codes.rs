@@ -11,8 +11,8 @@
 //! increases once S is nonnegative; the trace is recorded.
 
 use faer::{Mat, MatRef};
-use hashbench_solvers::{KnnGraph, LarsGram, SignedLasso, SolverError, dictionary_dual};
 use hashbench_simd::vector::Kernels;
+use hashbench_solvers::{KnnGraph, LarsGram, SignedLasso, SolverError, dictionary_dual};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
