@@ -237,7 +237,7 @@ impl LarsGram {
             let rhs = Mat::from_fn(k, 1, |r, _| c[support[r]] - target);
             let coef = g_aa.llt(Side::Lower).ok()?.solve(rhs);
             let coef = coef.col(0);
-            if coef.iter().any(|&v| !(v > 0.0)) {
+            if coef.iter().any(|&v| v.is_nan() || v <= 0.0) {
                 support = (0..k)
                     .filter(|&r| coef[r] > 0.0)
                     .map(|r| support[r])
