@@ -88,10 +88,18 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// The names its models' [`FitLog`]s use (none unless it reports any).
     const FIT_LOG: FitLogNames = FitLogNames::NONE;
 
-    /// The version of the method's algorithm, part of the key of stored codes
-    /// and tuned hyperparameters: bump it with a change that moves the codes,
-    /// so no run reuses what the old version stored.
+    /// The version of the method's algorithm, part of the key of stored
+    /// codes: bump it with a change that moves the codes, so no run reuses
+    /// what the old version stored.
     const VERSION: u32 = 1;
+
+    /// The version whose tuned hyperparameters this one keeps, part of the
+    /// key of stored tuning records: [`HashMethod::VERSION`] unless a change
+    /// moved the codes only to round-off and its re-tuning was shown to pick
+    /// the same hyperparameters (the method's README says on which records).
+    /// Such a change leaves this at the earlier version, so the committed
+    /// records stay valid and are not recomputed for hours.
+    const TUNED_SINCE: u32 = Self::VERSION;
 
     /// Whether the method can read `data` (checked before any trial runs).
     /// Vector methods read dense vectors; kernel methods override this with

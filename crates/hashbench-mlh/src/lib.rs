@@ -288,6 +288,9 @@ impl HashMethod for MlhParams {
     /// loss-adjusted codes differ, W kept as its transpose (issue 43: the
     /// same steps, to round-off).
     const VERSION: u32 = 2;
+    /// Version 2's steps equal version 1's to round-off; re-tuned on this
+    /// machine, its records picked the same hyperparameters (README).
+    const TUNED_SINCE: u32 = 1;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,

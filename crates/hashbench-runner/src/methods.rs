@@ -39,8 +39,10 @@ pub struct Registration {
     pub requirements: Requirements,
     /// The names of what its fits report besides codes.
     pub fit_log: FitLogNames,
-    /// The version of its algorithm (part of the key of stored codes and tuning).
+    /// The version of its algorithm (part of the key of stored codes).
     pub version: u32,
+    /// The version whose tuning records it keeps (part of their key).
+    pub tuned_since: u32,
     /// Extra TOML parameters that let it fit the conformance suite's fixtures
     /// of a few items (empty when the defaults do).
     pub fixture: &'static str,
@@ -104,6 +106,7 @@ macro_rules! register_methods {
                 requirements: <$params as HashMethod>::REQUIREMENTS,
                 fit_log: <$params as HashMethod>::FIT_LOG,
                 version: <$params as HashMethod>::VERSION,
+                tuned_since: <$params as HashMethod>::TUNED_SINCE,
                 fixture: <$params as HashMethod>::FIXTURE,
             },)+
         ];
@@ -327,6 +330,19 @@ mod tests {
                         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
                 "spec name `{}`: lower-case letters, digits and '-'",
                 a.name
+            );
+        }
+    }
+
+    #[test]
+    fn tuning_records_are_kept_only_from_an_earlier_or_the_same_version() {
+        for r in REGISTRY {
+            assert!(
+                r.tuned_since <= r.version,
+                "{}: TUNED_SINCE {} is after its VERSION {}",
+                r.name,
+                r.tuned_since,
+                r.version
             );
         }
     }

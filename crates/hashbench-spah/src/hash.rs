@@ -50,6 +50,9 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     const FIXTURE: &'static str;
     /// The version of the method with this hash (see `HashMethod::VERSION`).
     const VERSION: u32;
+    /// The version whose tuning records it keeps (see
+    /// `HashMethod::TUNED_SINCE`).
+    const TUNED_SINCE: u32;
 
     /// α and λ of a setting.
     fn code(fixed: &Self::Fixed) -> CodeHyper;
@@ -111,6 +114,10 @@ impl HashKind for Encw {
     /// from each column's last support (issue 43: the same minimisers, to
     /// round-off).
     const VERSION: u32 = 3;
+    /// Version 3's S-step finds the same minimisers to round-off; re-tuned on
+    /// this machine, 11 records of the local Figs. 3-4 panels picked the same
+    /// hyperparameters with the same CV F1 to 12 decimals (README).
+    const TUNED_SINCE: u32 = 2;
 
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
@@ -223,6 +230,8 @@ impl HashKind for Svm {
     /// rows), plus one for issue 43 (the S-step from each column's last
     /// support).
     const VERSION: u32 = 3 + hashbench_solvers::svm::REVISION;
+    /// As SH_ENCW's: the S-step change keeps the tuning records.
+    const TUNED_SINCE: u32 = 2 + hashbench_solvers::svm::REVISION;
 
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {

@@ -12,7 +12,9 @@ pub use hash::{
     SvmFixed,
 };
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use hashbench_core::linear::{LoggedLinearModel, tune_then_fit};
@@ -232,9 +234,22 @@ impl<H: HashKind> SpahParams<H> {
         }
     }
 
-    /// The heat-kernel kNN graph of the rows `x` and its σ. A graph whose
-    /// mean weight is below 10⁻⁶ is an error: α would change nothing.
-    fn graph(&self, x: faer::MatRef<'_, f64>) -> Result<(KnnGraph, f64), SolverError> {
+    /// The heat-kernel kNN graph of the rows `x` and its σ, shared by the
+    /// fits on the same rows (every code length, trial and both hashes of a
+    /// fixed training set), see [`recent_graph`]. A graph whose mean weight
+    /// is below 10⁻⁶ is an error: α would change nothing.
+    fn graph(&self, x: faer::MatRef<'_, f64>) -> Result<SharedGraph, SolverError> {
+        let mut h = DefaultHasher::new();
+        (x.nrows(), x.ncols(), self.neighbours).hash(&mut h);
+        format!("{:?}", self.sigma).hash(&mut h);
+        for row in x.row_iter() {
+            row.iter().for_each(|v| v.to_bits().hash(&mut h));
+        }
+        recent_graph(h.finish(), || self.new_graph(x))
+    }
+
+    /// [`SpahParams::graph`], computed.
+    fn new_graph(&self, x: faer::MatRef<'_, f64>) -> Result<(KnnGraph, f64), SolverError> {
         let (graph, sigma) = match self.sigma {
             Width::Given(sigma) => (KnnGraph::heat_kernel(x, self.neighbours, sigma)?, sigma),
             Width::Rule(WidthRule::MeanKnn) => {
@@ -267,12 +282,13 @@ impl<H: HashKind> SpahParams<H> {
         rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, SolverError> {
         let t0 = Instant::now();
-        let (graph, sigma) = self.graph(x)?;
+        let shared = self.graph(x)?;
+        let (graph, sigma) = (&shared.0, shared.1);
         let t1 = Instant::now();
         let code = H::code(fixed);
         let settings = self.code_settings(code, x);
         let b0 = initial_bases(x.ncols(), n_bits, rng);
-        let codes = sparse_codes(x, &graph, b0, &settings)?;
+        let codes = sparse_codes(x, graph, b0, &settings)?;
         let t2 = Instant::now();
         let bits = codes.bits();
         let prepared = H::prepare(x, self.hash_context(x.nrows()));
@@ -326,12 +342,50 @@ impl<H: HashKind> SpahParams<H> {
     }
 }
 
+/// A heat-kernel graph and its σ, shared by the fits that ask for it.
+type SharedGraph = Arc<(KnnGraph, f64)>;
+/// Graphs built lately, by a hash of the rows and settings they come from.
+static RECENT_GRAPHS: Mutex<Vec<(u64, SharedGraph)>> = Mutex::new(Vec::new());
+/// How many graphs [`RECENT_GRAPHS`] keeps (a run's threads fit on a few
+/// training sets at once; a graph is 25 or 100 edges per item).
+const RECENT: usize = 4;
+
+/// The graph stored under `key`, else `build`'s, stored. The lock is not
+/// held while building: two fits that ask at once may both build it (the
+/// same graph), but a fit never waits on another (the kNN search runs on
+/// rayon, whose work-stealing could hand the waiting thread's own job to it).
+fn recent_graph(
+    key: u64,
+    build: impl FnOnce() -> Result<(KnnGraph, f64), SolverError>,
+) -> Result<SharedGraph, SolverError> {
+    let lookup = || {
+        let recent = RECENT_GRAPHS.lock().unwrap_or_else(|e| e.into_inner());
+        recent
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, g)| Arc::clone(g))
+    };
+    if let Some(graph) = lookup() {
+        return Ok(graph);
+    }
+    let graph = Arc::new(build()?);
+    let mut recent = RECENT_GRAPHS.lock().unwrap_or_else(|e| e.into_inner());
+    if !recent.iter().any(|(k, _)| *k == key) {
+        if recent.len() == RECENT {
+            recent.remove(0);
+        }
+        recent.push((key, Arc::clone(&graph)));
+    }
+    Ok(graph)
+}
+
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
     const NAME: &'static str = H::NAME;
     const FIXTURE: &'static str = H::FIXTURE;
     const VERSION: u32 = H::VERSION;
+    const TUNED_SINCE: u32 = H::TUNED_SINCE;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,

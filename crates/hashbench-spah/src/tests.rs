@@ -407,3 +407,33 @@ fn chance_corrected_f1_scores_whole_database_balls_zero() {
         0.0
     );
 }
+
+#[test]
+fn fits_on_the_same_rows_share_one_graph_and_other_rows_or_settings_get_their_own() {
+    let x = clustered(60, 5, 31);
+    let params = SpahParams::<Encw>::default();
+    let first = params.graph(x.as_ref()).unwrap();
+    let again = params.graph(x.as_ref()).unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "the same rows and settings: one graph"
+    );
+    assert_eq!(first.0, params.new_graph(x.as_ref()).unwrap().0);
+    let mut moved = x.clone();
+    moved[(7, 2)] += 1e-12;
+    let other = params.graph(moved.as_ref()).unwrap();
+    assert!(
+        !Arc::ptr_eq(&first, &other),
+        "one entry changed: a graph of its own"
+    );
+    let fewer = SpahParams::<Encw> {
+        neighbours: 3,
+        ..SpahParams::default()
+    };
+    let narrow = fewer.graph(x.as_ref()).unwrap();
+    assert!(
+        !Arc::ptr_eq(&first, &narrow),
+        "other neighbours: a graph of its own"
+    );
+    assert_eq!(narrow.0, fewer.new_graph(x.as_ref()).unwrap().0);
+}

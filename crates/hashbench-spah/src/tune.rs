@@ -262,7 +262,7 @@ fn shared_fold_codes<H: HashKind>(
             .into_par_iter()
             .map(|fold| {
                 let x_db = rows(x, &fold_items(items, fold).0);
-                let (graph, _) = params.graph(x_db.as_ref())?;
+                let (graph, _) = params.new_graph(x_db.as_ref())?;
                 Ok((x_db, graph))
             })
             .collect::<Result<Vec<_>, SolverError>>()?;

@@ -61,7 +61,7 @@ impl TrialContext<'_> {
         let key = fingerprint(&[
             &on.context,
             &m.params,
-            &m.spec.registration().version.to_string(),
+            &m.spec.registration().tuned_since.to_string(),
             &bits.to_string(),
         ]);
         let path = self.tuning_dir.join(format!("{key}.json"));
