@@ -9,10 +9,11 @@
 //! same rate, until an inactive ρ catches up (it enters), an active coefficient
 //! reaches zero (it leaves: the lasso modification), or 2ρ falls to λ (stop).
 //!
-//! [`LarsGram::positive_lasso_from`] first tries a guessed support (an
-//! earlier solve's, as in an alternation whose codes settle): one Cholesky
-//! solve on it, kept only when the KKT conditions hold there, since a point
-//! that meets them is the lasso's minimiser; otherwise it runs the path.
+//! [`LarsGram::positive_lasso_from`] starts instead from a guessed support
+//! (an earlier solve's, as in an alternation whose codes settle): a few
+//! rounds of an active-set method, each a Cholesky solve on the support, and
+//! the point kept only when it meets the KKT conditions, which make it the
+//! lasso's minimiser; otherwise it runs the path.
 
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
@@ -83,14 +84,9 @@ impl ActiveFactor {
 
     /// G_AA⁻¹ 1 = L⁻ᵀ(L⁻¹1), into `y`.
     fn solve_ones(&self, y: &mut Vec<f64>) {
+        let k = self.active.len();
         y.clear();
         y.extend_from_slice(&self.forward);
-        self.backward(y);
-    }
-
-    /// y ← L⁻ᵀy.
-    fn backward(&self, y: &mut [f64]) {
-        let k = self.active.len();
         for i in (0..k).rev() {
             let dot: f64 = (i + 1..k)
                 .map(|t| self.packed[row_start(t) + i] * y[t])
@@ -196,12 +192,13 @@ impl LarsGram {
         self.path(c, lambda)
     }
 
-    /// [`LarsGram::positive_lars`]'s solution, tried first on `guess` (the
-    /// variables taken to be nonzero, e.g. an earlier solve's support): the
-    /// coefficients G_AA⁻¹(c_A − λ/2) are the solution exactly when they are
-    /// positive and no other 2ρⱼ exceeds λ (the KKT conditions, which make a
-    /// point the minimiser); otherwise, or when the guess is collinear, the
-    /// path is run from zero.
+    /// [`LarsGram::positive_lars`]'s solution, sought first from `guess` (the
+    /// variables taken to be nonzero, e.g. an earlier solve's support): on a
+    /// support A the coefficients G_AA⁻¹(c_A − λ/2) are the solution exactly
+    /// when they are positive and no other 2ρⱼ exceeds λ (the KKT
+    /// conditions); the support is corrected for [`ACTIVE_SET_ROUNDS`]
+    /// rounds, and when that does not settle (or G_AA is singular) the path
+    /// is run from zero.
     ///
     /// # Errors
     /// As [`LarsGram::positive_lars`].
