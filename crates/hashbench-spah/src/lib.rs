@@ -3,6 +3,7 @@
 pub mod codes;
 pub mod encw;
 mod hash;
+mod recent;
 #[cfg(test)]
 mod tests;
 pub mod tune;
@@ -14,7 +15,7 @@ pub use hash::{
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use hashbench_core::linear::{LoggedLinearModel, tune_then_fit};
@@ -28,6 +29,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{CodeSettings, initial_bases, sparse_codes};
+use crate::recent::Recent;
 
 /// Sparse Hashing with ENCW hash functions (the paper's SH_ENCW).
 pub type ShEncwParams = SpahParams<Encw>;
@@ -344,39 +346,24 @@ impl<H: HashKind> SpahParams<H> {
 
 /// A heat-kernel graph and its σ, shared by the fits that ask for it.
 type SharedGraph = Arc<(KnnGraph, f64)>;
-/// Graphs built lately, by a hash of the rows and settings they come from.
-static RECENT_GRAPHS: Mutex<Vec<(u64, SharedGraph)>> = Mutex::new(Vec::new());
-/// How many graphs [`RECENT_GRAPHS`] keeps (a run's threads fit on a few
-/// training sets at once; a graph is 25 or 100 edges per item).
-const RECENT: usize = 4;
+/// Graphs built lately, by a hash of the rows and settings they come from
+/// (a run's threads fit on a few training sets at once; a graph is 25 or
+/// 100 edges per item).
+static RECENT_GRAPHS: Recent<SharedGraph> = Recent::new(4);
 
-/// The graph stored under `key`, else `build`'s, stored. The lock is not
-/// held while building: two fits that ask at once may both build it (the
-/// same graph), but a fit never waits on another (the kNN search runs on
-/// rayon, whose work-stealing could hand the waiting thread's own job to it).
+/// The graph stored under `key`, else `build`'s, stored. Nothing is held
+/// while building: two fits that ask at once may both build it (the same
+/// graph), but a fit never waits on another (the kNN search runs on rayon,
+/// whose work-stealing could hand the waiting thread's own job to it).
 fn recent_graph(
     key: u64,
     build: impl FnOnce() -> Result<(KnnGraph, f64), SolverError>,
 ) -> Result<SharedGraph, SolverError> {
-    let lookup = || {
-        let recent = RECENT_GRAPHS.lock().unwrap_or_else(|e| e.into_inner());
-        recent
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, g)| Arc::clone(g))
-    };
-    if let Some(graph) = lookup() {
+    if let Some(graph) = RECENT_GRAPHS.get(key) {
         return Ok(graph);
     }
-    let graph = Arc::new(build()?);
-    let mut recent = RECENT_GRAPHS.lock().unwrap_or_else(|e| e.into_inner());
-    if !recent.iter().any(|(k, _)| *k == key) {
-        if recent.len() == RECENT {
-            recent.remove(0);
-        }
-        recent.push((key, Arc::clone(&graph)));
-    }
-    Ok(graph)
+    let built = Arc::new(build()?);
+    Ok(RECENT_GRAPHS.get_or_insert_with(key, || built))
 }
 
 impl<H: HashKind> HashMethod for SpahParams<H> {

@@ -33,7 +33,7 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_nearest, k_nearest_same_label};
@@ -48,6 +48,7 @@ use rayon::prelude::*;
 
 use crate::codes::{initial_bases, sparse_codes};
 use crate::hash::{ALPHA_GRID, PENALTY_GRID};
+use crate::recent::Recent;
 use crate::{CodeHyper, HashContext, HashKind, SpahParams};
 
 /// Folds (the paper's 5).
@@ -193,21 +194,17 @@ fn fold_items(items: &[usize], fold: usize) -> (Vec<usize>, Vec<usize>) {
     (kept, held)
 }
 
-/// Fold codes computed lately, by a hash of everything they depend on.
-type CodesMemo = Vec<(u64, Arc<OnceLock<Result<Arc<FoldCodes>, SolverError>>>)>;
-static RECENT_CODES: Mutex<CodesMemo> = Mutex::new(Vec::new());
-/// How many computations [`RECENT_CODES`] keeps: enough for the code
-/// lengths a run's threads search at once (each keeps the search of one
-/// code length, a few tens of MB, until it is pushed out).
-const RECENT: usize = 8;
+/// A search's fold codes, computed once by whichever search asks first.
+type SharedCodes = Arc<OnceLock<Result<Arc<FoldCodes>, SolverError>>>;
+/// Fold codes computed lately, by a hash of everything they depend on:
+/// enough for the code lengths a run's threads search at once (each keeps
+/// the search of one code length, a few tens of MB, until it is pushed out).
+static RECENT_CODES: Recent<SharedCodes> = Recent::new(8);
 
 /// Drops the kept fold codes (tests: the next search computes afresh).
 #[cfg(test)]
 pub(crate) fn forget_shared_codes() {
-    RECENT_CODES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clear();
+    RECENT_CODES.clear();
 }
 
 /// The stage-1 codes of every fold: computed once for given rows, items,
@@ -242,21 +239,7 @@ fn shared_fold_codes<H: HashKind>(
         params.tolerance.to_bits(),
     )
         .hash(&mut h);
-    let key = h.finish();
-    let cell = {
-        let mut recent = RECENT_CODES.lock().unwrap_or_else(|e| e.into_inner());
-        match recent.iter().find(|(k, _)| *k == key) {
-            Some((_, cell)) => Arc::clone(cell),
-            None => {
-                let cell = Arc::new(OnceLock::new());
-                if recent.len() == RECENT {
-                    recent.remove(0);
-                }
-                recent.push((key, Arc::clone(&cell)));
-                cell
-            }
-        }
-    };
+    let cell = RECENT_CODES.get_or_insert_with(h.finish(), || Arc::new(OnceLock::new()));
     cell.get_or_init(|| {
         let inputs = (0..FOLDS)
             .into_par_iter()
