@@ -1,0 +1,546 @@
+//! The raw collections hashbench turns into registry files: each reads a
+//! folder in the collection's own published layout, runs its extractor over
+//! every item (in parallel, resumably) and writes the files the registry
+//! names, with a provenance record.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::FeatureError;
+use crate::gist::{Gist, GistParams};
+use crate::image::{Gray, Grey};
+use crate::output::{self, Written};
+use crate::pyramid::{self, DenseSift, Vocabulary};
+use crate::sift::{self, PatchSift};
+
+/// A raw collection hashbench can convert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collection {
+    /// Winder and Brown's Photo Tourism patches (one scene's folder).
+    PhotoTourism,
+    /// CIFAR-10, binary batches.
+    Cifar10,
+    /// Caltech-101's `101_ObjectCategories` folder tree.
+    Caltech101,
+    /// UCI Nursery's `nursery.data`.
+    Nursery,
+}
+
+impl Collection {
+    /// Every collection.
+    pub const ALL: [Self; 4] = [
+        Self::PhotoTourism,
+        Self::Cifar10,
+        Self::Caltech101,
+        Self::Nursery,
+    ];
+
+    /// The converter's name in the registry and on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PhotoTourism => "photo-tourism",
+            Self::Cifar10 => "cifar-10",
+            Self::Caltech101 => "caltech-101",
+            Self::Nursery => "nursery",
+        }
+    }
+
+    /// The collection called `name`.
+    ///
+    /// # Errors
+    /// [`FeatureError::UnknownCollection`] listing the known names.
+    pub fn named(name: &str) -> Result<Self, FeatureError> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| FeatureError::UnknownCollection {
+                name: name.to_string(),
+                known: Self::ALL.map(Self::name).join(", "),
+            })
+    }
+
+    /// The files a conversion writes, relative to the data root.
+    #[must_use]
+    pub fn outputs(self) -> Vec<PathBuf> {
+        let files: &[&str] = match self {
+            Self::PhotoTourism => &[
+                "photo-tourism/notredame_sift.fvecs",
+                "photo-tourism/notredame_gist.fvecs",
+                "photo-tourism/notredame_points.txt",
+            ],
+            Self::Cifar10 => &["cifar10/gist.fvecs", "cifar10/labels.txt"],
+            Self::Caltech101 => &["caltech101/spm.svmlight", "caltech101/classes.txt"],
+            Self::Nursery => &["uci/nursery.fvecs", "uci/nursery_labels.txt"],
+        };
+        files.iter().map(PathBuf::from).collect()
+    }
+
+    /// Converts the collection in `source` (its published layout) into the
+    /// registry's files under `root`; intermediate chunks go to
+    /// `<root>/.features/<name>/` and are removed at the end.
+    ///
+    /// # Errors
+    /// A missing or malformed source file (named, with its line where it
+    /// has lines), an undecodable image, a failed write.
+    pub fn convert(
+        self,
+        source: &Path,
+        root: &Path,
+        progress: bool,
+    ) -> Result<Written, FeatureError> {
+        let work = root.join(".features").join(self.name());
+        let written = match self {
+            Self::PhotoTourism => photo_tourism(source, root, &work, progress),
+            Self::Cifar10 => cifar10(source, root, &work, progress),
+            Self::Caltech101 => caltech101(source, root, &work, progress),
+            Self::Nursery => nursery(source, root),
+        }?;
+        if work.exists() {
+            std::fs::remove_dir_all(&work).map_err(FeatureError::io(&work))?;
+        }
+        let _ = std::fs::remove_dir(root.join(".features"));
+        Ok(written)
+    }
+}
+
+/// What the source files are, for the chunks' key: names and sizes.
+fn fingerprint(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| {
+            let size = f.metadata().map_or(0, |m| m.len());
+            format!("{} {size}", f.display())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn need(path: PathBuf, what: &str) -> Result<PathBuf, FeatureError> {
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(FeatureError::Missing {
+            path,
+            what: what.to_string(),
+        })
+    }
+}
+
+/// Side of a Photo Tourism patch, in pixels.
+pub const PATCH: usize = 64;
+/// Patches per side of one Photo Tourism bitmap (16 x 16 = 256 per file).
+pub const PATCHES_PER_SIDE: usize = 16;
+
+/// Patches of the scene hashbench keeps: the first 100,000, the papers' n
+/// (KLSH Sec. 5.2, OKH Sec. 4.2); the Notre Dame folder holds 468,159.
+pub const PHOTO_TOURISM_PATCHES: usize = 100_000;
+
+/// Photo Tourism: `info.txt` (one line per patch: its 3D point id, then a
+/// number hashbench does not use) and `patches0000.bmp`, … (1024 x 1024
+/// grey bitmaps of 16 x 16 patches, row by row); patch `i` is in file
+/// `i / 256`. Writes SIFT (128) and GIST (512) of the first
+/// [`PHOTO_TOURISM_PATCHES`] patches and their point ids, in `info.txt`'s order.
+fn photo_tourism(
+    source: &Path,
+    root: &Path,
+    work: &Path,
+    progress: bool,
+) -> Result<Written, FeatureError> {
+    let info = need(
+        source.join("info.txt"),
+        "the patch info file of a Photo Tourism scene",
+    )?;
+    let text = std::fs::read_to_string(&info).map_err(FeatureError::io(&info))?;
+    let points: Vec<u64> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| {
+            l.split_whitespace()
+                .next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| FeatureError::Format {
+                    path: info.clone(),
+                    line: Some(k + 1),
+                    reason: format!("expected a 3D point id first, found `{l}`"),
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let points = &points[..points.len().min(PHOTO_TOURISM_PATCHES)];
+    let per_file = PATCHES_PER_SIDE * PATCHES_PER_SIDE;
+    let bitmaps: Vec<PathBuf> = (0..points.len().div_ceil(per_file))
+        .map(|f| {
+            need(
+                source.join(format!("patches{f:04}.bmp")),
+                "a Photo Tourism patch bitmap",
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let key = format!("photo-tourism v1\n{}", fingerprint(&bitmaps));
+    let sift = PatchSift::default();
+    let gist = Gist::new(GistParams::lmgist(PATCH));
+    let dim = sift::LEN + gist.params().len();
+    let side = PATCH * PATCHES_PER_SIDE;
+    let rows = output::rows_in_chunks(
+        work,
+        &key,
+        points.len(),
+        dim,
+        "photo-tourism patches",
+        progress,
+        |range, bar| {
+            // each bitmap of the chunk decoded once, for its 256 patches
+            let first = range.start / per_file;
+            let sheets: Vec<Gray> = (first..=(range.end - 1) / per_file)
+                .into_par_iter()
+                .map(|f| {
+                    let sheet = Gray::open(&bitmaps[f], Grey::Luma)?;
+                    if sheet.width() == side && sheet.height() == side {
+                        Ok(sheet)
+                    } else {
+                        Err(FeatureError::Format {
+                            path: bitmaps[f].clone(),
+                            line: None,
+                            reason: format!(
+                                "a patch bitmap is {side} x {side} pixels, this one {} x {}",
+                                sheet.width(),
+                                sheet.height()
+                            ),
+                        })
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+            output::par_rows(range, bar, |i| {
+                let k = i % per_file;
+                let p = sheets[i / per_file - first].crop(
+                    (k % PATCHES_PER_SIDE) * PATCH,
+                    (k / PATCHES_PER_SIDE) * PATCH,
+                    PATCH,
+                    PATCH,
+                );
+                let mut row = sift.describe(&p).to_vec();
+                row.extend(gist.describe(&p));
+                Ok(row)
+            })
+        },
+    )?;
+    let (sifts, gists): (Vec<f32>, Vec<f32>) = split_columns(&rows, dim, sift::LEN);
+    let outputs = Collection::PhotoTourism.outputs();
+    output::write_set(
+        root,
+        vec![
+            (outputs[0].clone(), output::fvecs(&sifts, sift::LEN)),
+            (
+                outputs[1].clone(),
+                output::fvecs(&gists, gist.params().len()),
+            ),
+            (outputs[2].clone(), output::lines(points)),
+        ],
+        Path::new("photo-tourism/notredame.provenance.txt"),
+        &format!(
+            "Photo Tourism patches from {}: {} patches; SIFT by hashbench-features ({:?}), GIST by hashbench-features ({:?})",
+            source.display(),
+            points.len(),
+            sift,
+            gist.params()
+        ),
+    )
+}
+
+/// The first `left` columns of each `dim`-wide row, and the rest.
+fn split_columns(rows: &[f32], dim: usize, left: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut a = Vec::with_capacity(rows.len() / dim * left);
+    let mut b = Vec::with_capacity(rows.len() / dim * (dim - left));
+    for row in rows.chunks_exact(dim) {
+        a.extend_from_slice(&row[..left]);
+        b.extend_from_slice(&row[left..]);
+    }
+    (a, b)
+}
+
+/// Bytes of one CIFAR-10 binary record: a label, then 32 x 32 red, green
+/// and blue planes.
+const CIFAR_RECORD: usize = 1 + 3 * 32 * 32;
+/// The binary batches, in the order hashbench concatenates them.
+const CIFAR_BATCHES: [&str; 6] = [
+    "data_batch_1.bin",
+    "data_batch_2.bin",
+    "data_batch_3.bin",
+    "data_batch_4.bin",
+    "data_batch_5.bin",
+    "test_batch.bin",
+];
+
+/// CIFAR-10's binary batches (`cifar-10-batches-bin/`): the tiny-image GIST
+/// of each image (grey as the channel mean) and its class, the five
+/// training batches then the test batch.
+fn cifar10(
+    source: &Path,
+    root: &Path,
+    work: &Path,
+    progress: bool,
+) -> Result<Written, FeatureError> {
+    let mut records = Vec::new();
+    let mut files = Vec::new();
+    for name in CIFAR_BATCHES {
+        let file = need(source.join(name), "a CIFAR-10 binary batch")?;
+        let bytes = std::fs::read(&file).map_err(FeatureError::io(&file))?;
+        if bytes.len() % CIFAR_RECORD != 0 {
+            return Err(FeatureError::Format {
+                path: file,
+                line: None,
+                reason: format!(
+                    "{} bytes is not a whole number of {CIFAR_RECORD}-byte records",
+                    bytes.len()
+                ),
+            });
+        }
+        records.extend(bytes.chunks_exact(CIFAR_RECORD).map(<[u8]>::to_vec));
+        files.push(file);
+    }
+    let labels: Vec<u32> = records.iter().map(|r| u32::from(r[0])).collect();
+    if let Some(bad) = labels.iter().position(|&l| l > 9) {
+        return Err(FeatureError::Format {
+            path: source.to_path_buf(),
+            line: None,
+            reason: format!("record {bad} has class {}, outside 0-9", labels[bad]),
+        });
+    }
+    let gist = Gist::new(GistParams::tiny());
+    let key = format!("cifar-10 v1\n{}", fingerprint(&files));
+    let rows = output::rows_in_chunks(
+        work,
+        &key,
+        records.len(),
+        gist.params().len(),
+        "cifar-10 images",
+        progress,
+        |range, bar| {
+            output::par_rows(range, bar, |i| {
+                let planes = &records[i][1..];
+                let plane = 32 * 32;
+                let rgb: Vec<u8> = (0..plane)
+                    .flat_map(|p| [planes[p], planes[plane + p], planes[2 * plane + p]])
+                    .collect();
+                Ok(gist.describe(&Gray::from_rgb8(32, 32, &rgb, Grey::ChannelMean)))
+            })
+        },
+    )?;
+    let outputs = Collection::Cifar10.outputs();
+    output::write_set(
+        root,
+        vec![
+            (
+                outputs[0].clone(),
+                output::fvecs(&rows, gist.params().len()),
+            ),
+            (outputs[1].clone(), output::lines(&labels)),
+        ],
+        Path::new("cifar10/provenance.txt"),
+        &format!(
+            "CIFAR-10 binary batches from {}: {} images; GIST by hashbench-features ({:?}), grey as the channel mean",
+            source.display(),
+            records.len(),
+            gist.params()
+        ),
+    )
+}
+
+/// Words in the Caltech-101 vocabulary (Lazebnik et al.'s M = 200).
+pub const CALTECH_WORDS: usize = 200;
+/// Pyramid levels above the whole image (L = 2: 1 + 4 + 16 cells).
+pub const CALTECH_LEVELS: u32 = 2;
+/// Descriptors per image drawn for the vocabulary.
+const VOCABULARY_SAMPLE: usize = 30;
+/// Seed of the vocabulary's sample and k-means.
+const VOCABULARY_SEED: u64 = 101;
+
+/// Caltech-101's `101_ObjectCategories/<class>/*.jpg`: classes in name
+/// order (`BACKGROUND_Google` is class 0), images in name order within a
+/// class; dense SIFT words in a level-2 spatial pyramid over a 200-word
+/// vocabulary learned from a sample of every image's descriptors.
+fn caltech101(
+    source: &Path,
+    root: &Path,
+    work: &Path,
+    progress: bool,
+) -> Result<Written, FeatureError> {
+    let mut classes: Vec<(String, PathBuf)> = std::fs::read_dir(source)
+        .map_err(FeatureError::io(source))?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    classes.sort();
+    let mut images = Vec::new();
+    let mut labels = Vec::new();
+    for (label, (_, dir)) in classes.iter().enumerate() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(FeatureError::io(dir))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|x| {
+                    ["jpg", "jpeg", "png"].contains(&x.to_string_lossy().to_lowercase().as_str())
+                })
+            })
+            .collect();
+        files.sort();
+        labels.extend(std::iter::repeat_n(label as u32, files.len()));
+        images.extend(files);
+    }
+    if images.is_empty() {
+        return Err(FeatureError::Missing {
+            path: source.to_path_buf(),
+            what: "Caltech-101 class folders of .jpg images".into(),
+        });
+    }
+    let dense = DenseSift::default();
+    // two passes over the images: a sample of descriptors for the
+    // vocabulary, then each image's words (a whole set of descriptors would
+    // take gigabytes)
+    let describe = |i: usize| -> Result<Vec<pyramid::Located>, FeatureError> {
+        Ok(dense.describe(&Gray::open(&images[i], Grey::Luma)?))
+    };
+    let bar = output::bar(
+        images.len() as u64,
+        "caltech-101 vocabulary sample",
+        progress,
+    );
+    let samples: Vec<[f32; sift::LEN]> = (0..images.len())
+        .into_par_iter()
+        .map(|i| {
+            let s = pyramid::sample(&describe(i)?, VOCABULARY_SAMPLE, VOCABULARY_SEED, i as u64);
+            bar.inc(1);
+            Ok(s)
+        })
+        .collect::<Result<Vec<_>, FeatureError>>()?
+        .concat();
+    bar.finish_and_clear();
+    let words = CALTECH_WORDS.min(samples.len());
+    if words == 0 {
+        return Err(FeatureError::Extractor(
+            "no Caltech-101 image is large enough for a 16-pixel SIFT window".into(),
+        ));
+    }
+    let vocabulary = Vocabulary::kmeans(&samples, words, VOCABULARY_SEED);
+    let dim = words * (0..=CALTECH_LEVELS).map(|l| 4usize.pow(l)).sum::<usize>();
+    let key = format!("caltech-101 v1 {words}\n{}", fingerprint(&images));
+    let rows = output::rows_in_chunks(
+        work,
+        &key,
+        images.len(),
+        dim,
+        "caltech-101 pyramids",
+        progress,
+        |range, bar| {
+            output::par_rows(range, bar, |i| {
+                Ok(pyramid::spatial_pyramid(
+                    &describe(i)?,
+                    &vocabulary,
+                    CALTECH_LEVELS,
+                ))
+            })
+        },
+    )?;
+    let outputs = Collection::Caltech101.outputs();
+    let names: Vec<&str> = classes.iter().map(|(n, _)| n.as_str()).collect();
+    output::write_set(
+        root,
+        vec![
+            (outputs[0].clone(), output::svmlight(&rows, dim, &labels)),
+            (outputs[1].clone(), output::lines(&names)),
+        ],
+        Path::new("caltech101/provenance.txt"),
+        &format!(
+            "Caltech-101 from {}: {} images of {} classes; dense SIFT by hashbench-features ({dense:?}), {words}-word k-means vocabulary (seed {VOCABULARY_SEED}, {VOCABULARY_SAMPLE} descriptors per image), spatial pyramid levels 0-{CALTECH_LEVELS} weighted 1/4, 1/4, 1/2",
+            source.display(),
+            images.len(),
+            classes.len()
+        ),
+    )
+}
+
+/// UCI Nursery's attributes, each with its values in `nursery.names`' order.
+pub const NURSERY_ATTRIBUTES: [&[&str]; 8] = [
+    &["usual", "pretentious", "great_pret"],
+    &["proper", "less_proper", "improper", "critical", "very_crit"],
+    &["complete", "completed", "incomplete", "foster"],
+    &["1", "2", "3", "more"],
+    &["convenient", "less_conv", "critical"],
+    &["convenient", "inconv"],
+    &["nonprob", "slightly_prob", "problematic"],
+    &["recommended", "priority", "not_recom"],
+];
+/// UCI Nursery's classes, in `nursery.names`' order.
+pub const NURSERY_CLASSES: [&str; 5] = [
+    "not_recom",
+    "recommend",
+    "very_recom",
+    "priority",
+    "spec_prior",
+];
+
+/// UCI Nursery's `nursery.data`: each row's 8 attributes one-hot (27
+/// values) and its class number.
+fn nursery(source: &Path, root: &Path) -> Result<Written, FeatureError> {
+    let file = need(source.join("nursery.data"), "UCI Nursery's nursery.data")?;
+    let text = std::fs::read_to_string(&file).map_err(FeatureError::io(&file))?;
+    let dim: usize = NURSERY_ATTRIBUTES.iter().map(|a| a.len()).sum();
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    for (k, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let bad = |reason: String| FeatureError::Format {
+            path: file.clone(),
+            line: Some(k + 1),
+            reason,
+        };
+        let fields: Vec<&str> = line.trim().split(',').collect();
+        if fields.len() != NURSERY_ATTRIBUTES.len() + 1 {
+            return Err(bad(format!("{} fields, expected 9", fields.len())));
+        }
+        let mut row = vec![0f32; dim];
+        let mut offset = 0;
+        for (a, (values, field)) in NURSERY_ATTRIBUTES.iter().zip(&fields).enumerate() {
+            let v = values.iter().position(|v| v == field).ok_or_else(|| {
+                bad(format!(
+                    "attribute {} is `{field}`, not one of {values:?}",
+                    a + 1
+                ))
+            })?;
+            row[offset + v] = 1.0;
+            offset += values.len();
+        }
+        let class = NURSERY_CLASSES
+            .iter()
+            .position(|c| *c == fields[8])
+            .ok_or_else(|| {
+                bad(format!(
+                    "class `{}` is not one of {NURSERY_CLASSES:?}",
+                    fields[8]
+                ))
+            })?;
+        rows.extend(row);
+        labels.push(class as u32);
+    }
+    let outputs = Collection::Nursery.outputs();
+    output::write_set(
+        root,
+        vec![
+            (outputs[0].clone(), output::fvecs(&rows, dim)),
+            (outputs[1].clone(), output::lines(&labels)),
+        ],
+        Path::new("uci/nursery.provenance.txt"),
+        &format!(
+            "UCI Nursery from {}: {} rows, 8 attributes one-hot ({dim} values), classes {NURSERY_CLASSES:?} as 0-4",
+            file.display(),
+            labels.len()
+        ),
+    )
+}
