@@ -18,7 +18,7 @@ pub mod truth;
 pub mod vecs;
 
 pub use error::{DataError, Result};
-pub use registry::{Dataset, DatasetEntry, Download, PartEntry, Registry, Unpack};
+pub use registry::{CollectionEntry, Dataset, DatasetEntry, Download, PartEntry, Registry, Unpack};
 pub use split::{Count, Split, SplitSpec};
 pub use transform::Transform;
 pub use truth::{Closeness, KernelScores, TruthRule, build_truth};

@@ -118,12 +118,17 @@ pub struct Download {
     /// sha256 of the downloaded file, hex, when published (the unpacked
     /// files are verified against the parts' checksums either way).
     pub sha256: Option<String>,
+    /// md5 of the downloaded file, hex, where that is all that is published.
+    pub md5: Option<String>,
     /// What to do with it.
     #[serde(default)]
     pub unpack: Unpack,
     /// Where the result goes, relative to the data root: the file itself
     /// (`none`, `gunzip`) or the folder the archive is unpacked into.
     pub to: PathBuf,
+    /// A gzip-compressed tar archive inside the unpacked one (relative to
+    /// `to`), unpacked beside itself and then removed.
+    pub nested: Option<PathBuf>,
 }
 
 /// How a download becomes the registered files.
@@ -141,12 +146,42 @@ pub enum Unpack {
     Zip,
 }
 
+/// A public raw collection that hashbench turns into registered datasets by
+/// computing the papers' features (`hashbench-features`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectionEntry {
+    /// One line on what the collection is.
+    pub description: String,
+    /// Where it comes from, with its licence.
+    pub origin: String,
+    /// Where each download's pinned checksum was published.
+    pub checksums_from: String,
+    /// Its size, as `run-all` and `list` show it.
+    pub size: String,
+    /// Its public downloads, unpacked under the data root.
+    pub downloads: Vec<Download>,
+    /// Files or folders the unpacked downloads must hold, relative to the
+    /// data root.
+    pub holds: Vec<PathBuf>,
+    /// The converter that computes the datasets (`hashbench features NAME`).
+    pub converter: String,
+    /// The folder, relative to the data root, that holds the collection in
+    /// its published layout: the converter's input.
+    pub source: PathBuf,
+    /// The registered datasets the converter writes.
+    pub unlocks: Vec<String>,
+}
+
 /// All registered datasets by name.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Registry {
     /// Datasets by name.
     pub datasets: BTreeMap<String, DatasetEntry>,
+    /// Raw collections by name.
+    #[serde(default)]
+    pub collections: BTreeMap<String, CollectionEntry>,
 }
 
 /// A loaded dataset: all parts concatenated.
@@ -176,6 +211,25 @@ impl Registry {
                 self.datasets.keys().cloned().collect::<Vec<_>>().join(", "),
             )
         })
+    }
+}
+
+impl Registry {
+    /// The raw collection whose converter writes dataset `name`, if any.
+    #[must_use]
+    pub fn collection_of(&self, name: &str) -> Option<(&str, &CollectionEntry)> {
+        self.collections
+            .iter()
+            .find(|(_, c)| c.unlocks.iter().any(|d| d == name))
+            .map(|(n, c)| (n.as_str(), c))
+    }
+}
+
+impl CollectionEntry {
+    /// Whether `root` holds the unpacked collection.
+    #[must_use]
+    pub fn present_in(&self, root: &Path) -> bool {
+        self.holds.iter().all(|f| root.join(f).exists())
     }
 }
 

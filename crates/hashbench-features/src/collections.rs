@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::FeatureError;
 use crate::gist::{Gist, GistParams};
-use crate::image::{Gray, Grey};
+use crate::image::{Gray, Grey, is_image};
 use crate::output::{self, Written};
 use crate::pyramid::{self, DenseSift, Vocabulary};
 use crate::sift::{self, PatchSift};
@@ -137,7 +137,8 @@ pub const PATCHES_PER_SIDE: usize = 16;
 /// (KLSH Sec. 5.2, OKH Sec. 4.2); the Notre Dame folder holds 468,159.
 pub const PHOTO_TOURISM_PATCHES: usize = 100_000;
 
-/// Photo Tourism: `info.txt` (one line per patch: its 3D point id, then a
+/// Photo Tourism: the folder under `source` holding `info.txt` (one line
+/// per patch: its 3D point id, then a
 /// number hashbench does not use) and `patches0000.bmp`, … (1024 x 1024
 /// grey bitmaps of 16 x 16 patches, row by row); patch `i` is in file
 /// `i / 256`. Writes SIFT (128) and GIST (512) of the first
@@ -148,8 +149,16 @@ fn photo_tourism(
     work: &Path,
     progress: bool,
 ) -> Result<Written, FeatureError> {
+    // the scene's files may sit in a sub-folder (mirrors re-pack them so)
+    let scene = walkdir::WalkDir::new(source)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name() == "info.txt")
+        .and_then(|e| e.path().parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| source.to_path_buf());
     let info = need(
-        source.join("info.txt"),
+        scene.join("info.txt"),
         "the patch info file of a Photo Tourism scene",
     )?;
     let text = std::fs::read_to_string(&info).map_err(FeatureError::io(&info))?;
@@ -173,7 +182,7 @@ fn photo_tourism(
     let bitmaps: Vec<PathBuf> = (0..points.len().div_ceil(per_file))
         .map(|f| {
             need(
-                source.join(format!("patches{f:04}.bmp")),
+                scene.join(format!("patches{f:04}.bmp")),
                 "a Photo Tourism patch bitmap",
             )
         })
@@ -381,11 +390,7 @@ fn caltech101(
             .map_err(FeatureError::io(dir))?
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| {
-                p.extension().is_some_and(|x| {
-                    ["jpg", "jpeg", "png"].contains(&x.to_string_lossy().to_lowercase().as_str())
-                })
-            })
+            .filter(|p| is_image(p))
             .collect();
         files.sort();
         labels.extend(std::iter::repeat_n(label as u32, files.len()));

@@ -60,7 +60,8 @@ impl Gray {
                 let (r, g, b) = (f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
                 match grey {
                     Grey::ChannelMean => (r + g + b) / 3.0,
-                    Grey::Luma => 0.299 * r + 0.587 * g + 0.114 * b,
+                    // in thousandths, so a grey pixel (r = g = b) keeps its value exactly
+                    Grey::Luma => (299.0 * r + 587.0 * g + 114.0 * b) / 1000.0,
                 }
             })
             .collect();
@@ -132,15 +133,16 @@ impl Gray {
     }
 
     /// The image convolved with a Gaussian of standard deviation `sigma`
-    /// pixels (separable, kernel radius ceil(4 sigma), border pixels
-    /// reflected about the edge as OpenCV's default `BORDER_REFLECT_101`);
-    /// `sigma <= 0` returns the image unchanged.
+    /// pixels as OpenCV's `GaussianBlur` does for float images: separable,
+    /// `round(8 sigma + 1) | 1` taps, border pixels reflected about the edge
+    /// (`BORDER_REFLECT_101`); `sigma <= 0` returns the image unchanged.
     #[must_use]
     pub fn gaussian_blur(&self, sigma: f32) -> Self {
         if sigma <= 0.0 {
             return self.clone();
         }
-        let radius = (4.0 * sigma).ceil() as isize;
+        let taps = ((8.0 * sigma + 1.0).round_ties_even() as isize) | 1;
+        let radius = taps / 2;
         let mut kernel: Vec<f32> = (-radius..=radius)
             .map(|k| (-((k * k) as f32) / (2.0 * sigma * sigma)).exp())
             .collect();
@@ -207,6 +209,14 @@ impl Gray {
         let h = ((self.height as f32 * scale).round() as usize).max(1);
         self.resize_bilinear(w, h)
     }
+}
+
+/// Whether `path` names an image file the decoder reads (PNG, JPEG, BMP),
+/// by its extension.
+pub(crate) fn is_image(path: &Path) -> bool {
+    path.extension().is_some_and(|x| {
+        ["png", "jpg", "jpeg", "bmp"].contains(&x.to_string_lossy().to_lowercase().as_str())
+    })
 }
 
 /// Index `i` reflected into `0..len` about the edge pixels (…2 1 | 0 1 2 … n-1 | n-2 …).

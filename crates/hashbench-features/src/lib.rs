@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod collections;
+pub mod folder;
 pub mod gist;
 pub mod image;
 pub mod output;

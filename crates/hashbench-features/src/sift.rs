@@ -63,14 +63,14 @@ impl PatchSift {
 }
 
 /// The descriptor of the keypoint at `(x, y)` (rounded to the nearest
-/// pixel, as OpenCV does) whose cells are `cell` pixels wide (OpenCV's
+/// pixel, ties to even, as OpenCV does) whose cells are `cell` pixels wide (OpenCV's
 /// `3 * size / 2`), rotated by `angle` degrees (a keypoint's `angle`), over
 /// an image already smoothed to the keypoint's scale. Element
 /// `(row * CELLS + col) * ORIENTATIONS + bin`, rows top to bottom.
 #[must_use]
 pub fn descriptor(img: &Gray, x: f32, y: f32, cell: f32, angle: f32) -> [f32; LEN] {
     let (d, n) = (CELLS as isize, ORIENTATIONS);
-    let (px, py) = (x.round() as isize, y.round() as isize);
+    let (px, py) = (x.round_ties_even() as isize, y.round_ties_even() as isize);
     // OpenCV turns the keypoint's angle into the descriptor's by 360 - angle
     let ori = if angle == 0.0 { 0.0 } else { 360.0 - angle };
     let (sin_t, cos_t) = ori.to_radians().sin_cos();
@@ -139,7 +139,7 @@ pub fn descriptor(img: &Gray, x: f32, y: f32, cell: f32, angle: f32) -> [f32; LE
 }
 
 /// Unit length, clipped at [`CLIP`], unit length again, then scaled to the
-/// stored 0-255 integers.
+/// stored 0-255 integers (ties to even, as OpenCV's `saturate_cast`).
 fn normalise(v: &mut [f32; LEN]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     let limit = norm * CLIP;
@@ -147,5 +147,5 @@ fn normalise(v: &mut [f32; LEN]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     let scale = STORED_SCALE / norm.max(f32::EPSILON);
     v.iter_mut()
-        .for_each(|x| *x = (*x * scale).round().clamp(0.0, 255.0));
+        .for_each(|x| *x = (*x * scale).round_ties_even().clamp(0.0, 255.0));
 }

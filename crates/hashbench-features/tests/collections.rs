@@ -1,0 +1,230 @@
+//! Each converter on a small collection written here in the collection's
+//! own published layout: what it writes, in which order, and how it refuses
+//! a malformed source.
+
+use std::path::Path;
+
+use hashbench_data::vecs::{VecsKind, read_vecs};
+use hashbench_features::collections::{PATCH, PATCHES_PER_SIDE};
+use hashbench_features::gist::{Gist, GistParams};
+use hashbench_features::image::{Gray, Grey};
+use hashbench_features::sift::PatchSift;
+use hashbench_features::{Collection, FeatureError};
+
+/// The dimension and values of an `.fvecs` file, read by the data crate.
+fn rows(path: &Path) -> (usize, Vec<f32>) {
+    let (n, dim, values) = read_vecs(path, VecsKind::F32, None).unwrap();
+    assert_eq!(values.len(), n * dim);
+    (dim, values.into_iter().map(|v| v as f32).collect())
+}
+
+fn patch_pixel(i: usize, x: usize, y: usize) -> u8 {
+    ((x * (i + 3) + y * (2 * i + 1) + (x * y) % (i + 5)) % 251) as u8
+}
+
+#[test]
+fn photo_tourism_patches_are_read_row_by_row_across_bitmaps() {
+    let dir = tempfile::tempdir().unwrap();
+    // a mirror's layout: the scene in a sub-folder
+    let scene = dir.path().join("src/notredame");
+    std::fs::create_dir_all(&scene).unwrap();
+    let n = 300; // 256 in the first bitmap, 44 in the second
+    let side = PATCH * PATCHES_PER_SIDE;
+    for f in 0..2 {
+        let sheet = image::GrayImage::from_fn(side as u32, side as u32, |x, y| {
+            let (x, y) = (x as usize, y as usize);
+            let i = f * 256 + (y / PATCH) * PATCHES_PER_SIDE + x / PATCH;
+            image::Luma([patch_pixel(i, x % PATCH, y % PATCH)])
+        });
+        sheet
+            .save(scene.join(format!("patches{f:04}.bmp")))
+            .unwrap();
+    }
+    let info: String = (0..n).map(|i| format!("{} 0\n", 1000 + i / 3)).collect();
+    std::fs::write(scene.join("info.txt"), info).unwrap();
+    let root = dir.path().join("root");
+    let written = Collection::PhotoTourism
+        .convert(&dir.path().join("src"), &root, false)
+        .unwrap();
+    assert_eq!(written.files.len(), 3);
+    let (dim, sift) = rows(&root.join("photo-tourism/notredame_sift.fvecs"));
+    assert_eq!((dim, sift.len() / dim), (128, n));
+    let (gdim, gist) = rows(&root.join("photo-tourism/notredame_gist.fvecs"));
+    assert_eq!((gdim, gist.len() / gdim), (512, n));
+    let gist_of = Gist::new(GistParams::lmgist(PATCH));
+    for i in [0, 17, 255, 256, 299] {
+        let patch = Gray::from_fn(PATCH, PATCH, |x, y| f32::from(patch_pixel(i, x, y)));
+        assert_eq!(
+            &sift[i * 128..][..128],
+            &PatchSift::default().describe(&patch),
+            "patch {i}"
+        );
+        assert_eq!(
+            &gist[i * 512..][..512],
+            gist_of.describe(&patch).as_slice(),
+            "patch {i}"
+        );
+    }
+    let points = std::fs::read_to_string(root.join("photo-tourism/notredame_points.txt")).unwrap();
+    assert_eq!(points.lines().nth(299), Some("1099"));
+    // the provenance names every output with its sha256
+    let provenance = std::fs::read_to_string(&written.provenance).unwrap();
+    for (path, sha) in &written.files {
+        let name = path.file_name().unwrap().to_string_lossy();
+        assert!(
+            provenance.contains(&format!("sha256 {sha}  photo-tourism/{name}")),
+            "{provenance}"
+        );
+    }
+    // the chunks are gone once the outputs are in
+    assert!(!root.join(".features").exists());
+}
+
+#[test]
+fn photo_tourism_names_a_missing_bitmap() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("info.txt"), "5 0\n").unwrap();
+    let err = Collection::PhotoTourism
+        .convert(dir.path(), &dir.path().join("root"), false)
+        .unwrap_err();
+    assert!(
+        matches!(err, FeatureError::Missing { ref path, .. } if path.ends_with("patches0000.bmp")),
+        "{err}"
+    );
+}
+
+fn cifar_record(label: u8, seed: usize) -> Vec<u8> {
+    let mut r = vec![label];
+    r.extend((0..3 * 1024).map(|k| ((k * (seed + 7) + k / 32 * seed) % 256) as u8));
+    r
+}
+
+#[test]
+fn cifar_batches_are_read_in_order_as_grey_channel_means() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "data_batch_1.bin",
+        "data_batch_2.bin",
+        "data_batch_3.bin",
+        "data_batch_4.bin",
+        "data_batch_5.bin",
+        "test_batch.bin",
+    ];
+    for (b, name) in names.iter().enumerate() {
+        let bytes: Vec<u8> = (0..2)
+            .flat_map(|k| cifar_record((b * 2 + k) as u8 % 10, b * 2 + k))
+            .collect();
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let root = dir.path().join("root");
+    Collection::Cifar10
+        .convert(dir.path(), &root, false)
+        .unwrap();
+    let labels = std::fs::read_to_string(root.join("cifar10/labels.txt")).unwrap();
+    assert_eq!(
+        labels.lines().collect::<Vec<_>>(),
+        ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "1"]
+    );
+    let (dim, gist) = rows(&root.join("cifar10/gist.fvecs"));
+    assert_eq!((dim, gist.len() / dim), (384, 12));
+    // image 7: its planes interleaved, grey as the channel mean
+    let record = cifar_record(7, 7);
+    let rgb: Vec<u8> = (0..1024)
+        .flat_map(|p| [record[1 + p], record[1 + 1024 + p], record[1 + 2048 + p]])
+        .collect();
+    let want =
+        Gist::new(GistParams::tiny()).describe(&Gray::from_rgb8(32, 32, &rgb, Grey::ChannelMean));
+    assert_eq!(&gist[7 * 384..][..384], want.as_slice());
+}
+
+#[test]
+fn a_truncated_cifar_batch_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data_batch_1.bin"), vec![0u8; 3074]).unwrap();
+    let err = Collection::Cifar10
+        .convert(dir.path(), &dir.path().join("root"), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("data_batch_1.bin") && err.contains("3073-byte records"),
+        "{err}"
+    );
+}
+
+#[test]
+fn caltech_classes_are_numbered_in_name_order_with_pyramids_of_21_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    for (c, class) in ["BACKGROUND_Google", "accordion", "zebra"]
+        .iter()
+        .enumerate()
+    {
+        let folder = dir.path().join(class);
+        std::fs::create_dir_all(&folder).unwrap();
+        for k in 0..2 {
+            let img = image::GrayImage::from_fn(80, 64, |x, y| {
+                let v = (x as usize * (c + 1) * 3 + y as usize * (k + 2) * 5) % 256;
+                image::Luma([v as u8])
+            });
+            img.save(folder.join(format!("image_{:04}.png", k + 1)))
+                .unwrap();
+        }
+    }
+    let root = dir.path().join("root");
+    Collection::Caltech101
+        .convert(dir.path(), &root, false)
+        .unwrap();
+    let classes = std::fs::read_to_string(root.join("caltech101/classes.txt")).unwrap();
+    assert_eq!(classes, "BACKGROUND_Google\naccordion\nzebra\n");
+    let svm = std::fs::read_to_string(root.join("caltech101/spm.svmlight")).unwrap();
+    let lines: Vec<&str> = svm.lines().collect();
+    assert_eq!(lines.len(), 6);
+    let labels: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(labels, ["0", "0", "1", "1", "2", "2"]);
+    // every image's weighted pyramid sums to 1/4 + 1/4 + 1/2
+    for l in &lines {
+        let mass: f32 = l
+            .split(' ')
+            .skip(1)
+            .map(|kv| kv.split(':').nth(1).unwrap().parse::<f32>().unwrap())
+            .sum();
+        assert!((mass - 1.0).abs() < 1e-4, "{mass}");
+    }
+}
+
+#[test]
+fn nursery_rows_are_one_hot_and_a_bad_field_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("nursery.data"),
+        "usual,proper,complete,1,convenient,convenient,nonprob,recommended,recommend\n\
+         great_pret,very_crit,foster,more,critical,inconv,problematic,not_recom,not_recom\n",
+    )
+    .unwrap();
+    let root = dir.path().join("root");
+    Collection::Nursery
+        .convert(dir.path(), &root, false)
+        .unwrap();
+    let (dim, x) = rows(&root.join("uci/nursery.fvecs"));
+    assert_eq!(dim, 27);
+    let ones = |r: usize| -> Vec<usize> { (0..27).filter(|&j| x[r * 27 + j] == 1.0).collect() };
+    // first value of every attribute; then the last value of every attribute
+    assert_eq!(ones(0), [0, 3, 8, 12, 16, 19, 21, 24]);
+    assert_eq!(ones(1), [2, 7, 11, 15, 18, 20, 23, 26]);
+    assert_eq!(x.iter().sum::<f32>(), 16.0);
+    let labels = std::fs::read_to_string(root.join("uci/nursery_labels.txt")).unwrap();
+    assert_eq!(labels, "1\n0\n");
+    std::fs::write(
+        dir.path().join("nursery.data"),
+        "usual,proper,complete,1,convenient,convenient,nonprob,recommended,recommend\n\
+         usual,proper,complete,4,convenient,convenient,nonprob,recommended,recommend\n",
+    )
+    .unwrap();
+    let err = Collection::Nursery
+        .convert(dir.path(), &root, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("nursery.data, line 2") && err.contains("attribute 4 is `4`"),
+        "{err}"
+    );
+}
