@@ -1,6 +1,7 @@
 //! `fetch` against an HTTP server on 127.0.0.1 serving fixture files: a
 //! whole download, a checksum mismatch refused without a trace, a transfer
-//! cut in the middle then resumed with a range request, and a 404.
+//! cut in the middle then resumed with a range request, and a 404; a raw
+//! collection fetched, checked by md5, unpacked twice and converted.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -8,9 +9,9 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use hashbench_data::DatasetEntry;
 use hashbench_data::registry::sha256_file;
-use hashbench_fetch::{FetchError, fetch};
+use hashbench_data::{CollectionEntry, DatasetEntry};
+use hashbench_fetch::{FetchError, compute_collection, fetch};
 
 /// A one-thread HTTP/1.1 server: GET of a known path answers 200 (or 206
 /// for `Range: bytes=N-`); paths in `cut` get their first answer cut after
@@ -356,6 +357,109 @@ to = "tu"
     assert_eq!(
         files_under(root.path()),
         ["tu", "tu/NCI1", "tu/NCI1/NCI1_A.txt"]
+    );
+}
+
+/// A zip holding `nested/rows.tar.gz`, which holds `rows/nursery.data`
+/// (two rows), as Caltech-101's zip holds its images' tar.gz.
+fn nested_collection() -> Vec<u8> {
+    let rows = b"usual,proper,complete,1,convenient,convenient,nonprob,recommended,recommend\n\
+great_pret,very_crit,foster,more,critical,inconv,problematic,not_recom,not_recom\n";
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    let mut header = tar::Header::new_gnu();
+    header.set_size(rows.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "rows/nursery.data", rows.as_slice())
+        .unwrap();
+    let gz = tar.into_inner().unwrap().finish().unwrap();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file(
+        "nested/rows.tar.gz",
+        zip::write::SimpleFileOptions::default(),
+    )
+    .unwrap();
+    zip.write_all(&gz).unwrap();
+    zip.finish().unwrap().into_inner()
+}
+
+/// A registry collection of the nested zip at `url`, pinned by `md5`.
+fn collection(url: &str, md5: &str) -> CollectionEntry {
+    toml::from_str(&format!(
+        r#"description = "toy"
+origin = "the test"
+checksums_from = "the test"
+size = "small"
+converter = "nursery"
+source = "raw/toy/nested/rows"
+holds = ["raw/toy/nested/rows/nursery.data"]
+unlocks = ["nursery"]
+[[downloads]]
+urls = ["{url}"]
+md5 = "{md5}"
+unpack = "zip"
+to = "raw/toy"
+nested = "nested/rows.tar.gz"
+"#
+    ))
+    .unwrap()
+}
+
+fn md5_hex(bytes: &[u8]) -> String {
+    use md5::Digest;
+    hashbench_data::registry::hex(&md5::Md5::digest(bytes))
+}
+
+#[test]
+fn a_collection_is_fetched_unpacked_twice_and_converted() {
+    let zip = nested_collection();
+    let server = serve(
+        HashMap::from([("/toy.zip".to_string(), zip.clone())]),
+        Vec::new(),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let c = collection(&format!("{}/toy.zip", server.base), &md5_hex(&zip));
+    let got = compute_collection("toy", &c, root.path(), false).unwrap();
+    assert_eq!(got.fetched.transferred, zip.len() as u64);
+    assert_eq!(
+        files_under(root.path()),
+        [
+            "raw",
+            "raw/toy",
+            "raw/toy/nested",
+            "raw/toy/nested/rows",
+            "raw/toy/nested/rows/nursery.data",
+            "uci",
+            "uci/nursery.fvecs",
+            "uci/nursery.provenance.txt",
+            "uci/nursery_labels.txt",
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("uci/nursery_labels.txt")).unwrap(),
+        "1\n0\n"
+    );
+    // present now: a second call converts without fetching
+    let again = compute_collection("toy", &c, root.path(), false).unwrap();
+    assert_eq!(again.fetched.transferred, 0);
+    assert_eq!(again.written.files, got.written.files);
+}
+
+#[test]
+fn a_collection_whose_md5_differs_is_refused_and_leaves_nothing() {
+    let zip = nested_collection();
+    let server = serve(HashMap::from([("/toy.zip".to_string(), zip)]), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    let c = collection(&format!("{}/toy.zip", server.base), &md5_hex(b"other"));
+    let err = compute_collection("toy", &c, root.path(), false).unwrap_err();
+    assert!(matches!(err, FetchError::Checksum { .. }), "{err}");
+    assert!(
+        files_under(root.path()).is_empty(),
+        "{:?}",
+        files_under(root.path())
     );
 }
 

@@ -440,7 +440,33 @@ pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
         }
     }
     println!();
-    for (path, spec) in ws.specs()? {
+    let specs = ws.specs()?;
+    if !registry.collections.is_empty() {
+        println!("raw collections hashbench computes datasets from (`hashbench fetch NAME`):");
+    }
+    for (name, c) in &registry.collections {
+        let state = if ws.data_roots.iter().any(|r| c.present_in(r)) {
+            "present"
+        } else {
+            "not fetched"
+        };
+        println!("  {name} ({}, {state}): unlocks", c.size);
+        for dataset in &c.unlocks {
+            let readers: Vec<String> = specs
+                .iter()
+                .filter_map(|(_, s)| s.as_ref().ok())
+                .filter(|s| {
+                    s.profiles()
+                        .iter()
+                        .any(|p| s.dataset_of(p) == Some(dataset.as_str()))
+                })
+                .map(|s| s.id().to_string())
+                .collect();
+            println!("    {dataset}: {}", readers.join(", "));
+        }
+    }
+    println!();
+    for (path, spec) in specs {
         let spec = match spec {
             Ok(spec) => spec,
             Err(e) => {

@@ -116,8 +116,10 @@ enum Command {
         /// Refit and re-evaluate trials that are already stored.
         #[arg(long)]
         force: bool,
-        /// Also fetch paper-scale data (SIFT-1M, GIST-1M, the full MNIST)
-        /// when missing; without it they are fetched only by `hashbench fetch`.
+        /// Also fetch paper-scale data (SIFT-1M, GIST-1M, the full MNIST) and
+        /// compute the datasets of the raw collections (Photo Tourism,
+        /// CIFAR-10, Caltech-101, Nursery) when missing; without it they are
+        /// obtained only by `hashbench fetch`.
         #[arg(long)]
         paper_data: bool,
     },

@@ -40,7 +40,9 @@ pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
             println!("  {name:<28} present in {}", root.display());
             continue;
         }
-        let line = if let (Some(size), false) = (&entry.paper_scale, paper_data) {
+        let line = if let Some((collection, c)) = registry.collection_of(&name) {
+            computed_line(ws, collection, c, paper_data)
+        } else if let (Some(size), false) = (&entry.paper_scale, paper_data) {
             format!(
                 "not fetched: paper-scale data ({size}); `hashbench fetch {name}` or `just run-all --paper-data` obtains it"
             )
@@ -81,4 +83,33 @@ pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
         println!("  {name:<28} {line}");
     }
     Ok(())
+}
+
+/// Obtains a dataset computed from a raw collection: only with
+/// `paper_data`, since the collection is fetched and its features computed.
+fn computed_line(
+    ws: &Workspace,
+    collection: &str,
+    c: &hashbench_data::CollectionEntry,
+    paper_data: bool,
+) -> String {
+    if !paper_data {
+        return format!(
+            "not fetched: computed from the raw collection `{collection}` ({}); `hashbench fetch {collection}` or `just run-all --paper-data` obtains it",
+            c.size
+        );
+    }
+    let Some(root) = ws.data_roots.first() else {
+        return "unavailable: no data root to fetch into (set HASHBENCH_DATA)".to_string();
+    };
+    println!(
+        "  computing from `{collection}` into {} ...",
+        root.display()
+    );
+    match hashbench_fetch::compute_collection(collection, c, root, true) {
+        Ok(got) => format!("computed ({} files written)", got.written.files.len()),
+        Err(e) => format!(
+            "unavailable: {e}; its experiments are skipped, `hashbench fetch {collection}` obtains it later"
+        ),
+    }
 }
