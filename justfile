@@ -122,7 +122,7 @@ slurm-test: build
 
 # Throughput (criterion: Hamming ranking, exact kNN), scale (1M x 128 training and ground truth: time,
 # peak memory) and per-method fit times; figures written under results/bench/.
-bench: bench-fit bench-eigen bench-solvers
+bench: bench-fit bench-eigen bench-solvers bench-features
     cargo bench -p hashbench-bench --bench throughput
     cargo bench -p hashbench-bench --bench scale
 
@@ -131,6 +131,11 @@ bench: bench-fit bench-eigen bench-solvers
 # (positive LARS in Gram form over 1,000 items).
 bench-solvers:
     cargo bench -p hashbench-bench --bench solvers
+
+# Each extractor of hashbench-features on one image of its collection's shape (one thread):
+# what a collection's conversion costs.
+bench-features:
+    cargo bench -p hashbench-bench --bench features
 
 # The dense partial eigensolver against Lanczos on the same sparse graph operator (time, memory,
 # agreement): why the Laplacian eigenmaps go through Lanczos.
@@ -155,6 +160,15 @@ bench-faiss:
     test -x target/faiss-venv/bin/python || python3 -m venv target/faiss-venv
     target/faiss-venv/bin/python -c 'import faiss, numpy' 2>/dev/null || target/faiss-venv/bin/pip install --quiet faiss-cpu numpy
     cargo bench -p hashbench-bench --bench faiss -- --python "{{justfile_directory()}}/target/faiss-venv/bin/python"
+
+# hashbench-features against independent implementations on synthetic images: patch SIFT
+# against OpenCV (PyPI opencv-python-headless), and, when LMGIST_DIR names a folder holding
+# the authors' LMgist.m and createGabor.m, GIST against LMgist under Octave (Debian octave
+# and octave-image, installed when missing). Prints correlations and largest differences.
+features-crosscheck: build
+    python3 -c 'import cv2, numpy' 2>/dev/null || python3 -m pip install --quiet opencv-python-headless numpy
+    if [ -n "${LMGIST_DIR:-}" ] && ! command -v octave >/dev/null; then $([ "$(id -u)" = 0 ] || echo sudo) apt-get install -y --no-install-recommends octave octave-image; fi
+    python3 scripts/features-crosscheck.py target/debug/hashbench
 
 # List specs, profiles and whether their data is present.
 list: build

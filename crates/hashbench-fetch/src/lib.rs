@@ -238,8 +238,11 @@ fn fetch_files(
     std::fs::create_dir_all(&staging).map_err(io(&staging))?;
     let mut fetched = Fetched::default();
     let mut archives = Vec::new();
+    // files checked for presence only are vouched for by their downloads
+    let vouched = files.iter().any(|(_, c)| *c == Check::Present);
     for d in downloads {
-        let (file, bytes) = download(d, &staging, progress, &mut fetched).inspect_err(|_| {
+        let record = vouched.then_some(&mut fetched);
+        let (file, bytes) = download(d, &staging, progress, record).inspect_err(|_| {
             // nothing held yet: leave no empty folders (a part is kept for a resume)
             let _ = std::fs::remove_dir(&staging);
             let _ = std::fs::remove_dir(root.join(".fetch"));
@@ -321,12 +324,14 @@ fn file_name(url: &str) -> String {
 
 /// Gets `d` into `staging` (trying its URLs in order), resuming a part, and
 /// checks its pinned sha256 or md5 (recording the sha256 of a download
-/// with neither); returns the complete file and the bytes transferred now.
+/// with neither when `record` is given: the download is then all that
+/// vouches for its files); returns the complete file and the bytes
+/// transferred now.
 fn download(
     d: &Download,
     staging: &Path,
     progress: bool,
-    fetched: &mut Fetched,
+    record: Option<&mut Fetched>,
 ) -> Result<(PathBuf, u64), FetchError> {
     let mut failures = Vec::new();
     for url in &d.urls {
@@ -370,9 +375,11 @@ fn download(
             (Some(sha), _) => Some((sha, digest(false)?)),
             (None, Some(md5)) => Some((md5, digest(true)?)),
             (None, None) => {
-                fetched
-                    .unverified
-                    .push((d.to.join(file_name(url)), digest(false)?));
+                if let Some(fetched) = record {
+                    fetched
+                        .unverified
+                        .push((d.to.join(file_name(url)), digest(false)?));
+                }
                 None
             }
         };

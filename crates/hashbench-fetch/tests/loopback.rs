@@ -386,8 +386,9 @@ great_pret,very_crit,foster,more,critical,inconv,problematic,not_recom,not_recom
     zip.finish().unwrap().into_inner()
 }
 
-/// A registry collection of the nested zip at `url`, pinned by `md5`.
-fn collection(url: &str, md5: &str) -> CollectionEntry {
+/// A registry collection of the nested zip at `url`, pinned by `checksum`
+/// (a TOML line, or nothing).
+fn collection(url: &str, checksum: &str) -> CollectionEntry {
     toml::from_str(&format!(
         r#"description = "toy"
 origin = "the test"
@@ -399,7 +400,7 @@ holds = ["raw/toy/nested/rows/nursery.data"]
 unlocks = ["nursery"]
 [[downloads]]
 urls = ["{url}"]
-md5 = "{md5}"
+{checksum}
 unpack = "zip"
 to = "raw/toy"
 nested = "nested/rows.tar.gz"
@@ -421,7 +422,10 @@ fn a_collection_is_fetched_unpacked_twice_and_converted() {
         Vec::new(),
     );
     let root = tempfile::tempdir().unwrap();
-    let c = collection(&format!("{}/toy.zip", server.base), &md5_hex(&zip));
+    let c = collection(
+        &format!("{}/toy.zip", server.base),
+        &format!("md5 = \"{}\"", md5_hex(&zip)),
+    );
     let got = compute_collection("toy", &c, root.path(), false).unwrap();
     assert_eq!(got.fetched.transferred, zip.len() as u64);
     assert_eq!(
@@ -449,11 +453,30 @@ fn a_collection_is_fetched_unpacked_twice_and_converted() {
 }
 
 #[test]
+fn a_collection_without_a_published_checksum_reports_the_sha256_it_got() {
+    let zip = nested_collection();
+    let server = serve(
+        HashMap::from([("/toy.zip".to_string(), zip.clone())]),
+        Vec::new(),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let c = collection(&format!("{}/toy.zip", server.base), "");
+    let got = compute_collection("toy", &c, root.path(), false).unwrap();
+    assert_eq!(
+        got.fetched.unverified,
+        [(Path::new("raw/toy/toy.zip").to_path_buf(), sha256(&zip))]
+    );
+}
+
+#[test]
 fn a_collection_whose_md5_differs_is_refused_and_leaves_nothing() {
     let zip = nested_collection();
     let server = serve(HashMap::from([("/toy.zip".to_string(), zip)]), Vec::new());
     let root = tempfile::tempdir().unwrap();
-    let c = collection(&format!("{}/toy.zip", server.base), &md5_hex(b"other"));
+    let c = collection(
+        &format!("{}/toy.zip", server.base),
+        &format!("md5 = \"{}\"", md5_hex(b"other")),
+    );
     let err = compute_collection("toy", &c, root.path(), false).unwrap_err();
     assert!(matches!(err, FetchError::Checksum { .. }), "{err}");
     assert!(

@@ -240,7 +240,13 @@ pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Resul
             root.display(),
             c.unlocks.join(", ")
         );
-        let got = hashbench_fetch::compute_collection(name, c, &root, true)?;
+        let got = hashbench_fetch::compute_collection(name, c, &root, true).with_context(|| {
+            format!(
+                "obtaining `{name}`; without a network here, run this on a machine with one, copy its {} folder here and run `hashbench features {} --from FOLDER`",
+                c.source.display(),
+                c.converter
+            )
+        })?;
         print_fetched(&got.fetched);
         for (p, sha) in &got.written.files {
             println!("  wrote {}  sha256 {sha}", p.display());

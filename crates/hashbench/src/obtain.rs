@@ -109,7 +109,9 @@ fn computed_line(
     match hashbench_fetch::compute_collection(collection, c, root, true) {
         Ok(got) => format!("computed ({} files written)", got.written.files.len()),
         Err(e) => format!(
-            "unavailable: {e}; its experiments are skipped, `hashbench fetch {collection}` obtains it later"
+            "unavailable: {e}; its experiments are skipped. `hashbench fetch {collection}` obtains it later; without a network here, run that on a machine with one, copy its {} folder here and run `hashbench features {} --from FOLDER`",
+            c.source.display(),
+            c.converter
         ),
     }
 }

@@ -45,6 +45,10 @@ pub struct RawSpec {
     id: String,
     title: String,
     paper: String,
+    /// Where the paper profile itself departs from the paper (e.g. features
+    /// computed by hashbench's extractors instead of the authors' files).
+    #[serde(default)]
+    deviation: Option<String>,
     seed: u64,
     /// Give every method the same trial seed at a code length and trial
     /// (common random numbers): methods that draw landmarks first, OKH and

@@ -93,7 +93,7 @@ impl Spec {
             title: raw.title.clone(),
             paper: raw.paper.clone(),
             profile: profile.to_string(),
-            deviation: over.map(|o| o.deviation.clone()),
+            deviation: over.map_or_else(|| raw.deviation.clone(), |o| Some(o.deviation.clone())),
             seed: raw.seed,
             bits,
             trials: laid.trials,

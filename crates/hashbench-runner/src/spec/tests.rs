@@ -138,6 +138,19 @@ fn grid_expands_and_profiles_override() {
     let ci = spec.plan("ci").unwrap();
     assert_eq!((ci.bits.clone(), ci.trials().len()), (vec![8], 3));
     assert_eq!(ci.deviation.as_deref(), Some("small"));
+    // the paper profile's own deviation is the spec's top-level one
+    assert_eq!(plan.deviation, None);
+    let stated =
+        parse(&GOOD.replacen("seed =", "deviation = \"features by hashbench\"\nseed =", 1))
+            .unwrap();
+    assert_eq!(
+        stated.plan("paper").unwrap().deviation.as_deref(),
+        Some("features by hashbench")
+    );
+    assert_eq!(
+        stated.plan("ci").unwrap().deviation.as_deref(),
+        Some("small")
+    );
     let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
     assert_eq!(seeds.len(), plan.trials().len());
 }
