@@ -48,7 +48,13 @@ fn extractors(c: &mut Criterion) {
     let centres = (0..200).map(|k| samples[k % samples.len()]).collect();
     let vocabulary = Vocabulary::from_centres(centres);
     group.bench_function("pyramid of one image, 200 words", |b| {
-        b.iter(|| black_box(pyramid::spatial_pyramid(black_box(&located), &vocabulary, 2)));
+        b.iter(|| {
+            black_box(pyramid::spatial_pyramid(
+                black_box(&located),
+                &vocabulary,
+                2,
+            ))
+        });
     });
     group.finish();
 }

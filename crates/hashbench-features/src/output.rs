@@ -166,7 +166,10 @@ pub fn write_set(
     provenance: &Path,
     description: &str,
 ) -> Result<Written, FeatureError> {
-    let mut record = format!("{description}\n");
+    let mut record = format!(
+        "{description}\ncomputed by hashbench-features {}\n",
+        env!("CARGO_PKG_VERSION")
+    );
     let mut written = Written {
         provenance: root.join(provenance),
         ..Written::default()

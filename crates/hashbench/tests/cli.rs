@@ -94,3 +94,44 @@ fn two_specs_with_one_id_are_refused() {
         );
     }
 }
+
+/// `hashbench features nursery --from FOLDER` writes into the first data
+/// root what the registry's `nursery` dataset reads: `list` then finds it.
+#[test]
+fn a_converted_collection_is_a_present_dataset() {
+    let root = scratch_root(&[]);
+    let raw = root.path().join("raw");
+    std::fs::create_dir_all(&raw).unwrap();
+    std::fs::write(
+        raw.join("nursery.data"),
+        "usual,proper,complete,1,convenient,convenient,nonprob,recommended,recommend\n",
+    )
+    .unwrap();
+    let (code, stderr) = hashbench(
+        root.path(),
+        &["features", "nursery", "--from", raw.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_hashbench"))
+        .args(["--root", root.path().to_str().unwrap(), "list"])
+        .current_dir(root.path())
+        .env_remove("HASHBENCH_DATA")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.trim_start().starts_with("nursery: present in")),
+        "{listed}"
+    );
+    // an unknown converter is named with the known ones
+    let (code, stderr) = hashbench(root.path(), &["features", "mnist", "--from", "."]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(
+            "no collection `mnist`; known: photo-tourism, cifar-10, caltech-101, nursery"
+        ),
+        "{stderr}"
+    );
+}
