@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::FeatureError;
 use crate::gist::{Gist, GistParams};
-use crate::image::{Gray, Grey, is_image};
+use crate::image::{Gray, Grey, images_in};
 use crate::output::{self, Written};
 use crate::pyramid::{self, DenseSift, Vocabulary};
 use crate::sift::{self, PatchSift};
@@ -273,7 +273,7 @@ fn split_columns(rows: &[f32], dim: usize, left: usize) -> (Vec<f32>, Vec<f32>) 
 /// and blue planes.
 const CIFAR_RECORD: usize = 1 + 3 * 32 * 32;
 /// The binary batches, in the order hashbench concatenates them.
-const CIFAR_BATCHES: [&str; 6] = [
+pub const CIFAR_BATCHES: [&str; 6] = [
     "data_batch_1.bin",
     "data_batch_2.bin",
     "data_batch_3.bin",
@@ -386,13 +386,7 @@ fn caltech101(
     let mut images = Vec::new();
     let mut labels = Vec::new();
     for (label, (_, dir)) in classes.iter().enumerate() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(FeatureError::io(dir))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| is_image(p))
-            .collect();
-        files.sort();
+        let files = images_in(dir)?;
         labels.extend(std::iter::repeat_n(label as u32, files.len()));
         images.extend(files);
     }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::FeatureError;
 use crate::gist::{Gist, GistParams};
-use crate::image::{Gray, Grey, is_image};
+use crate::image::{Gray, Grey, images_in};
 use crate::sift::PatchSift;
 
 /// An extractor a folder of images can be described with.
@@ -56,14 +56,7 @@ pub fn describe_folder(
     extractor: &Extractor,
     dir: &Path,
 ) -> Result<Vec<(PathBuf, Vec<f32>)>, FeatureError> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(FeatureError::io(dir))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| is_image(p))
-        .collect();
-    files.sort();
-    files
+    images_in(dir)?
         .into_par_iter()
         .map(|f| {
             let d = extractor.describe(&Gray::open(&f, Grey::ChannelMean)?);

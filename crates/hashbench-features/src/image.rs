@@ -211,12 +211,24 @@ impl Gray {
     }
 }
 
-/// Whether `path` names an image file the decoder reads (PNG, JPEG, BMP),
-/// by its extension.
-pub(crate) fn is_image(path: &Path) -> bool {
-    path.extension().is_some_and(|x| {
-        ["png", "jpg", "jpeg", "bmp"].contains(&x.to_string_lossy().to_lowercase().as_str())
-    })
+/// The image files (PNG, JPEG, BMP, by extension) directly in `dir`, in
+/// name order.
+///
+/// # Errors
+/// An unreadable folder, named.
+pub fn images_in(dir: &Path) -> Result<Vec<std::path::PathBuf>, FeatureError> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(FeatureError::io(dir))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| {
+                ["png", "jpg", "jpeg", "bmp"].contains(&x.to_string_lossy().to_lowercase().as_str())
+            })
+        })
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// Index `i` reflected into `0..len` about the edge pixels (…2 1 | 0 1 2 … n-1 | n-2 …).

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use hashbench_data::vecs::{VecsKind, read_vecs};
-use hashbench_features::collections::{PATCH, PATCHES_PER_SIDE};
+use hashbench_features::collections::{CIFAR_BATCHES, PATCH, PATCHES_PER_SIDE};
 use hashbench_features::gist::{Gist, GistParams};
 use hashbench_features::image::{Gray, Grey};
 use hashbench_features::sift::PatchSift;
@@ -102,15 +102,7 @@ fn cifar_record(label: u8, seed: usize) -> Vec<u8> {
 #[test]
 fn cifar_batches_are_read_in_order_as_grey_channel_means() {
     let dir = tempfile::tempdir().unwrap();
-    let names = [
-        "data_batch_1.bin",
-        "data_batch_2.bin",
-        "data_batch_3.bin",
-        "data_batch_4.bin",
-        "data_batch_5.bin",
-        "test_batch.bin",
-    ];
-    for (b, name) in names.iter().enumerate() {
+    for (b, name) in CIFAR_BATCHES.iter().enumerate() {
         let bytes: Vec<u8> = (0..2)
             .flat_map(|k| cifar_record((b * 2 + k) as u8 % 10, b * 2 + k))
             .collect();

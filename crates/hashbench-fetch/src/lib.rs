@@ -5,7 +5,10 @@
 //! against its published sha256 when the registry has one, and is unpacked
 //! (gzip, tar.gz, zip) into a staging folder. Every registered file of the
 //! dataset is then verified against the registry's sha256 before anything
-//! moves into the data root, so a mismatch leaves no file behind.
+//! moves into the data root, so a mismatch leaves no file behind. A raw
+//! collection (`[collections.*]`) is fetched the same way, checked against
+//! the checksum its download's publisher gives (sha256, else md5), and then
+//! converted into the datasets it unlocks by `hashbench-features`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
