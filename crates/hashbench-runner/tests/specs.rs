@@ -35,6 +35,17 @@ fn every_shipped_spec_plans_on_every_profile() {
                     path.display(),
                     c.id
                 );
+                // a diagnosis names the run it explains, so that it can go stale
+                let anchored = c
+                    .diagnosis_for
+                    .as_ref()
+                    .is_some_and(|w| spec.profiles().contains(&w.profile));
+                assert!(
+                    c.diagnosis.is_none() || anchored,
+                    "{}: claim `{}`'s diagnosis needs `diagnosis_for = {{ profile, outcome, value }}` naming one of its profiles",
+                    path.display(),
+                    c.id
+                );
             }
             planned += 1;
         }

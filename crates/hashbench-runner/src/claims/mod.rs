@@ -92,10 +92,11 @@ struct About {
     testable: Option<Vec<String>>,
     why_not_testable: Option<String>,
     diagnosis: Option<String>,
+    diagnosis_for: Option<WrittenFor>,
 }
 
 /// The keys of [`About`], taken out of a claim's table before its kind reads the rest.
-const ABOUT_KEYS: [&str; 7] = [
+const ABOUT_KEYS: [&str; 8] = [
     "id",
     "quote",
     "source",
@@ -103,7 +104,83 @@ const ABOUT_KEYS: [&str; 7] = [
     "testable",
     "why_not_testable",
     "diagnosis",
+    "diagnosis_for",
 ];
+
+/// The run a diagnosis was written for: its profile, its outcome and a
+/// number of its evidence that the diagnosis rests on.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WrittenFor {
+    /// The profile whose run it explains.
+    pub profile: String,
+    /// The outcome it explains.
+    pub outcome: Outcome,
+    /// A number of the evidence, as printed (its decimals are the precision
+    /// to which the run must still show it), or a phrase of it (`0 of 35`).
+    pub value: String,
+}
+
+impl WrittenFor {
+    /// Why a diagnosis written for this no longer fits a run of `profile`
+    /// that gave `outcome` on `evidence`, if it does not: another outcome, or
+    /// no number of the evidence equal to `value` at its precision. `None`
+    /// also for another profile's run, which it does not describe.
+    pub fn stale(&self, profile: &str, outcome: Outcome, evidence: &str) -> Option<String> {
+        if profile != self.profile {
+            return None;
+        }
+        if outcome != self.outcome {
+            return Some(format!(
+                "written for a run that {} ({}), this one {}",
+                self.outcome.name(),
+                self.value,
+                outcome.name()
+            ));
+        }
+        // a number is found at its own precision; a phrase ("0 of 35") as written
+        let found = match self.value.parse::<f64>() {
+            Ok(wanted) => {
+                let decimals = self.value.split_once('.').map_or(0, |(_, d)| d.len());
+                let scale = 10f64.powi(decimals as i32);
+                numbers_in(evidence)
+                    .into_iter()
+                    .any(|n| ((n * scale).round() - (wanted * scale).round()).abs() < 0.5)
+            }
+            Err(_) => evidence.contains(&self.value),
+        };
+        (!found).then(|| {
+            format!(
+                "written for a run whose evidence showed {}; this one's does not",
+                self.value
+            )
+        })
+    }
+}
+
+/// The decimal numbers of a text, signs included (`+0.0399`, `-3`, `12.5`).
+fn numbers_in(text: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let signed =
+            matches!(bytes[i], b'+' | b'-') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+        if bytes[i].is_ascii_digit() || signed {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            if let Ok(n) = text[start..i].trim_end_matches('.').parse() {
+                out.push(n);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
 
 /// One statement of the paper as a spec writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +199,8 @@ pub struct ClaimSpec {
     pub why_not_testable: Option<String>,
     /// Why it fails here, when it does.
     pub diagnosis: Option<String>,
+    /// The run the diagnosis was written for.
+    pub diagnosis_for: Option<WrittenFor>,
     /// What it compares and how.
     pub kind: Kind,
 }
@@ -137,6 +216,12 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             }
         }
         let about = About::deserialize(toml::Value::Table(about)).map_err(D::Error::custom)?;
+        if about.diagnosis_for.is_some() && about.diagnosis.is_none() {
+            return Err(D::Error::custom(format!(
+                "claim `{}`: `diagnosis_for` without a `diagnosis`",
+                about.id
+            )));
+        }
         if about.testable.is_some() != about.why_not_testable.is_some() {
             return Err(D::Error::custom(format!(
                 "claim `{}`: `testable` and `why_not_testable` go together",
@@ -153,6 +238,7 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             testable: about.testable,
             why_not_testable: about.why_not_testable,
             diagnosis: about.diagnosis,
+            diagnosis_for: about.diagnosis_for,
             kind,
         })
     }
@@ -177,15 +263,33 @@ pub struct Verdict {
     pub evidence: String,
     /// The spec's diagnosis of a fail (or why the claim is not testable).
     pub diagnosis: Option<String>,
+    /// Why the diagnosis no longer fits this run, when it was written for
+    /// another outcome or other numbers of this profile.
+    pub stale: Option<String>,
 }
 
 impl Verdict {
-    /// The outcome as the report names it: a fail without a diagnosis is
-    /// "fails (undiagnosed)".
+    /// The outcome as the report names it: a fail without a diagnosis that
+    /// fits it is "fails (undiagnosed)" or "fails (diagnosis stale)".
     pub fn shown_outcome(&self) -> String {
-        match (self.outcome, &self.diagnosis) {
-            (Outcome::Fails, None) => "fails (undiagnosed)".into(),
-            (o, _) => o.name().into(),
+        match (self.outcome, &self.diagnosis, &self.stale) {
+            (Outcome::Fails, None, _) => "fails (undiagnosed)".into(),
+            (Outcome::Fails, Some(_), Some(_)) => "fails (diagnosis stale)".into(),
+            (o, _, _) => o.name().into(),
+        }
+    }
+
+    /// Whether it fails without a diagnosis that fits this run.
+    pub fn undiagnosed_fail(&self) -> bool {
+        self.outcome == Outcome::Fails && (self.diagnosis.is_none() || self.stale.is_some())
+    }
+
+    /// The diagnosis as shown: its text, marked when stale.
+    pub fn shown_diagnosis(&self) -> String {
+        match (&self.diagnosis, &self.stale) {
+            (Some(d), Some(why)) => format!("[stale: {why}] {d}"),
+            (Some(d), None) => d.clone(),
+            (None, _) => String::new(),
         }
     }
 }
@@ -244,9 +348,16 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
             (j.outcome, j.evidence)
         }
     };
+    let stale = c
+        .diagnosis_for
+        .as_ref()
+        .and_then(|w| w.stale(plan.profile(), outcome, &evidence));
+    // a diagnosis shows on a fail, and wherever it has gone stale (so it is
+    // rewritten or removed)
     let diagnosis = match outcome {
         Outcome::Fails => c.diagnosis.clone(),
         Outcome::NotTestable => c.why_not_testable.clone(),
+        _ if stale.is_some() => c.diagnosis.clone(),
         _ => None,
     };
     Verdict {
@@ -258,6 +369,7 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
         outcome,
         evidence,
         diagnosis,
+        stale,
     }
 }
 
@@ -320,7 +432,7 @@ pub fn summary_section(verdicts: &[Verdict]) -> String {
             v.scope,
             v.shown_outcome(),
             v.evidence.replace('|', "\\|"),
-            v.diagnosis.as_deref().unwrap_or("").replace('|', "\\|")
+            v.shown_diagnosis().replace('|', "\\|")
         );
     }
     s
@@ -341,7 +453,7 @@ pub fn claims_csv(verdicts: &[Verdict]) -> String {
             field(&v.scope),
             field(&v.shown_outcome()),
             field(&v.evidence),
-            field(v.diagnosis.as_deref().unwrap_or(""))
+            field(&v.shown_diagnosis())
         );
     }
     s
@@ -414,6 +526,84 @@ mod tests {
             "{csv}"
         );
         assert!(csv.contains("\"B is \"\"tuned\"\"\""), "{csv}");
+    }
+
+    #[test]
+    fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
+        let failing = |b: f64| {
+            let mut r = Run::default();
+            for x in [8, 16, 32] {
+                r = r
+                    .queries("A", "f1-r0", x, 0.1, 0.01)
+                    .queries("B", "f1-r0", x, b, 0.01);
+            }
+            r
+        };
+        let written = |profile: &str, outcome: &str, value: &str| {
+            plan(&CLAIM.replace(
+                "kind = ",
+                &format!(
+                    "diagnosis = \"B is tuned\"\ndiagnosis_for = {{ profile = \"{profile}\", outcome = \"{outcome}\", value = \"{value}\" }}\nkind = "
+                ),
+            ))
+            .unwrap()
+        };
+        // A − B is -0.8000 at each length: the diagnosis cites -0.80
+        let v = &failing(0.9).judge(&written("paper", "fails", "-0.80"))[0];
+        assert_eq!((v.outcome, v.stale.as_deref()), (Outcome::Fails, None));
+        assert_eq!(v.shown_outcome(), "fails");
+        assert_eq!(v.shown_diagnosis(), "B is tuned");
+        // the numbers moved beyond the cited precision: stale, and counted
+        // as an undiagnosed fail
+        let v = &failing(0.7).judge(&written("paper", "fails", "-0.80"))[0];
+        assert!(
+            v.stale.as_deref().unwrap().contains("showed -0.80"),
+            "{v:?}"
+        );
+        assert_eq!(v.shown_outcome(), "fails (diagnosis stale)");
+        assert!(v.undiagnosed_fail());
+        assert!(v.shown_diagnosis().starts_with("[stale: "));
+        // the verdict moved: a diagnosis of a fail on a claim that now holds
+        // is shown, marked stale
+        let mut holding = Run::default();
+        for x in [8, 16, 32] {
+            holding = holding
+                .queries("A", "f1-r0", x, 0.9, 0.01)
+                .queries("B", "f1-r0", x, 0.1, 0.01);
+        }
+        let v = &holding.judge(&written("paper", "fails", "-0.80"))[0];
+        assert_eq!(v.outcome, Outcome::Holds);
+        assert!(
+            v.stale
+                .as_deref()
+                .unwrap()
+                .contains("fails (-0.80), this one holds"),
+            "{v:?}"
+        );
+        assert_eq!(v.diagnosis.as_deref(), Some("B is tuned"));
+        // another profile's diagnosis describes another run: shown on a
+        // fail, never judged stale here
+        let v = &failing(0.7).judge(&written("local", "fails", "-0.80"))[0];
+        assert_eq!(
+            (v.stale.as_deref(), v.shown_outcome().as_str()),
+            (None, "fails")
+        );
+        // `diagnosis_for` needs its diagnosis
+        let e = plan(&CLAIM.replace(
+            "kind = ",
+            "diagnosis_for = { profile = \"paper\", outcome = \"fails\", value = \"1\" }\nkind = ",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("`diagnosis_for` without a `diagnosis`"), "{e}");
+    }
+
+    #[test]
+    fn numbers_are_read_out_of_evidence_with_their_signs() {
+        assert_eq!(
+            numbers_in("16 bits: A − B +0.0399 [+0.0350, -0.0441]; 25 of 142 points"),
+            [16.0, 0.0399, 0.0350, -0.0441, 25.0, 142.0]
+        );
     }
 
     #[test]

@@ -138,7 +138,7 @@ pub fn html(report: &Report) -> String {
                         v.outcome.name().replace(' ', "-"),
                         esc(&v.shown_outcome()),
                         esc(&v.evidence),
-                        esc(v.diagnosis.as_deref().unwrap_or(""))
+                        esc(&v.shown_diagnosis())
                     );
                 }
                 s.push_str("</table>\n");

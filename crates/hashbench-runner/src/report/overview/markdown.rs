@@ -75,7 +75,7 @@ pub fn markdown(report: &Report) -> String {
                         v.basis.name(),
                         v.shown_outcome(),
                         cell(&v.evidence),
-                        cell(v.diagnosis.as_deref().unwrap_or(""))
+                        cell(&v.shown_diagnosis())
                     );
                 }
                 s.push('\n');

@@ -174,7 +174,7 @@ impl PaperSection {
                 .entry(v.id.as_str())
                 .or_insert((v.basis, Vec::new(), false));
             e.1.push(v.outcome);
-            e.2 |= v.outcome == Outcome::Fails && v.diagnosis.is_none();
+            e.2 |= v.undiagnosed_fail();
         }
         let mut t = Tally::default();
         for (id, (basis, outcomes, undiagnosed)) in statements {
@@ -541,6 +541,7 @@ mod tests {
             outcome,
             evidence: String::new(),
             diagnosis: diagnosed.then(|| "why".to_string()),
+            stale: None,
         }
     }
 
