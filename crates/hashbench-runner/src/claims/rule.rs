@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point, else not testable. Approximate words (comparable, stable, approaches): margin δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within ±δ, fails when the 95% interval lies outside it; with no spread measured only an exact tie holds, any other difference is inconclusive. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point, else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it; with no spread measured the stated tolerance alone sets the margin. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -231,11 +231,26 @@ pub fn from_support(s: Support) -> Outcome {
     }
 }
 
-/// Judges "about equal": `difference` against the margin δ = 1.96 √2 σ, with
-/// σ the larger of `spreads` (the spread of one value: the difference of two
-/// independent reruns of one method falls within ±δ 95% of the time), by two
-/// one-sided tests at 5%.
-pub fn judge_close(difference: &Statistic, spreads: &[f64]) -> (Outcome, String) {
+/// How far apart an approximate word ("close", "approaches", "stable",
+/// "comparable") lets two values be, as the spec states it: in the metric's
+/// units, with the reason (a fraction of the paper's plotted range, or the
+/// precision it reports numbers to).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// The largest difference the word allows, in the metric's units.
+    #[serde(deserialize_with = "hashbench_core::valid::positive")]
+    pub value: f64,
+    /// Why this much.
+    pub reason: String,
+}
+
+/// Judges "about equal": `difference` against the margin, the larger of the
+/// spec's `stated` tolerance and the noise δ = 1.96 √2 σ, with σ the larger of
+/// `spreads` (the spread of one value: the difference of two independent
+/// reruns of one method falls within ±δ 95% of the time), by two one-sided
+/// tests at 5%. The evidence names the margin and which of the two set it.
+pub fn judge_close(difference: &Statistic, spreads: &[f64], stated: f64) -> (Outcome, String) {
     if difference.missing() {
         return (Outcome::NotTestable, difference.shown());
     }
@@ -246,15 +261,16 @@ pub fn judge_close(difference: &Statistic, spreads: &[f64]) -> (Outcome, String)
         .fold(0.0, f64::max);
     // a spread at rounding level is no spread
     let sigma = if sigma <= 1e-12 { 0.0 } else { sigma };
-    if sigma == 0.0 && difference.observed != 0.0 {
-        // one trial and no per-query values: nothing says how large a
-        // difference noise makes
+    if sigma == 0.0 && stated == 0.0 && difference.observed != 0.0 {
+        // one trial, no per-query values and no stated tolerance: nothing
+        // says how large a difference is still "about equal"
         return (
             Outcome::Inconclusive,
             format!("{} with no spread measured", difference.shown()),
         );
     }
-    let margin = 1.96 * std::f64::consts::SQRT_2 * sigma;
+    let noise = 1.96 * std::f64::consts::SQRT_2 * sigma;
+    let margin = noise.max(stated);
     let (lo90, hi90) = difference.interval(2.0 * ALPHA);
     let (lo95, hi95) = difference.interval(ALPHA);
     let outcome = if lo90 >= -margin && hi90 <= margin {
@@ -264,9 +280,16 @@ pub fn judge_close(difference: &Statistic, spreads: &[f64]) -> (Outcome, String)
     } else {
         Outcome::Inconclusive
     };
+    let set_by = if stated > 0.0 && stated >= noise {
+        format!("stated; noise δ {noise:.4}")
+    } else if stated > 0.0 {
+        format!("noise δ; stated {stated:.4}")
+    } else {
+        "noise δ".to_string()
+    };
     (
         outcome,
-        format!("{} within ±{margin:.4}?", difference.shown()),
+        format!("{} within ±{margin:.4} ({set_by})?", difference.shown()),
     )
 }
 
@@ -424,24 +447,27 @@ mod tests {
     fn close_uses_the_measured_spread_as_its_margin() {
         // σ = 0.1: margin 0.277
         let small = stat(0.01, -0.05, 0.07);
-        assert_eq!(judge_close(&small, &[0.1, 0.05]).0, Outcome::Holds);
+        assert_eq!(judge_close(&small, &[0.1, 0.05], 0.0).0, Outcome::Holds);
         let large = stat(0.6, 0.4, 0.8);
-        assert_eq!(judge_close(&large, &[0.1]).0, Outcome::Fails);
+        assert_eq!(judge_close(&large, &[0.1], 0.0).0, Outcome::Fails);
         let wide = stat(0.2, -0.2, 0.6);
-        assert_eq!(judge_close(&wide, &[0.1]).0, Outcome::Inconclusive);
+        assert_eq!(judge_close(&wide, &[0.1], 0.0).0, Outcome::Inconclusive);
         // the same difference with a tighter spread is no longer close
         assert_eq!(
-            judge_close(&stat(0.1, 0.08, 0.12), &[0.01]).0,
+            judge_close(&stat(0.1, 0.08, 0.12), &[0.01], 0.0).0,
             Outcome::Fails
         );
         assert_eq!(
-            judge_close(&stat(0.1, 0.08, 0.12), &[0.1]).0,
+            judge_close(&stat(0.1, 0.08, 0.12), &[0.1], 0.0).0,
             Outcome::Holds
         );
         // no spread measured: only an exact tie is close
-        assert_eq!(judge_close(&stat(0.0, 0.0, 0.0), &[0.0]).0, Outcome::Holds);
         assert_eq!(
-            judge_close(&stat(0.1, 0.1, 0.1), &[0.0]).0,
+            judge_close(&stat(0.0, 0.0, 0.0), &[0.0], 0.0).0,
+            Outcome::Holds
+        );
+        assert_eq!(
+            judge_close(&stat(0.1, 0.1, 0.1), &[0.0], 0.0).0,
             Outcome::Inconclusive
         );
     }

@@ -4,16 +4,18 @@ use serde::Deserialize;
 
 use super::{Check, at, xs};
 use crate::claims::Experiment;
-use crate::claims::rule::{Judged, Over, Statistic, combine, judge_close};
+use crate::claims::rule::{Judged, Over, Statistic, Tolerance, combine, judge_close};
 use crate::claims::{Evidence, Outcome};
 
-/// Every pair of `methods` differs in `metric` by less than the measured
-/// spread, judged over the x values as `over` says.
+/// Every pair of `methods` differs in `metric` by less than the stated
+/// tolerance (or the measured noise, when larger), judged over the x values
+/// as `over` says.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Close {
     methods: Vec<String>,
     metric: String,
+    tolerance: Tolerance,
     #[serde(default)]
     over: Over,
     bits: Option<Vec<usize>>,
@@ -46,7 +48,7 @@ impl Check for Close {
                         ev.value(a, &self.metric, x, draw) - ev.value(b, &self.metric, x, draw)
                     });
                     let spreads = [ev.spread(a, &self.metric, x), ev.spread(b, &self.metric, x)];
-                    let (o, e) = judge_close(&d, &spreads);
+                    let (o, e) = judge_close(&d, &spreads, self.tolerance.value);
                     if o != Outcome::Holds {
                         shown.push(format!("{e} {}", o.name()));
                     }
@@ -58,11 +60,15 @@ impl Check for Close {
         let outcome = combine(&outcomes, self.over);
         let n = outcomes.len();
         let held = outcomes.iter().filter(|o| **o == Outcome::Holds).count();
+        let stated = format!(
+            "stated tolerance {} ({})",
+            self.tolerance.value, self.tolerance.reason
+        );
         let evidence = if shown.is_empty() {
-            format!("every pair within its margin at all {n} points")
+            format!("every pair within its margin at all {n} points; {stated}")
         } else {
             format!(
-                "within the margin at {held} of {n} points; {}",
+                "within the margin at {held} of {n} points; {}; {stated}",
                 shown.join("; ")
             )
         };
@@ -83,7 +89,13 @@ source = "Sec. 1"
 kind = "close"
 methods = ["A", "B"]
 metric = "f1-r0"
+tolerance = { value = 1e-9, reason = "below any noise" }
 "#;
+
+    /// The claim with a stated tolerance of `value`.
+    fn within(value: f64) -> String {
+        CLAIM.replace("value = 1e-9", &format!("value = {value}"))
+    }
 
     fn run(a: f64, b: f64, noise: f64) -> Run {
         let mut r = Run::default();
@@ -120,11 +132,35 @@ metric = "f1-r0"
     }
 
     #[test]
-    fn with_no_spread_only_an_exact_tie_is_close() {
+    fn with_no_spread_the_stated_tolerance_decides() {
         // equal values and no noise: a difference of exactly zero is close
         assert_eq!(run(0.5, 0.5, 0.0).outcome(CLAIM), Outcome::Holds);
-        // 0.25 apart with no spread measured: nothing says whether that is close
-        assert_eq!(run(0.75, 0.5, 0.0).outcome(CLAIM), Outcome::Inconclusive);
+        // 0.25 apart with no spread measured: the stated tolerance says
+        // whether that is close (before tolerances were stated: inconclusive)
+        assert_eq!(run(0.75, 0.5, 0.0).outcome(&within(0.3)), Outcome::Holds);
+        assert_eq!(run(0.75, 0.5, 0.0).outcome(&within(0.1)), Outcome::Fails);
+    }
+
+    #[test]
+    fn the_margin_is_the_stated_tolerance_never_below_the_noise() {
+        // 0.05 apart, tiny spread: a difference under the noise margin alone,
+        // within a stated tolerance of 0.1
+        assert_eq!(run(0.55, 0.5, 0.01).outcome(CLAIM), Outcome::Fails);
+        assert_eq!(run(0.55, 0.5, 0.01).outcome(&within(0.1)), Outcome::Holds);
+        // a stated tolerance below the noise does not narrow the margin
+        assert_eq!(run(0.5, 0.5, 0.2).outcome(&within(0.001)), Outcome::Holds);
+        // the evidence names the tolerance, its reason and what set the margin
+        let v = run(0.75, 0.5, 0.01).judge(&super::super::fixture::plan(&within(0.1)).unwrap());
+        assert!(
+            v[0].evidence.contains("(stated; noise δ")
+                && v[0]
+                    .evidence
+                    .contains("stated tolerance 0.1 (below any noise)"),
+            "{}",
+            v[0].evidence
+        );
+        // a tolerance must be positive
+        assert!(super::super::fixture::plan(&within(0.0)).is_err());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use super::Check;
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
-use crate::claims::rule::{Judged, Over, Statistic, all_of, judge, judge_close};
+use crate::claims::rule::{Judged, Over, Statistic, Tolerance, all_of, judge, judge_close};
 use crate::claims::{Evidence, Outcome};
 use hashbench_core::summary::sample_std;
 
@@ -299,7 +299,7 @@ impl Check for AboveOnCurve {
 }
 
 /// On `curve` at each of `bits`, `method`'s gap to its own `reference` curve
-/// is within the measured spread at the smallest x and smaller there than at
+/// is within the stated tolerance (or the measured noise, when larger) at the smallest x and smaller there than at
 /// the largest ("approaches the linear scan as ε falls").
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -308,6 +308,7 @@ pub struct Approaches {
     curve: String,
     reference: String,
     bits: Vec<usize>,
+    tolerance: Tolerance,
 }
 
 impl Check for Approaches {
@@ -349,7 +350,7 @@ impl Check for Approaches {
                     .collect();
                 sample_std(&reps)
             });
-            let (close, e) = judge_close(&near, &spreads);
+            let (close, e) = judge_close(&near, &spreads, self.tolerance.value);
             let narrows = Statistic::of(
                 format!("|gap at x {last}| − |gap at x {first}|"),
                 ev,
@@ -366,7 +367,12 @@ impl Check for Approaches {
         }
         Judged {
             outcome: all_of(&outcomes),
-            evidence: shown.join(" · "),
+            evidence: format!(
+                "{}; stated tolerance {} ({})",
+                shown.join(" · "),
+                self.tolerance.value,
+                self.tolerance.reason
+            ),
         }
     }
 }
@@ -506,15 +512,29 @@ mod tests {
         assert_eq!(r.outcome(&both), Outcome::Inconclusive);
     }
 
-    const APPROACHES: &str = "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"approaches\"\nmethod = \"A\"\ncurve = \"pr-micro\"\nreference = \"pr-macro\"\nbits = [16]\n";
+    /// An `approaches` claim with a stated tolerance of `tolerance`.
+    fn approaches_claim(tolerance: f64) -> String {
+        format!(
+            "[[claims]]\nid = \"a\"\nquote = \"q\"\nsource = \"s\"\nkind = \"approaches\"\nmethod = \"A\"\ncurve = \"pr-micro\"\nreference = \"pr-macro\"\nbits = [16]\ntolerance = {{ value = {tolerance:e}, reason = \"test\" }}\n"
+        )
+    }
 
     /// The `approaches` outcome of A's `hashed` curve (pr-micro) on its
-    /// `scan` reference (pr-macro), one list of points per trial.
+    /// `scan` reference (pr-macro), one list of points per trial, with a
+    /// stated tolerance below any noise.
     fn approaches(hashed: &[&[(f64, f64)]], scan: &[&[(f64, f64)]]) -> Outcome {
+        approaches_within(hashed, scan, 1e-9)
+    }
+
+    fn approaches_within(
+        hashed: &[&[(f64, f64)]],
+        scan: &[&[(f64, f64)]],
+        tolerance: f64,
+    ) -> Outcome {
         Run::default()
             .curve("A", "pr-micro", 16, hashed)
             .curve("A", "pr-macro", 16, scan)
-            .outcome(APPROACHES)
+            .outcome(&approaches_claim(tolerance))
     }
 
     #[test]
@@ -529,8 +549,21 @@ mod tests {
         let far: &[(f64, f64)] = &[(0.1, 0.50), (0.9, 0.60)];
         let far2: &[(f64, f64)] = &[(0.1, 0.40), (0.9, 0.61)];
         assert_eq!(approaches(&[far, far2], &[scan, scan2]), Outcome::Fails);
-        // one trial: no spread to say whether 0.01 is close
-        assert_eq!(approaches(&[near], &[scan]), Outcome::Inconclusive);
+        // one trial: no spread measured, so the stated tolerance decides
+        // whether a gap of 0.01 is close (it did not before tolerances were
+        // stated: inconclusive)
+        assert_eq!(approaches_within(&[near], &[scan], 0.02), Outcome::Holds);
+        assert_eq!(approaches_within(&[near], &[scan], 0.005), Outcome::Fails);
+        // a stated tolerance wider than the noise widens the margin: 0.4
+        // short at the smallest x (0.6 at the largest) is close under a
+        // tolerance of 0.5, not under the noise alone
+        let wide: &[(f64, f64)] = &[(0.1, 0.50), (0.9, 0.30)];
+        let wide2: &[(f64, f64)] = &[(0.1, 0.40), (0.9, 0.31)];
+        assert_eq!(
+            approaches_within(&[wide, wide2], &[scan, scan2], 0.5),
+            Outcome::Holds
+        );
+        assert_eq!(approaches(&[wide, wide2], &[scan, scan2]), Outcome::Fails);
     }
 
     #[test]
