@@ -265,7 +265,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             }
         }
     }
-    let tables = crate::tables::of_records(&plan.id, &plan.profile, &data.name, &records);
+    let tables = crate::tables::of_records(&plan.id, &plan.profile, &data.name, &records, &[]);
     let counts = Counts {
         fitted: 0,
         evaluated: records.len(),

@@ -1310,3 +1310,80 @@ fn run_all_chooses_a_plan_per_spec_and_sums_times_per_paper() {
         [("toy".to_string(), (2, 4.0, 5.0))]
     );
 }
+
+/// A timing claim testable on the profile, and `timing_repeats = 4`: the
+/// first trial of each point is refitted 4 times after the trials, and the
+/// timing tables (what the claim is judged on) hold those refits, trial 0-3,
+/// for every method, deterministic methods included; a rerun reuses them.
+/// Without a testable timing claim nothing is refitted.
+#[test]
+fn timing_claims_are_judged_on_sequential_refits() {
+    let (_dir, ws) = setup();
+    let timed = SPEC.replacen("trials = 3\n", "trials = 3\ntiming_repeats = 4\n", 1)
+        + r#"
+[[claims]]
+id = "lsh-trains-fastest"
+quote = "LSH is the cheapest to train"
+source = "Sec. 2"
+kind = "beats"
+direction = "lower"
+methods = ["LSH"]
+metric = "fit-seconds"
+testable = ["paper"]
+why_not_testable = "ci compares no timings"
+"#;
+    let path = ws.root.join("experiments/toy/spec.toml");
+    std::fs::write(&path, &timed).unwrap();
+    let paper = plan(&ws, "paper");
+    let first = run_plan(&ws, &paper, &RunOptions::default()).unwrap();
+    let fits = |t: &ResultTables, method: &str, bits: usize| -> Vec<usize> {
+        let mut trials: Vec<usize> = t
+            .timings
+            .iter()
+            .filter(|r| r.metric == "fit-seconds" && r.method == method && r.bits == bits)
+            .map(|r| r.trial)
+            .collect();
+        trials.sort_unstable();
+        trials
+    };
+    // LSH ran 3 trials and PCAH 1; both are timed by 4 refits of trial 0
+    assert_eq!(fits(&first.tables, "LSH", 8), [0, 1, 2, 3]);
+    assert_eq!(fits(&first.tables, "PCAH", 16), [0, 1, 2, 3]);
+    assert!(
+        !first.summary.contains("a timing from"),
+        "the claim is judged, not set aside for too few fits"
+    );
+    let stored: Vec<PathBuf> = walk(&first.dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".timings.json"))
+        .collect();
+    assert_eq!(stored.len(), 4 * 2, "one file per method and code length");
+    // a rerun reuses the stored refits: the same times
+    let again = run_plan(&ws, &paper, &RunOptions::default()).unwrap();
+    assert_eq!(fits(&again.tables, "SH", 16), [0, 1, 2, 3]);
+    let times = |t: &ResultTables| -> Vec<u64> {
+        t.timings
+            .iter()
+            .filter(|r| r.metric == "fit-seconds")
+            .map(|r| r.value.to_bits())
+            .collect()
+    };
+    assert_eq!(times(&again.tables), times(&first.tables));
+    // a timing claim not testable on this profile: no refits, the trials'
+    // own timings
+    let (_other, ws) = setup();
+    let path = ws.root.join("experiments/toy/spec.toml");
+    std::fs::write(
+        &path,
+        timed.replace("testable = [\"paper\"]", "testable = [\"local\"]"),
+    )
+    .unwrap();
+    let untimed = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert_eq!(fits(&untimed.tables, "PCAH", 8), [0]);
+    assert_eq!(fits(&untimed.tables, "LSH", 8), [0, 1, 2]);
+    assert!(
+        !walk(&untimed.dir)
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".timings.json"))
+    );
+}

@@ -64,6 +64,11 @@ pub struct RawSpec {
     training_sizes: Vec<usize>,
     #[serde(default = "one")]
     trials: usize,
+    /// Sequential refits of the first trial at each point, timed with
+    /// nothing else running, on the profiles where a timing claim is
+    /// testable: the timings those claims are judged on.
+    #[serde(default)]
+    timing_repeats: usize,
     /// How trials are summarised (SpaH Figs. 7-9: "the median of 10 runs").
     #[serde(default)]
     centre: Centre,

@@ -72,6 +72,9 @@ pub struct Plan {
     pub bits: Vec<usize>,
     /// Trials of randomized methods.
     pub trials: usize,
+    /// Sequential timed refits of each point's first trial, where a timing
+    /// claim is testable on this profile (0: the trials' own timings).
+    pub timing_repeats: usize,
     /// How trials are summarised.
     pub centre: Centre,
     /// Registry name of the dataset.

@@ -97,6 +97,7 @@ impl Spec {
             seed: raw.seed,
             bits,
             trials: laid.trials,
+            timing_repeats: raw.timing_repeats,
             centre: raw.centre,
             dataset: laid.dataset,
             figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),

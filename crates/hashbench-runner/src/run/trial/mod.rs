@@ -23,6 +23,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::Workspace;
 use crate::run::thread_cpu;
+use crate::run::timing::{self, Timed};
 use crate::spec::{Plan, Retrieval, TrialKey};
 
 mod training;
@@ -302,7 +303,7 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
         // the test time of SpaH Table I: encoding the queries alone
         log.seconds.push((
-            "query-encode-seconds".to_string(),
+            crate::tables::QUERY_ENCODE.to_string(),
             t2.elapsed().as_secs_f64(),
         ));
         let codes = FittedCodes {
@@ -321,6 +322,49 @@ impl<'a> TrialContext<'a> {
         store::save_codes_at(&[&shared, &stem], &codes)?;
         self.fits.fetch_add(1, Ordering::Relaxed);
         Ok(codes)
+    }
+
+    /// The timed refits of trial `k` ([`timing::time`]): `repeats` fits with
+    /// its seed and tuned hyperparameters, each followed by encoding the
+    /// database and the queries; nothing is stored but the times.
+    ///
+    /// # Errors
+    /// A fit or encode failure naming the trial, or a failed write.
+    pub fn time_fits(&self, k: &TrialKey, repeats: usize) -> Result<Vec<Timed>> {
+        let m = &self.study.methods[k.method];
+        let bits = self.plan.code_length(k);
+        let name = || {
+            format!(
+                "{} [{}]: timing {} at {} bits",
+                self.plan.id, self.plan.profile, m.label, k.bits
+            )
+        };
+        let tuned = self
+            .tuned(m, bits)
+            .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
+        let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
+        let training = self.training.set(m);
+        let path = self.record_path(k).with_extension("timings.json");
+        timing::time(&path, &self.fit_fingerprint(k), k, repeats, |rng| {
+            let t0 = Instant::now();
+            let model = spec
+                .fit(&training, bits, rng)
+                .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
+            let fit = t0.elapsed().as_secs_f64();
+            let t1 = Instant::now();
+            model
+                .encode(&self.database)
+                .map_err(|e| anyhow!("{}: encoding failed: {e}", name()))?;
+            let t2 = Instant::now();
+            model
+                .encode(&self.queries)
+                .map_err(|e| anyhow!("{}: encoding failed: {e}", name()))?;
+            Ok(Timed {
+                fit,
+                encode: t1.elapsed().as_secs_f64(),
+                query_encode: t2.elapsed().as_secs_f64(),
+            })
+        })
     }
 
     /// Evaluates trial `k` (fitting it first unless its codes are stored and

@@ -1,0 +1,97 @@
+//! Timing repeats: where a spec asks (`timing_repeats`) and a timing claim is
+//! testable on the profile, the first trial of each point is refitted that
+//! many times in a row, on one thread, once every trial of its split is done
+//! (nothing else running in the process), and its fit and encoding times are
+//! what the timing claims are judged on. Stored beside the trial's record and
+//! reused while its fit fingerprint holds.
+
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::claims::is_timing;
+use crate::spec::{Plan, TrialKey};
+
+/// One timed refit, in wall-clock seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Timed {
+    /// Fitting.
+    pub fit: f64,
+    /// Encoding the database and the queries.
+    pub encode: f64,
+    /// Encoding the queries alone.
+    pub query_encode: f64,
+}
+
+/// The timed refits of one point, for the tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeats {
+    /// Method label, as in the trial records.
+    pub method: String,
+    /// Method parameters, as in the trial records.
+    pub params: String,
+    /// The point's x.
+    pub bits: usize,
+    /// Each refit.
+    pub timed: Vec<Timed>,
+}
+
+/// What a timings file holds: the fit fingerprint it was timed under.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    fingerprint: String,
+    timed: Vec<Timed>,
+}
+
+/// Whether `plan` times its fits by repeats: it asks for them, and one of
+/// its timing claims is testable on its profile.
+pub fn wanted(plan: &Plan) -> bool {
+    plan.timing_repeats > 0
+        && plan.claims.iter().any(|c| {
+            c.kind.metrics().iter().any(|m| is_timing(m))
+                && match &c.testable {
+                    Some(profiles) => profiles.iter().any(|p| p == &plan.profile),
+                    None => plan.profile == crate::spec::PAPER_PROFILE,
+                }
+        })
+}
+
+/// `repeats` refits of trial `k` by `fit`, one after another inside a
+/// one-thread pool, or the stored ones of `path` when timed under the same
+/// `fingerprint`. `fit` fits and encodes once, returning its times.
+///
+/// # Errors
+/// A failed refit, or a failed write naming the file.
+pub fn time(
+    path: &Path,
+    fingerprint: &str,
+    k: &TrialKey,
+    repeats: usize,
+    fit: impl Fn(&mut ChaCha8Rng) -> Result<Timed> + Send + Sync,
+) -> Result<Vec<Timed>> {
+    if let Some(stored) = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Stored>(&t).ok())
+        .filter(|s| s.fingerprint == fingerprint && s.timed.len() == repeats)
+    {
+        return Ok(stored.timed);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| anyhow!("a one-thread pool for timing: {e}"))?;
+    let timed = pool.install(|| {
+        (0..repeats)
+            .map(|_| fit(&mut ChaCha8Rng::seed_from_u64(k.seed)))
+            .collect::<Result<Vec<Timed>>>()
+    })?;
+    let stored = Stored {
+        fingerprint: fingerprint.to_string(),
+        timed: timed.clone(),
+    };
+    crate::store::write_atomically(path, serde_json::to_string(&stored)?.as_bytes())?;
+    Ok(timed)
+}
