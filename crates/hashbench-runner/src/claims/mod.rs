@@ -93,10 +93,46 @@ struct About {
     why_not_testable: Option<String>,
     diagnosis: Option<String>,
     diagnosis_for: Option<WrittenFor>,
+    sensitivity: Option<SensitivitySpec>,
+}
+
+/// Another reading of a claim, judged beside it and shown in its evidence,
+/// never its verdict: the claim with some names swapped (a rival, a metric).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SensitivitySpec {
+    /// What the other reading is, for the evidence.
+    reading: String,
+    /// Each name of the claim's methods, rivals or metrics to replace, with
+    /// its replacement.
+    swap: std::collections::BTreeMap<String, String>,
+}
+
+/// The claim under another reading ([`SensitivitySpec`]), ready to judge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sensitivity {
+    /// What the other reading is.
+    pub reading: String,
+    /// The claim's kind with the names swapped.
+    pub kind: Kind,
+}
+
+/// `value` with every string equal to a key of `swap` replaced by its value.
+fn swapped(value: &toml::Value, swap: &std::collections::BTreeMap<String, String>) -> toml::Value {
+    match value {
+        toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
+        toml::Value::Array(a) => toml::Value::Array(a.iter().map(|v| swapped(v, swap)).collect()),
+        toml::Value::Table(t) => toml::Value::Table(
+            t.iter()
+                .map(|(k, v)| (k.clone(), swapped(v, swap)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// The keys of [`About`], taken out of a claim's table before its kind reads the rest.
-const ABOUT_KEYS: [&str; 8] = [
+const ABOUT_KEYS: [&str; 9] = [
     "id",
     "quote",
     "source",
@@ -105,6 +141,7 @@ const ABOUT_KEYS: [&str; 8] = [
     "why_not_testable",
     "diagnosis",
     "diagnosis_for",
+    "sensitivity",
 ];
 
 /// The run a diagnosis was written for: its profile, its outcome and a
@@ -201,6 +238,8 @@ pub struct ClaimSpec {
     pub diagnosis: Option<String>,
     /// The run the diagnosis was written for.
     pub diagnosis_for: Option<WrittenFor>,
+    /// Another reading judged beside it, shown in the evidence.
+    pub sensitivity: Option<Sensitivity>,
     /// What it compares and how.
     pub kind: Kind,
 }
@@ -228,6 +267,25 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 about.id
             )));
         }
+        let sensitivity = match &about.sensitivity {
+            None => None,
+            Some(spec) => {
+                let other = swapped(&toml::Value::Table(table.clone()), &spec.swap);
+                if other == toml::Value::Table(table.clone()) {
+                    return Err(D::Error::custom(format!(
+                        "claim `{}`: the sensitivity's swap names nothing the claim reads",
+                        about.id
+                    )));
+                }
+                let kind = Kind::deserialize(other).map_err(|e| {
+                    D::Error::custom(format!("claim `{}` sensitivity: {}", about.id, e.message()))
+                })?;
+                Some(Sensitivity {
+                    reading: spec.reading.clone(),
+                    kind,
+                })
+            }
+        };
         let kind = Kind::deserialize(toml::Value::Table(table))
             .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
         Ok(ClaimSpec {
@@ -239,6 +297,7 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             why_not_testable: about.why_not_testable,
             diagnosis: about.diagnosis,
             diagnosis_for: about.diagnosis_for,
+            sensitivity,
             kind,
         })
     }
@@ -345,7 +404,25 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
         Some(why) => (Outcome::NotTestable, why),
         None => {
             let j = c.kind.check(plan, ev);
-            (j.outcome, j.evidence)
+            let evidence = match &c.sensitivity {
+                // the other reading's names must be in the run too
+                Some(s) if s.kind.names().0.iter().all(|m| ev.has_method(m)) => {
+                    let o = s.kind.check(plan, ev);
+                    format!(
+                        "{} · sensitivity, {}: {} ({})",
+                        j.evidence,
+                        s.reading,
+                        o.outcome.name(),
+                        o.evidence
+                    )
+                }
+                Some(s) => format!(
+                    "{} · sensitivity, {}: not in this run",
+                    j.evidence, s.reading
+                ),
+                None => j.evidence,
+            };
+            (j.outcome, evidence)
         }
     };
     let stale = c
@@ -596,6 +673,41 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("`diagnosis_for` without a `diagnosis`"), "{e}");
+    }
+
+    #[test]
+    fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .queries("A", "f1-r0", x, 0.5, 0.01)
+                .queries("B", "f1-r0", x, 0.2, 0.01)
+                .queries("C", "f1-r0", x, 0.8, 0.01);
+        }
+        let claim = CLAIM.replace(
+            "kind = ",
+            "sensitivity = { reading = \"C as the rival\", swap = { B = \"C\" } }\nkind = ",
+        );
+        let v = &r.judge(&plan(&claim).unwrap())[0];
+        assert_eq!(v.outcome, Outcome::Holds);
+        assert!(
+            v.evidence
+                .contains("· sensitivity, C as the rival: fails (")
+                && v.evidence.contains("A − C -0.3000"),
+            "{}",
+            v.evidence
+        );
+        // a swap that names nothing of the claim is refused
+        let e = plan(&CLAIM.replace(
+            "kind = ",
+            "sensitivity = { reading = \"r\", swap = { Z = \"C\" } }\nkind = ",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("the sensitivity's swap names nothing the claim reads"),
+            "{e}"
+        );
     }
 
     #[test]
