@@ -244,6 +244,23 @@ pub struct ClaimSpec {
     pub kind: Kind,
 }
 
+impl ClaimSpec {
+    /// Whether it reads a timing.
+    pub fn on_timing(&self) -> bool {
+        self.kind.metrics().iter().any(|m| is_timing(m))
+    }
+
+    /// Whether it is a timing claim judged on `profile`: named by its
+    /// `testable`, or the paper's profile when it names none.
+    pub fn times_on(&self, profile: &str) -> bool {
+        self.on_timing()
+            && match &self.testable {
+                Some(profiles) => profiles.iter().any(|p| p == profile),
+                None => profile == "paper",
+            }
+    }
+}
+
 impl<'de> Deserialize<'de> for ClaimSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
@@ -458,7 +475,7 @@ fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option
         if !profiles.iter().any(|p| p == plan.profile()) {
             return Some(format!("testable on {} only", profiles.join(", ")));
         }
-    } else if plan.profile() != "paper" && c.kind.metrics().iter().any(|m| is_timing(m)) {
+    } else if plan.profile() != "paper" && c.on_timing() {
         return Some(format!(
             "a timing at the paper's scale, and profile `{}` is not the paper's",
             plan.profile()

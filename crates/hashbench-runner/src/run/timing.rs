@@ -12,7 +12,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::claims::is_timing;
 use crate::spec::{Plan, TrialKey};
 
 /// One timed refit, in wall-clock seconds.
@@ -49,14 +48,7 @@ struct Stored {
 /// Whether `plan` times its fits by repeats: it asks for them, and one of
 /// its timing claims is testable on its profile.
 pub fn wanted(plan: &Plan) -> bool {
-    plan.timing_repeats > 0
-        && plan.claims.iter().any(|c| {
-            c.kind.metrics().iter().any(|m| is_timing(m))
-                && match &c.testable {
-                    Some(profiles) => profiles.iter().any(|p| p == &plan.profile),
-                    None => plan.profile == crate::spec::PAPER_PROFILE,
-                }
-        })
+    plan.timing_repeats > 0 && plan.claims.iter().any(|c| c.times_on(&plan.profile))
 }
 
 /// `repeats` refits of trial `k` by `fit`, one after another inside a
