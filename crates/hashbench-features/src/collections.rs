@@ -105,16 +105,27 @@ impl Collection {
     }
 }
 
-/// What the source files are, for the chunks' key: names and sizes.
-fn fingerprint(files: &[PathBuf]) -> String {
-    files
+/// The chunks' key: this crate's version, the extractor settings, and each
+/// source file's name, size and modification time (a changed extractor or
+/// source never resumes from the other's rows).
+fn chunk_key(settings: &str, files: &[PathBuf]) -> String {
+    let files: Vec<String> = files
         .iter()
         .map(|f| {
-            let size = f.metadata().map_or(0, |m| m.len());
-            format!("{} {size}", f.display())
+            let meta = f.metadata().ok();
+            let size = meta.as_ref().map_or(0, std::fs::Metadata::len);
+            let modified = meta
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{} {size} {modified}", f.display())
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    format!(
+        "hashbench-features {}\n{settings}\n{}",
+        env!("CARGO_PKG_VERSION"),
+        files.join("\n")
+    )
 }
 
 fn need(path: PathBuf, what: &str) -> Result<PathBuf, FeatureError> {
@@ -150,12 +161,31 @@ fn photo_tourism(
     progress: bool,
 ) -> Result<Written, FeatureError> {
     // the scene's files may sit in a sub-folder (mirrors re-pack them so)
-    let scene = walkdir::WalkDir::new(source)
+    let scenes: Vec<PathBuf> = walkdir::WalkDir::new(source)
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
-        .find(|e| e.file_name() == "info.txt")
-        .and_then(|e| e.path().parent().map(Path::to_path_buf))
+        .filter(|e| e.file_name() == "info.txt")
+        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
+        .collect();
+    if scenes.len() > 1 {
+        return Err(FeatureError::Format {
+            path: source.to_path_buf(),
+            line: None,
+            reason: format!(
+                "holds {} scenes ({}); point --from at the Notre Dame one",
+                scenes.len(),
+                scenes
+                    .iter()
+                    .map(|s| s.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
+    let scene = scenes
+        .into_iter()
+        .next()
         .unwrap_or_else(|| source.to_path_buf());
     let info = need(
         scene.join("info.txt"),
@@ -187,9 +217,12 @@ fn photo_tourism(
             )
         })
         .collect::<Result<_, _>>()?;
-    let key = format!("photo-tourism v1\n{}", fingerprint(&bitmaps));
     let sift = PatchSift::default();
     let gist = Gist::new(GistParams::lmgist(PATCH));
+    let key = chunk_key(
+        &format!("photo-tourism {sift:?} {:?}", gist.params()),
+        &bitmaps,
+    );
     let dim = sift::LEN + gist.params().len();
     let side = PATCH * PATCHES_PER_SIDE;
     let rows = output::rows_in_chunks(
@@ -318,7 +351,7 @@ fn cifar10(
         });
     }
     let gist = Gist::new(GistParams::tiny());
-    let key = format!("cifar-10 v1\n{}", fingerprint(&files));
+    let key = chunk_key(&format!("cifar-10 {:?}", gist.params()), &files);
     let rows = output::rows_in_chunks(
         work,
         &key,
@@ -426,7 +459,12 @@ fn caltech101(
     }
     let vocabulary = Vocabulary::kmeans(&samples, words, VOCABULARY_SEED);
     let dim = words * (0..=CALTECH_LEVELS).map(|l| 4usize.pow(l)).sum::<usize>();
-    let key = format!("caltech-101 v1 {words}\n{}", fingerprint(&images));
+    let key = chunk_key(
+        &format!(
+            "caltech-101 {dense:?} {words} words, {VOCABULARY_SAMPLE} per image, seed {VOCABULARY_SEED}"
+        ),
+        &images,
+    );
     let rows = output::rows_in_chunks(
         work,
         &key,

@@ -20,8 +20,8 @@ pub const CHUNK: usize = 2048;
 /// Rows `0..total` of `dim` values each, computed chunk by chunk by
 /// `chunk(range, bar)` (which advances `bar` by its items); a chunk already
 /// saved under `work` for the same `key` is read back instead. `work` is
-/// cleared when the key differs (another source or extractor); the caller
-/// removes it once the outputs are written.
+/// cleared when the key differs (the caller's key names the source files and
+/// the extractor settings); the caller removes it once the outputs are written.
 ///
 /// # Errors
 /// A failed chunk (naming its item), a wrong row length, a failed write.

@@ -217,6 +217,19 @@ fn spatial_pyramid_by_hand() {
 }
 
 #[test]
+fn spatial_pyramid_cells_run_row_by_row() {
+    let a = [0f32; LEN];
+    let vocabulary = Vocabulary::from_centres(vec![a]);
+    // one word in the top-right corner: row 0, last column at each level
+    let h = pyramid::spatial_pyramid(&[located(a, 0.9, 0.1)], &vocabulary, 2);
+    // level 1: cell (row 0, column 1) = 1; level 2: cell (row 0, column 3) = 3
+    assert_eq!(h[1 + 1], 0.25);
+    assert_eq!(h[1 + 4 + 3], 0.5);
+    // a transposed order would put them at cells 2 and 12
+    assert_eq!(h[1 + 2] + h[1 + 4 + 12], 0.0);
+}
+
+#[test]
 fn kmeans_finds_separated_clusters_whatever_the_threads() {
     let mut samples = Vec::new();
     for k in 0..3 {

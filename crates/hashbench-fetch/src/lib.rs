@@ -185,7 +185,17 @@ pub fn fetch_collection(
         .iter()
         .map(|p| (p.clone(), Check::Present))
         .collect();
-    fetch_files(name, &collection.downloads, &files, root, progress)
+    let fetched = fetch_files(name, &collection.downloads, &files, root, progress)?;
+    // written once every file has moved: a fetch stopped while moving is
+    // not taken for a whole collection
+    let marker = complete_marker(root, name);
+    hashbench_data::atomic::write_atomically(&marker, b"").map_err(io(&marker))?;
+    Ok(fetched)
+}
+
+/// The file a whole fetch of collection `name` leaves in `root`.
+fn complete_marker(root: &Path, name: &str) -> PathBuf {
+    root.join(".collections").join(format!("{name}.complete"))
 }
 
 /// What obtaining a collection's datasets did.
@@ -198,7 +208,7 @@ pub struct Computed {
 }
 
 /// Obtains the datasets raw collection `name` unlocks: fetched into `root`
-/// unless it is there already, then converted by its converter into the
+/// unless a whole earlier fetch left it there, then converted by its converter into the
 /// registry's files under `root`.
 ///
 /// # Errors
@@ -215,7 +225,7 @@ pub fn compute_collection(
     };
     let converter =
         hashbench_features::Collection::named(&collection.converter).map_err(convert)?;
-    let fetched = if collection.present_in(root) {
+    let fetched = if collection.present_in(root) && complete_marker(root, name).exists() {
         Fetched::default()
     } else {
         fetch_collection(name, collection, root, progress)?
@@ -379,9 +389,12 @@ fn download(
             (None, Some(md5)) => Some((md5, digest(true)?)),
             (None, None) => {
                 if let Some(fetched) = record {
-                    fetched
-                        .unverified
-                        .push((d.to.join(file_name(url)), digest(false)?));
+                    // `to` is the file itself unless the download is an archive
+                    let path = match d.unpack {
+                        Unpack::None | Unpack::Gunzip => d.to.clone(),
+                        Unpack::TarGz | Unpack::Zip => d.to.join(file_name(url)),
+                    };
+                    fetched.unverified.push((path, digest(false)?));
                 }
                 None
             }

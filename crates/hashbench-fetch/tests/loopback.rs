@@ -431,6 +431,8 @@ fn a_collection_is_fetched_unpacked_twice_and_converted() {
     assert_eq!(
         files_under(root.path()),
         [
+            ".collections",
+            ".collections/toy.complete",
             "raw",
             "raw/toy",
             "raw/toy/nested",
@@ -450,6 +452,10 @@ fn a_collection_is_fetched_unpacked_twice_and_converted() {
     let again = compute_collection("toy", &c, root.path(), false).unwrap();
     assert_eq!(again.fetched.transferred, 0);
     assert_eq!(again.written.files, got.written.files);
+    // a fetch that stopped while moving files left no marker: fetched again
+    std::fs::remove_file(root.path().join(".collections/toy.complete")).unwrap();
+    let refetched = compute_collection("toy", &c, root.path(), false).unwrap();
+    assert_eq!(refetched.fetched.transferred, zip.len() as u64);
 }
 
 #[test]

@@ -231,7 +231,20 @@ pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Resul
     let root = target_root(ws, to)?;
     let collection = match registry.collections.get_key_value(dataset) {
         Some((name, c)) => Some((name.as_str(), c)),
-        None => registry.collection_of(dataset),
+        // a dataset computed from a collection: nothing to do when present
+        None => match registry
+            .get(dataset)?
+            .locate(dataset, std::slice::from_ref(&root))
+        {
+            Ok(_) => {
+                println!(
+                    "== `{dataset}` is present in {}; `hashbench fetch <its collection>` computes it again",
+                    root.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(_) => registry.collection_of(dataset),
+        },
     };
     if let Some((name, c)) = collection {
         println!(

@@ -117,18 +117,44 @@ pub struct Sensitivity {
     pub kind: Kind,
 }
 
-/// `value` with every string equal to a key of `swap` replaced by its value.
-fn swapped(value: &toml::Value, swap: &std::collections::BTreeMap<String, String>) -> toml::Value {
-    match value {
+/// The keys of a claim's kind that hold names of methods, metrics or curves:
+/// the only ones a sensitivity's swap touches.
+const NAME_KEYS: [&str; 7] = [
+    "method",
+    "methods",
+    "rivals",
+    "metric",
+    "metrics",
+    "curve",
+    "reference",
+];
+
+/// The kind's `table` with every name equal to a key of `swap` replaced by
+/// its value, in the name keys only.
+fn swapped(table: &toml::Table, swap: &std::collections::BTreeMap<String, String>) -> toml::Table {
+    let rename = |v: &toml::Value| match v {
         toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
-        toml::Value::Array(a) => toml::Value::Array(a.iter().map(|v| swapped(v, swap)).collect()),
-        toml::Value::Table(t) => toml::Value::Table(
-            t.iter()
-                .map(|(k, v)| (k.clone(), swapped(v, swap)))
+        toml::Value::Array(a) => toml::Value::Array(
+            a.iter()
+                .map(|v| match v {
+                    toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
+                    other => other.clone(),
+                })
                 .collect(),
         ),
         other => other.clone(),
-    }
+    };
+    table
+        .iter()
+        .map(|(k, v)| {
+            let v = if NAME_KEYS.contains(&k.as_str()) {
+                rename(v)
+            } else {
+                v.clone()
+            };
+            (k.clone(), v)
+        })
+        .collect()
 }
 
 /// The keys of [`About`], taken out of a claim's table before its kind reads the rest.
@@ -176,15 +202,16 @@ impl WrittenFor {
             ));
         }
         // a number is found at its own precision; a phrase ("0 of 35") as written
-        let found = match self.value.parse::<f64>() {
-            Ok(wanted) => {
-                let decimals = self.value.split_once('.').map_or(0, |(_, d)| d.len());
+        let value = self.value.replace('\u{2212}', "-");
+        let found = match value.parse::<f64>().ok().filter(|v| v.is_finite()) {
+            Some(wanted) => {
+                let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
                 let scale = 10f64.powi(decimals as i32);
                 numbers_in(evidence)
                     .into_iter()
                     .any(|n| ((n * scale).round() - (wanted * scale).round()).abs() < 0.5)
             }
-            Err(_) => evidence.contains(&self.value),
+            None => evidence.contains(self.value.as_str()),
         };
         (!found).then(|| {
             format!(
@@ -256,7 +283,7 @@ impl ClaimSpec {
         self.on_timing()
             && match &self.testable {
                 Some(profiles) => profiles.iter().any(|p| p == profile),
-                None => profile == "paper",
+                None => profile == crate::spec::PAPER_PROFILE,
             }
     }
 }
@@ -284,17 +311,19 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 about.id
             )));
         }
+        let kind = Kind::deserialize(toml::Value::Table(table.clone()))
+            .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
         let sensitivity = match &about.sensitivity {
             None => None,
             Some(spec) => {
-                let other = swapped(&toml::Value::Table(table.clone()), &spec.swap);
-                if other == toml::Value::Table(table.clone()) {
+                let other = swapped(&table, &spec.swap);
+                if other == table {
                     return Err(D::Error::custom(format!(
-                        "claim `{}`: the sensitivity's swap names nothing the claim reads",
+                        "claim `{}`: the sensitivity's swap names no method, metric or curve the claim reads",
                         about.id
                     )));
                 }
-                let kind = Kind::deserialize(other).map_err(|e| {
+                let kind = Kind::deserialize(toml::Value::Table(other)).map_err(|e| {
                     D::Error::custom(format!("claim `{}` sensitivity: {}", about.id, e.message()))
                 })?;
                 Some(Sensitivity {
@@ -303,8 +332,6 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 })
             }
         };
-        let kind = Kind::deserialize(toml::Value::Table(table))
-            .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
         Ok(ClaimSpec {
             id: about.id,
             quote: about.quote,
@@ -449,9 +476,9 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
     // a diagnosis shows on a fail, and wherever it has gone stale (so it is
     // rewritten or removed)
     let diagnosis = match outcome {
+        _ if stale.is_some() => c.diagnosis.clone(),
         Outcome::Fails => c.diagnosis.clone(),
         Outcome::NotTestable => c.why_not_testable.clone(),
-        _ if stale.is_some() => c.diagnosis.clone(),
         _ => None,
     };
     Verdict {
@@ -475,7 +502,7 @@ fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option
         if !profiles.iter().any(|p| p == plan.profile()) {
             return Some(format!("testable on {} only", profiles.join(", ")));
         }
-    } else if plan.profile() != "paper" && c.on_timing() {
+    } else if plan.profile() != crate::spec::PAPER_PROFILE && c.on_timing() {
         return Some(format!(
             "a timing at the paper's scale, and profile `{}` is not the paper's",
             plan.profile()
@@ -682,6 +709,14 @@ mod tests {
             (v.stale.as_deref(), v.shown_outcome().as_str()),
             (None, "fails")
         );
+        // a value written with the typographic minus is the same number
+        let v = &failing(0.9).judge(&written("paper", "fails", "\u{2212}0.80"))[0];
+        assert_eq!(v.stale, None);
+        // a phrase is looked for as written
+        let v = &failing(0.9).judge(&written("paper", "fails", "A − B -0.8000"))[0];
+        assert_eq!(v.stale, None);
+        let v = &failing(0.9).judge(&written("paper", "fails", "A − B -0.7000"))[0];
+        assert!(v.stale.is_some());
         // `diagnosis_for` needs its diagnosis
         let e = plan(&CLAIM.replace(
             "kind = ",
@@ -722,9 +757,17 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            e.contains("the sensitivity's swap names nothing the claim reads"),
+            e.contains("the sensitivity's swap names no method, metric or curve the claim reads"),
             "{e}"
         );
+        // the kind and the other keys are never swapped
+        let e = plan(&CLAIM.replace(
+            "kind = ",
+            "sensitivity = { reading = \"r\", swap = { beats = \"close\" } }\nkind = ",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("names no method, metric or curve"), "{e}");
     }
 
     #[test]

@@ -249,7 +249,8 @@ pub struct Tolerance {
 /// spec's `stated` tolerance and the noise δ = 1.96 √2 σ, with σ the larger of
 /// `spreads` (the spread of one value: the difference of two independent
 /// reruns of one method falls within ±δ 95% of the time), by two one-sided
-/// tests at 5%. The evidence names the margin and which of the two set it.
+/// tests at 5%; with no spread measured the stated tolerance alone is the
+/// margin. The evidence names the margin and which of the two set it.
 pub fn judge_close(difference: &Statistic, spreads: &[f64], stated: f64) -> (Outcome, String) {
     if difference.missing() {
         return (Outcome::NotTestable, difference.shown());
@@ -261,14 +262,6 @@ pub fn judge_close(difference: &Statistic, spreads: &[f64], stated: f64) -> (Out
         .fold(0.0, f64::max);
     // a spread at rounding level is no spread
     let sigma = if sigma <= 1e-12 { 0.0 } else { sigma };
-    if sigma == 0.0 && stated == 0.0 && difference.observed != 0.0 {
-        // one trial, no per-query values and no stated tolerance: nothing
-        // says how large a difference is still "about equal"
-        return (
-            Outcome::Inconclusive,
-            format!("{} with no spread measured", difference.shown()),
-        );
-    }
     let noise = 1.96 * std::f64::consts::SQRT_2 * sigma;
     let margin = noise.max(stated);
     let (lo90, hi90) = difference.interval(2.0 * ALPHA);
@@ -280,12 +273,10 @@ pub fn judge_close(difference: &Statistic, spreads: &[f64], stated: f64) -> (Out
     } else {
         Outcome::Inconclusive
     };
-    let set_by = if stated > 0.0 && stated >= noise {
+    let set_by = if stated >= noise {
         format!("stated; noise δ {noise:.4}")
-    } else if stated > 0.0 {
-        format!("noise δ; stated {stated:.4}")
     } else {
-        "noise δ".to_string()
+        format!("noise δ; stated {stated:.4}")
     };
     (
         outcome,
@@ -447,28 +438,32 @@ mod tests {
     fn close_uses_the_measured_spread_as_its_margin() {
         // σ = 0.1: margin 0.277
         let small = stat(0.01, -0.05, 0.07);
-        assert_eq!(judge_close(&small, &[0.1, 0.05], 0.0).0, Outcome::Holds);
+        assert_eq!(judge_close(&small, &[0.1, 0.05], 1e-12).0, Outcome::Holds);
         let large = stat(0.6, 0.4, 0.8);
-        assert_eq!(judge_close(&large, &[0.1], 0.0).0, Outcome::Fails);
+        assert_eq!(judge_close(&large, &[0.1], 1e-12).0, Outcome::Fails);
         let wide = stat(0.2, -0.2, 0.6);
-        assert_eq!(judge_close(&wide, &[0.1], 0.0).0, Outcome::Inconclusive);
+        assert_eq!(judge_close(&wide, &[0.1], 1e-12).0, Outcome::Inconclusive);
         // the same difference with a tighter spread is no longer close
         assert_eq!(
-            judge_close(&stat(0.1, 0.08, 0.12), &[0.01], 0.0).0,
+            judge_close(&stat(0.1, 0.08, 0.12), &[0.01], 1e-12).0,
             Outcome::Fails
         );
         assert_eq!(
-            judge_close(&stat(0.1, 0.08, 0.12), &[0.1], 0.0).0,
+            judge_close(&stat(0.1, 0.08, 0.12), &[0.1], 1e-12).0,
             Outcome::Holds
         );
-        // no spread measured: only an exact tie is close
+        // no spread measured: the stated tolerance alone is the margin
         assert_eq!(
-            judge_close(&stat(0.0, 0.0, 0.0), &[0.0], 0.0).0,
+            judge_close(&stat(0.0, 0.0, 0.0), &[0.0], 1e-12).0,
             Outcome::Holds
         );
         assert_eq!(
-            judge_close(&stat(0.1, 0.1, 0.1), &[0.0], 0.0).0,
-            Outcome::Inconclusive
+            judge_close(&stat(0.1, 0.1, 0.1), &[0.0], 1e-12).0,
+            Outcome::Fails
+        );
+        assert_eq!(
+            judge_close(&stat(0.1, 0.1, 0.1), &[0.0], 0.2).0,
+            Outcome::Holds
         );
     }
 

@@ -263,7 +263,7 @@ pub(crate) fn pass(
                     method: r.method.clone(),
                     params: r.params.clone(),
                     bits: r.bits,
-                    timed: ctx.time_fits(k, plan.timing_repeats)?,
+                    timed: ctx.time_fits(k, plan.timing_repeats, opts.force)?,
                 });
             }
         }

@@ -53,7 +53,8 @@ pub fn wanted(plan: &Plan) -> bool {
 
 /// `repeats` refits of trial `k` by `fit`, one after another inside a
 /// one-thread pool, or the stored ones of `path` when timed under the same
-/// `fingerprint`. `fit` fits and encodes once, returning its times.
+/// `fingerprint` (unless `force`). `fit` fits and encodes once, returning
+/// its times.
 ///
 /// # Errors
 /// A failed refit, or a failed write naming the file.
@@ -62,10 +63,12 @@ pub fn time(
     fingerprint: &str,
     k: &TrialKey,
     repeats: usize,
+    force: bool,
     fit: impl Fn(&mut ChaCha8Rng) -> Result<Timed> + Send + Sync,
 ) -> Result<Vec<Timed>> {
-    if let Some(stored) = std::fs::read_to_string(path)
-        .ok()
+    if let Some(stored) = (!force)
+        .then(|| std::fs::read_to_string(path).ok())
+        .flatten()
         .and_then(|t| serde_json::from_str::<Stored>(&t).ok())
         .filter(|s| s.fingerprint == fingerprint && s.timed.len() == repeats)
     {

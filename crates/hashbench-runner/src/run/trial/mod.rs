@@ -326,11 +326,12 @@ impl<'a> TrialContext<'a> {
 
     /// The timed refits of trial `k` ([`timing::time`]): `repeats` fits with
     /// its seed and tuned hyperparameters, each followed by encoding the
-    /// database and the queries; nothing is stored but the times.
+    /// database and the queries; nothing is stored but the times, which
+    /// `force` redoes.
     ///
     /// # Errors
     /// A fit or encode failure naming the trial, or a failed write.
-    pub fn time_fits(&self, k: &TrialKey, repeats: usize) -> Result<Vec<Timed>> {
+    pub fn time_fits(&self, k: &TrialKey, repeats: usize, force: bool) -> Result<Vec<Timed>> {
         let m = &self.study.methods[k.method];
         let bits = self.plan.code_length(k);
         let name = || {
@@ -345,7 +346,7 @@ impl<'a> TrialContext<'a> {
         let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
         let training = self.training.set(m);
         let path = self.record_path(k).with_extension("timings.json");
-        timing::time(&path, &self.fit_fingerprint(k), k, repeats, |rng| {
+        timing::time(&path, &self.fit_fingerprint(k), k, repeats, force, |rng| {
             let t0 = Instant::now();
             let model = spec
                 .fit(&training, bits, rng)
