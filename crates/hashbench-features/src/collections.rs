@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::FeatureError;
 use crate::gist::{Gist, GistParams};
-use crate::image::{Gray, Grey, images_in};
+use crate::image::{Gray, GrayFrom, images_in};
 use crate::output::{self, Written};
 use crate::pyramid::{self, DenseSift, Vocabulary};
 use crate::sift::{self, PatchSift};
@@ -238,7 +238,7 @@ fn photo_tourism(
             let sheets: Vec<Gray> = (first..=(range.end - 1) / per_file)
                 .into_par_iter()
                 .map(|f| {
-                    let sheet = Gray::open(&bitmaps[f], Grey::Luma)?;
+                    let sheet = Gray::open(&bitmaps[f], GrayFrom::Luma)?;
                     if sheet.width() == side && sheet.height() == side {
                         Ok(sheet)
                     } else {
@@ -366,7 +366,7 @@ fn cifar10(
                 let rgb: Vec<u8> = (0..plane)
                     .flat_map(|p| [planes[p], planes[plane + p], planes[2 * plane + p]])
                     .collect();
-                Ok(gist.describe(&Gray::from_rgb8(32, 32, &rgb, Grey::ChannelMean)))
+                Ok(gist.describe(&Gray::from_rgb8(32, 32, &rgb, GrayFrom::ChannelMean)))
             })
         },
     )?;
@@ -434,7 +434,7 @@ fn caltech101(
     // vocabulary, then each image's words (a whole set of descriptors would
     // take gigabytes)
     let describe = |i: usize| -> Result<Vec<pyramid::Located>, FeatureError> {
-        Ok(dense.describe(&Gray::open(&images[i], Grey::Luma)?))
+        Ok(dense.describe(&Gray::open(&images[i], GrayFrom::Luma)?))
     };
     let bar = output::bar(
         images.len() as u64,

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::FeatureError;
 use crate::gist::{Gist, GistParams};
-use crate::image::{Gray, Grey, images_in};
+use crate::image::{Gray, GrayFrom, images_in};
 use crate::sift::PatchSift;
 
 /// An extractor a folder of images can be described with.
@@ -59,7 +59,7 @@ pub fn describe_folder(
     images_in(dir)?
         .into_par_iter()
         .map(|f| {
-            let d = extractor.describe(&Gray::open(&f, Grey::ChannelMean)?);
+            let d = extractor.describe(&Gray::open(&f, GrayFrom::ChannelMean)?);
             Ok((f, d))
         })
         .collect()

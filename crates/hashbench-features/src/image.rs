@@ -15,7 +15,7 @@ pub struct Gray {
 
 /// How a colour image becomes grey.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Grey {
+pub enum GrayFrom {
     /// The mean of the three channels (`LMgist`'s `mean(img, 3)`).
     ChannelMean,
     /// ITU-R BT.601 luma, 0.299 R + 0.587 G + 0.114 B (what OpenCV and
@@ -53,15 +53,15 @@ impl Gray {
 
     /// Grey levels 0-255 from three interleaved 8-bit channels.
     #[must_use]
-    pub fn from_rgb8(width: usize, height: usize, rgb: &[u8], grey: Grey) -> Self {
+    pub fn from_rgb8(width: usize, height: usize, rgb: &[u8], grey: GrayFrom) -> Self {
         let pixels = rgb
             .chunks_exact(3)
             .map(|p| {
                 let (r, g, b) = (f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
                 match grey {
-                    Grey::ChannelMean => (r + g + b) / 3.0,
+                    GrayFrom::ChannelMean => (r + g + b) / 3.0,
                     // in thousandths, so a grey pixel (r = g = b) keeps its value exactly
-                    Grey::Luma => (299.0 * r + 587.0 * g + 114.0 * b) / 1000.0,
+                    GrayFrom::Luma => (299.0 * r + 587.0 * g + 114.0 * b) / 1000.0,
                 }
             })
             .collect();
@@ -72,7 +72,7 @@ impl Gray {
     ///
     /// # Errors
     /// [`FeatureError::Image`] naming the file.
-    pub fn open(path: &Path, grey: Grey) -> Result<Self, FeatureError> {
+    pub fn open(path: &Path, grey: GrayFrom) -> Result<Self, FeatureError> {
         let decoded = image::open(path).map_err(|e| FeatureError::Image {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -82,7 +82,7 @@ impl Gray {
 
     /// Grey levels 0-255 of a decoded image (grey images as they are).
     #[must_use]
-    pub fn from_dynamic(decoded: &image::DynamicImage, grey: Grey) -> Self {
+    pub fn from_dynamic(decoded: &image::DynamicImage, grey: GrayFrom) -> Self {
         let (width, height) = (decoded.width() as usize, decoded.height() as usize);
         if decoded.color().channel_count() <= 2 {
             let luma = decoded.to_luma8();

@@ -7,7 +7,7 @@ use std::path::Path;
 use hashbench_data::vecs::{VecsKind, read_vecs};
 use hashbench_features::collections::{CIFAR_BATCHES, PATCH, PATCHES_PER_SIDE};
 use hashbench_features::gist::{Gist, GistParams};
-use hashbench_features::image::{Gray, Grey};
+use hashbench_features::image::{Gray, GrayFrom};
 use hashbench_features::sift::PatchSift;
 use hashbench_features::{Collection, FeatureError};
 
@@ -124,8 +124,12 @@ fn cifar_batches_are_read_in_order_as_grey_channel_means() {
     let rgb: Vec<u8> = (0..1024)
         .flat_map(|p| [record[1 + p], record[1 + 1024 + p], record[1 + 2048 + p]])
         .collect();
-    let want =
-        Gist::new(GistParams::tiny()).describe(&Gray::from_rgb8(32, 32, &rgb, Grey::ChannelMean));
+    let want = Gist::new(GistParams::tiny()).describe(&Gray::from_rgb8(
+        32,
+        32,
+        &rgb,
+        GrayFrom::ChannelMean,
+    ));
     assert_eq!(&gist[7 * 384..][..384], want.as_slice());
 }
 

@@ -112,6 +112,31 @@ pub enum FetchError {
     },
 }
 
+impl FetchError {
+    /// Whether no transfer could be made or finished (no network, a host
+    /// down), as opposed to a wrong checksum or a failed conversion.
+    #[must_use]
+    pub fn is_transfer(&self) -> bool {
+        matches!(
+            self,
+            FetchError::Failed { .. }
+                | FetchError::EveryUrlFailed { .. }
+                | FetchError::Interrupted { .. }
+        )
+    }
+}
+
+/// What to do without a network: where to fetch collection `name` and how to
+/// convert the copy here.
+#[must_use]
+pub fn elsewhere(name: &str, collection: &CollectionEntry) -> String {
+    format!(
+        "without a network here, run `hashbench fetch {name}` on a machine with one, copy its {} folder here and run `hashbench features {} --from FOLDER`",
+        collection.source.display(),
+        collection.converter
+    )
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError + '_ {
     move |cause| FetchError::Io {
         path: path.to_path_buf(),

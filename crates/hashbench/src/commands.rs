@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use hashbench_runner::check::run_golden;
 use hashbench_runner::cluster::{self, SlurmOptions};
 use hashbench_runner::run::Clock;
@@ -231,51 +231,46 @@ pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Resul
     let root = target_root(ws, to)?;
     let collection = match registry.collections.get_key_value(dataset) {
         Some((name, c)) => Some((name.as_str(), c)),
-        // a dataset computed from a collection: nothing to do when present
-        None => match registry
+        None => registry.collection_of(dataset),
+    };
+    let Some((name, c)) = collection else {
+        let entry = registry.get(dataset)?;
+        println!("== fetching `{dataset}` into {}", root.display());
+        let got = hashbench_fetch::fetch(dataset, entry, &root, true)?;
+        print_fetched(&got);
+        println!(
+            "== `{dataset}`: {} files placed, {} bytes transferred",
+            got.placed.len(),
+            got.transferred
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
+    // a dataset computed from a collection: nothing to do when present
+    if name != dataset
+        && registry
             .get(dataset)?
             .locate(dataset, std::slice::from_ref(&root))
-        {
-            Ok(_) => {
-                println!(
-                    "== `{dataset}` is present in {}; `hashbench fetch <its collection>` computes it again",
-                    root.display()
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            Err(_) => registry.collection_of(dataset),
-        },
-    };
-    if let Some((name, c)) = collection {
+            .is_ok()
+    {
         println!(
-            "== `{name}` ({}): fetching into {} unless there, then computing {}",
-            c.size,
-            root.display(),
-            c.unlocks.join(", ")
+            "== `{dataset}` is present in {}; `hashbench fetch {name}` computes it again",
+            root.display()
         );
-        let got = hashbench_fetch::compute_collection(name, c, &root, true).with_context(|| {
-            format!(
-                "obtaining `{name}`; without a network here, run this on a machine with one, copy its {} folder here and run `hashbench features {} --from FOLDER`",
-                c.source.display(),
-                c.converter
-            )
-        })?;
-        print_fetched(&got.fetched);
-        for (p, sha) in &got.written.files {
-            println!("  wrote {}  sha256 {sha}", p.display());
-        }
-        println!("  provenance in {}", got.written.provenance.display());
         return Ok(ExitCode::SUCCESS);
     }
-    let entry = registry.get(dataset)?;
-    println!("== fetching `{dataset}` into {}", root.display());
-    let got = hashbench_fetch::fetch(dataset, entry, &root, true)?;
-    print_fetched(&got);
     println!(
-        "== `{dataset}`: {} files placed, {} bytes transferred",
-        got.placed.len(),
-        got.transferred
+        "== `{name}` ({}): fetching into {} unless there, then computing {}",
+        c.size,
+        root.display(),
+        c.unlocks.join(", ")
     );
+    let got = match hashbench_fetch::compute_collection(name, c, &root, true) {
+        Ok(got) => got,
+        Err(e) if e.is_transfer() => bail!("{e}; {}", hashbench_fetch::elsewhere(name, c)),
+        Err(e) => return Err(e.into()),
+    };
+    print_fetched(&got.fetched);
+    print_converted(&got.written);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -304,12 +299,16 @@ pub(crate) fn features(
         from.display(),
         root.display()
     );
-    let written = converter.convert(from, &root, true)?;
+    print_converted(&converter.convert(from, &root, true)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The files a conversion wrote, with their sha256, and its provenance file.
+fn print_converted(written: &hashbench_features::output::Written) {
     for (p, sha) in &written.files {
         println!("  wrote {}  sha256 {sha}", p.display());
     }
     println!("  provenance in {}", written.provenance.display());
-    Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn describe(

@@ -108,10 +108,10 @@ fn computed_line(
     );
     match hashbench_fetch::compute_collection(collection, c, root, true) {
         Ok(got) => format!("computed ({} files written)", got.written.files.len()),
-        Err(e) => format!(
-            "unavailable: {e}; its experiments are skipped. `hashbench fetch {collection}` obtains it later; without a network here, run that on a machine with one, copy its {} folder here and run `hashbench features {} --from FOLDER`",
-            c.source.display(),
-            c.converter
+        Err(e) if e.is_transfer() => format!(
+            "unavailable: {e}; its experiments are skipped; {}",
+            hashbench_fetch::elsewhere(collection, c)
         ),
+        Err(e) => format!("unavailable: {e}; its experiments are skipped"),
     }
 }

@@ -125,6 +125,20 @@ fn a_converted_collection_is_a_present_dataset() {
             .any(|l| l.trim_start().starts_with("nursery: present in")),
         "{listed}"
     );
+    // fetching a computed dataset that is present does nothing (no network)
+    let out = Command::new(env!("CARGO_BIN_EXE_hashbench"))
+        .args(["--root", root.path().to_str().unwrap(), "fetch", "nursery"])
+        .current_dir(root.path())
+        .env_remove("HASHBENCH_DATA")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success()
+            && said.contains("`nursery` is present in")
+            && said.contains("`hashbench fetch uci-nursery` computes it again"),
+        "{said}"
+    );
     // an unknown converter is named with the known ones
     let (code, stderr) = hashbench(root.path(), &["features", "mnist", "--from", "."]);
     assert_eq!(code, Some(1));

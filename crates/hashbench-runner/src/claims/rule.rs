@@ -245,6 +245,13 @@ pub struct Tolerance {
     pub reason: String,
 }
 
+impl std::fmt::Display for Tolerance {
+    /// As the evidence names it: `stated tolerance 0.01 (reason)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stated tolerance {} ({})", self.value, self.reason)
+    }
+}
+
 /// Judges "about equal": `difference` against the margin, the larger of the
 /// spec's `stated` tolerance and the noise δ = 1.96 √2 σ, with σ the larger of
 /// `spreads` (the spread of one value: the difference of two independent

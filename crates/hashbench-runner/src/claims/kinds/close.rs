@@ -60,10 +60,7 @@ impl Check for Close {
         let outcome = combine(&outcomes, self.over);
         let n = outcomes.len();
         let held = outcomes.iter().filter(|o| **o == Outcome::Holds).count();
-        let stated = format!(
-            "stated tolerance {} ({})",
-            self.tolerance.value, self.tolerance.reason
-        );
+        let stated = &self.tolerance;
         let evidence = if shown.is_empty() {
             format!("every pair within its margin at all {n} points; {stated}")
         } else {

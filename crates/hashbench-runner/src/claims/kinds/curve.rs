@@ -367,12 +367,7 @@ impl Check for Approaches {
         }
         Judged {
             outcome: all_of(&outcomes),
-            evidence: format!(
-                "{}; stated tolerance {} ({})",
-                shown.join(" · "),
-                self.tolerance.value,
-                self.tolerance.reason
-            ),
+            evidence: format!("{}; {}", shown.join(" · "), self.tolerance),
         }
     }
 }
