@@ -109,6 +109,14 @@ impl Statistic {
         }
     }
 
+    /// Whether it is away from zero on a zero-width interval: every replicate
+    /// equal (one trial and no per-query values, or a sample all alike), so
+    /// the run measured no spread to judge it against.
+    pub fn unspread(&self) -> bool {
+        let (lo, hi) = self.interval(ALPHA);
+        self.observed != 0.0 && lo == hi
+    }
+
     /// Whether the observed value is missing.
     pub fn missing(&self) -> bool {
         !self.observed.is_finite()
@@ -182,9 +190,51 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         };
     }
     let k = points.len();
+    let outcome = outcome_of(points, over, false);
+    // the same points with those of no spread taken as ties: a verdict that
+    // moves then rests on them, and is no verdict
+    let spreadless: Vec<&Statistic> = points.iter().filter(|p| p.unspread()).collect();
+    let without = outcome_of(points, over, true);
+    let rests = outcome != without && outcome != Outcome::Inconclusive;
+    let outcome = if rests {
+        Outcome::Inconclusive
+    } else {
+        outcome
+    };
+    let evidence = match over {
+        Over::Overall if present.len() == k => format!(
+            "{} (mean over {k} points); {shown}",
+            Statistic::mean_of("mean", points).shown()
+        ),
+        _ => shown,
+    };
+    let evidence = if rests {
+        let labels: Vec<&str> = spreadless.iter().map(|p| p.label.as_str()).collect();
+        format!(
+            "{evidence}; inconclusive: the verdict rests on {} point(s) with no spread ({})",
+            labels.len(),
+            labels.join(", ")
+        )
+    } else {
+        evidence
+    };
+    Judged { outcome, evidence }
+}
+
+/// The outcome of `points` over `over`; with `untrusted_ties`, a point (or
+/// mean) with no spread counts as a tie.
+fn outcome_of(points: &[Statistic], over: Over, untrusted_ties: bool) -> Outcome {
+    let support = |p: &Statistic, alpha: f64| {
+        if untrusted_ties && p.unspread() {
+            Support::Neither
+        } else {
+            p.support(alpha)
+        }
+    };
+    let k = points.len();
     let corrected = ALPHA / k as f64;
-    let count = |alpha: f64, s: Support| points.iter().filter(|p| p.support(alpha) == s).count();
-    let outcome = match over {
+    let count = |alpha: f64, s: Support| points.iter().filter(|p| support(p, alpha) == s).count();
+    match over {
         Over::Every => {
             if count(corrected, Support::Opposite) > 0 {
                 Outcome::Fails
@@ -204,22 +254,13 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
             }
         }
         Over::Overall => {
-            if present.len() < k {
+            if points.iter().any(Statistic::missing) {
                 Outcome::Inconclusive
             } else {
-                let mean = Statistic::mean_of("mean", points);
-                from_support(mean.support(ALPHA))
+                from_support(support(&Statistic::mean_of("mean", points), ALPHA))
             }
         }
-    };
-    let evidence = match over {
-        Over::Overall if present.len() == k => format!(
-            "{} (mean over {k} points); {shown}",
-            Statistic::mean_of("mean", points).shown()
-        ),
-        _ => shown,
-    };
-    Judged { outcome, evidence }
+    }
 }
 
 /// The outcome a single interval gives.
@@ -374,6 +415,34 @@ mod tests {
             Outcome::Inconclusive
         );
         assert_eq!(judge(&[missing], Over::Every).outcome, Outcome::NotTestable);
+    }
+
+    #[test]
+    fn a_verdict_resting_on_points_with_no_spread_is_inconclusive() {
+        // one trial and no per-query values: every replicate is the value
+        let exact = |v: f64| stat(v, v, v);
+        let j = judge(&[exact(0.3)], Over::Every);
+        assert_eq!(j.outcome, Outcome::Inconclusive, "{}", j.evidence);
+        assert!(j.evidence.contains("rests on 1 point(s) with no spread"));
+        assert_eq!(
+            judge(&[exact(-0.3), stat(0.5, 0.1, 0.9)], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
+        // under `most`, 2 of 3 with spread decide whatever the third says
+        let spread = stat(0.5, 0.1, 0.9);
+        assert_eq!(
+            judge(&[spread.clone(), spread.clone(), exact(-0.3)], Over::Most).outcome,
+            Outcome::Holds
+        );
+        // 1 of 3 with spread does not: the other two would decide
+        assert_eq!(
+            judge(&[spread, exact(0.3), exact(0.3)], Over::Most).outcome,
+            Outcome::Inconclusive
+        );
+        assert_eq!(
+            judge(&[exact(0.3), exact(0.2)], Over::Overall).outcome,
+            Outcome::Inconclusive
+        );
     }
 
     #[test]

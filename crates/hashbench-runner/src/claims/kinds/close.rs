@@ -4,12 +4,14 @@ use serde::Deserialize;
 
 use super::{Check, at, xs};
 use crate::claims::Experiment;
+use crate::claims::evidence::Draw;
 use crate::claims::rule::{Judged, Over, Statistic, Tolerance, combine, judge_close};
 use crate::claims::{Evidence, Outcome};
 
 /// Every pair of `methods` differs in `metric` by less than the stated
 /// tolerance (or the measured noise, when larger), judged over the x values
-/// as `over` says.
+/// as `over` says; on `scale = "log10"` the values and the tolerance are
+/// decades, as a figure on a log axis shows them ("similar training time").
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Close {
@@ -19,11 +21,45 @@ pub struct Close {
     #[serde(default)]
     over: Over,
     bits: Option<Vec<usize>>,
+    #[serde(default)]
+    scale: Scale,
+}
+
+/// The axis a `close` claim compares values on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scale {
+    /// The metric's own units.
+    #[default]
+    Linear,
+    /// Decades of the metric (its log10).
+    Log10,
+}
+
+impl Scale {
+    /// `v` on this axis.
+    fn of(self, v: f64) -> f64 {
+        match self {
+            Scale::Linear => v,
+            Scale::Log10 => v.log10(),
+        }
+    }
+
+    /// A value's spread `sigma` around `centre` on this axis (to first order).
+    fn spread(self, sigma: f64, centre: f64) -> f64 {
+        match self {
+            Scale::Linear => sigma,
+            Scale::Log10 => sigma / (centre.abs() * std::f64::consts::LN_10),
+        }
+    }
 }
 
 impl Check for Close {
     fn scope(&self) -> String {
-        format!("close ({})", self.over.name())
+        match self.scale {
+            Scale::Linear => format!("close ({})", self.over.name()),
+            Scale::Log10 => format!("close ({}, log10)", self.over.name()),
+        }
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
@@ -44,10 +80,14 @@ impl Check for Close {
             let mut at_x = Vec::new();
             for (i, a) in self.methods.iter().enumerate() {
                 for b in &self.methods[i + 1..] {
+                    let v = |m: &str, draw| self.scale.of(ev.value(m, &self.metric, x, draw));
                     let d = Statistic::of(format!("{}: {a} − {b}", at(plan, x)), ev, |draw| {
-                        ev.value(a, &self.metric, x, draw) - ev.value(b, &self.metric, x, draw)
+                        v(a, draw) - v(b, draw)
                     });
-                    let spreads = [ev.spread(a, &self.metric, x), ev.spread(b, &self.metric, x)];
+                    let spreads = [a, b].map(|m| {
+                        let centre = ev.value(m, &self.metric, x, Draw::Observed);
+                        self.scale.spread(ev.spread(m, &self.metric, x), centre)
+                    });
                     let (o, e) = judge_close(&d, &spreads, self.tolerance.value);
                     if o != Outcome::Holds {
                         shown.push(format!("{e} {}", o.name()));
@@ -173,5 +213,24 @@ tolerance = { value = 1e-9, reason = "below any noise" }
         // count in the denominator
         let most = CLAIM.replace("metric = ", "over = \"most\"\nmetric = ");
         assert_eq!(r.outcome(&most), Outcome::Inconclusive);
+    }
+
+    #[test]
+    fn on_a_log_axis_the_tolerance_is_in_decades() {
+        // 1 s against 1.5 s: 0.18 decades apart, 0.5 s apart
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r.trials("A", "f1-r0", x, &[1.0, 1.02, 0.98]).trials(
+                "B",
+                "f1-r0",
+                x,
+                &[1.5, 1.52, 1.48],
+            );
+        }
+        assert_eq!(r.outcome(&within(0.3)), Outcome::Fails);
+        let log = format!("{}scale = \"log10\"\n", within(0.3));
+        assert_eq!(r.outcome(&log), Outcome::Holds);
+        let tight = format!("{}scale = \"log10\"\n", within(0.1));
+        assert_eq!(r.outcome(&tight), Outcome::Fails);
     }
 }

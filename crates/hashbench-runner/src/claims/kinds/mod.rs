@@ -14,9 +14,9 @@ use serde::Deserialize;
 pub use beats::Beats;
 pub use bound::Below;
 pub use close::Close;
-pub use curve::{AboveOnCurve, Approaches, BestOnCurve};
+pub use curve::{AboveOnCurve, Approaches, BestOnCurve, FallsWithBits, LeadGrows};
 pub use relative::{AdvantageFalls, FallsSlower};
-pub use shape::{OrderFlips, Ordered, PeaksAt};
+pub use shape::{OrderFlips, Ordered, PeaksAt, PeaksRise};
 pub use trend::{LevelsOff, Trend};
 
 use super::Evidence;
@@ -37,8 +37,10 @@ pub enum Kind {
     Falls(Trend),
     /// A fast rise, then a smaller change.
     LevelsOff(LevelsOff),
-    /// Metrics peak at one code length.
+    /// Metrics peak at one code length, or inside the run's range.
     PeaksAt(PeaksAt),
+    /// Each metric's peak above the previous one's.
+    PeaksRise(PeaksRise),
     /// Metrics' order reverses at one code length.
     OrderFlips(OrderFlips),
     /// A sweep of methods never falls, and ends above its start.
@@ -55,6 +57,10 @@ pub enum Kind {
     AboveOnCurve(AboveOnCurve),
     /// A curve approaches its own reference curve.
     Approaches(Approaches),
+    /// Curves lower at a longer code length.
+    FallsWithBits(FallsWithBits),
+    /// A lead over rivals grows along a curve.
+    LeadGrows(LeadGrows),
 }
 
 /// What every kind provides.
@@ -83,6 +89,7 @@ impl Kind {
             Kind::Falls(k) => k,
             Kind::LevelsOff(k) => k,
             Kind::PeaksAt(k) => k,
+            Kind::PeaksRise(k) => k,
             Kind::OrderFlips(k) => k,
             Kind::Ordered(k) => k,
             Kind::Below(k) => k,
@@ -91,6 +98,8 @@ impl Kind {
             Kind::BestOnCurve(k) => k,
             Kind::AboveOnCurve(k) => k,
             Kind::Approaches(k) => k,
+            Kind::FallsWithBits(k) => k,
+            Kind::LeadGrows(k) => k,
         }
     }
 

@@ -4,25 +4,111 @@ use serde::Deserialize;
 
 use super::{Check, at, xs};
 use crate::claims::Experiment;
-use crate::claims::rule::{ALPHA, Judged, Over, Statistic, Support, combine, judge};
+use crate::claims::evidence::Draw;
+use crate::claims::rule::{ALPHA, Judged, Over, Statistic, Support, Tolerance, combine, judge};
 use crate::claims::{Evidence, Outcome};
 
-/// Each of `metrics` of `method` is higher at `at` than at every other code
-/// length of the run; the metrics combine as `over` says ("the curves peak
-/// at 16 bits").
+/// Where `method`'s `metrics` (curves over the code lengths) peak. With `at`,
+/// each curve (`of = "each"`, combined as `over` says) or the best of them at
+/// each length (`of = "best"`: "the best score is found at 16 bits") is higher
+/// there than at every other length of the run. Without `at`, each curve
+/// "first increases to its peak value, and then begins to decrease": its
+/// highest inner length is above both ends of the run.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PeaksAt {
     method: String,
     metrics: Vec<String>,
-    at: usize,
+    at: Option<usize>,
+    #[serde(default)]
+    of: PeakOf,
     #[serde(default)]
     over: Over,
 }
 
+/// Which values a `peaks-at` claim reads at each length.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeakOf {
+    /// Each metric's own curve.
+    #[default]
+    Each,
+    /// The highest of the metrics at each length, as one curve.
+    Best,
+}
+
+/// The highest of `values`; NaN when any is missing (a missing curve is no
+/// evidence that another is the best).
+fn highest(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(f64::NEG_INFINITY, |m, v| {
+        if v.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(v)
+        }
+    })
+}
+
+impl PeaksAt {
+    /// Each curve's highest inner length against both ends of the run.
+    fn inside(&self, plan: &dyn Experiment, ev: &Evidence<'_>, metric: &str) -> Judged {
+        let xs = plan.x_values();
+        let (first, last) = (xs[0], xs[xs.len() - 1]);
+        let inner = &xs[1..xs.len().saturating_sub(1)];
+        let observed = |x: usize| ev.value(&self.method, metric, x, Draw::Observed);
+        // the peak is chosen on the run's own values, then judged on the replicates
+        let Some(&peak) = inner
+            .iter()
+            .filter(|&&x| observed(x).is_finite())
+            .max_by(|&&a, &&b| observed(a).total_cmp(&observed(b)))
+        else {
+            return judge(&[], Over::Every);
+        };
+        let points: Vec<Statistic> = [first, last]
+            .into_iter()
+            .map(|end| {
+                Statistic::of(
+                    format!("{} − {}", at(plan, peak), at(plan, end)),
+                    ev,
+                    |d| {
+                        ev.value(&self.method, metric, peak, d)
+                            - ev.value(&self.method, metric, end, d)
+                    },
+                )
+            })
+            .collect();
+        judge(&points, Over::Every)
+    }
+
+    /// The curve (`value` of a length) higher at `peak` than at every other length.
+    fn above_elsewhere(
+        &self,
+        plan: &dyn Experiment,
+        ev: &Evidence<'_>,
+        peak: usize,
+        value: impl Fn(usize, Draw) -> f64,
+    ) -> Judged {
+        let points: Vec<Statistic> = plan
+            .x_values()
+            .iter()
+            .filter(|&&x| x != peak)
+            .map(|&x| {
+                Statistic::of(format!("{} − {}", at(plan, peak), at(plan, x)), ev, |d| {
+                    value(peak, d) - value(x, d)
+                })
+            })
+            .collect();
+        judge(&points, Over::Every)
+    }
+}
+
 impl Check for PeaksAt {
     fn scope(&self) -> String {
-        format!("peaks-at ({} metric)", self.over.name())
+        match (self.at, self.of) {
+            (None, _) => format!("peaks inside ({} metric)", self.over.name()),
+            (Some(_), PeakOf::Each) => format!("peaks-at ({} metric)", self.over.name()),
+            (Some(_), PeakOf::Best) => "peaks-at (best of the metrics)".into(),
+        }
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
@@ -33,29 +119,22 @@ impl Check for PeaksAt {
     }
 
     fn code_lengths(&self) -> Vec<usize> {
-        vec![self.at]
+        self.at.into_iter().collect()
     }
 
     fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+        let value = |metric: &str, x: usize, d: Draw| ev.value(&self.method, metric, x, d);
+        if let (Some(peak), PeakOf::Best) = (self.at, self.of) {
+            let best = |x: usize, d: Draw| highest(self.metrics.iter().map(|m| value(m, x, d)));
+            return self.above_elsewhere(plan, ev, peak, best);
+        }
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for metric in &self.metrics {
-            let points: Vec<Statistic> = plan
-                .x_values()
-                .iter()
-                .filter(|&&x| x != self.at)
-                .map(|&x| {
-                    Statistic::of(
-                        format!("{} − {}", at(plan, self.at), at(plan, x)),
-                        ev,
-                        |d| {
-                            ev.value(&self.method, metric, self.at, d)
-                                - ev.value(&self.method, metric, x, d)
-                        },
-                    )
-                })
-                .collect();
-            let j = judge(&points, Over::Every);
+            let j = match self.at {
+                Some(peak) => self.above_elsewhere(plan, ev, peak, |x, d| value(metric, x, d)),
+                None => self.inside(plan, ev, metric),
+            };
             outcomes.push(j.outcome);
             shown.push(format!("{metric}: {} ({})", j.outcome.name(), j.evidence));
         }
@@ -66,19 +145,23 @@ impl Check for PeaksAt {
     }
 }
 
-/// Below `at` bits `method`'s `metrics` fall along the list; above it they
-/// rise ("before the peak smaller radii score higher, after it larger ones").
+/// `method`'s `metrics` (curves over the code lengths) reach higher peaks
+/// along the list: each curve's highest value is above the previous curve's,
+/// judged over the pairs as `over` says ("when the code length and the
+/// Hamming ball radius increase, higher scores": larger radii peak higher,
+/// at longer codes).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OrderFlips {
+pub struct PeaksRise {
     method: String,
     metrics: Vec<String>,
-    at: usize,
+    #[serde(default)]
+    over: Over,
 }
 
-impl Check for OrderFlips {
+impl Check for PeaksRise {
     fn scope(&self) -> String {
-        "order-flips (every)".into()
+        format!("peaks-rise ({})", self.over.name())
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
@@ -89,13 +172,75 @@ impl Check for OrderFlips {
     }
 
     fn code_lengths(&self) -> Vec<usize> {
-        vec![self.at]
+        Vec::new()
     }
 
     fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+        let peak = |metric: &str, d: Draw| {
+            highest(
+                plan.x_values()
+                    .iter()
+                    .map(|&x| ev.value(&self.method, metric, x, d)),
+            )
+        };
+        let points: Vec<Statistic> = self
+            .metrics
+            .windows(2)
+            .map(|w| {
+                Statistic::of(format!("peak of {} − peak of {}", w[1], w[0]), ev, |d| {
+                    peak(&w[1], d) - peak(&w[0], d)
+                })
+            })
+            .collect();
+        judge(&points, self.over)
+    }
+}
+
+/// `method`'s `metrics` fall along the list before the flip and rise after
+/// it ("before the peak smaller radii score higher, after it larger ones"):
+/// with `at`, at every length below it and every length above it; without,
+/// at the run's shortest and its longest length, wherever between them the
+/// order turns.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderFlips {
+    method: String,
+    metrics: Vec<String>,
+    at: Option<usize>,
+}
+
+impl Check for OrderFlips {
+    fn scope(&self) -> String {
+        match self.at {
+            Some(_) => "order-flips (every)".into(),
+            None => "order-flips (the two ends)".into(),
+        }
+    }
+
+    fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        (
+            vec![&self.method],
+            self.metrics.iter().map(String::as_str).collect(),
+        )
+    }
+
+    fn code_lengths(&self) -> Vec<usize> {
+        self.at.into_iter().collect()
+    }
+
+    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+        let xs = plan.x_values();
+        // each length read, and +1 where the list falls there, −1 where it rises
+        let sides: Vec<(usize, f64)> = match self.at {
+            Some(flip) => xs
+                .iter()
+                .filter(|&&x| x != flip)
+                .map(|&x| (x, if x < flip { 1.0 } else { -1.0 }))
+                .collect(),
+            None => vec![(xs[0], 1.0), (xs[xs.len() - 1], -1.0)],
+        };
         let mut points = Vec::new();
-        for &x in plan.x_values().iter().filter(|&&x| x != self.at) {
-            let sign = if x < self.at { 1.0 } else { -1.0 };
+        for (x, sign) in sides {
             for pair in self.metrics.windows(2) {
                 let (first, second) = (&pair[0], &pair[1]);
                 let label = if sign > 0.0 {
@@ -114,7 +259,9 @@ impl Check for OrderFlips {
 }
 
 /// Along a sweep of `methods` (in order) `metric` ends above its start and
-/// no step falls, judged over the x values as `over` says ("larger is better").
+/// no step falls, judged over the x values as `over` says ("larger is
+/// better"); with `rise_at_most` ("slightly increase") the rise from start to
+/// end must also stay below the stated bound.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ordered {
@@ -123,6 +270,7 @@ pub struct Ordered {
     #[serde(default)]
     over: Over,
     bits: Option<Vec<usize>>,
+    rise_at_most: Option<Tolerance>,
 }
 
 impl Check for Ordered {
@@ -159,6 +307,18 @@ impl Check for Ordered {
                     })
                 })
                 .collect();
+            // the bound less the rise: positive where the rise is slight
+            let slight = self.rise_at_most.as_ref().map(|bound| {
+                Statistic::of(format!("{}: bound − rise", at(plan, x)), ev, |d| {
+                    bound.value - (v(last, d) - v(first, d))
+                })
+            });
+            let too_steep = slight
+                .as_ref()
+                .is_some_and(|s| s.support(ALPHA) == Support::Opposite);
+            let within_bound = slight
+                .as_ref()
+                .is_none_or(|s| s.support(ALPHA) == Support::Claim);
             let level = ALPHA / steps.len().max(1) as f64;
             let falls: Vec<&Statistic> = steps
                 .iter()
@@ -169,31 +329,33 @@ impl Check for Ordered {
             let unknown_step = steps.iter().any(Statistic::missing);
             let outcome = if gain.missing() {
                 Outcome::NotTestable
-            } else if !falls.is_empty() || gain.support(ALPHA) == Support::Opposite {
+            } else if !falls.is_empty() || gain.support(ALPHA) == Support::Opposite || too_steep {
                 Outcome::Fails
             } else if unknown_step {
                 Outcome::Inconclusive
-            } else if gain.support(ALPHA) == Support::Claim {
+            } else if gain.support(ALPHA) == Support::Claim && within_bound {
                 Outcome::Holds
             } else {
                 Outcome::Inconclusive
             };
+            let mut parts = vec![outcome.name().to_string()];
             let fell: Vec<String> = falls.iter().map(|s| s.shown()).collect();
-            shown.push(if fell.is_empty() {
-                format!("{} ({})", gain.shown(), outcome.name())
-            } else {
-                format!(
-                    "{} ({}; steps down: {})",
-                    gain.shown(),
-                    outcome.name(),
-                    fell.join(", ")
-                )
-            });
+            if !fell.is_empty() {
+                parts.push(format!("steps down: {}", fell.join(", ")));
+            }
+            if let Some(s) = &slight {
+                parts.push(s.shown());
+            }
+            shown.push(format!("{} ({})", gain.shown(), parts.join("; ")));
             outcomes.push(outcome);
         }
+        let bound = self
+            .rise_at_most
+            .as_ref()
+            .map_or(String::new(), |b| format!("; the rise bounded by the {b}"));
         Judged {
             outcome: combine(&outcomes, self.over),
-            evidence: shown.join("; "),
+            evidence: format!("{}{bound}", shown.join("; ")),
         }
     }
 }
@@ -335,5 +497,93 @@ mod tests {
             missing = missing.queries("A", "precision-r0", x, v, 0.02);
         }
         assert_eq!(missing.outcome(claim), Outcome::Inconclusive);
+    }
+
+    const F1: [&str; 2] = ["f1-r0", "precision-r0"];
+
+    fn peaks(keys: &str) -> String {
+        format!(
+            "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-at\"\nmethod = \"A\"\nmetrics = {F1:?}\n{keys}"
+        )
+    }
+
+    #[test]
+    fn the_best_of_several_curves_peaks_where_the_highest_one_does() {
+        // f1 peaks at 16 and is the highest curve there; precision peaks at 32 lower
+        let r = run(&[(F1[0], [0.3, 0.6, 0.4]), (F1[1], [0.1, 0.3, 0.5])], 0.02);
+        // each curve at 16 bits: precision does not peak there
+        assert_eq!(r.outcome(&peaks("at = 16\n")), Outcome::Fails);
+        assert_eq!(
+            r.outcome(&peaks("at = 16\nof = \"best\"\n")),
+            Outcome::Holds
+        );
+        // the best at 32 bits would need precision above f1's 0.6
+        assert_eq!(
+            r.outcome(&peaks("at = 32\nof = \"best\"\n")),
+            Outcome::Fails
+        );
+    }
+
+    #[test]
+    fn without_a_length_each_curve_peaks_inside_the_range() {
+        let inside = run(&[(F1[0], [0.3, 0.6, 0.4]), (F1[1], [0.1, 0.5, 0.45])], 0.02);
+        assert_eq!(inside.outcome(&peaks("")), Outcome::Holds);
+        // precision still rising at the last length: no inner peak
+        let rising = run(&[(F1[0], [0.3, 0.6, 0.4]), (F1[1], [0.1, 0.3, 0.5])], 0.02);
+        assert_eq!(rising.outcome(&peaks("")), Outcome::Fails);
+        assert_eq!(
+            rising.outcome(&peaks("over = \"most\"\n")),
+            Outcome::Inconclusive
+        );
+    }
+
+    #[test]
+    fn peaks_rise_along_the_list_of_curves() {
+        let claim = format!(
+            "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-rise\"\nmethod = \"A\"\nmetrics = {F1:?}\n"
+        );
+        // the second curve peaks later and higher
+        let higher = run(&[(F1[0], [0.3, 0.5, 0.4]), (F1[1], [0.1, 0.3, 0.6])], 0.02);
+        assert_eq!(higher.outcome(&claim), Outcome::Holds);
+        let lower = run(&[(F1[0], [0.3, 0.6, 0.4]), (F1[1], [0.1, 0.3, 0.45])], 0.02);
+        assert_eq!(lower.outcome(&claim), Outcome::Fails);
+    }
+
+    #[test]
+    fn an_unpinned_flip_reads_the_two_ends_only() {
+        let flip = |keys: &str| {
+            format!(
+                "[[claims]]\nid = \"o\"\nquote = \"q\"\nsource = \"s\"\nkind = \"order-flips\"\nmethod = \"A\"\nmetrics = {F1:?}\n{keys}"
+            )
+        };
+        // f1 above precision at 8 bits, equal at 16, below at 32
+        let r = run(&[(F1[0], [0.5, 0.4, 0.2]), (F1[1], [0.2, 0.4, 0.5])], 0.02);
+        assert_eq!(r.outcome(&flip("")), Outcome::Holds);
+        // pinned at 8 bits, the tie at 16 is no rise: not shown
+        assert_eq!(r.outcome(&flip("at = 8\n")), Outcome::Inconclusive);
+        // not yet reversed at the longest length
+        let late = run(&[(F1[0], [0.5, 0.4, 0.45]), (F1[1], [0.2, 0.4, 0.3])], 0.02);
+        assert_eq!(late.outcome(&flip("")), Outcome::Fails);
+    }
+
+    #[test]
+    fn a_slight_rise_stays_below_its_stated_bound() {
+        let claim = "[[claims]]\nid = \"s\"\nquote = \"q\"\nsource = \"s\"\nkind = \"ordered\"\nmethods = [\"A\", \"B\", \"C\"]\nmetric = \"f1-r0\"\n";
+        let bounded = format!("{claim}rise_at_most = {{ value = 0.05, reason = \"slightly\" }}\n");
+        let sweep = |a: f64, c: f64| {
+            let mut r = Run::default();
+            for x in [8, 16, 32] {
+                r = r
+                    .queries("A", "f1-r0", x, a, 0.01)
+                    .queries("B", "f1-r0", x, (a + c) / 2.0, 0.01)
+                    .queries("C", "f1-r0", x, c, 0.01);
+            }
+            r
+        };
+        // a rise of 0.2: ordered, but no slight rise
+        assert_eq!(sweep(0.2, 0.4).outcome(claim), Outcome::Holds);
+        assert_eq!(sweep(0.2, 0.4).outcome(&bounded), Outcome::Fails);
+        // a rise of 0.02 is both
+        assert_eq!(sweep(0.2, 0.22).outcome(&bounded), Outcome::Holds);
     }
 }

@@ -14,25 +14,95 @@ use crate::claims::{Evidence, Outcome};
 pub struct Trend {
     methods: Vec<String>,
     metric: String,
-    from: usize,
-    to: usize,
+    from: Point,
+    to: Point,
+}
+
+/// An x value a trend names: a number, or an end of the run's axis (`"first"`,
+/// `"last"`) where the profiles sweep different ranges ("a larger sample set
+/// leads to higher accuracy").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    /// This x value.
+    At(usize),
+    /// An end of the run's axis.
+    End(End),
+}
+
+impl<'de> Deserialize<'de> for Point {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Point;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an x value of the run (a whole number) or \"first\" or \"last\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Point, E> {
+                usize::try_from(v)
+                    .map(Point::At)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Point, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Point, E> {
+                match v {
+                    "first" => Ok(Point::End(End::First)),
+                    "last" => Ok(Point::End(End::Last)),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// An end of the run's axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The smallest x.
+    First,
+    /// The largest x.
+    Last,
+}
+
+impl Point {
+    /// The x value on `plan`'s axis.
+    fn on(self, plan: &dyn Experiment) -> usize {
+        let xs = plan.x_values();
+        match self {
+            Point::At(x) => x,
+            Point::End(End::First) => xs.iter().copied().min().unwrap_or(0),
+            Point::End(End::Last) => xs.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// The x value it names, when a number.
+    fn named(self) -> Option<usize> {
+        match self {
+            Point::At(x) => Some(x),
+            Point::End(_) => None,
+        }
+    }
 }
 
 impl Trend {
     /// Judged with `sign` +1 for a rise, −1 for a fall.
     pub fn check_direction(&self, plan: &dyn Experiment, ev: &Evidence<'_>, sign: f64) -> Judged {
+        let (from, to) = (self.from.on(plan), self.to.on(plan));
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {
-            let (later, earlier) = (at(plan, self.to), at(plan, self.from));
+            let (later, earlier) = (at(plan, to), at(plan, from));
             let label = if sign > 0.0 {
                 format!("{m}: {later} − {earlier}")
             } else {
                 format!("{m}: {earlier} − {later}")
             };
             let change = Statistic::of(label, ev, |d| {
-                sign * (ev.value(m, &self.metric, self.to, d)
-                    - ev.value(m, &self.metric, self.from, d))
+                sign * (ev.value(m, &self.metric, to, d) - ev.value(m, &self.metric, from, d))
             });
             let j = judge(&[change], Over::Every);
             outcomes.push(j.outcome);
@@ -58,7 +128,10 @@ impl Check for Trend {
     }
 
     fn code_lengths(&self) -> Vec<usize> {
-        vec![self.from, self.to]
+        [self.from, self.to]
+            .into_iter()
+            .filter_map(Point::named)
+            .collect()
     }
 
     fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
@@ -255,5 +328,15 @@ mod tests {
             .queries("A", "f1-r0", 8, 0.1, 0.02)
             .queries("A", "f1-r0", 16, 0.5, 0.02);
         assert_eq!(r.outcome(LEVELS), Outcome::NotTestable);
+    }
+
+    #[test]
+    fn first_and_last_name_the_ends_of_the_run_axis() {
+        let ends = claim("rises").replace("from = 8\nto = 32", "from = \"first\"\nto = \"last\"");
+        assert_eq!(run([0.3, 0.4, 0.6], 0.02).outcome(&ends), Outcome::Holds);
+        // the last x is 32: a fall from 16 to 32 shows
+        assert_eq!(run([0.3, 0.6, 0.2], 0.02).outcome(&ends), Outcome::Fails);
+        let wrong = claim("rises").replace("to = 32", "to = \"end\"");
+        assert!(crate::claims::kinds::fixture::plan(&wrong).is_err());
     }
 }
