@@ -26,6 +26,16 @@ pub enum Scale {
     /// spaced training items (LAMP's literal "standard variation of
     /// ‖x_i − x_j‖").
     StdDistance(usize),
+    /// Mean over `sample` evenly spaced training items of the distance to
+    /// their `neighbour`-th nearest training item, the item itself counted
+    /// first (the ITQ release's SIKH recipe: 50th of the sorted distances from
+    /// 100 training items, `construct_data.m`).
+    NeighbourDistance {
+        /// Which neighbour, 1-based with the item itself first.
+        neighbour: usize,
+        /// How many training items it is measured from.
+        sample: usize,
+    },
     /// A multiple of another scale (`{ times = { factor = 0.5, of = { mean-distance = 1000 } } }`).
     Times {
         /// The multiplier.
@@ -49,6 +59,15 @@ impl Scale {
                 format!("{{ mean-distance = {n} }}"),
                 "needs at least two items",
             )),
+            Scale::NeighbourDistance { neighbour, sample } if *neighbour < 2 || *sample < 1 => {
+                Err(ParamError::invalid(
+                    field,
+                    format!(
+                        "{{ neighbour-distance = {{ neighbour = {neighbour}, sample = {sample} }} }}"
+                    ),
+                    "needs a neighbour of 2 or more (the item itself is the first) and a sample of 1 or more",
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -288,6 +307,24 @@ fn resolve_scale(
             spread(*n, "std-distance")?.1,
             "the standard deviation of the distances",
         ),
+        Scale::NeighbourDistance { neighbour, sample } => {
+            let total = train.n_items();
+            if *neighbour > total {
+                return Err(KernelError::Scale(format!(
+                    "{what}: the neighbour-distance policy asks for neighbour {neighbour} of {total} training items"
+                )));
+            }
+            let from = evenly_spaced(train, *sample);
+            let d = distances(&from, train)?;
+            let mut row = vec![0.0; total];
+            let mut sum = 0.0;
+            for i in 0..from.n_items() {
+                row.iter_mut().enumerate().for_each(|(j, v)| *v = d[(i, j)]);
+                let (_, kth, _) = row.select_nth_unstable_by(neighbour - 1, f64::total_cmp);
+                sum += *kth;
+            }
+            positive(sum / from.n_items() as f64, "the mean neighbour distance")
+        }
         Scale::Times { factor, of } => {
             Ok(factor.get() * resolve_scale(of, train, what, distances)?)
         }

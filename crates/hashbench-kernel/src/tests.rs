@@ -201,6 +201,34 @@ fn mean_distance_policy_is_the_mean_pairwise_distance() {
 }
 
 #[test]
+fn neighbour_distance_is_the_mean_distance_to_the_kth_sorted_item() {
+    // points 0, 1, 3, 7 on a line; from all four, the 2nd sorted distance
+    // (the item itself first) is the nearest other: 1, 1, 2, 4 → mean 2
+    let x = Data::Dense(faer::mat![[0.0], [1.0], [3.0], [7.0]]);
+    let width = |neighbour: usize, sample: usize| {
+        KernelSpec::Gaussian {
+            width: Scale::NeighbourDistance { neighbour, sample },
+        }
+        .resolve(&x)
+    };
+    assert_eq!(width(2, 4).unwrap(), Kernel::Gaussian { sigma: 2.0 });
+    // the 3rd: 3, 2, 3, 6 → 3.5; from two evenly spaced items (0 and 3): 3, 3
+    assert_eq!(width(3, 4).unwrap(), Kernel::Gaussian { sigma: 3.5 });
+    assert_eq!(width(3, 2).unwrap(), Kernel::Gaussian { sigma: 3.0 });
+    // the first neighbour is the item itself; a neighbour past the training set is refused
+    assert!(
+        width(5, 4)
+            .unwrap_err()
+            .to_string()
+            .contains("neighbour 5 of 4")
+    );
+    let spec: Result<KernelSpec, _> = toml::from_str(
+        "kind = \"gaussian\"\nwidth = { neighbour-distance = { neighbour = 50, sample = 100 } }",
+    );
+    assert!(spec.is_ok(), "{spec:?}");
+}
+
+#[test]
 fn std_distance_and_multiples_resolve_by_hand() {
     // points 0, 3, 4: distances 3, 4, 1, mean 8/3, population variance
     // ((1/3)² + (4/3)² + (5/3)²) / 3 = 42/27

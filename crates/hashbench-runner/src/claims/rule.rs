@@ -169,6 +169,10 @@ pub struct Judged {
     pub evidence: String,
 }
 
+/// What the evidence of a judgement says when its verdict would rest on
+/// points with no spread.
+pub const NO_SPREAD: &str = "the verdict rests on points with no spread";
+
 /// Judges statistics that are positive where the claim holds, over the
 /// points as `over` says. Missing points are never wins: they support
 /// neither side; a claim with no point at all is not testable here.
@@ -211,7 +215,7 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
     let evidence = if rests {
         let labels: Vec<&str> = spreadless.iter().map(|p| p.label.as_str()).collect();
         format!(
-            "{evidence}; inconclusive: the verdict rests on {} point(s) with no spread ({})",
+            "{evidence}; inconclusive: {NO_SPREAD} ({} point(s): {})",
             labels.len(),
             labels.join(", ")
         )
@@ -423,7 +427,7 @@ mod tests {
         let exact = |v: f64| stat(v, v, v);
         let j = judge(&[exact(0.3)], Over::Every);
         assert_eq!(j.outcome, Outcome::Inconclusive, "{}", j.evidence);
-        assert!(j.evidence.contains("rests on 1 point(s) with no spread"));
+        assert!(j.evidence.contains(NO_SPREAD), "{}", j.evidence);
         assert_eq!(
             judge(&[exact(-0.3), stat(0.5, 0.1, 0.9)], Over::Every).outcome,
             Outcome::Inconclusive

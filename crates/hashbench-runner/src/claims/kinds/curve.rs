@@ -7,7 +7,7 @@ use super::Check;
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
 use crate::claims::rule::{
-    ALPHA, Judged, Over, Statistic, Support, Tolerance, all_of, judge, judge_close,
+    ALPHA, Judged, NO_SPREAD, Over, Statistic, Support, Tolerance, all_of, judge, judge_close,
 };
 use crate::claims::{Evidence, Outcome};
 use hashbench_core::summary::sample_std;
@@ -114,8 +114,13 @@ fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
                 .filter(|p| p.support(ALPHA) == Support::Claim)
                 .count();
             outcomes.push(j.outcome);
+            let no_spread = if j.evidence.contains(NO_SPREAD) {
+                format!("; {NO_SPREAD}")
+            } else {
+                String::new()
+            };
             shown.push(format!(
-                "{b} bits vs {r}: {} (above {}{r} at {held} of {} points; outside its range: {})",
+                "{b} bits vs {r}: {} (above {}{r} at {held} of {} points; outside its range: {}{no_spread})",
                 j.outcome.name(),
                 if factor == 1.0 {
                     String::new()
@@ -430,8 +435,13 @@ impl Check for FallsWithBits {
                 .filter(|p| p.support(ALPHA) == Support::Claim)
                 .count();
             outcomes.push(j.outcome);
+            let no_spread = if j.evidence.contains(NO_SPREAD) {
+                format!("; {NO_SPREAD}")
+            } else {
+                String::new()
+            };
             shown.push(format!(
-                "{m}: {} (lower at {} bits than at {} at {lower} of {} points)",
+                "{m}: {} (lower at {} bits than at {} at {lower} of {} points{no_spread})",
                 j.outcome.name(),
                 self.to,
                 self.from,
