@@ -1,12 +1,86 @@
 //! `run-all`'s workflow: which plan of each spec runs (the paper's profile
 //! where its data is present, else `local`), which specs are skipped and why,
-//! and the run times summed per paper.
+//! running them in order, and the run times summed per paper.
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use crate::{Plan, Workspace, choose_profile, paper_key};
+use crate::run::Clock;
+use crate::{Plan, RunOptions, RunOutcome, Workspace, choose_profile, paper_key, run_plan};
+
+/// What a caller shows while plans run (the CLI prints; tests record).
+pub trait Progress {
+    /// Before `plan` runs.
+    fn started(&mut self, plan: &Plan);
+    /// After it ran, with its wall and CPU seconds.
+    fn finished(&mut self, plan: &Plan, outcome: &RunOutcome, wall: f64, cpu: f64);
+}
+
+/// Runs `plan` whole, telling `progress`; returns its wall and CPU seconds.
+///
+/// # Errors
+/// As [`run_plan`].
+pub fn run_one(
+    ws: &Workspace,
+    plan: &Plan,
+    opts: &RunOptions,
+    progress: &mut dyn Progress,
+) -> Result<(f64, f64)> {
+    progress.started(plan);
+    let clock = Clock::start();
+    let outcome = run_plan(ws, plan, opts)?;
+    let (wall, cpu) = (clock.wall_seconds(), clock.cpu_seconds());
+    progress.finished(plan, &outcome, wall, cpu);
+    Ok((wall, cpu))
+}
+
+/// What run-all ran and skipped.
+#[derive(Debug)]
+pub struct RunAll {
+    /// The plans run, in order.
+    pub plans: Vec<Plan>,
+    /// Each plan's wall and CPU seconds.
+    pub seconds: Vec<(f64, f64)>,
+    /// Why each other spec was not run.
+    pub skipped: Vec<String>,
+    /// The whole run's wall and CPU seconds.
+    pub total: (f64, f64),
+}
+
+impl RunAll {
+    /// Wall and CPU seconds summed per paper, with the number of experiments.
+    pub fn per_paper(&self) -> BTreeMap<String, (usize, f64, f64)> {
+        per_paper(&self.plans, &self.seconds)
+    }
+}
+
+/// Runs the plan of every spec that can run on the data present, in spec
+/// order, telling `progress` (its [`Chosen`] first, through `chosen`).
+///
+/// # Errors
+/// As [`choose_plans`], or the first plan that fails to run.
+pub fn run_all(
+    ws: &Workspace,
+    opts: &RunOptions,
+    chosen: impl FnOnce(&Chosen),
+    progress: &mut dyn Progress,
+) -> Result<RunAll> {
+    let picked = choose_plans(ws)?;
+    chosen(&picked);
+    let Chosen { plans, skipped } = picked;
+    let clock = Clock::start();
+    let seconds = plans
+        .iter()
+        .map(|plan| run_one(ws, plan, opts, progress))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(RunAll {
+        plans,
+        seconds,
+        skipped,
+        total: (clock.wall_seconds(), clock.cpu_seconds()),
+    })
+}
 
 /// The plans run-all runs, in spec order, and one line per skipped spec
 /// (invalid, or no profile whose data is present) saying why.

@@ -1387,3 +1387,59 @@ why_not_testable = "ci compares no timings"
             .any(|p| p.to_string_lossy().ends_with(".timings.json"))
     );
 }
+
+/// Records what run-all tells its caller.
+#[derive(Default)]
+struct Recorded(Vec<String>);
+
+impl hashbench_runner::run_all::Progress for Recorded {
+    fn started(&mut self, plan: &hashbench_runner::Plan) {
+        self.0.push(format!("started {} [{}]", plan.id, plan.profile));
+    }
+
+    fn finished(
+        &mut self,
+        plan: &hashbench_runner::Plan,
+        outcome: &hashbench_runner::RunOutcome,
+        _wall: f64,
+        _cpu: f64,
+    ) {
+        self.0.push(format!(
+            "finished {} [{}]: {} fitted",
+            plan.id, plan.profile, outcome.counts.fitted
+        ));
+    }
+}
+
+#[test]
+fn run_all_is_library_code_that_runs_every_runnable_spec_and_names_the_rest() {
+    let (_dir, ws) = setup();
+    // a second spec whose data is nowhere: skipped with its reason
+    std::fs::write(
+        ws.root.join("experiments/toy/absent.toml"),
+        "id = \"absent\"\ntitle = \"t\"\npaper = \"p\"\nseed = 1\nbits = [8]\ndataset = \"nowhere\"\nsplit = { queries = 5 }\nground_truth = { rule = \"same-label\" }\n[[methods]]\nmethod = \"lsh\"\n[[metrics]]\nmetric = \"map\"\n",
+    )
+    .unwrap();
+    let mut seen = Recorded::default();
+    let mut chosen = (0, 0);
+    let opts = RunOptions {
+        force: false,
+        progress: false,
+    };
+    let ran = hashbench_runner::run_all::run_all(
+        &ws,
+        &opts,
+        |c| chosen = (c.plans.len(), c.skipped.len()),
+        &mut seen,
+    )
+    .unwrap();
+    assert_eq!(chosen, (1, 1));
+    assert_eq!(ran.plans.len(), 1);
+    assert_eq!(ran.seconds.len(), 1);
+    assert!(ran.skipped[0].contains("absent"), "{:?}", ran.skipped);
+    let id = &ran.plans[0].id;
+    let profile = &ran.plans[0].profile;
+    assert_eq!(seen.0[0], format!("started {id} [{profile}]"));
+    assert!(seen.0[1].starts_with(&format!("finished {id} [{profile}]")));
+    assert_eq!(ran.per_paper().get("toy").map(|e| e.0), Some(1));
+}

@@ -9,11 +9,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use hashbench_runner::check::run_golden;
 use hashbench_runner::cluster::{self, SlurmOptions};
-use hashbench_runner::run::Clock;
-use hashbench_runner::run_all::{Chosen, choose_plans, per_paper};
+use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
-use hashbench_runner::{Plan, RunOptions, Spec, Workspace, choose_profile, redraw, run_plan};
+use hashbench_runner::{Plan, RunOptions, RunOutcome, Spec, Workspace, choose_profile, redraw};
 
 /// The plan of the spec at `path` under `profile` (default: the paper's
 /// when its data is present, else `local`), its data checked.
@@ -121,38 +120,42 @@ pub(crate) fn slurm(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `plan`, printing its start, end and summary; returns its wall time
-/// in seconds.
-/// Runs `plan`, printing its progress and summary; returns its wall and CPU
-/// seconds.
-pub(crate) fn run_and_print(ws: &Workspace, plan: &Plan, force: bool) -> Result<(f64, f64)> {
-    let work = match plan.normality() {
-        Some(n) => format!("normality study, {} values of p", n.p.len()),
-        None => format!("{} trials", plan.trials().len()),
-    };
-    println!("== {} [{}]: {work} ...", plan.id, plan.profile);
-    let clock = Clock::start();
-    let opts = RunOptions {
+/// Prints each plan's start, its end with what it fitted, and its summary.
+pub(crate) struct Printer;
+
+impl Progress for Printer {
+    fn started(&mut self, plan: &Plan) {
+        let work = match plan.normality() {
+            Some(n) => format!("normality study, {} values of p", n.p.len()),
+            None => format!("{} trials", plan.trials().len()),
+        };
+        println!("== {} [{}]: {work} ...", plan.id, plan.profile);
+    }
+
+    fn finished(&mut self, plan: &Plan, outcome: &RunOutcome, wall: f64, cpu: f64) {
+        let c = outcome.counts;
+        println!(
+            "== {} [{}] done in {wall:.1} s ({cpu:.1} s CPU): {} fitted, {} evaluated from stored codes, {} reused; results in {}",
+            plan.id,
+            plan.profile,
+            c.fitted,
+            c.evaluated - c.fitted,
+            c.reused,
+            outcome.dir.display()
+        );
+        println!(
+            "{}",
+            hashbench_runner::report::without_timings(&outcome.summary)
+        );
+    }
+}
+
+/// The options of a whole run with progress shown.
+pub(crate) fn whole(force: bool) -> RunOptions {
+    RunOptions {
         force,
         progress: true,
-    };
-    let outcome = run_plan(ws, plan, &opts)?;
-    let (seconds, cpu) = (clock.wall_seconds(), clock.cpu_seconds());
-    let c = outcome.counts;
-    println!(
-        "== {} [{}] done in {seconds:.1} s ({cpu:.1} s CPU): {} fitted, {} evaluated from stored codes, {} reused; results in {}",
-        plan.id,
-        plan.profile,
-        c.fitted,
-        c.evaluated - c.fitted,
-        c.reused,
-        outcome.dir.display()
-    );
-    println!(
-        "{}",
-        hashbench_runner::report::without_timings(&outcome.summary)
-    );
-    Ok((seconds, cpu))
+    }
 }
 
 pub(crate) fn score_codes(
@@ -178,37 +181,37 @@ pub(crate) fn score_codes(
 }
 
 pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
-    let Chosen { plans, skipped } = choose_plans(ws)?;
+    let ran = run_all::run_all(
+        ws,
+        &whole(force),
+        |c| {
+            println!(
+                "== run-all: {} experiments to run, {} skipped (listed at the end)",
+                c.plans.len(),
+                c.skipped.len()
+            );
+        },
+        &mut Printer,
+    )?;
+    let (wall, cpu) = ran.total;
     println!(
-        "== run-all: {} experiments to run, {} skipped (listed at the end)",
-        plans.len(),
-        skipped.len()
+        "== run-all: {} experiments run in {wall:.1} s ({cpu:.1} s CPU)",
+        ran.plans.len()
     );
-    let clock = Clock::start();
-    let mut seconds = Vec::with_capacity(plans.len());
-    for plan in &plans {
-        seconds.push(run_and_print(ws, plan, force)?);
-    }
-    println!(
-        "== run-all: {} experiments run in {:.1} s ({:.1} s CPU)",
-        plans.len(),
-        clock.wall_seconds(),
-        clock.cpu_seconds()
-    );
-    for (p, (wall, cpu)) in plans.iter().zip(&seconds) {
+    for (p, (wall, cpu)) in ran.plans.iter().zip(&ran.seconds) {
         println!(
             "  ran     {wall:>8.1} s {cpu:>8.1} s CPU  {} [{}]",
             p.id, p.profile
         );
     }
-    for (paper, (runs, wall, cpu)) in per_paper(&plans, &seconds) {
+    for (paper, (runs, wall, cpu)) in ran.per_paper() {
         println!(
             "  paper   {:>8.1} min {:>6.1} min CPU  {paper} ({runs} experiments)",
             wall / 60.0,
             cpu / 60.0
         );
     }
-    for s in &skipped {
+    for s in &ran.skipped {
         println!("  skipped {s}");
     }
     report(ws)

@@ -15,11 +15,12 @@ mod commands;
 mod obtain;
 
 use commands::{
-    check, describe, features, fetch, figures, list, merge, plan_of, print_written, report,
-    run_all, run_and_print, run_shard_and_print, score_codes, slurm,
+    Printer, check, describe, features, fetch, figures, list, merge, plan_of, print_written,
+    report, run_all, run_shard_and_print, score_codes, slurm, whole,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
+use hashbench_runner::run_all::run_one;
 
 /// Reproduces the experiments of five binary-hashing papers from TOML specs.
 #[derive(Debug, Parser)]
@@ -308,7 +309,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
                 match shard {
                     Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
                     None => {
-                        run_and_print(ws, plan, force)?;
+                        run_one(ws, plan, &whole(force), &mut Printer)?;
                     }
                 }
             }
