@@ -27,6 +27,7 @@ build:
 test:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+    python3 scripts/import-circles.py
     cargo nextest run --workspace --no-fail-fast
     cargo build -p hashbench
     {{hashbench}} check

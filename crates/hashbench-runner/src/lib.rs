@@ -35,7 +35,13 @@ use anyhow::{Context, Result, anyhow};
 use hashbench_data::Registry;
 
 pub use run::{Counts, redraw, run_plan};
-pub use spec::{PAPER_PROFILE, Plan, Spec};
+pub use spec::{Plan, Spec};
+
+/// The profile that states the paper's own protocol.
+pub const PAPER_PROFILE: &str = "paper";
+
+/// The profile the golden check runs and compares with its baseline.
+pub const CI_PROFILE: &str = "ci";
 pub use tables::ResultTables;
 
 /// Where a run reads its inputs and writes its outputs.

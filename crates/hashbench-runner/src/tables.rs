@@ -12,7 +12,6 @@ use polars::prelude::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::run::timing::Repeats;
 use crate::store::TrialRecord;
 
 /// One scalar value of one trial.
@@ -301,6 +300,30 @@ pub fn read_tables(dir: &Path) -> Result<ResultTables> {
     })
 }
 
+/// One timed refit, in wall-clock seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Timed {
+    /// Fitting.
+    pub fit: f64,
+    /// Encoding the database and the queries.
+    pub encode: f64,
+    /// Encoding the queries alone.
+    pub query_encode: f64,
+}
+
+/// The timed refits of one point, for the tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeats {
+    /// Method label, as in the trial records.
+    pub method: String,
+    /// Method parameters, as in the trial records.
+    pub params: String,
+    /// The point's x.
+    pub bits: usize,
+    /// Each refit.
+    pub timed: Vec<Timed>,
+}
+
 /// Long-form tables of `records` (of run `experiment`, profile `profile`), in the
 /// order given. Where a point has timed `repeats`, its fit and encoding times
 /// are those refits' (trial = the refit's index), not the trials'.
@@ -395,6 +418,11 @@ pub fn of_records(
 
 /// The time a fit log reports for encoding the queries alone (SpaH Table I).
 pub const QUERY_ENCODE: &str = "query-encode-seconds";
+
+/// The flag a trial records when its method gave every database item the
+/// same code (a degenerate fit: every ranking is one tie, every ball all or
+/// nothing); the summary lists such trials.
+pub const IDENTICAL_CODES: &str = "identical-database-codes";
 
 #[cfg(test)]
 mod tests {

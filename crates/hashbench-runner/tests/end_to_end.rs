@@ -1394,7 +1394,8 @@ struct Recorded(Vec<String>);
 
 impl hashbench_runner::run_all::Progress for Recorded {
     fn started(&mut self, plan: &hashbench_runner::Plan) {
-        self.0.push(format!("started {} [{}]", plan.id, plan.profile));
+        self.0
+            .push(format!("started {} [{}]", plan.id, plan.profile));
     }
 
     fn finished(

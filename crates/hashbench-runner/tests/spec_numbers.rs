@@ -143,7 +143,7 @@ fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
             }
             Ok(run) => {
                 let degenerate = run.tables.metrics.iter().any(|r| {
-                    r.value.is_nan() || r.metric == hashbench_runner::run::IDENTICAL_CODES
+                    r.value.is_nan() || r.metric == hashbench_runner::tables::IDENTICAL_CODES
                 });
                 assert!(
                     !degenerate || run.summary.contains("## Degenerate results"),

@@ -283,7 +283,7 @@ impl ClaimSpec {
         self.on_timing()
             && match &self.testable {
                 Some(profiles) => profiles.iter().any(|p| p == profile),
-                None => profile == crate::spec::PAPER_PROFILE,
+                None => profile == crate::PAPER_PROFILE,
             }
     }
 }
@@ -502,7 +502,7 @@ fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option
         if !profiles.iter().any(|p| p == plan.profile()) {
             return Some(format!("testable on {} only", profiles.join(", ")));
         }
-    } else if plan.profile() != crate::spec::PAPER_PROFILE && c.on_timing() {
+    } else if plan.profile() != crate::PAPER_PROFILE && c.on_timing() {
         return Some(format!(
             "a timing at the paper's scale, and profile `{}` is not the paper's",
             plan.profile()

@@ -8,9 +8,9 @@ use hashbench_eval::TiePolicy;
 use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
 use crate::claims::{Verdict, summary_section};
-use crate::run::IDENTICAL_CODES;
+
 use crate::spec::{Plan, Study};
-use crate::tables::ResultTables;
+use crate::tables::{IDENTICAL_CODES, ResultTables};
 
 /// How a tie policy orders equal distances, for the summary (claims are
 /// checked on the metric each names, so this says which order they see).

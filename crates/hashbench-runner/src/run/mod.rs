@@ -22,7 +22,6 @@ use serde_json::json;
 pub(crate) use checks::check_ground_truth;
 use checks::{check_methods, check_supervision};
 pub use clock::{Clock, thread_cpu};
-pub use trial::IDENTICAL_CODES;
 use trial::TrialContext;
 
 use crate::spec::{Retrieval, Study, TrialKey};

@@ -13,30 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{Plan, TrialKey};
-
-/// One timed refit, in wall-clock seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Timed {
-    /// Fitting.
-    pub fit: f64,
-    /// Encoding the database and the queries.
-    pub encode: f64,
-    /// Encoding the queries alone.
-    pub query_encode: f64,
-}
-
-/// The timed refits of one point, for the tables.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Repeats {
-    /// Method label, as in the trial records.
-    pub method: String,
-    /// Method parameters, as in the trial records.
-    pub params: String,
-    /// The point's x.
-    pub bits: usize,
-    /// Each refit.
-    pub timed: Vec<Timed>,
-}
+pub use crate::tables::{Repeats, Timed};
 
 /// What a timings file holds: the fit fingerprint it was timed under.
 #[derive(Serialize, Deserialize)]

@@ -30,11 +30,7 @@ pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
 pub use plan::{MethodEntry, Plan, Retrieval, Study, TrialKey};
 
-/// The profile that states the paper's own protocol.
-pub const PAPER_PROFILE: &str = "paper";
-
-/// The profile the golden check runs and compares with its baseline.
-pub const CI_PROFILE: &str = "ci";
+pub use crate::{CI_PROFILE, PAPER_PROFILE};
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;
 

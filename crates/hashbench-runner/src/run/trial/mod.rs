@@ -30,7 +30,7 @@ mod training;
 mod tuning;
 
 use crate::store::{self, FitRecord, FittedCodes, TrialRecord, fingerprint};
-use crate::tables::opt;
+use crate::tables::{IDENTICAL_CODES, opt};
 use training::Training;
 
 /// Everything the trials on one split share: the data views, ground truth,
@@ -501,11 +501,6 @@ pub struct TrialId<'a> {
     /// Seed of the trial.
     pub seed: u64,
 }
-
-/// The flag a trial records when its method gave every database item the
-/// same code (a degenerate fit: every ranking is one tie, every ball all or
-/// nothing); the summary lists such trials.
-pub const IDENTICAL_CODES: &str = "identical-database-codes";
 
 /// `(IDENTICAL_CODES, 1)` when every code of `db` (two or more) is the same.
 fn identical_codes_flag(db: &BitCodes) -> Option<(String, f64)> {
