@@ -164,7 +164,11 @@ impl Workspace {
     pub fn specs(&self) -> Result<Vec<(PathBuf, Result<Spec>)>> {
         let mut out: Vec<(PathBuf, Result<Spec>)> = Vec::new();
         let mut ids: std::collections::BTreeMap<String, PathBuf> = Default::default();
-        for entry in walkdir::WalkDir::new(self.root.join("experiments")).sort_by_file_name() {
+        let walk = walkdir::WalkDir::new(self.root.join("experiments"))
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.file_name() != spec::method_set::FOLDER);
+        for entry in walk {
             let entry = entry.context("listing experiments/")?;
             if entry.path().extension().is_none_or(|e| e != "toml") {
                 continue;

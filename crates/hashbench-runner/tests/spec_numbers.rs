@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hashbench_runner::spec::CI_PROFILE;
 use hashbench_runner::spec::numbers::{Number, numbers};
+use hashbench_runner::spec::{CI_PROFILE, method_set};
 use hashbench_runner::{RunOptions, Spec, Workspace, run_plan};
 
 const BAD: [&str; 6] = ["nan", "inf", "-inf", "0", "-1", "1e300"];
@@ -36,6 +36,28 @@ struct Planned {
     text: String,
 }
 
+/// The line of byte `offset` of `text`, and the line of the table header
+/// above it.
+fn lines_of(text: &str, offset: usize) -> (usize, usize) {
+    let line = text[..offset].matches('\n').count() + 1;
+    let header = text[..offset]
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with('['))
+        .last()
+        .map_or(0, |(k, _)| k + 1);
+    (line, header)
+}
+
+/// Copies `from` (a folder of files) into `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
 #[test]
 fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degeneracy() {
     let ws = Workspace::at(root());
@@ -46,47 +68,68 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
     for (path, spec) in ws.specs().unwrap() {
         spec.unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        // a mutant lives beside a copy of nothing else: specs naming split
-        // files by relative path still plan (the files are read at run time)
-        let file = scratch.path().join(path.file_name().unwrap());
-        for n in numbers(&text).unwrap() {
-            let line = text[..n.span.start].matches('\n').count() + 1;
-            // the header line of the table the number sits in
-            let header = text[..n.span.start]
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| l.starts_with('['))
-                .last()
-                .map_or(0, |(k, _)| k + 1);
-            for value in BAD {
-                cases += 1;
-                let mutant = mutate(&text, &n, value);
-                std::fs::write(&file, &mutant).unwrap();
-                let outcome = Spec::load(&file)
-                    .and_then(|s| s.profiles().iter().try_for_each(|p| s.plan(p).map(|_| ())));
-                match outcome {
-                    Err(e) => {
-                        refused += 1;
-                        let e = format!("{e:#}");
-                        // the key, its line or its table's line; or, when the
-                        // change renames a metric, the names a figure or claim can use
-                        let names_it = e.contains(leaf(&n.key))
-                            || [line, header].iter().any(|l| {
-                                e.contains(&format!(":{l}:")) || e.contains(&format!("line {l}"))
-                            })
-                            || e.contains("not produced by this spec's metrics");
-                        if !names_it {
-                            unclear.push(format!("{} `{}` = {value}: {e}", path.display(), n.key));
+        // a mutant lives in a copy of its paper's folder holding nothing but
+        // the method sets: specs naming split files by relative path still
+        // plan (the files are read at run time)
+        let paper = path.parent().unwrap();
+        let folder = scratch.path().join(paper.file_name().unwrap());
+        let sets = paper.join(method_set::FOLDER);
+        if sets.is_dir() {
+            copy_folder(&sets, &folder.join(method_set::FOLDER));
+        }
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = folder.join(path.file_name().unwrap());
+        // the spec's own numbers, then its method set's (the spec as written)
+        let set = text
+            .lines()
+            .find_map(|l| l.strip_prefix("methods_from = "))
+            .map(|from| folder.join(from.trim_matches('"')));
+        let mut targets = vec![(file.clone(), text.clone())];
+        if let Some(set) = &set {
+            targets.push((set.clone(), std::fs::read_to_string(set).unwrap()));
+        }
+        for (target, original) in &targets {
+            std::fs::write(&file, &text).unwrap();
+            for n in numbers(original).unwrap() {
+                let (line, header) = lines_of(original, n.span.start);
+                for value in BAD {
+                    cases += 1;
+                    let mutant = mutate(original, &n, value);
+                    std::fs::write(target, &mutant).unwrap();
+                    let outcome = Spec::load(&file)
+                        .and_then(|s| s.profiles().iter().try_for_each(|p| s.plan(p).map(|_| ())));
+                    match outcome {
+                        Err(e) => {
+                            refused += 1;
+                            let e = format!("{e:#}");
+                            // the key, its line or its table's line; or, when the
+                            // change renames a metric, the names a figure or claim can use
+                            let names_it = e.contains(leaf(&n.key))
+                                || [line, header].iter().any(|l| {
+                                    e.contains(&format!(":{l}:"))
+                                        || e.contains(&format!("line {l}"))
+                                })
+                                || e.contains("not produced by this spec's metrics");
+                            if !names_it {
+                                unclear.push(format!(
+                                    "{} `{}` = {value}: {e}",
+                                    target.display(),
+                                    n.key
+                                ));
+                            }
                         }
+                        // a method-set mutant runs as the spec that names it
+                        Ok(()) if *target == file => planned.push(Planned {
+                            spec: path.clone(),
+                            key: n.key.clone(),
+                            value,
+                            text: mutant,
+                        }),
+                        Ok(()) => {}
                     }
-                    Ok(()) => planned.push(Planned {
-                        spec: path.clone(),
-                        key: n.key.clone(),
-                        value,
-                        text: mutant,
-                    }),
                 }
             }
+            std::fs::write(target, original).unwrap();
         }
     }
     assert!(cases > 5000, "{cases} cases");
@@ -116,7 +159,9 @@ fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
         .collect();
     let step = (runnable.len() / wanted.max(1)).max(1);
     for m in runnable.iter().step_by(step).take(wanted) {
-        let file = scratch.join("sampled.toml");
+        // beside its paper's method sets, copied there above
+        let paper = m.spec.parent().unwrap().file_name().unwrap();
+        let file = scratch.join(paper).join("sampled.toml");
         std::fs::write(&file, &m.text).unwrap();
         let spec = Spec::load(&file).unwrap();
         if !spec.profiles().iter().any(|p| p == CI_PROFILE) {

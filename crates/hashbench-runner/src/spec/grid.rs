@@ -21,9 +21,8 @@ impl Spec {
     ) -> Result<Vec<MethodEntry>> {
         let mut out: Vec<MethodEntry> = Vec::new();
         let mut used = BTreeSet::new();
-        for (k, table) in self.raw.methods.iter().enumerate() {
-            let at = self.at(table.span().start);
-            let mut base = table.get_ref().clone();
+        for (k, (at, table)) in self.method_tables().into_iter().enumerate() {
+            let mut base = table.clone();
             let label = match base.remove("label") {
                 Some(toml::Value::String(s)) => Some(s),
                 Some(other) => bail!("{at}: methods[{k}].label must be a string, got {other}"),

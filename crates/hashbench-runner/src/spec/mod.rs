@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 mod grid;
+pub mod method_set;
 mod normality;
 pub mod numbers;
 mod plan;
@@ -77,6 +78,9 @@ pub struct RawSpec {
     ground_truth: Option<TruthRule>,
     #[serde(default)]
     methods: Vec<Spanned<toml::Table>>,
+    /// A method-set file (relative to the spec) whose `[[methods]]` this
+    /// spec takes instead of its own.
+    methods_from: Option<Spanned<String>>,
     #[serde(default)]
     metrics: Vec<MetricSpec>,
     /// The experiment's kernel: what kernel-search metrics re-rank by, and the
@@ -233,6 +237,8 @@ pub struct Spec {
     path: PathBuf,
     text: String,
     raw: RawSpec,
+    /// The method set `methods_from` names.
+    method_set: Option<method_set::MethodSet>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -298,10 +304,23 @@ impl Spec {
                 });
             anyhow!("{}: {at}{e}", path.display())
         })?;
+        let method_set = match &raw.methods_from {
+            None => None,
+            Some(from) => {
+                let at = format!("{}:{}", path.display(), line_of(&text, from.span().start));
+                if !raw.methods.is_empty() {
+                    bail!(
+                        "{at}: `methods_from` and [[methods]] tables in one spec: take the methods from one place"
+                    );
+                }
+                Some(method_set::MethodSet::load(path, &at, from.get_ref())?)
+            }
+        };
         Ok(Spec {
             path: path.to_path_buf(),
             text,
             raw,
+            method_set,
         })
     }
 
@@ -342,6 +361,35 @@ impl Spec {
 
     fn at(&self, offset: usize) -> String {
         format!("{}:{}", self.path.display(), line_of(&self.text, offset))
+    }
+
+    /// Its `[[methods]]` tables, its own or its method set's, each with the
+    /// `path:line` it was written at.
+    fn method_tables(&self) -> Vec<(String, &toml::Table)> {
+        match &self.method_set {
+            Some(set) => set
+                .methods
+                .iter()
+                .map(|t| (set.at(t.span().start), t.get_ref()))
+                .collect(),
+            None => self
+                .raw
+                .methods
+                .iter()
+                .map(|t| (self.at(t.span().start), t.get_ref()))
+                .collect(),
+        }
+    }
+
+    /// sha256 of what the spec says: its text, and its method set's.
+    fn sha256(&self) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(self.text.as_bytes());
+        if let Some(set) = &self.method_set {
+            h.update(set.text.as_bytes());
+        }
+        hashbench_data::registry::hex(&h.finalize())
     }
 }
 

@@ -86,9 +86,7 @@ impl Spec {
         self.check_references(&self.names(&study), &bits, profile)?;
         Ok(Plan {
             spec_path: self.path.clone(),
-            spec_sha256: hashbench_data::registry::hex(&<sha2::Sha256 as sha2::Digest>::digest(
-                self.text.as_bytes(),
-            )),
+            spec_sha256: self.sha256(),
             id: raw.id.clone(),
             title: raw.title.clone(),
             paper: raw.paper.clone(),
@@ -155,7 +153,7 @@ impl Spec {
         if !raw.bits.is_empty()
             || raw.split.is_some()
             || raw.ground_truth.is_some()
-            || !raw.methods.is_empty()
+            || !self.method_tables().is_empty()
             || !raw.metrics.is_empty()
             || !laid.training_sizes.is_empty()
             || laid.tune_on != TuneOn::default()
@@ -246,7 +244,7 @@ impl Spec {
     /// Trials are at least one, and the plan's trials within bounds.
     fn check_size(&self, bits: &[usize], trials: usize, profile: &str) -> Result<()> {
         let file = self.path.display();
-        let methods = self.raw.methods.len();
+        let methods = self.method_tables().len();
         if trials == 0 {
             bail!("{file}: trials must be at least 1 (profile `{profile}`)");
         }

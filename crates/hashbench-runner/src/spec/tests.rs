@@ -560,3 +560,71 @@ fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
             .is_ok()
     );
 }
+
+/// `GOOD` with its `[[methods]]` moved into `method-sets/set.toml`, the
+/// spec naming it; returns the folder, the spec's path and the set's path.
+fn with_method_set(set: &str) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let start = GOOD.find("[[methods]]").unwrap();
+    let end = GOOD.find("[[metrics]]").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(super::method_set::FOLDER)).unwrap();
+    let set_path = dir.path().join("method-sets/set.toml");
+    std::fs::write(&set_path, set.replace("{methods}", &GOOD[start..end])).unwrap();
+    let spec_path = dir.path().join("spec.toml");
+    let text = format!(
+        "{}methods_from = \"method-sets/set.toml\"\n{}",
+        &GOOD[..start],
+        &GOOD[end..]
+    );
+    std::fs::write(&spec_path, text).unwrap();
+    (dir, spec_path, set_path)
+}
+
+#[test]
+fn a_method_set_gives_the_plan_its_own_methods_would() {
+    let own = parse(GOOD).unwrap().plan("paper").unwrap();
+    let (_dir, spec, _) = with_method_set("# shared\n{methods}");
+    let from_set = Spec::load(&spec).unwrap().plan("paper").unwrap();
+    let params = |p: &Plan| {
+        p.methods()
+            .iter()
+            .map(|m| (m.label.clone(), m.params.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(params(&own), params(&from_set));
+    assert_eq!(params(&own).len(), 3);
+    // the set's text is part of what the plan says it was made from
+    assert_ne!(own.spec_sha256, from_set.spec_sha256);
+}
+
+#[test]
+fn a_method_set_is_refused_with_its_file_and_line() {
+    // an unknown method, on line 3 of the set
+    let (_dir, spec, set) = with_method_set("[[methods]]\n\nmethod = \"no-such\"\n");
+    let e = format!(
+        "{:#}",
+        Spec::load(&spec).unwrap().plan("paper").unwrap_err()
+    );
+    assert!(e.contains(&format!("{}:1", set.display())), "{e}");
+    assert!(e.contains("no-such"), "{e}");
+    // anything but [[methods]] in a set
+    let (_dir, spec, set) = with_method_set("seed = 3\n{methods}");
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(
+        e.contains(&set.display().to_string()) && e.contains("seed"),
+        "{e}"
+    );
+    // a set that is not there: the spec's line names it
+    let (_dir, spec, set) = with_method_set("{methods}");
+    std::fs::remove_file(&set).unwrap();
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(e.contains("methods_from = \"method-sets/set.toml\""), "{e}");
+    assert!(e.contains(&format!("{}:", spec.display())), "{e}");
+    // a spec with both
+    let (_dir, spec, _) = with_method_set("{methods}");
+    let text =
+        std::fs::read_to_string(&spec).unwrap() + "[[methods]]\nmethod = \"lsh\"\nlabel = \"x\"\n";
+    std::fs::write(&spec, text).unwrap();
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(e.contains("take the methods from one place"), "{e}");
+}
