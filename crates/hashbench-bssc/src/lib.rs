@@ -74,6 +74,10 @@ impl HashMethod for BsscParams {
         ..Requirements::UNSUPERVISED
     };
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         if self.candidates == 0 {
             return Err(ParamError::invalid(

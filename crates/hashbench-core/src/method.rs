@@ -78,12 +78,14 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// the registered methods.
     const NAME: &'static str;
 
-    /// Extra spec parameters (TOML) that let the method fit the conformance
-    /// suite's fixtures of a few items; empty when its defaults do.
-    const FIXTURE: &'static str = "";
-
     /// What the method needs (see [`Requirements`]).
     const REQUIREMENTS: Requirements;
+
+    /// Parameters that let the method fit the conformance suite's fixtures
+    /// of a few items (its defaults, where they do).
+    fn fixture() -> Self
+    where
+        Self: Sized;
 
     /// The names its models' [`FitLog`]s use (none unless it reports any).
     const FIT_LOG: FitLogNames = FitLogNames::NONE;
@@ -454,6 +456,13 @@ mod tests {
         const LABEL: &'static str = "Counted";
         const NAME: &'static str = "counted";
         const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
+
+        fn fixture() -> Self {
+            Counted {
+                ok: true,
+                trainings: AtomicUsize::new(0),
+            }
+        }
 
         fn validate(&self) -> Result<(), ParamError> {
             if self.ok {

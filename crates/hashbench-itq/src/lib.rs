@@ -86,6 +86,10 @@ impl HashMethod for ItqParams {
         uses_spec_kernel: false,
     };
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())
     }

@@ -171,14 +171,25 @@ impl HashMethod for KlshParams {
     type Model = KlshModel;
     const LABEL: &'static str = "KLSH";
     const NAME: &'static str = "klsh";
-    const FIXTURE: &'static str =
-        "p = 10\nt = 3\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: exp by hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         uses_spec_kernel: true,
         ..Requirements::UNSUPERVISED
     };
+
+    fn fixture() -> Self {
+        Self {
+            kernel: KernelSpec::Gaussian {
+                width: hashbench_kernel::Scale::MeanDistance(100),
+            },
+            p: 10,
+            t: 3,
+            replacement: false,
+            rank_tolerance: default_rank_tolerance(),
+            centre_query: default_centre_query(),
+        }
+    }
 
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
         self.kernel.check_data_of(Self::LABEL, data)

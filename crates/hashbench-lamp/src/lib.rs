@@ -187,7 +187,6 @@ impl HashMethod for LampParams {
     type Model = LampModel;
     const LABEL: &'static str = "LAMP";
     const NAME: &'static str = "lamp";
-    const FIXTURE: &'static str = "p = 5\nworking_set = 20\nconstraints = { same-label = 1 }\ndecorrelation = { fixed = 80 }\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 4;
     const REQUIREMENTS: Requirements = Requirements {
@@ -236,6 +235,25 @@ impl HashMethod for LampParams {
             },
         ],
     };
+
+    fn fixture() -> Self {
+        Self {
+            kernel: KernelSpec::Gaussian {
+                width: hashbench_kernel::Scale::MeanDistance(100),
+            },
+            p: 5,
+            working_set: 20,
+            lambda1: default_lambda1(),
+            lambda2: default_lambda2(),
+            balance: default_balance(),
+            constraints: Constraints::SameLabel(1),
+            decorrelation: Decorrelation::Fixed(80.0),
+            max_cccp: default_max_cccp(),
+            max_cuts: default_max_cuts(),
+            gap: default_gap(),
+            cccp_tol: default_tolerance(),
+        }
+    }
 
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
         self.kernel.check_data_of(Self::LABEL, data)?;

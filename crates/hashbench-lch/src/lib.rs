@@ -119,6 +119,10 @@ impl HashMethod for LchParams {
         uses_spec_kernel: false,
     };
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
         let x = data.as_dense().ok_or_else(|| DataMismatch {
             method: Self::LABEL,

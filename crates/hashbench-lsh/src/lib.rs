@@ -38,6 +38,10 @@ impl HashMethod for LshParams {
     const NAME: &'static str = "lsh";
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())
     }

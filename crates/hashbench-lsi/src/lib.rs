@@ -23,6 +23,10 @@ impl HashMethod for LsiParams {
         uses_spec_kernel: false,
     };
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())
     }

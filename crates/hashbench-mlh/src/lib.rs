@@ -283,7 +283,6 @@ impl HashMethod for MlhParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "MLH";
     const NAME: &'static str = "mlh";
-    const FIXTURE: &'static str = "neighbours = 3\nepochs = 2\npairs_per_epoch = 200\nhyperparameters = { rho = 1, weight_decay = 0.001 }";
     /// 2: the gradient summed over the entries where the current and the
     /// loss-adjusted codes differ, W kept as its transpose (issue 43: the
     /// same steps, to round-off).
@@ -309,6 +308,19 @@ impl HashMethod for MlhParams {
         seconds: &["tuning-seconds"],
         checks: &[],
     };
+
+    fn fixture() -> Self {
+        Self {
+            neighbours: 3,
+            epochs: 2,
+            pairs_per_epoch: 200,
+            hyperparameters: Hyperparameters::Fixed(MlhFixed {
+                rho: 1,
+                weight_decay: 0.001,
+            }),
+            ..Self::default()
+        }
+    }
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.neighbours == 0 {

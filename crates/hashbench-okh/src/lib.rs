@@ -160,8 +160,6 @@ impl HashMethod for OkhParams {
     type Model = OkhModel;
     const LABEL: &'static str = "OKH";
     const NAME: &'static str = "okh";
-    const FIXTURE: &'static str =
-        "p = 20\nkernel = { kind = \"gaussian\", width = { mean-distance = 100 } }";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
@@ -169,6 +167,20 @@ impl HashMethod for OkhParams {
         bit_limit: BitLimit::Unbounded,
         uses_spec_kernel: true,
     };
+
+    fn fixture() -> Self {
+        Self {
+            kernel: KernelSpec::Gaussian {
+                width: hashbench_kernel::Scale::MeanDistance(100),
+            },
+            p: 20,
+            landmarks: Landmarks::default(),
+            similarity: Similarity::default(),
+            g_rank: GRank::default(),
+            rank_tolerance: default_rank_tolerance(),
+            lambda: 0.0,
+        }
+    }
 
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
         self.kernel.check_data_of(Self::LABEL, data)?;

@@ -38,6 +38,10 @@ impl HashMethod for PcahParams {
         uses_spec_kernel: false,
     };
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_non_negative("eta", self.eta)
     }

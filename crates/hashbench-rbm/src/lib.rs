@@ -246,13 +246,21 @@ impl HashMethod for RbmParams {
     type Model = RbmModel;
     const LABEL: &'static str = "RBMs";
     const NAME: &'static str = "rbm";
-    const FIXTURE: &'static str = "hidden = [16]\nepochs = 30\nbatch = 10";
     // 2: exp by hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::Optional,
         ..Requirements::UNSUPERVISED
     };
+
+    fn fixture() -> Self {
+        Self {
+            hidden: vec![16],
+            epochs: 30,
+            batch: 10,
+            ..Self::default()
+        }
+    }
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.hidden.contains(&0) {

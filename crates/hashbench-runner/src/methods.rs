@@ -1,35 +1,19 @@
 //! The registry of methods a spec can name (`method = "..."`). Each method is
-//! one line of `register_methods!`: its variant and its params type, whose
-//! `HashMethod` impl in the method's own crate declares everything else: its
-//! spec name, label, [`Requirements`], fit log, version and the parameters
-//! the conformance suite fits on tiny fixtures. Its colour in figures is its
-//! place in the registry.
+//! one line of `register_methods!`: its variant and its params type (by path),
+//! whose `HashMethod` impl in the method's own crate declares everything else:
+//! its spec name, label, [`Requirements`], fit log, version and the parameters
+//! the conformance suite fits on tiny fixtures (`HashMethod::fixture`). Its
+//! colour in figures is `COLOURS`' entry for its name, else its label's hash.
 //! Validation, the data and label checks, default labels, figure colours and
 //! the conformance tests all read this one table.
 
-use hashbench_bssc::BsscParams;
 use hashbench_core::method::{FitLog, FitLogNames, Requirements, Supervision};
 use hashbench_core::{Data, FitError, HashMethod, HashModel, ParamError, TrainSet};
-use hashbench_itq::ItqParams;
-use hashbench_klsh::KlshParams;
-use hashbench_lamp::LampParams;
-use hashbench_lch::LchParams;
-use hashbench_lsh::LshParams;
-use hashbench_lsi::LsiParams;
-use hashbench_mlh::MlhParams;
-use hashbench_okh::OkhParams;
-use hashbench_pcah::PcahParams;
-use hashbench_rbm::RbmParams;
-use hashbench_sikh::SikhParams;
-use hashbench_spah::{ShEncwParams, ShSvmParams};
-use hashbench_spectral::ShParams;
-use hashbench_splh::{S3plhParams, UsplhParams};
-use hashbench_sth::SthParams;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// One registered method: its spec name and what it declares.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Registration {
     /// The name a spec writes (`method = "lsh"`).
     pub name: &'static str,
@@ -43,9 +27,9 @@ pub struct Registration {
     pub version: u32,
     /// The version whose tuning records it keeps (part of their key).
     pub tuned_since: u32,
-    /// Extra TOML parameters that let it fit the conformance suite's fixtures
-    /// of a few items (empty when the defaults do).
-    pub fixture: &'static str,
+    /// Its parameters for the conformance suite's fixtures of a few items
+    /// (`HashMethod::fixture`).
+    pub fixture: fn() -> MethodSpec,
 }
 
 /// A method's parameters with its spec name under `method`, as a spec
@@ -97,8 +81,7 @@ macro_rules! register_methods {
             $($(#[doc = $doc])* $variant($params),)+
         }
 
-        /// Every registered method, in registration order (the order of
-        /// their colours in figures).
+        /// Every registered method, in registration order.
         pub const REGISTRY: &[Registration] = &[
             $(Registration {
                 name: <$params as HashMethod>::NAME,
@@ -107,7 +90,7 @@ macro_rules! register_methods {
                 fit_log: <$params as HashMethod>::FIT_LOG,
                 version: <$params as HashMethod>::VERSION,
                 tuned_since: <$params as HashMethod>::TUNED_SINCE,
-                fixture: <$params as HashMethod>::FIXTURE,
+                fixture: || MethodSpec::$variant(<$params as HashMethod>::fixture()),
             },)+
         ];
 
@@ -234,41 +217,41 @@ macro_rules! register_methods {
 
 register_methods! {
     /// Random-hyperplane LSH.
-    Lsh(LshParams);
+    Lsh(hashbench_lsh::LshParams);
     /// Spectral Hashing.
-    Sh(ShParams);
+    Sh(hashbench_spectral::ShParams);
     /// Shift-invariant kernel hashing.
-    Sikh(SikhParams);
+    Sikh(hashbench_sikh::SikhParams);
     /// Kernelized LSH.
-    Klsh(KlshParams);
+    Klsh(hashbench_klsh::KlshParams);
     /// Boosted similarity sensitive coding.
-    Bssc(BsscParams);
+    Bssc(hashbench_bssc::BsscParams);
     /// PCA hashing (semi-supervised when the split has labelled items).
-    Pcah(PcahParams);
+    Pcah(hashbench_pcah::PcahParams);
     /// Semi-supervised sequential projection learning.
-    S3plh(S3plhParams);
+    S3plh(hashbench_splh::S3plhParams);
     /// Unsupervised sequential projection learning.
-    Usplh(UsplhParams);
+    Usplh(hashbench_splh::UsplhParams);
     /// Optimized kernel hashing.
-    Okh(OkhParams);
+    Okh(hashbench_okh::OkhParams);
     /// Max-margin kernel hashing by CCCP and cutting planes.
-    Lamp(LampParams);
+    Lamp(hashbench_lamp::LampParams);
     /// Stacked RBMs fine-tuned with NCA.
-    Rbm(RbmParams);
+    Rbm(hashbench_rbm::RbmParams);
     /// Iterative quantization (not in the five papers).
-    Itq(ItqParams);
+    Itq(hashbench_itq::ItqParams);
     /// Sparse Hashing with ENCW hash functions.
-    ShEncw(ShEncwParams);
+    ShEncw(hashbench_spah::ShEncwParams);
     /// Sparse Hashing with linear-SVM hash functions.
-    ShSvm(ShSvmParams);
+    ShSvm(hashbench_spah::ShSvmParams);
     /// Self-taught hashing (Laplacian eigenmap codes, one SVM per bit).
-    Sth(SthParams);
+    Sth(hashbench_sth::SthParams);
     /// Latent semantic indexing (truncated SVD, median thresholds).
-    Lsi(LsiParams);
+    Lsi(hashbench_lsi::LsiParams);
     /// Laplacian co-hashing (bipartite item-feature co-embedding).
-    Lch(LchParams);
+    Lch(hashbench_lch::LchParams);
     /// Minimal loss hashing.
-    Mlh(MlhParams);
+    Mlh(hashbench_mlh::MlhParams);
 }
 
 /// The registration of the method a spec calls `name`.
@@ -297,18 +280,8 @@ impl MethodSpec {
     }
 
     /// Every registered method with its conformance fixture parameters.
-    ///
-    /// # Panics
-    /// If a registration's fixture does not parse (a defect of this table).
     pub fn fixtures() -> Vec<MethodSpec> {
-        REGISTRY
-            .iter()
-            .map(|r| {
-                let text = format!("method = \"{}\"\n{}", r.name, r.fixture);
-                toml::from_str(&text)
-                    .unwrap_or_else(|e| panic!("fixture of `{}` does not parse: {e}", r.name))
-            })
-            .collect()
+        REGISTRY.iter().map(|r| (r.fixture)()).collect()
     }
 }
 
@@ -378,7 +351,10 @@ mod tests {
         assert!(field.contains("unknown field `bits_per_table`"), "{field}");
         // the name under `method` is the crate's own declaration
         let lsh: MethodSpec = toml::from_str("method = \"lsh\"").unwrap();
-        assert_eq!(lsh.registration().name, <LshParams as HashMethod>::NAME);
+        assert_eq!(
+            lsh.registration().name,
+            <hashbench_lsh::LshParams as HashMethod>::NAME
+        );
         assert!(
             toml::to_string(&lsh)
                 .unwrap()

@@ -67,6 +67,10 @@ impl HashMethod for SikhParams {
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         self.kernel().validate()
     }

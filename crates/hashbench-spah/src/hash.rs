@@ -46,8 +46,9 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     const LABEL: &'static str;
     /// The spec name of Sparse Hashing with these hash functions.
     const NAME: &'static str;
-    /// The conformance fixture's parameters (see `HashMethod::FIXTURE`).
-    const FIXTURE: &'static str;
+    /// The given hyperparameters of the conformance fixture (see
+    /// `HashMethod::fixture`).
+    fn fixture_values() -> Self::Fixed;
     /// The version of the method with this hash (see `HashMethod::VERSION`).
     const VERSION: u32;
     /// The version whose tuning records it keeps (see
@@ -108,7 +109,6 @@ impl HashKind for Encw {
     type Prepared = (Standardised, PenaltyScale);
     const LABEL: &'static str = "SH_ENCW";
     const NAME: &'static str = "sh-encw";
-    const FIXTURE: &'static str = "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1, lambda1 = 0.1, lambda2 = 0.1 }";
     /// 2: penalties on the data's scale, a data-set graph width, a
     /// chance-corrected cross-validation (issue 34); 3: the S-step solved
     /// from each column's last support (issue 43: the same minimisers, to
@@ -118,6 +118,15 @@ impl HashKind for Encw {
     /// this machine, 11 records of the local Figs. 3-4 panels picked the same
     /// hyperparameters with the same CV F1 to 12 decimals (README).
     const TUNED_SINCE: u32 = 2;
+
+    fn fixture_values() -> EncwFixed {
+        EncwFixed {
+            alpha: 0.3,
+            lambda: 0.1,
+            lambda1: 0.1,
+            lambda2: 0.1,
+        }
+    }
 
     fn code(fixed: &EncwFixed) -> CodeHyper {
         CodeHyper {
@@ -222,8 +231,6 @@ impl HashKind for Svm {
     type Prepared = ScaledRows;
     const LABEL: &'static str = "SH_SVM";
     const NAME: &'static str = "sh-svm";
-    const FIXTURE: &'static str =
-        "neighbours = 3\nmax_iterations = 3\nhyperparameters = { alpha = 0.3, lambda = 0.1 }";
     /// One per SVM change (`svm::REVISION`: 2, eight partial sums; 3,
     /// shrinking), plus one for issue 34 (penalties on the data's scale, a
     /// data-set graph width, a chance-corrected cross-validation, scaled
@@ -232,6 +239,13 @@ impl HashKind for Svm {
     const VERSION: u32 = 3 + hashbench_solvers::svm::REVISION;
     /// As SH_ENCW's: the S-step change keeps the tuning records.
     const TUNED_SINCE: u32 = 2 + hashbench_solvers::svm::REVISION;
+
+    fn fixture_values() -> SvmFixed {
+        SvmFixed {
+            alpha: 0.3,
+            lambda: 0.1,
+        }
+    }
 
     fn code(fixed: &SvmFixed) -> CodeHyper {
         CodeHyper {

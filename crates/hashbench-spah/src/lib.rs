@@ -370,7 +370,6 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
     const NAME: &'static str = H::NAME;
-    const FIXTURE: &'static str = H::FIXTURE;
     const VERSION: u32 = H::VERSION;
     const TUNED_SINCE: u32 = H::TUNED_SINCE;
     const REQUIREMENTS: Requirements = Requirements {
@@ -438,6 +437,15 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             },
         ],
     };
+
+    fn fixture() -> Self {
+        Self {
+            neighbours: 3,
+            max_iterations: 3,
+            hyperparameters: Hyperparameters::Fixed(H::fixture_values()),
+            ..Self::default()
+        }
+    }
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.neighbours < 1 {

@@ -55,6 +55,10 @@ impl HashMethod for ShParams {
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())
     }

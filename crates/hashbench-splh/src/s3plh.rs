@@ -65,6 +65,10 @@ impl HashMethod for S3plhParams {
         ..Requirements::UNSUPERVISED
     };
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         ParamError::check_non_negative("eta", self.eta)
     }

@@ -144,6 +144,10 @@ impl HashMethod for UsplhParams {
     const VERSION: u32 = 2;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 
+    fn fixture() -> Self {
+        Self::default()
+    }
+
     fn validate(&self) -> Result<(), ParamError> {
         if !(self.eta.is_finite() && self.eta > 0.0) {
             return Err(ParamError::invalid(

@@ -58,7 +58,6 @@ impl HashMethod for SthParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "STH";
     const NAME: &'static str = "sth";
-    const FIXTURE: &'static str = "neighbours = 3";
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
     // then one per SVM change (`svm::REVISION`: 4, eight partial sums;
@@ -71,6 +70,10 @@ impl HashMethod for SthParams {
         seconds: &["graph-and-eigen-seconds", "svm-seconds"],
         checks: &[],
     };
+
+    fn fixture() -> Self {
+        Self { neighbours: 3 }
+    }
 
     fn validate(&self) -> Result<(), ParamError> {
         if self.neighbours == 0 {
