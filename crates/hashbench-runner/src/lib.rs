@@ -20,6 +20,7 @@ pub mod cluster;
 pub mod lock;
 pub mod methods;
 pub mod normality;
+pub mod obtain;
 pub mod report;
 pub mod run;
 pub mod run_all;
@@ -206,6 +207,41 @@ impl Workspace {
             .get(dataset)?
             .locate(dataset, &self.data_roots)?)
     }
+}
+
+/// The plan of the spec at `path` under `profile` (default: the paper's when
+/// its data is present, else `local`), its data checked.
+///
+/// # Errors
+/// An invalid spec or profile, or missing data.
+pub fn plan_of(ws: &Workspace, path: &Path, profile: Option<&str>) -> Result<Plan> {
+    let spec = Spec::load(path)?;
+    let profile = match profile {
+        Some(p) => p.to_string(),
+        None => choose_profile(ws, &spec)?,
+    };
+    let plan = spec.plan(&profile)?;
+    ws.check_data(&plan.dataset)?;
+    Ok(plan)
+}
+
+/// The plans of the specs at `paths` (as [`plan_of`]), every one parsed,
+/// validated and its data checked before any runs; two specs with one id
+/// are refused.
+///
+/// # Errors
+/// As [`plan_of`], or a duplicate id naming both files.
+pub fn plans_of(ws: &Workspace, paths: &[PathBuf], profile: Option<&str>) -> Result<Vec<Plan>> {
+    let plans = paths
+        .iter()
+        .map(|path| plan_of(ws, path, profile))
+        .collect::<Result<Vec<_>>>()?;
+    for (k, a) in plans.iter().enumerate() {
+        if let Some(b) = plans[k + 1..].iter().find(|b| b.id == a.id) {
+            return Err(duplicate_id(&a.spec_path, &b.spec_path, &a.id));
+        }
+    }
+    Ok(plans)
 }
 
 /// The profile `run-all` uses for a spec: the paper's when its data is present,

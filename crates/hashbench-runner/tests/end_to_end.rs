@@ -1444,3 +1444,15 @@ fn run_all_is_library_code_that_runs_every_runnable_spec_and_names_the_rest() {
     assert!(seen.0[1].starts_with(&format!("finished {id} [{profile}]")));
     assert_eq!(ran.per_paper().get("toy").map(|e| e.0), Some(1));
 }
+
+#[test]
+fn obtaining_missing_data_is_library_code_that_reports_each_data_set() {
+    let (_dir, ws) = setup();
+    let mut lines = Vec::new();
+    hashbench_runner::obtain::obtain_missing(&ws, false, &mut |l| lines.push(l)).unwrap();
+    assert!(lines[0].contains("the 1 data sets"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("toy") && l.contains("present in")),
+        "{lines:?}"
+    );
+}

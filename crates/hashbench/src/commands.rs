@@ -12,27 +12,27 @@ use hashbench_runner::cluster::{self, SlurmOptions};
 use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
-use hashbench_runner::{Plan, RunOptions, RunOutcome, Spec, Workspace, choose_profile, redraw};
+use hashbench_runner::{Plan, RunOptions, RunOutcome, Workspace, plan_of, redraw};
 
-/// The plan of the spec at `path` under `profile` (default: the paper's
-/// when its data is present, else `local`), its data checked.
-pub(crate) fn plan_of(ws: &Workspace, path: &Path, profile: Option<String>) -> Result<Plan> {
-    let spec = Spec::load(path)?;
-    let profile = match profile {
-        Some(p) => p,
-        None => choose_profile(ws, &spec)?,
-    };
-    let plan = spec.plan(&profile)?;
-    ws.check_data(&plan.dataset)?;
-    Ok(plan)
+/// Runs `plans` in order, whole or as `shard`, printing each.
+pub(crate) fn run_plans(
+    ws: &Workspace,
+    plans: &[Plan],
+    force: bool,
+    shard: Option<Shard>,
+) -> Result<ExitCode> {
+    for plan in plans {
+        match shard {
+            Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
+            None => {
+                run_all::run_one(ws, plan, &whole(force), &mut Printer)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn run_shard_and_print(
-    ws: &Workspace,
-    plan: &Plan,
-    force: bool,
-    shard: Shard,
-) -> Result<()> {
+fn run_shard_and_print(ws: &Workspace, plan: &Plan, force: bool, shard: Shard) -> Result<()> {
     let opts = RunOptions {
         force,
         progress: true,
@@ -121,7 +121,7 @@ pub(crate) fn slurm(
 }
 
 /// Prints each plan's start, its end with what it fitted, and its summary.
-pub(crate) struct Printer;
+struct Printer;
 
 impl Progress for Printer {
     fn started(&mut self, plan: &Plan) {
@@ -151,7 +151,7 @@ impl Progress for Printer {
 }
 
 /// The options of a whole run with progress shown.
-pub(crate) fn whole(force: bool) -> RunOptions {
+fn whole(force: bool) -> RunOptions {
     RunOptions {
         force,
         progress: true,
@@ -164,7 +164,7 @@ pub(crate) fn score_codes(
     codes: &[CodeSource],
     profile: Option<String>,
 ) -> Result<ExitCode> {
-    let plan = plan_of(ws, path, profile)?;
+    let plan = plan_of(ws, path, profile.as_deref())?;
     let outcome = score(ws, &plan, codes)?;
     println!(
         "== {} [{}]: scored {} trials of codes; results in {}",

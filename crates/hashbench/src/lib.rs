@@ -7,20 +7,18 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use hashbench_runner::Workspace;
 use hashbench_runner::score::CodeSource;
 use hashbench_runner::shard::Shard;
+use hashbench_runner::{Workspace, plan_of, plans_of};
 
 mod commands;
-mod obtain;
 
 use commands::{
-    Printer, check, describe, features, fetch, figures, list, merge, plan_of, print_written,
-    report, run_all, run_shard_and_print, score_codes, slurm, whole,
+    check, describe, features, fetch, figures, list, merge, print_written, report, run_all,
+    run_plans, score_codes, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
-use hashbench_runner::run_all::run_one;
 
 /// Reproduces the experiments of five binary-hashing papers from TOML specs.
 #[derive(Debug, Parser)]
@@ -288,35 +286,12 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             force,
             shard,
         } => {
-            // parse and validate every spec and its data first, so a bad one
-            // fails before any trial
-            let plans = specs
-                .iter()
-                .map(|path| plan_of(ws, path, profile.clone()))
-                .collect::<Result<Vec<_>>>()?;
-            if let Some((a, b)) = plans
-                .iter()
-                .enumerate()
-                .find_map(|(k, a)| plans[k + 1..].iter().find(|b| b.id == a.id).map(|b| (a, b)))
-            {
-                return Err(hashbench_runner::duplicate_id(
-                    &a.spec_path,
-                    &b.spec_path,
-                    &a.id,
-                ));
-            }
-            for plan in &plans {
-                match shard {
-                    Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
-                    None => {
-                        run_one(ws, plan, &whole(force), &mut Printer)?;
-                    }
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+            // every spec and its data checked first, so a bad one fails before any trial
+            let plans = plans_of(ws, &specs, profile.as_deref())?;
+            run_plans(ws, &plans, force, shard)
         }
         Command::Prepare { spec, profile } => {
-            let plan = plan_of(ws, &spec, profile)?;
+            let plan = plan_of(ws, &spec, profile.as_deref())?;
             hashbench_runner::shard::prepare(ws, &plan)?;
             println!(
                 "== {} [{}]: ground truth and tuning ready under {}",
@@ -342,7 +317,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             submit,
             wait,
         } => {
-            let plan = plan_of(ws, &spec, profile)?;
+            let plan = plan_of(ws, &spec, profile.as_deref())?;
             let opts = SlurmOptions {
                 shards,
                 partition,
@@ -353,7 +328,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             slurm(ws, &plan, &opts, submit, wait)
         }
         Command::RunAll { force, paper_data } => {
-            obtain::obtain_missing(ws, paper_data)?;
+            hashbench_runner::obtain::obtain_missing(ws, paper_data, &mut |l| println!("{l}"))?;
             run_all(ws, force)
         }
         Command::Figures => figures(ws),

@@ -8,13 +8,15 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use anyhow::Result;
-use hashbench_runner::{PAPER_PROFILE, Workspace};
+
+use crate::{PAPER_PROFILE, Workspace};
 
 /// Obtains what is missing; paper-scale downloads only with `paper_data`.
+/// Each line of progress goes to `say` as it happens.
 ///
 /// # Errors
 /// An unreadable spec or registry (a failed download is a line, not an error).
-pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
+pub fn obtain_missing(ws: &Workspace, paper_data: bool, say: &mut dyn FnMut(String)) -> Result<()> {
     let registry = ws.registry()?;
     let mut wanted = BTreeSet::new();
     for (_, spec) in ws.specs()? {
@@ -28,26 +30,26 @@ pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
             }
         }
     }
-    println!(
+    say(format!(
         "== run-all: the {} data sets the paper and local profiles read",
         wanted.len()
-    );
+    ));
     for name in wanted {
         let Ok(entry) = registry.get(&name) else {
             continue;
         };
         if let Ok(root) = entry.locate(&name, &ws.data_roots) {
-            println!("  {name:<28} present in {}", root.display());
+            say(format!("  {name:<28} present in {}", root.display()));
             continue;
         }
         let line = if let Some((collection, c)) = registry.collection_of(&name) {
-            computed_line(ws, collection, c, paper_data)
+            computed_line(ws, collection, c, paper_data, say)
         } else if let (Some(size), false) = (&entry.paper_scale, paper_data) {
             format!(
                 "not fetched: paper-scale data ({size}); `hashbench fetch {name}` or `just run-all --paper-data` obtains it"
             )
         } else if let Some(recipe) = &entry.recipe {
-            println!("  {name:<28} obtaining with `{recipe}` ...");
+            say(format!("  {name:<28} obtaining with `{recipe}` ..."));
             let ran = Command::new("sh")
                 .arg("-c")
                 .arg(recipe)
@@ -68,7 +70,7 @@ pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
             match ws.data_roots.first() {
                 None => "unavailable: no data root to fetch into (set HASHBENCH_DATA)".to_string(),
                 Some(root) => {
-                    println!("  {name:<28} fetching into {} ...", root.display());
+                    say(format!("  {name:<28} fetching into {} ...", root.display()));
                     match hashbench_fetch::fetch(&name, entry, root, true) {
                         Ok(got) => format!("obtained ({} bytes)", got.transferred),
                         Err(e) => format!(
@@ -80,7 +82,7 @@ pub fn obtain_missing(ws: &Workspace, paper_data: bool) -> Result<()> {
         } else {
             format!("unavailable: {}", entry.obtain)
         };
-        println!("  {name:<28} {line}");
+        say(format!("  {name:<28} {line}"));
     }
     Ok(())
 }
@@ -92,6 +94,7 @@ fn computed_line(
     collection: &str,
     c: &hashbench_data::CollectionEntry,
     paper_data: bool,
+    say: &mut dyn FnMut(String),
 ) -> String {
     if !paper_data {
         return format!(
@@ -102,10 +105,10 @@ fn computed_line(
     let Some(root) = ws.data_roots.first() else {
         return "unavailable: no data root to fetch into (set HASHBENCH_DATA)".to_string();
     };
-    println!(
+    say(format!(
         "  computing from `{collection}` into {} ...",
         root.display()
-    );
+    ));
     match hashbench_fetch::compute_collection(collection, c, root, true) {
         Ok(got) => format!("computed ({} files written)", got.written.files.len()),
         Err(e) if e.is_transfer() => format!(
