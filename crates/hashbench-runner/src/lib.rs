@@ -14,9 +14,9 @@
 //! Results go under `results/<id>/<profile>/`; finished trials are stored one
 //! file each, so an interrupted run resumes.
 
-pub mod check;
 pub mod claims;
 pub mod cluster;
+pub mod golden;
 pub mod lock;
 pub mod methods;
 pub mod normality;
@@ -201,7 +201,7 @@ impl Workspace {
     ///
     /// # Errors
     /// Unknown dataset or a missing file, with the fix.
-    pub fn check_data(&self, dataset: &str) -> Result<PathBuf> {
+    pub fn data_root(&self, dataset: &str) -> Result<PathBuf> {
         Ok(self
             .registry()?
             .get(dataset)?
@@ -221,7 +221,7 @@ pub fn plan_of(ws: &Workspace, path: &Path, profile: Option<&str>) -> Result<Pla
         None => choose_profile(ws, &spec)?,
     };
     let plan = spec.plan(&profile)?;
-    ws.check_data(&plan.dataset)?;
+    ws.data_root(&plan.dataset)?;
     Ok(plan)
 }
 
@@ -250,13 +250,13 @@ pub fn plans_of(ws: &Workspace, paths: &[PathBuf], profile: Option<&str>) -> Res
 /// # Errors
 /// The reason to skip, naming the missing data and how to obtain it.
 pub fn choose_profile(ws: &Workspace, spec: &Spec) -> Result<String> {
-    let paper = ws.check_data(spec.dataset_of(PAPER_PROFILE).unwrap_or_default());
+    let paper = ws.data_root(spec.dataset_of(PAPER_PROFILE).unwrap_or_default());
     if paper.is_ok() {
         return Ok(PAPER_PROFILE.into());
     }
     match spec.dataset_of("local") {
         Some(d) => ws
-            .check_data(d)
+            .data_root(d)
             .map(|_| "local".to_string())
             .map_err(|e| anyhow!("paper data: {}; local data: {e}", paper.unwrap_err())),
         None => Err(paper.unwrap_err()),

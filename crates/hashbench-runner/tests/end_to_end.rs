@@ -1237,7 +1237,7 @@ fn degenerate_results_are_flagged_in_the_summary() {
 /// ci data is missing is skipped with the reason.
 #[test]
 fn the_golden_check_blesses_matches_and_catches_a_moved_value() {
-    use hashbench_runner::check::run_golden;
+    use hashbench_runner::golden::run_golden;
     let (_dir, ws) = setup();
     // a ci profile that runs every length the figures read
     let spec = ws.root.join("experiments/toy/spec.toml");
@@ -1452,7 +1452,9 @@ fn obtaining_missing_data_is_library_code_that_reports_each_data_set() {
     hashbench_runner::obtain::obtain_missing(&ws, false, &mut |l| lines.push(l)).unwrap();
     assert!(lines[0].contains("the 1 data sets"), "{lines:?}");
     assert!(
-        lines.iter().any(|l| l.contains("toy") && l.contains("present in")),
+        lines
+            .iter()
+            .any(|l| l.contains("toy") && l.contains("present in")),
         "{lines:?}"
     );
 }

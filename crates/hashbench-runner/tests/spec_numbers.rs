@@ -168,7 +168,7 @@ fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
             continue;
         }
         let plan = spec.plan(CI_PROFILE).unwrap();
-        if ws.check_data(&plan.dataset).is_err() {
+        if ws.data_root(&plan.dataset).is_err() {
             continue;
         }
         let results = tempfile::tempdir().unwrap();

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use hashbench_runner::check::run_golden;
 use hashbench_runner::cluster::{self, SlurmOptions};
+use hashbench_runner::golden::run_golden;
 use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;

@@ -447,11 +447,11 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
     let (outcome, evidence) = match untestable(plan, ev, c) {
         Some(why) => (Outcome::NotTestable, why),
         None => {
-            let j = c.kind.check(plan, ev);
+            let j = c.kind.outcome(plan, ev);
             let evidence = match &c.sensitivity {
                 // the other reading's names must be in the run too
                 Some(s) if s.kind.names().0.iter().all(|m| ev.has_method(m)) => {
-                    let o = s.kind.check(plan, ev);
+                    let o = s.kind.outcome(plan, ev);
                     format!(
                         "{} · sensitivity, {}: {} ({})",
                         j.evidence,

@@ -4,8 +4,8 @@
 //! Sharded runs call `pass` for their part (the shard module), each
 //! holding the trials its [`Shard`] names.
 
-mod checks;
 mod clock;
+mod preflight;
 pub(crate) mod timing;
 pub(crate) mod trial;
 
@@ -19,9 +19,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::json;
 
-pub(crate) use checks::check_ground_truth;
-use checks::{check_methods, check_supervision};
 pub use clock::{Clock, thread_cpu};
+pub(crate) use preflight::check_ground_truth;
+use preflight::{check_methods, check_supervision};
 use trial::TrialContext;
 
 use crate::spec::{Retrieval, Study, TrialKey};

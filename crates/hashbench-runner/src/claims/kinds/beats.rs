@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Check, at, xs};
+use super::{Judge, at, xs};
 use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, all_of, judge};
 use crate::claims::{Evidence, Outcome};
@@ -104,7 +104,7 @@ impl Beats {
     }
 }
 
-impl Check for Beats {
+impl Judge for Beats {
     fn scope(&self) -> String {
         format!("beats ({})", self.over.name())
     }
@@ -119,7 +119,7 @@ impl Check for Beats {
         Vec::new()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let xs = xs(plan, self.bits.as_ref());
         let lower = self.lower(plan);
         let mut outcomes = Vec::new();

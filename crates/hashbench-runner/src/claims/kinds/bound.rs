@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Check, at, xs};
+use super::{Judge, at, xs};
 use crate::claims::Evidence;
 use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, all_of, judge};
@@ -20,7 +20,7 @@ pub struct Below {
     bits: Option<Vec<usize>>,
 }
 
-impl Check for Below {
+impl Judge for Below {
     fn scope(&self) -> String {
         format!("below ({})", self.over.name())
     }
@@ -36,7 +36,7 @@ impl Check for Below {
         Vec::new()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Check, at, xs};
+use super::{Judge, at, xs};
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
 use crate::claims::rule::{Judged, Over, Statistic, Tolerance, combine, judge_close};
@@ -54,7 +54,7 @@ impl Scale {
     }
 }
 
-impl Check for Close {
+impl Judge for Close {
     fn scope(&self) -> String {
         match self.scale {
             Scale::Linear => format!("close ({})", self.over.name()),
@@ -73,7 +73,7 @@ impl Check for Close {
         Vec::new()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for x in xs(plan, self.bits.as_ref()) {

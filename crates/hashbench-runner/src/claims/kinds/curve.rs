@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::Check;
+use super::Judge;
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
 use crate::claims::rule::{
@@ -178,7 +178,7 @@ pub struct BestOnCurve {
     pool: Pool,
 }
 
-impl Check for BestOnCurve {
+impl Judge for BestOnCurve {
     fn scope(&self) -> String {
         format!("best-on-curve ({}{})", self.over.name(), self.pool.suffix())
     }
@@ -197,7 +197,7 @@ impl Check for BestOnCurve {
         self.bits.clone()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let rivals = self
             .rivals
             .clone()
@@ -258,7 +258,7 @@ impl AboveOnCurve {
     }
 }
 
-impl Check for AboveOnCurve {
+impl Judge for AboveOnCurve {
     fn scope(&self) -> String {
         format!(
             "above-on-curve ({}{})",
@@ -281,7 +281,7 @@ impl Check for AboveOnCurve {
         self.bits.clone()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         if let Some(why) = self.unreachable(plan, ev) {
             return Judged {
                 outcome: Outcome::NotTestable,
@@ -316,7 +316,7 @@ pub struct Approaches {
     tolerance: Tolerance,
 }
 
-impl Check for Approaches {
+impl Judge for Approaches {
     fn scope(&self) -> String {
         "approaches".into()
     }
@@ -333,7 +333,7 @@ impl Check for Approaches {
         self.bits.clone()
     }
 
-    fn check(&self, _plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, _plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for &b in &self.bits {
@@ -392,7 +392,7 @@ pub struct FallsWithBits {
     over: Over,
 }
 
-impl Check for FallsWithBits {
+impl Judge for FallsWithBits {
     fn scope(&self) -> String {
         format!("falls-with-bits ({})", self.over.name())
     }
@@ -412,7 +412,7 @@ impl Check for FallsWithBits {
         vec![self.from, self.to]
     }
 
-    fn check(&self, _plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, _plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {
@@ -470,7 +470,7 @@ pub struct LeadGrows {
     over: Over,
 }
 
-impl Check for LeadGrows {
+impl Judge for LeadGrows {
     fn scope(&self) -> String {
         format!("lead-grows ({})", self.over.name())
     }
@@ -489,7 +489,7 @@ impl Check for LeadGrows {
         self.bits.clone()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let rivals = self
             .rivals
             .clone()

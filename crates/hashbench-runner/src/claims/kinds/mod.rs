@@ -64,7 +64,7 @@ pub enum Kind {
 }
 
 /// What every kind provides.
-pub(crate) trait Check {
+pub(crate) trait Judge {
     /// Its kind's name and scope, e.g. `beats (most)`.
     fn scope(&self) -> String;
     /// The method labels and scalar metrics it reads (none for curves).
@@ -77,11 +77,11 @@ pub(crate) trait Check {
     /// `at`, a curve's bits); a `bits` list only selects among the run's.
     fn code_lengths(&self) -> Vec<usize>;
     /// Its outcome on `ev`.
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged;
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged;
 }
 
 impl Kind {
-    fn inner(&self) -> &dyn Check {
+    fn inner(&self) -> &dyn Judge {
         match self {
             Kind::Beats(k) => k,
             Kind::Close(k) => k,
@@ -132,10 +132,10 @@ impl Kind {
     }
 
     /// Its outcome on `ev`.
-    pub fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    pub fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         match self {
-            Kind::Falls(k) => k.check_direction(plan, ev, -1.0),
-            _ => self.inner().check(plan, ev),
+            Kind::Falls(k) => k.outcome_in_direction(plan, ev, -1.0),
+            _ => self.inner().outcome(plan, ev),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::{Check, at};
+use super::{Judge, at};
 use crate::claims::Evidence;
 use crate::claims::Experiment;
 use crate::claims::rule::{Judged, Over, Statistic, judge};
@@ -20,7 +20,7 @@ pub struct AdvantageFalls {
     to: usize,
 }
 
-impl Check for AdvantageFalls {
+impl Judge for AdvantageFalls {
     fn scope(&self) -> String {
         "advantage-falls".into()
     }
@@ -33,7 +33,7 @@ impl Check for AdvantageFalls {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let lead = |x: usize, d| {
             ev.value(&self.method, &self.metric, x, d)
                 - ev.value(&self.reference, &self.metric, x, d)
@@ -61,7 +61,7 @@ pub struct FallsSlower {
     to: usize,
 }
 
-impl Check for FallsSlower {
+impl Judge for FallsSlower {
     fn scope(&self) -> String {
         "falls-slower".into()
     }
@@ -74,7 +74,7 @@ impl Check for FallsSlower {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let kept = |m: &str, d| {
             ev.value(m, &self.metric, self.to, d) / ev.value(m, &self.metric, self.from, d)
         };

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Check, at, xs};
+use super::{Judge, at, xs};
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
 use crate::claims::rule::{ALPHA, Judged, Over, Statistic, Support, Tolerance, combine, judge};
@@ -102,7 +102,7 @@ impl PeaksAt {
     }
 }
 
-impl Check for PeaksAt {
+impl Judge for PeaksAt {
     fn scope(&self) -> String {
         match (self.at, self.of) {
             (None, _) => format!("peaks inside ({} metric)", self.over.name()),
@@ -122,7 +122,7 @@ impl Check for PeaksAt {
         self.at.into_iter().collect()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let value = |metric: &str, x: usize, d: Draw| ev.value(&self.method, metric, x, d);
         if let (Some(peak), PeakOf::Best) = (self.at, self.of) {
             let best = |x: usize, d: Draw| highest(self.metrics.iter().map(|m| value(m, x, d)));
@@ -159,7 +159,7 @@ pub struct PeaksRise {
     over: Over,
 }
 
-impl Check for PeaksRise {
+impl Judge for PeaksRise {
     fn scope(&self) -> String {
         format!("peaks-rise ({})", self.over.name())
     }
@@ -175,7 +175,7 @@ impl Check for PeaksRise {
         Vec::new()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let peak = |metric: &str, d: Draw| {
             highest(
                 plan.x_values()
@@ -209,7 +209,7 @@ pub struct OrderFlips {
     at: Option<usize>,
 }
 
-impl Check for OrderFlips {
+impl Judge for OrderFlips {
     fn scope(&self) -> String {
         match self.at {
             Some(_) => "order-flips (every)".into(),
@@ -228,7 +228,7 @@ impl Check for OrderFlips {
         self.at.into_iter().collect()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let xs = plan.x_values();
         // each length read, and +1 where the list falls there, −1 where it rises
         let sides: Vec<(usize, f64)> = match self.at {
@@ -273,7 +273,7 @@ pub struct Ordered {
     rise_at_most: Option<Tolerance>,
 }
 
-impl Check for Ordered {
+impl Judge for Ordered {
     fn scope(&self) -> String {
         format!("ordered ({})", self.over.name())
     }
@@ -289,7 +289,7 @@ impl Check for Ordered {
         Vec::new()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let (first, last) = (&self.methods[0], &self.methods[self.methods.len() - 1]);
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();

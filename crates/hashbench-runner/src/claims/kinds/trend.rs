@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Check, at};
+use super::{Judge, at};
 use crate::claims::Experiment;
 use crate::claims::rule::{ALPHA, Judged, Over, Statistic, all_of, from_support, judge};
 use crate::claims::{Evidence, Outcome};
@@ -90,7 +90,12 @@ impl Point {
 
 impl Trend {
     /// Judged with `sign` +1 for a rise, −1 for a fall.
-    pub fn check_direction(&self, plan: &dyn Experiment, ev: &Evidence<'_>, sign: f64) -> Judged {
+    pub fn outcome_in_direction(
+        &self,
+        plan: &dyn Experiment,
+        ev: &Evidence<'_>,
+        sign: f64,
+    ) -> Judged {
         let (from, to) = (self.from.on(plan), self.to.on(plan));
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
@@ -115,7 +120,7 @@ impl Trend {
     }
 }
 
-impl Check for Trend {
+impl Judge for Trend {
     fn scope(&self) -> String {
         "rises".into()
     }
@@ -134,8 +139,8 @@ impl Check for Trend {
             .collect()
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
-        self.check_direction(plan, ev, 1.0)
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+        self.outcome_in_direction(plan, ev, 1.0)
     }
 }
 
@@ -157,7 +162,7 @@ impl LevelsOff {
     }
 }
 
-impl Check for LevelsOff {
+impl Judge for LevelsOff {
     fn scope(&self) -> String {
         "levels-off".into()
     }
@@ -170,7 +175,7 @@ impl Check for LevelsOff {
         vec![self.from, self.to]
     }
 
-    fn check(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let end = plan.x_values().iter().copied().max().unwrap_or(self.to);
         let v = |x: usize, d| ev.value(&self.method, &self.metric, x, d);
         let rise = Statistic::of(

@@ -82,7 +82,7 @@ pub fn run_golden(
         }
         let plan = spec.plan(CI_PROFILE)?;
         // data outside the repository (the read-only mirror) may be absent
-        if let Err(e) = ws.check_data(&plan.dataset) {
+        if let Err(e) = ws.data_root(&plan.dataset) {
             report.skipped.push((plan.id.clone(), format!("{e:#}")));
             continue;
         }
