@@ -88,8 +88,8 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
             Some(("fit", "json")) => 2,
             _ => continue,
         };
-        if !plan.bits.contains(&bits) {
-            let what = match plan.sweep_bits() {
+        if !plan.axis.values().contains(&bits) {
+            let what = match plan.axis.sweep_bits() {
                 Some(_) => "training items is not a training-set size",
                 None => "bits is not a code length",
             };
@@ -98,8 +98,8 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
                 path.display(),
                 plan.id,
                 plan.profile,
-                plan.axis(),
-                plan.bits
+                plan.axis.name(),
+                plan.axis.values()
             );
         }
         if trial >= plan.trials {

@@ -848,6 +848,18 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
             "",
         );
     std::fs::write(&spec, &sweep).unwrap();
+    let axis = plan(&ws, "paper").axis;
+    assert_eq!(
+        axis,
+        hashbench_runner::spec::Axis::TrainingSizes {
+            sizes: vec![50, 100, 200],
+            bits: 16
+        }
+    );
+    assert_eq!(
+        (axis.name(), axis.code_length_at(100)),
+        ("training items", 16)
+    );
     let swept = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
     // per size: LSH and SIKH 3 trials, PCAH and SH 1
     assert_eq!(counts(&swept), (24, 24, 0));

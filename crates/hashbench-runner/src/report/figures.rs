@@ -26,7 +26,8 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
             let timing = t.timings.iter().any(|r| &r.metric == metric);
             let stats = if timing { &timings } else { &scalars };
             let found: Vec<(f64, &Stat)> = plan
-                .bits
+                .axis
+                .values()
                 .iter()
                 .filter_map(|&b| {
                     stats
@@ -80,7 +81,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
     }
     Figure {
         title: f.title.clone(),
-        x_label: f.x_label.clone().unwrap_or_else(|| match plan.axis() {
+        x_label: f.x_label.clone().unwrap_or_else(|| match plan.axis.name() {
             "bits" => "Number of bits".into(),
             other => other.to_string(),
         }),
@@ -132,7 +133,8 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
         .into_iter()
         .filter_map(|m| {
             let points: Vec<(f64, f64)> = plan
-                .bits
+                .axis
+                .values()
                 .iter()
                 .filter_map(|&b| Some((value(&m, &pr.recall, b)?, value(&m, &pr.precision, b)?)))
                 .collect();
@@ -146,7 +148,7 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
             })
         })
         .collect();
-    let bits: Vec<String> = plan.bits.iter().map(|b| b.to_string()).collect();
+    let bits: Vec<String> = plan.axis.values().iter().map(|b| b.to_string()).collect();
     Figure {
         title: f.title.clone(),
         x_label: f.x_label.clone().unwrap_or_else(|| {
@@ -235,7 +237,7 @@ pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<Str
             }
             _ if !f.metrics.is_empty() => metric_figure(plan, f, &f.metrics, t),
             (Some(metric), _, _) => metric_figure(plan, f, std::slice::from_ref(metric), t),
-            (None, Some(curve), Some(bits)) if plan.bits.contains(&bits) => {
+            (None, Some(curve), Some(bits)) if plan.axis.values().contains(&bits) => {
                 curve_figure(plan, f, curve, bits, t)
             }
             _ => continue,

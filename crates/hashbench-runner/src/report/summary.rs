@@ -175,7 +175,7 @@ fn write_value_tables(
             timing_names.push(r.metric.clone());
         }
     }
-    let axis = plan.axis();
+    let axis = plan.axis.name();
     let rows = row_labels(plan, t);
     for (title, names, stats) in [
         ("Metrics", metrics, stats),
@@ -191,18 +191,18 @@ fn write_value_tables(
                 let _ = writeln!(s, "{} ({}).\n", m.description, m.direction.phrase());
             }
             let _ = write!(s, "| method |");
-            plan.bits.iter().for_each(|b| {
+            plan.axis.values().iter().for_each(|b| {
                 let _ = match axis {
                     "bits" => write!(s, " {b} bits |"),
                     other => write!(s, " {other} = {b} |"),
                 };
             });
             let _ = write!(s, "\n|---|");
-            plan.bits.iter().for_each(|_| s.push_str("---|"));
+            plan.axis.values().iter().for_each(|_| s.push_str("---|"));
             s.push('\n');
             for m in &rows {
                 let _ = write!(s, "| {m} |");
-                for b in &plan.bits {
+                for b in plan.axis.values() {
                     match stats.get(&(m.clone(), metric.clone(), *b)) {
                         Some(st) if st.n > 1 => {
                             let _ = write!(s, " {:.4} ± {:.4} |", st.centre, st.std);
@@ -234,7 +234,7 @@ fn write_reported(s: &mut String, plan: &Plan, all: &Stats) {
     let _ = writeln!(
         s,
         "| method | metric | {} | paper | reproduced | source |\n|---|---|---|---|---|---|",
-        plan.axis()
+        plan.axis.name()
     );
     for r in &plan.reported {
         let mine = all
@@ -259,7 +259,7 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
     for m in plan.methods() {
         for check in m.spec.registration().fit_log.checks {
             declared = true;
-            for &b in &plan.bits {
+            for &b in plan.axis.values() {
                 let flagged: Vec<String> = t
                     .metrics
                     .iter()
@@ -302,7 +302,7 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
 
 /// A point of the plan's x axis: "16 bits", or "training-size = 5000".
 fn point(plan: &Plan, x: usize) -> String {
-    match plan.axis() {
+    match plan.axis.name() {
         "bits" => format!("{x} bits"),
         other => format!("{other} = {x}"),
     }
@@ -372,7 +372,7 @@ fn write_curve_tables(s: &mut String, plan: &Plan, t: &ResultTables) {
     let mut header = false;
     let rows = row_labels(plan, t);
     for name in names {
-        for &b in &plan.bits {
+        for &b in plan.axis.values() {
             let means = curve_means(&t.curves, name, b);
             let Some(xs) = means
                 .values()

@@ -29,7 +29,7 @@ mod validate;
 pub use crate::claims::ClaimSpec;
 pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
-pub use plan::{MethodEntry, Plan, Retrieval, Study, TrialKey};
+pub use plan::{Axis, MethodEntry, Plan, Retrieval, Study, TrialKey};
 
 pub use crate::{CI_PROFILE, PAPER_PROFILE};
 

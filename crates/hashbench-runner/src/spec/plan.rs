@@ -66,10 +66,8 @@ pub struct Plan {
     pub deviation: Option<String>,
     /// Experiment seed.
     pub seed: u64,
-    /// The x axis: code lengths, or the training-set sizes of a sweep (then
-    /// the study's `sweep_bits` is the code length), or the p values of a
-    /// normality study.
-    pub bits: Vec<usize>,
+    /// The x axis: what it holds, and its values.
+    pub axis: Axis,
     /// Trials of randomized methods.
     pub trials: usize,
     /// Sequential timed refits of each point's first trial, where a timing
@@ -97,6 +95,58 @@ pub struct Plan {
     pub study: Study,
 }
 
+/// A plan's x axis: what it holds, and its values in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Axis {
+    /// Code lengths.
+    CodeLengths(Vec<usize>),
+    /// Training-set sizes, each its own draw, at one code length (SpaH
+    /// Fig. 9).
+    TrainingSizes {
+        /// The sizes.
+        sizes: Vec<usize>,
+        /// The code length every size fits.
+        bits: usize,
+    },
+    /// The p values of a normality study (KLSH Fig. 7).
+    P(Vec<usize>),
+}
+
+impl Axis {
+    /// Its values, in order.
+    pub fn values(&self) -> &[usize] {
+        match self {
+            Axis::CodeLengths(v) | Axis::P(v) => v,
+            Axis::TrainingSizes { sizes, .. } => sizes,
+        }
+    }
+
+    /// What x is, as tables and figures name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Axis::CodeLengths(_) => "bits",
+            Axis::TrainingSizes { .. } => "training items",
+            Axis::P(_) => "p",
+        }
+    }
+
+    /// The code length fitted at x value `x`.
+    pub fn code_length_at(&self, x: usize) -> usize {
+        match self {
+            Axis::TrainingSizes { bits, .. } => *bits,
+            Axis::CodeLengths(_) | Axis::P(_) => x,
+        }
+    }
+
+    /// The one code length of a training-size sweep.
+    pub fn sweep_bits(&self) -> Option<usize> {
+        match self {
+            Axis::TrainingSizes { bits, .. } => Some(*bits),
+            Axis::CodeLengths(_) | Axis::P(_) => None,
+        }
+    }
+}
+
 /// The two kinds of experiment a spec states.
 #[derive(Debug, Clone)]
 pub enum Study {
@@ -104,7 +154,7 @@ pub enum Study {
     /// experiment but one.
     Retrieval(Box<Retrieval>),
     /// How close to Gaussian random projections of kernel rows are (KLSH
-    /// Fig. 7): no methods, split or ground truth; the plan's `bits` are its
+    /// Fig. 7): no methods, split or ground truth; the plan's axis holds its
     /// p values.
     Normality(NormalitySpec),
 }
@@ -118,9 +168,6 @@ pub struct Retrieval {
     pub tune_on: TuneOn,
     /// Ground-truth rule.
     pub ground_truth: TruthRule,
-    /// The one code length of a training-size sweep (the plan's `bits` are
-    /// then training-set sizes).
-    pub sweep_bits: Option<usize>,
     /// Every method gets the same trial seed at a code length and trial.
     pub shared_trial_seeds: bool,
     /// Method configurations.
@@ -154,11 +201,6 @@ impl Plan {
     /// Metric policies (none in a normality study).
     pub fn metrics(&self) -> &[MetricSpec] {
         self.retrieval().map_or(&[], |r| &r.metrics)
-    }
-
-    /// The one code length of a training-size sweep.
-    pub fn sweep_bits(&self) -> Option<usize> {
-        self.retrieval().and_then(|r| r.sweep_bits)
     }
 
     /// Whether every trial draws its own split.
@@ -221,8 +263,8 @@ impl Plan {
             0
         } else if self.per_trial() {
             self.trials
-        } else if self.sweep_bits().is_some() {
-            self.bits.len()
+        } else if self.axis.sweep_bits().is_some() {
+            self.axis.values().len()
         } else {
             1
         }
@@ -239,23 +281,23 @@ impl Plan {
     pub fn split_at(&self, x: usize, trial: usize) -> Option<usize> {
         if self.per_trial() {
             Some(trial)
-        } else if self.sweep_bits().is_some() {
-            self.bits.iter().position(|&b| b == x)
+        } else if self.axis.sweep_bits().is_some() {
+            self.axis.values().iter().position(|&b| b == x)
         } else {
             Some(0)
         }
     }
 
     /// The split spec of split `index` of `study` (this plan's): a sweep's
-    /// draws `bits[index]` training items from the database (queries and
-    /// database stay those of the one split seed).
+    /// draws its `index`-th size of training items from the database (queries
+    /// and database stay those of the one split seed).
     pub fn split_spec(&self, study: &Retrieval, index: usize) -> SplitSpec {
-        match study.sweep_bits {
-            Some(_) => SplitSpec {
-                training: hashbench_data::Count::Items(self.bits[index]),
+        match &self.axis {
+            Axis::TrainingSizes { sizes, .. } => SplitSpec {
+                training: hashbench_data::Count::Items(sizes[index]),
                 ..study.split.clone()
             },
-            None => study.split.clone(),
+            Axis::CodeLengths(_) | Axis::P(_) => study.split.clone(),
         }
     }
 
@@ -266,14 +308,14 @@ impl Plan {
 
     /// The code length at x value `x` (`x` itself, unless the plan sweeps sizes).
     pub fn code_length_at(&self, x: usize) -> usize {
-        self.sweep_bits().unwrap_or(x)
+        self.axis.code_length_at(x)
     }
 
     /// Every code length the plan fits.
     pub fn code_lengths(&self) -> Vec<usize> {
-        match self.sweep_bits() {
-            Some(b) => vec![b],
-            None => self.bits.clone(),
+        match &self.axis {
+            Axis::TrainingSizes { bits, .. } => vec![*bits],
+            Axis::CodeLengths(v) | Axis::P(v) => v.clone(),
         }
     }
 
@@ -336,18 +378,6 @@ impl Plan {
         }
     }
 
-    /// What the x axis of the scalar tables holds: code length, or p for a
-    /// normality study.
-    pub fn axis(&self) -> &'static str {
-        if self.normality().is_some() {
-            "p"
-        } else if self.sweep_bits().is_some() {
-            "training items"
-        } else {
-            "bits"
-        }
-    }
-
     /// The seed of `method`'s trial `trial` at `bits` bits: from what the
     /// spec states of the method, unless the plan shares trial seeds.
     pub fn trial_seed(&self, method: &MethodEntry, bits: usize, trial: usize) -> u64 {
@@ -370,7 +400,7 @@ impl Plan {
             } else {
                 1
             };
-            for &bits in &self.bits {
+            for &bits in self.axis.values() {
                 for trial in 0..n {
                     out.push(TrialKey {
                         method: m,
@@ -399,11 +429,11 @@ impl crate::claims::Experiment for Plan {
     }
 
     fn x_values(&self) -> &[usize] {
-        &self.bits
+        self.axis.values()
     }
 
     fn axis(&self) -> &'static str {
-        Plan::axis(self)
+        self.axis.name()
     }
 
     fn centre(&self) -> Centre {

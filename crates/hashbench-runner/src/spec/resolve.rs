@@ -10,6 +10,7 @@ use hashbench_data::{SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
 
+use super::plan::Axis;
 use super::{
     MAX_PLANNED_TRIALS, MethodEntry, NormalitySpec, PAPER_PROFILE, Plan, ProfileSpec, RawSpec,
     Retrieval, Spec, Study, TIMING_METRICS, TuneOn, validate,
@@ -78,12 +79,15 @@ impl Spec {
             k.validate()
                 .map_err(|e| anyhow!("{}: kernel: {e}", self.path.display()))?;
         }
-        let (bits, study) = match &laid.normality {
-            Some(n) => (n.p.clone(), self.normality_study(n, &laid, profile)?),
+        let (axis, study) = match &laid.normality {
+            Some(n) => (
+                Axis::P(n.p.clone()),
+                self.normality_study(n, &laid, profile)?,
+            ),
             None => self.retrieval_study(&laid, over, profile)?,
         };
-        self.check_size(&bits, laid.trials, profile)?;
-        self.check_references(&self.names(&study), &bits, profile)?;
+        self.check_size(axis.values(), laid.trials, profile)?;
+        self.check_references(&self.names(&study), axis.values(), profile)?;
         Ok(Plan {
             spec_path: self.path.clone(),
             spec_sha256: self.sha256(),
@@ -93,7 +97,7 @@ impl Spec {
             profile: profile.to_string(),
             deviation: over.map_or_else(|| raw.deviation.clone(), |o| Some(o.deviation.clone())),
             seed: raw.seed,
-            bits,
+            axis,
             trials: laid.trials,
             timing_repeats: raw.timing_repeats,
             centre: raw.centre,
@@ -181,7 +185,7 @@ impl Spec {
         laid: &Layered,
         over: Option<&ProfileSpec>,
         profile: &str,
-    ) -> Result<(Vec<usize>, Study)> {
+    ) -> Result<(Axis, Study)> {
         let raw = &self.raw;
         let file = self.path.display();
         let split = laid
@@ -199,8 +203,8 @@ impl Spec {
         check_distinct(&file, "bits", &laid.bits, profile)?;
         check_distinct(&file, "training_sizes", &laid.training_sizes, profile)?;
         // a sweep's axis takes the place of the code lengths
-        let (bits, sweep_bits) = if laid.training_sizes.is_empty() {
-            (laid.bits.clone(), None)
+        let axis = if laid.training_sizes.is_empty() {
+            Axis::CodeLengths(laid.bits.clone())
         } else {
             if laid.bits.len() != 1 || laid.training_sizes.contains(&0) || split.per_trial {
                 bail!(
@@ -209,7 +213,10 @@ impl Spec {
                     laid.bits
                 );
             }
-            (laid.training_sizes.clone(), Some(laid.bits[0]))
+            Axis::TrainingSizes {
+                sizes: laid.training_sizes.clone(),
+                bits: laid.bits[0],
+            }
         };
         if laid.tune_on == TuneOn::FirstDraw && !split.per_trial {
             bail!(
@@ -233,12 +240,11 @@ impl Spec {
             split,
             tune_on: laid.tune_on,
             ground_truth,
-            sweep_bits,
             shared_trial_seeds: raw.shared_trial_seeds,
             methods,
             metrics: raw.metrics.clone(),
         }));
-        Ok((bits, study))
+        Ok((axis, study))
     }
 
     /// Trials are at least one, and the plan's trials within bounds.

@@ -136,7 +136,10 @@ fn grid_expands_and_profiles_override() {
     );
     assert_eq!(plan.trials().len(), 3 * 2 * 3);
     let ci = spec.plan("ci").unwrap();
-    assert_eq!((ci.bits.clone(), ci.trials().len()), (vec![8], 3));
+    assert_eq!(
+        (ci.axis.clone(), ci.trials().len()),
+        (Axis::CodeLengths(vec![8]), 3)
+    );
     assert_eq!(ci.deviation.as_deref(), Some("small"));
     // the paper profile's own deviation is the spec's top-level one
     assert_eq!(plan.deviation, None);
@@ -459,7 +462,7 @@ hyperplanes = 5
 #[test]
 fn a_normality_study_plans_with_only_its_own_fields() {
     let plan = parse(NORMALITY).unwrap().plan("paper").unwrap();
-    assert_eq!(plan.bits, [10, 20]);
+    assert_eq!(plan.axis.values(), [10, 20]);
     assert!(plan.retrieval().is_none() && plan.methods().is_empty() && plan.trials().is_empty());
     // what only a retrieval study reads is refused, not ignored
     for extra in [
@@ -477,8 +480,8 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     // p is a sample size, not a code length: any size plans, but once each
     let large = NORMALITY.replace("p = [10, 20]", "p = [10, 5000]");
     assert_eq!(
-        parse(&large).unwrap().plan("paper").unwrap().bits,
-        [10, 5000]
+        parse(&large).unwrap().plan("paper").unwrap().axis,
+        Axis::P(vec![10, 5000])
     );
     let twice = NORMALITY.replace("p = [10, 20]", "p = [10, 10]");
     let err = format!("{:#}", parse(&twice).unwrap().plan("paper").unwrap_err());

@@ -258,7 +258,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
         .map(|r| ReportedRow {
             method: r.method.clone(),
             metric: r.metric.clone(),
-            x: match plan.axis() {
+            x: match plan.axis.name() {
                 "bits" => format!("{} bits", r.bits),
                 axis => format!("{axis} = {}", r.bits),
             },

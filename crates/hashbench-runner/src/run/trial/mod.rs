@@ -178,7 +178,7 @@ impl<'a> TrialContext<'a> {
             k.seed.to_string(),
         ];
         // a sweep's x is the training size: its code length is an input too
-        if let Some(bits) = self.study.sweep_bits {
+        if let Some(bits) = self.plan.axis.sweep_bits() {
             parts.push(format!("code length {bits}"));
         }
         // hyperparameters picked on another draw's training set
@@ -247,7 +247,7 @@ impl<'a> TrialContext<'a> {
             "{} at {} {}, trial {}: {why} ({})",
             self.study.methods[k.method].label,
             k.bits,
-            self.plan.axis(),
+            self.plan.axis.name(),
             k.trial,
             path.display()
         )
