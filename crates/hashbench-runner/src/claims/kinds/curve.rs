@@ -28,6 +28,18 @@ fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
     Some(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
 }
 
+/// `method` and the `rivals` a curve claim names.
+fn with_rivals<'a>(method: &'a str, rivals: Option<&'a Vec<String>>) -> Vec<&'a str> {
+    std::iter::once(method)
+        .chain(rivals.into_iter().flatten().map(String::as_str))
+        .collect()
+}
+
+/// The `rivals` a claim names, else every other method of the paper.
+fn rivals_or_all(plan: &dyn Experiment, method: &str, rivals: Option<&Vec<String>>) -> Vec<String> {
+    rivals.cloned().unwrap_or_else(|| plan.rivals(method))
+}
+
 /// What [`above_rivals`] judges: `method` at or above `factor` × each of
 /// `rivals` on `curve` at each of `bits`.
 #[derive(Clone, Copy)]
@@ -184,9 +196,7 @@ impl Judge for BestOnCurve {
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
-        let mut m = vec![self.method.as_str()];
-        m.extend(self.rivals.iter().flatten().map(String::as_str));
-        (m, Vec::new())
+        (with_rivals(&self.method, self.rivals.as_ref()), Vec::new())
     }
 
     fn curves(&self) -> Vec<&str> {
@@ -198,10 +208,7 @@ impl Judge for BestOnCurve {
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
-        let rivals = self
-            .rivals
-            .clone()
-            .unwrap_or_else(|| plan.rivals(&self.method));
+        let rivals = rivals_or_all(plan, &self.method, self.rivals.as_ref());
         above_rivals(
             ev,
             &Above {
@@ -476,9 +483,7 @@ impl Judge for LeadGrows {
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
-        let mut m = vec![self.method.as_str()];
-        m.extend(self.rivals.iter().flatten().map(String::as_str));
-        (m, Vec::new())
+        (with_rivals(&self.method, self.rivals.as_ref()), Vec::new())
     }
 
     fn curves(&self) -> Vec<&str> {
@@ -490,10 +495,7 @@ impl Judge for LeadGrows {
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
-        let rivals = self
-            .rivals
-            .clone()
-            .unwrap_or_else(|| plan.rivals(&self.method));
+        let rivals = rivals_or_all(plan, &self.method, self.rivals.as_ref());
         let mut points = Vec::new();
         for &b in &self.bits {
             let mine = ev.curve(&self.method, &self.curve, b, Draw::Observed);
