@@ -20,7 +20,7 @@ use crate::spec::Plan;
 use crate::tables::{MetricRow, ResultTables};
 use crate::{RunOptions, Workspace, run_plan};
 
-pub use crate::spec::CI_PROFILE;
+use crate::CI_PROFILE;
 
 type Means = BTreeMap<(String, usize, String), f64>;
 

@@ -1470,3 +1470,23 @@ fn obtaining_missing_data_is_library_code_that_reports_each_data_set() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn planning_several_specs_checks_each_and_refuses_one_id_twice() {
+    let (_dir, ws) = setup();
+    let first = ws.root.join("experiments/toy/spec.toml");
+    let plans = hashbench_runner::plans_of(&ws, std::slice::from_ref(&first), None).unwrap();
+    assert_eq!(
+        (plans[0].id.as_str(), plans[0].profile.as_str()),
+        ("toy", "paper")
+    );
+    let copy = ws.root.join("experiments/toy/copy.toml");
+    std::fs::copy(&first, &copy).unwrap();
+    let e = hashbench_runner::plans_of(&ws, &[first.clone(), copy.clone()], None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("spec.toml") && e.contains("copy.toml") && e.contains("toy"),
+        "{e}"
+    );
+}

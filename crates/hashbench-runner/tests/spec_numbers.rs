@@ -7,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
+use hashbench_runner::CI_PROFILE;
+use hashbench_runner::spec::method_set;
 use hashbench_runner::spec::numbers::{Number, numbers};
-use hashbench_runner::spec::{CI_PROFILE, method_set};
 use hashbench_runner::{RunOptions, Spec, Workspace, run_plan};
 
 const BAD: [&str; 6] = ["nan", "inf", "-inf", "0", "-1", "1e300"];

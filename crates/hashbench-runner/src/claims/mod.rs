@@ -1,5 +1,5 @@
 //! The paper's statements as a spec writes them (`[[claims]]`), and their
-//! verdicts on a run: each kind is a type with its keys, its check and its
+//! verdicts on a run: each kind is a type with its keys, its judgement and its
 //! tests (`kinds`); the one judging rule is in `rule`, the numbers it reads in
 //! `evidence`. `docs/claims.md` is the reader's guide.
 

@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: sequential refits with nothing else running), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it; with no spread measured the stated tolerance alone sets the margin. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. No spread, no verdict: a point away from zero whose replicates are all equal (one trial and no per-query values) counts as a tie wherever the verdict would rest on it, and the verdict is then inconclusive. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: sequential refits with nothing else running), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it; with no spread measured the stated tolerance alone sets the margin. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -113,8 +113,21 @@ impl Statistic {
     /// equal (one trial and no per-query values, or a sample all alike), so
     /// the run measured no spread to judge it against.
     pub fn unspread(&self) -> bool {
-        let (lo, hi) = self.interval(ALPHA);
-        self.observed != 0.0 && lo == hi
+        let mut valued = self.replicates.iter().copied().filter(|v| v.is_finite());
+        let Some(first) = valued.next() else {
+            return false;
+        };
+        self.observed.is_finite() && self.observed != 0.0 && valued.all(|v| v == first)
+    }
+
+    /// The statistic a point with no spread counts as when its verdict may
+    /// not rest on it: a tie, zero in every replicate.
+    fn as_tie(&self) -> Statistic {
+        Statistic {
+            label: self.label.clone(),
+            observed: 0.0,
+            replicates: vec![0.0; self.replicates.len()],
+        }
     }
 
     /// Whether the observed value is missing.
@@ -225,6 +238,30 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
     Judged { outcome, evidence }
 }
 
+/// The outcome `decide` reaches from its statistics' supports (it is given
+/// the support of a statistic at a level), unless that outcome rests on
+/// statistics with no spread: `decide` runs again counting those as ties,
+/// and where the two differ the outcome is inconclusive (`true` says so).
+/// For kinds that weigh their statistics themselves rather than by
+/// [`judge`].
+pub fn unless_resting_on_no_spread(
+    decide: impl Fn(&dyn Fn(&Statistic, f64) -> Support) -> Outcome,
+) -> (Outcome, bool) {
+    let plain = decide(&|s, alpha| s.support(alpha));
+    let tied = decide(&|s, alpha| {
+        if s.unspread() {
+            Support::Neither
+        } else {
+            s.support(alpha)
+        }
+    });
+    if plain != tied && plain != Outcome::Inconclusive {
+        (Outcome::Inconclusive, true)
+    } else {
+        (plain, false)
+    }
+}
+
 /// The outcome of `points` over `over`; with `untrusted_ties`, a point (or
 /// mean) with no spread counts as a tie.
 fn outcome_of(points: &[Statistic], over: Over, untrusted_ties: bool) -> Outcome {
@@ -260,6 +297,13 @@ fn outcome_of(points: &[Statistic], over: Over, untrusted_ties: bool) -> Outcome
         Over::Overall => {
             if points.iter().any(Statistic::missing) {
                 Outcome::Inconclusive
+            } else if untrusted_ties {
+                // the mean with each point of no spread counted as a tie
+                let tied: Vec<Statistic> = points
+                    .iter()
+                    .map(|p| if p.unspread() { p.as_tie() } else { p.clone() })
+                    .collect();
+                from_support(support(&Statistic::mean_of("mean", &tied), ALPHA))
             } else {
                 from_support(support(&Statistic::mean_of("mean", points), ALPHA))
             }

@@ -275,7 +275,7 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
                     lines.push(format!(
                         "- **{}**, {}: {} (`{}` outside [{}, {}]; {})",
                         m.label,
-                        point(plan, b),
+                        plan.axis.point(b),
                         check.says,
                         check.fact,
                         check.low,
@@ -297,14 +297,6 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
         );
     } else {
         let _ = writeln!(s, "{}", lines.join("\n"));
-    }
-}
-
-/// A point of the plan's x axis: "16 bits", or "training-size = 5000".
-fn point(plan: &Plan, x: usize) -> String {
-    match plan.axis.name() {
-        "bits" => format!("{x} bits"),
-        other => format!("{other} = {x}"),
     }
 }
 
@@ -335,7 +327,7 @@ fn write_degenerate(s: &mut String, plan: &Plan, t: &ResultTables) {
         let trials: Vec<String> = trials.iter().map(usize::to_string).collect();
         lines.push(format!(
             "- **{method}**, {}: {what} (trials {})",
-            point(plan, bits),
+            plan.axis.point(bits),
             trials.join(", ")
         ));
     }

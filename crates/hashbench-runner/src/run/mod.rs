@@ -100,7 +100,7 @@ pub(crate) struct Pass {
     pub fits: usize,
     pub about: String,
     /// The timed refits of each point, where the plan asks for them.
-    pub repeats: Vec<timing::Repeats>,
+    pub repeats: Vec<crate::tables::Repeats>,
 }
 
 /// Shard `index` of `count`, 0-based as Slurm numbers array tasks.
@@ -258,7 +258,7 @@ pub(crate) fn pass(
         // point alone, one refit after another
         if matches!(mode, Mode::Whole) && timing::wanted(plan) {
             for (k, r) in mine.iter().zip(&recs).filter(|(k, _)| k.trial == 0) {
-                out.repeats.push(timing::Repeats {
+                out.repeats.push(crate::tables::Repeats {
                     method: r.method.clone(),
                     params: r.params.clone(),
                     bits: r.bits,

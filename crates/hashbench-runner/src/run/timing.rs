@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{Plan, TrialKey};
-pub use crate::tables::{Repeats, Timed};
+use crate::tables::Timed;
 
 /// What a timings file holds: the fit fingerprint it was timed under.
 #[derive(Serialize, Deserialize)]

@@ -40,6 +40,15 @@ impl MethodSet {
     /// # Errors
     /// A missing, oversized or malformed file, or one without methods.
     pub fn load(spec: &Path, at: &str, from: &str) -> Result<MethodSet> {
+        let inside = Path::new(from).strip_prefix(FOLDER).is_ok_and(|rest| {
+            rest.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        });
+        if !inside {
+            bail!(
+                "{at}: methods_from = \"{from}\": a method set is a file of the paper's {FOLDER}/ folder (`methods_from = \"{FOLDER}/<name>.toml\"`)"
+            );
+        }
         let path = spec.parent().unwrap_or(Path::new(".")).join(from);
         let size = std::fs::metadata(&path)
             .with_context(|| {

@@ -26,12 +26,11 @@ mod plan;
 mod resolve;
 mod validate;
 
+use crate::PAPER_PROFILE;
 pub use crate::claims::ClaimSpec;
 pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
 pub use plan::{Axis, MethodEntry, Plan, Retrieval, Study, TrialKey};
-
-pub use crate::{CI_PROFILE, PAPER_PROFILE};
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;
 
@@ -396,7 +395,7 @@ impl Spec {
 /// Keys only the spec's top level takes: one written under a
 /// `[profiles.x]` header belongs to that profile in TOML, and serde's
 /// "unknown field" would not say why.
-const TOP_LEVEL_ONLY: [&str; 11] = [
+const TOP_LEVEL_ONLY: [&str; 12] = [
     "id",
     "title",
     "paper",
@@ -408,6 +407,7 @@ const TOP_LEVEL_ONLY: [&str; 11] = [
     "claims",
     "reported",
     "profiles",
+    "methods_from",
 ];
 
 /// The first top-level-only key a profile table holds: (key, profile, offset).

@@ -52,7 +52,7 @@ pub struct TrialKey {
 pub struct Plan {
     /// Spec file.
     pub spec_path: PathBuf,
-    /// sha256 of the spec file.
+    /// sha256 of the spec's text and of its method set's, when it names one.
     pub spec_sha256: String,
     /// Experiment id, e.g. `splh-fig3`.
     pub id: String,
@@ -135,6 +135,15 @@ impl Axis {
         match self {
             Axis::TrainingSizes { bits, .. } => *bits,
             Axis::CodeLengths(_) | Axis::P(_) => x,
+        }
+    }
+
+    /// A point of the axis, as summaries name it: "16 bits", "training
+    /// items = 5000", "p = 25".
+    pub fn point(&self, x: usize) -> String {
+        match self {
+            Axis::CodeLengths(_) => format!("{x} bits"),
+            Axis::TrainingSizes { .. } | Axis::P(_) => format!("{} = {x}", self.name()),
         }
     }
 

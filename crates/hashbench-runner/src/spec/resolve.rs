@@ -12,9 +12,10 @@ use hashbench_kernel::KernelSpec;
 
 use super::plan::Axis;
 use super::{
-    MAX_PLANNED_TRIALS, MethodEntry, NormalitySpec, PAPER_PROFILE, Plan, ProfileSpec, RawSpec,
-    Retrieval, Spec, Study, TIMING_METRICS, TuneOn, validate,
+    MAX_PLANNED_TRIALS, MethodEntry, NormalitySpec, Plan, ProfileSpec, RawSpec, Retrieval, Spec,
+    Study, TIMING_METRICS, TuneOn, validate,
 };
+use crate::PAPER_PROFILE;
 
 /// The fields a profile may restate, after laying the profile over the base:
 /// a field the profile states replaces the base's, one rule for every field.

@@ -368,7 +368,7 @@ fn figures_and_claims_must_name_what_the_profile_produces() {
     assert!(parse(&with_curve).unwrap().plan("paper").is_ok());
     let e = plan_err(&with_curve, "ci");
     assert!(
-        e.contains("figure `b` reads 16 bits, which profile `ci` does not run (bits: 8)"),
+        e.contains("figure `b` reads x = 16, which profile `ci` does not run (its x values: 8)"),
         "{e}"
     );
     // a claim at code lengths the profile lacks
@@ -377,7 +377,7 @@ fn figures_and_claims_must_name_what_the_profile_produces() {
         "kind = \"rises\"\nmethods = [\"LSH\"]\nmetric = \"map\"\nfrom = 8\nto = 16",
     );
     let e = plan_err(&claim_bits, "ci");
-    assert!(e.contains("claim reads 16 bits, which profile `ci`"), "{e}");
+    assert!(e.contains("claim reads x = 16, which profile `ci`"), "{e}");
     // a metric panel with bits
     let e = plan_err(
         &GOOD.replace(
@@ -597,18 +597,31 @@ fn a_method_set_gives_the_plan_its_own_methods_would() {
     assert_eq!(params(&own), params(&from_set));
     assert_eq!(params(&own).len(), 3);
     // the set's text is part of what the plan says it was made from
-    assert_ne!(own.spec_sha256, from_set.spec_sha256);
+    let (_dir, spec, set) = with_method_set("# shared\n{methods}");
+    let before = Spec::load(&spec)
+        .unwrap()
+        .plan("paper")
+        .unwrap()
+        .spec_sha256;
+    let text = std::fs::read_to_string(&set).unwrap();
+    std::fs::write(&set, text.replace("# shared", "# shared by two")).unwrap();
+    let after = Spec::load(&spec)
+        .unwrap()
+        .plan("paper")
+        .unwrap()
+        .spec_sha256;
+    assert_ne!(before, after);
 }
 
 #[test]
 fn a_method_set_is_refused_with_its_file_and_line() {
-    // an unknown method, on line 3 of the set
+    // an unknown method, in the table that starts on line 1 of the set
     let (_dir, spec, set) = with_method_set("[[methods]]\n\nmethod = \"no-such\"\n");
     let e = format!(
         "{:#}",
         Spec::load(&spec).unwrap().plan("paper").unwrap_err()
     );
-    assert!(e.contains(&format!("{}:1", set.display())), "{e}");
+    assert!(e.contains(&format!("{}:1:", set.display())), "{e}");
     assert!(e.contains("no-such"), "{e}");
     // anything but [[methods]] in a set
     let (_dir, spec, set) = with_method_set("seed = 3\n{methods}");
@@ -630,4 +643,14 @@ fn a_method_set_is_refused_with_its_file_and_line() {
     std::fs::write(&spec, text).unwrap();
     let e = format!("{:#}", Spec::load(&spec).unwrap_err());
     assert!(e.contains("take the methods from one place"), "{e}");
+    // a set outside the paper's method-sets/ folder
+    let (_dir, spec, _) = with_method_set("{methods}");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(
+        &spec,
+        text.replace("method-sets/set.toml", "../elsewhere.toml"),
+    )
+    .unwrap();
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(e.contains("method-sets/ folder"), "{e}");
 }

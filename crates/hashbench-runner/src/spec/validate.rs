@@ -223,11 +223,11 @@ impl Spec {
     }
 }
 
-/// `b` bits are among the code lengths the profile runs.
+/// `b` is among the x values (code lengths, training sizes or p) the profile runs.
 fn runs(at: &str, what: &str, b: usize, bits: &[usize], profile: &str) -> Result<()> {
     if !bits.contains(&b) {
         bail!(
-            "{at}: {what} reads {b} bits, which profile `{profile}` does not run (bits: {}); add {b} to the profile's bits",
+            "{at}: {what} reads x = {b}, which profile `{profile}` does not run (its x values: {}); add {b} to the profile's bits (or training_sizes, or [normality] p, whichever its axis is)",
             join(bits.iter().map(|b| b.to_string()))
         );
     }

@@ -501,6 +501,10 @@ impl Judge for LeadGrows {
             let mine = ev.curve(&self.method, &self.curve, b, Draw::Observed);
             let (Some(first), Some(last)) = (mine.first().map(|p| p.0), mine.last().map(|p| p.0))
             else {
+                // no curve at this length: a point without a value per rival, never a win
+                points.extend(rivals.iter().map(|r| {
+                    Statistic::of(format!("{b} bits vs {r}: no curve"), ev, |_| f64::NAN)
+                }));
                 continue;
             };
             for r in &rivals {
@@ -776,5 +780,21 @@ mod tests {
         ];
         assert_eq!(curves(&a, &even).outcome(claim), Outcome::Inconclusive);
         assert_eq!(curves(&b, &even).outcome(claim), Outcome::Fails);
+    }
+
+    #[test]
+    fn a_length_without_the_methods_curve_is_no_win_for_a_growing_lead() {
+        let claim = "[[claims]]\nid = \"l\"\nquote = \"q\"\nsource = \"s\"\nkind = \"lead-grows\"\nmethod = \"A\"\nrivals = [\"B\"]\ncurve = \"pr-macro\"\nbits = [8, 16]\n";
+        let a: [&[(f64, f64)]; 2] = [
+            &[(50.0, 0.8), (1000.0, 0.7)],
+            &[(50.0, 0.82), (1000.0, 0.71)],
+        ];
+        let b: [&[(f64, f64)]; 2] = [
+            &[(50.0, 0.75), (1000.0, 0.4)],
+            &[(50.0, 0.76), (1000.0, 0.43)],
+        ];
+        // the lead grows at 16 bits; at 8 bits only B has a curve
+        let run = curves(&a, &b).curve("B", "pr-macro", 8, &b);
+        assert_eq!(run.outcome(claim), Outcome::Inconclusive);
     }
 }

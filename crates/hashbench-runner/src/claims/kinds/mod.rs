@@ -1,4 +1,4 @@
-//! The claim kinds: each is a type with its keys (serde), its check on a
+//! The claim kinds: each is a type with its keys (serde), its judgement of a
 //! run's evidence and its tests on hand-made numbers.
 
 mod beats;

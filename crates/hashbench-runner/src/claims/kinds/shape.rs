@@ -5,7 +5,10 @@ use serde::Deserialize;
 use super::{Judge, at, xs};
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
-use crate::claims::rule::{ALPHA, Judged, Over, Statistic, Support, Tolerance, combine, judge};
+use crate::claims::rule::{
+    ALPHA, Judged, NO_SPREAD, Over, Statistic, Support, Tolerance, combine, judge,
+    unless_resting_on_no_spread,
+};
 use crate::claims::{Evidence, Outcome};
 
 /// Where `method`'s `metrics` (curves over the code lengths) peak. With `at`,
@@ -52,9 +55,19 @@ fn highest(values: impl Iterator<Item = f64>) -> f64 {
 impl PeaksAt {
     /// Each curve's highest inner length against both ends of the run.
     fn inside(&self, plan: &dyn Experiment, ev: &Evidence<'_>, metric: &str) -> Judged {
-        let xs = plan.x_values();
+        let mut xs = plan.x_values().to_vec();
+        xs.sort_unstable();
+        if xs.len() < 3 {
+            return Judged {
+                outcome: Outcome::NotTestable,
+                evidence: format!(
+                    "{metric}: a peak inside the range needs three x values, the run has {}",
+                    xs.len()
+                ),
+            };
+        }
         let (first, last) = (xs[0], xs[xs.len() - 1]);
-        let inner = &xs[1..xs.len().saturating_sub(1)];
+        let inner = &xs[1..xs.len() - 1];
         let observed = |x: usize| ev.value(&self.method, metric, x, Draw::Observed);
         // the peak is chosen on the run's own values, then judged on the replicates
         let Some(&peak) = inner
@@ -124,6 +137,12 @@ impl Judge for PeaksAt {
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let value = |metric: &str, x: usize, d: Draw| ev.value(&self.method, metric, x, d);
+        if let (None, PeakOf::Best) = (self.at, self.of) {
+            return Judged {
+                outcome: Outcome::NotTestable,
+                evidence: "of = \"best\" reads the best curve at one length: it needs `at`".into(),
+            };
+        }
         if let (Some(peak), PeakOf::Best) = (self.at, self.of) {
             let best = |x: usize, d: Draw| highest(self.metrics.iter().map(|m| value(m, x, d)));
             return self.above_elsewhere(plan, ev, peak, best);
@@ -230,6 +249,9 @@ impl Judge for OrderFlips {
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let xs = plan.x_values();
+        let (Some(&shortest), Some(&longest)) = (xs.iter().min(), xs.iter().max()) else {
+            return judge(&[], Over::Every);
+        };
         // each length read, and +1 where the list falls there, −1 where it rises
         let sides: Vec<(usize, f64)> = match self.at {
             Some(flip) => xs
@@ -237,7 +259,8 @@ impl Judge for OrderFlips {
                 .filter(|&&x| x != flip)
                 .map(|&x| (x, if x < flip { 1.0 } else { -1.0 }))
                 .collect(),
-            None => vec![(xs[0], 1.0), (xs[xs.len() - 1], -1.0)],
+            None if shortest == longest => Vec::new(),
+            None => vec![(shortest, 1.0), (longest, -1.0)],
         };
         let mut points = Vec::new();
         for (x, sign) in sides {
@@ -313,31 +336,34 @@ impl Judge for Ordered {
                     bound.value - (v(last, d) - v(first, d))
                 })
             });
-            let too_steep = slight
-                .as_ref()
-                .is_some_and(|s| s.support(ALPHA) == Support::Opposite);
-            let within_bound = slight
-                .as_ref()
-                .is_none_or(|s| s.support(ALPHA) == Support::Claim);
             let level = ALPHA / steps.len().max(1) as f64;
+            // a method without a value leaves its steps unknown: the order
+            // can then fail on the steps present but never hold
+            let unknown_step = steps.iter().any(Statistic::missing);
+            let (outcome, rests) = unless_resting_on_no_spread(|support| {
+                let falls = steps.iter().any(|s| support(s, level) == Support::Opposite);
+                let too_steep = slight
+                    .as_ref()
+                    .is_some_and(|s| support(s, ALPHA) == Support::Opposite);
+                let within_bound = slight
+                    .as_ref()
+                    .is_none_or(|s| support(s, ALPHA) == Support::Claim);
+                if gain.missing() {
+                    Outcome::NotTestable
+                } else if falls || support(&gain, ALPHA) == Support::Opposite || too_steep {
+                    Outcome::Fails
+                } else if unknown_step {
+                    Outcome::Inconclusive
+                } else if support(&gain, ALPHA) == Support::Claim && within_bound {
+                    Outcome::Holds
+                } else {
+                    Outcome::Inconclusive
+                }
+            });
             let falls: Vec<&Statistic> = steps
                 .iter()
                 .filter(|s| s.support(level) == Support::Opposite)
                 .collect();
-            // a method without a value leaves its steps unknown: the order
-            // can then fail on the steps present but never hold
-            let unknown_step = steps.iter().any(Statistic::missing);
-            let outcome = if gain.missing() {
-                Outcome::NotTestable
-            } else if !falls.is_empty() || gain.support(ALPHA) == Support::Opposite || too_steep {
-                Outcome::Fails
-            } else if unknown_step {
-                Outcome::Inconclusive
-            } else if gain.support(ALPHA) == Support::Claim && within_bound {
-                Outcome::Holds
-            } else {
-                Outcome::Inconclusive
-            };
             let mut parts = vec![outcome.name().to_string()];
             let fell: Vec<String> = falls.iter().map(|s| s.shown()).collect();
             if !fell.is_empty() {
@@ -345,6 +371,9 @@ impl Judge for Ordered {
             }
             if let Some(s) = &slight {
                 parts.push(s.shown());
+            }
+            if rests {
+                parts.push(NO_SPREAD.to_string());
             }
             shown.push(format!("{} ({})", gain.shown(), parts.join("; ")));
             outcomes.push(outcome);
@@ -585,5 +614,36 @@ mod tests {
         assert_eq!(sweep(0.2, 0.4).outcome(&bounded), Outcome::Fails);
         // a rise of 0.02 is both
         assert_eq!(sweep(0.2, 0.22).outcome(&bounded), Outcome::Holds);
+    }
+
+    #[test]
+    fn a_peak_inside_needs_both_ends_and_best_needs_a_length() {
+        let mut two = Run::default();
+        for (x, v) in [(8, 0.3), (16, 0.6)] {
+            two = two.queries("A", F1[0], x, v, 0.02);
+        }
+        let inside = "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-at\"\nmethod = \"A\"\nmetrics = [\"f1-r0\"]\nbits = [8, 16]\n";
+        // the fixture runs 8, 16 and 32 bits; with no value at 32 the inner
+        // peak at 16 cannot be shown above the missing end
+        assert_eq!(
+            two.outcome(&inside.replace("bits = [8, 16]\n", "")),
+            Outcome::Inconclusive
+        );
+        let r = run(&[(F1[0], [0.3, 0.6, 0.4]), (F1[1], [0.1, 0.5, 0.45])], 0.02);
+        assert_eq!(r.outcome(&peaks("of = \"best\"\n")), Outcome::NotTestable);
+    }
+
+    #[test]
+    fn a_sweep_whose_values_rest_on_no_spread_is_no_verdict() {
+        let claim = "[[claims]]\nid = \"s\"\nquote = \"q\"\nsource = \"s\"\nkind = \"ordered\"\nmethods = [\"A\", \"B\", \"C\"]\nmetric = \"f1-r0\"\n";
+        // one trial each, no per-query values: a clear rise with no spread
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .trials("A", "f1-r0", x, &[0.2])
+                .trials("B", "f1-r0", x, &[0.3])
+                .trials("C", "f1-r0", x, &[0.4]);
+        }
+        assert_eq!(r.outcome(claim), Outcome::Inconclusive);
     }
 }

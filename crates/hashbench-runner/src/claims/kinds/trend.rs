@@ -4,7 +4,10 @@ use serde::Deserialize;
 
 use super::{Judge, at};
 use crate::claims::Experiment;
-use crate::claims::rule::{ALPHA, Judged, Over, Statistic, all_of, from_support, judge};
+use crate::claims::rule::{
+    ALPHA, Judged, NO_SPREAD, Over, Statistic, all_of, from_support, judge,
+    unless_resting_on_no_spread,
+};
 use crate::claims::{Evidence, Outcome};
 
 /// `metric` of each of `methods` is higher (`rises`) or lower (`falls`) at
@@ -97,6 +100,12 @@ impl Trend {
         sign: f64,
     ) -> Judged {
         let (from, to) = (self.from.on(plan), self.to.on(plan));
+        if from == to {
+            return Judged {
+                outcome: Outcome::NotTestable,
+                evidence: format!("from and to are both {} in this run", at(plan, from)),
+            };
+        }
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
         for m in &self.methods {
@@ -188,13 +197,24 @@ impl Judge for LevelsOff {
             ev,
             |d| (v(self.to, d) - v(self.from, d)) - (v(end, d) - v(self.to, d)).abs(),
         );
-        let outcome = match (rise.support(ALPHA), slower.support(ALPHA)) {
-            _ if rise.missing() || slower.missing() => Outcome::NotTestable,
-            (r, s) => all_of(&[from_support(r), from_support(s)]),
+        let (outcome, rests) = unless_resting_on_no_spread(|support| {
+            if rise.missing() || slower.missing() {
+                Outcome::NotTestable
+            } else {
+                all_of(&[
+                    from_support(support(&rise, ALPHA)),
+                    from_support(support(&slower, ALPHA)),
+                ])
+            }
+        });
+        let no_spread = if rests {
+            format!("; {NO_SPREAD}")
+        } else {
+            String::new()
         };
         Judged {
             outcome,
-            evidence: format!("{}; {}", rise.shown(), slower.shown()),
+            evidence: format!("{}; {}{no_spread}", rise.shown(), slower.shown()),
         }
     }
 }

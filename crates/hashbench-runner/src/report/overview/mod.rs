@@ -15,8 +15,9 @@ use anyhow::Result;
 
 use super::cost::Cost;
 use super::stats::aggregate;
+use crate::PAPER_PROFILE;
 use crate::claims::{Basis, Outcome, Verdict, all_of, check_claims};
-use crate::spec::{PAPER_PROFILE, Plan, Spec};
+use crate::spec::{Plan, Spec};
 use crate::{Workspace, choose_profile, tables};
 
 mod html;
@@ -305,7 +306,7 @@ fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
         FALLBACK_PROFILES
             .iter()
             .position(|f| f == p)
-            .unwrap_or(if p == crate::spec::CI_PROFILE {
+            .unwrap_or(if p == crate::CI_PROFILE {
                 usize::MAX
             } else {
                 FALLBACK_PROFILES.len()

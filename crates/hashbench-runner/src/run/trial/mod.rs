@@ -23,8 +23,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::Workspace;
 use crate::run::thread_cpu;
-use crate::run::timing::{self, Timed};
+use crate::run::timing;
 use crate::spec::{Plan, Retrieval, TrialKey};
+use crate::tables::Timed;
 
 mod training;
 mod tuning;
