@@ -75,9 +75,13 @@ pub fn summary_markdown(
 fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
     let _ = writeln!(s, "# {}: {}\n", plan.id, plan.title);
     let _ = writeln!(s, "- Paper: {}", plan.paper);
+    let set = plan
+        .method_set
+        .as_ref()
+        .map_or_else(String::new, |m| format!(", methods from `{}`", m.display()));
     let _ = writeln!(
         s,
-        "- Spec: `{}` (sha256 {}), profile `{}`",
+        "- Spec: `{}`{set} (sha256 {}), profile `{}`",
         plan.spec_path.display(),
         &plan.spec_sha256[..16],
         plan.profile

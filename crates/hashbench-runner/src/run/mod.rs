@@ -437,6 +437,7 @@ pub(crate) fn finish(
         "deviation": plan.deviation,
         "spec": plan.spec_path.display().to_string(),
         "spec_sha256": plan.spec_sha256,
+        "method_set": plan.method_set.as_ref().map(|m| m.display().to_string()),
         "seed": plan.seed,
         "dataset": plan.dataset,
         "dataset_fingerprint": data.fingerprint,

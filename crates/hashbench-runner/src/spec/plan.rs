@@ -54,6 +54,8 @@ pub struct Plan {
     pub spec_path: PathBuf,
     /// sha256 of the spec's text and of its method set's, when it names one.
     pub spec_sha256: String,
+    /// The method set the spec takes its methods from (`methods_from`).
+    pub method_set: Option<PathBuf>,
     /// Experiment id, e.g. `splh-fig3`.
     pub id: String,
     /// Title.

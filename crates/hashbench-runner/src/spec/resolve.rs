@@ -92,6 +92,7 @@ impl Spec {
         Ok(Plan {
             spec_path: self.path.clone(),
             spec_sha256: self.sha256(),
+            method_set: self.method_set.as_ref().map(|m| m.path.clone()),
             id: raw.id.clone(),
             title: raw.title.clone(),
             paper: raw.paper.clone(),

@@ -586,8 +586,13 @@ fn with_method_set(set: &str) -> (tempfile::TempDir, std::path::PathBuf, std::pa
 #[test]
 fn a_method_set_gives_the_plan_its_own_methods_would() {
     let own = parse(GOOD).unwrap().plan("paper").unwrap();
-    let (_dir, spec, _) = with_method_set("# shared\n{methods}");
+    let (_dir, spec, set) = with_method_set("# shared\n{methods}");
     let from_set = Spec::load(&spec).unwrap().plan("paper").unwrap();
+    // the plan says where its methods came from (summary and run.json)
+    assert_eq!(
+        (own.method_set.clone(), from_set.method_set.clone()),
+        (None, Some(set))
+    );
     let params = |p: &Plan| {
         p.methods()
             .iter()
