@@ -67,7 +67,7 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
     let mut planned: Vec<Planned> = Vec::new();
     let (mut cases, mut refused) = (0, 0);
     for (path, spec) in ws.specs().unwrap() {
-        spec.unwrap();
+        let spec = spec.unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         // a mutant lives in a copy of its paper's folder holding nothing but
         // the method sets: specs naming split files by relative path still
@@ -81,10 +81,12 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
         std::fs::create_dir_all(&folder).unwrap();
         let file = folder.join(path.file_name().unwrap());
         // the spec's own numbers, then its method set's (the spec as written)
-        let set = text
-            .lines()
-            .find_map(|l| l.strip_prefix("methods_from = "))
-            .map(|from| folder.join(from.trim_matches('"')));
+        // its method set, as the spec names it, in the copy
+        let set = spec
+            .plan(&spec.profiles()[0])
+            .unwrap()
+            .method_set
+            .map(|m| folder.join(method_set::FOLDER).join(m.file_name().unwrap()));
         let mut targets = vec![(file.clone(), text.clone())];
         if let Some(set) = &set {
             targets.push((set.clone(), std::fs::read_to_string(set).unwrap()));

@@ -132,23 +132,21 @@ const NAME_KEYS: [&str; 7] = [
 /// The kind's `table` with every name equal to a key of `swap` replaced by
 /// its value, in the name keys only.
 fn swapped(table: &toml::Table, swap: &std::collections::BTreeMap<String, String>) -> toml::Table {
-    let rename = |v: &toml::Value| match v {
-        toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
-        toml::Value::Array(a) => toml::Value::Array(
-            a.iter()
-                .map(|v| match v {
-                    toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
-        other => other.clone(),
-    };
+    /// `v` with each name in it (a string, or the strings of a list) swapped.
+    fn renamed(v: &toml::Value, swap: &std::collections::BTreeMap<String, String>) -> toml::Value {
+        match v {
+            toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
+            toml::Value::Array(a) => {
+                toml::Value::Array(a.iter().map(|v| renamed(v, swap)).collect())
+            }
+            other => other.clone(),
+        }
+    }
     table
         .iter()
         .map(|(k, v)| {
             let v = if NAME_KEYS.contains(&k.as_str()) {
-                rename(v)
+                renamed(v, swap)
             } else {
                 v.clone()
             };

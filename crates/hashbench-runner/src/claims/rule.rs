@@ -120,6 +120,16 @@ impl Statistic {
         self.observed.is_finite() && self.observed != 0.0 && valued.all(|v| v == first)
     }
 
+    /// Its support at `alpha`; with `tied`, a statistic with no spread
+    /// ([`Statistic::unspread`]) supports neither side.
+    pub fn support_if(&self, alpha: f64, tied: bool) -> Support {
+        if tied && self.unspread() {
+            Support::Neither
+        } else {
+            self.support(alpha)
+        }
+    }
+
     /// The statistic a point with no spread counts as when its verdict may
     /// not rest on it: a tie, zero in every replicate.
     fn as_tie(&self) -> Statistic {
@@ -186,6 +196,23 @@ pub struct Judged {
 /// points with no spread.
 pub const NO_SPREAD: &str = "the verdict rests on points with no spread";
 
+/// `"; <NO_SPREAD>"` for an evidence whose verdict rested on points with no
+/// spread (`rests`), else nothing.
+pub fn no_spread_note(rests: bool) -> String {
+    if rests {
+        format!("; {NO_SPREAD}")
+    } else {
+        String::new()
+    }
+}
+
+impl Judged {
+    /// Whether [`judge`] found this verdict resting on points with no spread.
+    pub fn rested_on_no_spread(&self) -> bool {
+        self.evidence.contains(NO_SPREAD)
+    }
+}
+
 /// Judges statistics that are positive where the claim holds, over the
 /// points as `over` says. Missing points are never wins: they support
 /// neither side; a claim with no point at all is not testable here.
@@ -207,16 +234,11 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         };
     }
     let k = points.len();
-    let outcome = outcome_of(points, over, false);
-    // the same points with those of no spread taken as ties: a verdict that
-    // moves then rests on them, and is no verdict
-    let spreadless: Vec<&Statistic> = points.iter().filter(|p| p.unspread()).collect();
-    let without = outcome_of(points, over, true);
-    let rests = outcome != without && outcome != Outcome::Inconclusive;
-    let outcome = if rests {
-        Outcome::Inconclusive
+    // the second pass only where some point has no spread
+    let (outcome, rests) = if points.iter().any(Statistic::unspread) {
+        unless_resting_on_no_spread(|tied| outcome_of(points, over, tied))
     } else {
-        outcome
+        (outcome_of(points, over, false), false)
     };
     let evidence = match over {
         Over::Overall if present.len() == k => format!(
@@ -226,7 +248,11 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         _ => shown,
     };
     let evidence = if rests {
-        let labels: Vec<&str> = spreadless.iter().map(|p| p.label.as_str()).collect();
+        let labels: Vec<&str> = points
+            .iter()
+            .filter(|p| p.unspread())
+            .map(|p| p.label.as_str())
+            .collect();
         format!(
             "{evidence}; inconclusive: {NO_SPREAD} ({} point(s): {})",
             labels.len(),
@@ -238,23 +264,14 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
     Judged { outcome, evidence }
 }
 
-/// The outcome `decide` reaches from its statistics' supports (it is given
-/// the support of a statistic at a level), unless that outcome rests on
-/// statistics with no spread: `decide` runs again counting those as ties,
-/// and where the two differ the outcome is inconclusive (`true` says so).
-/// For kinds that weigh their statistics themselves rather than by
-/// [`judge`].
-pub fn unless_resting_on_no_spread(
-    decide: impl Fn(&dyn Fn(&Statistic, f64) -> Support) -> Outcome,
-) -> (Outcome, bool) {
-    let plain = decide(&|s, alpha| s.support(alpha));
-    let tied = decide(&|s, alpha| {
-        if s.unspread() {
-            Support::Neither
-        } else {
-            s.support(alpha)
-        }
-    });
+/// The outcome `decide(false)` reaches, unless it rests on statistics with no
+/// spread: `decide(true)` reaches another counting those as ties
+/// ([`Statistic::support_if`]), and then the outcome is inconclusive (`true`
+/// says so). [`judge`] uses it, and the kinds that weigh their statistics
+/// themselves.
+pub fn unless_resting_on_no_spread(decide: impl Fn(bool) -> Outcome) -> (Outcome, bool) {
+    let plain = decide(false);
+    let tied = decide(true);
     if plain != tied && plain != Outcome::Inconclusive {
         (Outcome::Inconclusive, true)
     } else {
@@ -262,16 +279,10 @@ pub fn unless_resting_on_no_spread(
     }
 }
 
-/// The outcome of `points` over `over`; with `untrusted_ties`, a point (or
-/// mean) with no spread counts as a tie.
-fn outcome_of(points: &[Statistic], over: Over, untrusted_ties: bool) -> Outcome {
-    let support = |p: &Statistic, alpha: f64| {
-        if untrusted_ties && p.unspread() {
-            Support::Neither
-        } else {
-            p.support(alpha)
-        }
-    };
+/// The outcome of `points` over `over`; with `tied`, a point (or mean) with
+/// no spread counts as a tie.
+fn outcome_of(points: &[Statistic], over: Over, tied: bool) -> Outcome {
+    let support = |p: &Statistic, alpha: f64| p.support_if(alpha, tied);
     let k = points.len();
     let corrected = ALPHA / k as f64;
     let count = |alpha: f64, s: Support| points.iter().filter(|p| support(p, alpha) == s).count();
@@ -297,7 +308,7 @@ fn outcome_of(points: &[Statistic], over: Over, untrusted_ties: bool) -> Outcome
         Over::Overall => {
             if points.iter().any(Statistic::missing) {
                 Outcome::Inconclusive
-            } else if untrusted_ties {
+            } else if tied {
                 // the mean with each point of no spread counted as a tie
                 let tied: Vec<Statistic> = points
                     .iter()

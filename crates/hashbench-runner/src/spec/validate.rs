@@ -206,6 +206,14 @@ impl Spec {
                 k.metric()
             );
         }
+        if let Kind::PeaksAt(k) = &claim.kind
+            && k.best_without_a_length()
+        {
+            bail!(
+                "{at}: claim `{}`: `of = \"best\"` reads the best of the curves at one length: give it `at`",
+                claim.id
+            );
+        }
         if let Kind::LevelsOff(k) = &claim.kind {
             let (from, to) = k.range();
             if from >= to {

@@ -7,7 +7,7 @@ use super::Judge;
 use crate::claims::Experiment;
 use crate::claims::evidence::Draw;
 use crate::claims::rule::{
-    ALPHA, Judged, NO_SPREAD, Over, Statistic, Support, Tolerance, all_of, judge, judge_close,
+    ALPHA, Judged, Over, Statistic, Support, Tolerance, all_of, judge, judge_close, no_spread_note,
 };
 use crate::claims::{Evidence, Outcome};
 use hashbench_core::summary::sample_std;
@@ -126,11 +126,7 @@ fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
                 .filter(|p| p.support(ALPHA) == Support::Claim)
                 .count();
             outcomes.push(j.outcome);
-            let no_spread = if j.evidence.contains(NO_SPREAD) {
-                format!("; {NO_SPREAD}")
-            } else {
-                String::new()
-            };
+            let no_spread = no_spread_note(j.rested_on_no_spread());
             shown.push(format!(
                 "{b} bits vs {r}: {} (above {}{r} at {held} of {} points; outside its range: {}{no_spread})",
                 j.outcome.name(),
@@ -311,8 +307,9 @@ impl Judge for AboveOnCurve {
 }
 
 /// On `curve` at each of `bits`, `method`'s gap to its own `reference` curve
-/// is within the stated tolerance (or the measured noise, when larger) at the smallest x and smaller there than at
-/// the largest ("approaches the linear scan as ε falls").
+/// is within the stated tolerance (or the measured noise, when larger) at the
+/// smallest x, and smaller there than at the largest ("approaches the linear
+/// scan as ε falls").
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Approaches {
@@ -442,11 +439,7 @@ impl Judge for FallsWithBits {
                 .filter(|p| p.support(ALPHA) == Support::Claim)
                 .count();
             outcomes.push(j.outcome);
-            let no_spread = if j.evidence.contains(NO_SPREAD) {
-                format!("; {NO_SPREAD}")
-            } else {
-                String::new()
-            };
+            let no_spread = no_spread_note(j.rested_on_no_spread());
             shown.push(format!(
                 "{m}: {} (lower at {} bits than at {} at {lower} of {} points{no_spread})",
                 j.outcome.name(),

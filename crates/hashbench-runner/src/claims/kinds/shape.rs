@@ -53,6 +53,12 @@ fn highest(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 impl PeaksAt {
+    /// Whether it asks for the best curve's peak without naming the length
+    /// (spec validation refuses it).
+    pub fn best_without_a_length(&self) -> bool {
+        self.at.is_none() && self.of == PeakOf::Best
+    }
+
     /// Each curve's highest inner length against both ends of the run.
     fn inside(&self, plan: &dyn Experiment, ev: &Evidence<'_>, metric: &str) -> Judged {
         let mut xs = plan.x_values().to_vec();
@@ -137,12 +143,6 @@ impl Judge for PeaksAt {
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let value = |metric: &str, x: usize, d: Draw| ev.value(&self.method, metric, x, d);
-        if let (None, PeakOf::Best) = (self.at, self.of) {
-            return Judged {
-                outcome: Outcome::NotTestable,
-                evidence: "of = \"best\" reads the best curve at one length: it needs `at`".into(),
-            };
-        }
         if let (Some(peak), PeakOf::Best) = (self.at, self.of) {
             let best = |x: usize, d: Draw| highest(self.metrics.iter().map(|m| value(m, x, d)));
             return self.above_elsewhere(plan, ev, peak, best);
@@ -340,7 +340,8 @@ impl Judge for Ordered {
             // a method without a value leaves its steps unknown: the order
             // can then fail on the steps present but never hold
             let unknown_step = steps.iter().any(Statistic::missing);
-            let (outcome, rests) = unless_resting_on_no_spread(|support| {
+            let (outcome, rests) = unless_resting_on_no_spread(|tied| {
+                let support = |s: &Statistic, alpha| s.support_if(alpha, tied);
                 let falls = steps.iter().any(|s| support(s, level) == Support::Opposite);
                 let too_steep = slight
                     .as_ref()
@@ -629,8 +630,11 @@ mod tests {
             two.outcome(&inside.replace("bits = [8, 16]\n", "")),
             Outcome::Inconclusive
         );
-        let r = run(&[(F1[0], [0.3, 0.6, 0.4]), (F1[1], [0.1, 0.5, 0.45])], 0.02);
-        assert_eq!(r.outcome(&peaks("of = \"best\"\n")), Outcome::NotTestable);
+        // `of = "best"` without `at` is refused with the spec, before any run
+        let e = crate::claims::kinds::fixture::plan(&peaks("of = \"best\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("give it `at`"), "{e}");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use super::{Judge, at};
 use crate::claims::Experiment;
 use crate::claims::rule::{
-    ALPHA, Judged, NO_SPREAD, Over, Statistic, all_of, from_support, judge,
+    ALPHA, Judged, Over, Statistic, all_of, from_support, judge, no_spread_note,
     unless_resting_on_no_spread,
 };
 use crate::claims::{Evidence, Outcome};
@@ -197,24 +197,24 @@ impl Judge for LevelsOff {
             ev,
             |d| (v(self.to, d) - v(self.from, d)) - (v(end, d) - v(self.to, d)).abs(),
         );
-        let (outcome, rests) = unless_resting_on_no_spread(|support| {
+        let (outcome, rests) = unless_resting_on_no_spread(|tied| {
             if rise.missing() || slower.missing() {
                 Outcome::NotTestable
             } else {
                 all_of(&[
-                    from_support(support(&rise, ALPHA)),
-                    from_support(support(&slower, ALPHA)),
+                    from_support(rise.support_if(ALPHA, tied)),
+                    from_support(slower.support_if(ALPHA, tied)),
                 ])
             }
         });
-        let no_spread = if rests {
-            format!("; {NO_SPREAD}")
-        } else {
-            String::new()
-        };
         Judged {
             outcome,
-            evidence: format!("{}; {}{no_spread}", rise.shown(), slower.shown()),
+            evidence: format!(
+                "{}; {}{}",
+                rise.shown(),
+                slower.shown(),
+                no_spread_note(rests)
+            ),
         }
     }
 }
