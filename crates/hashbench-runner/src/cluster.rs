@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{DATA_ROOTS_VAR, Plan, Workspace};
 use anyhow::{Context, Result, bail};
+use hashbench_spec::{DATA_ROOTS_VAR, Plan, Workspace};
 
 /// Resources and switches of `hashbench slurm`.
 #[derive(Debug, Clone, Default)]
@@ -310,7 +310,10 @@ ties = "random"
 "#,
         )
         .unwrap();
-        let plan = crate::Spec::load(&spec).unwrap().plan("paper").unwrap();
+        let plan = hashbench_spec::Spec::load(&spec)
+            .unwrap()
+            .plan("paper")
+            .unwrap();
         let ws = Workspace::with_results(dir.path().join("results"), dir.path().to_path_buf());
         let opts = SlurmOptions {
             shards: 4,

@@ -13,14 +13,15 @@ use polars::prelude::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::claims::check_quality_claims;
-use crate::report::aggregate;
-use crate::spec::Centre;
-use crate::spec::Plan;
-use crate::tables::{MetricRow, ResultTables};
-use crate::{RunOptions, Workspace, run_plan};
+use crate::{RunOptions, run_plan};
+use hashbench_claims::check_quality_claims;
+use hashbench_report::aggregate;
+use hashbench_spec::Centre;
+use hashbench_spec::Plan;
+use hashbench_spec::Workspace;
+use hashbench_tables::{MetricRow, ResultTables};
 
-use crate::CI_PROFILE;
+use hashbench_spec::CI_PROFILE;
 
 type Means = BTreeMap<(String, usize, String), f64>;
 

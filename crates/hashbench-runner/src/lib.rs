@@ -1,96 +1,35 @@
-//! Runs experiment specs, in rooms that follow the flow:
-//! - [`spec`]: a spec file parsed, a profile laid over it, validated, and
-//!   resolved into a [`Plan`] (methods from [`methods`]);
+//! Runs experiment plans (made by `hashbench-spec`) and keeps their results:
 //! - [`run`]: passes over the plan's splits, checks on the data before the
 //!   first trial, every (method, bits, trial) fitted and evaluated in
-//!   parallel, a finished run written as one set;
-//!   [`normality`] is the other kind of study, [`shard`] and [`cluster`]
-//!   (Slurm job scripts) the cluster's part, [`lock`] the run folder's;
-//! - [`store`]: trial records, codes and their caches, fingerprints;
-//!   [`tables`]: the long-form result tables;
-//! - [`claims`] and [`report`]: verdicts, summaries, figures and the report;
-//!   [`check`]: the golden check; [`score`]: codes made elsewhere.
+//!   parallel, a finished run written as one set; `run::normality` is the
+//!   other kind of study; [`shard`] and [`cluster`] (Slurm job scripts) are
+//!   the cluster's part, [`lock`] the run folder's;
+//! - [`store`]: trial records, codes and their caches, fingerprints, and the
+//!   long-form tables (`hashbench-tables`) made from the records;
+//! - the workflows the CLI calls: [`run_all`], [`obtain`] (run-all's missing
+//!   data), [`golden`] (the golden check), [`score`] (codes made elsewhere).
+//!
+//! Judging a run is `hashbench-claims`', summaries, figures and the report
+//! page are `hashbench-report`'s.
 //!
 //! Results go under `results/<id>/<profile>/`; finished trials are stored one
 //! file each, so an interrupted run resumes.
 
-pub mod claims;
 pub mod cluster;
 pub mod golden;
 pub mod lock;
-pub mod methods;
-pub mod normality;
 pub mod obtain;
-pub mod report;
 pub mod run;
 pub mod run_all;
 pub mod score;
 pub mod shard;
-pub mod spec;
 pub mod store;
-pub mod tables;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow};
-use hashbench_data::Registry;
+use hashbench_tables::ResultTables;
 
 pub use run::{Counts, redraw, run_plan};
-pub use spec::{Plan, Spec};
-
-/// The profile that states the paper's own protocol.
-pub const PAPER_PROFILE: &str = "paper";
-
-/// The profile the golden check runs and compares with its baseline.
-pub const CI_PROFILE: &str = "ci";
-pub use tables::ResultTables;
-
-/// Where a run reads its inputs and writes its outputs.
-#[derive(Debug, Clone)]
-pub struct Workspace {
-    /// Repository root: `configs/`, `experiments/` and registered data paths are relative to it.
-    pub root: PathBuf,
-    /// Results root (normally `<root>/results`).
-    pub results: PathBuf,
-    /// Where registered data files are looked for, in order (see [`data_roots`]).
-    pub data_roots: Vec<PathBuf>,
-}
-
-/// The environment variable listing extra data roots, `:`-separated.
-pub const DATA_ROOTS_VAR: &str = "HASHBENCH_DATA";
-
-/// The data roots of a repository: its `data/` folder, then every folder
-/// named in `extra` (the value of [`DATA_ROOTS_VAR`]), in order.
-pub fn data_roots(root: &Path, extra: Option<&str>) -> Vec<PathBuf> {
-    std::iter::once(root.join("data"))
-        .chain(
-            extra
-                .into_iter()
-                .flat_map(|v| v.split(':'))
-                .filter(|p| !p.is_empty())
-                .map(PathBuf::from),
-        )
-        .collect()
-}
-
-/// The paper a spec belongs to: its folder under `experiments/` (`spah`,
-/// `okh`, ...), what the report's sections and run-all's per-paper times group by.
-pub fn paper_key(spec_path: &Path) -> String {
-    spec_path
-        .parent()
-        .and_then(Path::file_name)
-        .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned())
-}
-
-/// The refusal of two specs with one id: the id names the run folder, so
-/// one would overwrite the other's results.
-pub fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
-    anyhow!(
-        "{} and {} both have id = {id:?}: an id names its run folder, so each spec needs its own",
-        first.display(),
-        second.display()
-    )
-}
 
 /// Switches of a run.
 #[derive(Debug, Clone, Default)]
@@ -112,153 +51,4 @@ pub struct RunOutcome {
     pub tables: ResultTables,
     /// The Markdown summary.
     pub summary: String,
-}
-
-impl Workspace {
-    /// Where caches shared by every spec live (ground truth, codes by fit).
-    pub fn cache(&self) -> PathBuf {
-        self.results.join("cache")
-    }
-
-    /// Where hyperparameters chosen on training data (cross-validation) are
-    /// recorded, one file per training set, method and code length; kept in
-    /// the repository beside the baselines, so a run on the same data reuses
-    /// the recorded choice instead of repeating hours of search.
-    pub fn tuning(&self) -> PathBuf {
-        self.results.join("tuning")
-    }
-
-    /// The workspace rooted at `root`, writing to `root/results`, with the
-    /// data roots of [`data_roots`] (reading [`DATA_ROOTS_VAR`]).
-    pub fn at(root: impl Into<PathBuf>) -> Self {
-        let root = root.into();
-        Self::with_results(root.join("results"), root)
-    }
-
-    /// The workspace rooted at `root`, writing to `results`.
-    pub fn with_results(results: PathBuf, root: PathBuf) -> Self {
-        let extra = std::env::var(DATA_ROOTS_VAR).ok();
-        Self {
-            data_roots: data_roots(&root, extra.as_deref()),
-            results,
-            root,
-        }
-    }
-
-    /// Parses `configs/datasets.toml`.
-    ///
-    /// # Errors
-    /// Unreadable file or a schema error with its line.
-    pub fn registry(&self) -> Result<Registry> {
-        let path = self.root.join("configs/datasets.toml");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
-    }
-
-    /// Every spec under `experiments/`, sorted by path, loaded: a file that
-    /// does not load comes with its error, for the caller to report.
-    ///
-    /// # Errors
-    /// An unreadable directory, or two specs with one id (an id names the
-    /// run folder: one would overwrite the other's results).
-    pub fn specs(&self) -> Result<Vec<(PathBuf, Result<Spec>)>> {
-        let mut out: Vec<(PathBuf, Result<Spec>)> = Vec::new();
-        let mut ids: std::collections::BTreeMap<String, PathBuf> = Default::default();
-        let walk = walkdir::WalkDir::new(self.root.join("experiments"))
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| e.file_name() != spec::method_set::FOLDER);
-        for entry in walk {
-            let entry = entry.context("listing experiments/")?;
-            if entry.path().extension().is_none_or(|e| e != "toml") {
-                continue;
-            }
-            let path = entry.path().to_path_buf();
-            let spec = Spec::load(&path);
-            if let Ok(spec) = &spec
-                && let Some(first) = ids.insert(spec.id().to_string(), path.clone())
-            {
-                return Err(duplicate_id(&first, &path, spec.id()));
-            }
-            out.push((path, spec));
-        }
-        Ok(out)
-    }
-
-    /// The folder of a plan's results.
-    pub fn run_dir(&self, plan: &Plan) -> PathBuf {
-        self.results.join(&plan.id).join(&plan.profile)
-    }
-
-    /// Whether a finished run of `plan` has stored its tables.
-    pub fn has_stored_run(&self, plan: &Plan) -> bool {
-        self.run_dir(plan).join("metrics.parquet").exists()
-    }
-
-    /// The data root holding every file of `dataset`; the error names the
-    /// roots tried and how to get the data.
-    ///
-    /// # Errors
-    /// Unknown dataset or a missing file, with the fix.
-    pub fn data_root(&self, dataset: &str) -> Result<PathBuf> {
-        Ok(self
-            .registry()?
-            .get(dataset)?
-            .locate(dataset, &self.data_roots)?)
-    }
-}
-
-/// The plan of the spec at `path` under `profile` (default: the paper's when
-/// its data is present, else `local`), its data checked.
-///
-/// # Errors
-/// An invalid spec or profile, or missing data.
-pub fn plan_of(ws: &Workspace, path: &Path, profile: Option<&str>) -> Result<Plan> {
-    let spec = Spec::load(path)?;
-    let profile = match profile {
-        Some(p) => p.to_string(),
-        None => choose_profile(ws, &spec)?,
-    };
-    let plan = spec.plan(&profile)?;
-    ws.data_root(&plan.dataset)?;
-    Ok(plan)
-}
-
-/// The plans of the specs at `paths` (as [`plan_of`]), every one parsed,
-/// validated and its data checked before any runs; two specs with one id
-/// are refused.
-///
-/// # Errors
-/// As [`plan_of`], or a duplicate id naming both files.
-pub fn plans_of(ws: &Workspace, paths: &[PathBuf], profile: Option<&str>) -> Result<Vec<Plan>> {
-    let plans = paths
-        .iter()
-        .map(|path| plan_of(ws, path, profile))
-        .collect::<Result<Vec<_>>>()?;
-    for (k, a) in plans.iter().enumerate() {
-        if let Some(b) = plans[k + 1..].iter().find(|b| b.id == a.id) {
-            return Err(duplicate_id(&a.spec_path, &b.spec_path, &a.id));
-        }
-    }
-    Ok(plans)
-}
-
-/// The profile `run-all` uses for a spec: the paper's when its data is present,
-/// else `local` when that is; otherwise why it is skipped.
-///
-/// # Errors
-/// The reason to skip, naming the missing data and how to obtain it.
-pub fn choose_profile(ws: &Workspace, spec: &Spec) -> Result<String> {
-    let paper = ws.data_root(spec.dataset_of(PAPER_PROFILE).unwrap_or_default());
-    if paper.is_ok() {
-        return Ok(PAPER_PROFILE.into());
-    }
-    match spec.dataset_of("local") {
-        Some(d) => ws
-            .data_root(d)
-            .map(|_| "local".to_string())
-            .map_err(|e| anyhow!("paper data: {}; local data: {e}", paper.unwrap_err())),
-        None => Err(paper.unwrap_err()),
-    }
 }

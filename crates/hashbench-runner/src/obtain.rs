@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::{PAPER_PROFILE, Workspace};
+use hashbench_spec::{PAPER_PROFILE, Workspace};
 
 /// Obtains what is missing; paper-scale downloads only with `paper_data`.
 /// Each line of progress goes to `say` as it happens.

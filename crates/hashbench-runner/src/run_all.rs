@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 
 use crate::run::Clock;
-use crate::{Plan, RunOptions, RunOutcome, Workspace, choose_profile, paper_key, run_plan};
+use crate::{RunOptions, RunOutcome, run_plan};
+use hashbench_spec::{Plan, Workspace, choose_profile, paper_key};
 
 /// What a caller shows while plans run (the CLI prints; tests record).
 pub trait Progress {

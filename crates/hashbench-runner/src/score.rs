@@ -18,7 +18,8 @@ use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 use crate::run::trial::TrialId;
 use crate::run::{check_ground_truth, context_of, finish, split_of};
 use crate::store::{FitRecord, FittedCodes, TrialRecord};
-use crate::{Counts, Plan, RunOutcome, Workspace};
+use crate::{Counts, RunOutcome};
+use hashbench_spec::{Plan, Workspace};
 
 /// The sub-folder of a run's folder that scored results go to.
 pub const SCORED_DIR: &str = "scored";
@@ -265,7 +266,7 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
             }
         }
     }
-    let tables = crate::tables::of_records(&plan.id, &plan.profile, &data.name, &records, &[]);
+    let tables = crate::store::tables_of(&plan.id, &plan.profile, &data.name, &records, &[]);
     let counts = Counts {
         fitted: 0,
         evaluated: records.len(),

@@ -14,7 +14,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::run::{Mode, pass, run_plan_as};
-use crate::{Plan, RunOptions, RunOutcome, Spec, Workspace, store};
+use crate::{RunOptions, RunOutcome, store};
+use hashbench_spec::{Plan, Spec, Workspace};
 
 pub use crate::run::Shard;
 

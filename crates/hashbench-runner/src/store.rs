@@ -14,6 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{Context, Result};
 use hashbench_core::BitCodes;
 use hashbench_core::method::FitLog;
+use hashbench_tables::{
+    CurveRow, EVALUATE_CPU, FIT_CPU, MetricRow, QUERY_ENCODE, QueryValueRow, Repeats, ResultTables,
+};
 use indicatif::ProgressBar;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -21,7 +24,7 @@ use sha2::{Digest, Sha256};
 
 use hashbench_eval::QueryValues;
 
-use crate::methods::MethodSpec;
+use hashbench_spec::methods::MethodSpec;
 
 /// sha256 (hex) of `parts`, separated so that parts cannot run together.
 pub fn fingerprint(parts: &[&str]) -> String {
@@ -330,6 +333,98 @@ impl Fingerprinted for TrialRecord {
     fn fingerprint(&self) -> &str {
         &self.fingerprint
     }
+}
+
+/// Long-form tables of `records` (of run `experiment`, profile `profile`), in the
+/// order given. Where a point has timed `repeats`, its fit and encoding times
+/// are those refits' (trial = the refit's index), not the trials'.
+pub fn tables_of(
+    experiment: &str,
+    profile: &str,
+    dataset: &str,
+    records: &[TrialRecord],
+    repeats: &[Repeats],
+) -> ResultTables {
+    let mut t = ResultTables {
+        experiment: experiment.to_string(),
+        profile: profile.to_string(),
+        dataset: dataset.to_string(),
+        ..ResultTables::default()
+    };
+    for r in records {
+        let row = |metric: &str, value: f64| MetricRow {
+            method: r.method.clone(),
+            params: r.params.clone(),
+            bits: r.bits,
+            trial: r.trial,
+            metric: metric.to_string(),
+            value,
+        };
+        t.metrics
+            .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
+        let repeated = repeats
+            .iter()
+            .any(|p| p.method == r.method && p.params == r.params && p.bits == r.bits);
+        // codes scored without a fit record have no timings
+        if r.fit_seconds.is_finite() {
+            if !repeated {
+                t.timings.push(row("fit-seconds", r.fit_seconds));
+                t.timings.push(row("encode-seconds", r.encode_seconds));
+            }
+            t.timings.extend(
+                r.fit_log_seconds
+                    .iter()
+                    .filter(|(n, _)| !(repeated && n == QUERY_ENCODE))
+                    .map(|(n, v)| row(n, *v)),
+            );
+        }
+        for (name, value) in [
+            (FIT_CPU, r.fit_cpu_seconds),
+            (EVALUATE_CPU, r.evaluate_cpu_seconds),
+        ] {
+            if let Some(v) = value {
+                t.timings.push(row(name, v));
+            }
+        }
+        t.query_values
+            .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {
+                method: r.method.clone(),
+                bits: r.bits,
+                trial: r.trial,
+                metric: metric.clone(),
+                values: values.clone(),
+            }));
+        for (curve, points) in &r.curves {
+            t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
+                method: r.method.clone(),
+                params: r.params.clone(),
+                bits: r.bits,
+                trial: r.trial,
+                curve: curve.clone(),
+                x,
+                y: y.unwrap_or(f64::NAN),
+            }));
+        }
+    }
+    for p in repeats {
+        for (i, timed) in p.timed.iter().enumerate() {
+            for (metric, value) in [
+                ("fit-seconds", timed.fit),
+                ("encode-seconds", timed.encode),
+                (QUERY_ENCODE, timed.query_encode),
+            ] {
+                t.timings.push(MetricRow {
+                    method: p.method.clone(),
+                    params: p.params.clone(),
+                    bits: p.bits,
+                    trial: i,
+                    metric: metric.to_string(),
+                    value,
+                });
+            }
+        }
+    }
+    t
 }
 
 /// Hyperparameters a method picked on one training set at one code length.

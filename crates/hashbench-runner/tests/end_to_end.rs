@@ -11,8 +11,9 @@ use hashbench_data::idx::{IdxArray, write_idx_gz};
 use hashbench_data::registry::sha256_file;
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::store::slug;
-use hashbench_runner::tables::ResultTables;
-use hashbench_runner::{RunOptions, Spec, Workspace, redraw, run_plan};
+use hashbench_runner::{RunOptions, redraw, run_plan};
+use hashbench_spec::{Spec, Workspace};
+use hashbench_tables::ResultTables;
 
 /// Three well-separated classes of 8x8 "images", 120 items each.
 fn write_fixture(root: &Path) {
@@ -134,7 +135,7 @@ fn setup() -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
-fn plan(ws: &Workspace, profile: &str) -> hashbench_runner::Plan {
+fn plan(ws: &Workspace, profile: &str) -> hashbench_spec::Plan {
     Spec::load(&ws.root.join("experiments/toy/spec.toml"))
         .unwrap()
         .plan(profile)
@@ -143,7 +144,7 @@ fn plan(ws: &Workspace, profile: &str) -> hashbench_runner::Plan {
 
 /// The timings of the fits (an evaluation's CPU seconds differ each time it
 /// runs).
-fn fit_timings(t: &ResultTables) -> Vec<hashbench_runner::tables::MetricRow> {
+fn fit_timings(t: &ResultTables) -> Vec<hashbench_tables::MetricRow> {
     t.timings
         .iter()
         .filter(|r| r.metric != "evaluate-cpu-seconds")
@@ -188,8 +189,8 @@ fn run_writes_tables_resumes_and_redraws() {
     assert_eq!(counts(&again), (0, 0, 16));
     assert_eq!(again.tables.metrics, first.tables.metrics);
     assert_eq!(
-        hashbench_runner::report::without_timings(&again.summary),
-        hashbench_runner::report::without_timings(&first.summary)
+        hashbench_report::without_timings(&again.summary),
+        hashbench_report::without_timings(&first.summary)
     );
 
     // an interrupted run: two metric records lost re-evaluate stored codes;
@@ -240,7 +241,7 @@ fn run_writes_tables_resumes_and_redraws() {
     std::fs::remove_dir_all(first.dir.join("figures")).unwrap();
     redraw(&ws, &plan).unwrap();
     assert!(first.dir.join("figures/map.svg").exists());
-    let stored = hashbench_runner::tables::read_tables(&first.dir).unwrap();
+    let stored = hashbench_tables::read_tables(&first.dir).unwrap();
     assert_eq!(stored.metrics.len(), first.tables.metrics.len());
 }
 
@@ -664,7 +665,7 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
         .iter()
         .map(|m| CodeSource {
             label: m.label.clone(),
-            dir: codes.join(&m.slug),
+            dir: codes.join(slug(&m.label)),
         })
         .collect();
     let scored = score(&ws, &plan, &sources).unwrap();
@@ -695,12 +696,8 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
     );
 
     // the same codes as NumPy and text files (no fit record: no timings)
-    let pcah = &plan
-        .methods()
-        .iter()
-        .find(|m| m.label == "PCAH")
-        .unwrap()
-        .slug;
+    assert!(plan.methods().iter().any(|m| m.label == "PCAH"));
+    let pcah = &slug("PCAH");
     let external = ws.root.join("external");
     std::fs::create_dir_all(&external).unwrap();
     for trial in 0..3 {
@@ -798,7 +795,7 @@ empty = "one"
     let tuning = ws.tuning();
     let stored: Vec<_> = std::fs::read_dir(&tuning).unwrap().collect();
     assert_eq!(stored.len(), 1, "one code length, one tuning");
-    let column = |rows: &[hashbench_runner::tables::MetricRow], name: &str| -> Vec<f64> {
+    let column = |rows: &[hashbench_tables::MetricRow], name: &str| -> Vec<f64> {
         rows.iter()
             .filter(|r| r.metric == name)
             .map(|r| r.value)
@@ -851,7 +848,7 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
     let axis = plan(&ws, "paper").axis;
     assert_eq!(
         axis,
-        hashbench_runner::spec::Axis::TrainingSizes {
+        hashbench_spec::Axis::TrainingSizes {
             sizes: vec![50, 100, 200],
             bits: 16
         }
@@ -866,7 +863,7 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
     let xs: std::collections::BTreeSet<usize> =
         swept.tables.metrics.iter().map(|r| r.bits).collect();
     assert_eq!(xs, [50, 100, 200].into_iter().collect());
-    let map_of = |t: &hashbench_runner::ResultTables, x: usize| {
+    let map_of = |t: &hashbench_tables::ResultTables, x: usize| {
         t.metrics
             .iter()
             .find(|r| r.method == "PCAH" && r.metric == "map" && r.bits == x)
@@ -885,7 +882,7 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
         .iter()
         .map(|m| CodeSource {
             label: m.label.clone(),
-            dir: swept.dir.join("codes").join(&m.slug),
+            dir: swept.dir.join("codes").join(slug(&m.label)),
         })
         .collect();
     let scored = score(&ws, &sweep_plan, &sources).unwrap();
@@ -969,7 +966,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
         .map(|(_, k)| {
             run_dir
                 .join("trials")
-                .join(&plan.methods()[k.method].slug)
+                .join(slug(&plan.methods()[k.method].label))
                 .join(format!("b{}-t{}.json", k.bits, k.trial))
         })
         .collect();
@@ -1033,7 +1030,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
 
 #[test]
 fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
-    use hashbench_runner::report::overview::write_report;
+    use hashbench_report::overview::write_report;
     let (_dir, ws) = setup();
     let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
     // a second spec of the same paper, never run
@@ -1405,14 +1402,14 @@ why_not_testable = "ci compares no timings"
 struct Recorded(Vec<String>);
 
 impl hashbench_runner::run_all::Progress for Recorded {
-    fn started(&mut self, plan: &hashbench_runner::Plan) {
+    fn started(&mut self, plan: &hashbench_spec::Plan) {
         self.0
             .push(format!("started {} [{}]", plan.id, plan.profile));
     }
 
     fn finished(
         &mut self,
-        plan: &hashbench_runner::Plan,
+        plan: &hashbench_spec::Plan,
         outcome: &hashbench_runner::RunOutcome,
         _wall: f64,
         _cpu: f64,
@@ -1475,14 +1472,14 @@ fn obtaining_missing_data_is_library_code_that_reports_each_data_set() {
 fn planning_several_specs_checks_each_and_refuses_one_id_twice() {
     let (_dir, ws) = setup();
     let first = ws.root.join("experiments/toy/spec.toml");
-    let plans = hashbench_runner::plans_of(&ws, std::slice::from_ref(&first), None).unwrap();
+    let plans = hashbench_spec::plans_of(&ws, std::slice::from_ref(&first), None).unwrap();
     assert_eq!(
         (plans[0].id.as_str(), plans[0].profile.as_str()),
         ("toy", "paper")
     );
     let copy = ws.root.join("experiments/toy/copy.toml");
     std::fs::copy(&first, &copy).unwrap();
-    let e = hashbench_runner::plans_of(&ws, &[first.clone(), copy.clone()], None)
+    let e = hashbench_spec::plans_of(&ws, &[first.clone(), copy.clone()], None)
         .unwrap_err()
         .to_string();
     assert!(

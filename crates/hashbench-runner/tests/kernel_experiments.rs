@@ -7,7 +7,8 @@ mod common;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use hashbench_runner::{RunOptions, Spec, Workspace, run_plan};
+use hashbench_runner::{RunOptions, run_plan};
+use hashbench_spec::{Spec, Workspace};
 
 /// Three classes of points in 6-d, well separated; deterministic.
 fn points(n: usize) -> (Vec<Vec<f64>>, Vec<u32>) {

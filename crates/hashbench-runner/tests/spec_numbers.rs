@@ -7,10 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hashbench_runner::CI_PROFILE;
-use hashbench_runner::spec::method_set;
-use hashbench_runner::spec::numbers::{Number, numbers};
-use hashbench_runner::{RunOptions, Spec, Workspace, run_plan};
+use hashbench_runner::{RunOptions, run_plan};
+use hashbench_spec::CI_PROFILE;
+use hashbench_spec::method_set;
+use hashbench_spec::numbers::{Number, numbers};
+use hashbench_spec::{Spec, Workspace};
 
 const BAD: [&str; 6] = ["nan", "inf", "-inf", "0", "-1", "1e300"];
 
@@ -190,9 +191,11 @@ fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
                 );
             }
             Ok(run) => {
-                let degenerate = run.tables.metrics.iter().any(|r| {
-                    r.value.is_nan() || r.metric == hashbench_runner::tables::IDENTICAL_CODES
-                });
+                let degenerate = run
+                    .tables
+                    .metrics
+                    .iter()
+                    .any(|r| r.value.is_nan() || r.metric == hashbench_tables::IDENTICAL_CODES);
                 assert!(
                     !degenerate || run.summary.contains("## Degenerate results"),
                     "{what}: a degenerate result the summary does not list"

@@ -12,7 +12,8 @@ use hashbench_runner::golden::run_golden;
 use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
-use hashbench_runner::{Plan, RunOptions, RunOutcome, Workspace, plan_of, redraw};
+use hashbench_runner::{RunOptions, RunOutcome, redraw};
+use hashbench_spec::{Plan, Workspace, plan_of};
 
 /// Runs `plans` in order, whole or as `shard`, printing each.
 pub(crate) fn run_plans(
@@ -69,10 +70,7 @@ pub(crate) fn merge(
             outcome.counts.reused,
             outcome.dir.display()
         );
-        println!(
-            "{}",
-            hashbench_runner::report::without_timings(&outcome.summary)
-        );
+        println!("{}", hashbench_report::without_timings(&outcome.summary));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -143,10 +141,7 @@ impl Progress for Printer {
             c.reused,
             outcome.dir.display()
         );
-        println!(
-            "{}",
-            hashbench_runner::report::without_timings(&outcome.summary)
-        );
+        println!("{}", hashbench_report::without_timings(&outcome.summary));
     }
 }
 
@@ -173,10 +168,7 @@ pub(crate) fn score_codes(
         outcome.counts.evaluated,
         outcome.dir.display()
     );
-    println!(
-        "{}",
-        hashbench_runner::report::without_timings(&outcome.summary)
-    );
+    println!("{}", hashbench_report::without_timings(&outcome.summary));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -335,7 +327,7 @@ pub(crate) fn describe(
 }
 
 pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
-    let (report, md, page) = hashbench_runner::report::overview::write_report(ws)?;
+    let (report, md, page) = hashbench_report::overview::write_report(ws)?;
     println!("== report: {} and {}", md.display(), page.display());
     for p in &report.papers {
         let t = p.tally();

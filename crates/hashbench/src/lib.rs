@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use hashbench_runner::score::CodeSource;
 use hashbench_runner::shard::Shard;
-use hashbench_runner::{Workspace, plan_of, plans_of};
+use hashbench_spec::{Workspace, plan_of, plans_of};
 
 mod commands;
 

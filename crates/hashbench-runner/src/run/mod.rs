@@ -5,6 +5,7 @@
 //! holding the trials its [`Shard`] names.
 
 mod clock;
+pub mod normality;
 mod preflight;
 pub(crate) mod timing;
 pub(crate) mod trial;
@@ -24,12 +25,12 @@ pub(crate) use preflight::check_ground_truth;
 use preflight::{check_methods, check_supervision};
 use trial::TrialContext;
 
-use crate::spec::{Retrieval, Study, TrialKey};
 use crate::store::TrialRecord;
-use crate::tables::ResultTables;
-use crate::{
-    Plan, RunOptions, RunOutcome, Workspace, claims, lock, normality, report, store, tables,
-};
+use crate::{RunOptions, RunOutcome, lock, store};
+use hashbench_claims as claims;
+use hashbench_report as report;
+use hashbench_spec::{Plan, Retrieval, Study, TrialKey, Workspace};
+use hashbench_tables::{self as tables, ResultTables};
 
 fn git_revision(root: &Path) -> String {
     std::process::Command::new("git")
@@ -100,7 +101,7 @@ pub(crate) struct Pass {
     pub fits: usize,
     pub about: String,
     /// The timed refits of each point, where the plan asks for them.
-    pub repeats: Vec<crate::tables::Repeats>,
+    pub repeats: Vec<hashbench_tables::Repeats>,
 }
 
 /// Shard `index` of `count`, 0-based as Slurm numbers array tasks.
@@ -160,7 +161,7 @@ pub(crate) fn run_plan_as(
     let dir = ws.run_dir(plan);
     let pass = pass(ws, plan, &data, opts, mode)?;
     let n = plan.trials().len();
-    let tables = crate::tables::of_records(
+    let tables = store::tables_of(
         &plan.id,
         &plan.profile,
         &data.name,
@@ -258,7 +259,7 @@ pub(crate) fn pass(
         // point alone, one refit after another
         if matches!(mode, Mode::Whole) && timing::wanted(plan) {
             for (k, r) in mine.iter().zip(&recs).filter(|(k, _)| k.trial == 0) {
-                out.repeats.push(crate::tables::Repeats {
+                out.repeats.push(hashbench_tables::Repeats {
                     method: r.method.clone(),
                     params: r.params.clone(),
                     bits: r.bits,
@@ -342,7 +343,7 @@ fn first_draw(
     data: &hashbench_data::Dataset,
     index: usize,
 ) -> Result<Option<Split>> {
-    if study.tune_on == crate::spec::TuneOn::FirstDraw && index > 0 {
+    if study.tune_on == hashbench_spec::TuneOn::FirstDraw && index > 0 {
         split_of(plan, study, data, 0).map(Some)
     } else {
         Ok(None)

@@ -2,13 +2,13 @@
 //! (and the experiment kernel) can read the data and give the asked code
 //! lengths, the data carry what the ground-truth rule reads, and the split
 //! holds the labelled items each method needs. A spec's own checks, which need
-//! no data, are in [`crate::spec`].
+//! no data, are in `hashbench-spec`.
 
 use anyhow::{Result, anyhow, bail};
 use hashbench_core::method::Supervision;
 
-use crate::Plan;
-use crate::spec::Retrieval;
+use hashbench_spec::Plan;
+use hashbench_spec::Retrieval;
 
 /// Checks, before any trial, that every method (and the experiment kernel)
 /// can read the data and give the asked code lengths.

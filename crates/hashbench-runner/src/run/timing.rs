@@ -12,8 +12,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{Plan, TrialKey};
-use crate::tables::Timed;
+use hashbench_spec::{Plan, TrialKey};
+use hashbench_tables::Timed;
 
 /// What a timings file holds: the fit fingerprint it was timed under.
 #[derive(Serialize, Deserialize)]

@@ -1,6 +1,8 @@
 //! Helpers shared by the runner's integration tests.
 
-use hashbench_runner::{Plan, ResultTables, RunOptions, Workspace, run_plan};
+use hashbench_runner::{RunOptions, run_plan};
+use hashbench_spec::{Plan, Workspace};
+use hashbench_tables::ResultTables;
 
 /// Runs `plan` from scratch on a pool of `threads` workers, into a fresh results
 /// folder; returns the tables and the metrics CSV as written.

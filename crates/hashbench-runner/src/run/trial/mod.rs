@@ -21,17 +21,17 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::Workspace;
 use crate::run::thread_cpu;
 use crate::run::timing;
-use crate::spec::{Plan, Retrieval, TrialKey};
-use crate::tables::Timed;
+use hashbench_spec::Workspace;
+use hashbench_spec::{Plan, Retrieval, TrialKey};
+use hashbench_tables::Timed;
 
 mod training;
 mod tuning;
 
 use crate::store::{self, FitRecord, FittedCodes, TrialRecord, fingerprint};
-use crate::tables::{IDENTICAL_CODES, opt};
+use hashbench_tables::{IDENTICAL_CODES, null_if_undefined};
 use training::Training;
 
 /// Everything the trials on one split share: the data views, ground truth,
@@ -197,7 +197,8 @@ impl<'a> TrialContext<'a> {
     }
 
     fn stem(&self, k: &TrialKey) -> PathBuf {
-        PathBuf::from(&self.study.methods[k.method].slug).join(format!("b{}-t{}", k.bits, k.trial))
+        PathBuf::from(store::slug(&self.study.methods[k.method].label))
+            .join(format!("b{}-t{}", k.bits, k.trial))
     }
 
     /// Where the codes of trial `k` are stored (`<stem>.db.hbcodes`, ...).
@@ -304,7 +305,7 @@ impl<'a> TrialContext<'a> {
             .map_err(|e| anyhow!("{}: encoding the queries failed: {e}", name()))?;
         // the test time of SpaH Table I: encoding the queries alone
         log.seconds.push((
-            crate::tables::QUERY_ENCODE.to_string(),
+            hashbench_tables::QUERY_ENCODE.to_string(),
             t2.elapsed().as_secs_f64(),
         ));
         let codes = FittedCodes {
@@ -456,19 +457,25 @@ impl<'a> TrialContext<'a> {
                 .into_iter()
                 .chain(log.facts.iter().cloned())
                 .chain(identical_codes_flag(&codes.db))
-                .map(|(n, v)| (n, opt(v)))
+                .map(|(n, v)| (n, null_if_undefined(v)))
                 .collect(),
             curves: values
                 .curves
                 .into_iter()
                 .map(|Curve { name, points }| {
-                    (name, points.into_iter().map(|(x, y)| (x, opt(y))).collect())
+                    (
+                        name,
+                        points
+                            .into_iter()
+                            .map(|(x, y)| (x, null_if_undefined(y)))
+                            .collect(),
+                    )
                 })
                 .chain(log.per_bit.iter().map(|(name, values)| {
                     let points = values
                         .iter()
                         .enumerate()
-                        .map(|(m, &v)| ((m + 1) as f64, opt(v)))
+                        .map(|(m, &v)| ((m + 1) as f64, null_if_undefined(v)))
                         .collect();
                     (name.clone(), points)
                 }))

@@ -10,8 +10,8 @@ use hashbench_core::{Data, TrainSet};
 use hashbench_data::{Dataset, Split};
 
 use super::split_fingerprint;
-use crate::spec::MethodEntry;
 use crate::store::fingerprint;
+use hashbench_spec::MethodEntry;
 
 /// A split's training items as the methods read them.
 pub(crate) struct Training {

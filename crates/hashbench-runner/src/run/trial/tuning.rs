@@ -9,8 +9,8 @@ use anyhow::{Result, anyhow};
 use rayon::prelude::*;
 
 use super::TrialContext;
-use crate::spec::{MethodEntry, TrialKey};
 use crate::store::{self, TunedRecord, fingerprint};
+use hashbench_spec::{MethodEntry, TrialKey};
 
 impl TrialContext<'_> {
     /// Tunes every (method, code length) of `keys` whose method picks

@@ -1,0 +1,162 @@
+//! The claim kinds: each is a type with its keys (serde), its judgement of a
+//! run's evidence and its tests on hand-made numbers.
+
+mod beats;
+mod bound;
+mod close;
+mod curve;
+mod relative;
+mod shape;
+mod trend;
+
+use serde::Deserialize;
+
+pub use beats::Beats;
+pub use bound::Below;
+pub use close::Close;
+pub use curve::{AboveOnCurve, Approaches, BestOnCurve, FallsWithBits, LeadGrows};
+pub use relative::{AdvantageFalls, FallsSlower};
+pub use shape::{OrderFlips, Ordered, PeaksAt, PeaksRise};
+pub use trend::{LevelsOff, Trend};
+
+use super::Evidence;
+use super::rule::Judged;
+use crate::Experiment;
+
+/// What a claim compares and how (`kind = "..."` in a spec).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Kind {
+    /// Methods above (or below) rivals.
+    Beats(Beats),
+    /// Methods about equal.
+    Close(Close),
+    /// A value rises from one x to another.
+    Rises(Trend),
+    /// A value falls from one x to another.
+    Falls(Trend),
+    /// A fast rise, then a smaller change.
+    LevelsOff(LevelsOff),
+    /// Metrics peak at one code length, or inside the run's range.
+    PeaksAt(PeaksAt),
+    /// Each metric's peak above the previous one's.
+    PeaksRise(PeaksRise),
+    /// Metrics' order reverses at one code length.
+    OrderFlips(OrderFlips),
+    /// A sweep of methods never falls, and ends above its start.
+    Ordered(Ordered),
+    /// A value stays below a bound.
+    Below(Below),
+    /// A lead shrinks from one x to another.
+    AdvantageFalls(AdvantageFalls),
+    /// A value keeps more of itself than a reference's does.
+    FallsSlower(FallsSlower),
+    /// Best at a curve's points.
+    BestOnCurve(BestOnCurve),
+    /// Above rivals at equal x on a curve.
+    AboveOnCurve(AboveOnCurve),
+    /// A curve approaches its own reference curve.
+    Approaches(Approaches),
+    /// Curves lower at a longer code length.
+    FallsWithBits(FallsWithBits),
+    /// A lead over rivals grows along a curve.
+    LeadGrows(LeadGrows),
+}
+
+/// What every kind provides.
+pub(crate) trait Judge {
+    /// Its kind's name and scope, e.g. `beats (most)`.
+    fn scope(&self) -> String;
+    /// The method labels and scalar metrics it reads (none for curves).
+    fn names(&self) -> (Vec<&str>, Vec<&str>);
+    /// The curves it reads.
+    fn curves(&self) -> Vec<&str> {
+        Vec::new()
+    }
+    /// The code lengths (x values) it needs the run to have (`from`, `to`,
+    /// `at`, a curve's bits); a `bits` list only selects among the run's.
+    fn code_lengths(&self) -> Vec<usize>;
+    /// Its outcome on `ev`.
+    fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged;
+}
+
+impl Kind {
+    fn inner(&self) -> &dyn Judge {
+        match self {
+            Kind::Beats(k) => k,
+            Kind::Close(k) => k,
+            Kind::Rises(k) => k,
+            Kind::Falls(k) => k,
+            Kind::LevelsOff(k) => k,
+            Kind::PeaksAt(k) => k,
+            Kind::PeaksRise(k) => k,
+            Kind::OrderFlips(k) => k,
+            Kind::Ordered(k) => k,
+            Kind::Below(k) => k,
+            Kind::AdvantageFalls(k) => k,
+            Kind::FallsSlower(k) => k,
+            Kind::BestOnCurve(k) => k,
+            Kind::AboveOnCurve(k) => k,
+            Kind::Approaches(k) => k,
+            Kind::FallsWithBits(k) => k,
+            Kind::LeadGrows(k) => k,
+        }
+    }
+
+    /// The kind's name and scope, e.g. `beats (most)`.
+    pub fn scope(&self) -> String {
+        match self {
+            Kind::Falls(_) => "falls".into(),
+            _ => self.inner().scope(),
+        }
+    }
+
+    /// The method labels and scalar metrics it reads.
+    pub fn names(&self) -> (Vec<&str>, Vec<&str>) {
+        self.inner().names()
+    }
+
+    /// The scalar metrics it reads.
+    pub fn metrics(&self) -> Vec<&str> {
+        self.names().1
+    }
+
+    /// The curves it reads.
+    pub fn curves(&self) -> Vec<&str> {
+        self.inner().curves()
+    }
+
+    /// The code lengths (x values) it names explicitly.
+    pub fn code_lengths(&self) -> Vec<usize> {
+        self.inner().code_lengths()
+    }
+
+    /// Its outcome on `ev`.
+    pub fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
+        match self {
+            Kind::Falls(k) => k.outcome_in_direction(plan, ev, -1.0),
+            _ => self.inner().outcome(plan, ev),
+        }
+    }
+}
+
+/// The x values a claim reads: those of `bits` the run has when given, else
+/// every x of the run.
+pub(crate) fn xs(plan: &dyn Experiment, bits: Option<&Vec<usize>>) -> Vec<usize> {
+    match bits {
+        Some(b) => b
+            .iter()
+            .copied()
+            .filter(|x| plan.x_values().contains(x))
+            .collect(),
+        None => plan.x_values().to_vec(),
+    }
+}
+
+/// "16 bits" or "p = 150", as the run's axis names x.
+pub(crate) fn at(plan: &dyn Experiment, x: usize) -> String {
+    match plan.axis() {
+        "bits" => format!("{x} bits"),
+        axis => format!("{axis} = {x}"),
+    }
+}

@@ -1,0 +1,235 @@
+use crate::fixture::{Run, plan};
+use hashbench_claims::*;
+
+const CLAIM: &str = "[[claims]]\nid = \"c\"\nquote = \"A beats B\"\nsource = \"Sec. 2\"\nkind = \"beats\"\nmethods = [\"A\"]\nrivals = [\"B\"]\nmetric = \"f1-r0\"\n";
+
+#[test]
+fn a_malformed_claim_is_refused_with_its_line_and_id() {
+    let e = plan(&CLAIM.replace("metric = ", "metrik = "))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.toml:") && e.contains("claim `c`") && e.contains("metrik"),
+        "{e}"
+    );
+    let e = plan(&format!("{CLAIM}{CLAIM}")).unwrap_err().to_string();
+    assert!(e.contains("claim id `c` is used twice"), "{e}");
+    let e = plan(&CLAIM.replace("kind = ", "testable = [\"paper\"]\nkind = "))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`testable` and `why_not_testable` go together"),
+        "{e}"
+    );
+    let e = plan(&CLAIM.replace("quote = \"A beats B\"\n", ""))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("quote"), "{e}");
+}
+
+#[test]
+fn a_claim_declared_for_other_profiles_is_not_testable_and_says_why() {
+    let claim = CLAIM.replace(
+        "kind = ",
+        "testable = [\"local\"]\nwhy_not_testable = \"needs the local data\"\nkind = ",
+    );
+    let run = Run::default()
+        .queries("A", "f1-r0", 8, 0.9, 0.01)
+        .queries("B", "f1-r0", 8, 0.1, 0.01);
+    let v = &run.judge(&plan(&claim).unwrap())[0];
+    assert_eq!(v.outcome, Outcome::NotTestable);
+    assert_eq!(v.diagnosis.as_deref(), Some("needs the local data"));
+}
+
+#[test]
+fn a_fail_without_diagnosis_is_shown_undiagnosed_and_csv_quotes_fields() {
+    let mut r = Run::default();
+    for x in [8, 16, 32] {
+        r = r
+            .queries("A", "f1-r0", x, 0.1, 0.01)
+            .queries("B", "f1-r0", x, 0.9, 0.01);
+    }
+    let v = r.judge(&plan(CLAIM).unwrap());
+    assert_eq!(v[0].shown_outcome(), "fails (undiagnosed)");
+    let diagnosed = CLAIM.replace("kind = ", "diagnosis = \"B is \\\"tuned\\\"\"\nkind = ");
+    let v = r.judge(&plan(&diagnosed).unwrap());
+    assert_eq!(v[0].shown_outcome(), "fails");
+    let csv = claims_csv(&v);
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("\"c\",\"A beats B\",\"Sec. 2\",text,"),
+        "{csv}"
+    );
+    assert!(csv.contains("\"B is \"\"tuned\"\"\""), "{csv}");
+}
+
+#[test]
+fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
+    let failing = |b: f64| {
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .queries("A", "f1-r0", x, 0.1, 0.01)
+                .queries("B", "f1-r0", x, b, 0.01);
+        }
+        r
+    };
+    let written = |profile: &str, outcome: &str, value: &str| {
+        plan(&CLAIM.replace(
+            "kind = ",
+            &format!(
+                "diagnosis = \"B is tuned\"\ndiagnosis_for = {{ profile = \"{profile}\", outcome = \"{outcome}\", value = \"{value}\" }}\nkind = "
+            ),
+        ))
+        .unwrap()
+    };
+    // A − B is -0.8000 at each length: the diagnosis cites -0.80
+    let v = &failing(0.9).judge(&written("paper", "fails", "-0.80"))[0];
+    assert_eq!((v.outcome, v.stale.as_deref()), (Outcome::Fails, None));
+    assert_eq!(v.shown_outcome(), "fails");
+    assert_eq!(v.shown_diagnosis(), "B is tuned");
+    // the numbers moved beyond the cited precision: stale, and counted
+    // as an undiagnosed fail
+    let v = &failing(0.7).judge(&written("paper", "fails", "-0.80"))[0];
+    assert!(
+        v.stale.as_deref().unwrap().contains("showed -0.80"),
+        "{v:?}"
+    );
+    assert_eq!(v.shown_outcome(), "fails (diagnosis stale)");
+    assert!(v.undiagnosed_fail());
+    assert!(v.shown_diagnosis().starts_with("[stale: "));
+    // the verdict moved: a diagnosis of a fail on a claim that now holds
+    // is shown, marked stale
+    let mut holding = Run::default();
+    for x in [8, 16, 32] {
+        holding = holding
+            .queries("A", "f1-r0", x, 0.9, 0.01)
+            .queries("B", "f1-r0", x, 0.1, 0.01);
+    }
+    let v = &holding.judge(&written("paper", "fails", "-0.80"))[0];
+    assert_eq!(v.outcome, Outcome::Holds);
+    assert!(
+        v.stale
+            .as_deref()
+            .unwrap()
+            .contains("fails (-0.80), this one holds"),
+        "{v:?}"
+    );
+    assert_eq!(v.diagnosis.as_deref(), Some("B is tuned"));
+    // another profile's diagnosis describes another run: shown on a
+    // fail, never judged stale here
+    let v = &failing(0.7).judge(&written("local", "fails", "-0.80"))[0];
+    assert_eq!(
+        (v.stale.as_deref(), v.shown_outcome().as_str()),
+        (None, "fails")
+    );
+    // a value written with the typographic minus is the same number
+    let v = &failing(0.9).judge(&written("paper", "fails", "\u{2212}0.80"))[0];
+    assert_eq!(v.stale, None);
+    // a phrase is looked for as written
+    let v = &failing(0.9).judge(&written("paper", "fails", "A − B -0.8000"))[0];
+    assert_eq!(v.stale, None);
+    let v = &failing(0.9).judge(&written("paper", "fails", "A − B -0.7000"))[0];
+    assert!(v.stale.is_some());
+    // `diagnosis_for` needs its diagnosis
+    let e = plan(&CLAIM.replace(
+        "kind = ",
+        "diagnosis_for = { profile = \"paper\", outcome = \"fails\", value = \"1\" }\nkind = ",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`diagnosis_for` without a `diagnosis`"), "{e}");
+}
+
+#[test]
+fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
+    let mut r = Run::default();
+    for x in [8, 16, 32] {
+        r = r
+            .queries("A", "f1-r0", x, 0.5, 0.01)
+            .queries("B", "f1-r0", x, 0.2, 0.01)
+            .queries("C", "f1-r0", x, 0.8, 0.01);
+    }
+    let claim = CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"C as the rival\", swap = { B = \"C\" } }\nkind = ",
+    );
+    let v = &r.judge(&plan(&claim).unwrap())[0];
+    assert_eq!(v.outcome, Outcome::Holds);
+    assert!(
+        v.evidence
+            .contains("· sensitivity, C as the rival: fails (")
+            && v.evidence.contains("A − C -0.3000"),
+        "{}",
+        v.evidence
+    );
+    // a swap that names nothing of the claim is refused
+    let e = plan(&CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"r\", swap = { Z = \"C\" } }\nkind = ",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("the sensitivity's swap names no method, metric or curve the claim reads"),
+        "{e}"
+    );
+    // the kind and the other keys are never swapped
+    let e = plan(&CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"r\", swap = { beats = \"close\" } }\nkind = ",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("names no method, metric or curve"), "{e}");
+}
+
+#[test]
+fn a_timing_off_the_paper_profile_is_not_testable_and_every_rerun_agrees() {
+    let claim = CLAIM.replace("f1-r0", "fit-seconds");
+    let mut r = Run::default();
+    for x in [8, 16, 32] {
+        r = r
+            .trials("A", "fit-seconds", x, &[1.0])
+            .trials("B", "fit-seconds", x, &[2.0]);
+    }
+    let mut local = plan(&claim).unwrap();
+    local.profile = "local".into();
+    assert_eq!(r.judge(&local)[0].outcome, Outcome::NotTestable);
+    // the seeded resampling gives the same verdict and numbers every time
+    let q = Run::default()
+        .queries("A", "f1-r0", 8, 0.52, 0.2)
+        .queries("B", "f1-r0", 8, 0.5, 0.2);
+    let p = plan(CLAIM).unwrap();
+    assert_eq!(q.judge(&p), q.judge(&p));
+}
+
+#[test]
+fn a_timing_from_fewer_than_three_fits_is_not_testable() {
+    let claim = CLAIM.replace("f1-r0", "fit-seconds");
+    let p = plan(&claim).unwrap();
+    let timed = |fits: &[f64], other: &[f64]| {
+        let mut r = Run::default();
+        for x in [8, 16, 32] {
+            r = r
+                .trials("A", "fit-seconds", x, fits)
+                .trials("B", "fit-seconds", x, other);
+        }
+        r.judge(&p).remove(0)
+    };
+    // one fit each: a 1 ms gap would decide, so nothing is judged
+    let once = timed(&[1.0], &[1.001]);
+    assert_eq!(once.outcome, Outcome::NotTestable);
+    assert!(
+        once.evidence.contains("a timing from 1 fit per point"),
+        "{}",
+        once.evidence
+    );
+    let twice = timed(&[1.0, 1.1], &[2.0, 2.1]);
+    assert!(twice.evidence.contains("from 2 fits"), "{}", twice.evidence);
+    // three fits each: judged on their spread
+    let thrice = timed(&[1.0, 1.1, 1.05], &[2.0, 2.1, 2.05]);
+    assert_ne!(thrice.outcome, Outcome::NotTestable, "{}", thrice.evidence);
+}

@@ -1,0 +1,153 @@
+
+//! Hand-made runs: methods `A`, `B`, `C` (`D` outside the paper) at 8, 16
+//! and 32 bits, with per-query values.
+
+use hashbench_eval::QueryValues;
+
+use hashbench_claims::{Outcome, Verdict, check_claims};
+use hashbench_spec::Plan;
+use hashbench_tables::{CurveRow, MetricRow, QueryValueRow, ResultTables};
+
+/// The plan of a spec with methods A, B, C, D (D outside the paper) at
+/// 8, 16, 32 bits, metric `f1-r0`, making the claims `claims` (TOML).
+pub fn plan(claims: &str) -> anyhow::Result<Plan> {
+    let text = format!(
+        r#"
+id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [8, 16, 32]
+dataset = "d"
+split = {{ queries = 5 }}
+ground_truth = {{ rule = "k-nearest", k = 2 }}
+[[methods]]
+method = "lsh"
+label = "A"
+[[methods]]
+method = "lsh"
+label = "B"
+[[methods]]
+method = "lsh"
+label = "C"
+[[methods]]
+method = "lsh"
+label = "D"
+in_paper = false
+[[metrics]]
+metric = "f1-at-radius"
+radius = 0
+[[metrics]]
+metric = "precision-at-radius"
+radius = 0
+[[metrics]]
+metric = "pr-radius-sweep"
+{claims}"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.toml");
+    std::fs::write(&path, text).unwrap();
+    hashbench_spec::Spec::load(&path)?.plan("paper")
+}
+
+/// A run's tables, filled by the builder methods.
+#[derive(Default)]
+pub struct Run(pub ResultTables);
+
+impl Run {
+    /// `method`'s `metric` at `bits`: one trial whose 40 queries score
+    /// `centre` plus seeded noise of standard deviation `noise` (each
+    /// method, metric and length its own draw), stored with their values.
+    pub fn queries(
+        mut self,
+        method: &str,
+        metric: &str,
+        bits: usize,
+        centre: f64,
+        noise: f64,
+    ) -> Self {
+        use rand::{RngExt, SeedableRng};
+        let seed = hashbench_core::seed::derive_seed(3, &[method, metric, &bits.to_string()]);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let half = noise * 3f64.sqrt();
+        let mut values: Vec<f64> = (0..40)
+            .map(|_| {
+                centre
+                    + if half > 0.0 {
+                        rng.random_range(-half..half)
+                    } else {
+                        0.0
+                    }
+            })
+            .collect();
+        // centred exactly: the stored value is `centre`
+        let offset = values.iter().sum::<f64>() / 40.0 - centre;
+        values.iter_mut().for_each(|v| *v -= offset);
+        let qv = QueryValues::mean(values);
+        self.0
+            .metrics
+            .push(row(method, metric, bits, 0, qv.value()));
+        self.0.query_values.push(QueryValueRow {
+            method: method.into(),
+            bits,
+            trial: 0,
+            metric: metric.into(),
+            values: qv,
+        });
+        self
+    }
+
+    /// `method`'s `metric` at `bits` over trials, without per-query values.
+    pub fn trials(mut self, method: &str, metric: &str, bits: usize, values: &[f64]) -> Self {
+        for (t, &v) in values.iter().enumerate() {
+            self.0.metrics.push(row(method, metric, bits, t, v));
+        }
+        self
+    }
+
+    /// `method`'s curve `curve` at `bits`, one trial per list of points.
+    pub fn curve(
+        mut self,
+        method: &str,
+        curve: &str,
+        bits: usize,
+        trials: &[&[(f64, f64)]],
+    ) -> Self {
+        for (t, points) in trials.iter().enumerate() {
+            self.0.curves.extend(points.iter().map(|&(x, y)| CurveRow {
+                method: method.into(),
+                params: "{}".into(),
+                bits,
+                trial: t,
+                curve: curve.into(),
+                x,
+                y,
+            }));
+        }
+        self
+    }
+
+    /// The verdicts of `plan`'s claims on this run.
+    pub fn judge(&self, plan: &Plan) -> Vec<Verdict> {
+        check_claims(plan, &self.0)
+    }
+
+    /// The one claim's outcome.
+    pub fn outcome(&self, claims: &str) -> Outcome {
+        let plan = plan(claims).unwrap();
+        let v = self.judge(&plan);
+        assert_eq!(v.len(), 1);
+        v[0].outcome
+    }
+}
+
+fn row(method: &str, metric: &str, bits: usize, trial: usize, value: f64) -> MetricRow {
+    MetricRow {
+        method: method.into(),
+        params: "{}".into(),
+        bits,
+        trial,
+        metric: metric.into(),
+        value,
+    }
+}

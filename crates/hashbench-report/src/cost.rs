@@ -1,0 +1,197 @@
+//! What an experiment costs: per method, the wall and CPU seconds of its
+//! fits and the CPU seconds of its evaluations, summed over the stored
+//! trials (what recomputing them takes, whether this run fitted them or read
+//! them back), and the last run's own wall and CPU seconds (run.json).
+
+use std::fmt::Write as _;
+
+use hashbench_tables::{EVALUATE_CPU, FIT_CPU, ResultTables};
+
+/// One method's share of an experiment's cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MethodCost {
+    /// Method label.
+    pub method: String,
+    /// Trials with a fit time.
+    pub trials: usize,
+    /// Wall seconds of its fits.
+    pub fit_wall: f64,
+    /// CPU seconds of its fits.
+    pub fit_cpu: f64,
+    /// CPU seconds of its evaluations.
+    pub evaluate_cpu: f64,
+}
+
+/// An experiment's (or a paper's) cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cost {
+    /// Per method, in the order the timings list them.
+    pub methods: Vec<MethodCost>,
+    /// Wall seconds of the last run (all of it: data, truth, fits,
+    /// evaluations, tables), when known.
+    pub run_wall: Option<f64>,
+    /// CPU seconds of the last run's process (every thread), when known.
+    pub run_cpu: Option<f64>,
+}
+
+impl Cost {
+    /// The per-method cost in `t`'s timings, and the run's seconds from its
+    /// run.json, if given.
+    pub fn of(t: &ResultTables, run: Option<&serde_json::Value>) -> Self {
+        let mut methods: Vec<MethodCost> = Vec::new();
+        for r in &t.timings {
+            let at = match methods.iter().position(|m| m.method == r.method) {
+                Some(at) => at,
+                None => {
+                    methods.push(MethodCost {
+                        method: r.method.clone(),
+                        ..MethodCost::default()
+                    });
+                    methods.len() - 1
+                }
+            };
+            let m = &mut methods[at];
+            let v = if r.value.is_finite() { r.value } else { 0.0 };
+            match r.metric.as_str() {
+                "fit-seconds" => {
+                    m.trials += 1;
+                    m.fit_wall += v;
+                }
+                FIT_CPU => m.fit_cpu += v,
+                EVALUATE_CPU => m.evaluate_cpu += v,
+                _ => {}
+            }
+        }
+        let seconds = |key: &str| run.and_then(|r| r[key].as_f64());
+        Self {
+            methods,
+            run_wall: seconds("wall_seconds"),
+            run_cpu: seconds("cpu_seconds"),
+        }
+    }
+
+    /// CPU seconds of every fit.
+    pub fn fit_cpu(&self) -> f64 {
+        self.methods.iter().map(|m| m.fit_cpu).sum()
+    }
+
+    /// CPU seconds of every evaluation.
+    pub fn evaluate_cpu(&self) -> f64 {
+        self.methods.iter().map(|m| m.evaluate_cpu).sum()
+    }
+
+    /// Adds `other` (a paper's total over its experiments): methods by
+    /// label, the runs' seconds summed where both are known.
+    pub fn add(&mut self, other: &Cost) {
+        for m in &other.methods {
+            match self.methods.iter_mut().find(|x| x.method == m.method) {
+                Some(x) => {
+                    x.trials += m.trials;
+                    x.fit_wall += m.fit_wall;
+                    x.fit_cpu += m.fit_cpu;
+                    x.evaluate_cpu += m.evaluate_cpu;
+                }
+                None => self.methods.push(m.clone()),
+            }
+        }
+        let sum = |a: Option<f64>, b: Option<f64>| Some(a.unwrap_or(0.0) + b?);
+        self.run_wall = sum(self.run_wall, other.run_wall);
+        self.run_cpu = sum(self.run_cpu, other.run_cpu);
+    }
+
+    /// The costliest methods first.
+    pub fn by_cpu(&self) -> Vec<&MethodCost> {
+        let mut out: Vec<&MethodCost> = self.methods.iter().collect();
+        out.sort_by(|a, b| (b.fit_cpu + b.evaluate_cpu).total_cmp(&(a.fit_cpu + a.evaluate_cpu)));
+        out
+    }
+
+    /// A Markdown table: one row per method, costliest first, then the total.
+    pub fn markdown_table(&self) -> String {
+        let mut s = String::from(
+            "| method | trials | fit wall s | fit CPU s | evaluation CPU s |\n|---|---|---|---|---|\n",
+        );
+        for m in self.by_cpu() {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.1} | {:.1} | {:.1} |",
+                m.method, m.trials, m.fit_wall, m.fit_cpu, m.evaluate_cpu
+            );
+        }
+        let _ = writeln!(
+            s,
+            "| all | {} | {:.1} | {:.1} | {:.1} |",
+            self.methods.iter().map(|m| m.trials).sum::<usize>(),
+            self.methods.iter().map(|m| m.fit_wall).sum::<f64>(),
+            self.fit_cpu(),
+            self.evaluate_cpu()
+        );
+        s
+    }
+
+    /// "last run: 106.4 s wall, 175.3 s CPU", or what is known of it.
+    pub fn run_sentence(&self) -> String {
+        match (self.run_wall, self.run_cpu) {
+            (Some(w), Some(c)) => format!("last run: {w:.1} s wall, {c:.1} s CPU"),
+            (Some(w), None) => format!("last run: {w:.1} s wall (CPU not recorded)"),
+            _ => "last run: not recorded".to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hashbench_tables::MetricRow;
+
+    fn row(method: &str, metric: &str, value: f64) -> MetricRow {
+        MetricRow {
+            method: method.into(),
+            params: String::new(),
+            bits: 8,
+            trial: 0,
+            metric: metric.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn methods_sum_their_trials_and_papers_sum_their_experiments() {
+        let t = ResultTables {
+            timings: vec![
+                row("A", "fit-seconds", 2.0),
+                row("A", FIT_CPU, 1.5),
+                row("A", EVALUATE_CPU, 0.25),
+                row("A", "fit-seconds", 3.0),
+                row("A", FIT_CPU, 2.5),
+                row("B", "fit-seconds", 10.0),
+                row("B", FIT_CPU, 9.0),
+                row("B", "encode-seconds", 100.0),
+                row("B", EVALUATE_CPU, f64::NAN),
+            ],
+            ..ResultTables::default()
+        };
+        let run = serde_json::json!({"wall_seconds": 20.0, "cpu_seconds": 30.0});
+        let cost = Cost::of(&t, Some(&run));
+        assert_eq!(cost.methods.len(), 2);
+        let a = &cost.methods[0];
+        assert_eq!(
+            (a.trials, a.fit_wall, a.fit_cpu, a.evaluate_cpu),
+            (2, 5.0, 4.0, 0.25)
+        );
+        assert_eq!(cost.fit_cpu(), 13.0);
+        assert_eq!(cost.by_cpu()[0].method, "B");
+        let mut paper = Cost::default();
+        paper.add(&cost);
+        paper.add(&cost);
+        assert_eq!(paper.methods[1].fit_cpu, 18.0);
+        assert_eq!((paper.run_wall, paper.run_cpu), (Some(40.0), Some(60.0)));
+        // a run without run.json leaves the paper's total unknown
+        paper.add(&Cost::of(&t, None));
+        assert_eq!(paper.run_wall, None);
+        assert!(
+            cost.markdown_table()
+                .contains("| all | 3 | 15.0 | 13.0 | 0.2 |")
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! The report as Markdown (`results/REPORT.md`), links relative to the
+//! results folder.
+
+use std::fmt::Write as _;
+
+use super::*;
+
+/// `text` for a Markdown table cell (pipes escaped, one line).
+pub(super) fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The report as Markdown (links relative to the results folder).
+pub fn markdown(report: &Report) -> String {
+    let mut s = String::from("# hashbench reproduction report\n\n");
+    s.push_str(
+        "Claims checked on the stored runs (`hashbench report`; `just run-all` ends with it).\n\n",
+    );
+    let _ = writeln!(s, "{}\n", hashbench_claims::RULE);
+    s.push_str(
+        "Statements of the text (claims sharing an id across panels count once), then those read off a table or figure.\n\n| paper | runs | holds | fails | inconclusive | not testable here | read off: holds / fails / inconclusive / not testable | undiagnosed fails | not run |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for p in &report.papers {
+        let t = p.tally();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            p.key,
+            p.runs.len(),
+            t.text[0],
+            t.text[1],
+            t.text[2],
+            t.text[3],
+            t.read_off.map(|n| n.to_string()).join(" / "),
+            t.undiagnosed,
+            p.skipped.len()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nCost per paper. {COST_NOTE}\n\n| {} |\n|{}",
+        COST_HEADER.join(" | "),
+        "---|".repeat(COST_HEADER.len())
+    );
+    for p in &report.papers {
+        let _ = writeln!(s, "| {} | {} |", p.key, cost_cells(p).join(" | "));
+    }
+    for p in &report.papers {
+        let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
+        let _ = writeln!(s, "{}", p.tally().sentence(p.runs.len()));
+        for r in &p.runs {
+            let _ = writeln!(s, "\n### {} [{}]: {}\n", r.id, r.profile, r.title);
+            if r.stale {
+                let _ = writeln!(s, "**Stale:** {STALE}.\n");
+            }
+            match &r.deviation {
+                Some(d) => {
+                    let _ = writeln!(s, "Deviation: {d}\n");
+                }
+                None => s.push_str("The paper's protocol.\n\n"),
+            }
+            let links: Vec<String> = r.files.iter().map(|f| format!("[{f}]({f})")).collect();
+            let _ = writeln!(s, "Files: {}\n", links.join(", "));
+            let _ = writeln!(s, "Cost: {}.\n", cell(&run_cost(&r.cost)));
+            if !r.verdicts.is_empty() {
+                s.push_str("| claim | paper | basis | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|\n");
+                for v in &r.verdicts {
+                    let _ = writeln!(
+                        s,
+                        "| `{}` {} | \"{}\" ({}) | {} | **{}** | {} | {} |",
+                        v.id,
+                        v.scope,
+                        cell(&v.quote),
+                        cell(&v.source),
+                        v.basis.name(),
+                        v.shown_outcome(),
+                        cell(&v.evidence),
+                        cell(&v.shown_diagnosis())
+                    );
+                }
+                s.push('\n');
+            }
+            if !r.reported.is_empty() {
+                s.push_str(
+                    "| method | metric | at | paper | ours | source |\n|---|---|---|---|---|---|\n",
+                );
+                for x in &r.reported {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {} | {} | {} | {} |",
+                        cell(&x.method),
+                        cell(&x.metric),
+                        x.x,
+                        x.paper,
+                        number(x.ours),
+                        cell(&x.source)
+                    );
+                }
+                s.push('\n');
+            }
+            for f in &r.figures {
+                let _ = writeln!(s, "![{f}]({f})");
+            }
+        }
+        if !p.skipped.is_empty() {
+            s.push_str("\nNot run:\n\n");
+            for k in &p.skipped {
+                let _ = writeln!(s, "- {}: {}", k.id, k.reason);
+            }
+        }
+    }
+    s
+}

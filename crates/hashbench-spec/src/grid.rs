@@ -1,0 +1,179 @@
+//! Expansion of `[[methods]]` tables into method configurations.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use super::{MethodEntry, Spec};
+use crate::methods::{self, MethodSpec};
+use hashbench_kernel::KernelSpec;
+
+impl Spec {
+    /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
+    /// lists values per parameter, expanded as a cartesian product.
+    /// `kernel` is the profile's experiment kernel, given to methods that
+    /// read it and name none; `overrides` (the profile's, by label) replace
+    /// parameters of the tables whose label (stated or default) they name.
+    pub(super) fn methods(
+        &self,
+        kernel: Option<&KernelSpec>,
+        overrides: Option<&BTreeMap<String, toml::Table>>,
+    ) -> Result<Vec<MethodEntry>> {
+        let mut out: Vec<MethodEntry> = Vec::new();
+        let mut used = BTreeSet::new();
+        for (k, (at, table)) in self.method_tables().into_iter().enumerate() {
+            let mut base = table.clone();
+            let label = match base.remove("label") {
+                Some(toml::Value::String(s)) => Some(s),
+                Some(other) => bail!("{at}: methods[{k}].label must be a string, got {other}"),
+                None => None,
+            };
+            let in_paper = match base.remove("in_paper") {
+                Some(toml::Value::Boolean(b)) => b,
+                Some(other) => {
+                    bail!("{at}: methods[{k}].in_paper must be true or false, got {other}")
+                }
+                None => true,
+            };
+            let table_label = label.clone().or_else(|| match base.get("method") {
+                Some(toml::Value::String(n)) => {
+                    methods::registration(n).map(|r| r.label.to_string())
+                }
+                _ => None,
+            });
+            if let Some((name, params)) =
+                table_label.and_then(|l| overrides.and_then(|o| o.get_key_value(&l)))
+            {
+                used.insert(name.clone());
+                for (key, value) in params {
+                    if key == "method" || key == "label" {
+                        bail!("{at}: profile methods.\"{name}\" may not change `{key}`");
+                    }
+                    base.insert(key.clone(), value.clone());
+                }
+            }
+            for (t, tags) in expand_grid(&at, k, base)? {
+                let (stated, spec) = configuration(&at, k, t, kernel)?;
+                let base_label = label
+                    .clone()
+                    .unwrap_or_else(|| spec.default_label().to_string());
+                let label = if tags.is_empty() {
+                    base_label
+                } else {
+                    format!("{base_label} ({})", tags.join(", "))
+                };
+                if out.iter().any(|m| m.label == label) {
+                    bail!(
+                        "{at}: methods[{k}]: label `{label}` is used twice; give each configuration its own `label`"
+                    );
+                }
+                let params =
+                    serde_json::to_string(&spec).context("serialising method parameters")?;
+                out.push(MethodEntry {
+                    label,
+                    spec,
+                    params,
+                    stated,
+                    in_paper,
+                });
+            }
+        }
+        if out.is_empty() {
+            bail!("{}: no [[methods]]", self.path.display());
+        }
+        if let Some(unused) = overrides
+            .into_iter()
+            .flat_map(|o| o.keys())
+            .find(|l| !used.contains(*l))
+        {
+            bail!(
+                "{}: the profile's methods.\"{unused}\" names no method label of the spec",
+                self.path.display()
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// The cartesian product of a table's `grid` lists over its other
+/// parameters, each configuration with its `key=value` tags.
+fn expand_grid(
+    at: &str,
+    k: usize,
+    mut base: toml::Table,
+) -> Result<Vec<(toml::Table, Vec<String>)>> {
+    let grid = match base.remove("grid") {
+        Some(toml::Value::Table(t)) => t,
+        Some(other) => {
+            bail!("{at}: methods[{k}].grid must be a table of lists, got {other}")
+        }
+        None => toml::Table::new(),
+    };
+    let mut combos: Vec<(toml::Table, Vec<String>)> = vec![(base, vec![])];
+    for (key, values) in &grid {
+        let toml::Value::Array(values) = values else {
+            bail!("{at}: methods[{k}].grid.{key} must be a list of values");
+        };
+        combos = combos
+            .into_iter()
+            .flat_map(|(t, tags)| {
+                values.iter().map(move |v| {
+                    let mut t = t.clone();
+                    t.insert(key.clone(), v.clone());
+                    let mut tags = tags.clone();
+                    tags.push(format!("{key}={v}"));
+                    (t, tags)
+                })
+            })
+            .collect();
+    }
+    Ok(combos)
+}
+
+/// One configuration as the method reads it: the spec's kernel filled in
+/// where the method reads it and names none, parsed and validated; with
+/// the parameters as the spec states them (what trial seeds derive from).
+fn configuration(
+    at: &str,
+    k: usize,
+    mut t: toml::Table,
+    kernel: Option<&KernelSpec>,
+) -> Result<(String, MethodSpec)> {
+    let name = match t.get("method") {
+        Some(toml::Value::String(name)) => name.clone(),
+        _ => bail!(
+            "{at}: methods[{k}] needs `method = \"...\"` (one of {})",
+            methods::names()
+        ),
+    };
+    let reg = methods::registration(&name).ok_or_else(|| {
+        anyhow!(
+            "{at}: methods[{k}]: unknown method `{name}` (one of {})",
+            methods::names()
+        )
+    })?;
+    if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
+        let kernel = kernel.ok_or_else(|| {
+            anyhow!("{at}: methods[{k}]: {name} needs a `kernel`, here or at the top of the spec")
+        })?;
+        t.insert(
+            "kernel".into(),
+            toml::Value::try_from(kernel).context("kernel as TOML")?,
+        );
+    }
+    let stated = serde_json::to_string(&t).context("serialising method parameters")?;
+    let spec: MethodSpec = toml::Value::Table(t).try_into().map_err(|e| {
+        let e = e.to_string();
+        // the method's own fields are listed; the keys every
+        // method takes are read before it
+        let common = if e.contains("unknown field") {
+            "; every method also takes `label` and `in_paper`"
+        } else {
+            ""
+        };
+        anyhow!("{at}: methods[{k}]: {}{common}", e.trim_end())
+    })?;
+    spec.validate()
+        .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
+    Ok((stated, spec))
+}

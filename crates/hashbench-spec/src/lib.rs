@@ -1,0 +1,455 @@
+//! Experiment specs: the serde mirror of the TOML (`RawSpec`) and the
+//! profiles that override it; resolving a profile into the validated `Plan`
+//! a run executes (`resolve`), the plan itself (`plan`), method grids
+//! (`grid`) and the cross-checks of names and code lengths (`validate`) live
+//! beside it. Everything that can be
+//! wrong with a spec is found here, before any data is read or trial run, and
+//! reported with the file and line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use hashbench_core::valid::NonNegative;
+use hashbench_data::graphs::WlSubtree;
+use hashbench_data::{SplitSpec, Transform, TruthRule};
+use hashbench_eval::MetricSpec;
+use hashbench_kernel::KernelSpec;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+mod grid;
+pub mod method_set;
+pub mod methods;
+mod normality;
+pub mod numbers;
+mod plan;
+mod resolve;
+mod validate;
+mod workspace;
+
+pub use hashbench_claims::{ClaimSpec, PAPER_PROFILE};
+pub use hashbench_core::summary::Centre;
+pub use normality::NormalitySpec;
+pub use plan::{Axis, MethodEntry, Plan, Retrieval, Study, TrialKey};
+pub use workspace::{
+    DATA_ROOTS_VAR, Workspace, choose_profile, data_roots, duplicate_id, plan_of, plans_of,
+};
+
+pub use hashbench_eval::metric_table::TIMING_METRICS;
+
+/// The profile the golden check runs and compares with its baseline.
+pub const CI_PROFILE: &str = "ci";
+
+/// The paper a spec belongs to: its folder under `experiments/` (`spah`,
+/// `okh`, ...), what the report's sections and run-all's per-paper times group by.
+pub fn paper_key(spec_path: &Path) -> String {
+    spec_path
+        .parent()
+        .and_then(Path::file_name)
+        .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// A spec file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    id: String,
+    title: String,
+    paper: String,
+    /// Where the paper profile itself departs from the paper (e.g. features
+    /// computed by hashbench's extractors instead of the authors' files).
+    #[serde(default)]
+    deviation: Option<String>,
+    seed: u64,
+    /// Give every method the same trial seed at a code length and trial
+    /// (common random numbers): methods that draw landmarks first, OKH and
+    /// KLSH, then draw the same ones (OKH Table 4: "the same random landmarks").
+    #[serde(default)]
+    shared_trial_seeds: bool,
+    #[serde(default)]
+    bits: Vec<usize>,
+    /// A training-set size sweep (SpaH Fig. 9): the x axis becomes the
+    /// number of training items, each size its own draw from the database,
+    /// at the one code length `bits` names.
+    #[serde(default)]
+    training_sizes: Vec<usize>,
+    #[serde(default = "one")]
+    trials: usize,
+    /// Sequential refits of the first trial at each point, timed with
+    /// nothing else running, on the profiles where a timing claim is
+    /// testable: the timings those claims are judged on.
+    #[serde(default)]
+    timing_repeats: usize,
+    /// How trials are summarised (SpaH Figs. 7-9: "the median of 10 runs").
+    #[serde(default)]
+    centre: Centre,
+    dataset: String,
+    split: Option<SplitSpec>,
+    /// Which training set methods pick hyperparameters on when the split is
+    /// drawn per trial.
+    #[serde(default)]
+    tune_on: TuneOn,
+    ground_truth: Option<TruthRule>,
+    #[serde(default)]
+    methods: Vec<Spanned<toml::Table>>,
+    /// A method-set file (relative to the spec) whose `[[methods]]` this
+    /// spec takes instead of its own.
+    methods_from: Option<Spanned<String>>,
+    #[serde(default)]
+    metrics: Vec<MetricSpec>,
+    /// The experiment's kernel: what kernel-search metrics re-rank by, and the
+    /// kernel of `klsh` methods that name none.
+    kernel: Option<KernelSpec>,
+    /// How a graph dataset becomes vectors (Weisfeiler-Lehman subtree features).
+    graph_features: Option<WlSubtree>,
+    /// Feature transforms applied to every item after loading, in order.
+    #[serde(default)]
+    transform: Vec<Transform>,
+    /// A normality study (KLSH Fig. 7) instead of a retrieval experiment.
+    normality: Option<NormalitySpec>,
+    #[serde(default)]
+    figures: Vec<Spanned<FigureSpec>>,
+    #[serde(default)]
+    claims: Vec<Spanned<ClaimSpec>>,
+    #[serde(default)]
+    reported: Vec<Spanned<Reported>>,
+    #[serde(default)]
+    profiles: BTreeMap<String, ProfileSpec>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// The most trials a plan may hold (code lengths × trials × methods): a
+/// bound far above any paper's protocol that refuses a typo before anything
+/// is allocated.
+pub const MAX_PLANNED_TRIALS: usize = 1_000_000;
+
+/// Where methods that pick hyperparameters (cross-validation on training
+/// data) pick them when every trial draws its own split.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TuneOn {
+    /// On each draw's own training set.
+    #[default]
+    EachDraw,
+    /// Once per code length, on the first draw's training set; later draws
+    /// reuse the choice (a cost-saving deviation a profile states).
+    FirstDraw,
+}
+
+/// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSpec {
+    /// How this profile departs from the paper's protocol, and why.
+    deviation: String,
+    dataset: Option<String>,
+    split: Option<SplitSpec>,
+    tune_on: Option<TuneOn>,
+    bits: Option<Vec<usize>>,
+    training_sizes: Option<Vec<usize>>,
+    trials: Option<usize>,
+    ground_truth: Option<TruthRule>,
+    normality: Option<NormalitySpec>,
+    /// The experiment's kernel on this profile's data (e.g. Gaussians on a
+    /// local stand-in for the paper's histograms).
+    kernel: Option<KernelSpec>,
+    /// Feature transforms on this profile's data.
+    transform: Option<Vec<Transform>>,
+    /// How this profile turns graphs into vectors (a reading's variant).
+    graph_features: Option<WlSubtree>,
+    /// Parameters of named methods on this profile, by label (e.g. the ci
+    /// profile's fixed hyperparameters where the paper's profile
+    /// cross-validates): `[profiles.ci.methods."SH_ENCW"]`.
+    #[serde(default)]
+    methods: BTreeMap<String, toml::Table>,
+    /// Absolute tolerance of the golden-metric check (ci profile).
+    tolerance: Option<NonNegative>,
+}
+
+/// A figure panel: a scalar metric against code length, or a curve at one code length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// File stem under `figures/`.
+    pub name: String,
+    /// Panel title (the paper's caption).
+    pub title: String,
+    /// Scalar metric plotted against bits.
+    pub metric: Option<String>,
+    /// Several scalar metrics plotted against bits, one series per method
+    /// and metric (SpaH Figs. 3-4: F1 at radius 0-3 in one panel).
+    #[serde(default)]
+    pub metrics: Vec<String>,
+    /// Curve plotted at `bits`.
+    pub curve: Option<String>,
+    /// One precision-recall point per code length and method, joined in
+    /// code-length order (SpaH Figs. 5, 6 and 8).
+    pub pr_points: Option<PrPoints>,
+    /// Code length of a curve panel.
+    pub bits: Option<usize>,
+    /// Plot log10 of the values (the paper's timing panels).
+    #[serde(default)]
+    pub log10: bool,
+    /// y-axis label (default: the metric name).
+    pub y_label: Option<String>,
+    /// x-axis label (default: the number of bits, or the curve's x).
+    pub x_label: Option<String>,
+    /// A second curve of each method drawn in the same curve panel (e.g. the
+    /// linear scan beside the hashed search).
+    pub reference: Option<String>,
+    /// How the reference series are labelled (default "reference").
+    pub reference_label: Option<String>,
+}
+
+/// The scalar metrics a precision-recall-points panel pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrPoints {
+    /// The precision metric (y).
+    pub precision: String,
+    /// The recall metric (x).
+    pub recall: String,
+}
+
+/// A number the paper reports, shown beside the reproduced mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reported {
+    /// Method label.
+    pub method: String,
+    /// Scalar metric.
+    pub metric: String,
+    /// Code length (or x value).
+    pub bits: usize,
+    /// The paper's value.
+    pub value: f64,
+    /// Where the paper states it.
+    pub source: String,
+    /// The point this value is on a curve the spec's figures draw (the
+    /// metric is that curve's value at x): the curve figure then draws the
+    /// paper's points beside ours.
+    #[serde(default)]
+    pub on_curve: Option<CurvePoint>,
+}
+
+/// A point of a named curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurvePoint {
+    /// Curve name.
+    pub curve: String,
+    /// x value.
+    pub x: f64,
+}
+
+/// A parsed spec with all its profiles.
+#[derive(Debug)]
+pub struct Spec {
+    path: PathBuf,
+    text: String,
+    raw: RawSpec,
+    /// The method set `methods_from` names.
+    method_set: Option<method_set::MethodSet>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The largest spec file read: a junk file is rejected before it is parsed.
+const MAX_SPEC_BYTES: u64 = 1 << 20;
+
+impl Spec {
+    /// Reads and parses a spec file; syntax and schema errors carry the line.
+    ///
+    /// # Errors
+    /// Unreadable file, TOML syntax, unknown keys or bad values.
+    pub fn load(path: &Path) -> Result<Spec> {
+        let size = std::fs::metadata(path)
+            .with_context(|| format!("reading spec {}", path.display()))?
+            .len();
+        if size > MAX_SPEC_BYTES {
+            bail!(
+                "{}: {size} bytes; a spec is at most {MAX_SPEC_BYTES} bytes (the largest shipped is about 16 KB): is this the right file?",
+                path.display()
+            );
+        }
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading spec {}", path.display()))?;
+        // one parse serves every check of the text (a document that does not
+        // parse is left to serde, which says where)
+        let doc = toml::de::DeTable::parse(&text).ok();
+        let all_numbers = doc
+            .as_ref()
+            .map(|d| numbers::numbers_of(d.get_ref()))
+            .unwrap_or_default();
+        if let Some(n) = numbers::first_non_finite(&all_numbers) {
+            bail!(
+                "{}:{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
+                path.display(),
+                line_of(&text, n.span.start),
+                n.key,
+                n.text
+            );
+        }
+        if let Some((key, profile, offset)) = doc
+            .as_ref()
+            .and_then(|d| top_level_key_in_a_profile(d.get_ref()))
+        {
+            bail!(
+                "{}:{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
+                path.display(),
+                line_of(&text, offset)
+            );
+        }
+        let raw: RawSpec = toml::from_str(&text).map_err(|e| {
+            let at = e
+                .span()
+                .and_then(|span| numbers::refused_number(&text, &all_numbers, span, e.message()))
+                .map_or_else(String::new, |n| {
+                    format!(
+                        "`{}` (line {}) is refused: ",
+                        n.key,
+                        line_of(&text, n.span.start)
+                    )
+                });
+            anyhow!("{}: {at}{e}", path.display())
+        })?;
+        let method_set = match &raw.methods_from {
+            None => None,
+            Some(from) => {
+                let at = format!("{}:{}", path.display(), line_of(&text, from.span().start));
+                if !raw.methods.is_empty() {
+                    bail!(
+                        "{at}: `methods_from` and [[methods]] tables in one spec: take the methods from one place"
+                    );
+                }
+                Some(method_set::MethodSet::load(path, &at, from.get_ref())?)
+            }
+        };
+        Ok(Spec {
+            path: path.to_path_buf(),
+            text,
+            raw,
+            method_set,
+        })
+    }
+
+    /// The experiment id.
+    pub fn id(&self) -> &str {
+        &self.raw.id
+    }
+
+    /// The ids of its claims (the paper statements it judges), in order.
+    pub fn claim_ids(&self) -> Vec<&str> {
+        self.raw
+            .claims
+            .iter()
+            .map(|c| c.get_ref().id.as_str())
+            .collect()
+    }
+
+    /// The spec file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Profile names: `paper` first, then the declared ones.
+    pub fn profiles(&self) -> Vec<String> {
+        std::iter::once(PAPER_PROFILE.to_string())
+            .chain(self.raw.profiles.keys().cloned())
+            .collect()
+    }
+
+    /// The dataset a profile reads.
+    pub fn dataset_of(&self, profile: &str) -> Option<&str> {
+        if profile == PAPER_PROFILE {
+            return Some(&self.raw.dataset);
+        }
+        let p = self.raw.profiles.get(profile)?;
+        Some(p.dataset.as_deref().unwrap_or(&self.raw.dataset))
+    }
+
+    fn at(&self, offset: usize) -> String {
+        format!("{}:{}", self.path.display(), line_of(&self.text, offset))
+    }
+
+    /// Its `[[methods]]` tables, its own or its method set's, each with the
+    /// `path:line` it was written at.
+    fn method_tables(&self) -> Vec<(String, &toml::Table)> {
+        match &self.method_set {
+            Some(set) => set
+                .methods
+                .iter()
+                .map(|t| (set.at(t.span().start), t.get_ref()))
+                .collect(),
+            None => self
+                .raw
+                .methods
+                .iter()
+                .map(|t| (self.at(t.span().start), t.get_ref()))
+                .collect(),
+        }
+    }
+
+    /// sha256 of what the spec says: its text, and its method set's.
+    fn sha256(&self) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(self.text.as_bytes());
+        if let Some(set) = &self.method_set {
+            h.update(set.text.as_bytes());
+        }
+        hashbench_data::registry::hex(&h.finalize())
+    }
+}
+
+/// Keys only the spec's top level takes: one written under a
+/// `[profiles.x]` header belongs to that profile in TOML, and serde's
+/// "unknown field" would not say why.
+const TOP_LEVEL_ONLY: [&str; 12] = [
+    "id",
+    "title",
+    "paper",
+    "seed",
+    "shared_trial_seeds",
+    "centre",
+    "metrics",
+    "figures",
+    "claims",
+    "reported",
+    "profiles",
+    "methods_from",
+];
+
+/// The first top-level-only key a profile table holds: (key, profile, offset).
+fn top_level_key_in_a_profile(doc: &toml::de::DeTable<'_>) -> Option<(String, String, usize)> {
+    let profiles = doc.get("profiles")?.get_ref().as_table()?;
+    profiles.iter().find_map(|(name, table)| {
+        let (key, _) = table
+            .get_ref()
+            .as_table()?
+            .iter()
+            .find(|(k, _)| TOP_LEVEL_ONLY.contains(&k.get_ref().as_ref()))?;
+        Some((
+            key.get_ref().to_string(),
+            name.get_ref().to_string(),
+            key.span().start,
+        ))
+    })
+}
+
+fn join<'a>(items: impl IntoIterator<Item = impl AsRef<str> + 'a>) -> String {
+    items
+        .into_iter()
+        .map(|s| s.as_ref().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,661 @@
+use std::collections::BTreeSet;
+
+use super::*;
+
+const GOOD: &str = r#"
+id = "t"
+title = "T"
+paper = "P"
+seed = 1
+bits = [8, 16]
+trials = 3
+dataset = "d"
+split = { queries = 5 }
+ground_truth = { rule = "same-label" }
+
+[[methods]]
+method = "lsh"
+
+[[methods]]
+method = "sikh"
+label = "SIKH"
+grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
+
+[[metrics]]
+metric = "map"
+ties = "random"
+
+[[figures]]
+name = "a"
+title = "A"
+metric = "map"
+
+[[claims]]
+id = "lsh-best"
+quote = "LSH is best"
+source = "Sec. 1"
+kind = "beats"
+methods = ["LSH"]
+metric = "map"
+
+[profiles.ci]
+deviation = "small"
+bits = [8]
+trials = 1
+"#;
+
+/// The error planning `profile` of `text` gives.
+#[test]
+fn repeated_or_oversized_code_lengths_and_huge_plans_are_refused_before_any_trial() {
+    let bits_line = GOOD.lines().find(|l| l.starts_with("bits = ")).unwrap();
+    let e = plan_err(&GOOD.replacen(bits_line, "bits = [16, 16]", 1), "paper");
+    assert!(e.contains("bits lists 16 twice"), "{e}");
+    let e = plan_err(&GOOD.replacen(bits_line, "bits = [70000]", 1), "paper");
+    assert!(
+        e.contains("bits = 70000 is longer than the 65472 bits"),
+        "{e}"
+    );
+    let trials = GOOD.replacen(bits_line, &format!("{bits_line}\ntrials = 1000000000"), 1);
+    let trials = trials.replacen("\ntrials = 3\n", "\n", 1);
+    let e = plan_err(&trials, "paper");
+    assert!(e.contains("plan more than 1000000 trials"), "{e}");
+}
+
+fn plan_err(text: &str, profile: &str) -> String {
+    parse(text).unwrap().plan(profile).unwrap_err().to_string()
+}
+
+fn parse(text: &str) -> Result<Spec> {
+    parse_bytes(text.as_bytes())
+}
+
+fn parse_bytes(bytes: &[u8]) -> Result<Spec> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, bytes)?;
+    Spec::load(&path)
+}
+
+#[test]
+fn a_junk_file_beyond_the_size_limit_is_rejected_before_parsing() {
+    let junk = vec![b'x'; MAX_SPEC_BYTES as usize + 1];
+    let e = parse_bytes(&junk).unwrap_err().to_string();
+    assert!(e.contains("a spec is at most 1048576 bytes"), "{e}");
+    // at the limit it is parsed (and fails as TOML, at line 1)
+    let e = parse_bytes(&junk[1..]).unwrap_err().to_string();
+    assert!(!e.contains("at most"), "{e}");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Arbitrary bytes, or the good spec with a few characters changed
+    /// and cut short: an error or a plan, never a panic.
+    #[test]
+    fn damaged_specs_never_panic(
+        junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        edits in proptest::collection::vec(
+            (proptest::prelude::any::<proptest::sample::Index>(), proptest::char::range(' ', '~')),
+            0..6,
+        ),
+        cut in proptest::prelude::any::<proptest::sample::Index>(),
+    ) {
+        let mut good: Vec<char> = GOOD.chars().collect();
+        for (at, c) in edits {
+            let k = at.index(good.len());
+            good[k] = c;
+        }
+        good.truncate(cut.index(good.len() + 1));
+        let damaged: String = good.into_iter().collect();
+        for bytes in [&junk[..], damaged.as_bytes()] {
+            if let Ok(spec) = parse_bytes(bytes) {
+                for profile in spec.profiles() {
+                    let _ = spec.plan(&profile);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn grid_expands_and_profiles_override() {
+    let spec = parse(GOOD).unwrap();
+    let plan = spec.plan("paper").unwrap();
+    let labels: Vec<&str> = plan.methods().iter().map(|m| m.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "LSH",
+            "SIKH (width={ fixed = 1.0 })",
+            "SIKH (width={ fixed = 2.0 })"
+        ]
+    );
+    assert_eq!(plan.trials().len(), 3 * 2 * 3);
+    let ci = spec.plan("ci").unwrap();
+    assert_eq!(
+        (ci.axis.clone(), ci.trials().len()),
+        (Axis::CodeLengths(vec![8]), 3)
+    );
+    assert_eq!(ci.deviation.as_deref(), Some("small"));
+    // the paper profile's own deviation is the spec's top-level one
+    assert_eq!(plan.deviation, None);
+    let stated =
+        parse(&GOOD.replacen("seed =", "deviation = \"features by hashbench\"\nseed =", 1))
+            .unwrap();
+    assert_eq!(
+        stated.plan("paper").unwrap().deviation.as_deref(),
+        Some("features by hashbench")
+    );
+    assert_eq!(
+        stated.plan("ci").unwrap().deviation.as_deref(),
+        Some("small")
+    );
+    let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    assert_eq!(seeds.len(), plan.trials().len());
+}
+
+#[test]
+fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it() {
+    assert_eq!(
+        parse(GOOD)
+            .unwrap()
+            .plan("paper")
+            .unwrap()
+            .retrieval()
+            .unwrap()
+            .tune_on,
+        TuneOn::EachDraw
+    );
+    let fixed = GOOD.replace("[profiles.ci]", "[profiles.ci]\ntune_on = \"first-draw\"");
+    let err = plan_err(&fixed, "ci");
+    assert!(
+        err.contains("tune_on") && err.contains("per_trial"),
+        "{err}"
+    );
+    let drawn = fixed.replace(
+        "[profiles.ci]",
+        "[profiles.ci]\nsplit = { queries = 5, per_trial = true }",
+    );
+    let spec = parse(&drawn).unwrap();
+    assert_eq!(
+        spec.plan("ci").unwrap().retrieval().unwrap().tune_on,
+        TuneOn::FirstDraw
+    );
+    assert_eq!(
+        spec.plan("paper").unwrap().retrieval().unwrap().tune_on,
+        TuneOn::EachDraw
+    );
+}
+
+#[test]
+fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
+    let text = format!(
+        "{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n[profiles.ci.methods.\"SIKH\"]\nbits_seed = 1\n"
+    );
+    let err = plan_err(&text, "ci");
+    assert!(
+        err.contains("methods[1]") && err.contains("bits_seed"),
+        "{err}"
+    );
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n");
+    let spec = parse(&text).unwrap();
+    let ci = spec.plan("ci").unwrap();
+    assert!(
+        ci.methods()[0].params.contains("origin"),
+        "{}",
+        ci.methods()[0].params
+    );
+    assert!(
+        !spec.plan("paper").unwrap().methods()[0]
+            .params
+            .contains("origin")
+    );
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"ITQ\"]\nthrough = \"origin\"\n");
+    let err = plan_err(&text, "ci");
+    assert!(
+        err.contains("\"ITQ\"") && err.contains("names no method"),
+        "{err}"
+    );
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nmethod = \"itq\"\n");
+    assert!(plan_err(&text, "ci").contains("may not change `method`"));
+}
+
+#[test]
+fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
+    use hashbench_core::{Data, HashMethod, TrainSet};
+    use rand::SeedableRng;
+    let text = GOOD.replace("seed = 1", "seed = 1\nshared_trial_seeds = true");
+    let plan = parse(&text).unwrap().plan("paper").unwrap();
+    let seeds: BTreeSet<(usize, usize, u64)> = plan
+        .trials()
+        .iter()
+        .map(|t| (t.bits, t.trial, t.seed))
+        .collect();
+    let cells: BTreeSet<(usize, usize)> = plan.trials().iter().map(|t| (t.bits, t.trial)).collect();
+    assert_eq!(seeds.len(), cells.len(), "one seed per (bits, trial)");
+    // both draw their landmarks first from the trial RNG
+    let x = Data::Dense(faer::Mat::from_fn(40, 3, |i, j| {
+        ((i * 7 + j * 3) % 11) as f64
+    }));
+    let all: Vec<usize> = (0..40).collect();
+    let labels: Vec<u32> = (0..40).map(|i| (i % 2) as u32).collect();
+    let train = TrainSet {
+        x: &x,
+        labelled: &all,
+        labels: &labels,
+    };
+    let kernel = hashbench_kernel::KernelSpec::Linear;
+    let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(plan.trials()[0].seed);
+    let okh = hashbench_okh::OkhParams {
+        p: 6,
+        ..hashbench_okh::OkhParams::with_kernel(kernel.clone())
+    }
+    .fit(&train, 2, &mut rng())
+    .unwrap();
+    let klsh = hashbench_klsh::KlshParams {
+        p: 6,
+        t: 2,
+        ..hashbench_klsh::KlshParams::with_kernel(kernel)
+    }
+    .fit(&train, 2, &mut rng())
+    .unwrap();
+    assert_eq!(okh.landmarks().as_dense(), klsh.samples().as_dense());
+}
+
+#[test]
+fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
+    let mut plan = parse(GOOD).unwrap().plan("paper").unwrap();
+    let before: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    // a parameter added to a params struct later, with a default, changes
+    // the serialised parameters but not what the spec states
+    let crate::Study::Retrieval(study) = &mut plan.study else {
+        unreachable!("GOOD is a retrieval spec")
+    };
+    for m in &mut study.methods {
+        m.params = m.params.replace('}', ",\"new_knob\":1}");
+    }
+    let after: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    assert_eq!(before, after);
+    let labelled = GOOD
+        .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
+        .replace("methods = [\"LSH\"]", "methods = [\"L\"]");
+    let stated = parse(&labelled).unwrap().plan("paper").unwrap();
+    assert_eq!(
+        stated.trials()[0].seed,
+        before[0],
+        "a label is not a parameter"
+    );
+}
+
+#[test]
+fn errors_name_file_and_line() {
+    let typo = GOOD.replace("trials = 3", "trails = 3");
+    let e = parse(&typo).unwrap_err().to_string();
+    assert!(
+        e.contains("spec.toml") && e.contains("line 7") && e.contains("trails"),
+        "{e}"
+    );
+
+    let bad_method = GOOD.replace("method = \"lsh\"", "method = \"lsh\"\nradius = 3");
+    let e = plan_err(&bad_method, "paper");
+    assert!(e.contains("spec.toml:12") && e.contains("radius"), "{e}");
+
+    let bad_claim = GOOD.replace("methods = [\"LSH\"]", "methods = [\"LHS\"]");
+    let e = plan_err(&bad_claim, "paper");
+    assert!(e.contains("LHS") && e.contains("spec.toml:"), "{e}");
+
+    let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
+    let e = plan_err(&bad_width, "paper");
+    assert!(
+        e.contains("`width.fixed`: -2 is out of range: expected a finite number > 0"),
+        "{e}"
+    );
+
+    let bad_reported = GOOD.replace(
+        "[profiles.ci]",
+        "[[reported]]\nmethod = \"LSH\"\nmetric = \"mAP\"\nbits = 8\nvalue = 0.3\nsource = \"Table 1\"\n\n[profiles.ci]",
+    );
+    let e = plan_err(&bad_reported, "paper");
+    assert!(
+        e.contains("spec.toml:") && e.contains("metric `mAP`"),
+        "{e}"
+    );
+
+    let kernel_truth = GOOD.replace(
+        "rule = \"same-label\"",
+        "rule = \"k-nearest\", k = 3, by = \"kernel\"",
+    );
+    let e = plan_err(&kernel_truth, "paper");
+    assert!(
+        e.contains("by = \"kernel\"") && e.contains("top-level `kernel`"),
+        "{e}"
+    );
+
+    let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
+    assert!(e.contains("no profile `nope`"), "{e}");
+
+    let bad_metric = GOOD.replace(
+        "metric = \"map\"\nties = \"random\"\n\n[[figures]]",
+        "metric = \"mAP\"\nties = \"random\"\n\n[[figures]]",
+    );
+    let e = parse(&bad_metric).unwrap_err().to_string();
+    assert!(e.contains("mAP") && e.contains("line"), "{e}");
+}
+
+#[test]
+fn figures_and_claims_must_name_what_the_profile_produces() {
+    let plan_err =
+        |text: &str, profile: &str| parse(text).unwrap().plan(profile).unwrap_err().to_string();
+    // a curve no metric produces
+    let curve_fig = GOOD.replace(
+        "[[claims]]",
+        "[[figures]]\nname = \"b\"\ntitle = \"B\"\ncurve = \"recall-vs-retrieved\"\nbits = 16\n\n[[claims]]",
+    );
+    let e = plan_err(&curve_fig, "paper");
+    assert!(
+        e.contains("spec.toml:") && e.contains("names curve `recall-vs-retrieved`"),
+        "{e}"
+    );
+    // the curve exists, but profile ci does not run 16 bits
+    let with_curve = curve_fig.replace(
+        "[[figures]]\nname = \"a\"",
+        "[[metrics]]\nmetric = \"recall-curve\"\nties = \"random\"\n\n[[figures]]\nname = \"a\"",
+    );
+    assert!(parse(&with_curve).unwrap().plan("paper").is_ok());
+    let e = plan_err(&with_curve, "ci");
+    assert!(
+        e.contains("figure `b` reads x = 16, which profile `ci` does not run (its x values: 8)"),
+        "{e}"
+    );
+    // a claim at code lengths the profile lacks
+    let claim_bits = GOOD.replace(
+        "kind = \"beats\"\nmethods = [\"LSH\"]\nmetric = \"map\"",
+        "kind = \"rises\"\nmethods = [\"LSH\"]\nmetric = \"map\"\nfrom = 8\nto = 16",
+    );
+    let e = plan_err(&claim_bits, "ci");
+    assert!(e.contains("claim reads x = 16, which profile `ci`"), "{e}");
+    // a metric panel with bits
+    let e = plan_err(
+        &GOOD.replace(
+            "metric = \"map\"\n\n[[claims]]",
+            "metric = \"map\"\nbits = 8\n\n[[claims]]",
+        ),
+        "paper",
+    );
+    assert!(e.contains("a metric panel spans every code length"), "{e}");
+}
+
+#[test]
+fn pr_point_panels_name_produced_metrics_and_stand_alone() {
+    let with = |panel: &str| {
+        GOOD.replace(
+            "[[claims]]",
+            &format!(
+                "[[metrics]]\nmetric = \"precision-at-radius\"\nradius = 1\n\n[[figures]]\nname = \"pr\"\ntitle = \"PR\"\n{panel}\n\n[[claims]]"
+            ),
+        )
+    };
+    let good = with("pr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }");
+    assert!(parse(&good).unwrap().plan("paper").is_ok());
+    let e = plan_err(
+        &with("pr_points = { precision = \"precision-r2\", recall = \"recall-r1\" }"),
+        "paper",
+    );
+    assert!(e.contains("metric `precision-r2` is not produced"), "{e}");
+    let e = plan_err(
+        &with(
+            "metric = \"map\"\npr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }",
+        ),
+        "paper",
+    );
+    assert!(e.contains("`pr_points` stands alone"), "{e}");
+    let median = good.replace("trials = 3", "trials = 3\ncentre = \"median\"");
+    assert_eq!(
+        parse(&median).unwrap().plan("paper").unwrap().centre,
+        Centre::Median
+    );
+}
+
+#[test]
+fn methods_outside_the_paper_are_no_rivals_in_claims() {
+    let plan = parse(&GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = false"))
+        .unwrap()
+        .plan("paper")
+        .unwrap();
+    assert!(plan.rivals("LSH").is_empty(), "{:?}", plan.rivals("LSH"));
+    assert_eq!(plan.rivals("SIKH (width={ fixed = 1.0 })"), ["LSH"]);
+    let e = plan_err(
+        &GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = 1"),
+        "paper",
+    );
+    assert!(e.contains("in_paper must be true or false"), "{e}");
+}
+
+#[test]
+fn an_unknown_method_parameter_names_the_keys_every_method_takes() {
+    let e = plan_err(
+        &GOOD.replace("label = \"SIKH\"", "labell = \"SIKH\""),
+        "paper",
+    );
+    assert!(e.contains("unknown field `labell`"), "{e}");
+    assert!(
+        e.contains("every method also takes `label` and `in_paper`"),
+        "{e}"
+    );
+}
+
+const NORMALITY: &str = r#"
+id = "study"
+title = "t"
+paper = "p"
+seed = 1
+dataset = "d"
+[normality]
+p = [10, 20]
+hyperplanes = 5
+"#;
+
+#[test]
+fn a_normality_study_plans_with_only_its_own_fields() {
+    let plan = parse(NORMALITY).unwrap().plan("paper").unwrap();
+    assert_eq!(plan.axis.values(), [10, 20]);
+    assert!(plan.retrieval().is_none() && plan.methods().is_empty() && plan.trials().is_empty());
+    // what only a retrieval study reads is refused, not ignored
+    for extra in [
+        "training_sizes = [100]",
+        "tune_on = \"first-draw\"",
+        "bits = [8]",
+    ] {
+        let text = NORMALITY.replace("dataset = \"d\"", &format!("dataset = \"d\"\n{extra}"));
+        let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+        assert!(
+            err.contains("a [normality] study takes its p values"),
+            "{extra}: {err}"
+        );
+    }
+    // p is a sample size, not a code length: any size plans, but once each
+    let large = NORMALITY.replace("p = [10, 20]", "p = [10, 5000]");
+    assert_eq!(
+        parse(&large).unwrap().plan("paper").unwrap().axis,
+        Axis::P(vec![10, 5000])
+    );
+    let twice = NORMALITY.replace("p = [10, 20]", "p = [10, 10]");
+    let err = format!("{:#}", parse(&twice).unwrap().plan("paper").unwrap_err());
+    assert!(err.contains("p lists 10 twice"), "{err}");
+    // its own parameters name the field at fault
+    let text = NORMALITY.replace("hyperplanes = 5", "hyperplanes = 5\nt_fraction = 0.01");
+    let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+    assert!(
+        err.contains("normality: parameter `t_fraction` = 0.01: gives t = floor(0.01 * 10) = 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
+    // KLSH names no kernel of its own: it inherits the spec's
+    let text = GOOD
+        .replace(
+            "seed = 1",
+            "seed = 1\nkernel = { kind = \"gaussian\", width = { mean-distance = 1 } }",
+        )
+        .replacen(
+            "[[methods]]",
+            "[[methods]]\nmethod = \"klsh\"\n\n[[methods]]",
+            1,
+        );
+    let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+    assert!(err.contains(": kernel: "), "{err}");
+}
+
+/// Issue 46's spec cases: each refused before any trial, with the key, line
+/// and what is allowed.
+#[test]
+fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
+    let with_ci = |extra: &str| GOOD.replacen("trials = 1\n", &format!("trials = 1\n{extra}\n"), 1);
+    // a NaN or negative tolerance would make `check` pass anything, or fail everything
+    let e = parse(&with_ci("tolerance = nan")).unwrap_err().to_string();
+    assert!(
+        e.contains(":41: `profiles.ci.tolerance` = nan") && e.contains("finite"),
+        "{e}"
+    );
+    let e = parse(&with_ci("tolerance = -1e-6"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 41") && e.contains(">= 0"), "{e}");
+    assert_eq!(
+        parse(&with_ci("tolerance = 0"))
+            .unwrap()
+            .plan("ci")
+            .unwrap()
+            .tolerance,
+        0.0
+    );
+    // a top-level key written below a profile header
+    let e = parse(&with_ci("seed = 3")).unwrap_err().to_string();
+    assert!(
+        e.contains(":41: `seed` is a key of the spec's top level") && e.contains("[profiles.ci]"),
+        "{e}"
+    );
+    // a profile name names a results folder: it cannot climb out of it
+    let escaping = GOOD.replacen("[profiles.ci]", "[profiles.\"../../esc\"]", 1);
+    let e = plan_err(&escaping, "paper");
+    assert!(e.contains(":37: profile name \"../../esc\""), "{e}");
+    // a ball as wide as the code holds the whole database
+    let radius = GOOD.replacen(
+        "[[metrics]]\nmetric = \"map\"",
+        "[[metrics]]\nmetric = \"precision-at-radius\"\nradius = 8\n[[metrics]]\nmetric = \"map\"",
+        1,
+    );
+    let e = plan_err(&radius.replacen("radius = 8", "radius = 16", 1), "paper");
+    assert!(
+        e.contains("radius = 16 is at or above every code length (the longest is 16 bits)"),
+        "{e}"
+    );
+    assert!(
+        parse(&radius.replacen("radius = 8", "radius = 15", 1))
+            .unwrap()
+            .plan("paper")
+            .is_ok()
+    );
+}
+
+/// `GOOD` with its `[[methods]]` moved into `method-sets/set.toml`, the
+/// spec naming it; returns the folder, the spec's path and the set's path.
+fn with_method_set(set: &str) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let start = GOOD.find("[[methods]]").unwrap();
+    let end = GOOD.find("[[metrics]]").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(super::method_set::FOLDER)).unwrap();
+    let set_path = dir.path().join("method-sets/set.toml");
+    std::fs::write(&set_path, set.replace("{methods}", &GOOD[start..end])).unwrap();
+    let spec_path = dir.path().join("spec.toml");
+    let text = format!(
+        "{}methods_from = \"method-sets/set.toml\"\n{}",
+        &GOOD[..start],
+        &GOOD[end..]
+    );
+    std::fs::write(&spec_path, text).unwrap();
+    (dir, spec_path, set_path)
+}
+
+#[test]
+fn a_method_set_gives_the_plan_its_own_methods_would() {
+    let own = parse(GOOD).unwrap().plan("paper").unwrap();
+    let (_dir, spec, set) = with_method_set("# shared\n{methods}");
+    let from_set = Spec::load(&spec).unwrap().plan("paper").unwrap();
+    // the plan says where its methods came from (summary and run.json)
+    assert_eq!(
+        (own.method_set.clone(), from_set.method_set.clone()),
+        (None, Some(set))
+    );
+    let params = |p: &Plan| {
+        p.methods()
+            .iter()
+            .map(|m| (m.label.clone(), m.params.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(params(&own), params(&from_set));
+    assert_eq!(params(&own).len(), 3);
+    // the set's text is part of what the plan says it was made from
+    let (_dir, spec, set) = with_method_set("# shared\n{methods}");
+    let before = Spec::load(&spec)
+        .unwrap()
+        .plan("paper")
+        .unwrap()
+        .spec_sha256;
+    let text = std::fs::read_to_string(&set).unwrap();
+    std::fs::write(&set, text.replace("# shared", "# shared by two")).unwrap();
+    let after = Spec::load(&spec)
+        .unwrap()
+        .plan("paper")
+        .unwrap()
+        .spec_sha256;
+    assert_ne!(before, after);
+}
+
+#[test]
+fn a_method_set_is_refused_with_its_file_and_line() {
+    // an unknown method, in the table that starts on line 1 of the set
+    let (_dir, spec, set) = with_method_set("[[methods]]\n\nmethod = \"no-such\"\n");
+    let e = format!(
+        "{:#}",
+        Spec::load(&spec).unwrap().plan("paper").unwrap_err()
+    );
+    assert!(e.contains(&format!("{}:1:", set.display())), "{e}");
+    assert!(e.contains("no-such"), "{e}");
+    // anything but [[methods]] in a set
+    let (_dir, spec, set) = with_method_set("seed = 3\n{methods}");
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(
+        e.contains(&set.display().to_string()) && e.contains("seed"),
+        "{e}"
+    );
+    // a set that is not there: the spec's line names it
+    let (_dir, spec, set) = with_method_set("{methods}");
+    std::fs::remove_file(&set).unwrap();
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(e.contains("methods_from = \"method-sets/set.toml\""), "{e}");
+    assert!(e.contains(&format!("{}:", spec.display())), "{e}");
+    // a spec with both
+    let (_dir, spec, _) = with_method_set("{methods}");
+    let text =
+        std::fs::read_to_string(&spec).unwrap() + "[[methods]]\nmethod = \"lsh\"\nlabel = \"x\"\n";
+    std::fs::write(&spec, text).unwrap();
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(e.contains("take the methods from one place"), "{e}");
+    // a set outside the paper's method-sets/ folder
+    let (_dir, spec, _) = with_method_set("{methods}");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(
+        &spec,
+        text.replace("method-sets/set.toml", "../elsewhere.toml"),
+    )
+    .unwrap();
+    let e = format!("{:#}", Spec::load(&spec).unwrap_err());
+    assert!(e.contains("method-sets/ folder"), "{e}");
+}

@@ -1,0 +1,243 @@
+//! Cross-checks of what figures, claims and reported numbers name against
+//! what a plan produces: method labels, scalar metrics, curves and the code
+//! lengths the profile runs. A mismatch is an error before any trial, not an
+//! empty figure or an unchecked claim.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Result, bail};
+
+use toml::Spanned;
+
+use super::{ClaimSpec, FigureSpec, Reported, Spec, join};
+use hashbench_claims::Kind;
+
+/// What a plan produces.
+pub(super) struct Names {
+    /// Method (or series) labels.
+    pub labels: BTreeSet<String>,
+    /// Scalar metric names.
+    pub scalars: BTreeSet<String>,
+    /// Curve names.
+    pub curves: BTreeSet<String>,
+}
+
+impl Names {
+    fn curve(&self, at: &str, what: &str, curve: &str) -> Result<()> {
+        if !self.curves.contains(curve) {
+            bail!(
+                "{at}: {what} names curve `{curve}`, not produced by this spec's metrics ({})",
+                join(&self.curves)
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Spec {
+    /// Checks every figure, reported number and claim against `names` and the
+    /// profile's code lengths `bits`.
+    ///
+    /// # Errors
+    /// The first mismatch, with file and line.
+    pub(super) fn check_references(
+        &self,
+        names: &Names,
+        bits: &[usize],
+        profile: &str,
+    ) -> Result<()> {
+        for f in &self.raw.figures {
+            self.check_figure(f, names, bits, profile)?;
+        }
+        for r in &self.raw.reported {
+            self.check_reported(r, names)?;
+        }
+        let mut ids = BTreeSet::new();
+        for c in &self.raw.claims {
+            self.check_claim(c, &mut ids, names, bits, profile)?;
+        }
+        Ok(())
+    }
+
+    /// A figure panel names one kind of panel and what this spec writes.
+    fn check_figure(
+        &self,
+        f: &Spanned<FigureSpec>,
+        names: &Names,
+        bits: &[usize],
+        profile: &str,
+    ) -> Result<()> {
+        let at = self.at(f.span().start);
+        let fig = f.get_ref();
+        let what = format!("figure `{}`", fig.name);
+        if let Some(pr) = &fig.pr_points {
+            if fig.metric.is_some()
+                || fig.curve.is_some()
+                || fig.bits.is_some()
+                || !fig.metrics.is_empty()
+            {
+                bail!(
+                    "{at}: {what}: `pr_points` stands alone; remove `metric`, `metrics`, `curve` and `bits`"
+                );
+            }
+            if let Some(m) = [&pr.precision, &pr.recall]
+                .into_iter()
+                .find(|m| !names.scalars.contains(*m))
+            {
+                bail!(
+                    "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                    join(&names.scalars)
+                );
+            }
+            return Ok(());
+        }
+        if !fig.metrics.is_empty() {
+            if fig.metric.is_some() || fig.curve.is_some() || fig.bits.is_some() {
+                bail!("{at}: {what}: `metrics` stands alone; remove `metric`, `curve` and `bits`");
+            }
+            if let Some(m) = fig.metrics.iter().find(|m| !names.scalars.contains(*m)) {
+                bail!(
+                    "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                    join(&names.scalars)
+                );
+            }
+            return Ok(());
+        }
+        match (&fig.metric, &fig.curve, fig.bits) {
+            (Some(m), None, None) => {
+                if !names.scalars.contains(m) {
+                    bail!(
+                        "{at}: {what}: metric `{m}` is not produced by this spec's metrics ({})",
+                        join(&names.scalars)
+                    );
+                }
+            }
+            (Some(_), None, Some(_)) => {
+                bail!("{at}: {what}: a metric panel spans every code length; remove `bits`")
+            }
+            (None, Some(c), Some(b)) => {
+                names.curve(&at, &what, c)?;
+                runs(&at, &what, b, bits, profile)?;
+            }
+            (None, Some(_), None) => bail!("{at}: {what}: a curve panel needs `bits`"),
+            _ => bail!("{at}: {what}: give exactly one of `metric`, `metrics` and `curve`"),
+        }
+        if let Some(r) = &fig.reference {
+            names.curve(&at, &what, r)?;
+        }
+        Ok(())
+    }
+
+    /// A reported number names a label and a scalar of this spec.
+    fn check_reported(&self, r: &Spanned<Reported>, names: &Names) -> Result<()> {
+        let at = self.at(r.span().start);
+        let r = r.get_ref();
+        if !names.labels.contains(&r.method) {
+            bail!(
+                "{at}: reported value names method `{}`, not a label of this spec ({})",
+                r.method,
+                join(&names.labels)
+            );
+        }
+        if !names.scalars.contains(&r.metric) {
+            bail!(
+                "{at}: reported value names metric `{}`, not produced by this spec's metrics ({})",
+                r.metric,
+                join(&names.scalars)
+            );
+        }
+        if let Some(p) = &r.on_curve {
+            names.curve(&at, "reported value", &p.curve)?;
+        }
+        Ok(())
+    }
+
+    /// A claim has its own id and names what this spec writes at code
+    /// lengths the profile runs (unless not testable on it).
+    fn check_claim(
+        &self,
+        c: &Spanned<ClaimSpec>,
+        ids: &mut BTreeSet<String>,
+        names: &Names,
+        bits: &[usize],
+        profile: &str,
+    ) -> Result<()> {
+        let raw = &self.raw;
+        let at = self.at(c.span().start);
+        let claim = c.get_ref();
+        if !ids.insert(claim.id.clone()) {
+            bail!("{at}: claim id `{}` is used twice in this spec", claim.id);
+        }
+        if claim
+            .testable
+            .as_ref()
+            .is_some_and(|p| !p.contains(&profile.to_string()))
+        {
+            // not testable on this profile: it reads nothing of it
+            return Ok(());
+        }
+        let (methods, metrics) = claim.kind.names();
+        if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
+            bail!(
+                "{at}: claim `{}` names method `{method}`, not a label of this spec ({})",
+                claim.id,
+                join(&names.labels)
+            );
+        }
+        if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
+            bail!(
+                "{at}: claim `{}` names metric `{metric}`, not produced by this spec's metrics ({})",
+                claim.id,
+                join(&names.scalars)
+            );
+        }
+        for curve in claim.kind.curves() {
+            names.curve(&at, "claim", curve)?;
+        }
+        for b in claim.kind.code_lengths() {
+            runs(&at, "claim", b, bits, profile)?;
+        }
+        if let Kind::Beats(k) = &claim.kind
+            && k.compared(&raw.metrics).is_none()
+        {
+            bail!(
+                "{at}: claim `{}` compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",
+                claim.id,
+                k.metric()
+            );
+        }
+        if let Kind::PeaksAt(k) = &claim.kind
+            && k.best_without_a_length()
+        {
+            bail!(
+                "{at}: claim `{}`: `of = \"best\"` reads the best of the curves at one length: give it `at`",
+                claim.id
+            );
+        }
+        if let Kind::LevelsOff(k) = &claim.kind {
+            let (from, to) = k.range();
+            if from >= to {
+                bail!(
+                    "{at}: a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
+                );
+            }
+            if bits.iter().all(|b| *b <= to) {
+                bail!(
+                    "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `b` is among the x values (code lengths, training sizes or p) the profile runs.
+fn runs(at: &str, what: &str, b: usize, bits: &[usize], profile: &str) -> Result<()> {
+    if !bits.contains(&b) {
+        bail!(
+            "{at}: {what} reads x = {b}, which profile `{profile}` does not run (its x values: {}); add {b} to the profile's bits (or training_sizes, or [normality] p, whichever its axis is)",
+            join(bits.iter().map(|b| b.to_string()))
+        );
+    }
+    Ok(())
+}

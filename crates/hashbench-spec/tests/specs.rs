@@ -1,0 +1,91 @@
+//! Every shipped spec parses and plans on every profile, and its claims are
+//! well formed: a quote and a source each, ids unique, a diagnosis only
+//! where it can be read.
+
+use std::path::{Path, PathBuf};
+
+use hashbench_spec::{Spec, Workspace};
+
+/// Every shipped spec file, loaded.
+fn shipped() -> Vec<(PathBuf, Spec)> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Workspace::at(repo)
+        .specs()
+        .unwrap()
+        .into_iter()
+        .map(|(path, spec)| {
+            let spec = spec.unwrap_or_else(|e| panic!("{e:#}"));
+            (path, spec)
+        })
+        .collect()
+}
+
+#[test]
+fn every_shipped_spec_plans_on_every_profile() {
+    let mut planned = 0;
+    for (path, spec) in shipped() {
+        for profile in spec.profiles() {
+            let plan = spec
+                .plan(&profile)
+                .unwrap_or_else(|e| panic!("{} [{profile}]: {e:#}", path.display()));
+            for c in &plan.claims {
+                assert!(
+                    !c.quote.trim().is_empty() && !c.source.trim().is_empty(),
+                    "{}: claim `{}` needs a quote and a source",
+                    path.display(),
+                    c.id
+                );
+                // a diagnosis names the run it explains, so that it can go stale
+                let anchored = c
+                    .diagnosis_for
+                    .as_ref()
+                    .is_some_and(|w| spec.profiles().contains(&w.profile));
+                assert!(
+                    c.diagnosis.is_none() || anchored,
+                    "{}: claim `{}`'s diagnosis needs `diagnosis_for = {{ profile, outcome, value }}` naming one of its profiles",
+                    path.display(),
+                    c.id
+                );
+            }
+            planned += 1;
+        }
+    }
+    assert!(planned > 40, "only {planned} plans");
+}
+
+/// A claim whose comment says it is "judged over all points of" several code
+/// lengths at once pools them (`pool = "all-lengths"`), and a claim that pools
+/// says so: the spec's words and the judge agree.
+#[test]
+fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
+    let mut pooled = 0;
+    for (path, _) in shipped() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let blocks: Vec<&str> = text.split("[[claims]]").collect();
+        for pair in blocks.windows(2) {
+            // the comment lines just above the claim, and the claim's own keys
+            let mut lines: Vec<&str> = pair[0]
+                .lines()
+                .rev()
+                .take_while(|l| l.starts_with('#') || l.trim().is_empty())
+                .map(|l| l.trim_start_matches('#').trim())
+                .collect();
+            lines.reverse();
+            let comment = lines.join(" ");
+            let body = pair[1].split("\n[").next().unwrap_or_default();
+            let says = comment.contains("judged over all points of");
+            let pools = body.contains("pool = \"all-lengths\"");
+            assert_eq!(
+                says,
+                pools,
+                "{}: a claim's comment and its `pool` disagree:\n{}",
+                path.display(),
+                body.lines()
+                    .find(|l| l.starts_with("id = "))
+                    .unwrap_or_default()
+            );
+            pooled += usize::from(pools);
+        }
+    }
+    assert_eq!(pooled, 5, "the OKH claims read as a whole");
+}
