@@ -17,7 +17,7 @@ impl Spec {
     pub(super) fn methods(
         &self,
         kernel: Option<&KernelSpec>,
-        overrides: Option<&BTreeMap<String, toml::Table>>,
+        overrides: &BTreeMap<String, toml::Table>,
     ) -> Result<Vec<MethodEntry>> {
         let mut out: Vec<MethodEntry> = Vec::new();
         let mut used = BTreeSet::new();
@@ -41,9 +41,7 @@ impl Spec {
                 }
                 _ => None,
             });
-            if let Some((name, params)) =
-                table_label.and_then(|l| overrides.and_then(|o| o.get_key_value(&l)))
-            {
+            if let Some((name, params)) = table_label.and_then(|l| overrides.get_key_value(&l)) {
                 used.insert(name.clone());
                 for (key, value) in params {
                     if key == "method" || key == "label" {
@@ -81,11 +79,7 @@ impl Spec {
         if out.is_empty() {
             bail!("{}: no [[methods]]", self.path.display());
         }
-        if let Some(unused) = overrides
-            .into_iter()
-            .flat_map(|o| o.keys())
-            .find(|l| !used.contains(*l))
-        {
+        if let Some(unused) = overrides.keys().find(|l| !used.contains(*l)) {
             bail!(
                 "{}: the profile's methods.\"{unused}\" names no method label of the spec",
                 self.path.display()

@@ -1,5 +1,5 @@
-//! Experiment specs: the serde mirror of the TOML (`RawSpec`) and the
-//! profiles that override it; resolving a profile into the validated `Plan`
+//! Experiment specs: a spec's top level and each profile laid over it, read
+//! into one typed form (`Protocol`); resolving a profile into the validated `Plan`
 //! a run executes (`resolve`), the plan itself (`plan`), method grids
 //! (`grid`) and the cross-checks of names and code lengths (`validate`) live
 //! beside it. Everything that can be
@@ -50,15 +50,20 @@ pub fn paper_key(spec_path: &Path) -> String {
         .map_or_else(|| "other".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// A spec file as written.
+/// The protocol of one profile: the spec's top level with the profile's
+/// table laid over it, key by key (see [`Spec::load`]), then read once into
+/// this one typed form; a new key is one field here. Values keep the spans
+/// of the lines they were written on, so an error names the right line.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawSpec {
+struct Protocol {
     id: String,
     title: String,
     paper: String,
-    /// Where the paper profile itself departs from the paper (e.g. features
-    /// computed by hashbench's extractors instead of the authors' files).
+    /// How this protocol departs from the paper's: a profile must state it;
+    /// at the top level, where the paper profile itself departs (e.g.
+    /// features computed by hashbench's extractors instead of the authors'
+    /// files).
     #[serde(default)]
     deviation: Option<String>,
     seed: u64,
@@ -114,8 +119,15 @@ pub struct RawSpec {
     claims: Vec<Spanned<ClaimSpec>>,
     #[serde(default)]
     reported: Vec<Spanned<Reported>>,
-    #[serde(default)]
-    profiles: BTreeMap<String, ProfileSpec>,
+    /// Absolute tolerance of the golden-metric check (a profile's key).
+    tolerance: Option<NonNegative>,
+    /// Parameters of named methods on this profile, by label (e.g. the ci
+    /// profile's fixed hyperparameters where the paper's profile
+    /// cross-validates): a profile's `[profiles.ci.methods."SH_ENCW"]`,
+    /// which sets parameters of the base's `[[methods]]` instead of
+    /// replacing the list.
+    #[serde(skip)]
+    method_overrides: BTreeMap<String, toml::Table>,
 }
 
 fn one() -> usize {
@@ -138,36 +150,6 @@ pub enum TuneOn {
     /// Once per code length, on the first draw's training set; later draws
     /// reuse the choice (a cost-saving deviation a profile states).
     FirstDraw,
-}
-
-/// Overrides of a named profile (`[profiles.local]`, `[profiles.ci]`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProfileSpec {
-    /// How this profile departs from the paper's protocol, and why.
-    deviation: String,
-    dataset: Option<String>,
-    split: Option<SplitSpec>,
-    tune_on: Option<TuneOn>,
-    bits: Option<Vec<usize>>,
-    training_sizes: Option<Vec<usize>>,
-    trials: Option<usize>,
-    ground_truth: Option<TruthRule>,
-    normality: Option<NormalitySpec>,
-    /// The experiment's kernel on this profile's data (e.g. Gaussians on a
-    /// local stand-in for the paper's histograms).
-    kernel: Option<KernelSpec>,
-    /// Feature transforms on this profile's data.
-    transform: Option<Vec<Transform>>,
-    /// How this profile turns graphs into vectors (a reading's variant).
-    graph_features: Option<WlSubtree>,
-    /// Parameters of named methods on this profile, by label (e.g. the ci
-    /// profile's fixed hyperparameters where the paper's profile
-    /// cross-validates): `[profiles.ci.methods."SH_ENCW"]`.
-    #[serde(default)]
-    methods: BTreeMap<String, toml::Table>,
-    /// Absolute tolerance of the golden-metric check (ci profile).
-    tolerance: Option<NonNegative>,
 }
 
 /// A figure panel: a scalar metric against code length, or a curve at one code length.
@@ -251,7 +233,10 @@ pub struct CurvePoint {
 pub struct Spec {
     path: PathBuf,
     text: String,
-    raw: RawSpec,
+    /// The paper's protocol: the spec's top level.
+    paper: Protocol,
+    /// Each declared profile's protocol, by name.
+    declared: BTreeMap<String, Protocol>,
     /// The method set `methods_from` names.
     method_set: Option<method_set::MethodSet>,
 }
@@ -264,10 +249,15 @@ fn line_of(text: &str, offset: usize) -> usize {
 const MAX_SPEC_BYTES: u64 = 1 << 20;
 
 impl Spec {
-    /// Reads and parses a spec file; syntax and schema errors carry the line.
+    /// Reads and parses a spec file: its top level is the paper's protocol,
+    /// and each `[profiles.<name>]` table is laid over it key by key (a key
+    /// the profile states replaces the top level's, whatever its type) before
+    /// the result is read into the one typed form. Syntax and schema errors
+    /// carry the line they were written on.
     ///
     /// # Errors
-    /// Unreadable file, TOML syntax, unknown keys or bad values.
+    /// Unreadable file, TOML syntax, unknown keys or bad values, a key on the
+    /// wrong level, a profile without its `deviation`.
     pub fn load(path: &Path) -> Result<Spec> {
         let size = std::fs::metadata(path)
             .with_context(|| format!("reading spec {}", path.display()))?
@@ -280,50 +270,12 @@ impl Spec {
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading spec {}", path.display()))?;
-        // one parse serves every check of the text (a document that does not
-        // parse is left to serde, which says where)
-        let doc = toml::de::DeTable::parse(&text).ok();
-        let all_numbers = doc
-            .as_ref()
-            .map(|d| numbers::numbers_of(d.get_ref()))
-            .unwrap_or_default();
-        if let Some(n) = numbers::first_non_finite(&all_numbers) {
-            bail!(
-                "{}:{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
-                path.display(),
-                line_of(&text, n.span.start),
-                n.key,
-                n.text
-            );
-        }
-        if let Some((key, profile, offset)) = doc
-            .as_ref()
-            .and_then(|d| top_level_key_in_a_profile(d.get_ref()))
-        {
-            bail!(
-                "{}:{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
-                path.display(),
-                line_of(&text, offset)
-            );
-        }
-        let raw: RawSpec = toml::from_str(&text).map_err(|e| {
-            let at = e
-                .span()
-                .and_then(|span| numbers::refused_number(&text, &all_numbers, span, e.message()))
-                .map_or_else(String::new, |n| {
-                    format!(
-                        "`{}` (line {}) is refused: ",
-                        n.key,
-                        line_of(&text, n.span.start)
-                    )
-                });
-            anyhow!("{}: {at}{e}", path.display())
-        })?;
-        let method_set = match &raw.methods_from {
+        let (paper, declared) = protocols(path, &text)?;
+        let method_set = match &paper.methods_from {
             None => None,
             Some(from) => {
                 let at = format!("{}:{}", path.display(), line_of(&text, from.span().start));
-                if !raw.methods.is_empty() {
+                if !paper.methods.is_empty() {
                     bail!(
                         "{at}: `methods_from` and [[methods]] tables in one spec: take the methods from one place"
                     );
@@ -334,19 +286,20 @@ impl Spec {
         Ok(Spec {
             path: path.to_path_buf(),
             text,
-            raw,
+            paper,
+            declared,
             method_set,
         })
     }
 
     /// The experiment id.
     pub fn id(&self) -> &str {
-        &self.raw.id
+        &self.paper.id
     }
 
     /// The ids of its claims (the paper statements it judges), in order.
     pub fn claim_ids(&self) -> Vec<&str> {
-        self.raw
+        self.paper
             .claims
             .iter()
             .map(|c| c.get_ref().id.as_str())
@@ -361,17 +314,21 @@ impl Spec {
     /// Profile names: `paper` first, then the declared ones.
     pub fn profiles(&self) -> Vec<String> {
         std::iter::once(PAPER_PROFILE.to_string())
-            .chain(self.raw.profiles.keys().cloned())
+            .chain(self.declared.keys().cloned())
             .collect()
+    }
+
+    /// The protocol of `profile`, if the spec has it.
+    fn protocol(&self, profile: &str) -> Option<&Protocol> {
+        if profile == PAPER_PROFILE {
+            return Some(&self.paper);
+        }
+        self.declared.get(profile)
     }
 
     /// The dataset a profile reads.
     pub fn dataset_of(&self, profile: &str) -> Option<&str> {
-        if profile == PAPER_PROFILE {
-            return Some(&self.raw.dataset);
-        }
-        let p = self.raw.profiles.get(profile)?;
-        Some(p.dataset.as_deref().unwrap_or(&self.raw.dataset))
+        self.protocol(profile).map(|p| p.dataset.as_str())
     }
 
     fn at(&self, offset: usize) -> String {
@@ -388,7 +345,7 @@ impl Spec {
                 .map(|t| (set.at(t.span().start), t.get_ref()))
                 .collect(),
             None => self
-                .raw
+                .paper
                 .methods
                 .iter()
                 .map(|t| (self.at(t.span().start), t.get_ref()))
@@ -407,6 +364,116 @@ impl Spec {
         hashbench_data::registry::hex(&h.finalize())
     }
 }
+
+/// The paper's protocol and each declared profile's, read from `text`:
+/// the document is parsed once, its numbers checked, every key checked for
+/// its level, then each profile's table laid over the top level.
+fn protocols(path: &Path, text: &str) -> Result<(Protocol, BTreeMap<String, Protocol>)> {
+    let file = path.display();
+    let at = |offset: usize| format!("{file}:{}", line_of(text, offset));
+    let doc = toml::de::DeTable::parse(text).map_err(|mut e| {
+        e.set_input(Some(text));
+        anyhow!("{file}: {e}")
+    })?;
+    let all_numbers = numbers::numbers_of(doc.get_ref());
+    if let Some(n) = numbers::first_non_finite(&all_numbers) {
+        bail!(
+            "{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
+            at(n.span.start),
+            n.key,
+            n.text
+        );
+    }
+    if let Some((key, profile, offset)) = top_level_key_in_a_profile(doc.get_ref()) {
+        bail!(
+            "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
+            at(offset)
+        );
+    }
+    let span = doc.span();
+    let mut base = doc.into_inner();
+    if let Some((key, _)) = base.get_key_value(PROFILE_ONLY) {
+        bail!(
+            "{}: `{PROFILE_ONLY}` is a profile's key (the golden check's tolerance): move it into the profile it applies to, e.g. [profiles.ci]",
+            at(key.span().start)
+        );
+    }
+    let declared = base.remove("profiles");
+    let read = |table: toml::de::DeTable<'_>| -> Result<Protocol> {
+        let de = toml::de::Deserializer::from(Spanned::new(span.clone(), table));
+        Protocol::deserialize(de).map_err(|mut e| {
+            let refused = e
+                .span()
+                .and_then(|span| numbers::refused_number(text, &all_numbers, span, e.message()))
+                .map_or_else(String::new, |n| {
+                    format!(
+                        "`{}` (line {}) is refused: ",
+                        n.key,
+                        line_of(text, n.span.start)
+                    )
+                });
+            e.set_input(Some(text));
+            anyhow!("{file}: {refused}{e}")
+        })
+    };
+    let paper = read(base.clone())?;
+    let mut profiles = BTreeMap::new();
+    let Some(declared) = declared else {
+        return Ok((paper, profiles));
+    };
+    let declared_at = declared.span().start;
+    let toml::de::DeValue::Table(declared) = declared.into_inner() else {
+        bail!(
+            "{}: `profiles` holds the profiles, one [profiles.<name>] table each",
+            at(declared_at)
+        );
+    };
+    for (name, table) in declared {
+        let header = name.span().start;
+        let name = name.into_inner().into_owned();
+        let toml::de::DeValue::Table(over) = table.into_inner() else {
+            bail!(
+                "{}: profiles.{name} is a table of the keys it restates",
+                at(header)
+            );
+        };
+        let mut laid = base.clone();
+        let mut overrides = None;
+        let mut deviation = false;
+        for (key, value) in over {
+            match key.get_ref().as_ref() {
+                "methods" => overrides = Some(value),
+                k => {
+                    deviation |= k == "deviation";
+                    let k = k.to_string();
+                    laid.remove(k.as_str());
+                    laid.insert(key, value);
+                }
+            }
+        }
+        if !deviation {
+            bail!(
+                "{}: [profiles.{name}] must state its `deviation`: how this profile departs from the paper's protocol, and why",
+                at(header)
+            );
+        }
+        let mut protocol = read(laid)?;
+        if let Some(overrides) = overrides {
+            protocol.method_overrides = BTreeMap::deserialize(toml::de::ValueDeserializer::from(
+                overrides,
+            ))
+            .map_err(|mut e| {
+                e.set_input(Some(text));
+                anyhow!("{file}: profiles.{name}.methods: {e}")
+            })?;
+        }
+        profiles.insert(name, protocol);
+    }
+    Ok((paper, profiles))
+}
+
+/// The key only a profile takes.
+const PROFILE_ONLY: &str = "tolerance";
 
 /// Keys only the spec's top level takes: one written under a
 /// `[profiles.x]` header belongs to that profile in TOML, and serde's

@@ -1,69 +1,18 @@
-//! Resolving a profile into a [`Plan`]: the profile laid over the base spec
-//! (one rule for every field), then every check that needs no data: the
+//! Resolving a profile's protocol into a [`Plan`]: every check that needs
+//! no data: the
 //! id, the study's own fields (split, ground truth, metrics and methods, or
 //! the normality study's), the axis, the plan's size and every name the
 //! figures, claims and reported numbers use.
 
 use anyhow::{Result, anyhow, bail};
-use hashbench_data::graphs::WlSubtree;
-use hashbench_data::{SplitSpec, Transform, TruthRule};
+use hashbench_data::TruthRule;
 use hashbench_eval::MetricSpec;
-use hashbench_kernel::KernelSpec;
 
 use super::plan::Axis;
 use super::{
-    MAX_PLANNED_TRIALS, MethodEntry, NormalitySpec, Plan, ProfileSpec, RawSpec, Retrieval, Spec,
-    Study, TIMING_METRICS, TuneOn, validate,
+    MAX_PLANNED_TRIALS, MethodEntry, NormalitySpec, Plan, Protocol, Retrieval, Spec, Study,
+    TIMING_METRICS, TuneOn, validate,
 };
-use crate::PAPER_PROFILE;
-
-/// The fields a profile may restate, after laying the profile over the base:
-/// a field the profile states replaces the base's, one rule for every field.
-struct Layered {
-    trials: usize,
-    normality: Option<NormalitySpec>,
-    training_sizes: Vec<usize>,
-    bits: Vec<usize>,
-    split: Option<SplitSpec>,
-    ground_truth: Option<TruthRule>,
-    dataset: String,
-    tune_on: TuneOn,
-    kernel: Option<KernelSpec>,
-    transform: Vec<Transform>,
-    graph_features: Option<WlSubtree>,
-    tolerance: f64,
-}
-
-impl Layered {
-    /// `over` (a profile; none for the paper's) laid over `raw`.
-    fn apply(raw: &RawSpec, over: Option<&ProfileSpec>) -> Self {
-        /// The profile's value of `$field` where it states one, else the base's.
-        macro_rules! laid {
-            ($field:ident) => {
-                over.and_then(|o| o.$field.clone())
-                    .unwrap_or_else(|| raw.$field.clone())
-            };
-            ($field:ident, optional) => {
-                over.and_then(|o| o.$field.clone())
-                    .or_else(|| raw.$field.clone())
-            };
-        }
-        Self {
-            trials: laid!(trials),
-            normality: laid!(normality, optional),
-            training_sizes: laid!(training_sizes),
-            bits: laid!(bits),
-            split: laid!(split, optional),
-            ground_truth: laid!(ground_truth, optional),
-            dataset: laid!(dataset),
-            tune_on: laid!(tune_on),
-            kernel: laid!(kernel, optional),
-            transform: laid!(transform),
-            graph_features: laid!(graph_features, optional),
-            tolerance: over.and_then(|o| o.tolerance).map_or(1e-6, |t| t.get()),
-        }
-    }
-}
 
 impl Spec {
     /// Resolves `profile` into a validated plan.
@@ -71,9 +20,13 @@ impl Spec {
     /// # Errors
     /// An unknown profile, or any invalid value, with file and line.
     pub fn plan(&self, profile: &str) -> Result<Plan> {
-        let raw = &self.raw;
-        let over = self.profile_spec(profile)?;
-        let laid = Layered::apply(raw, over);
+        let laid = self.protocol(profile).ok_or_else(|| {
+            anyhow!(
+                "{}: no profile `{profile}` (profiles: {})",
+                self.path.display(),
+                self.profiles().join(", ")
+            )
+        })?;
         self.check_id()?;
         // before the methods, which inherit it
         if let Some(k) = &laid.kernel {
@@ -83,49 +36,35 @@ impl Spec {
         let (axis, study) = match &laid.normality {
             Some(n) => (
                 Axis::P(n.p.clone()),
-                self.normality_study(n, &laid, profile)?,
+                self.normality_study(n, laid, profile)?,
             ),
-            None => self.retrieval_study(&laid, over, profile)?,
+            None => self.retrieval_study(laid, profile)?,
         };
         self.check_size(axis.values(), laid.trials, profile)?;
-        self.check_references(&self.names(&study), axis.values(), profile)?;
+        self.check_references(laid, &self.names(laid, &study), axis.values(), profile)?;
         Ok(Plan {
             spec_path: self.path.clone(),
             spec_sha256: self.sha256(),
             method_set: self.method_set.as_ref().map(|m| m.path.clone()),
-            id: raw.id.clone(),
-            title: raw.title.clone(),
-            paper: raw.paper.clone(),
+            id: laid.id.clone(),
+            title: laid.title.clone(),
+            paper: laid.paper.clone(),
             profile: profile.to_string(),
-            deviation: over.map_or_else(|| raw.deviation.clone(), |o| Some(o.deviation.clone())),
-            seed: raw.seed,
+            deviation: laid.deviation.clone(),
+            seed: laid.seed,
             axis,
             trials: laid.trials,
-            timing_repeats: raw.timing_repeats,
-            centre: raw.centre,
-            dataset: laid.dataset,
-            figures: raw.figures.iter().map(|f| f.get_ref().clone()).collect(),
-            claims: raw.claims.iter().map(|c| c.get_ref().clone()).collect(),
-            reported: raw.reported.iter().map(|r| r.get_ref().clone()).collect(),
-            tolerance: laid.tolerance,
-            kernel: laid.kernel,
+            timing_repeats: laid.timing_repeats,
+            centre: laid.centre,
+            dataset: laid.dataset.clone(),
+            figures: laid.figures.iter().map(|f| f.get_ref().clone()).collect(),
+            claims: laid.claims.iter().map(|c| c.get_ref().clone()).collect(),
+            reported: laid.reported.iter().map(|r| r.get_ref().clone()).collect(),
+            tolerance: laid.tolerance.map_or(1e-6, |t| t.get()),
+            kernel: laid.kernel.clone(),
             graph_features: laid.graph_features,
-            transform: laid.transform,
+            transform: laid.transform.clone(),
             study,
-        })
-    }
-
-    /// The profile named `profile` (`None` for the paper's own).
-    fn profile_spec(&self, profile: &str) -> Result<Option<&ProfileSpec>> {
-        if profile == PAPER_PROFILE {
-            return Ok(None);
-        }
-        self.raw.profiles.get(profile).map(Some).ok_or_else(|| {
-            anyhow!(
-                "{}: no profile `{profile}` (profiles: {})",
-                self.path.display(),
-                self.profiles().join(", ")
-            )
         })
     }
 
@@ -135,14 +74,14 @@ impl Spec {
         let safe = |name: &str| {
             !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
         };
-        let id = &self.raw.id;
+        let id = &self.paper.id;
         if !safe(id) {
             bail!(
                 "{}: id = {id:?} must be non-empty letters, digits and '-'",
                 self.path.display()
             );
         }
-        if let Some(name) = self.raw.profiles.keys().find(|p| !safe(p)) {
+        if let Some(name) = self.declared.keys().find(|p| !safe(p)) {
             let at = self.text.find(name.as_str()).unwrap_or(0);
             bail!(
                 "{}: profile name {name:?} must be non-empty letters, digits and '-' (it names a folder of the results)",
@@ -153,14 +92,13 @@ impl Spec {
     }
 
     /// A normality study: its p values stand where code lengths would.
-    fn normality_study(&self, n: &NormalitySpec, laid: &Layered, profile: &str) -> Result<Study> {
-        let raw = &self.raw;
+    fn normality_study(&self, n: &NormalitySpec, laid: &Protocol, profile: &str) -> Result<Study> {
         let file = self.path.display();
-        if !raw.bits.is_empty()
-            || raw.split.is_some()
-            || raw.ground_truth.is_some()
+        if !laid.bits.is_empty()
+            || laid.split.is_some()
+            || laid.ground_truth.is_some()
             || !self.method_tables().is_empty()
-            || !raw.metrics.is_empty()
+            || !laid.metrics.is_empty()
             || !laid.training_sizes.is_empty()
             || laid.tune_on != TuneOn::default()
         {
@@ -182,13 +120,7 @@ impl Spec {
 
     /// A retrieval study and its x axis (code lengths, or a sweep's
     /// training-set sizes).
-    fn retrieval_study(
-        &self,
-        laid: &Layered,
-        over: Option<&ProfileSpec>,
-        profile: &str,
-    ) -> Result<(Axis, Study)> {
-        let raw = &self.raw;
+    fn retrieval_study(&self, laid: &Protocol, profile: &str) -> Result<(Axis, Study)> {
         let file = self.path.display();
         let split = laid
             .split
@@ -233,18 +165,18 @@ impl Spec {
                 "{file}: ground_truth ranks by the experiment's kernel (by = \"kernel\"); give the spec a top-level `kernel`"
             );
         }
-        for m in &raw.metrics {
+        for m in &laid.metrics {
             check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
             check_radius(&file, m, &laid.bits, profile)?;
         }
-        let methods = self.methods(laid.kernel.as_ref(), over.map(|o| &o.methods))?;
+        let methods = self.methods(laid.kernel.as_ref(), &laid.method_overrides)?;
         let study = Study::Retrieval(Box::new(Retrieval {
             split,
             tune_on: laid.tune_on,
             ground_truth,
-            shared_trial_seeds: raw.shared_trial_seeds,
+            shared_trial_seeds: laid.shared_trial_seeds,
             methods,
-            metrics: raw.metrics.clone(),
+            metrics: laid.metrics.clone(),
         }));
         Ok((axis, study))
     }
@@ -271,11 +203,11 @@ impl Spec {
 
     /// The labels, scalars and curves a study's figures, claims and
     /// reported numbers may name.
-    fn names(&self, study: &Study) -> validate::Names {
+    fn names(&self, laid: &Protocol, study: &Study) -> validate::Names {
         let to_strings = |names: &[&str]| -> std::collections::BTreeSet<String> {
             names.iter().map(|s| s.to_string()).collect()
         };
-        let metrics = &self.raw.metrics;
+        let metrics = &laid.metrics;
         let curves = |methods: &[MethodEntry]| {
             metrics
                 .iter()

@@ -44,7 +44,6 @@ bits = [8]
 trials = 1
 "#;
 
-/// The error planning `profile` of `text` gives.
 #[test]
 fn repeated_or_oversized_code_lengths_and_huge_plans_are_refused_before_any_trial() {
     let bits_line = GOOD.lines().find(|l| l.starts_with("bits = ")).unwrap();
@@ -61,6 +60,7 @@ fn repeated_or_oversized_code_lengths_and_huge_plans_are_refused_before_any_tria
     assert!(e.contains("plan more than 1000000 trials"), "{e}");
 }
 
+/// The error planning `profile` of `text` gives.
 fn plan_err(text: &str, profile: &str) -> String {
     parse(text).unwrap().plan(profile).unwrap_err().to_string()
 }
@@ -510,6 +510,55 @@ fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
         );
     let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
     assert!(err.contains(": kernel: "), "{err}");
+}
+
+/// The 1-based line of the first occurrence of `needle` in `text`.
+fn line_with(text: &str, needle: &str) -> usize {
+    text[..text.find(needle).unwrap()].matches('\n').count() + 1
+}
+
+/// A profile lays its keys over the top level, whatever the key: a key no
+/// profile restated before is laid by the one rule, and every error names
+/// the line the value was written on, in the profile or above it.
+#[test]
+fn a_profile_lays_any_top_level_key_and_errors_name_the_line_it_stands_on() {
+    let with_ci = |extra: &str| GOOD.replacen("trials = 1\n", &format!("trials = 1\n{extra}\n"), 1);
+    let spec = parse(&with_ci("timing_repeats = 2")).unwrap();
+    assert_eq!(spec.plan("ci").unwrap().timing_repeats, 2);
+    assert_eq!(spec.plan("paper").unwrap().timing_repeats, 0);
+    // a profile's value of the wrong type: its own line, not the top level's
+    let text = with_ci("timing_repeats = \"two\"");
+    let e = parse(&text).unwrap_err().to_string();
+    let line = line_with(&text, "timing_repeats = \"two\"");
+    assert!(e.contains(&format!("line {line}")), "{e}");
+    // a profile without its deviation: the header's line
+    let text = GOOD.replacen("deviation = \"small\"\n", "", 1);
+    let e = parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            ":{}: [profiles.ci] must state its `deviation`",
+            line_with(&text, "[profiles.ci]")
+        )),
+        "{e}"
+    );
+    // the profile's key at the top level
+    let text = GOOD.replacen("seed = 1\n", "seed = 1\ntolerance = 0.1\n", 1);
+    let e = parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            ":{}: `tolerance` is a profile's key",
+            line_with(&text, "tolerance")
+        )),
+        "{e}"
+    );
+    // an unknown key in a profile
+    let text = with_ci("bitz = [8]");
+    let e = parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("unknown field `bitz`")
+            && e.contains(&format!("line {}", line_with(&text, "bitz"))),
+        "{e}"
+    );
 }
 
 /// Issue 46's spec cases: each refused before any trial, with the key, line

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use toml::Spanned;
 
-use super::{ClaimSpec, FigureSpec, Reported, Spec, join};
+use super::{ClaimSpec, FigureSpec, Protocol, Reported, Spec, join};
 use hashbench_claims::Kind;
 
 /// What a plan produces.
@@ -42,19 +42,20 @@ impl Spec {
     /// The first mismatch, with file and line.
     pub(super) fn check_references(
         &self,
+        laid: &Protocol,
         names: &Names,
         bits: &[usize],
         profile: &str,
     ) -> Result<()> {
-        for f in &self.raw.figures {
+        for f in &laid.figures {
             self.check_figure(f, names, bits, profile)?;
         }
-        for r in &self.raw.reported {
+        for r in &laid.reported {
             self.check_reported(r, names)?;
         }
         let mut ids = BTreeSet::new();
-        for c in &self.raw.claims {
-            self.check_claim(c, &mut ids, names, bits, profile)?;
+        for c in &laid.claims {
+            self.check_claim(c, &laid.metrics, &mut ids, names, bits, profile)?;
         }
         Ok(())
     }
@@ -157,12 +158,12 @@ impl Spec {
     fn check_claim(
         &self,
         c: &Spanned<ClaimSpec>,
+        spec_metrics: &[hashbench_eval::MetricSpec],
         ids: &mut BTreeSet<String>,
         names: &Names,
         bits: &[usize],
         profile: &str,
     ) -> Result<()> {
-        let raw = &self.raw;
         let at = self.at(c.span().start);
         let claim = c.get_ref();
         if !ids.insert(claim.id.clone()) {
@@ -198,7 +199,7 @@ impl Spec {
             runs(&at, "claim", b, bits, profile)?;
         }
         if let Kind::Beats(k) = &claim.kind
-            && k.compared(&raw.metrics).is_none()
+            && k.compared(spec_metrics).is_none()
         {
             bail!(
                 "{at}: claim `{}` compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",

@@ -1,4 +1,3 @@
-
 use crate::fixture::Run;
 use hashbench_claims::Outcome;
 

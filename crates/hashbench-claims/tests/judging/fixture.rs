@@ -1,4 +1,3 @@
-
 //! Hand-made runs: methods `A`, `B`, `C` (`D` outside the paper) at 8, 16
 //! and 32 bits, with per-query values.
 
