@@ -87,7 +87,7 @@ method = "lsh"
 [[methods]]
 method = "pcah"
 [[methods]]
-method = "sh"
+method = "spectral"
 [[methods]]
 method = "sikh"
 
@@ -437,7 +437,7 @@ fn labels_differing_in_case_keep_their_own_records() {
     std::fs::write(
         &spec,
         SPEC.replace(
-            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"sh\"\n[[methods]]\nmethod = \"sikh\"",
+            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"spectral\"\n[[methods]]\nmethod = \"sikh\"",
             "[[methods]]\nmethod = \"sikh\"\nlabel = \"lsh\"",
         )
         .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]"),
@@ -1161,7 +1161,7 @@ fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
         SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }")
             .replace("bits = [8, 16]", &format!("bits = [8]\ntune_on = \"{tune_on}\""))
             .replace(
-                "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"sh\"\n[[methods]]\nmethod = \"sikh\"",
+                "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"spectral\"\n[[methods]]\nmethod = \"sikh\"",
                 "[[methods]]\nmethod = \"sh-svm\"\nneighbours = 5\nmax_iterations = 2\ncv_items = 150",
             )
             .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")
@@ -1206,7 +1206,7 @@ fn degenerate_results_are_flagged_in_the_summary() {
             "ground_truth = { rule = \"same-label\" }\ntransform = [{ affine = { scale = 1e-300, shift = 1 } }]\nkernel = { kind = \"gaussian\", width = { mean-distance = 100000 } }",
         )
         .replace(
-            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"sh\"\n[[methods]]\nmethod = \"sikh\"",
+            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"spectral\"\n[[methods]]\nmethod = \"sikh\"",
             "",
         )
         .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")

@@ -59,8 +59,8 @@ fn untag<E: serde::de::Error>(
 /// new one) takes a colour from its label's hash, which may be a listed
 /// method's colour and marker: give it an entry here (the palette holds 18).
 const COLOURS: [&str; 18] = [
-    "lsh", "sh", "sikh", "klsh", "bssc", "pcah", "s3plh", "usplh", "okh", "lamp", "rbm", "itq",
-    "sh-encw", "sh-svm", "sth", "lsi", "lch", "mlh",
+    "lsh", "spectral", "sikh", "klsh", "bssc", "pcah", "s3plh", "usplh", "okh", "lamp", "rbm",
+    "itq", "sh-encw", "sh-svm", "sth", "lsi", "lch", "mlh",
 ];
 
 impl Registration {
@@ -219,7 +219,7 @@ register_methods! {
     /// Random-hyperplane LSH.
     Lsh(hashbench_lsh::LshParams);
     /// Spectral Hashing.
-    Sh(hashbench_spectral::ShParams);
+    Spectral(hashbench_spectral::ShParams);
     /// Shift-invariant kernel hashing.
     Sikh(hashbench_sikh::SikhParams);
     /// Kernelized LSH.

@@ -49,7 +49,7 @@ impl ShModel {
 impl HashMethod for ShParams {
     type Model = ShModel;
     const LABEL: &'static str = "SH";
-    const NAME: &'static str = "sh";
+    const NAME: &'static str = "spectral";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`), sin by
     // hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;
@@ -96,7 +96,7 @@ impl HashMethod for ShParams {
             .collect();
         if candidates.len() < n_bits {
             return Err(FitError::TooManyBits {
-                method: "sh",
+                method: Self::NAME,
                 max: candidates.len(),
                 asked: n_bits,
             });
