@@ -1,15 +1,15 @@
-//! Experiment specs: a spec's top level and each profile laid over it, read
-//! into one typed form (`Protocol`); resolving a profile into the validated `Plan`
-//! a run executes (`resolve`), the plan itself (`plan`), method grids
-//! (`grid`) and the cross-checks of names and code lengths (`validate`) live
-//! beside it. Everything that can be
-//! wrong with a spec is found here, before any data is read or trial run, and
-//! reported with the file and line.
+//! Experiment specs: a spec's top level and each profile laid over it
+//! (`document`), read into one typed form (`Protocol`); a protocol resolved
+//! into the validated `Plan` a run executes (`resolve`), the plan itself
+//! (`plan`), method grids (`grid`), the cross-checks of names and code
+//! lengths (`validate`), the method registry (`methods`) and the workspace
+//! (`workspace`). Everything that can be wrong with a spec is found here,
+//! before any data is read or trial run, and reported with the file and line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use hashbench_core::valid::NonNegative;
 use hashbench_data::graphs::WlSubtree;
 use hashbench_data::{SplitSpec, Transform, TruthRule};
@@ -18,6 +18,7 @@ use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+mod document;
 mod grid;
 pub mod method_set;
 pub mod methods;
@@ -270,7 +271,7 @@ impl Spec {
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading spec {}", path.display()))?;
-        let (paper, declared) = protocols(path, &text)?;
+        let (paper, declared) = document::protocols(path, &text)?;
         let method_set = match &paper.methods_from {
             None => None,
             Some(from) => {
@@ -363,151 +364,6 @@ impl Spec {
         }
         hashbench_data::registry::hex(&h.finalize())
     }
-}
-
-/// The paper's protocol and each declared profile's, read from `text`:
-/// the document is parsed once, its numbers checked, every key checked for
-/// its level, then each profile's table laid over the top level.
-fn protocols(path: &Path, text: &str) -> Result<(Protocol, BTreeMap<String, Protocol>)> {
-    let file = path.display();
-    let at = |offset: usize| format!("{file}:{}", line_of(text, offset));
-    let doc = toml::de::DeTable::parse(text).map_err(|mut e| {
-        e.set_input(Some(text));
-        anyhow!("{file}: {e}")
-    })?;
-    let all_numbers = numbers::numbers_of(doc.get_ref());
-    if let Some(n) = numbers::first_non_finite(&all_numbers) {
-        bail!(
-            "{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
-            at(n.span.start),
-            n.key,
-            n.text
-        );
-    }
-    if let Some((key, profile, offset)) = top_level_key_in_a_profile(doc.get_ref()) {
-        bail!(
-            "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
-            at(offset)
-        );
-    }
-    let span = doc.span();
-    let mut base = doc.into_inner();
-    if let Some((key, _)) = base.get_key_value(PROFILE_ONLY) {
-        bail!(
-            "{}: `{PROFILE_ONLY}` is a profile's key (the golden check's tolerance): move it into the profile it applies to, e.g. [profiles.ci]",
-            at(key.span().start)
-        );
-    }
-    let declared = base.remove("profiles");
-    let read = |table: toml::de::DeTable<'_>| -> Result<Protocol> {
-        let de = toml::de::Deserializer::from(Spanned::new(span.clone(), table));
-        Protocol::deserialize(de).map_err(|mut e| {
-            let refused = e
-                .span()
-                .and_then(|span| numbers::refused_number(text, &all_numbers, span, e.message()))
-                .map_or_else(String::new, |n| {
-                    format!(
-                        "`{}` (line {}) is refused: ",
-                        n.key,
-                        line_of(text, n.span.start)
-                    )
-                });
-            e.set_input(Some(text));
-            anyhow!("{file}: {refused}{e}")
-        })
-    };
-    let paper = read(base.clone())?;
-    let mut profiles = BTreeMap::new();
-    let Some(declared) = declared else {
-        return Ok((paper, profiles));
-    };
-    let declared_at = declared.span().start;
-    let toml::de::DeValue::Table(declared) = declared.into_inner() else {
-        bail!(
-            "{}: `profiles` holds the profiles, one [profiles.<name>] table each",
-            at(declared_at)
-        );
-    };
-    for (name, table) in declared {
-        let header = name.span().start;
-        let name = name.into_inner().into_owned();
-        let toml::de::DeValue::Table(over) = table.into_inner() else {
-            bail!(
-                "{}: profiles.{name} is a table of the keys it restates",
-                at(header)
-            );
-        };
-        let mut laid = base.clone();
-        let mut overrides = None;
-        let mut deviation = false;
-        for (key, value) in over {
-            match key.get_ref().as_ref() {
-                "methods" => overrides = Some(value),
-                k => {
-                    deviation |= k == "deviation";
-                    let k = k.to_string();
-                    laid.remove(k.as_str());
-                    laid.insert(key, value);
-                }
-            }
-        }
-        if !deviation {
-            bail!(
-                "{}: [profiles.{name}] must state its `deviation`: how this profile departs from the paper's protocol, and why",
-                at(header)
-            );
-        }
-        let mut protocol = read(laid)?;
-        if let Some(overrides) = overrides {
-            protocol.method_overrides = BTreeMap::deserialize(toml::de::ValueDeserializer::from(
-                overrides,
-            ))
-            .map_err(|mut e| {
-                e.set_input(Some(text));
-                anyhow!("{file}: profiles.{name}.methods: {e}")
-            })?;
-        }
-        profiles.insert(name, protocol);
-    }
-    Ok((paper, profiles))
-}
-
-/// The key only a profile takes.
-const PROFILE_ONLY: &str = "tolerance";
-
-/// Keys only the spec's top level takes: one written under a
-/// `[profiles.x]` header belongs to that profile in TOML, and serde's
-/// "unknown field" would not say why.
-const TOP_LEVEL_ONLY: [&str; 12] = [
-    "id",
-    "title",
-    "paper",
-    "seed",
-    "shared_trial_seeds",
-    "centre",
-    "metrics",
-    "figures",
-    "claims",
-    "reported",
-    "profiles",
-    "methods_from",
-];
-
-/// The first top-level-only key a profile table holds: (key, profile, offset).
-fn top_level_key_in_a_profile(doc: &toml::de::DeTable<'_>) -> Option<(String, String, usize)> {
-    let profiles = doc.get("profiles")?.get_ref().as_table()?;
-    profiles.iter().find_map(|(name, table)| {
-        let (key, _) = table
-            .get_ref()
-            .as_table()?
-            .iter()
-            .find(|(k, _)| TOP_LEVEL_ONLY.contains(&k.get_ref().as_ref()))?;
-        Some((
-            key.get_ref().to_string(),
-            name.get_ref().to_string(),
-            key.span().start,
-        ))
-    })
 }
 
 fn join<'a>(items: impl IntoIterator<Item = impl AsRef<str> + 'a>) -> String {

@@ -1,0 +1,194 @@
+//! A spec's TOML document parsed once, and each profile's protocol made
+//! from it: the profile's table laid over the top level key by key (a key
+//! the profile states replaces the top level's, whatever it is), then read
+//! into the one typed form, [`Protocol`]. Values keep the spans of the lines
+//! they were written on, in the profile or above it, so every error names
+//! its line.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+
+use anyhow::{Result, anyhow, bail};
+use serde::Deserialize;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::numbers::{self, Number};
+use crate::{Protocol, line_of};
+
+/// The paper's protocol and each declared profile's, read from `text`.
+///
+/// # Errors
+/// TOML syntax, a number that is not finite, a key on the wrong level, a
+/// profile without its `deviation`, or a schema error, each with its line.
+pub(crate) fn protocols(path: &Path, text: &str) -> Result<(Protocol, BTreeMap<String, Protocol>)> {
+    let (doc, declared) = Document::parse(path, text)?;
+    let paper = doc.read(doc.base.clone())?;
+    let Some(declared) = declared else {
+        return Ok((paper, BTreeMap::new()));
+    };
+    let DeValue::Table(declared) = declared.get_ref() else {
+        bail!(
+            "{}: `profiles` holds the profiles, one [profiles.<name>] table each",
+            doc.at(declared.span().start)
+        );
+    };
+    let mut profiles = BTreeMap::new();
+    for (name, table) in declared {
+        let header = doc.at(name.span().start);
+        let DeValue::Table(over) = table.get_ref() else {
+            bail!(
+                "{header}: profiles.{} is a table of the keys it restates",
+                name.get_ref()
+            );
+        };
+        let protocol = doc.profile(name.get_ref(), &header, over)?;
+        profiles.insert(name.get_ref().to_string(), protocol);
+    }
+    Ok((paper, profiles))
+}
+
+/// A spec's document: its top level without `profiles`, and every number
+/// it holds (for the refusals that name a number's key).
+struct Document<'t> {
+    path: &'t Path,
+    text: &'t str,
+    span: Range<usize>,
+    base: DeTable<'t>,
+    numbers: Vec<Number>,
+}
+
+impl<'t> Document<'t> {
+    /// The parsed document and its `profiles` value, every number finite
+    /// and every key on its level.
+    fn parse(path: &'t Path, text: &'t str) -> Result<(Self, Option<Spanned<DeValue<'t>>>)> {
+        let parsed = DeTable::parse(text).map_err(|mut e| {
+            e.set_input(Some(text));
+            anyhow!("{}: {e}", path.display())
+        })?;
+        let numbers = numbers::numbers_of(parsed.get_ref());
+        let span = parsed.span();
+        let mut doc = Document {
+            path,
+            text,
+            span,
+            base: DeTable::default(),
+            numbers,
+        };
+        if let Some(n) = numbers::first_non_finite(&doc.numbers) {
+            bail!(
+                "{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
+                doc.at(n.span.start),
+                n.key,
+                n.text
+            );
+        }
+        if let Some((key, profile, offset)) = top_level_key_in_a_profile(parsed.get_ref()) {
+            bail!(
+                "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
+                doc.at(offset)
+            );
+        }
+        doc.base = parsed.into_inner();
+        if let Some((key, _)) = doc.base.get_key_value(PROFILE_ONLY) {
+            bail!(
+                "{}: `{PROFILE_ONLY}` is a profile's key (the golden check's tolerance): move it into the profile it applies to, e.g. [profiles.ci]",
+                doc.at(key.span().start)
+            );
+        }
+        let declared = doc.base.remove("profiles");
+        Ok((doc, declared))
+    }
+
+    /// `path:line` of `offset`.
+    fn at(&self, offset: usize) -> String {
+        format!("{}:{}", self.path.display(), line_of(self.text, offset))
+    }
+
+    /// `table` read into a protocol; a refused number is named by its key.
+    fn read(&self, table: DeTable<'t>) -> Result<Protocol> {
+        let de = toml::de::Deserializer::from(Spanned::new(self.span.clone(), table));
+        Protocol::deserialize(de).map_err(|mut e| {
+            let refused = e
+                .span()
+                .and_then(|span| {
+                    numbers::refused_number(self.text, &self.numbers, span, e.message())
+                })
+                .map_or_else(String::new, |n| {
+                    format!(
+                        "`{}` (line {}) is refused: ",
+                        n.key,
+                        line_of(self.text, n.span.start)
+                    )
+                });
+            e.set_input(Some(self.text));
+            anyhow!("{}: {refused}{e}", self.path.display())
+        })
+    }
+
+    /// Profile `name`'s protocol: its table `over` laid over the top level,
+    /// but for `methods`, which sets parameters of the top level's
+    /// `[[methods]]` by label instead of replacing the list.
+    fn profile(&self, name: &str, header: &str, over: &DeTable<'t>) -> Result<Protocol> {
+        if !over.contains_key("deviation") {
+            bail!(
+                "{header}: [profiles.{name}] must state its `deviation`: how this profile departs from the paper's protocol, and why"
+            );
+        }
+        let mut laid = self.base.clone();
+        for (key, value) in over.iter().filter(|(k, _)| k.get_ref() != "methods") {
+            laid.remove(key.get_ref().as_ref());
+            laid.insert(key.clone(), value.clone());
+        }
+        let mut protocol = self.read(laid)?;
+        if let Some(methods) = over.get("methods") {
+            protocol.method_overrides = BTreeMap::deserialize(toml::de::ValueDeserializer::from(
+                methods.clone(),
+            ))
+            .map_err(|mut e| {
+                e.set_input(Some(self.text));
+                anyhow!("{}: profiles.{name}.methods: {e}", self.path.display())
+            })?;
+        }
+        Ok(protocol)
+    }
+}
+
+/// The key only a profile takes.
+const PROFILE_ONLY: &str = "tolerance";
+
+/// Keys only the spec's top level takes: one written under a
+/// `[profiles.x]` header belongs to that profile in TOML, and serde's
+/// "unknown field" would not say why.
+const TOP_LEVEL_ONLY: [&str; 12] = [
+    "id",
+    "title",
+    "paper",
+    "seed",
+    "shared_trial_seeds",
+    "centre",
+    "metrics",
+    "figures",
+    "claims",
+    "reported",
+    "profiles",
+    "methods_from",
+];
+
+/// The first top-level-only key a profile table holds: (key, profile, offset).
+fn top_level_key_in_a_profile(doc: &DeTable<'_>) -> Option<(String, String, usize)> {
+    let profiles = doc.get("profiles")?.get_ref().as_table()?;
+    profiles.iter().find_map(|(name, table)| {
+        let (key, _) = table
+            .get_ref()
+            .as_table()?
+            .iter()
+            .find(|(k, _)| TOP_LEVEL_ONLY.contains(&k.get_ref().as_ref()))?;
+        Some((
+            key.get_ref().to_string(),
+            name.get_ref().to_string(),
+            key.span().start,
+        ))
+    })
+}
