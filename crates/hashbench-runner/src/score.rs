@@ -249,7 +249,13 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
                 .iter()
                 .filter(|p| plan.split_at(p.bits, p.trial) == Some(s));
             for pair in of_split {
-                let codes = read_pair(pair, plan.code_length_at(pair.bits), ctx.sizes())?;
+                let codes = read_pair(
+                    pair,
+                    plan.axis
+                        .code_length_at(pair.bits)
+                        .context("a normality study has no codes to score")?,
+                    ctx.sizes(),
+                )?;
                 let id = TrialId {
                     label: &source.label,
                     params: &params,

@@ -855,7 +855,7 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
     );
     assert_eq!(
         (axis.name(), axis.code_length_at(100)),
-        ("training items", 16)
+        ("training items", Some(16))
     );
     let swept = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
     // per size: LSH and SIKH 3 trials, PCAH and SH 1

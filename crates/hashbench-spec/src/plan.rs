@@ -130,11 +130,13 @@ impl Axis {
         }
     }
 
-    /// The code length fitted at x value `x`.
-    pub fn code_length_at(&self, x: usize) -> usize {
+    /// The code length fitted at x value `x`; none on a p axis (a
+    /// normality study fits no codes).
+    pub fn code_length_at(&self, x: usize) -> Option<usize> {
         match self {
-            Axis::TrainingSizes { bits, .. } => *bits,
-            Axis::CodeLengths(_) | Axis::P(_) => x,
+            Axis::TrainingSizes { bits, .. } => Some(*bits),
+            Axis::CodeLengths(_) => Some(x),
+            Axis::P(_) => None,
         }
     }
 
@@ -311,20 +313,21 @@ impl Plan {
     }
 
     /// The code length a trial fits (its x, unless the plan sweeps sizes).
+    ///
+    /// # Panics
+    /// On a normality study's p axis, whose plan has no trials of codes.
     pub fn code_length(&self, trial: &TrialKey) -> usize {
-        self.code_length_at(trial.bits)
+        self.axis
+            .code_length_at(trial.bits)
+            .expect("a trial of codes is planned on a code-length or training-size axis")
     }
 
-    /// The code length at x value `x` (`x` itself, unless the plan sweeps sizes).
-    pub fn code_length_at(&self, x: usize) -> usize {
-        self.axis.code_length_at(x)
-    }
-
-    /// Every code length the plan fits.
+    /// Every code length the plan fits (none for a normality study).
     pub fn code_lengths(&self) -> Vec<usize> {
         match &self.axis {
             Axis::TrainingSizes { bits, .. } => vec![*bits],
-            Axis::CodeLengths(v) | Axis::P(v) => v.clone(),
+            Axis::CodeLengths(v) => v.clone(),
+            Axis::P(_) => Vec::new(),
         }
     }
 

@@ -479,10 +479,11 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     }
     // p is a sample size, not a code length: any size plans, but once each
     let large = NORMALITY.replace("p = [10, 20]", "p = [10, 5000]");
-    assert_eq!(
-        parse(&large).unwrap().plan("paper").unwrap().axis,
-        Axis::P(vec![10, 5000])
-    );
+    let plan = parse(&large).unwrap().plan("paper").unwrap();
+    assert_eq!(plan.axis, Axis::P(vec![10, 5000]));
+    // and the study fits no codes at any p
+    assert_eq!(plan.axis.code_length_at(5000), None);
+    assert!(plan.code_lengths().is_empty());
     let twice = NORMALITY.replace("p = [10, 20]", "p = [10, 10]");
     let err = format!("{:#}", parse(&twice).unwrap().plan("paper").unwrap_err());
     assert!(err.contains("p lists 10 twice"), "{err}");
