@@ -1,7 +1,8 @@
 //! The paper's statements as a spec writes them (`[[claims]]`), and their
-//! verdicts on a run: each kind is a type with its keys, its judgement and its
-//! tests (`kinds`); the one judging rule is in `rule`, the numbers it reads in
-//! `evidence`. `docs/claims.md` is the reader's guide.
+//! verdicts on a run: each kind is a type with its keys, its refusals and its
+//! judgement (`kinds`, tested in `tests/judging/`); the one judging rule is in
+//! `rule`, the numbers it reads in `evidence`. `docs/claims.md` is the
+//! reader's guide.
 
 mod evidence;
 mod kinds;
@@ -14,10 +15,6 @@ use serde::{Deserialize, Serialize};
 pub use evidence::Evidence;
 pub use kinds::Kind;
 pub use rule::{Over, RULE, all_of};
-
-/// The profile that states the paper's own protocol: a timing claim is
-/// judged on it unless the claim names other profiles.
-pub const PAPER_PROFILE: &str = "paper";
 
 use hashbench_core::summary::Centre;
 use hashbench_eval::MetricSpec;
@@ -279,13 +276,13 @@ impl ClaimSpec {
         self.kind.metrics().iter().any(|m| is_timing(m))
     }
 
-    /// Whether it is a timing claim judged on `profile`: named by its
+    /// Whether it is a timing claim judged on `plan`'s profile: named by its
     /// `testable`, or the paper's profile when it names none.
-    pub fn times_on(&self, profile: &str) -> bool {
+    pub fn times_on(&self, plan: &dyn Experiment) -> bool {
         self.on_timing()
             && match &self.testable {
-                Some(profiles) => profiles.iter().any(|p| p == profile),
-                None => profile == PAPER_PROFILE,
+                Some(profiles) => profiles.iter().any(|p| p == plan.profile()),
+                None => plan.is_paper_profile(),
             }
     }
 }
@@ -399,13 +396,16 @@ impl Verdict {
     }
 }
 
-/// What judging a claim reads of its experiment; the plan
-/// ([`hashbench_spec::Plan`]) is one, so claims do not depend on the spec module.
+/// What judging a claim reads of its experiment; hashbench-spec's `Plan` is
+/// one, so the claims do not depend on the spec crate.
 pub trait Experiment {
     /// Experiment id.
     fn id(&self) -> &str;
     /// Profile name.
     fn profile(&self) -> &str;
+    /// Whether the profile states the paper's own protocol (where a timing
+    /// claim is judged unless it names other profiles).
+    fn is_paper_profile(&self) -> bool;
     /// The claims to judge.
     fn claims(&self) -> &[ClaimSpec];
     /// The x values of the tables: code lengths, a sweep's training-set
@@ -504,7 +504,7 @@ fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option
         if !profiles.iter().any(|p| p == plan.profile()) {
             return Some(format!("testable on {} only", profiles.join(", ")));
         }
-    } else if plan.profile() != PAPER_PROFILE && c.on_timing() {
+    } else if !plan.is_paper_profile() && c.on_timing() {
         return Some(format!(
             "a timing at the paper's scale, and profile `{}` is not the paper's",
             plan.profile()

@@ -32,7 +32,7 @@ pub enum BitLimit {
 }
 
 /// What a method needs from an experiment, declared once beside its params:
-/// the runner validates specs, checks data and labels, and the conformance
+/// hashbench-spec validates specs with it, the runner checks data and labels, and the conformance
 /// suite picks its fixtures from this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Requirements {

@@ -1,6 +1,6 @@
 //! The dataset registry: what files make up each dataset, their format and
-//! sha256, where they come from and how to obtain them. Parsed by the runner from
-//! `configs/datasets.toml`; loading verifies every checksum before parsing.
+//! sha256, where they come from and how to obtain them. Parsed from
+//! `configs/datasets.toml` by hashbench-spec's `Workspace::registry`; loading verifies every checksum before parsing.
 
 use std::collections::BTreeMap;
 use std::ops::Range;

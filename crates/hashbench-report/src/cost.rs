@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use hashbench_tables::{EVALUATE_CPU, FIT_CPU, ResultTables};
+use hashbench_tables::{EVALUATE_CPU, FIT_CPU, FIT_SECONDS, ResultTables};
 
 /// One method's share of an experiment's cost.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,7 +53,7 @@ impl Cost {
             let m = &mut methods[at];
             let v = if r.value.is_finite() { r.value } else { 0.0 };
             match r.metric.as_str() {
-                "fit-seconds" => {
+                FIT_SECONDS => {
                     m.trials += 1;
                     m.fit_wall += v;
                 }

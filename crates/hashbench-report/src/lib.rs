@@ -3,7 +3,7 @@
 //! Markdown summary with the claims' verdicts (`summary`), the figure panels
 //! (`figures`) and the report over every paper (`overview`).
 
-pub mod cost;
+mod cost;
 mod figures;
 pub mod overview;
 mod stats;

@@ -15,7 +15,8 @@ use anyhow::{Context, Result};
 use hashbench_core::BitCodes;
 use hashbench_core::method::FitLog;
 use hashbench_tables::{
-    CurveRow, EVALUATE_CPU, FIT_CPU, MetricRow, QUERY_ENCODE, QueryValueRow, Repeats, ResultTables,
+    CurveRow, ENCODE_SECONDS, EVALUATE_CPU, FIT_CPU, FIT_SECONDS, MetricRow, QUERY_ENCODE,
+    QueryValueRow, Repeats, ResultTables,
 };
 use indicatif::ProgressBar;
 use serde::de::DeserializeOwned;
@@ -368,8 +369,8 @@ pub fn tables_of(
         // codes scored without a fit record have no timings
         if r.fit_seconds.is_finite() {
             if !repeated {
-                t.timings.push(row("fit-seconds", r.fit_seconds));
-                t.timings.push(row("encode-seconds", r.encode_seconds));
+                t.timings.push(row(FIT_SECONDS, r.fit_seconds));
+                t.timings.push(row(ENCODE_SECONDS, r.encode_seconds));
             }
             t.timings.extend(
                 r.fit_log_seconds
@@ -409,8 +410,8 @@ pub fn tables_of(
     for p in repeats {
         for (i, timed) in p.timed.iter().enumerate() {
             for (metric, value) in [
-                ("fit-seconds", timed.fit),
-                ("encode-seconds", timed.encode),
+                (FIT_SECONDS, timed.fit),
+                (ENCODE_SECONDS, timed.encode),
                 (QUERY_ENCODE, timed.query_encode),
             ] {
                 t.timings.push(MetricRow {

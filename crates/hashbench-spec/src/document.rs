@@ -2,8 +2,8 @@
 //! from it: the profile's table laid over the top level key by key (a key
 //! the profile states replaces the top level's, whatever it is), then read
 //! into the one typed form, [`Protocol`]. Values keep the spans of the lines
-//! they were written on, in the profile or above it, so every error names
-//! its line.
+//! they were written on, in the profile or above it, so a syntax or schema
+//! error names its line.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -15,7 +15,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::numbers::{self, Number};
-use crate::{Protocol, line_of};
+use crate::{PAPER_PROFILE, Protocol, line_of, place};
 
 /// The paper's protocol and each declared profile's, read from `text`.
 ///
@@ -37,6 +37,11 @@ pub(crate) fn protocols(path: &Path, text: &str) -> Result<(Protocol, BTreeMap<S
     let mut profiles = BTreeMap::new();
     for (name, table) in declared {
         let header = doc.at(name.span().start);
+        if name.get_ref() == PAPER_PROFILE {
+            bail!(
+                "{header}: [profiles.{PAPER_PROFILE}]: the `{PAPER_PROFILE}` profile is the spec's top level; give this profile another name"
+            );
+        }
         let DeValue::Table(over) = table.get_ref() else {
             bail!(
                 "{header}: profiles.{} is a table of the keys it restates",
@@ -103,7 +108,7 @@ impl<'t> Document<'t> {
 
     /// `path:line` of `offset`.
     fn at(&self, offset: usize) -> String {
-        format!("{}:{}", self.path.display(), line_of(self.text, offset))
+        place(self.path, self.text, offset)
     }
 
     /// `table` read into a protocol; a refused number is named by its key.

@@ -29,15 +29,16 @@ mod resolve;
 mod validate;
 mod workspace;
 
-pub use hashbench_claims::{ClaimSpec, PAPER_PROFILE};
+pub use hashbench_claims::ClaimSpec;
 pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
 pub use plan::{Axis, MethodEntry, Plan, Retrieval, Study, TrialKey};
-pub use workspace::{
-    DATA_ROOTS_VAR, Workspace, choose_profile, data_roots, duplicate_id, plan_of, plans_of,
-};
+pub use workspace::{DATA_ROOTS_VAR, Workspace, choose_profile, data_roots, plan_of, plans_of};
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;
+
+/// The profile that states the paper's own protocol: the spec's top level.
+pub const PAPER_PROFILE: &str = "paper";
 
 /// The profile the golden check runs and compares with its baseline.
 pub const CI_PROFILE: &str = "ci";
@@ -53,8 +54,11 @@ pub fn paper_key(spec_path: &Path) -> String {
 
 /// The protocol of one profile: the spec's top level with the profile's
 /// table laid over it, key by key (see [`Spec::load`]), then read once into
-/// this one typed form; a new key is one field here. Values keep the spans
-/// of the lines they were written on, so an error names the right line.
+/// this one typed form; a new key is one field here (and, if no profile may
+/// restate it, an entry of `document.rs`' `TOP_LEVEL_ONLY`). Values keep the
+/// spans of the lines they were written on, so a schema error names the line
+/// of the value at fault; checks made when a plan is resolved name the file,
+/// the key and the profile.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Protocol {
@@ -134,11 +138,6 @@ struct Protocol {
 fn one() -> usize {
     1
 }
-
-/// The most trials a plan may hold (code lengths × trials × methods): a
-/// bound far above any paper's protocol that refuses a typo before anything
-/// is allocated.
-pub const MAX_PLANNED_TRIALS: usize = 1_000_000;
 
 /// Where methods that pick hyperparameters (cross-validation on training
 /// data) pick them when every trial draws its own split.
@@ -246,6 +245,12 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// `path:line` of byte `offset` of `text`, the file's contents: where an
+/// error points.
+fn place(path: &Path, text: &str, offset: usize) -> String {
+    format!("{}:{}", path.display(), line_of(text, offset))
+}
+
 /// The largest spec file read: a junk file is rejected before it is parsed.
 const MAX_SPEC_BYTES: u64 = 1 << 20;
 
@@ -275,7 +280,7 @@ impl Spec {
         let method_set = match &paper.methods_from {
             None => None,
             Some(from) => {
-                let at = format!("{}:{}", path.display(), line_of(&text, from.span().start));
+                let at = place(path, &text, from.span().start);
                 if !paper.methods.is_empty() {
                     bail!(
                         "{at}: `methods_from` and [[methods]] tables in one spec: take the methods from one place"
@@ -333,7 +338,7 @@ impl Spec {
     }
 
     fn at(&self, offset: usize) -> String {
-        format!("{}:{}", self.path.display(), line_of(&self.text, offset))
+        place(&self.path, &self.text, offset)
     }
 
     /// Its `[[methods]]` tables, its own or its method set's, each with the

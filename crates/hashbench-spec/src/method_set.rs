@@ -8,7 +8,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::line_of;
+use super::{line_of, place};
 
 /// The folder name under `experiments/<paper>/` that holds method sets; the
 /// spec listing passes over it.
@@ -92,6 +92,6 @@ impl MethodSet {
 
     /// `path:line` of a byte offset of the file.
     pub fn at(&self, offset: usize) -> String {
-        format!("{}:{}", self.path.display(), line_of(&self.text, offset))
+        place(&self.path, &self.text, offset)
     }
 }

@@ -62,7 +62,8 @@ pub struct Plan {
     pub paper: String,
     /// Profile name.
     pub profile: String,
-    /// Deviation from the paper (None for the paper profile).
+    /// How the profile departs from the paper's protocol (the top level's
+    /// `deviation` for the paper profile; none when it follows the paper).
     pub deviation: Option<String>,
     /// Experiment seed.
     pub seed: u64,
@@ -434,6 +435,10 @@ impl hashbench_claims::Experiment for Plan {
 
     fn profile(&self) -> &str {
         &self.profile
+    }
+
+    fn is_paper_profile(&self) -> bool {
+        self.profile == crate::PAPER_PROFILE
     }
 
     fn claims(&self) -> &[ClaimSpec] {

@@ -10,9 +10,14 @@ use hashbench_eval::MetricSpec;
 
 use super::plan::Axis;
 use super::{
-    MAX_PLANNED_TRIALS, MethodEntry, NormalitySpec, Plan, Protocol, Retrieval, Spec, Study,
-    TIMING_METRICS, TuneOn, validate,
+    MethodEntry, NormalitySpec, Plan, Protocol, Retrieval, Spec, Study, TIMING_METRICS, TuneOn,
+    validate,
 };
+
+/// The most trials a plan may hold (code lengths × trials × methods): a
+/// bound far above any paper's protocol that refuses a typo before anything
+/// is allocated.
+const MAX_PLANNED_TRIALS: usize = 1_000_000;
 
 impl Spec {
     /// Resolves `profile` into a validated plan.
@@ -98,6 +103,7 @@ impl Spec {
             || laid.split.is_some()
             || laid.ground_truth.is_some()
             || !self.method_tables().is_empty()
+            || !laid.method_overrides.is_empty()
             || !laid.metrics.is_empty()
             || !laid.training_sizes.is_empty()
             || laid.tune_on != TuneOn::default()

@@ -477,6 +477,17 @@ fn a_normality_study_plans_with_only_its_own_fields() {
             "{extra}: {err}"
         );
     }
+    // and so is a profile that restates one, or names a method's parameters
+    for extra in ["bits = [8]", "[profiles.ci.methods.LSH]\nbits = 8"] {
+        let text = format!("{NORMALITY}[profiles.ci]\ndeviation = \"d\"\n{extra}\n");
+        let spec = parse(&text).unwrap();
+        assert!(spec.plan("paper").is_ok(), "{extra}");
+        let err = format!("{:#}", spec.plan("ci").unwrap_err());
+        assert!(
+            err.contains("a [normality] study takes its p values") && err.contains("profile `ci`"),
+            "{extra}: {err}"
+        );
+    }
     // p is a sample size, not a code length: any size plans, but once each
     let large = NORMALITY.replace("p = [10, 20]", "p = [10, 5000]");
     let plan = parse(&large).unwrap().plan("paper").unwrap();
@@ -549,6 +560,16 @@ fn a_profile_lays_any_top_level_key_and_errors_name_the_line_it_stands_on() {
         e.contains(&format!(
             ":{}: `tolerance` is a profile's key",
             line_with(&text, "tolerance")
+        )),
+        "{e}"
+    );
+    // a declared profile named as the top level's
+    let text = GOOD.replacen("[profiles.ci]", "[profiles.paper]", 1);
+    let e = parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            ":{}: [profiles.paper]",
+            line_with(&text, "[profiles.paper]")
         )),
         "{e}"
     );

@@ -10,7 +10,6 @@ use anyhow::{Result, bail};
 use toml::Spanned;
 
 use super::{ClaimSpec, FigureSpec, Protocol, Reported, Spec, join};
-use hashbench_claims::Kind;
 
 /// What a plan produces.
 pub(super) struct Names {
@@ -198,35 +197,8 @@ impl Spec {
         for b in claim.kind.code_lengths() {
             runs(&at, "claim", b, bits, profile)?;
         }
-        if let Kind::Beats(k) = &claim.kind
-            && k.compared(spec_metrics).is_none()
-        {
-            bail!(
-                "{at}: claim `{}` compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",
-                claim.id,
-                k.metric()
-            );
-        }
-        if let Kind::PeaksAt(k) = &claim.kind
-            && k.best_without_a_length()
-        {
-            bail!(
-                "{at}: claim `{}`: `of = \"best\"` reads the best of the curves at one length: give it `at`",
-                claim.id
-            );
-        }
-        if let Kind::LevelsOff(k) = &claim.kind {
-            let (from, to) = k.range();
-            if from >= to {
-                bail!(
-                    "{at}: a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
-                );
-            }
-            if bits.iter().all(|b| *b <= to) {
-                bail!(
-                    "{at}: a `levels-off` claim compares the rise up to {to} with the one after it, but profile `{profile}` runs nothing above {to}"
-                );
-            }
+        if let Some(why) = claim.kind.refusal(spec_metrics, bits) {
+            bail!("{at}: claim `{}`: {why} (profile `{profile}`)", claim.id);
         }
         Ok(())
     }

@@ -39,7 +39,7 @@ pub fn data_roots(root: &Path, extra: Option<&str>) -> Vec<PathBuf> {
 
 /// The refusal of two specs with one id: the id names the run folder, so
 /// one would overwrite the other's results.
-pub fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
+fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
     anyhow!(
         "{} and {} both have id = {id:?}: an id names its run folder, so each spec needs its own",
         first.display(),
@@ -122,11 +122,6 @@ impl Workspace {
     /// The folder of a plan's results.
     pub fn run_dir(&self, plan: &Plan) -> PathBuf {
         self.results.join(&plan.id).join(&plan.profile)
-    }
-
-    /// Whether a finished run of `plan` has stored its tables.
-    pub fn has_stored_run(&self, plan: &Plan) -> bool {
-        self.run_dir(plan).join("metrics.parquet").exists()
     }
 
     /// The data root holding every file of `dataset`; the error names the

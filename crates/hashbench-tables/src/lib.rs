@@ -183,6 +183,11 @@ pub const FIT_CPU: &str = "fit-cpu-seconds";
 /// The timings row of an evaluation's CPU seconds (the evaluating thread's).
 pub const EVALUATE_CPU: &str = "evaluate-cpu-seconds";
 
+/// Whether `dir` holds a finished run's tables.
+pub fn is_stored(dir: &Path) -> bool {
+    dir.join("metrics.parquet").exists()
+}
+
 /// The `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
 /// per-query values (JSON) of `dir`, encoded, to be written as one set.
 ///
@@ -330,6 +335,12 @@ pub struct Repeats {
 
 /// The time a fit log reports for encoding the queries alone (SpaH Table I).
 pub const QUERY_ENCODE: &str = "query-encode-seconds";
+
+/// The timings row of a fit's wall-clock seconds.
+pub const FIT_SECONDS: &str = "fit-seconds";
+
+/// The timings row of encoding the database and the queries, in seconds.
+pub const ENCODE_SECONDS: &str = "encode-seconds";
 
 /// The flag a trial records when its method gave every database item the
 /// same code (a degenerate fit: every ranking is one tie, every ball all or

@@ -365,7 +365,10 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
                 Err(e) => println!("skipped an invalid profile: {e:#}"),
             }
         }
-        for plan in plans.iter().filter(|p| ws.has_stored_run(p)) {
+        for plan in plans
+            .iter()
+            .filter(|p| hashbench_tables::is_stored(&ws.run_dir(p)))
+        {
             let dir = redraw(ws, plan)?;
             println!("redrew {}", dir.display());
             n += 1;

@@ -46,7 +46,7 @@ impl Beats {
     /// The way it compares: as stated, else the metric table's better way
     /// (none for a metric the table gives no direction: validation asks for
     /// `direction` then).
-    pub fn compared(&self, metrics: &[hashbench_eval::MetricSpec]) -> Option<Compared> {
+    fn compared(&self, metrics: &[hashbench_eval::MetricSpec]) -> Option<Compared> {
         use hashbench_eval::describe;
         use hashbench_eval::metric_table::Direction;
         self.direction
@@ -55,11 +55,6 @@ impl Beats {
                 Direction::LowerIsBetter => Some(Compared::Lower),
                 Direction::Neither => None,
             })
-    }
-
-    /// The metric it reads.
-    pub fn metric(&self) -> &str {
-        &self.metric
     }
 
     fn lower(&self, plan: &dyn Experiment) -> bool {
@@ -110,6 +105,15 @@ impl Judge for Beats {
 
     fn code_lengths(&self) -> Vec<usize> {
         Vec::new()
+    }
+
+    fn refusal(&self, metrics: &[hashbench_eval::MetricSpec], _xs: &[usize]) -> Option<String> {
+        self.compared(metrics).is_none().then(|| {
+            format!(
+                "it compares `{}`, which the metric table gives no better direction (a size, or a method's fit fact): state `direction = \"higher\"` or `\"lower\"`",
+                self.metric
+            )
+        })
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {

@@ -1,5 +1,6 @@
-//! The claim kinds: each is a type with its keys (serde), its judgement of a
-//! run's evidence and its tests on hand-made numbers.
+//! The claim kinds: each is a type with its keys (serde), its refusals at
+//! validation and its judgement of a run's evidence; its tests on hand-made
+//! numbers are in `tests/judging/`, one file per kind.
 
 mod beats;
 mod bound;
@@ -9,6 +10,7 @@ mod relative;
 mod shape;
 mod trend;
 
+use hashbench_eval::MetricSpec;
 use serde::Deserialize;
 
 pub use beats::Beats;
@@ -78,6 +80,11 @@ pub(crate) trait Judge {
     fn code_lengths(&self) -> Vec<usize>;
     /// Its outcome on `ev`.
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged;
+    /// Why it cannot be judged on a plan with these metric policies and x
+    /// values, whatever the run (spec validation refuses it then).
+    fn refusal(&self, _metrics: &[MetricSpec], _xs: &[usize]) -> Option<String> {
+        None
+    }
 }
 
 impl Kind {
@@ -129,6 +136,12 @@ impl Kind {
     /// The code lengths (x values) it names explicitly.
     pub fn code_lengths(&self) -> Vec<usize> {
         self.inner().code_lengths()
+    }
+
+    /// Why it cannot be judged on a plan with the metric policies `metrics`
+    /// and x values `xs`, whatever the run; the spec is refused with it.
+    pub fn refusal(&self, metrics: &[MetricSpec], xs: &[usize]) -> Option<String> {
+        self.inner().refusal(metrics, xs)
     }
 
     /// Its outcome on `ev`.

@@ -53,12 +53,6 @@ fn highest(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 impl PeaksAt {
-    /// Whether it asks for the best curve's peak without naming the length
-    /// (spec validation refuses it).
-    pub fn best_without_a_length(&self) -> bool {
-        self.at.is_none() && self.of == PeakOf::Best
-    }
-
     /// Each curve's highest inner length against both ends of the run.
     fn inside(&self, plan: &dyn Experiment, ev: &Evidence<'_>, metric: &str) -> Judged {
         let mut xs = plan.x_values().to_vec();
@@ -139,6 +133,12 @@ impl Judge for PeaksAt {
 
     fn code_lengths(&self) -> Vec<usize> {
         self.at.into_iter().collect()
+    }
+
+    fn refusal(&self, _metrics: &[hashbench_eval::MetricSpec], _xs: &[usize]) -> Option<String> {
+        (self.at.is_none() && self.of == PeakOf::Best).then(|| {
+            "`of = \"best\"` reads the best of the curves at one length: give it `at`".to_string()
+        })
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {

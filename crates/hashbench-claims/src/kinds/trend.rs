@@ -164,13 +164,6 @@ pub struct LevelsOff {
     to: usize,
 }
 
-impl LevelsOff {
-    /// The rise's start and end.
-    pub fn range(&self) -> (usize, usize) {
-        (self.from, self.to)
-    }
-}
-
 impl Judge for LevelsOff {
     fn scope(&self) -> String {
         "levels-off".into()
@@ -182,6 +175,20 @@ impl Judge for LevelsOff {
 
     fn code_lengths(&self) -> Vec<usize> {
         vec![self.from, self.to]
+    }
+
+    fn refusal(&self, _metrics: &[hashbench_eval::MetricSpec], xs: &[usize]) -> Option<String> {
+        let (from, to) = (self.from, self.to);
+        if from >= to {
+            return Some(format!(
+                "a `levels-off` claim rises from {from} to {to}: `from` must be below `to`"
+            ));
+        }
+        xs.iter().all(|&x| x <= to).then(|| {
+            format!(
+                "a `levels-off` claim compares the rise up to {to} with the one after it, but the profile runs nothing above {to}"
+            )
+        })
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {

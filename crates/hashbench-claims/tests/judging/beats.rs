@@ -99,3 +99,19 @@ fn the_metric_table_gives_the_direction_a_claim_does_not_state() {
     let higher = claim.replace("metric = ", "direction = \"higher\"\nmetric = ");
     assert_eq!(r.outcome(&higher), Outcome::Fails);
 }
+
+#[test]
+fn a_metric_the_table_gives_no_direction_needs_a_stated_one() {
+    // items retrieved are neither better many nor few
+    let policy = "[[metrics]]\nmetric = \"good-neighbours\"\nradius = 1\nmin_retrieved = 5\n";
+    let compared = CLAIM.replace("f1-r0", "retrieved-r1-min5");
+    let claim = format!("{policy}{compared}");
+    let e = crate::fixture::plan(&claim).unwrap_err().to_string();
+    assert!(
+        e.contains("claim `a-beats`: it compares `retrieved-r1-min5`, which the metric table gives no better direction"),
+        "{e}"
+    );
+    let stated = compared.replace("metric = ", "direction = \"lower\"\nmetric = ");
+    let stated = crate::fixture::plan(&format!("{policy}{stated}"));
+    assert!(stated.is_ok(), "{stated:?}");
+}

@@ -141,3 +141,14 @@ fn first_and_last_name_the_ends_of_the_run_axis() {
     let wrong = claim("rises").replace("to = 32", "to = \"end\"");
     assert!(crate::fixture::plan(&wrong).is_err());
 }
+
+#[test]
+fn levels_off_needs_a_rise_and_a_length_after_it() {
+    assert!(crate::fixture::plan(LEVELS).is_ok());
+    let backwards = LEVELS.replace("from = 8\nto = 16", "from = 16\nto = 8");
+    let e = crate::fixture::plan(&backwards).unwrap_err().to_string();
+    assert!(e.contains("`from` must be below `to`"), "{e}");
+    let at_the_end = LEVELS.replace("from = 8\nto = 16", "from = 16\nto = 32");
+    let e = crate::fixture::plan(&at_the_end).unwrap_err().to_string();
+    assert!(e.contains("runs nothing above 32 (profile `paper`)"), "{e}");
+}

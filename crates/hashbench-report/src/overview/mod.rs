@@ -361,7 +361,7 @@ pub fn build(ws: &Workspace) -> Result<Report> {
         let (mut shown, mut error) = (None, None);
         for profile in candidates(ws, &spec) {
             match spec.plan(&profile) {
-                Ok(plan) if ws.has_stored_run(&plan) => {
+                Ok(plan) if tables::is_stored(&ws.run_dir(&plan)) => {
                     shown = Some(plan);
                     break;
                 }

@@ -25,7 +25,7 @@ struct Stored {
 /// Whether `plan` times its fits by repeats: it asks for them, and one of
 /// its timing claims is testable on its profile.
 pub fn wanted(plan: &Plan) -> bool {
-    plan.timing_repeats > 0 && plan.claims.iter().any(|c| c.times_on(&plan.profile))
+    plan.timing_repeats > 0 && plan.claims.iter().any(|c| c.times_on(plan))
 }
 
 /// `repeats` refits of trial `k` by `fit`, one after another inside a
