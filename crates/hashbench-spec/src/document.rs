@@ -90,16 +90,28 @@ impl<'t> Document<'t> {
             );
         }
         if let Some((key, profile, offset)) = top_level_key_in_a_profile(parsed.get_ref()) {
+            let instead = if key == "methods" {
+                format!(
+                    " (a profile sets its methods' parameters by label in [profiles.{profile}.method_params.\"LABEL\"])"
+                )
+            } else {
+                String::new()
+            };
             bail!(
-                "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header",
+                "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header{instead}",
                 doc.at(offset)
             );
         }
         doc.base = parsed.into_inner();
-        if let Some((key, _)) = doc.base.get_key_value(PROFILE_ONLY) {
+        if let Some((key, _)) = doc
+            .base
+            .iter()
+            .find(|(k, _)| PROFILE_ONLY.contains(&k.get_ref().as_ref()))
+        {
             bail!(
-                "{}: `{PROFILE_ONLY}` is a profile's key (the golden check's tolerance): move it into the profile it applies to, e.g. [profiles.ci]",
-                doc.at(key.span().start)
+                "{}: `{}` is a profile's key: move it into the profile it applies to, e.g. [profiles.ci]",
+                doc.at(key.span().start),
+                key.get_ref()
             );
         }
         let declared = doc.base.remove("profiles");
@@ -132,9 +144,7 @@ impl<'t> Document<'t> {
         })
     }
 
-    /// Profile `name`'s protocol: its table `over` laid over the top level,
-    /// but for `methods`, which sets parameters of the top level's
-    /// `[[methods]]` by label instead of replacing the list.
+    /// Profile `name`'s protocol: its table `over` laid over the top level.
     fn profile(&self, name: &str, header: &str, over: &DeTable<'t>) -> Result<Protocol> {
         if !over.contains_key("deviation") {
             bail!(
@@ -142,31 +152,22 @@ impl<'t> Document<'t> {
             );
         }
         let mut laid = self.base.clone();
-        for (key, value) in over.iter().filter(|(k, _)| k.get_ref() != "methods") {
+        for (key, value) in over {
             laid.remove(key.get_ref().as_ref());
             laid.insert(key.clone(), value.clone());
         }
-        let mut protocol = self.read(laid)?;
-        if let Some(methods) = over.get("methods") {
-            protocol.method_overrides = BTreeMap::deserialize(toml::de::ValueDeserializer::from(
-                methods.clone(),
-            ))
-            .map_err(|mut e| {
-                e.set_input(Some(self.text));
-                anyhow!("{}: profiles.{name}.methods: {e}", self.path.display())
-            })?;
-        }
-        Ok(protocol)
+        self.read(laid)
     }
 }
 
-/// The key only a profile takes.
-const PROFILE_ONLY: &str = "tolerance";
+/// Keys only a profile takes: the golden check's tolerance, and parameters
+/// set on the top level's methods by label.
+const PROFILE_ONLY: [&str; 2] = ["tolerance", "method_params"];
 
 /// Keys only the spec's top level takes: one written under a
 /// `[profiles.x]` header belongs to that profile in TOML, and serde's
 /// "unknown field" would not say why.
-const TOP_LEVEL_ONLY: [&str; 12] = [
+const TOP_LEVEL_ONLY: [&str; 13] = [
     "id",
     "title",
     "paper",
@@ -178,6 +179,7 @@ const TOP_LEVEL_ONLY: [&str; 12] = [
     "claims",
     "reported",
     "profiles",
+    "methods",
     "methods_from",
 ];
 

@@ -45,7 +45,7 @@ impl Spec {
                 used.insert(name.clone());
                 for (key, value) in params {
                     if key == "method" || key == "label" {
-                        bail!("{at}: profile methods.\"{name}\" may not change `{key}`");
+                        bail!("{at}: profile method_params.\"{name}\" may not change `{key}`");
                     }
                     base.insert(key.clone(), value.clone());
                 }
@@ -81,7 +81,7 @@ impl Spec {
         }
         if let Some(unused) = overrides.keys().find(|l| !used.contains(*l)) {
             bail!(
-                "{}: the profile's methods.\"{unused}\" names no method label of the spec",
+                "{}: the profile's method_params.\"{unused}\" names no method label of the spec",
                 self.path.display()
             );
         }

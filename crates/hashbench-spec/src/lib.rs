@@ -126,13 +126,12 @@ struct Protocol {
     reported: Vec<Spanned<Reported>>,
     /// Absolute tolerance of the golden-metric check (a profile's key).
     tolerance: Option<NonNegative>,
-    /// Parameters of named methods on this profile, by label (e.g. the ci
-    /// profile's fixed hyperparameters where the paper's profile
-    /// cross-validates): a profile's `[profiles.ci.methods."SH_ENCW"]`,
-    /// which sets parameters of the base's `[[methods]]` instead of
-    /// replacing the list.
-    #[serde(skip)]
-    method_overrides: BTreeMap<String, toml::Table>,
+    /// Parameters of named methods on this profile, by label (a profile's
+    /// key: `[profiles.ci.method_params."SH_ENCW"]`, e.g. fixed
+    /// hyperparameters where the paper's profile cross-validates), set on
+    /// the top level's `[[methods]]`.
+    #[serde(default)]
+    method_params: BTreeMap<String, toml::Table>,
 }
 
 fn one() -> usize {

@@ -103,7 +103,7 @@ impl Spec {
             || laid.split.is_some()
             || laid.ground_truth.is_some()
             || !self.method_tables().is_empty()
-            || !laid.method_overrides.is_empty()
+            || !laid.method_params.is_empty()
             || !laid.metrics.is_empty()
             || !laid.training_sizes.is_empty()
             || laid.tune_on != TuneOn::default()
@@ -175,7 +175,7 @@ impl Spec {
             check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
             check_radius(&file, m, &laid.bits, profile)?;
         }
-        let methods = self.methods(laid.kernel.as_ref(), &laid.method_overrides)?;
+        let methods = self.methods(laid.kernel.as_ref(), &laid.method_params)?;
         let study = Study::Retrieval(Box::new(Retrieval {
             split,
             tune_on: laid.tune_on,

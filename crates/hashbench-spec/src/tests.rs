@@ -194,14 +194,14 @@ fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it(
 #[test]
 fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
     let text = format!(
-        "{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n[profiles.ci.methods.\"SIKH\"]\nbits_seed = 1\n"
+        "{GOOD}\n[profiles.ci.method_params.\"LSH\"]\nthrough = \"origin\"\n[profiles.ci.method_params.\"SIKH\"]\nbits_seed = 1\n"
     );
     let err = plan_err(&text, "ci");
     assert!(
         err.contains("methods[1]") && err.contains("bits_seed"),
         "{err}"
     );
-    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n");
+    let text = format!("{GOOD}\n[profiles.ci.method_params.\"LSH\"]\nthrough = \"origin\"\n");
     let spec = parse(&text).unwrap();
     let ci = spec.plan("ci").unwrap();
     assert!(
@@ -214,13 +214,13 @@ fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
             .params
             .contains("origin")
     );
-    let text = format!("{GOOD}\n[profiles.ci.methods.\"ITQ\"]\nthrough = \"origin\"\n");
+    let text = format!("{GOOD}\n[profiles.ci.method_params.\"ITQ\"]\nthrough = \"origin\"\n");
     let err = plan_err(&text, "ci");
     assert!(
         err.contains("\"ITQ\"") && err.contains("names no method"),
         "{err}"
     );
-    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nmethod = \"itq\"\n");
+    let text = format!("{GOOD}\n[profiles.ci.method_params.\"LSH\"]\nmethod = \"itq\"\n");
     assert!(plan_err(&text, "ci").contains("may not change `method`"));
 }
 
@@ -478,7 +478,7 @@ fn a_normality_study_plans_with_only_its_own_fields() {
         );
     }
     // and so is a profile that restates one, or names a method's parameters
-    for extra in ["bits = [8]", "[profiles.ci.methods.LSH]\nbits = 8"] {
+    for extra in ["bits = [8]", "[profiles.ci.method_params.LSH]\nbits = 8"] {
         let text = format!("{NORMALITY}[profiles.ci]\ndeviation = \"d\"\n{extra}\n");
         let spec = parse(&text).unwrap();
         assert!(spec.plan("paper").is_ok(), "{extra}");
@@ -560,6 +560,22 @@ fn a_profile_lays_any_top_level_key_and_errors_name_the_line_it_stands_on() {
         e.contains(&format!(
             ":{}: `tolerance` is a profile's key",
             line_with(&text, "tolerance")
+        )),
+        "{e}"
+    );
+    // the methods list is the top level's; a profile sets parameters by label
+    let text = format!("{GOOD}\n[profiles.ci.methods.\"LSH\"]\nthrough = \"origin\"\n");
+    let e = parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("`methods` is a key of the spec's top level") && e.contains("method_params"),
+        "{e}"
+    );
+    let text = GOOD.replacen("seed = 1\n", "seed = 1\nmethod_params = {}\n", 1);
+    let e = parse(&text).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            ":{}: `method_params` is a profile's key",
+            line_with(&text, "method_params")
         )),
         "{e}"
     );

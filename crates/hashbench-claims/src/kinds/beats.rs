@@ -103,10 +103,6 @@ impl Judge for Beats {
         (methods, vec![&self.metric])
     }
 
-    fn code_lengths(&self) -> Vec<usize> {
-        Vec::new()
-    }
-
     fn refusal(&self, metrics: &[hashbench_eval::MetricSpec], _xs: &[usize]) -> Option<String> {
         self.compared(metrics).is_none().then(|| {
             format!(

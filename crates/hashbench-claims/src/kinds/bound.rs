@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Judge, at, xs};
+use super::{Judge, at, methods_and_metric, xs};
 use crate::Evidence;
 use crate::Experiment;
 use crate::rule::{Judged, Over, Statistic, all_of, judge};
@@ -26,14 +26,7 @@ impl Judge for Below {
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
-        (
-            self.methods.iter().map(String::as_str).collect(),
-            vec![&self.metric],
-        )
-    }
-
-    fn code_lengths(&self) -> Vec<usize> {
-        Vec::new()
+        methods_and_metric(&self.methods, &self.metric)
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {

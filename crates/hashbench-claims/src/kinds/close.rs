@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Judge, at, xs};
+use super::{Judge, at, methods_and_metric, xs};
 use crate::Experiment;
 use crate::evidence::Draw;
 use crate::rule::{Judged, Over, Statistic, Tolerance, combine, judge_close};
@@ -63,14 +63,7 @@ impl Judge for Close {
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
-        (
-            self.methods.iter().map(String::as_str).collect(),
-            vec![&self.metric],
-        )
-    }
-
-    fn code_lengths(&self) -> Vec<usize> {
-        Vec::new()
+        methods_and_metric(&self.methods, &self.metric)
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {

@@ -66,6 +66,15 @@ pub enum Kind {
 }
 
 /// What every kind provides.
+/// What a kind that compares `methods` on one scalar `metric` reads: the
+/// labels and the metric ([`Judge::names`]).
+pub(crate) fn methods_and_metric<'a>(
+    methods: &'a [String],
+    metric: &'a str,
+) -> (Vec<&'a str>, Vec<&'a str>) {
+    (methods.iter().map(String::as_str).collect(), vec![metric])
+}
+
 pub(crate) trait Judge {
     /// Its kind's name and scope, e.g. `beats (most)`.
     fn scope(&self) -> String;
@@ -77,7 +86,9 @@ pub(crate) trait Judge {
     }
     /// The code lengths (x values) it needs the run to have (`from`, `to`,
     /// `at`, a curve's bits); a `bits` list only selects among the run's.
-    fn code_lengths(&self) -> Vec<usize>;
+    fn code_lengths(&self) -> Vec<usize> {
+        Vec::new()
+    }
     /// Its outcome on `ev`.
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged;
     /// Why it cannot be judged on a plan with these metric policies and x

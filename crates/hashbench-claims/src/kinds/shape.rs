@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Judge, at, xs};
+use super::{Judge, at, methods_and_metric, xs};
 use crate::Experiment;
 use crate::evidence::Draw;
 use crate::rule::{
@@ -190,10 +190,6 @@ impl Judge for PeaksRise {
         )
     }
 
-    fn code_lengths(&self) -> Vec<usize> {
-        Vec::new()
-    }
-
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {
         let peak = |metric: &str, d: Draw| {
             highest(
@@ -302,14 +298,7 @@ impl Judge for Ordered {
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
-        (
-            self.methods.iter().map(String::as_str).collect(),
-            vec![&self.metric],
-        )
-    }
-
-    fn code_lengths(&self) -> Vec<usize> {
-        Vec::new()
+        methods_and_metric(&self.methods, &self.metric)
     }
 
     fn outcome(&self, plan: &dyn Experiment, ev: &Evidence<'_>) -> Judged {

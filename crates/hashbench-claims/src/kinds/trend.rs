@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Judge, at};
+use super::{Judge, at, methods_and_metric};
 use crate::Experiment;
 use crate::rule::{
     ALPHA, Judged, Over, Statistic, all_of, from_support, judge, no_spread_note,
@@ -135,10 +135,7 @@ impl Judge for Trend {
     }
 
     fn names(&self) -> (Vec<&str>, Vec<&str>) {
-        (
-            self.methods.iter().map(String::as_str).collect(),
-            vec![&self.metric],
-        )
+        methods_and_metric(&self.methods, &self.metric)
     }
 
     fn code_lengths(&self) -> Vec<usize> {

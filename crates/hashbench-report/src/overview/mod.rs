@@ -165,6 +165,23 @@ impl PaperSection {
         total
     }
 
+    /// The cells of its row in the totals table after its name: runs, the
+    /// text's statements per outcome, those read off tables or figures,
+    /// undiagnosed fails, specs not run.
+    pub fn totals(&self) -> [String; 8] {
+        let t = self.tally();
+        [
+            self.runs.len().to_string(),
+            t.text[0].to_string(),
+            t.text[1].to_string(),
+            t.text[2].to_string(),
+            t.text[3].to_string(),
+            t.read_off.map(|n| n.to_string()).join(" / "),
+            t.undiagnosed.to_string(),
+            self.skipped.len().to_string(),
+        ]
+    }
+
     /// The paper's statements by outcome: the verdicts sharing a claim id
     /// (the panels of one statement) combine, failing if any panel fails.
     pub fn tally(&self) -> Tally {
