@@ -13,15 +13,23 @@ use crate::*;
 fn loss_adjusted_inference_finds_the_maximum_over_all_code_pairs() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let q = 6;
-    for case in 0..400 {
-        // scores within the loss's range, and scores far beyond it, where
-        // most gains are left out of the sort
-        let width = [1.0, 4.0][case / 200];
-        let a: Vec<f64> = (0..q).map(|_| rng.random_range(-width..width)).collect();
-        let b: Vec<f64> = (0..q).map(|_| rng.random_range(-width..width)).collect();
+    for case in 0..600 {
+        // scores within the loss's range, scores far beyond it, and scores
+        // on a grid of quarters, where gains tie and sums are exact
+        let width = [1.0, 4.0, 1.0][case / 200];
+        let mut score = || {
+            let v: f64 = rng.random_range(-width..width);
+            if case >= 400 {
+                (v * 4.0).round() / 4.0
+            } else {
+                v
+            }
+        };
+        let a: Vec<f64> = (0..q).map(|_| score()).collect();
+        let b: Vec<f64> = (0..q).map(|_| score()).collect();
         let loss = PairLoss {
             bits: q,
-            rho: [1, 3, q][case % 3],
+            rho: [0, 1, 3, q - 1, q][case % 5],
             lambda: [1.0, 0.5, 3.0][case % 3],
         };
         let similar = case % 2 == 0;
@@ -30,16 +38,19 @@ fn loss_adjusted_inference_finds_the_maximum_over_all_code_pairs() {
                 .map(|k| if c >> k & 1 == 1 { 1.0 } else { -1.0 })
                 .collect()
         };
-        let mut brute = f64::NEG_INFINITY;
+        // the best value at each distance m
+        let mut at_m = vec![f64::NEG_INFINITY; q + 1];
         for cg in 0..1 << q {
             for ch in 0..1 << q {
                 let (g, h) = (code(cg), code(ch));
                 let m = (0..q).filter(|&k| g[k] != h[k]).count();
                 let v: f64 =
                     (0..q).map(|k| g[k] * a[k] + h[k] * b[k]).sum::<f64>() + loss.at(m, similar);
-                brute = brute.max(v);
+                at_m[m] = at_m[m].max(v);
             }
         }
+        let brute = at_m.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let first_best = at_m.iter().position(|&v| v >= brute - 1e-12).unwrap();
         let got = loss_adjusted(&a, &b, &loss, similar);
         let m = (0..q).filter(|&k| got.g[k] != got.h[k]).count();
         let achieved: f64 = (0..q)
@@ -52,6 +63,7 @@ fn loss_adjusted_inference_finds_the_maximum_over_all_code_pairs() {
             got.value
         );
         assert!((achieved - brute).abs() < 1e-12, "the codes achieve it");
+        assert_eq!(m, first_best, "case {case}: the smallest m on ties");
     }
 }
 

@@ -49,90 +49,95 @@ pub struct Adjusted {
     pub value: f64,
 }
 
-/// Loss-adjusted inference for scores a = Wx, b = Wx' (Sec. 4): a bit kept
-/// equal scores |aₖ + bₖ| at best, a bit made to differ |aₖ − bₖ|; for each
-/// m the best pair differs on the m bits of largest gain |aₖ − bₖ| − |aₖ + bₖ|,
-/// and m is chosen by scanning 0..=q (the smallest m on ties, as MATLAB's
-/// `max`). Ties within a bit take +1 first, as the reference code.
-pub fn loss_adjusted(a: &[f64], b: &[f64], loss: &PairLoss, similar: bool) -> Adjusted {
-    let q = a.len();
-    let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
-    let mut scratch = Scratch::default();
-    let value = loss_adjusted_into(a, b, loss, similar, &mut scratch, &mut g, &mut h);
-    Adjusted { g, h, value }
-}
-
-/// Buffers of [`loss_adjusted_into`], reused from pair to pair.
-#[derive(Debug, Default)]
-struct Scratch {
-    /// Each bit's gain |aₖ − bₖ| − |aₖ + bₖ|.
-    gains: Vec<f64>,
-    /// Sort keys: the gain's order descending, then the bit ascending.
-    order: Vec<u128>,
-}
-
-/// A key whose ascending order is `v`'s `f64::total_cmp` order.
-fn total_order_key(v: f64) -> u64 {
-    let bits = v.to_bits();
-    if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | 1 << 63
+impl PairLoss {
+    /// The loss as a function of m is convex and piecewise linear with one
+    /// kink: returns (kink, slope up to it, slope beyond it), the slopes as
+    /// ℓ(m) − ℓ(m − 1). A similar pair's loss is flat up to m = ρ − 1 and
+    /// rises by λ/(q − ρ + 1) a bit beyond; a dissimilar pair's falls by
+    /// 1/(ρ + 1) a bit up to m = ρ + 1 and is flat beyond.
+    /// A kink at m = q or beyond leaves one slope.
+    fn kink(&self, similar: bool) -> (usize, f64, f64) {
+        let (q, rho) = (self.bits, self.rho);
+        let (kink, before, after) = if similar {
+            let rise = self.lambda / (q as f64 - rho as f64 + 1.0);
+            (rho.saturating_sub(1), 0.0, rise)
+        } else {
+            (rho + 1, -1.0 / (rho as f64 + 1.0), 0.0)
+        };
+        if kink >= q {
+            (q, before, before)
+        } else {
+            (kink, before, after)
+        }
     }
 }
 
-/// [`loss_adjusted`] into `g` and `h` (each `a.len()` long), with `scratch`
-/// as buffers; returns the maximised value. Training calls it once per pair.
+/// Loss-adjusted inference for scores a = Wx, b = Wx' (Sec. 4): a bit kept
+/// equal scores |aₖ + bₖ| at best, a bit made to differ |aₖ − bₖ|; for each
+/// m the best pair differs on the m bits of largest gain |aₖ − bₖ| − |aₖ + bₖ|,
+/// and the paper scans m over 0..=q on the sorted gains (the smallest m on
+/// ties, as MATLAB's `max`). Ties within a bit take +1 first, as the
+/// reference code.
+///
+/// The scan needs no sort: the value at m is concave on each side of the
+/// loss's one kink (the gains fall along the order, the loss's slope is
+/// constant on each side), so the best m on each side is where the gains
+/// stop exceeding minus that side's slope, a count; the two counts' values
+/// decide (see [`loss_adjusted_into`]). Tested against all code pairs.
+pub fn loss_adjusted(a: &[f64], b: &[f64], loss: &PairLoss, similar: bool) -> Adjusted {
+    let q = a.len();
+    let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
+    let value = loss_adjusted_into(a, b, loss, similar, &mut g, &mut h);
+    Adjusted { g, h, value }
+}
+
+/// [`loss_adjusted`] into `g` and `h` (each `a.len()` long); returns the
+/// maximised value. Training calls it once per pair.
+///
+/// With the kink at m = κ, slope s₁ up to it and s₂ > s₁ beyond, and cᵢ the
+/// number of gains above −sᵢ (so c₁ ≤ c₂): the best m up to κ is min(c₁, κ),
+/// beyond κ it is max(c₂, κ). When c₁ ≥ κ the second is at least as good, so
+/// m = c₂; when c₂ ≤ κ the first is, so m = c₁; otherwise the larger value
+/// of m = c₁ and m = c₂ wins, c₁ on a tie. Each candidate's bits are the
+/// gains above a threshold, so no order among them is needed.
 fn loss_adjusted_into(
     a: &[f64],
     b: &[f64],
     loss: &PairLoss,
     similar: bool,
-    scratch: &mut Scratch,
     g: &mut [f64],
     h: &mut [f64],
 ) -> f64 {
-    let same: f64 = a.iter().zip(b).map(|(x, y)| (x + y).abs()).sum();
-    let Scratch { gains, order } = scratch;
-    gains.clear();
-    gains.extend(a.iter().zip(b).map(|(x, y)| (x - y).abs() - (x + y).abs()));
-    // gains descending, ties by bit ascending (a total order, so one result),
-    // as one integer per bit: sorting them is a few times faster than
-    // comparing (gain, bit) pairs. Only the gains of at least −2Δ, where Δ
-    // is the loss's whole range over m, are sorted: the others come last in
-    // the order, and each lowers the value by more than any change of the
-    // loss can return, so the best m never reaches them (the scan's result
-    // is the full sort's, bit for bit).
-    let range = (loss.at(0, similar) - loss.at(a.len(), similar)).abs();
-    order.clear();
-    order.extend(
-        gains
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| v >= -2.0 * range)
-            .map(|(k, &v)| (u128::from(!total_order_key(v)) << 64) | k as u128),
-    );
-    order.sort_unstable();
-    let bit = |key: &u128| (key & u128::from(u64::MAX)) as usize;
-    let (mut best, mut best_m, mut running) = (same + loss.at(0, similar), 0, same);
-    for (m, key) in order.iter().enumerate() {
-        running += gains[bit(key)];
-        let value = running + loss.at(m + 1, similar);
-        if value > best {
-            (best, best_m) = (value, m + 1);
-        }
+    let (kink, before, after) = loss.kink(similar);
+    let (mut same, mut c1, mut c2, mut gain1, mut gain2) = (0.0, 0, 0, 0.0, 0.0);
+    // written without branches: whether a gain clears a threshold is a coin
+    // flip the processor cannot predict
+    for (x, y) in a.iter().zip(b) {
+        let (plus, minus) = ((x + y).abs(), (x - y).abs());
+        let gain = minus - plus;
+        same += plus;
+        let (in1, in2) = (gain + before > 0.0, gain + after > 0.0);
+        c1 += usize::from(in1);
+        c2 += usize::from(in2);
+        gain1 += if in1 { gain } else { 0.0 };
+        gain2 += if in2 { gain } else { 0.0 };
     }
-    let plus = |v: f64| if v >= 0.0 { 1.0 } else { -1.0 };
-    for (k, (gk, hk)) in g.iter_mut().zip(h.iter_mut()).enumerate() {
-        *gk = plus(a[k] + b[k]);
-        *hk = *gk;
+    let value1 = same + gain1 + loss.at(c1, similar);
+    let value2 = same + gain2 + loss.at(c2, similar);
+    // the threshold of the chosen m: the bits whose gain plus it is positive differ
+    let (value, slope) = if c1 >= kink || (c2 > kink && value2 > value1) {
+        (value2, after)
+    } else {
+        (value1, before)
+    };
+    for (((x, y), gk), hk) in a.iter().zip(b).zip(g.iter_mut()).zip(h.iter_mut()) {
+        let (plus, minus) = (x + y, x - y);
+        let differ = minus.abs() - plus.abs() + slope > 0.0;
+        let chosen = if differ { minus } else { plus };
+        *gk = if chosen >= 0.0 { 1.0 } else { -1.0 };
+        *hk = if differ { -*gk } else { *gk };
     }
-    for key in &order[..best_m] {
-        let k = bit(key);
-        g[k] = plus(a[k] - b[k]);
-        h[k] = -g[k];
-    }
-    best
+    value
 }
 
 /// A training pair (i, j) and whether j is a neighbour of i.
@@ -148,26 +153,32 @@ pub struct PairSampler<'a> {
 impl PairSampler<'_> {
     /// `count` pairs.
     pub fn draw(&self, count: usize, rng: &mut ChaCha8Rng) -> Vec<Pair> {
+        let mut pairs = Vec::with_capacity(count);
+        self.draw_into(count, rng, &mut pairs);
+        pairs
+    }
+
+    /// `count` pairs into `pairs` (cleared first), as [`PairSampler::draw`].
+    pub fn draw_into(&self, count: usize, rng: &mut ChaCha8Rng, pairs: &mut Vec<Pair>) {
         let n = self.lists.len();
-        (0..count)
-            .map(|c| {
-                loop {
-                    let i = rng.random_range(0..n);
-                    if c < count / 2 {
-                        let list = &self.lists[i];
-                        if list.is_empty() {
-                            continue;
-                        }
-                        return (i as u32, list[rng.random_range(0..list.len())], true);
+        pairs.clear();
+        pairs.extend((0..count).map(|c| {
+            loop {
+                let i = rng.random_range(0..n);
+                if c < count / 2 {
+                    let list = &self.lists[i];
+                    if list.is_empty() {
+                        continue;
                     }
-                    let j = rng.random_range(0..n);
-                    if j != i {
-                        let similar = self.lists[i].binary_search(&(j as u32)).is_ok();
-                        return (i as u32, j as u32, similar);
-                    }
+                    return (i as u32, list[rng.random_range(0..list.len())], true);
                 }
-            })
-            .collect()
+                let j = rng.random_range(0..n);
+                if j != i {
+                    let similar = self.lists[i].binary_search(&(j as u32)).is_ok();
+                    return (i as u32, j as u32, similar);
+                }
+            }
+        }));
     }
 }
 
@@ -226,21 +237,21 @@ pub fn learn(
     let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
     // one batch's buffers, reused: every entry is overwritten before it is
     // read. Both sides of the batch's pairs share one matrix: first items
-    // in columns 0..n_b, second items in n_b..2n_b.
+    // in columns 0..n_b, second items in n_b..2n_b; their scores are the
+    // columns of one q × 2n_b product, an item's q scores contiguous.
     let n_b = sgd.batch;
+    let mut drawn = Vec::with_capacity(n_b);
     let mut sides = Mat::<f64>::zeros(d, 2 * n_b);
-    let mut scores = Mat::<f64>::zeros(2 * n_b, q);
+    let mut scores = Mat::<f64>::zeros(q, 2 * n_b);
     let mut gradt = Mat::<f64>::zeros(d, q);
     let kernels = Kernels::detected();
-    let (mut ar, mut br) = (vec![0.0; q], vec![0.0; q]);
     let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
-    let mut scratch = Scratch::default();
     let (mut last_bound, mut last_loss) = (0.0, 0.0);
     for epoch in 0..sgd.epochs {
         let eta = sgd.learning_rate * (sgd.epochs - epoch) as f64 / sgd.epochs as f64;
         let (mut bound, mut empirical) = (0.0, 0.0);
         for _ in 0..batches {
-            let drawn = pairs.draw(n_b, rng);
+            pairs.draw_into(n_b, rng, &mut drawn);
             for (r, pair) in drawn.iter().enumerate() {
                 sides
                     .col_as_slice_mut(r)
@@ -252,8 +263,8 @@ pub fn learn(
             matmul(
                 scores.as_mut(),
                 Accum::Replace,
-                sides.transpose(),
-                wt.as_ref(),
+                wt.transpose(),
+                sides.as_ref(),
                 1.0,
                 Par::Seq,
             );
@@ -262,11 +273,8 @@ pub fn learn(
             // summed entry by entry rather than as a dense product)
             gradt.fill(0.0);
             for (r, pair) in drawn.iter().enumerate() {
-                for k in 0..q {
-                    (ar[k], br[k]) = (scores[(r, k)], scores[(n_b + r, k)]);
-                }
-                let value =
-                    loss_adjusted_into(&ar, &br, loss, pair.2, &mut scratch, &mut g, &mut h);
+                let (ar, br) = (scores.col_as_slice(r), scores.col_as_slice(n_b + r));
+                let value = loss_adjusted_into(ar, br, loss, pair.2, &mut g, &mut h);
                 let mut current = 0.0;
                 let mut differ = 0;
                 for k in 0..q {

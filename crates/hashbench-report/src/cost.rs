@@ -1,7 +1,8 @@
 //! What an experiment costs: per method, the wall and CPU seconds of its
 //! fits and the CPU seconds of its evaluations, summed over the stored
 //! trials (what recomputing them takes, whether this run fitted them or read
-//! them back), and the last run's own wall and CPU seconds (run.json).
+//! them back), its longest fit, and the last run's own wall and CPU seconds
+//! and threads (run.json), from which its parallel efficiency.
 
 use std::fmt::Write as _;
 
@@ -16,10 +17,35 @@ pub struct MethodCost {
     pub trials: usize,
     /// Wall seconds of its fits.
     pub fit_wall: f64,
+    /// Wall seconds of its longest fit.
+    pub fit_wall_max: f64,
     /// CPU seconds of its fits.
     pub fit_cpu: f64,
     /// CPU seconds of its evaluations.
     pub evaluate_cpu: f64,
+}
+
+/// A run's own seconds and threads, as run.json records them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSeconds {
+    /// Wall seconds of the whole run.
+    pub wall: f64,
+    /// CPU seconds of its process (every thread).
+    pub cpu: f64,
+    /// Threads it ran on.
+    pub threads: usize,
+}
+
+impl RunSeconds {
+    /// What a run.json records of them (`wall_seconds`, `cpu_seconds`,
+    /// `threads`), when all three are there.
+    pub fn of_json(run: &serde_json::Value) -> Option<Self> {
+        Some(Self {
+            wall: run["wall_seconds"].as_f64()?,
+            cpu: run["cpu_seconds"].as_f64()?,
+            threads: usize::try_from(run["threads"].as_u64()?).ok()?,
+        })
+    }
 }
 
 /// An experiment's (or a paper's) cost.
@@ -32,12 +58,20 @@ pub struct Cost {
     pub run_wall: Option<f64>,
     /// CPU seconds of the last run's process (every thread), when known.
     pub run_cpu: Option<f64>,
+    /// Threads the last run had, when known (for a paper's total: when
+    /// every run had the same).
+    pub run_threads: Option<usize>,
+    /// The last run's wall seconds × threads (summed for a paper), when
+    /// known: what the CPU seconds are a share of.
+    pub run_thread_seconds: Option<f64>,
+    /// Runs summed into this cost (1 for one experiment's).
+    pub runs: usize,
 }
 
 impl Cost {
-    /// The per-method cost in `t`'s timings, and the run's seconds from its
-    /// run.json, if given.
-    pub fn of(t: &ResultTables, run: Option<&serde_json::Value>) -> Self {
+    /// The per-method cost in `t`'s timings, and the run's own seconds, if
+    /// known.
+    pub fn of(t: &ResultTables, run: Option<RunSeconds>) -> Self {
         let mut methods: Vec<MethodCost> = Vec::new();
         for r in &t.timings {
             let at = match methods.iter().position(|m| m.method == r.method) {
@@ -56,17 +90,56 @@ impl Cost {
                 FIT_SECONDS => {
                     m.trials += 1;
                     m.fit_wall += v;
+                    m.fit_wall_max = m.fit_wall_max.max(v);
                 }
                 FIT_CPU => m.fit_cpu += v,
                 EVALUATE_CPU => m.evaluate_cpu += v,
                 _ => {}
             }
         }
-        let seconds = |key: &str| run.and_then(|r| r[key].as_f64());
         Self {
             methods,
-            run_wall: seconds("wall_seconds"),
-            run_cpu: seconds("cpu_seconds"),
+            run_wall: run.map(|r| r.wall),
+            run_cpu: run.map(|r| r.cpu),
+            run_threads: run.map(|r| r.threads),
+            run_thread_seconds: run.map(|r| r.wall * r.threads as f64),
+            runs: 1,
+        }
+    }
+
+    /// The method with the longest single fit, and its wall seconds.
+    pub fn longest_fit(&self) -> Option<(&str, f64)> {
+        self.methods
+            .iter()
+            .filter(|m| m.trials > 0)
+            .max_by(|a, b| a.fit_wall_max.total_cmp(&b.fit_wall_max))
+            .map(|m| (m.method.as_str(), m.fit_wall_max))
+    }
+
+    /// The last run's parallel efficiency: its CPU seconds over wall seconds
+    /// × threads (1 when every thread was busy the whole run), when known.
+    pub fn parallel_efficiency(&self) -> Option<f64> {
+        match (self.run_cpu, self.run_thread_seconds) {
+            (Some(c), Some(t)) if t > 0.0 => Some(c / t),
+            _ => None,
+        }
+    }
+
+    /// "parallel efficiency 87% of 2 threads; longest fit MLH 12.3 s", or
+    /// what is known of it.
+    pub fn scaling_sentence(&self) -> String {
+        let efficiency = match (self.parallel_efficiency(), self.run_threads) {
+            (Some(e), Some(t)) => format!(
+                "parallel efficiency {:.0}% of {t} thread{} (CPU ÷ (wall × threads))",
+                100.0 * e,
+                if t == 1 { "" } else { "s" }
+            ),
+            (Some(e), None) => format!("parallel efficiency {:.0}%", 100.0 * e),
+            (None, _) => "parallel efficiency not recorded".to_string(),
+        };
+        match self.longest_fit() {
+            Some((method, s)) => format!("{efficiency}; longest fit {method} {s:.1} s wall"),
+            None => efficiency,
         }
     }
 
@@ -81,22 +154,32 @@ impl Cost {
     }
 
     /// Adds `other` (a paper's total over its experiments): methods by
-    /// label, the runs' seconds summed where both are known.
+    /// label, the runs' seconds summed while every run's are known.
     pub fn add(&mut self, other: &Cost) {
+        let first = self.runs == 0;
+        self.runs += other.runs;
         for m in &other.methods {
             match self.methods.iter_mut().find(|x| x.method == m.method) {
                 Some(x) => {
                     x.trials += m.trials;
                     x.fit_wall += m.fit_wall;
+                    x.fit_wall_max = x.fit_wall_max.max(m.fit_wall_max);
                     x.fit_cpu += m.fit_cpu;
                     x.evaluate_cpu += m.evaluate_cpu;
                 }
                 None => self.methods.push(m.clone()),
             }
         }
-        let sum = |a: Option<f64>, b: Option<f64>| Some(a.unwrap_or(0.0) + b?);
+        // a total is known only while every run summed into it is
+        let sum = |a: Option<f64>, b: Option<f64>| if first { b } else { Some(a? + b?) };
         self.run_wall = sum(self.run_wall, other.run_wall);
         self.run_cpu = sum(self.run_cpu, other.run_cpu);
+        self.run_thread_seconds = sum(self.run_thread_seconds, other.run_thread_seconds);
+        self.run_threads = match (self.run_threads, other.run_threads) {
+            (Some(a), Some(b)) if a == b => Some(a),
+            (None, b) if first => b,
+            _ => None,
+        };
     }
 
     /// The costliest methods first.
@@ -171,8 +254,8 @@ mod tests {
             ],
             ..ResultTables::default()
         };
-        let run = serde_json::json!({"wall_seconds": 20.0, "cpu_seconds": 30.0});
-        let cost = Cost::of(&t, Some(&run));
+        let run = serde_json::json!({"wall_seconds": 20.0, "cpu_seconds": 30.0, "threads": 2});
+        let cost = Cost::of(&t, RunSeconds::of_json(&run));
         assert_eq!(cost.methods.len(), 2);
         let a = &cost.methods[0];
         assert_eq!(
@@ -186,9 +269,30 @@ mod tests {
         paper.add(&cost);
         assert_eq!(paper.methods[1].fit_cpu, 18.0);
         assert_eq!((paper.run_wall, paper.run_cpu), (Some(40.0), Some(60.0)));
-        // a run without run.json leaves the paper's total unknown
+        assert_eq!(paper.run_threads, Some(2));
+        assert_eq!(paper.parallel_efficiency(), Some(0.75));
+        assert_eq!(cost.longest_fit(), Some(("B", 10.0)));
+        assert_eq!(
+            cost.scaling_sentence(),
+            "parallel efficiency 75% of 2 threads (CPU ÷ (wall × threads)); longest fit B 10.0 s wall"
+        );
+        // a run without run.json leaves the paper's total unknown, and a run
+        // after it does not make it known again
         paper.add(&Cost::of(&t, None));
         assert_eq!(paper.run_wall, None);
+        paper.add(&cost);
+        assert_eq!((paper.run_wall, paper.parallel_efficiency()), (None, None));
+        let mut other = Cost::default();
+        other.add(&cost);
+        other.add(&Cost::of(
+            &t,
+            Some(RunSeconds {
+                wall: 1.0,
+                cpu: 1.0,
+                threads: 4,
+            }),
+        ));
+        assert_eq!(other.run_threads, None, "runs on different thread counts");
         assert!(
             cost.markdown_table()
                 .contains("| all | 3 | 15.0 | 13.0 | 0.2 |")

@@ -9,6 +9,7 @@ pub mod overview;
 mod stats;
 mod summary;
 
+pub use cost::{Cost, RunSeconds};
 pub use figures::draw_figures;
 pub use stats::{Stat, aggregate};
 pub use summary::{summary_markdown, without_timings};

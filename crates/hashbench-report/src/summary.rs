@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use hashbench_eval::TiePolicy;
 
+use super::cost::{Cost, RunSeconds};
 use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
 use hashbench_claims::{Verdict, summary_section};
@@ -51,13 +52,14 @@ pub fn summary_markdown(
     t: &ResultTables,
     split_sizes: &str,
     verdicts: &[Verdict],
+    run: Option<RunSeconds>,
 ) -> String {
     let stats = aggregate(&t.metrics, plan.centre);
     let timing = aggregate(&t.timings, plan.centre);
     let mut s = String::new();
     write_protocol(&mut s, plan, split_sizes);
     write_value_tables(&mut s, plan, t, &stats, &timing);
-    write_cost(&mut s, t);
+    write_cost(&mut s, t, run);
     write_curve_tables(&mut s, plan, t);
     write_fit_checks(&mut s, plan, t);
     write_degenerate(&mut s, plan, t);
@@ -146,14 +148,16 @@ fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
 /// One table per scalar metric, then per timing: rows are methods, columns
 /// What the run's trials cost per method (a timings section: left out of
 /// what the CLI prints, as the other timings).
-fn write_cost(s: &mut String, t: &ResultTables) {
-    let cost = super::cost::Cost::of(t, None);
+fn write_cost(s: &mut String, t: &ResultTables, run: Option<RunSeconds>) {
+    let cost = Cost::of(t, run);
     if cost.methods.is_empty() {
         return;
     }
     let _ = writeln!(
         s,
-        "\n## Timings: cost per method\n\nSeconds summed over the stored trials, costliest first: what recomputing them takes, whether this run fitted them or read them back (CPU seconds are the fitting or evaluating thread's; the run's own wall and CPU seconds are in run.json).\n\n{}",
+        "\n## Timings: cost per method\n\nThis run: {}; {}.\n\nSeconds summed over the stored trials, costliest first: what recomputing them takes, whether this run fitted them or read them back (CPU seconds are the fitting or evaluating thread's; a fit's wall seconds are its own, so a fit that uses several threads shows less wall than CPU).\n\n{}",
+        cost.run_sentence().trim_start_matches("last run: "),
+        cost.scaling_sentence(),
         cost.markdown_table()
     );
 }

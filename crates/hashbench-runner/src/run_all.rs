@@ -1,6 +1,7 @@
 //! `run-all`'s workflow: which plan of each spec runs (the paper's profile
 //! where its data is present, else `local`), which specs are skipped and why,
-//! running them in order, and the run times summed per paper.
+//! running them in order, and the run times, parallel efficiency and
+//! longest fits per paper.
 
 use std::collections::BTreeMap;
 
@@ -8,17 +9,29 @@ use anyhow::Result;
 
 use crate::run::Clock;
 use crate::{RunOptions, RunOutcome, run_plan};
+use hashbench_report::{Cost, RunSeconds};
 use hashbench_spec::{Plan, Workspace, choose_profile, paper_key};
 
 /// What a caller shows while plans run (the CLI prints; tests record).
 pub trait Progress {
     /// Before `plan` runs.
     fn started(&mut self, plan: &Plan);
-    /// After it ran, with its wall and CPU seconds.
-    fn finished(&mut self, plan: &Plan, outcome: &RunOutcome, wall: f64, cpu: f64);
+    /// After it ran, with its cost: its wall and CPU seconds, threads and
+    /// longest fit.
+    fn finished(&mut self, plan: &Plan, outcome: &RunOutcome, cost: &Cost);
 }
 
-/// Runs `plan` whole, telling `progress`; returns its wall and CPU seconds.
+/// The wall and CPU seconds since `clock` started, on the current pool's
+/// threads.
+fn seconds_since(clock: &Clock) -> RunSeconds {
+    RunSeconds {
+        wall: clock.wall_seconds(),
+        cpu: clock.cpu_seconds(),
+        threads: rayon::current_num_threads(),
+    }
+}
+
+/// Runs `plan` whole, telling `progress`; returns its cost.
 ///
 /// # Errors
 /// As [`run_plan`].
@@ -27,13 +40,13 @@ pub fn run_one(
     plan: &Plan,
     opts: &RunOptions,
     progress: &mut dyn Progress,
-) -> Result<(f64, f64)> {
+) -> Result<Cost> {
     progress.started(plan);
     let clock = Clock::start();
     let outcome = run_plan(ws, plan, opts)?;
-    let (wall, cpu) = (clock.wall_seconds(), clock.cpu_seconds());
-    progress.finished(plan, &outcome, wall, cpu);
-    Ok((wall, cpu))
+    let cost = Cost::of(&outcome.tables, Some(seconds_since(&clock)));
+    progress.finished(plan, &outcome, &cost);
+    Ok(cost)
 }
 
 /// What run-all ran and skipped.
@@ -41,18 +54,18 @@ pub fn run_one(
 pub struct RunAll {
     /// The plans run, in order.
     pub plans: Vec<Plan>,
-    /// Each plan's wall and CPU seconds.
-    pub seconds: Vec<(f64, f64)>,
+    /// Each plan's cost (its wall and CPU seconds, threads, longest fit).
+    pub costs: Vec<Cost>,
     /// Why each other spec was not run.
     pub skipped: Vec<String>,
-    /// The whole run's wall and CPU seconds.
-    pub total: (f64, f64),
+    /// The whole run's wall and CPU seconds and threads.
+    pub total: RunSeconds,
 }
 
 impl RunAll {
-    /// Wall and CPU seconds summed per paper, with the number of experiments.
-    pub fn per_paper(&self) -> BTreeMap<String, (usize, f64, f64)> {
-        per_paper(&self.plans, &self.seconds)
+    /// The runs' costs summed per paper, with the number of experiments.
+    pub fn per_paper(&self) -> BTreeMap<String, (usize, Cost)> {
+        per_paper(&self.plans, &self.costs)
     }
 }
 
@@ -71,15 +84,15 @@ pub fn run_all(
     chosen(&picked);
     let Chosen { plans, skipped } = picked;
     let clock = Clock::start();
-    let seconds = plans
+    let costs = plans
         .iter()
         .map(|plan| run_one(ws, plan, opts, progress))
         .collect::<Result<Vec<_>>>()?;
     Ok(RunAll {
         plans,
-        seconds,
+        costs,
         skipped,
-        total: (clock.wall_seconds(), clock.cpu_seconds()),
+        total: seconds_since(&clock),
     })
 }
 
@@ -121,13 +134,14 @@ pub fn choose_plans(ws: &Workspace) -> Result<Chosen> {
     Ok(chosen)
 }
 
-/// Wall and CPU seconds summed per paper (the spec's folder), in folder
-/// order, with the number of experiments: `seconds[i]` is `plans[i]`'s.
-pub fn per_paper(plans: &[Plan], seconds: &[(f64, f64)]) -> BTreeMap<String, (usize, f64, f64)> {
-    let mut out: BTreeMap<String, (usize, f64, f64)> = BTreeMap::new();
-    for (plan, (wall, cpu)) in plans.iter().zip(seconds) {
+/// Costs summed per paper (the spec's folder), in folder order, with the
+/// number of experiments: `costs[i]` is `plans[i]`'s.
+pub fn per_paper(plans: &[Plan], costs: &[Cost]) -> BTreeMap<String, (usize, Cost)> {
+    let mut out: BTreeMap<String, (usize, Cost)> = BTreeMap::new();
+    for (plan, cost) in plans.iter().zip(costs) {
         let e = out.entry(paper_key(&plan.spec_path)).or_default();
-        *e = (e.0 + 1, e.1 + wall, e.2 + cpu);
+        e.0 += 1;
+        e.1.add(cost);
     }
     out
 }

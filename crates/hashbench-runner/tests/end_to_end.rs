@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use hashbench_core::BitCodes;
 use hashbench_data::idx::{IdxArray, write_idx_gz};
 use hashbench_data::registry::sha256_file;
+use hashbench_report::{Cost, RunSeconds};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::store::slug;
 use hashbench_runner::{RunOptions, redraw, run_plan};
@@ -1313,11 +1314,23 @@ fn run_all_chooses_a_plan_per_spec_and_sums_times_per_paper() {
         chosen.skipped
     );
     let twice = [chosen.plans[0].clone(), chosen.plans[0].clone()];
-    let sums = per_paper(&twice, &[(1.5, 2.0), (2.5, 3.0)]);
+    let cost = |wall, cpu| {
+        Cost::of(
+            &ResultTables::default(),
+            Some(RunSeconds {
+                wall,
+                cpu,
+                threads: 2,
+            }),
+        )
+    };
+    let sums = per_paper(&twice, &[cost(1.5, 2.0), cost(2.5, 3.0)]);
+    let (paper, (runs, sum)) = sums.into_iter().next().unwrap();
     assert_eq!(
-        sums.into_iter().collect::<Vec<_>>(),
-        [("toy".to_string(), (2, 4.0, 5.0))]
+        (paper.as_str(), runs, sum.run_wall, sum.run_cpu),
+        ("toy", 2, Some(4.0), Some(5.0))
     );
+    assert_eq!(sum.parallel_efficiency(), Some(5.0 / 8.0));
 }
 
 /// A timing claim testable on the profile, and `timing_repeats = 4`: the
@@ -1411,8 +1424,7 @@ impl hashbench_runner::run_all::Progress for Recorded {
         &mut self,
         plan: &hashbench_spec::Plan,
         outcome: &hashbench_runner::RunOutcome,
-        _wall: f64,
-        _cpu: f64,
+        _cost: &Cost,
     ) {
         self.0.push(format!(
             "finished {} [{}]: {} fitted",
@@ -1445,7 +1457,7 @@ fn run_all_is_library_code_that_runs_every_runnable_spec_and_names_the_rest() {
     .unwrap();
     assert_eq!(chosen, (1, 1));
     assert_eq!(ran.plans.len(), 1);
-    assert_eq!(ran.seconds.len(), 1);
+    assert_eq!(ran.costs.len(), 1);
     assert!(ran.skipped[0].contains("absent"), "{:?}", ran.skipped);
     let id = &ran.plans[0].id;
     let profile = &ran.plans[0].profile;

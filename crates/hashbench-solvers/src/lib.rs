@@ -16,7 +16,9 @@ pub use dictionary::{DictionaryStep, dictionary_dual};
 pub use elastic_net::{CdSolution, CdStop, elastic_net};
 pub use graph::{KnnGraph, ShiftedNormalised};
 pub use lars::{LarsGram, LarsSolution, SignedLasso, positive_lars, signed_lasso};
-pub use svm::{ColumnSvms, SvmData, SvmModel, SvmParams, constant_bit_thresholds};
+pub use svm::{
+    ColumnSvms, DualParams, DualSvm, SvmData, SvmModel, SvmParams, constant_bit_thresholds,
+};
 
 /// A solver's failure.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -8,7 +8,6 @@ use hashbench_core::linear::{LinearModel, LoggedLinearModel};
 use hashbench_core::method::{FitLog, FitLogNames, Requirements, dense_fit_input};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_solvers::{KnnGraph, SolverError, SvmData, SvmParams};
-use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -61,11 +60,11 @@ impl HashMethod for SthParams {
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
     // then one per SVM change (`svm::REVISION`: 4, eight partial sums;
-    // 5, shrinking)
+    // 5, shrinking; 6, the primal Newton solver, bits in parallel)
     const VERSION: u32 = 3 + hashbench_solvers::svm::REVISION;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
-        facts: &["svm-sweeps-mean"],
+        facts: &["svm-iterations-mean", "svm-unconverged"],
         per_bit: &["eigenvalue"],
         seconds: &["graph-and-eigen-seconds", "svm-seconds"],
         checks: &[],
@@ -109,12 +108,17 @@ impl HashMethod for SthParams {
             eigenmap_codes(x, self.neighbours, n_bits).map_err(FitError::solver)?;
         let eigen_seconds = start.elapsed().as_secs_f64();
         let start = Instant::now();
-        let mut order = ChaCha8Rng::seed_from_u64(n_bits as u64);
         let svms = SvmData::new(x)
-            .train_columns(codes.as_ref(), SvmParams::default(), &mut order)
+            .train_columns(codes.as_ref(), SvmParams::default())
             .map_err(FitError::solver)?;
         let log = FitLog {
-            facts: vec![("svm-sweeps-mean".into(), svms.sweeps as f64 / n_bits as f64)],
+            facts: vec![
+                (
+                    "svm-iterations-mean".into(),
+                    svms.iterations as f64 / n_bits as f64,
+                ),
+                ("svm-unconverged".into(), svms.unconverged as f64),
+            ],
             per_bit: vec![("eigenvalue".into(), eigenvalues)],
             seconds: vec![
                 ("graph-and-eigen-seconds".into(), eigen_seconds),
@@ -136,7 +140,7 @@ impl HashMethod for SthParams {
 mod tests {
     use super::*;
     use hashbench_core::{Data, HashModel};
-    use rand::RngExt;
+    use rand::{RngExt, SeedableRng};
 
     /// Two well-separated nonnegative clusters.
     fn clusters(n: usize, seed: u64) -> Mat<f64> {

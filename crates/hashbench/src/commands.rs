@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use hashbench_report::Cost;
 use hashbench_runner::cluster::{self, SlurmOptions};
 use hashbench_runner::golden::run_golden;
 use hashbench_runner::run_all::{self, Progress};
@@ -130,12 +131,15 @@ impl Progress for Printer {
         println!("== {} [{}]: {work} ...", plan.id, plan.profile);
     }
 
-    fn finished(&mut self, plan: &Plan, outcome: &RunOutcome, wall: f64, cpu: f64) {
+    fn finished(&mut self, plan: &Plan, outcome: &RunOutcome, cost: &Cost) {
         let c = outcome.counts;
         println!(
-            "== {} [{}] done in {wall:.1} s ({cpu:.1} s CPU): {} fitted, {} evaluated from stored codes, {} reused; results in {}",
+            "== {} [{}] done in {:.1} s ({:.1} s CPU; {}): {} fitted, {} evaluated from stored codes, {} reused; results in {}",
             plan.id,
             plan.profile,
+            cost.run_wall.unwrap_or(0.0),
+            cost.run_cpu.unwrap_or(0.0),
+            cost.scaling_sentence(),
             c.fitted,
             c.evaluated - c.fitted,
             c.reused,
@@ -185,22 +189,42 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         },
         &mut Printer,
     )?;
-    let (wall, cpu) = ran.total;
+    let total = ran.total;
     println!(
-        "== run-all: {} experiments run in {wall:.1} s ({cpu:.1} s CPU)",
-        ran.plans.len()
+        "== run-all: {} experiments run in {:.1} s ({:.1} s CPU; parallel efficiency {:.0}% of {} threads)",
+        ran.plans.len(),
+        total.wall,
+        total.cpu,
+        100.0 * total.cpu / (total.wall * total.threads as f64).max(f64::MIN_POSITIVE),
+        total.threads
     );
-    for (p, (wall, cpu)) in ran.plans.iter().zip(&ran.seconds) {
+    let efficiency = |cost: &Cost| {
+        cost.parallel_efficiency()
+            .map_or("   -".to_string(), |e| format!("{:>3.0}%", 100.0 * e))
+    };
+    let longest = |cost: &Cost| {
+        cost.longest_fit().map_or(String::new(), |(m, s)| {
+            format!("; longest fit {m} {s:.1} s")
+        })
+    };
+    for (p, cost) in ran.plans.iter().zip(&ran.costs) {
         println!(
-            "  ran     {wall:>8.1} s {cpu:>8.1} s CPU  {} [{}]",
-            p.id, p.profile
+            "  ran     {:>8.1} s {:>8.1} s CPU {} efficient  {} [{}]{}",
+            cost.run_wall.unwrap_or(0.0),
+            cost.run_cpu.unwrap_or(0.0),
+            efficiency(cost),
+            p.id,
+            p.profile,
+            longest(cost)
         );
     }
-    for (paper, (runs, wall, cpu)) in ran.per_paper() {
+    for (paper, (runs, cost)) in ran.per_paper() {
         println!(
-            "  paper   {:>8.1} min {:>6.1} min CPU  {paper} ({runs} experiments)",
-            wall / 60.0,
-            cpu / 60.0
+            "  paper   {:>8.1} min {:>6.1} min CPU {} efficient  {paper} ({runs} experiments){}",
+            cost.run_wall.unwrap_or(0.0) / 60.0,
+            cost.run_cpu.unwrap_or(0.0) / 60.0,
+            efficiency(&cost),
+            longest(&cost)
         );
     }
     for s in &ran.skipped {

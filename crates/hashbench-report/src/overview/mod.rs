@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::cost::Cost;
+use super::cost::{Cost, RunSeconds};
 use super::stats::aggregate;
 use hashbench_claims::{Basis, Outcome, Verdict, all_of, check_claims};
 use hashbench_spec::{PAPER_PROFILE, Plan, Spec, Workspace, choose_profile};
@@ -268,7 +268,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
         .as_ref()
         .and_then(|run| run["spec_sha256"].as_str().map(str::to_string))
         .is_some_and(|stored| stored != plan.spec_sha256);
-    let cost = Cost::of(&t, run.as_ref());
+    let cost = Cost::of(&t, run.as_ref().and_then(RunSeconds::of_json));
     let reported = plan
         .reported
         .iter()
@@ -490,8 +490,9 @@ fn run_cost(cost: &Cost) -> String {
         .map(|m| format!("{} {:.1} s", m.method, m.fit_cpu + m.evaluate_cpu))
         .collect();
     format!(
-        "{}; trials: fits {:.1} s CPU, evaluations {:.1} s CPU (costliest: {})",
+        "{} ({}); trials: fits {:.1} s CPU, evaluations {:.1} s CPU (costliest: {})",
         cost.run_sentence(),
+        cost.scaling_sentence(),
         cost.fit_cpu(),
         cost.evaluate_cpu(),
         top.join(", ")

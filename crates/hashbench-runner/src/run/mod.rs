@@ -28,7 +28,7 @@ use trial::TrialContext;
 use crate::store::TrialRecord;
 use crate::{RunOptions, RunOutcome, lock, store};
 use hashbench_claims as claims;
-use hashbench_report as report;
+use hashbench_report::{self as report, RunSeconds};
 use hashbench_spec::{Plan, Retrieval, Study, TrialKey, Workspace};
 use hashbench_tables::{self as tables, ResultTables};
 
@@ -431,7 +431,12 @@ pub(crate) fn finish(
 ) -> Result<RunOutcome> {
     let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
     let mut files = tables::table_files(&tables, &dir)?;
-    let summary = summary_files(plan, &tables, split_sizes, &dir, &mut files);
+    let seconds = RunSeconds {
+        wall: clock.wall_seconds(),
+        cpu: clock.cpu_seconds(),
+        threads: rayon::current_num_threads(),
+    };
+    let summary = summary_files(plan, &tables, split_sizes, Some(seconds), &dir, &mut files);
     let run = json!({
         "experiment": plan.id,
         "profile": plan.profile,
@@ -445,12 +450,12 @@ pub(crate) fn finish(
         "split": split_sizes,
         "git_revision": git_revision(&ws.root),
         "crate_versions": crate_versions(&ws.root),
-        "threads": rayon::current_num_threads(),
+        "threads": seconds.threads,
         "trials_fitted": counts.fitted,
         "trials_evaluated": counts.evaluated,
         "trials_reused": counts.reused,
-        "wall_seconds": clock.wall_seconds(),
-        "cpu_seconds": clock.cpu_seconds(),
+        "wall_seconds": seconds.wall,
+        "cpu_seconds": seconds.cpu,
         "figures": figures,
         "timings_table": "timings.parquet (fit-seconds, encode-seconds, fit-cpu-seconds and evaluate-cpu-seconds per trial; where the spec has timing_repeats and a timing claim is testable, fit and encoding seconds per sequential refit of the first trial)",
         "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
@@ -475,11 +480,12 @@ fn summary_files(
     plan: &Plan,
     tables: &ResultTables,
     split: &str,
+    run: Option<RunSeconds>,
     dir: &Path,
     files: &mut Vec<(PathBuf, Vec<u8>)>,
 ) -> String {
     let verdicts = claims::check_claims(plan, tables);
-    let summary = report::summary_markdown(plan, tables, split, &verdicts);
+    let summary = report::summary_markdown(plan, tables, split, &verdicts, run);
     files.push((dir.join("summary.md"), summary.clone().into_bytes()));
     files.push((
         dir.join("claims.csv"),
@@ -502,7 +508,14 @@ pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
     )?;
     let split = run["split"].as_str().unwrap_or("unknown");
     let mut files = Vec::new();
-    summary_files(plan, &tables, split, &dir, &mut files);
+    summary_files(
+        plan,
+        &tables,
+        split,
+        RunSeconds::of_json(&run),
+        &dir,
+        &mut files,
+    );
     store::write_set(&files)?;
     report::draw_figures(plan, &tables, &dir.join("figures"))?;
     Ok(dir)
