@@ -11,8 +11,16 @@
 //!   atoms of 128-d data (BᵀB formed once, each item's shifted diagonal and
 //!   correlations set in place), as `hashbench_spah::codes` calls it.
 //! - MLH's SGD: one epoch of 10⁵ pairs in mini-batches of 100 (the
-//!   reference's) on 2,000 items of 256 dimensions, 32 bits: two products
-//!   for the scores, loss-adjusted inference per pair, two for the gradient.
+//!   reference's) on 2,000 items of 256 dimensions, 32 bits: one product
+//!   for the scores, loss-adjusted inference per pair, the gradient over the
+//!   entries whose codes differ.
+//! - STH's SVMs: one bit's SVM on 10,000 items of SIFT's shape and scale
+//!   (128 nonnegative features around 0-150, labels a median split of the
+//!   STH eigenmap of a 20-cluster mixture), by the primal Newton solver the
+//!   fits use and by the dual coordinate descent at LIBLINEAR's defaults
+//!   that they used before (stopped at its 1,000-sweep cap).
+//! - The RBMs' pre-training: one CD-1 epoch of a 784 → 256 layer over 9,000
+//!   items in mini-batches of 100 (SPLH's RBM baseline on MNIST's shape).
 
 use std::hint::black_box;
 
@@ -22,7 +30,8 @@ use hashbench_lamp::{
     BitProblem, KernelRows, Majorant, augmented_rows, reduced_dual, reduced_qp, xi_cut, zeta_cut,
 };
 use hashbench_mlh::train::{PairLoss, PairSampler, Sgd, learn};
-use hashbench_solvers::LarsGram;
+use hashbench_rbm::{RbmParams, pretrain_layer};
+use hashbench_solvers::{DualParams, LarsGram, SvmData, SvmParams};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -236,5 +245,82 @@ fn mlh_sgd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lamp_reduced_qps, spah_s_step, mlh_sgd);
+fn sth_svm(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let (n, d) = (10_000, 128);
+    let centres = Mat::from_fn(20, d, |_, _| rng.random::<f64>() * 100.0);
+    let x = Mat::from_fn(n, d, |i, j| {
+        (centres[(i % 20, j)] + 30.0 * (rng.random::<f64>() - 0.5)).max(0.0)
+    });
+    let (codes, _) = hashbench_sth::eigenmap_codes(x.as_ref(), 25, 4).unwrap();
+    let data = SvmData::new(x.as_ref());
+    let mut group = c.benchmark_group("sth-svm");
+    group.sample_size(10);
+    for bit in [0, 3] {
+        let positive: Vec<bool> = codes.col(bit).iter().map(|&v| v > 0.0).collect();
+        group.bench_function(
+            BenchmarkId::new("newton", format!("10000x128-bit{bit}")),
+            |b| {
+                b.iter(|| {
+                    black_box(
+                        data.train(&positive, SvmParams::default())
+                            .unwrap()
+                            .iterations,
+                    )
+                })
+            },
+        );
+        let dual = DualParams {
+            c: 1.0,
+            eps: 0.1,
+            max_sweeps: 1000,
+        };
+        group.bench_function(
+            BenchmarkId::new("dual-cd", format!("10000x128-bit{bit}")),
+            |b| {
+                b.iter(|| {
+                    let mut order = ChaCha8Rng::seed_from_u64(bit as u64);
+                    black_box(
+                        data.train_dual(&positive, dual, &mut order)
+                            .unwrap()
+                            .model
+                            .iterations,
+                    )
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+fn rbm_epoch(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    // digit-like: three quarters of the pixels off, the rest in (0, 1]
+    let x = Mat::from_fn(9000, 784, |_, _| {
+        let v = rng.random::<f64>();
+        if v < 0.75 { 0.0 } else { (v - 0.75) * 4.0 }
+    });
+    let params = RbmParams {
+        epochs: 1,
+        ..RbmParams::default()
+    };
+    let mut group = c.benchmark_group("rbm-cd1");
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("epoch", "9000x784-to-256"), |b| {
+        b.iter(|| {
+            let mut rng = ChaCha8Rng::seed_from_u64(14);
+            black_box(pretrain_layer(x.as_ref(), 256, &params, &mut rng).1)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    lamp_reduced_qps,
+    spah_s_step,
+    mlh_sgd,
+    sth_svm,
+    rbm_epoch
+);
 criterion_main!(benches);

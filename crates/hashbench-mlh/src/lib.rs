@@ -285,11 +285,11 @@ impl HashMethod for MlhParams {
     const NAME: &'static str = "mlh";
     /// 2: the gradient summed over the entries where the current and the
     /// loss-adjusted codes differ, W kept as its transpose (issue 43: the
-    /// same steps, to round-off).
-    const VERSION: u32 = 2;
-    /// Version 2's steps equal version 1's to round-off; re-tuned on this
-    /// machine, its records picked the same hyperparameters (README).
-    const TUNED_SINCE: u32 = 1;
+    /// same steps, to round-off); 3: loss-adjusted inference by threshold
+    /// counts instead of a sort, the scores as one q × 2n product (the
+    /// inference's sums run in another order, so its choice may differ in
+    /// the last bits of a near tie, and the codes move): re-tuned.
+    const VERSION: u32 = 3;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,

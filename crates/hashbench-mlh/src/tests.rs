@@ -194,6 +194,24 @@ fn validation_picks_from_the_grids_whatever_the_trial_seed() {
     );
 }
 
+/// The grid's candidates run in parallel: the choice and its AP are the
+/// bits of a one-thread run.
+#[test]
+fn validation_is_the_same_on_one_and_two_threads() {
+    let xm = two_blobs(150, 3);
+    let params = quick(Hyperparameters::Rule(TuningRule::Validate));
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| validate(&params, xm.as_ref(), None, 8).unwrap())
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(one, two);
+    assert_eq!(one.ap.to_bits(), two.ap.to_bits());
+}
+
 #[test]
 fn same_label_pairs_need_every_label() {
     let x = Data::Dense(two_blobs(60, 3));

@@ -14,6 +14,7 @@ use hashbench_eval::pooled_ball_pr_area;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::train::{PairLoss, PairSampler, learn};
 use crate::{MlhFixed, MlhParams, Standardise, nearest_lists, neighbour_lists};
@@ -130,44 +131,56 @@ pub fn validate(
 ) -> Result<Choice, FitError> {
     let holdout = Holdout::new(params, x, labels, bits)?;
     let rho0 = (2 * bits.div_ceil(16)).min(bits);
-    let mut best: Option<Choice> = None;
-    for &weight_decay in &WEIGHT_DECAY_GRID {
-        let fixed = MlhFixed {
+    // each candidate's fit has its own seed, so a stage's candidates run in
+    // parallel and are chosen from in grid order, as one after another
+    let scored = |grid: Vec<MlhFixed>| -> Vec<(MlhFixed, f64)> {
+        grid.into_par_iter()
+            .map(|fixed| (fixed, holdout.ap(params, fixed, bits)))
+            .collect()
+    };
+    let choice = |(fixed, ap): (MlhFixed, f64)| Choice {
+        fixed,
+        ap,
+        items: holdout.queries.n_items(),
+    };
+    let decays = WEIGHT_DECAY_GRID
+        .iter()
+        .map(|&weight_decay| MlhFixed {
             rho: rho0,
             weight_decay,
-        };
-        let ap = holdout.ap(params, fixed, bits);
+        })
+        .collect();
+    let mut best: Option<Choice> = None;
+    for (fixed, ap) in scored(decays) {
         if best.is_none_or(|b| ap > b.ap) {
-            best = Some(Choice {
-                fixed,
-                ap,
-                items: holdout.queries.n_items(),
-            });
+            best = Some(choice((fixed, ap)));
         }
     }
     let first = best.expect("a grid");
-    let weight_decay = first.fixed.weight_decay;
+    let rhos = RHO_STEPS
+        .iter()
+        .map(|&step| rho0 as i64 + step)
+        .filter(|&rho| rho >= 1 && rho <= bits as i64)
+        .map(|rho| MlhFixed {
+            rho: rho as usize,
+            weight_decay: first.fixed.weight_decay,
+        })
+        .filter(|&fixed| fixed != first.fixed)
+        .collect();
+    let mut others = scored(rhos).into_iter();
     let mut best: Option<Choice> = None;
     for step in RHO_STEPS {
         let rho = rho0 as i64 + step;
         if rho < 1 || rho > bits as i64 {
             continue;
         }
-        let fixed = MlhFixed {
-            rho: rho as usize,
-            weight_decay,
-        };
-        let ap = if fixed == first.fixed {
-            first.ap
+        let (fixed, ap) = if rho as usize == first.fixed.rho {
+            (first.fixed, first.ap)
         } else {
-            holdout.ap(params, fixed, bits)
+            others.next().expect("one score per other ρ")
         };
         if best.is_none_or(|b| ap > b.ap + 0.005) {
-            best = Some(Choice {
-                fixed,
-                ap,
-                items: holdout.queries.n_items(),
-            });
+            best = Some(choice((fixed, ap)));
         }
     }
     Ok(best.expect("ρ₀ lies in 1..=q"))

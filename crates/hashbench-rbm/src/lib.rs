@@ -47,7 +47,7 @@ impl Default for RbmParams {
 
 /// One layer: weights (inputs × units) and unit biases.
 #[derive(Debug, Clone)]
-struct Layer {
+pub struct Layer {
     w: Mat<f64>,
     b: Vec<f64>,
 }
@@ -76,8 +76,9 @@ fn activate(a: MatRef<'_, f64>, w: MatRef<'_, f64>, b: &[f64]) -> Mat<f64> {
 }
 
 /// Trains one RBM by CD-1 on the rows of `v`; returns the layer and the mean
-/// squared reconstruction error of each epoch.
-fn pretrain_layer(
+/// squared reconstruction error of each epoch (public for the benchmark of
+/// an epoch).
+pub fn pretrain_layer(
     v: MatRef<'_, f64>,
     units: usize,
     p: &RbmParams,
@@ -91,13 +92,22 @@ fn pretrain_layer(
     let decay = 2e-4;
     let mut errors = Vec::with_capacity(p.epochs);
     let mut order: Vec<usize> = (0..n).collect();
+    // the items as columns: a mini-batch is gathered from contiguous copies
+    // instead of one scattered read per entry
+    let items = v.transpose().to_owned();
+    let mut v0 = Mat::<f64>::zeros(0, a);
     for epoch in 0..p.epochs {
         let momentum = if epoch < p.epochs / 2 { 0.5 } else { 0.9 };
         order.shuffle(rng);
         let mut err = 0.0;
         for chunk in order.chunks(p.batch.max(1)) {
             let bsz = chunk.len() as f64;
-            let v0 = Mat::from_fn(chunk.len(), a, |i, j| v[(chunk[i], j)]);
+            v0.resize_with(chunk.len(), a, |_, _| 0.0);
+            for (i, &item) in chunk.iter().enumerate() {
+                for (j, &value) in items.col_as_slice(item).iter().enumerate() {
+                    v0[(i, j)] = value;
+                }
+            }
             let h0p = activate(v0.as_ref(), w.as_ref(), &bh);
             let h0 = Mat::from_fn(h0p.nrows(), units, |i, j| {
                 f64::from(u8::from(rng.random::<f64>() < h0p[(i, j)]))
@@ -106,34 +116,44 @@ fn pretrain_layer(
             let h1p = activate(v1.as_ref(), w.as_ref(), &bh);
             let pos = product(v0.transpose(), h0p.as_ref());
             let neg = product(v1.transpose(), h1p.as_ref());
+            // column by column over contiguous slices (the sums in row order)
+            let rate = p.learning_rate;
             for j in 0..units {
-                for i in 0..a {
-                    let g = (pos[(i, j)] - neg[(i, j)]) / bsz - decay * w[(i, j)];
-                    vw[(i, j)] = momentum * vw[(i, j)] + p.learning_rate * g;
-                    w[(i, j)] += vw[(i, j)];
+                let (pos, neg) = (pos.col_as_slice(j), neg.col_as_slice(j));
+                let (w, vw) = (w.col_as_slice_mut(j), vw.col_as_slice_mut(j));
+                for (((w, vw), pos), neg) in w.iter_mut().zip(vw).zip(pos).zip(neg) {
+                    let g = (pos - neg) / bsz - decay * *w;
+                    *vw = momentum * *vw + rate * g;
+                    *w += *vw;
                 }
-                let g = (0..chunk.len())
-                    .map(|r| h0p[(r, j)] - h1p[(r, j)])
-                    .sum::<f64>()
-                    / bsz;
-                vbh[j] = momentum * vbh[j] + p.learning_rate * g;
+                let g = column_difference(&h0p, &h1p, j).sum::<f64>() / bsz;
+                vbh[j] = momentum * vbh[j] + rate * g;
                 bh[j] += vbh[j];
             }
             for i in 0..a {
-                let g = (0..chunk.len())
-                    .map(|r| v0[(r, i)] - v1[(r, i)])
-                    .sum::<f64>()
-                    / bsz;
-                vbv[i] = momentum * vbv[i] + p.learning_rate * g;
+                let g = column_difference(&v0, &v1, i).sum::<f64>() / bsz;
+                vbv[i] = momentum * vbv[i] + rate * g;
                 bv[i] += vbv[i];
-                err += (0..chunk.len())
-                    .map(|r| (v0[(r, i)] - v1[(r, i)]).powi(2))
+                err += column_difference(&v0, &v1, i)
+                    .map(|d| d.powi(2))
                     .sum::<f64>();
             }
         }
         errors.push(err / (n * a) as f64);
     }
     (Layer { w, b: bh }, errors)
+}
+
+/// Column `j` of `a − b`, in row order.
+fn column_difference<'m>(
+    a: &'m Mat<f64>,
+    b: &'m Mat<f64>,
+    j: usize,
+) -> impl Iterator<Item = f64> + 'm {
+    a.col_as_slice(j)
+        .iter()
+        .zip(b.col_as_slice(j))
+        .map(|(x, y)| x - y)
 }
 
 /// The NCA objective Σᵢ Σ_{j ∈ class(i)} pᵢⱼ of outputs `f` (rows) and the

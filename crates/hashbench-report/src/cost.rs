@@ -125,12 +125,12 @@ impl Cost {
         }
     }
 
-    /// "parallel efficiency 87% of 2 threads; longest fit MLH 12.3 s", or
-    /// what is known of it.
+    /// "parallel efficiency 87% of 2 threads; longest fit MLH 12.3 s" (the
+    /// fit's wall seconds), or what is known of it.
     pub fn scaling_sentence(&self) -> String {
         let efficiency = match (self.parallel_efficiency(), self.run_threads) {
             (Some(e), Some(t)) => format!(
-                "parallel efficiency {:.0}% of {t} thread{} (CPU ÷ (wall × threads))",
+                "parallel efficiency {:.0}% of {t} thread{}",
                 100.0 * e,
                 if t == 1 { "" } else { "s" }
             ),
@@ -138,7 +138,7 @@ impl Cost {
             (None, _) => "parallel efficiency not recorded".to_string(),
         };
         match self.longest_fit() {
-            Some((method, s)) => format!("{efficiency}; longest fit {method} {s:.1} s wall"),
+            Some((method, s)) => format!("{efficiency}; longest fit {method} {s:.1} s"),
             None => efficiency,
         }
     }
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(cost.longest_fit(), Some(("B", 10.0)));
         assert_eq!(
             cost.scaling_sentence(),
-            "parallel efficiency 75% of 2 threads (CPU ÷ (wall × threads)); longest fit B 10.0 s wall"
+            "parallel efficiency 75% of 2 threads; longest fit B 10.0 s"
         );
         // a run without run.json leaves the paper's total unknown, and a run
         // after it does not make it known again
