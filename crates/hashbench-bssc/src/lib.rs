@@ -9,6 +9,7 @@ use hashbench_core::{
 };
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// BoostSSC hyperparameters.
@@ -34,16 +35,44 @@ pub struct BsscModel {
     alphas: Vec<f64>,
 }
 
+/// The symmetric signed pair weights wᵢⱼ yᵢⱼ of one boosting round (zero
+/// diagonal), with their row sums and their sum over unordered pairs: what
+/// every candidate direction's threshold sweep reads.
+#[derive(Debug, Clone)]
+pub struct SignedPairs {
+    signed: Mat<f64>,
+    row_sums: Vec<f64>,
+    total: f64,
+}
+
+impl SignedPairs {
+    /// Takes the `l × l` signed weights.
+    pub fn new(signed: Mat<f64>) -> Self {
+        let row_sums: Vec<f64> = (0..signed.ncols())
+            .map(|i| signed.col(i).iter().sum())
+            .collect();
+        let total = row_sums.iter().sum::<f64>() / 2.0;
+        Self {
+            signed,
+            row_sums,
+            total,
+        }
+    }
+}
+
 /// The best threshold of one direction: (r, threshold), over projections `p` of
-/// the labelled items and the symmetric signed pair weights `signed` (wᵢⱼ yᵢⱼ,
-/// zero diagonal). Returns `None` when all projections are equal.
-pub fn best_threshold(p: &[f64], signed: &Mat<f64>) -> Option<(f64, f64)> {
+/// the labelled items and the round's signed pair weights. Returns `None` when
+/// all projections are equal.
+pub fn best_threshold(p: &[f64], pairs: &SignedPairs) -> Option<(f64, f64)> {
     let l = p.len();
     let mut order: Vec<usize> = (0..l).collect();
-    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
-    let row_sums: Vec<f64> = (0..l).map(|i| signed.col(i).iter().sum()).collect();
-    // Σ over unordered pairs
-    let total: f64 = row_sums.iter().sum::<f64>() / 2.0;
+    // a total order (ties by index), so the unstable sort is the stable one
+    order.sort_unstable_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    let SignedPairs {
+        signed,
+        row_sums,
+        total,
+    } = pairs;
     let mut into_left = vec![0.0; l];
     let mut cut = 0.0;
     let mut best: Option<(f64, f64)> = None;
@@ -130,15 +159,27 @@ impl HashMethod for BsscParams {
         });
         let (mut w, mut thresholds, mut alphas) = (Mat::zeros(d, n_bits), Vec::new(), Vec::new());
         for k in 0..n_bits {
-            let signed = Mat::from_fn(l, l, |i, j| weight[(i, j)] * y(i, j));
+            let pairs = SignedPairs::new(Mat::from_fn(l, l, |i, j| weight[(i, j)] * y(i, j)));
+            // the candidates are drawn in order, scored in parallel, and the
+            // first best kept, as one after another
+            let directions: Vec<Mat<f64>> = (0..self.candidates)
+                .map(|_| {
+                    let dir: Mat<f64> = Mat::from_fn(d, 1, |_, _| StandardNormal.sample(rng));
+                    let norm = dir.norm_l2().max(f64::MIN_POSITIVE);
+                    Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm)
+                })
+                .collect();
+            let scored: Vec<_> = directions
+                .into_par_iter()
+                .map(|dir| {
+                    let proj = product(xl.as_ref(), dir.as_ref());
+                    let p: Vec<f64> = (0..l).map(|i| proj[(i, 0)]).collect();
+                    (best_threshold(&p, &pairs), dir, p)
+                })
+                .collect();
             let mut best: Option<(f64, f64, Mat<f64>, Vec<f64>)> = None;
-            for _ in 0..self.candidates {
-                let mut dir: Mat<f64> = Mat::from_fn(d, 1, |_, _| StandardNormal.sample(rng));
-                let norm = dir.norm_l2().max(f64::MIN_POSITIVE);
-                dir = Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm);
-                let proj = product(xl.as_ref(), dir.as_ref());
-                let p: Vec<f64> = (0..l).map(|i| proj[(i, 0)]).collect();
-                if let Some((r, t)) = best_threshold(&p, &signed)
+            for (found, dir, p) in scored {
+                if let Some((r, t)) = found
                     && best.as_ref().is_none_or(|b| r > b.0)
                 {
                     best = Some((r, t, dir, p));
@@ -152,11 +193,14 @@ impl HashMethod for BsscParams {
             let r = r.clamp(-1.0 + 1e-9, 1.0 - 1e-9);
             let alpha = 0.5 * ((1.0 + r) / (1.0 - r)).ln();
             let mut total = 0.0;
+            // y·agree is ±1, so the factor is one of two exponentials
+            let (down, up) = ((-alpha).exp(), alpha.exp());
             for i in 0..l {
                 for j in 0..l {
                     if i != j {
-                        let agree = if (p[i] > t) == (p[j] > t) { 1.0 } else { -1.0 };
-                        weight[(i, j)] *= (-alpha * y(i, j) * agree).exp();
+                        let agree = (p[i] > t) == (p[j] > t);
+                        let same = y(i, j) > 0.0;
+                        weight[(i, j)] *= if agree == same { down } else { up };
                         total += weight[(i, j)];
                     }
                 }
@@ -213,7 +257,7 @@ mod tests {
                 (1.0 + (i * j) as f64 * 0.1) * if labels[i] == labels[j] { 1.0 } else { -1.0 }
             }
         });
-        let (r, t) = best_threshold(&p, &signed).unwrap();
+        let (r, t) = best_threshold(&p, &SignedPairs::new(signed.clone())).unwrap();
         let score = |t: f64| {
             let mut s = 0.0;
             for i in 0..6 {
