@@ -6,7 +6,7 @@ use hashbench_solvers::{Cca, CdStop, KnnGraph, elastic_net};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::codes::{CodeSettings, initial_bases, sparse_codes};
+use crate::codes::{CodeSettings, initial_bases, objective, sparse_codes};
 use crate::encw::{Standardised, learn_encw};
 use crate::*;
 
@@ -40,6 +40,19 @@ fn the_alternation_never_raises_the_objective_and_keeps_its_constraints() {
     let b0 = initial_bases(10, 8, &mut ChaCha8Rng::seed_from_u64(2));
     let codes = sparse_codes(x.as_ref(), &graph, b0, &settings(0.3)).unwrap();
     assert_eq!(codes.trace.len(), codes.iterations);
+    // the alternation's own evaluation (buffers kept between iterations)
+    // gives objective (3) as written, bit for bit
+    let last = objective(
+        x.as_ref(),
+        &graph,
+        codes.b.as_ref(),
+        codes.s.as_ref(),
+        &settings(0.3),
+    );
+    assert_eq!(
+        codes.trace.last().map(|v| v.to_bits()),
+        Some(last.to_bits())
+    );
     for w in codes.trace.windows(2) {
         assert!(
             w[1] <= w[0] * (1.0 + 1e-10),
