@@ -1,8 +1,9 @@
 //! MLH's learning (Norouzi & Fleet, ICML 2011, Sec. 3-4): the pair loss, the
 //! loss-adjusted inference that maximises gᵀWx + hᵀWx' + ℓ(‖g − h‖_H) over
-//! code pairs (Sec. 4: sort the per-bit gains of making a bit differ, then
-//! scan the number m of differing bits), and SGD with momentum on the
-//! resulting upper bound of the empirical loss.
+//! code pairs (Sec. 4 sorts the per-bit gains of making a bit differ and
+//! scans the number m of differing bits; here two counts of gains above a
+//! threshold give the same maximum, see [`loss_adjusted`]), and SGD with
+//! momentum on the resulting upper bound of the empirical loss.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};

@@ -131,8 +131,9 @@ pub fn validate(
 ) -> Result<Choice, FitError> {
     let holdout = Holdout::new(params, x, labels, bits)?;
     let rho0 = (2 * bits.div_ceil(16)).min(bits);
-    // each candidate's fit has its own seed, so a stage's candidates run in
-    // parallel and are chosen from in grid order, as one after another
+    // every candidate's fit starts a fresh generator from the same seed, so
+    // a stage's candidates run in parallel and are chosen from in grid
+    // order, as one after another
     let scored = |grid: Vec<MlhFixed>| -> Vec<(MlhFixed, f64)> {
         grid.into_par_iter()
             .map(|fixed| (fixed, holdout.ap(params, fixed, bits)))

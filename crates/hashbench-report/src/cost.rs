@@ -125,8 +125,9 @@ impl Cost {
         }
     }
 
-    /// "parallel efficiency 87% of 2 threads; longest fit MLH 12.3 s" (the
-    /// fit's wall seconds), or what is known of it.
+    /// "parallel efficiency 87% of 2 threads; longest trial fit MLH 12.3 s"
+    /// (the wall seconds of the longest fit among the stored trials), or what
+    /// is known of it.
     pub fn scaling_sentence(&self) -> String {
         let efficiency = match (self.parallel_efficiency(), self.run_threads) {
             (Some(e), Some(t)) => format!(
@@ -138,7 +139,7 @@ impl Cost {
             (None, _) => "parallel efficiency not recorded".to_string(),
         };
         match self.longest_fit() {
-            Some((method, s)) => format!("{efficiency}; longest fit {method} {s:.1} s"),
+            Some((method, s)) => format!("{efficiency}; longest trial fit {method} {s:.1} s"),
             None => efficiency,
         }
     }
@@ -216,7 +217,6 @@ impl Cost {
     pub fn run_sentence(&self) -> String {
         match (self.run_wall, self.run_cpu) {
             (Some(w), Some(c)) => format!("last run: {w:.1} s wall, {c:.1} s CPU"),
-            (Some(w), None) => format!("last run: {w:.1} s wall (CPU not recorded)"),
             _ => "last run: not recorded".to_string(),
         }
     }
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(cost.longest_fit(), Some(("B", 10.0)));
         assert_eq!(
             cost.scaling_sentence(),
-            "parallel efficiency 75% of 2 threads; longest fit B 10.0 s"
+            "parallel efficiency 75% of 2 threads; longest trial fit B 10.0 s"
         );
         // a run without run.json leaves the paper's total unknown, and a run
         // after it does not make it known again

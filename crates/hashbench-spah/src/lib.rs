@@ -427,7 +427,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
                 fact: "svm-unconverged",
                 low: 0.0,
                 high: 0.0,
-                says: "SVMs stopped before LIBLINEAR's primal tolerance",
+                says: "SVMs stopped before their duality-gap certificate",
             },
             FitCheck {
                 fact: "encw-unconverged",

@@ -204,7 +204,7 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     };
     let longest = |cost: &Cost| {
         cost.longest_fit().map_or(String::new(), |(m, s)| {
-            format!("; longest fit {m} {s:.1} s")
+            format!("; longest trial fit {m} {s:.1} s")
         })
     };
     for (p, cost) in ran.plans.iter().zip(&ran.costs) {
