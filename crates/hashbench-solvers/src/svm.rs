@@ -525,8 +525,3 @@ pub fn dual_objective(dual: &DualSvm, c: f64) -> f64 {
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     Kernels::detected().dot(a, b)
 }
-
-/// ‖a‖₂.
-fn norm(a: &[f64]) -> f64 {
-    dot(a, a).sqrt()
-}
