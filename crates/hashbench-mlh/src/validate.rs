@@ -133,16 +133,18 @@ pub fn validate(
     let rho0 = (2 * bits.div_ceil(16)).min(bits);
     // every candidate's fit starts a fresh generator from the same seed, so
     // a stage's candidates run in parallel and are chosen from in grid
-    // order, as one after another
-    let scored = |grid: Vec<MlhFixed>| -> Vec<(MlhFixed, f64)> {
+    // order, as one after another; `known` is a candidate already scored
+    let scored = |grid: Vec<MlhFixed>, known: Option<Choice>| -> Vec<Choice> {
         grid.into_par_iter()
-            .map(|fixed| (fixed, holdout.ap(params, fixed, bits)))
+            .map(|fixed| match known {
+                Some(k) if k.fixed == fixed => k,
+                _ => Choice {
+                    fixed,
+                    ap: holdout.ap(params, fixed, bits),
+                    items: holdout.queries.n_items(),
+                },
+            })
             .collect()
-    };
-    let choice = |(fixed, ap): (MlhFixed, f64)| Choice {
-        fixed,
-        ap,
-        items: holdout.queries.n_items(),
     };
     let decays = WEIGHT_DECAY_GRID
         .iter()
@@ -152,9 +154,9 @@ pub fn validate(
         })
         .collect();
     let mut best: Option<Choice> = None;
-    for (fixed, ap) in scored(decays) {
-        if best.is_none_or(|b| ap > b.ap) {
-            best = Some(choice((fixed, ap)));
+    for c in scored(decays, None) {
+        if best.is_none_or(|b| c.ap > b.ap) {
+            best = Some(c);
         }
     }
     let first = best.expect("a grid");
@@ -166,22 +168,11 @@ pub fn validate(
             rho: rho as usize,
             weight_decay: first.fixed.weight_decay,
         })
-        .filter(|&fixed| fixed != first.fixed)
         .collect();
-    let mut others = scored(rhos).into_iter();
     let mut best: Option<Choice> = None;
-    for step in RHO_STEPS {
-        let rho = rho0 as i64 + step;
-        if rho < 1 || rho > bits as i64 {
-            continue;
-        }
-        let (fixed, ap) = if rho as usize == first.fixed.rho {
-            (first.fixed, first.ap)
-        } else {
-            others.next().expect("one score per other ρ")
-        };
-        if best.is_none_or(|b| ap > b.ap + 0.005) {
-            best = Some(choice((fixed, ap)));
+    for c in scored(rhos, Some(first)) {
+        if best.is_none_or(|b| c.ap > b.ap + 0.005) {
+            best = Some(c);
         }
     }
     Ok(best.expect("ρ₀ lies in 1..=q"))

@@ -46,6 +46,12 @@ impl RunSeconds {
             threads: usize::try_from(run["threads"].as_u64()?).ok()?,
         })
     }
+
+    /// CPU seconds over wall seconds × threads (1 when every thread was busy
+    /// the whole run).
+    pub fn parallel_efficiency(&self) -> f64 {
+        self.cpu / (self.wall * self.threads as f64).max(f64::MIN_POSITIVE)
+    }
 }
 
 /// An experiment's (or a paper's) cost.
@@ -215,9 +221,14 @@ impl Cost {
 
     /// "last run: 106.4 s wall, 175.3 s CPU", or what is known of it.
     pub fn run_sentence(&self) -> String {
+        format!("last run: {}", self.run_seconds())
+    }
+
+    /// "106.4 s wall, 175.3 s CPU", or "not recorded".
+    pub fn run_seconds(&self) -> String {
         match (self.run_wall, self.run_cpu) {
-            (Some(w), Some(c)) => format!("last run: {w:.1} s wall, {c:.1} s CPU"),
-            _ => "last run: not recorded".to_string(),
+            (Some(w), Some(c)) => format!("{w:.1} s wall, {c:.1} s CPU"),
+            _ => "not recorded".to_string(),
         }
     }
 }

@@ -156,7 +156,7 @@ fn write_cost(s: &mut String, t: &ResultTables, run: Option<RunSeconds>) {
     let _ = writeln!(
         s,
         "\n## Timings: cost per method\n\nThis run: {}; {} (parallel efficiency: CPU seconds over wall seconds × threads, below 100% where threads sat idle; the longest trial fit is over the stored trials, whether this run fitted them or read them back).\n\nSeconds summed over the stored trials, costliest first: what recomputing them takes, whether this run fitted them or read them back (CPU seconds are the fitting or evaluating thread's; a fit's wall seconds are its own, so a fit that uses several threads shows less wall than CPU).\n\n{}",
-        cost.run_sentence().trim_start_matches("last run: "),
+        cost.run_seconds(),
         cost.scaling_sentence(),
         cost.markdown_table()
     );

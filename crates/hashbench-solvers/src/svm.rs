@@ -146,7 +146,8 @@ impl SvmData {
         &self.rows[i * self.d..(i + 1) * self.d]
     }
 
-    fn check(&self, positive: &[bool], c: f64, eps: f64) -> Result<Vec<f64>, SolverError> {
+    /// The labels as ±1, once the labels' count, C and ε are checked.
+    fn signed_labels(&self, positive: &[bool], c: f64, eps: f64) -> Result<Vec<f64>, SolverError> {
         if positive.len() != self.n {
             return Err(SolverError::Shape(format!(
                 "SVM: {} labels for {} items",
@@ -217,7 +218,7 @@ impl SvmData {
     /// Reaching `max_iterations` is not an error (LIBLINEAR warns and
     /// returns); `converged` tells.
     pub fn train(&self, positive: &[bool], params: SvmParams) -> Result<SvmModel, SolverError> {
-        let y = self.check(positive, params.c, params.eps)?;
+        let y = self.signed_labels(positive, params.c, params.eps)?;
         let c = params.c;
         let kernels = Kernels::detected();
         let mut w = vec![0.0; self.d];
@@ -340,7 +341,7 @@ impl SvmData {
         params: DualParams,
         rng: &mut ChaCha8Rng,
     ) -> Result<DualSvm, SolverError> {
-        let y = self.check(positive, params.c, params.eps)?;
+        let y = self.signed_labels(positive, params.c, params.eps)?;
         let diag = 0.5 / params.c;
         let kernels = Kernels::detected();
         let mut alpha = vec![0.0; self.n];

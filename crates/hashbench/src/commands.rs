@@ -195,7 +195,7 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         ran.plans.len(),
         total.wall,
         total.cpu,
-        100.0 * total.cpu / (total.wall * total.threads as f64).max(f64::MIN_POSITIVE),
+        100.0 * total.parallel_efficiency(),
         total.threads
     );
     let efficiency = |cost: &Cost| {
