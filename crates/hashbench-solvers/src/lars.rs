@@ -8,6 +8,9 @@
 //! the active coefficients along G_AA⁻¹1, which lowers every active ρ at the
 //! same rate, until an inactive ρ catches up (it enters), an active coefficient
 //! reaches zero (it leaves: the lasso modification), or 2ρ falls to λ (stop).
+//! The Cholesky factor of G_AA grows by a row when a variable enters and is
+//! updated in place when one leaves. [`SignedLasso`] runs the same path for
+//! the signed lasso (each variable moves with the sign of its correlation).
 //!
 //! [`LarsGram::positive_lasso_from`] starts instead from a guessed support
 //! (an earlier solve's, as in an alternation whose codes settle): a few
@@ -15,8 +18,6 @@
 //! the point kept only when it meets the KKT conditions, which make it the
 //! lasso's minimiser; otherwise it runs the path.
 
-use faer::linalg::solvers::Solve;
-use faer::{Mat, Side};
 use hashbench_simd::vector::Kernels;
 
 use crate::SolverError;
@@ -30,15 +31,18 @@ pub struct LarsSolution {
     pub steps: usize,
 }
 
-/// A Cholesky factor L of G_AA grown one active variable at a time (rebuilt
-/// when one leaves), so each step costs O(|A|²).
+/// A Cholesky factor L of G_AA grown one active variable at a time and
+/// updated in place when one leaves, so each path step costs O(|A|²).
 #[derive(Default)]
 struct ActiveFactor {
     active: Vec<usize>,
+    /// σ_A, the signs the active coefficients move with (all 1 for the
+    /// nonnegative lasso).
+    signs: Vec<f64>,
     /// Lower-triangular rows packed one after another: row i has i + 1
     /// entries and starts at i(i + 1)/2.
     packed: Vec<f64>,
-    /// L⁻¹1, grown with L (a new row leaves the earlier entries as they are).
+    /// L⁻¹σ_A, grown with L (a new row leaves the earlier entries as they are).
     forward: Vec<f64>,
 }
 
@@ -48,14 +52,16 @@ fn row_start(i: usize) -> usize {
 }
 
 impl ActiveFactor {
-    /// Appends variable `j` (`g_j` is row j of G); false (and unchanged)
-    /// when it is numerically a combination of the active ones.
-    fn push(&mut self, g_j: &[f64], j: usize) -> bool {
+    /// Appends variable `j` with sign `sign` (`g_j` is row j of G); false
+    /// (and unchanged) when it is numerically a combination of the active
+    /// ones.
+    fn push(&mut self, g_j: &[f64], j: usize, sign: f64) -> bool {
+        let kernels = Kernels::detected();
         let start = self.packed.len();
         for (i, &a) in self.active.iter().enumerate() {
             let (done, new) = self.packed.split_at(start);
             let prior = &done[row_start(i)..row_start(i + 1)];
-            let dot: f64 = new.iter().zip(prior).map(|(x, y)| x * y).sum();
+            let dot = kernels.dot(new, &prior[..i]);
             let v = (g_j[a] - dot) / prior[i];
             self.packed.push(v);
         }
@@ -68,31 +74,82 @@ impl ActiveFactor {
         let row = &self.packed[start..];
         let k = self.active.len();
         let dot: f64 = row[..k].iter().zip(&self.forward).map(|(r, v)| r * v).sum();
-        self.forward.push((1.0 - dot) / row[k]);
+        self.forward.push((sign - dot) / row[k]);
         self.active.push(j);
+        self.signs.push(sign);
         true
     }
 
-    fn rebuild(&mut self, g: &[f64], p: usize, active: Vec<usize>) {
-        self.active.clear();
-        self.packed.clear();
-        self.forward.clear();
-        for j in active {
-            self.push(&g[j * p..(j + 1) * p], j);
+    /// Drops the active variable at position `t`. With L split around row
+    /// and column t as [[L₁₁], [l₂₁ᵀ, l₂₂], [L₃₁, l₃₂, L₃₃]], G_AA without
+    /// t is factored by L₁₁, L₃₁ and the rank-one update L₃₃' L₃₃'ᵀ =
+    /// L₃₃L₃₃ᵀ + l₃₂l₃₂ᵀ (Givens-like, O(|A|²) instead of a rebuild's
+    /// O(|A|³)).
+    fn remove(&mut self, t: usize) {
+        let k = self.active.len();
+        let mut x: Vec<f64> = (t + 1..k).map(|i| self.packed[row_start(i) + t]).collect();
+        let mut write = row_start(t);
+        for i in t + 1..k {
+            for c in (0..=i).filter(|&c| c != t) {
+                self.packed[write] = self.packed[row_start(i) + c];
+                write += 1;
+            }
+        }
+        self.packed.truncate(write);
+        self.active.remove(t);
+        self.signs.remove(t);
+        for j in t..k - 1 {
+            let diagonal = row_start(j) + j;
+            let l = self.packed[diagonal];
+            let xj = x[j - t];
+            let r = l.hypot(xj);
+            let (c, s) = (r / l, xj / l);
+            self.packed[diagonal] = r;
+            for i in j + 1..k - 1 {
+                let e = row_start(i) + j;
+                let updated = (self.packed[e] + s * x[i - t]) / c;
+                x[i - t] = c * x[i - t] - s * updated;
+                self.packed[e] = updated;
+            }
+        }
+        self.forward.truncate(t);
+        for i in t..k - 1 {
+            let row = &self.packed[row_start(i)..row_start(i + 1)];
+            let dot: f64 = row[..i].iter().zip(&self.forward).map(|(r, v)| r * v).sum();
+            self.forward.push((self.signs[i] - dot) / row[i]);
         }
     }
 
-    /// G_AA⁻¹ 1 = L⁻ᵀ(L⁻¹1), into `y`.
-    fn solve_ones(&self, y: &mut Vec<f64>) {
-        let k = self.active.len();
+    /// Solves Lᵀy = `y` in place (`y` holds L⁻¹ of a right-hand side), by
+    /// rows of L: once yᵢ is known, its multiples of row i leave the
+    /// entries above.
+    fn back_substitute(&self, y: &mut [f64]) {
+        let kernels = Kernels::detected();
+        for i in (0..self.active.len()).rev() {
+            let row = &self.packed[row_start(i)..row_start(i + 1)];
+            y[i] /= row[i];
+            let yi = y[i];
+            kernels.add_scaled(&mut y[..i], &row[..i], -yi);
+        }
+    }
+
+    /// G_AA⁻¹σ_A = L⁻ᵀ(L⁻¹σ_A), into `y`.
+    fn solve_signs(&self, y: &mut Vec<f64>) {
         y.clear();
         y.extend_from_slice(&self.forward);
-        for i in (0..k).rev() {
-            let dot: f64 = (i + 1..k)
-                .map(|t| self.packed[row_start(t) + i] * y[t])
-                .sum();
-            y[i] = (y[i] - dot) / self.packed[row_start(i) + i];
+        self.back_substitute(y);
+    }
+
+    /// G_AA⁻¹ `rhs` (one entry per active variable, in their order).
+    fn solve(&self, rhs: &[f64]) -> Vec<f64> {
+        let mut y = Vec::with_capacity(rhs.len());
+        for (i, &b) in rhs.iter().enumerate() {
+            let row = &self.packed[row_start(i)..row_start(i + 1)];
+            let dot: f64 = row[..i].iter().zip(&y).map(|(r, v)| r * v).sum();
+            y.push((b - dot) / row[i]);
         }
+        self.back_substitute(&mut y);
+        y
     }
 }
 
@@ -189,7 +246,7 @@ impl LarsGram {
     /// non-finite correlations.
     pub fn positive_lars(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
         self.check_problem(c, lambda)?;
-        self.path(c, lambda)
+        self.path(c, lambda, false)
     }
 
     /// [`LarsGram::positive_lars`]'s solution, sought first from `guess` (the
@@ -214,7 +271,7 @@ impl LarsGram {
         self.check_problem(c, lambda)?;
         match self.on_support(c, lambda, guess) {
             Some(s) => Ok(LarsSolution { s, steps: 0 }),
-            None => self.path(c, lambda),
+            None => self.path(c, lambda, false),
         }
     }
 
@@ -229,24 +286,29 @@ impl LarsGram {
         let mut support = guess.to_vec();
         let mut rho = vec![0.0; p];
         for _ in 0..ACTIVE_SET_ROUNDS {
-            let k = support.len();
-            let g_aa = Mat::from_fn(k, k, |r, t| self.rows[support[r] * p + support[t]]);
-            let rhs = Mat::from_fn(k, 1, |r, _| c[support[r]] - target);
-            let coef = g_aa.llt(Side::Lower).ok()?.solve(rhs);
-            let coef = coef.col(0);
+            let mut factor = ActiveFactor::default();
+            for &j in &support {
+                if !factor.push(self.row(j), j, 1.0) {
+                    return None;
+                }
+            }
+            let rhs: Vec<f64> = support.iter().map(|&j| c[j] - target).collect();
+            let coef = factor.solve(&rhs);
             if coef.iter().any(|&v| v.is_nan() || v <= 0.0) {
-                support = (0..k)
-                    .filter(|&r| coef[r] > 0.0)
-                    .map(|r| support[r])
+                support = support
+                    .iter()
+                    .zip(&coef)
+                    .filter(|(_, v)| **v > 0.0)
+                    .map(|(&j, _)| j)
                     .collect();
                 continue;
             }
             rho.copy_from_slice(c);
-            for (&j, &v) in support.iter().zip(coef.iter()) {
+            for (&j, &v) in support.iter().zip(&coef) {
                 kernels.add_scaled(&mut rho, &self.columns[j * p..(j + 1) * p], -v);
             }
             let mut s = vec![0.0; p];
-            for (&j, &v) in support.iter().zip(coef.iter()) {
+            for (&j, &v) in support.iter().zip(&coef) {
                 s[j] = v;
             }
             let entering: Vec<usize> = (0..p).filter(|&j| s[j] == 0.0 && rho[j] > target).collect();
@@ -273,8 +335,10 @@ impl LarsGram {
         Ok(())
     }
 
-    /// The homotopy path from s = 0 (the problem checked).
-    fn path(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
+    /// The homotopy path from s = 0 (the problem checked): of the signed
+    /// lasso when `signed`, else of the nonnegative one (a variable enters
+    /// only with a positive coefficient).
+    fn path(&self, c: &[f64], lambda: f64, signed: bool) -> Result<LarsSolution, SolverError> {
         let p = self.p;
         let kernels = Kernels::detected();
         let target = lambda / 2.0;
@@ -288,35 +352,37 @@ impl LarsGram {
         let mut factor = ActiveFactor::default();
         let (mut d, mut a) = (Vec::with_capacity(p), vec![0.0; p]);
         let mut steps = 0;
-        // The common correlation of the active set.
+        // The common |correlation| of the active set.
         let mut level = f64::NEG_INFINITY;
+        let strength = |r: f64| if signed { r.abs() } else { r };
         let cap = 16 * p.max(1);
         loop {
             if steps == cap {
                 return Err(SolverError::NotConverged {
-                    solver: "positive LARS",
+                    solver: "LARS",
                     iterations: cap,
                 });
             }
             if factor.active.is_empty() {
                 let Some(j) = (0..p)
                     .filter(|&j| !collinear[j])
-                    .max_by(|&a, &b| rho[a].total_cmp(&rho[b]))
+                    .max_by(|&a, &b| strength(rho[a]).total_cmp(&strength(rho[b])))
                 else {
                     break;
                 };
-                if rho[j] <= target {
+                if strength(rho[j]) <= target {
                     break;
                 }
-                if !factor.push(self.row(j), j) {
+                if !factor.push(self.row(j), j, rho[j].signum()) {
                     collinear[j] = true;
                     continue;
                 }
                 active[j] = true;
-                level = rho[j];
+                level = strength(rho[j]);
             }
-            factor.solve_ones(&mut d);
-            // a = G_{:,A} d: how fast each correlation falls per unit step.
+            factor.solve_signs(&mut d);
+            // a = G_{:,A} d: how fast each correlation moves per unit step
+            // (the active ones fall in magnitude at rate 1).
             a.fill(0.0);
             for (&k, &dt) in factor.active.iter().zip(&d) {
                 kernels.add_scaled(&mut a, &self.columns[k * p..(k + 1) * p], dt);
@@ -324,17 +390,27 @@ impl LarsGram {
             let mut step = level - target;
             let mut event = Event::Stop;
             for j in 0..p {
-                if active[j] || collinear[j] || just_left == Some(j) || a[j] >= 1.0 {
+                if active[j] || collinear[j] || just_left == Some(j) {
                     continue;
                 }
-                let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
-                if gamma < step {
-                    step = gamma;
-                    event = Event::Enter(j);
+                // ρⱼ − γaⱼ reaches +(level − γ), or −(level − γ) when signed
+                if a[j] < 1.0 {
+                    let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
+                    if gamma < step {
+                        step = gamma;
+                        event = Event::Enter(j, 1.0);
+                    }
+                }
+                if signed && a[j] > -1.0 {
+                    let gamma = ((level + rho[j]) / (1.0 + a[j])).max(0.0);
+                    if gamma < step {
+                        step = gamma;
+                        event = Event::Enter(j, -1.0);
+                    }
                 }
             }
-            for (&k, &dt) in factor.active.iter().zip(&d) {
-                if dt < 0.0 {
+            for ((&k, &dt), &sign) in factor.active.iter().zip(&d).zip(&factor.signs) {
+                if dt * sign < 0.0 {
                     let gamma = (-s[k] / dt).max(0.0);
                     if gamma < step {
                         step = gamma;
@@ -353,8 +429,8 @@ impl LarsGram {
             just_left = None;
             match event {
                 Event::Stop => break,
-                Event::Enter(j) => {
-                    if factor.push(self.row(j), j) {
+                Event::Enter(j, sign) => {
+                    if factor.push(self.row(j), j, sign) {
                         active[j] = true;
                     } else {
                         collinear[j] = true;
@@ -363,19 +439,16 @@ impl LarsGram {
                 Event::Leave(k) => {
                     s[k] = 0.0;
                     active[k] = false;
-                    let rest: Vec<usize> =
-                        factor.active.iter().copied().filter(|&v| v != k).collect();
-                    factor.rebuild(&self.rows, p, rest);
-                    // a rebuilt factor may drop a variable that became collinear
-                    for (j, on) in active.iter_mut().enumerate() {
-                        *on = factor.active.contains(&j);
-                    }
+                    let t = factor.active.iter().position(|&v| v == k);
+                    factor.remove(t.expect("a leaving variable is active"));
                     just_left = Some(k);
                 }
             }
         }
-        for v in &mut s {
-            *v = v.max(0.0);
+        if !signed {
+            for v in &mut s {
+                *v = v.max(0.0);
+            }
         }
         Ok(LarsSolution { s, steps })
     }
@@ -393,31 +466,22 @@ pub fn positive_lars(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, 
 }
 
 /// The (signed) lasso min over s of sᵀGs − 2cᵀs + λ‖s‖₁ ("general sparse
-/// coding"), as the nonnegative lasso of s = s⁺ − s⁻ over the doubled Gram
-/// [[G, −G], [−G, G]] and correlations [c, −c]; prepared once for many
-/// solves on one G.
+/// coding"; the elastic net is the lasso of G + λ₂I) by the LARS-lasso
+/// path, whose active variables move with the signs of their correlations;
+/// prepared once for many solves on one G.
 #[derive(Debug, Clone)]
 pub struct SignedLasso {
-    doubled: LarsGram,
+    gram: LarsGram,
 }
 
 impl SignedLasso {
-    /// Prepares the doubled Gram of `g` (`p × p`, row-major).
+    /// Prepares `g` (`p × p`, row-major).
     ///
     /// # Errors
     /// As [`LarsGram::new`].
     pub fn new(g: &[f64], p: usize) -> Result<SignedLasso, SolverError> {
-        check_gram_shape(g, p)?;
-        let q = 2 * p;
-        let mut doubled = vec![0.0; q * q];
-        for r in 0..q {
-            for k in 0..q {
-                let sign = if (r < p) == (k < p) { 1.0 } else { -1.0 };
-                doubled[r * q + k] = sign * g[(r % p) * p + k % p];
-            }
-        }
         Ok(SignedLasso {
-            doubled: LarsGram::new(doubled, q)?,
+            gram: LarsGram::new(g.to_vec(), p)?,
         })
     }
 
@@ -426,14 +490,8 @@ impl SignedLasso {
     /// # Errors
     /// As [`LarsGram::positive_lars`].
     pub fn solve(&self, c: &[f64], lambda: f64) -> Result<LarsSolution, SolverError> {
-        let p = self.doubled.p / 2;
-        check_correlations(c, p)?;
-        let cc: Vec<f64> = c.iter().copied().chain(c.iter().map(|v| -v)).collect();
-        let sol = self.doubled.positive_lars(&cc, lambda)?;
-        Ok(LarsSolution {
-            s: (0..p).map(|j| sol.s[j] - sol.s[p + j]).collect(),
-            steps: sol.steps,
-        })
+        self.gram.check_problem(c, lambda)?;
+        self.gram.path(c, lambda, true)
     }
 }
 
@@ -447,7 +505,8 @@ pub fn signed_lasso(g: &[f64], c: &[f64], lambda: f64) -> Result<LarsSolution, S
 
 enum Event {
     Stop,
-    Enter(usize),
+    /// A variable enters with this sign.
+    Enter(usize, f64),
     Leave(usize),
 }
 
@@ -481,4 +540,74 @@ pub fn positive_lasso_kkt_violation(g: &[f64], c: &[f64], lambda: f64, s: &[f64]
             }
         })
         .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A symmetric positive definite `p × p` Gram (row-major) with
+    /// correlated columns.
+    fn gram(p: usize) -> Vec<f64> {
+        let b: Vec<f64> = (0..(p + 3) * p)
+            .map(|t| ((t * 7919 % 101) as f64 / 50.0 - 1.0) + 0.3 * (t % p) as f64)
+            .collect();
+        let mut g = vec![0.0; p * p];
+        for r in 0..p {
+            for c in 0..p {
+                g[r * p + c] = (0..p + 3).map(|i| b[i * p + r] * b[i * p + c]).sum();
+            }
+        }
+        g
+    }
+
+    /// Removing a variable from the factor gives the factor of the rest
+    /// built afresh (L and L⁻¹σ), wherever the variable sits.
+    #[test]
+    fn a_downdated_factor_is_the_factor_of_the_remaining_variables() {
+        let p = 7;
+        let g = gram(p);
+        let order = [3, 0, 5, 1, 6, 2];
+        let signs = [1.0, -1.0, 1.0, 1.0, -1.0, -1.0];
+        for t in 0..order.len() {
+            let mut factor = ActiveFactor::default();
+            for (&j, &sign) in order.iter().zip(&signs) {
+                assert!(factor.push(&g[j * p..(j + 1) * p], j, sign));
+            }
+            factor.remove(t);
+            let mut fresh = ActiveFactor::default();
+            for (i, (&j, &sign)) in order.iter().zip(&signs).enumerate() {
+                if i != t {
+                    fresh.push(&g[j * p..(j + 1) * p], j, sign);
+                }
+            }
+            assert_eq!(factor.active, fresh.active);
+            assert_eq!(factor.signs, fresh.signs);
+            assert_eq!(factor.packed.len(), fresh.packed.len());
+            for (a, b) in factor.packed.iter().zip(&fresh.packed) {
+                assert!(
+                    (a - b).abs() < 1e-10 * b.abs().max(1.0),
+                    "t = {t}: {a} vs {b}"
+                );
+            }
+            for (a, b) in factor.forward.iter().zip(&fresh.forward) {
+                assert!(
+                    (a - b).abs() < 1e-10 * b.abs().max(1.0),
+                    "t = {t}: {a} vs {b}"
+                );
+            }
+            // and it solves: G_AA y = rhs
+            let rhs: Vec<f64> = (0..fresh.active.len()).map(|i| i as f64 - 1.5).collect();
+            let y = factor.solve(&rhs);
+            for (r, &jr) in fresh.active.iter().enumerate() {
+                let lhs: f64 = fresh
+                    .active
+                    .iter()
+                    .zip(&y)
+                    .map(|(&jc, v)| g[jr * p + jc] * v)
+                    .sum();
+                assert!((lhs - rhs[r]).abs() < 1e-9, "t = {t}: {lhs} vs {}", rhs[r]);
+            }
+        }
+    }
 }

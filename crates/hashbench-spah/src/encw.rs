@@ -1,12 +1,14 @@
 //! ENCW (Sec. 4.3.2, Algorithm 2): one elastic net per bit (eq. 7) on the
-//! standardised training data and the centred training codes, then Curds and
+//! standardised training data and the centred training codes (solved exactly
+//! as the lasso of the Gram ZᵀZ + λ2 I by its LARS path, one prepared Gram for
+//! every bit, as LARS-EN does), then Curds and
 //! Whey (eqs. 8-9): the predictions are shrunk in the canonical coordinates of
 //! the codes against the data, C = U⁻¹WU. A query's bits are
 //! sign(x_t β Cᵀ) of the standardised query (Sec. 4.4), folded here into one
 //! d × m projection through the training mean.
 
 use faer::{Mat, MatRef};
-use hashbench_solvers::{Cca, CdStop, SolverError, elastic_net, gcv_weights};
+use hashbench_solvers::{Cca, SignedLasso, SolverError, gcv_weights};
 
 use crate::PenaltyScale;
 
@@ -87,9 +89,8 @@ pub struct EncwHash {
     pub weights: Vec<f64>,
     /// Nonzero elastic-net coefficients, over all bits.
     pub nonzero: usize,
-    /// Bits whose elastic net stopped at the sweep limit (nearly collinear
-    /// features with tiny penalties), each at its last, best iterate.
-    pub unconverged: usize,
+    /// LARS path steps of the elastic nets, over all bits.
+    pub path_steps: usize,
 }
 
 /// Learns ENCW from the standardised data and the 0/1 training codes
@@ -116,28 +117,35 @@ pub fn learn_encw(
     let yc = Mat::from_fn(n, m, |i, k| bits[(i, k)] - means[k]);
     let q = data.z.transpose() * &yc;
     let mut beta = Mat::<f64>::zeros(d, m);
-    let mut nonzero = 0;
-    let stop = CdStop {
-        tol: 1e-8,
-        max_sweeps: 5_000,
+    let (mut nonzero, mut path_steps) = (0, 0);
+    // ‖y − Zβ‖² + λ1‖β‖₁ + λ2‖β‖² is, up to a constant, βᵀ(ZᵀZ + λ2 I)β −
+    // 2(Zᵀy)ᵀβ + λ1‖β‖₁: the lasso of the shifted Gram, whose λ2 is the same
+    // for every bit (eq. 7 solved exactly, as LARS-EN does)
+    let l2 = match scale {
+        PenaltyScale::Absolute => lambda2,
+        PenaltyScale::AllZero => lambda2 / 100.0,
     };
-    let mut unconverged = 0;
+    let mut shifted = data.gram.clone();
+    for j in 0..d {
+        shifted[j * d + j] += l2;
+    }
+    let lasso = SignedLasso::new(&shifted, d)?;
     for k in 0..m {
         if means[k] <= 0.0 || means[k] >= 1.0 {
             continue;
         }
         let qk: Vec<f64> = q.col(k).iter().copied().collect();
-        let (l1, l2) = match scale {
-            PenaltyScale::Absolute => (lambda1, lambda2),
+        let l1 = match scale {
+            PenaltyScale::Absolute => lambda1,
             PenaltyScale::AllZero => {
                 let all_zero = 2.0 * qk.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-                (lambda1 / 100.0 * all_zero, lambda2 / 100.0)
+                lambda1 / 100.0 * all_zero
             }
         };
-        let sol = elastic_net(&data.gram, &qk, l1, l2, None, stop)?;
-        unconverged += usize::from(!sol.converged);
-        nonzero += sol.beta.iter().filter(|v| **v != 0.0).count();
-        for (j, v) in sol.beta.into_iter().enumerate() {
+        let sol = lasso.solve(&qk, l1)?;
+        path_steps += sol.steps;
+        nonzero += sol.s.iter().filter(|v| **v != 0.0).count();
+        for (j, v) in sol.s.into_iter().enumerate() {
             beta[(j, k)] = v;
         }
     }
@@ -171,6 +179,6 @@ pub fn learn_encw(
         correlations,
         weights,
         nonzero,
-        unconverged,
+        path_steps,
     })
 }

@@ -112,12 +112,11 @@ impl HashKind for Encw {
     /// 2: penalties on the data's scale, a data-set graph width, a
     /// chance-corrected cross-validation (issue 34); 3: the S-step solved
     /// from each column's last support (issue 43: the same minimisers, to
-    /// round-off).
-    const VERSION: u32 = 3;
-    /// Version 3's S-step finds the same minimisers to round-off; re-tuned on
-    /// this machine, 11 records of the local Figs. 3-4 panels picked the same
-    /// hyperparameters with the same CV F1 to 12 decimals (README).
-    const TUNED_SINCE: u32 = 2;
+    /// round-off); 4: the elastic nets solved exactly by the LARS path of
+    /// the shifted Gram instead of coordinate descent to a tolerance, and
+    /// the LARS factor updated in place (issue 55).
+    const VERSION: u32 = 4;
+    const TUNED_SINCE: u32 = Self::VERSION;
 
     fn fixture_values() -> EncwFixed {
         EncwFixed {
@@ -193,7 +192,7 @@ impl HashKind for Encw {
                 ("lambda1".into(), fixed.lambda1),
                 ("lambda2".into(), fixed.lambda2),
                 ("encw-nonzero".into(), h.nonzero as f64),
-                ("encw-unconverged".into(), h.unconverged as f64),
+                ("encw-path-steps".into(), h.path_steps as f64),
                 ("cw-weight-mean".into(), mean_weight),
             ],
         })
@@ -233,13 +232,13 @@ impl HashKind for Svm {
     const LABEL: &'static str = "SH_SVM";
     const NAME: &'static str = "sh-svm";
     /// `svm::REVISION` (1, eight partial sums; 2, shrinking; 3, the primal
-    /// Newton solver), plus 3: the first version, issue 34 (penalties on the
+    /// Newton solver), plus 4: the first version, issue 34 (penalties on the
     /// data's scale, a data-set graph width, a chance-corrected
-    /// cross-validation, scaled rows) and issue 43 (the S-step from each
-    /// column's last support).
-    const VERSION: u32 = 3 + hashbench_solvers::svm::REVISION;
-    /// The Newton solver moves the out-of-sample hash, so its records are
-    /// searched again.
+    /// cross-validation, scaled rows), issue 43 (the S-step from each
+    /// column's last support) and issue 55 (the LARS factor updated in place
+    /// when a variable leaves: codes move by round-off).
+    const VERSION: u32 = 4 + hashbench_solvers::svm::REVISION;
+    /// Searched again whenever the version moves.
     const TUNED_SINCE: u32 = Self::VERSION;
 
     fn fixture_values() -> SvmFixed {

@@ -395,7 +395,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "dictionary-fallbacks",
             "graph-weight-mean",
             "encw-nonzero",
-            "encw-unconverged",
+            "encw-path-steps",
             "cw-weight-mean",
             "svm-iterations-mean",
             "svm-iterations-max",
@@ -428,12 +428,6 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
                 low: 0.0,
                 high: 0.0,
                 says: "SVMs stopped before their duality-gap certificate",
-            },
-            FitCheck {
-                fact: "encw-unconverged",
-                low: 0.0,
-                high: 0.0,
-                says: "elastic nets stopped at their sweep limit",
             },
         ],
     };
