@@ -94,7 +94,31 @@ struct About {
     why_not_testable: Option<String>,
     diagnosis: Option<String>,
     diagnosis_for: Option<WrittenFor>,
-    sensitivity: Option<SensitivitySpec>,
+    #[serde(default)]
+    sensitivity: Sensitivities,
+}
+
+/// One other reading, or a list of them (`sensitivity = [{ … }, { … }]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+enum Sensitivities {
+    One(SensitivitySpec),
+    Many(Vec<SensitivitySpec>),
+}
+
+impl Default for Sensitivities {
+    fn default() -> Self {
+        Sensitivities::Many(Vec::new())
+    }
+}
+
+impl Sensitivities {
+    fn list(&self) -> &[SensitivitySpec] {
+        match self {
+            Sensitivities::One(s) => std::slice::from_ref(s),
+            Sensitivities::Many(v) => v,
+        }
+    }
 }
 
 /// Another reading of a claim, judged beside it and shown in its evidence,
@@ -264,8 +288,8 @@ pub struct ClaimSpec {
     pub diagnosis: Option<String>,
     /// The run the diagnosis was written for.
     pub diagnosis_for: Option<WrittenFor>,
-    /// Another reading judged beside it, shown in the evidence.
-    pub sensitivity: Option<Sensitivity>,
+    /// Other readings judged beside it, shown in the evidence.
+    pub sensitivities: Vec<Sensitivity>,
     /// What it compares and how.
     pub kind: Kind,
 }
@@ -312,9 +336,11 @@ impl<'de> Deserialize<'de> for ClaimSpec {
         }
         let kind = Kind::deserialize(toml::Value::Table(table.clone()))
             .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
-        let sensitivity = match &about.sensitivity {
-            None => None,
-            Some(spec) => {
+        let sensitivities = about
+            .sensitivity
+            .list()
+            .iter()
+            .map(|spec| {
                 let other = swapped(&table, &spec.swap);
                 if other == table {
                     return Err(D::Error::custom(format!(
@@ -325,12 +351,12 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 let kind = Kind::deserialize(toml::Value::Table(other)).map_err(|e| {
                     D::Error::custom(format!("claim `{}` sensitivity: {}", about.id, e.message()))
                 })?;
-                Some(Sensitivity {
+                Ok(Sensitivity {
                     reading: spec.reading.clone(),
                     kind,
                 })
-            }
-        };
+            })
+            .collect::<Result<Vec<_>, D::Error>>()?;
         Ok(ClaimSpec {
             id: about.id,
             quote: about.quote,
@@ -340,7 +366,7 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             why_not_testable: about.why_not_testable,
             diagnosis: about.diagnosis,
             diagnosis_for: about.diagnosis_for,
-            sensitivity,
+            sensitivities,
             kind,
         })
     }
@@ -450,24 +476,21 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
         Some(why) => (Outcome::NotTestable, why),
         None => {
             let j = c.kind.outcome(plan, ev);
-            let evidence = match &c.sensitivity {
+            let mut evidence = j.evidence;
+            for s in &c.sensitivities {
                 // the other reading's names must be in the run too
-                Some(s) if s.kind.names().0.iter().all(|m| ev.has_method(m)) => {
+                if s.kind.names().0.iter().all(|m| ev.has_method(m)) {
                     let o = s.kind.outcome(plan, ev);
-                    format!(
-                        "{} · sensitivity, {}: {} ({})",
-                        j.evidence,
+                    evidence += &format!(
+                        " · sensitivity, {}: {} ({})",
                         s.reading,
                         o.outcome.name(),
                         o.evidence
-                    )
+                    );
+                } else {
+                    evidence += &format!(" · sensitivity, {}: not in this run", s.reading);
                 }
-                Some(s) => format!(
-                    "{} · sensitivity, {}: not in this run",
-                    j.evidence, s.reading
-                ),
-                None => j.evidence,
-            };
+            }
             (j.outcome, evidence)
         }
     };

@@ -13,26 +13,61 @@ pub(crate) fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
     g
 }
 
+/// Items retrieved and relevant items among them (an expectation when ties
+/// are cut) from one query's counts per Hamming distance (`at_distance`,
+/// `relevant_at_distance`): the whole ball of `radius` when `top` is `None`
+/// or the ball holds at most `top` items, else its `top` nearest, the items
+/// at the cut distance drawn in a uniformly random order (each is taken with
+/// the same probability, so the expected relevant count is linear).
+pub fn ball_retrieval(
+    at_distance: &[u32],
+    relevant_at_distance: &[u32],
+    radius: u32,
+    top: Option<usize>,
+) -> (f64, f64) {
+    let r = (radius as usize).min(at_distance.len() - 1);
+    let cap = top.map_or(u64::MAX, |k| k as u64);
+    let (mut taken, mut hits) = (0u64, 0.0f64);
+    for (&n, &h) in at_distance[..=r].iter().zip(&relevant_at_distance[..=r]) {
+        let n = u64::from(n);
+        if taken + n <= cap {
+            taken += n;
+            hits += f64::from(h);
+        } else {
+            let take = cap - taken;
+            hits += f64::from(h) * take as f64 / n as f64;
+            taken = cap;
+            break;
+        }
+    }
+    (taken as f64, hits)
+}
+
 /// Per-query precision (with the empty policy; NaN where it skips the
 /// query), recall (NaN without relevant items unless empty balls score 1)
-/// and failure (1 for an empty ball) of the Hamming ball at `radius`.
-fn ball_parts(stats: &[QueryStats], radius: u32, empty: EmptyPolicy) -> [Vec<f64>; 3] {
+/// and failure (1 for an empty ball) of the Hamming ball at `radius`, or of
+/// its `top` nearest items ([`ball_retrieval`]).
+fn ball_parts(
+    stats: &[QueryStats],
+    radius: u32,
+    empty: EmptyPolicy,
+    top: Option<usize>,
+) -> [Vec<f64>; 3] {
     let mut precisions = Vec::with_capacity(stats.len());
     let mut recalls = Vec::with_capacity(stats.len());
     let mut failed = Vec::with_capacity(stats.len());
     for s in stats {
-        let r = (radius as usize).min(s.at_distance.len() - 1);
-        let retrieved: u32 = s.at_distance[..=r].iter().sum();
-        let hits: u32 = s.relevant_at_distance[..=r].iter().sum();
-        failed.push(if retrieved == 0 { 1.0 } else { 0.0 });
+        let (retrieved, hits) =
+            ball_retrieval(&s.at_distance, &s.relevant_at_distance, radius, top);
+        failed.push(if retrieved == 0.0 { 1.0 } else { 0.0 });
         precisions.push(match empty {
-            _ if retrieved > 0 => f64::from(hits) / f64::from(retrieved),
+            _ if retrieved > 0.0 => hits / retrieved,
             EmptyPolicy::Zero => 0.0,
             EmptyPolicy::One => 1.0,
             EmptyPolicy::Skip => f64::NAN,
         });
         recalls.push(if s.n_relevant > 0 {
-            f64::from(hits) / s.n_relevant as f64
+            hits / s.n_relevant as f64
         } else if empty == EmptyPolicy::One {
             1.0
         } else {
@@ -64,14 +99,28 @@ pub(crate) fn aggregate(
                 .push((names[0].clone(), QueryValues::mean(per_query)));
         }
         MetricSpec::PrecisionAtRadius { radius, empty } => {
-            for (name, part) in names.iter().zip(ball_parts(stats, *radius, *empty)) {
+            for (name, part) in names.iter().zip(ball_parts(stats, *radius, *empty, None)) {
                 out.scalars.push((name.clone(), mean_counted(&part)));
                 out.query_values
                     .push((name.clone(), QueryValues::mean(part)));
             }
         }
         MetricSpec::F1AtRadius { radius, empty } => {
-            f1_at_radius(&names[0], stats, *radius, *empty, out)
+            let parts = ball_parts(stats, *radius, *empty, None);
+            f1_of_parts(&names[0], parts, out)
+        }
+        MetricSpec::TopWithinRadius { k, radius, empty } => {
+            let parts = ball_parts(stats, *radius, *empty, Some(*k));
+            for (name, part) in names.iter().zip(&parts).take(2) {
+                out.scalars.push((name.clone(), mean_counted(part)));
+                out.query_values
+                    .push((name.clone(), QueryValues::mean(part.iter().copied())));
+            }
+            let failed = parts[2].clone();
+            f1_of_parts(&names[2], parts, out);
+            out.scalars.push((names[3].clone(), mean_counted(&failed)));
+            out.query_values
+                .push((names[3].clone(), QueryValues::mean(failed)));
         }
         MetricSpec::RecallCurve { points, ties } => {
             recall_curve(spec, stats, *points, *ties, tops, n_db, out)
@@ -93,15 +142,10 @@ pub(crate) fn aggregate(
     }
 }
 
-/// F1 of the ball means of precision and recall, and its per-query parts.
-fn f1_at_radius(
-    name: &str,
-    stats: &[QueryStats],
-    radius: u32,
-    empty: EmptyPolicy,
-    out: &mut MetricValues,
-) {
-    let [precisions, recalls, _] = ball_parts(stats, radius, empty);
+/// F1 of the means of a ball's per-query precision and recall
+/// ([`ball_parts`]), and its per-query parts.
+fn f1_of_parts(name: &str, parts: [Vec<f64>; 3], out: &mut MetricValues) {
+    let [precisions, recalls, _] = parts;
     let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
     let f1 = if p + r > 0.0 {
         2.0 * p * r / (p + r)

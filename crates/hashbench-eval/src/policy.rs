@@ -115,6 +115,23 @@ pub enum MetricSpec {
         #[serde(default)]
         empty: EmptyPolicy,
     },
+    /// Precision, recall and F1 of the top `k` items by Hamming distance
+    /// among those within radius `radius` (Sparse Hashing Sec. 5.1.3: "the
+    /// top k (k = 25) data points ... with the smallest Hamming distances
+    /// ... are retrieved"; the radius caps how far the lookup probes): the
+    /// whole ball when it holds at most `k` items, else the `k` nearest, the
+    /// items tied at the k-th distance taken in expectation over uniformly
+    /// random orders (closed form, as tie-aware MAP). Also the failed
+    /// queries (an empty ball).
+    TopWithinRadius {
+        /// Items retrieved at most (the truth's 25).
+        k: usize,
+        /// Hamming radius.
+        radius: u32,
+        /// Empty-ball policy for the precision.
+        #[serde(default)]
+        empty: EmptyPolicy,
+    },
     /// Recall of the top N of the ranking against N.
     RecallCurve {
         /// Number of N values, evenly spaced up to the database size.
@@ -216,6 +233,7 @@ impl MetricSpec {
         match self {
             MetricSpec::PrecisionAtRadius { radius, .. }
             | MetricSpec::F1AtRadius { radius, .. }
+            | MetricSpec::TopWithinRadius { radius, .. }
             | MetricSpec::Overlap { radius }
             | MetricSpec::GoodNeighbours { radius, .. } => Some(*radius),
             _ => None,
@@ -288,6 +306,7 @@ impl MetricSpec {
                 "searched-percent.search.factor",
                 "searched-percent.search.permutations",
             ]),
+            MetricSpec::TopWithinRadius { k, .. } => at_least_one("top-within-radius.k", *k),
             MetricSpec::GoodNeighbours { min_retrieved, .. } => {
                 at_least_one("good-neighbours.min_retrieved", *min_retrieved)
             }

@@ -485,3 +485,104 @@ fn weighted_ranking_uses_bit_weights_and_radius_metrics_do_not() {
         assert!((scalar(v, "precision-r1") - 0.5).abs() < 1e-12);
     }
 }
+
+#[test]
+fn hand_case_top_k_within_radius_cuts_the_ball_at_k_with_ties_in_expectation() {
+    // k = 3, radius 1.
+    // query 0 ball {0,4} at d0 and {1,5} at d1 (4 items > 3): both d0 items
+    //   (relevant: 0) and one of {1,5} in a random order (5 relevant: half a
+    //   hit in expectation): 1.5 hits of 3 retrieved, 3 relevant: P = 1/2, R = 1/2
+    // query 1 ball {3} (1 item <= 3): 1 hit of 1, 3 relevant: P = 1, R = 1/3
+    // (the whole ball would give query 0 R = 2/3)
+    let (db, q, truth) = hand_case();
+    let spec = MetricSpec::TopWithinRadius {
+        k: 3,
+        radius: 1,
+        empty: EmptyPolicy::Zero,
+    };
+    let v = eval(&[spec], &db, &q, &truth, None);
+    let (p, r) = (0.75, (0.5 + 1.0 / 3.0) / 2.0);
+    assert!((scalar(&v, "precision-r1-top3") - p).abs() < 1e-12);
+    assert!((scalar(&v, "recall-r1-top3") - r).abs() < 1e-12);
+    assert!((scalar(&v, "f1-r1-top3") - 2.0 * p * r / (p + r)).abs() < 1e-12);
+    assert_eq!(scalar(&v, "failed-queries-r1"), 0.0);
+    // k = 2 takes exactly the distance-0 pair of query 0: P = 1/2, R = 1/3
+    let v = eval(
+        &[MetricSpec::TopWithinRadius {
+            k: 2,
+            radius: 1,
+            empty: EmptyPolicy::One,
+        }],
+        &db,
+        &q,
+        &truth,
+        None,
+    );
+    assert!((scalar(&v, "precision-r1-top2-empty-one") - 0.75).abs() < 1e-12);
+    assert!((scalar(&v, "recall-r1-top2-empty-one") - 1.0 / 3.0).abs() < 1e-12);
+}
+
+/// Every order of `items`, by Heap's algorithm.
+fn orders(items: &mut Vec<u32>, k: usize, out: &mut Vec<Vec<u32>>) {
+    if k <= 1 {
+        out.push(items.clone());
+        return;
+    }
+    for i in 0..k {
+        orders(items, k - 1, out);
+        let j = if k.is_multiple_of(2) { i } else { 0 };
+        items.swap(j, k - 1);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The top k within the radius agrees with brute force: each of the
+    /// 720 orders of a six-item database ranks it by distance with ties in
+    /// that order, retrieves the first min(k, ball) items, and the mean
+    /// precision and recall over all orders are the policy's.
+    #[test]
+    fn top_k_within_radius_is_the_mean_over_every_tie_order(
+        rows in proptest::collection::vec(0u64..16, 6),
+        query in 0u64..16,
+        relevant in proptest::collection::vec(any::<bool>(), 6),
+        k in 1usize..7,
+        radius in 0u32..4,
+    ) {
+        prop_assume!(relevant.iter().any(|&r| r));
+        let db = codes(&rows, 4);
+        let q = codes(&[query], 4);
+        let lists = vec![(0..6u32).filter(|&i| relevant[i as usize]).collect::<Vec<u32>>()];
+        let truth = GroundTruth::Lists { lists, n_db: 6 };
+        let v = eval(
+            &[MetricSpec::TopWithinRadius { k, radius, empty: EmptyPolicy::Zero }],
+            &db,
+            &q,
+            &truth,
+            None,
+        );
+        let distance = |i: u32| (rows[i as usize] ^ query).count_ones();
+        let n_relevant = relevant.iter().filter(|&&r| r).count() as f64;
+        let mut all = Vec::new();
+        orders(&mut (0..6).collect(), 6, &mut all);
+        let (mut p, mut r) = (0.0, 0.0);
+        for order in &all {
+            let mut ranked: Vec<u32> = order.iter().copied().filter(|&i| distance(i) <= radius).collect();
+            ranked.sort_by_key(|&i| distance(i)); // stable: ties keep the order
+            ranked.truncate(k);
+            let hits = ranked.iter().filter(|&&i| relevant[i as usize]).count() as f64;
+            if !ranked.is_empty() {
+                p += hits / ranked.len() as f64;
+            }
+            r += hits / n_relevant;
+        }
+        let n = all.len() as f64;
+        let (precision, recall) = (
+            scalar(&v, &format!("precision-r{radius}-top{k}")),
+            scalar(&v, &format!("recall-r{radius}-top{k}")),
+        );
+        prop_assert!((precision - p / n).abs() < 1e-9, "precision {} vs {}", precision, p / n);
+        prop_assert!((recall - r / n).abs() < 1e-9, "recall {} vs {}", recall, r / n);
+    }
+}

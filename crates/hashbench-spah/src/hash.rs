@@ -11,12 +11,32 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::encw::{Standardised, learn_encw};
+use crate::tune::Axis;
 use crate::{CodeHyper, PenaltyScale};
 
 /// The paper's grid for α (Sec. 5.1.2).
 pub const ALPHA_GRID: [f64; 4] = [0.1, 0.3, 0.5, 0.7];
 /// The paper's grid for λ, λ1 and λ2 (Sec. 5.1.2).
 pub const PENALTY_GRID: [f64; 4] = [0.001, 0.1, 10.0, 100.0];
+
+/// ENCW's λ1 (100, in hundredths of the all-zero value, zeroes every
+/// coefficient) and λ2 (no boundary above) as the search refines them.
+const ENCW_AXES: [Axis; 2] = [
+    Axis {
+        name: "lambda1",
+        grid: &PENALTY_GRID,
+        log: true,
+        floor: None,
+        top_is_boundary: true,
+    },
+    Axis {
+        name: "lambda2",
+        grid: &PENALTY_GRID,
+        log: true,
+        floor: None,
+        top_is_boundary: false,
+    },
+];
 
 /// What a hash function is learnt with besides the rows and their codes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,6 +82,12 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     fn first_stage(code: CodeHyper) -> Self::Fixed;
     /// The settings the cross-validation tries on the chosen codes.
     fn grid(code: CodeHyper) -> Vec<Self::Fixed>;
+    /// The axes of the hash's own hyperparameters (none for the SVMs).
+    fn hash_axes() -> &'static [Axis];
+    /// A setting's values on [`HashKind::hash_axes`], in their order.
+    fn hash_values(fixed: &Self::Fixed) -> Vec<f64>;
+    /// `fixed` with its value on hash axis `axis` set to `value`.
+    fn with_hash_value(fixed: &Self::Fixed, axis: usize, value: f64) -> Self::Fixed;
     /// Checks a setting.
     ///
     /// # Errors
@@ -114,7 +140,9 @@ impl HashKind for Encw {
     /// from each column's last support (issue 43: the same minimisers, to
     /// round-off); 4: the elastic nets solved exactly by the LARS path of
     /// the shifted Gram instead of coordinate descent to a tolerance, and
-    /// the LARS factor updated in place (issue 55).
+    /// the LARS factor updated in place (issue 55); the cross-validation
+    /// scores the top 25 within radius 1 on folds of the whole training set
+    /// and refines its choices past the printed grid (issue 56).
     const VERSION: u32 = 4;
     const TUNED_SINCE: u32 = Self::VERSION;
 
@@ -155,6 +183,27 @@ impl HashKind for Encw {
                 })
             })
             .collect()
+    }
+
+    fn hash_axes() -> &'static [Axis] {
+        &ENCW_AXES
+    }
+
+    fn hash_values(fixed: &EncwFixed) -> Vec<f64> {
+        vec![fixed.lambda1, fixed.lambda2]
+    }
+
+    fn with_hash_value(fixed: &EncwFixed, axis: usize, value: f64) -> EncwFixed {
+        match axis {
+            0 => EncwFixed {
+                lambda1: value,
+                ..*fixed
+            },
+            _ => EncwFixed {
+                lambda2: value,
+                ..*fixed
+            },
+        }
     }
 
     fn validate(fixed: &EncwFixed) -> Result<(), ParamError> {
@@ -235,8 +284,9 @@ impl HashKind for Svm {
     /// Newton solver), plus 4: the first version, issue 34 (penalties on the
     /// data's scale, a data-set graph width, a chance-corrected
     /// cross-validation, scaled rows), issue 43 (the S-step from each
-    /// column's last support) and issue 55 (the LARS factor updated in place
-    /// when a variable leaves: codes move by round-off).
+    /// column's last support), issue 55 (the LARS factor updated in place
+    /// when a variable leaves: codes move by round-off) and issue 56 (the
+    /// cross-validation of the top 25 within radius 1, refined choices).
     const VERSION: u32 = 4 + hashbench_solvers::svm::REVISION;
     /// Searched again whenever the version moves.
     const TUNED_SINCE: u32 = Self::VERSION;
@@ -264,6 +314,18 @@ impl HashKind for Svm {
 
     fn grid(code: CodeHyper) -> Vec<SvmFixed> {
         vec![Self::first_stage(code)]
+    }
+
+    fn hash_axes() -> &'static [Axis] {
+        &[]
+    }
+
+    fn hash_values(_fixed: &SvmFixed) -> Vec<f64> {
+        Vec::new()
+    }
+
+    fn with_hash_value(fixed: &SvmFixed, _axis: usize, _value: f64) -> SvmFixed {
+        *fixed
     }
 
     fn validate(fixed: &SvmFixed) -> Result<(), ParamError> {

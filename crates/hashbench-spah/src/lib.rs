@@ -146,10 +146,11 @@ pub struct SpahParams<H: HashKind> {
     /// α, λ (and ENCW's λ1, λ2) as a table, or `"cross-validate"`.
     #[serde(default = "default_hyperparameters")]
     pub hyperparameters: Hyperparameters<H::Fixed>,
-    /// Training items the cross-validation draws (all when fewer): a full
-    /// 5-fold search on 10K items is hours per code length on 2 cores.
-    #[serde(default = "default_cv_items")]
-    pub cv_items: usize,
+    /// Training items the cross-validation draws (all when fewer); unset,
+    /// 5/8 of the training set, whose fold databases hold half of it
+    /// ([`tune::default_items`]).
+    #[serde(default)]
+    pub cv_items: Option<usize>,
     /// The cross-validation's truth: the figure's own (`"k-nearest"`, the
     /// default, or `"k-nearest-same-label"`).
     #[serde(default = "default_cv_truth")]
@@ -158,6 +159,14 @@ pub struct SpahParams<H: HashKind> {
     /// the default and the experiments', `"zero"` or `"skip"`).
     #[serde(default = "default_cv_empty")]
     pub cv_empty: EmptyPolicy,
+    /// The cross-validation's truth size and items retrieved: the figure's
+    /// k (25, the default; Figs. 7-9: 100). Left out of the stored settings
+    /// at 25, so the records written before it existed keep their keys.
+    #[serde(
+        default = "default_cv_neighbours",
+        skip_serializing_if = "is_default_cv_neighbours"
+    )]
+    pub cv_neighbours: usize,
     #[serde(skip)]
     kind: PhantomData<H>,
 }
@@ -177,6 +186,12 @@ fn default_cv_truth() -> CvTruth {
 fn default_cv_empty() -> EmptyPolicy {
     EmptyPolicy::One
 }
+fn default_cv_neighbours() -> usize {
+    tune::TRUTH_NEIGHBOURS
+}
+fn is_default_cv_neighbours(k: &usize) -> bool {
+    *k == tune::TRUTH_NEIGHBOURS
+}
 fn default_iterations() -> usize {
     30
 }
@@ -185,9 +200,6 @@ fn default_tolerance() -> f64 {
 }
 fn default_hyperparameters<F>() -> Hyperparameters<F> {
     Hyperparameters::Rule(TuningRule::CrossValidate)
-}
-fn default_cv_items() -> usize {
-    2000
 }
 
 impl<H: HashKind> Default for SpahParams<H> {
@@ -198,10 +210,11 @@ impl<H: HashKind> Default for SpahParams<H> {
             max_iterations: default_iterations(),
             tolerance: default_tolerance(),
             hyperparameters: default_hyperparameters(),
-            cv_items: default_cv_items(),
+            cv_items: None,
             penalty_scale: default_penalty_scale(),
             cv_truth: default_cv_truth(),
             cv_empty: default_cv_empty(),
+            cv_neighbours: default_cv_neighbours(),
             kind: PhantomData,
         }
     }
@@ -402,6 +415,18 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             "svm-unconverged",
             "cv-f1",
             "cv-items",
+            "alpha-at-open-edge",
+            "cv-f1-alpha-below",
+            "cv-f1-alpha-above",
+            "lambda-at-open-edge",
+            "cv-f1-lambda-below",
+            "cv-f1-lambda-above",
+            "lambda1-at-open-edge",
+            "cv-f1-lambda1-below",
+            "cv-f1-lambda1-above",
+            "lambda2-at-open-edge",
+            "cv-f1-lambda2-below",
+            "cv-f1-lambda2-above",
         ],
         per_bit: &["bit-frequency"],
         seconds: &[
@@ -422,6 +447,30 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
                 low: 0.0,
                 high: 0.0,
                 says: "the alternation raised objective (3)",
+            },
+            FitCheck {
+                fact: "alpha-at-open-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the cross-validated alpha sits at an open end of the values searched",
+            },
+            FitCheck {
+                fact: "lambda-at-open-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the cross-validated lambda sits at an open end of the values searched",
+            },
+            FitCheck {
+                fact: "lambda1-at-open-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the cross-validated lambda1 sits at an open end of the values searched",
+            },
+            FitCheck {
+                fact: "lambda2-at-open-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the cross-validated lambda2 sits at an open end of the values searched",
             },
             FitCheck {
                 fact: "svm-unconverged",
@@ -455,12 +504,11 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             return Err(ParamError::invalid("sigma", sigma, "must be positive"));
         }
         ParamError::check_non_negative("tolerance", self.tolerance)?;
-        if self.cv_items < 1 {
-            return Err(ParamError::invalid(
-                "cv_items",
-                self.cv_items,
-                "must be positive",
-            ));
+        if self.cv_neighbours == 0 {
+            return Err(ParamError::invalid("cv_neighbours", 0, "must be positive"));
+        }
+        if self.cv_items == Some(0) {
+            return Err(ParamError::invalid("cv_items", 0, "must be positive"));
         }
         match &self.hyperparameters {
             Hyperparameters::Fixed(f) => H::validate(f),
@@ -500,11 +548,21 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         };
         let choice =
             tune::cross_validate(self, x, labels.as_deref(), n_bits).map_err(FitError::solver)?;
+        let mut facts = vec![
+            ("cv-f1".to_string(), choice.f1),
+            ("cv-items".to_string(), choice.items as f64),
+        ];
+        for axis in &choice.axes {
+            let (below, above) = axis.neighbours();
+            facts.push((
+                format!("{}-at-open-edge", axis.name),
+                f64::from(u8::from(axis.at_open_edge)),
+            ));
+            facts.push((format!("cv-f1-{}-below", axis.name), below));
+            facts.push((format!("cv-f1-{}-above", axis.name), above));
+        }
         let log = FitLog {
-            facts: vec![
-                ("cv-f1".to_string(), choice.f1),
-                ("cv-items".to_string(), choice.items as f64),
-            ],
+            facts,
             ..FitLog::default()
         };
         Ok(Some((self.with_fixed(choice.fixed), log)))

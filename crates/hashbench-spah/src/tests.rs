@@ -8,6 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::codes::{CodeSettings, initial_bases, objective, sparse_codes};
 use crate::encw::{Standardised, learn_encw};
+use crate::tune::{ALPHA_AXIS, Axis, EXTENSIONS, LAMBDA_AXIS};
 use crate::*;
 
 /// Unit-length points around a few centres (the notes' normalised inputs).
@@ -205,7 +206,7 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
     let p = ShSvmParams {
         neighbours: 5,
         max_iterations: 3,
-        cv_items: 150,
+        cv_items: Some(150),
         ..ShSvmParams::default()
     };
     assert!(p.needs_tuning());
@@ -215,7 +216,13 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
     let Hyperparameters::Fixed(f) = tuned.hyperparameters else {
         panic!("tuning fixes the hyperparameters")
     };
-    assert!(ALPHA_GRID.contains(&f.alpha) && PENALTY_GRID.contains(&f.lambda));
+    // the values tried are the grid's, refined around the choice
+    assert!(f.alpha >= 0.0 && f.lambda > 0.0, "{f:?}");
+    assert!(
+        log.facts
+            .iter()
+            .any(|(n, v)| n == "lambda-at-open-edge" && (*v == 0.0 || *v == 1.0))
+    );
     // λ = 100 is the λ at which every code is zero: one bucket for the whole
     // database, never a candidate however it scores.
     assert!(f.lambda < 100.0, "chose lambda = {}", f.lambda);
@@ -227,6 +234,59 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
     assert!(model.fit_log().facts.iter().any(|f| f.0 == "cv-f1"));
 }
 
+/// A score peaked at `best` (on the axis's own scale).
+fn peaked(axis: &Axis, best: f64) -> impl Fn(f64) -> f64 {
+    let log = axis.log;
+    move |v: f64| {
+        let d = if log {
+            v.log10() - best.log10()
+        } else {
+            v - best
+        };
+        1.0 - d * d
+    }
+}
+
+#[test]
+fn a_choice_at_an_open_end_of_the_grid_is_followed_and_refined_inside() {
+    let run = |axis: Axis, best: f64| {
+        let f = peaked(&axis, best);
+        let known = axis.grid.iter().map(|&v| (v, f(v))).collect();
+        axis.refine(known, |v| Ok(f(v))).unwrap()
+    };
+    // α's optimum at 1.0, beyond the printed 0.7: followed (0.9, 1.1) and
+    // refined between them, no longer at an open end
+    let a = run(ALPHA_AXIS, 1.0);
+    assert!((a.value - 1.0).abs() < 0.051, "{a:?}");
+    assert!(!a.at_open_edge, "{a:?}");
+    let (below, above) = a.neighbours();
+    assert!(below < 1.0 - (a.value - 1.0).powi(2) && above < 1.0 - (a.value - 1.0).powi(2));
+    // α's optimum below the printed 0.1: followed to the real boundary 0
+    let a = run(ALPHA_AXIS, -0.5);
+    assert_eq!(a.value, 0.0);
+    assert!(!a.at_open_edge, "α = 0 is a real boundary: {a:?}");
+    // λ's optimum at 30 (log scale), between the printed 10 and 100: the
+    // midpoints 31.6, then 17.8 and 56.2 around it
+    let l = run(LAMBDA_AXIS, 30.0);
+    assert!((l.value.log10() - 30f64.log10()).abs() < 0.13, "{l:?}");
+    assert!(
+        l.curve.len() == 4 + 2 + 2 || l.curve.len() == 4 + 2 + 1,
+        "{:?}",
+        l.curve
+    );
+    // λ's optimum above 100, the all-zero value: never crossed
+    let l = run(LAMBDA_AXIS, 1e4);
+    assert_eq!(l.value, 100.0);
+    assert!(!l.at_open_edge);
+    // far beyond an open end: EXTENSIONS steps, then flagged
+    let a = run(ALPHA_AXIS, 10.0);
+    assert!(a.at_open_edge, "{a:?}");
+    assert!(
+        (a.value - (0.7 + 0.2 * EXTENSIONS as f64)).abs() < 1e-9,
+        "{a:?}"
+    );
+}
+
 #[test]
 fn cross_validation_chooses_the_same_on_any_thread_count() {
     let x = Data::Dense(clustered(200, 6, 11));
@@ -234,7 +294,7 @@ fn cross_validation_chooses_the_same_on_any_thread_count() {
     let p = ShEncwParams {
         neighbours: 5,
         max_iterations: 3,
-        cv_items: 150,
+        cv_items: Some(150),
         ..ShEncwParams::default()
     };
     let tune_on = |threads: usize| {
@@ -384,41 +444,30 @@ fn a_dead_graph_is_an_error_that_says_so() {
 }
 
 #[test]
-fn chance_corrected_f1_scores_whole_database_balls_zero() {
+fn the_search_scores_the_top_25_within_radius_one_as_the_experiments_do() {
     use hashbench_core::BitCodes;
     use hashbench_eval::EmptyPolicy;
 
-    use crate::tune::chance_corrected_f1;
-    // 4 database items, codes 00, 00, 11, 11 (2 bits); one query 00 whose
-    // relevant items are 0 and 1: its radius-1 ball is {0, 1}, perfect.
-    let db = BitCodes::from_fn(4, 2, |i, _| i >= 2);
+    use crate::tune::top_within_radius_f1;
+    // 40 items: 30 with code 00, 10 with code 11; query 00 relevant to items
+    // 0..10. Its radius-1 ball holds the 30 at distance 0, more than 25: 25
+    // of them in expectation hold 10·25/30 relevant items, P = 1/3, R = 5/6,
+    // F1 = 10/21 (the whole ball would give R = 1, F1 = 1/2).
+    let db = BitCodes::from_fn(40, 2, |i, _| i >= 30);
     let q = BitCodes::from_fn(1, 2, |_, _| false);
-    let truth = vec![vec![0, 1]];
-    let f1 = chance_corrected_f1(&db, &q, &truth, EmptyPolicy::One);
-    assert!((f1 - 1.0).abs() < 1e-12);
-    // relevant {0, 2}: ball {0, 1} holds 1 of 2, precision 1/2 = chance
-    // (2/4), recall 1/2 = chance (2/4): corrected, both 0
-    let f1 = chance_corrected_f1(&db, &q, &[vec![0, 2]], EmptyPolicy::One);
-    assert_eq!(f1, 0.0);
-    // one word for every item: the ball is the whole database, score 0
-    let same = BitCodes::from_fn(4, 2, |_, _| false);
-    assert_eq!(
-        chance_corrected_f1(&same, &q, &truth, EmptyPolicy::One),
-        0.0
-    );
-    // 8 items, relevant {0, 1}, ball {0, 1, 2} (codes 00, 00, 01, then 11s):
-    // precision (2/3 − 2/8)/(1 − 2/8) = 5/9, recall (1 − 3/8)/(1 − 3/8) = 1,
-    // F1 = 2·(5/9)/(5/9 + 1) = 5/7
-    let db = BitCodes::from_fn(8, 2, |i, j| i == 2 && j == 0 || i >= 3);
-    let f1 = chance_corrected_f1(&db, &q, &truth, EmptyPolicy::One);
-    assert!((f1 - 5.0 / 7.0).abs() < 1e-12, "{f1}");
-    // an empty ball: precision by the policy, recall 0 (chance 0)
-    let far = BitCodes::from_fn(1, 4, |_, _| true);
-    let db4 = BitCodes::from_fn(4, 4, |_, _| false);
-    assert_eq!(
-        chance_corrected_f1(&db4, &far, &truth, EmptyPolicy::One),
-        0.0
-    );
+    let truth = vec![(0..10).collect::<Vec<u32>>()];
+    let f1 = top_within_radius_f1(&db, &q, &truth, 25, EmptyPolicy::One);
+    assert!((f1 - 10.0 / 21.0).abs() < 1e-12, "{f1}");
+    // a second query, 11 on 4 bits against a database of 0000: its ball is
+    // empty; the first (0000) retrieves its 4 relevant items exactly.
+    // Empty at precision 1: P = 1, R = 1/2, F1 = 2/3; at 0: P = R = 1/2.
+    let db = BitCodes::from_fn(4, 4, |_, _| false);
+    let q = BitCodes::from_fn(2, 4, |i, j| i == 1 && j < 2);
+    let truth = vec![vec![0, 1, 2, 3], vec![0, 1]];
+    let one = top_within_radius_f1(&db, &q, &truth, 25, EmptyPolicy::One);
+    assert!((one - 2.0 / 3.0).abs() < 1e-12, "{one}");
+    let zero = top_within_radius_f1(&db, &q, &truth, 25, EmptyPolicy::Zero);
+    assert!((zero - 0.5).abs() < 1e-12, "{zero}");
 }
 
 #[test]

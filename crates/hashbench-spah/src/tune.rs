@@ -1,35 +1,38 @@
 //! Cross-validation of Sparse Hashing's hyperparameters on training data
-//! (Sec. 5.1.2: "5-fold cross validation"; the criterion is unstated).
+//! (Sec. 5.1.2: "We perform fivefold cross validation to find the best
+//! parameter pair"; the criterion is unstated).
 //!
 //! Reading: the held-out fold plays the queries and the other folds the
 //! database, as in the experiments: codes and hash function learnt on the
-//! database folds, both sides encoded by the hash function, scored by F1 of
-//! the radius-1 Hamming ball (the paper's operating radius) against the
-//! figure's own truth (the 25 nearest database items, or the items of the
-//! held-out item's label) under the figure's empty-ball policy. Precision and
-//! recall are each corrected for chance before the F1 (macro, as the
-//! experiments' F1): a ball of b of the n database items holding r of the k
-//! relevant ones scores (r/b − k/n)/(1 − k/n) and (r/k − b/n)/(1 − b/n). A
-//! ball holding the whole fold scores 0 on both, so codes that retrieve
-//! everything (which on an 800-item fold scored F1 = 2k/(n + k) and beat
-//! every real code) cannot win; a fold's 25 neighbours are 3% of its
-//! database, 0.3-1% of the experiments'.
+//! database folds, both sides encoded by the hash function, scored by the
+//! experiments' own measure (Sec. 5.1.3): the F1 of the mean precision and
+//! recall of the top 25 items by Hamming distance within radius 1 (the
+//! paper's operating radius; ties at the 25th distance in expectation),
+//! against the figure's truth (the 25 nearest database items, or those of the
+//! held-out item's label) under the figure's empty-ball policy. The folds
+//! cover a sample of 5/8 of the training set unless `cv_items` says
+//! otherwise ([`default_items`]): each fold's database holds half the
+//! training set, so a fold's 25 neighbours are at most twice as common in it
+//! as in an experiment that retrieves from the training set.
 //!
 //! The search is staged, as λ1 and λ2 only shape the hash function of given
 //! codes: every (α, λ) of the paper's grid is learnt once per fold, from the
 //! same initial bases, and scored with the hash's middle setting (ENCW:
 //! λ1 = λ2 = 0.1); then the hash's own grid (ENCW's λ1 × λ2) is scored on the
-//! chosen codes: 16 + 16 settings, a sixteenth of the joint grid's hash fits.
-//! Codes that give every training item of a fold the same word (λ = 100 is
-//! the λ at which every code is zero) are no candidate. The best mean score
-//! wins, ties to the first in grid order. Seeded by the code length only, so
-//! the choice is the same for every trial. Curds and Whey's f = d/n counts
-//! the final fit's items on every fold.
+//! chosen codes. Codes that give every training item of a fold the same word
+//! (λ = 100 is the λ at which every code is zero) are no candidate. Each
+//! stage then refines its choice axis by axis ([`Axis`]): a choice at an end
+//! of the printed grid that is not a real boundary of the parameter is
+//! followed beyond it (at most [`EXTENSIONS`] steps), then the step around
+//! the best value is halved twice. The best mean score wins, ties to the
+//! first value tried. Seeded by the code length only, so the choice is the
+//! same for every trial. Curds and Whey's f = d/n counts the final fit's
+//! items on every fold.
 //!
-//! Stage 1's codes depend on the training rows and the code settings, not
-//! on the hash: SH_ENCW and SH_SVM tuned on the same rows at the same code
-//! length share one computation of them (the most recent eight are kept in
-//! memory).
+//! Stage 1's grid codes depend on the training rows and the code settings,
+//! not on the hash: SH_ENCW and SH_SVM tuned on the same rows at the same
+//! code length share one computation of them (the most recent eight are
+//! kept in memory, as bits).
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -37,10 +40,10 @@ use std::sync::{Arc, OnceLock};
 
 use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_nearest, k_nearest_same_label};
-use hashbench_core::search::{hamming_ball, hamming_distances};
+use hashbench_core::search::hamming_distances;
 use hashbench_core::{BitCodes, Data, HashModel};
-use hashbench_eval::EmptyPolicy;
-use hashbench_solvers::SolverError;
+use hashbench_eval::{EmptyPolicy, ball_retrieval};
+use hashbench_solvers::{KnnGraph, SolverError};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -53,17 +56,187 @@ use crate::{CodeHyper, HashContext, HashKind, SpahParams};
 
 /// Folds (the paper's 5).
 pub const FOLDS: usize = 5;
-/// Neighbours that make the held-out truth (the experiments' 25).
+/// Neighbours that make the held-out truth, and items retrieved, unless
+/// `cv_neighbours` says otherwise (Figs. 3-6: 25).
 pub const TRUTH_NEIGHBOURS: usize = 25;
+/// The radius the search scores at (the paper's operating radius).
+pub const RADIUS: u32 = 1;
+/// Steps a choice is followed beyond an open end of its grid.
+pub const EXTENSIONS: usize = 3;
+/// Halvings of the step around the best value.
+const BISECTIONS: usize = 2;
 
-/// The outcome: the best setting, its mean held-out score and the items used.
+/// One hyperparameter's search axis: the paper's printed values, read on a
+/// log scale (penalties) or a linear one (α), and the real boundaries of the
+/// parameter the search stops at: beyond them nothing changes or nothing is
+/// left (α = 0 drops the graph term; λ = 100 and λ1 = 100, in hundredths of
+/// the all-zero value, zero every code or coefficient).
+#[derive(Debug, Clone, Copy)]
+pub struct Axis {
+    /// The hyperparameter's name.
+    pub name: &'static str,
+    /// The printed grid, ascending.
+    pub grid: &'static [f64],
+    /// Steps are taken on log10 of the value.
+    pub log: bool,
+    /// The smallest value the parameter takes, a real boundary.
+    pub floor: Option<f64>,
+    /// Whether the grid's largest value is a real boundary.
+    pub top_is_boundary: bool,
+}
+
+/// α's axis.
+pub const ALPHA_AXIS: Axis = Axis {
+    name: "alpha",
+    grid: &ALPHA_GRID,
+    log: false,
+    floor: Some(0.0),
+    top_is_boundary: false,
+};
+/// λ's axis (the codes' ℓ1 weight; 100 zeroes every code).
+pub const LAMBDA_AXIS: Axis = Axis {
+    name: "lambda",
+    grid: &PENALTY_GRID,
+    log: true,
+    floor: None,
+    top_is_boundary: true,
+};
+
+/// How a refined axis ended: the chosen value and the local curve around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisOutcome {
+    /// The axis.
+    pub name: &'static str,
+    /// The chosen value.
+    pub value: f64,
+    /// Whether it is the smallest or largest value tried at an end that is
+    /// not a real boundary (the search never saw the other side).
+    pub at_open_edge: bool,
+    /// Every value tried with its mean held-out score, ascending.
+    pub curve: Vec<(f64, f64)>,
+}
+
+impl AxisOutcome {
+    /// The scores at the tried values next below and above the choice (NaN
+    /// where there is none).
+    pub fn neighbours(&self) -> (f64, f64) {
+        let at = self
+            .curve
+            .iter()
+            .position(|&(v, _)| v == self.value)
+            .expect("the choice was tried");
+        let below = at.checked_sub(1).map_or(f64::NAN, |i| self.curve[i].1);
+        let above = self.curve.get(at + 1).map_or(f64::NAN, |p| p.1);
+        (below, above)
+    }
+}
+
+impl Axis {
+    /// Where `v` lies on the axis's scale (log10 for penalties).
+    fn position(&self, v: f64) -> f64 {
+        if self.log { v.log10() } else { v }
+    }
+
+    /// The value at position `t` on the axis's scale.
+    fn value_at(&self, t: f64) -> f64 {
+        if self.log { 10f64.powf(t) } else { t }
+    }
+
+    /// Refines the choice along this axis from the scores already known
+    /// (`known`, values of the grid with their scores), calling `score` for
+    /// each new value: beyond an open end while the end wins, then halving
+    /// the step around the best twice.
+    ///
+    /// # Errors
+    /// `score`'s.
+    pub fn refine(
+        &self,
+        known: Vec<(f64, f64)>,
+        mut score: impl FnMut(f64) -> Result<f64, SolverError>,
+    ) -> Result<AxisOutcome, SolverError> {
+        let mut tried = known;
+        // ties to the first value tried: a stable order of trial
+        let best = |tried: &[(f64, f64)]| {
+            (0..tried.len()).fold(0, |b, i| if tried[i].1 > tried[b].1 { i } else { b })
+        };
+        let sorted = |tried: &[(f64, f64)]| {
+            let mut v: Vec<f64> = tried.iter().map(|p| p.0).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let mut try_value = |tried: &mut Vec<(f64, f64)>, v: f64| -> Result<(), SolverError> {
+            if !tried.iter().any(|p| p.0 == v) {
+                let s = score(v)?;
+                tried.push((v, s));
+            }
+            Ok(())
+        };
+        for _ in 0..EXTENSIONS {
+            let values = sorted(&tried);
+            let chosen = tried[best(&tried)].0;
+            let (low, high) = (values[0], values[values.len() - 1]);
+            let next = if chosen == low && values.len() > 1 && Some(low) != self.floor {
+                let step = self.position(values[1]) - self.position(low);
+                let v = self.value_at(self.position(low) - step);
+                match self.floor {
+                    Some(f) if v <= f || (self.log && f <= 0.0 && v <= 0.0) => f,
+                    _ => v,
+                }
+            } else if chosen == high
+                && values.len() > 1
+                && !(self.top_is_boundary && high == self.grid[self.grid.len() - 1])
+            {
+                let step = self.position(high) - self.position(values[values.len() - 2]);
+                self.value_at(self.position(high) + step)
+            } else {
+                break;
+            };
+            try_value(&mut tried, next)?;
+        }
+        for _ in 0..BISECTIONS {
+            let values = sorted(&tried);
+            let chosen = tried[best(&tried)].0;
+            let at = values.iter().position(|&v| v == chosen).expect("tried");
+            let t = self.position(chosen);
+            let mut mids = Vec::new();
+            if at > 0 && !(self.log && values[at - 1] <= 0.0) {
+                mids.push(self.value_at((t + self.position(values[at - 1])) / 2.0));
+            }
+            if at + 1 < values.len() {
+                mids.push(self.value_at((t + self.position(values[at + 1])) / 2.0));
+            }
+            for v in mids {
+                try_value(&mut tried, v)?;
+            }
+        }
+        let b = best(&tried);
+        let value = tried[b].0;
+        let values = sorted(&tried);
+        let at_open_edge = (value == values[0] && Some(value) != self.floor)
+            || (value == values[values.len() - 1]
+                && !(self.top_is_boundary && value == self.grid[self.grid.len() - 1]));
+        let mut curve = tried;
+        curve.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(AxisOutcome {
+            name: self.name,
+            value,
+            at_open_edge,
+            curve,
+        })
+    }
+}
+
+/// The outcome: the best setting, its mean held-out score, the items used
+/// and each axis's refinement.
 pub struct Choice<F> {
     /// The chosen setting.
     pub fixed: F,
-    /// Its mean chance-corrected F1 over the folds.
+    /// Its mean held-out F1.
     pub f1: f64,
     /// Training items the search drew.
     pub items: usize,
+    /// α, λ and the hash's own axes, as refined.
+    pub axes: Vec<AxisOutcome>,
 }
 
 fn rows(x: MatRef<'_, f64>, idx: &[usize]) -> Mat<f64> {
@@ -84,8 +257,13 @@ pub fn cross_validate<H: HashKind>(
     let mut rng = ChaCha8Rng::seed_from_u64(0x5ba4_c0de ^ n_bits as u64);
     let mut items: Vec<usize> = (0..x.nrows()).collect();
     items.shuffle(&mut rng);
-    items.truncate(params.cv_items.min(x.nrows()));
-    let need = FOLDS * (TRUTH_NEIGHBOURS.max(params.neighbours) + 1);
+    items.truncate(
+        params
+            .cv_items
+            .unwrap_or_else(|| default_items(x.nrows()))
+            .min(x.nrows()),
+    );
+    let need = FOLDS * (params.cv_neighbours.max(params.neighbours) + 1);
     if items.len() < need {
         return Err(SolverError::Invalid(format!(
             "cross-validation needs at least {need} training items for {FOLDS} folds, got {}",
@@ -103,74 +281,125 @@ pub fn cross_validate<H: HashKind>(
     let b0: Vec<Mat<f64>> = (0..FOLDS)
         .map(|_| initial_bases(x.ncols(), n_bits, &mut rng))
         .collect();
-    let codes = shared_fold_codes(params, x, &items, &codes_grid, &b0)?;
+    let shared = shared_fold_codes(params, x, &items, &codes_grid, &b0)?;
     let context = params.hash_context(x.nrows());
     let folds: Vec<Fold<H>> = (0..FOLDS)
-        .map(|fold| {
-            Fold::new(
-                x,
-                labels,
-                &items,
-                fold,
-                Arc::clone(&codes),
-                context,
-                params.cv_empty,
-            )
-        })
+        .map(|fold| Fold::new(x, labels, &items, fold, &shared, context, params))
         .collect();
+    let search = Search {
+        params,
+        folds: &folds,
+        b0: &b0,
+    };
     // Stage 1: the codes, each scored with the hash's middle setting; codes
     // that give every item the same word in some fold are no hash.
-    let per_fold = folds
-        .par_iter()
-        .map(|fold| {
-            codes_grid
-                .iter()
-                .enumerate()
-                .map(|(c, &code)| {
-                    if fold.one_word(c) {
-                        Ok(f64::NEG_INFINITY)
-                    } else {
-                        Ok(fold.f1(c, &H::first_stage(code))? / FOLDS as f64)
-                    }
-                })
-                .collect::<Result<Vec<f64>, SolverError>>()
-        })
-        .collect::<Result<Vec<_>, SolverError>>()?;
-    let mut code_scores = vec![0.0; codes_grid.len()];
-    for fold in &per_fold {
-        for (total, v) in code_scores.iter_mut().zip(fold) {
-            *total += v;
-        }
-    }
+    let grid_codes: Vec<FoldBits> = (0..codes_grid.len())
+        .map(|c| (0..FOLDS).map(|f| shared.codes[f][c].clone()).collect())
+        .collect();
+    let code_scores = grid_codes
+        .iter()
+        .zip(&codes_grid)
+        .map(|(bits, &code)| search.score(bits, &H::first_stage(code)))
+        .collect::<Result<Vec<f64>, SolverError>>()?;
     if code_scores.iter().all(|s| *s == f64::NEG_INFINITY) {
         return Err(SolverError::Invalid(format!(
             "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
         )));
     }
-    let best_code = first_max(&code_scores);
-    // Stage 2: the hash's own grid on the chosen codes.
-    let settings = H::grid(codes_grid[best_code]);
-    let per_fold = folds
-        .par_iter()
-        .map(|fold| {
-            settings
-                .iter()
-                .map(|fixed| Ok(fold.f1(best_code, fixed)? / FOLDS as f64))
-                .collect::<Result<Vec<f64>, SolverError>>()
-        })
+    let best = first_max(&code_scores);
+    let mut code = codes_grid[best];
+    // λ along its axis at the chosen α, then α at the refined λ
+    let lambda_row: Vec<(f64, f64)> = codes_grid
+        .iter()
+        .zip(&code_scores)
+        .filter(|(c, _)| c.alpha == code.alpha)
+        .map(|(c, &s)| (c.lambda, s))
+        .collect();
+    let mut tried_codes: Vec<(CodeHyper, FoldBits)> = Vec::new();
+    let lambda = LAMBDA_AXIS.refine(lambda_row, |lambda| {
+        let c = CodeHyper { lambda, ..code };
+        let b = search.codes(c)?;
+        let s = search.score(&b, &H::first_stage(c));
+        tried_codes.push((c, b));
+        s
+    })?;
+    code.lambda = lambda.value;
+    // α's printed values at the refined λ (off the grid, their codes are new)
+    let mut score_code = |c: CodeHyper| -> Result<f64, SolverError> {
+        let b = match codes_grid.iter().position(|g| *g == c) {
+            Some(i) => grid_codes[i].clone(),
+            None => match tried_codes.iter().find(|(t, _)| *t == c) {
+                Some((_, b)) => b.clone(),
+                None => search.codes(c)?,
+            },
+        };
+        let s = search.score(&b, &H::first_stage(c));
+        tried_codes.push((c, b));
+        s
+    };
+    let known = ALPHA_GRID
+        .iter()
+        .map(|&alpha| Ok((alpha, score_code(CodeHyper { alpha, ..code })?)))
         .collect::<Result<Vec<_>, SolverError>>()?;
-    let mut scores = vec![0.0; settings.len()];
-    for fold in &per_fold {
-        for (total, v) in scores.iter_mut().zip(fold) {
-            *total += v;
+    let alpha = ALPHA_AXIS.refine(known, |alpha| score_code(CodeHyper { alpha, ..code }))?;
+    code.alpha = alpha.value;
+    let bits = match codes_grid.iter().position(|g| *g == code) {
+        Some(i) => grid_codes[i].clone(),
+        None => {
+            let tried = tried_codes.iter().find(|(c, _)| *c == code);
+            tried.expect("the chosen codes were tried").1.clone()
         }
+    };
+    drop(tried_codes);
+    // Stage 2: the hash's own grid on the chosen codes, then its axes.
+    let settings = H::grid(code);
+    let scores = settings
+        .iter()
+        .map(|fixed| search.score(&bits, fixed))
+        .collect::<Result<Vec<f64>, SolverError>>()?;
+    let mut fixed = settings[first_max(&scores)].clone();
+    let mut axes = vec![alpha, lambda];
+    for (a, axis) in H::hash_axes().iter().enumerate() {
+        let known: Vec<(f64, f64)> = settings
+            .iter()
+            .zip(&scores)
+            .filter(|(f, _)| {
+                H::hash_values(f)
+                    .iter()
+                    .zip(H::hash_values(&fixed))
+                    .enumerate()
+                    .all(|(i, (v, w))| i == a || *v == w)
+            })
+            .map(|(f, &s)| (H::hash_values(f)[a], s))
+            .collect();
+        let known = if known.is_empty() {
+            vec![(H::hash_values(&fixed)[a], search.score(&bits, &fixed)?)]
+        } else {
+            known
+        };
+        let outcome = axis.refine(known, |v| {
+            search.score(&bits, &H::with_hash_value(&fixed, a, v))
+        })?;
+        fixed = H::with_hash_value(&fixed, a, outcome.value);
+        axes.push(outcome);
     }
-    let best = first_max(&scores);
+    let f1 = search.score(&bits, &fixed)?;
     Ok(Choice {
-        fixed: settings[best].clone(),
-        f1: scores[best],
+        fixed,
+        f1,
         items: items.len(),
+        axes,
     })
+}
+
+/// The items a search draws from `n` training items unless `cv_items` says
+/// otherwise: 5/8 of them, so each fold's database holds half the training
+/// set and, where the experiments retrieve from the training set (Figs.
+/// 3-6), the 25 neighbours are twice as common in it as in the experiment's
+/// database (the issue's bound; the whole set would cost about twice as
+/// much).
+pub fn default_items(n: usize) -> usize {
+    (5 * n).div_ceil(8)
 }
 
 /// The index of the largest score, the first on ties.
@@ -178,9 +407,41 @@ fn first_max(scores: &[f64]) -> usize {
     (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b })
 }
 
-/// The training codes (bits) of every fold's database folds, for every
-/// (α, λ) of the grid: `[fold][grid entry]`.
-type FoldCodes = Vec<Vec<Mat<f64>>>;
+/// One code setting's training bits on every fold's database folds.
+type FoldBits = Vec<Arc<Bits>>;
+
+/// 0/1 training codes (n × m), a byte each: a search keeps many.
+#[derive(Debug, PartialEq)]
+struct Bits {
+    n: usize,
+    m: usize,
+    on: Vec<u8>,
+}
+
+impl Bits {
+    fn of(bits: MatRef<'_, f64>) -> Bits {
+        let (n, m) = (bits.nrows(), bits.ncols());
+        Bits {
+            n,
+            m,
+            on: (0..n * m)
+                .map(|t| u8::from(bits[(t / m, t % m)] > 0.0))
+                .collect(),
+        }
+    }
+
+    fn to_mat(&self) -> Mat<f64> {
+        Mat::from_fn(self.n, self.m, |i, k| f64::from(self.on[i * self.m + k]))
+    }
+
+    /// Whether every item has the same word (e.g. λ above every
+    /// correlation: all codes zero).
+    fn one_word(&self) -> bool {
+        self.on
+            .chunks_exact(self.m.max(1))
+            .all(|row| row == &self.on[..self.m])
+    }
+}
 
 /// A fold's database items (the other folds) and held-out items.
 fn fold_items(items: &[usize], fold: usize) -> (Vec<usize>, Vec<usize>) {
@@ -194,11 +455,18 @@ fn fold_items(items: &[usize], fold: usize) -> (Vec<usize>, Vec<usize>) {
     (kept, held)
 }
 
+/// What every fold's database shares between searches: its kNN graph and
+/// the codes of every (α, λ) of the paper's grid (`codes[fold][entry]`).
+struct Shared {
+    graphs: Vec<KnnGraph>,
+    codes: Vec<FoldBits>,
+}
+
 /// A search's fold codes, computed once by whichever search asks first.
-type SharedCodes = Arc<OnceLock<Result<Arc<FoldCodes>, SolverError>>>;
+type SharedCodes = Arc<OnceLock<Result<Arc<Shared>, SolverError>>>;
 /// Fold codes computed lately, by a hash of everything they depend on:
 /// enough for the code lengths a run's threads search at once (each keeps
-/// the search of one code length, a few tens of MB, until it is pushed out).
+/// the search of one code length until it is pushed out).
 static RECENT_CODES: Recent<SharedCodes> = Recent::new(8);
 
 /// Drops the kept fold codes (tests: the next search computes afresh).
@@ -219,7 +487,7 @@ fn shared_fold_codes<H: HashKind>(
     items: &[usize],
     codes_grid: &[CodeHyper],
     b0: &[Mat<f64>],
-) -> Result<Arc<FoldCodes>, SolverError> {
+) -> Result<Arc<Shared>, SolverError> {
     let mut h = DefaultHasher::new();
     (x.nrows(), x.ncols(), items, codes_grid.len()).hash(&mut h);
     for &i in items {
@@ -256,29 +524,72 @@ fn shared_fold_codes<H: HashKind>(
                 let (fold, code) = (t / codes_grid.len(), codes_grid[t % codes_grid.len()]);
                 let (x_db, graph) = &inputs[fold];
                 let settings = params.code_settings(code, x_db.as_ref());
-                Ok(sparse_codes(x_db.as_ref(), graph, b0[fold].clone(), &settings)?.bits())
+                let codes = sparse_codes(x_db.as_ref(), graph, b0[fold].clone(), &settings)?;
+                Ok(Arc::new(Bits::of(codes.bits().as_ref())))
             })
-            .collect::<Result<Vec<Mat<f64>>, SolverError>>()?;
+            .collect::<Result<Vec<Arc<Bits>>, SolverError>>()?;
         let mut flat = flat.into_iter();
-        Ok(Arc::new(
-            (0..FOLDS)
-                .map(|_| flat.by_ref().take(codes_grid.len()).collect())
-                .collect(),
-        ))
+        let codes = (0..FOLDS)
+            .map(|_| flat.by_ref().take(codes_grid.len()).collect())
+            .collect();
+        Ok(Arc::new(Shared {
+            graphs: inputs.into_iter().map(|(_, g)| g).collect(),
+            codes,
+        }))
     })
     .clone()
 }
 
-/// One fold: the database folds' codes for every (α, λ), the held-out
-/// queries and their truth.
+/// What a search evaluates settings with.
+struct Search<'a, H: HashKind> {
+    params: &'a SpahParams<H>,
+    folds: &'a [Fold<H>],
+    b0: &'a [Mat<f64>],
+}
+
+impl<H: HashKind> Search<'_, H> {
+    /// The training codes of `code` on every fold (a setting off the grid).
+    fn codes(&self, code: CodeHyper) -> Result<FoldBits, SolverError> {
+        self.folds
+            .par_iter()
+            .zip(self.b0)
+            .map(|(fold, b0)| {
+                let x_db = fold.x_db();
+                let settings = self.params.code_settings(code, x_db);
+                let codes =
+                    sparse_codes(x_db, &fold.shared.graphs[fold.fold], b0.clone(), &settings)?;
+                Ok(Arc::new(Bits::of(codes.bits().as_ref())))
+            })
+            .collect()
+    }
+
+    /// The mean held-out F1 over the folds of the hash `fixed` learnt on
+    /// `bits`; −∞ when the codes give every item of a fold the same word.
+    fn score(&self, bits: &FoldBits, fixed: &H::Fixed) -> Result<f64, SolverError> {
+        if bits.iter().any(|b| b.one_word()) {
+            return Ok(f64::NEG_INFINITY);
+        }
+        let per_fold = self
+            .folds
+            .par_iter()
+            .zip(bits)
+            .map(|(fold, bits)| fold.f1(bits, fixed))
+            .collect::<Result<Vec<f64>, SolverError>>()?;
+        Ok(per_fold.iter().map(|v| v / FOLDS as f64).sum())
+    }
+}
+
+/// One fold: its database rows, held-out queries and their truth.
 struct Fold<H: HashKind> {
     prepared: H::Prepared,
-    codes: Arc<FoldCodes>,
+    shared: Arc<Shared>,
     db: Data,
     queries: Data,
     /// Each held-out item's relevant database items, sorted.
     truth: Vec<Vec<u32>>,
     empty: EmptyPolicy,
+    /// Items retrieved at most (the truth's size).
+    top: usize,
     fold: usize,
 }
 
@@ -288,10 +599,11 @@ impl<H: HashKind> Fold<H> {
         labels: Option<&[u32]>,
         items: &[usize],
         fold: usize,
-        codes: Arc<FoldCodes>,
+        shared: &Arc<Shared>,
         context: HashContext,
-        empty: EmptyPolicy,
+        params: &SpahParams<H>,
     ) -> Self {
+        let k = params.cv_neighbours;
         let (kept, held) = fold_items(items, fold);
         let (x_db, x_q) = (rows(x, &kept), rows(x, &held));
         // the 25 nearest database items, among those of the held-out item's
@@ -299,15 +611,9 @@ impl<H: HashKind> Fold<H> {
         let nearest = match labels {
             Some(labels) => {
                 let of = |idx: &[usize]| idx.iter().map(|&i| labels[i]).collect::<Vec<u32>>();
-                k_nearest_same_label(
-                    x_q.as_ref(),
-                    x_db.as_ref(),
-                    &of(&held),
-                    &of(&kept),
-                    TRUTH_NEIGHBOURS,
-                )
+                k_nearest_same_label(x_q.as_ref(), x_db.as_ref(), &of(&held), &of(&kept), k)
             }
-            None => k_nearest(x_q.as_ref(), x_db.as_ref(), TRUTH_NEIGHBOURS, None),
+            None => k_nearest(x_q.as_ref(), x_db.as_ref(), k, None),
         };
         let truth = nearest
             .into_iter()
@@ -319,77 +625,73 @@ impl<H: HashKind> Fold<H> {
             .collect();
         Fold {
             prepared: H::prepare(x_db.as_ref(), context),
-            codes,
+            shared: Arc::clone(shared),
             db: Data::Dense(x_db),
             queries: Data::Dense(x_q),
             truth,
-            empty,
+            empty: params.cv_empty,
+            top: k,
             fold,
         }
     }
 
-    /// This fold's codes of grid entry `code`.
-    fn bits(&self, code: usize) -> &Mat<f64> {
-        &self.codes[self.fold][code]
+    fn x_db(&self) -> MatRef<'_, f64> {
+        match &self.db {
+            Data::Dense(m) => m.as_ref(),
+            _ => unreachable!("a fold's database is dense"),
+        }
     }
 
-    /// Whether the codes of grid entry `code` give every item the same word
-    /// (e.g. λ above every correlation: all codes zero).
-    fn one_word(&self, code: usize) -> bool {
-        let bits = self.bits(code);
-        (1..bits.nrows()).all(|i| (0..bits.ncols()).all(|k| bits[(i, k)] == bits[(0, k)]))
-    }
-
-    /// Held-out chance-corrected F1 at radius 1 of the hash `fixed` learnt
-    /// on the codes of grid entry `code`.
-    fn f1(&self, code: usize, fixed: &H::Fixed) -> Result<f64, SolverError> {
+    /// Held-out F1 of the hash `fixed` learnt on `bits`.
+    fn f1(&self, bits: &Bits, fixed: &H::Fixed) -> Result<f64, SolverError> {
         let mut hash_rng = ChaCha8Rng::seed_from_u64(self.fold as u64);
-        let hash = H::learn(
-            &self.prepared,
-            self.bits(code).as_ref(),
-            fixed,
-            &mut hash_rng,
-        )?;
+        let hash = H::learn(&self.prepared, bits.to_mat().as_ref(), fixed, &mut hash_rng)?;
         let encode = |d: &Data| {
             hash.model
                 .encode(d)
                 .map_err(|e| SolverError::Invalid(e.to_string()))
         };
-        Ok(chance_corrected_f1(
+        Ok(top_within_radius_f1(
             &encode(&self.db)?,
             &encode(&self.queries)?,
             &self.truth,
+            self.top,
             self.empty,
         ))
     }
 }
 
-/// Macro F1 of the radius-1 Hamming balls of `queries` in `db` against
-/// `truth` (sorted relevant ids per query), with precision and recall each
-/// corrected for chance (see the module's documentation); an empty ball's
-/// precision follows `empty` (1 under `one`, 0 under `zero`, left out under
-/// `skip`). 0 when either corrected mean is not positive.
-pub fn chance_corrected_f1(
+/// The experiments' F1 (Sec. 5.1.3) of `queries` in `db` against `truth`
+/// (sorted relevant ids per query): the F1 of the mean precision and recall
+/// of the top `top` items by Hamming distance within radius 1 (ties at the
+/// cut distance in expectation, as `hashbench_eval::ball_retrieval`), an
+/// empty ball's precision following `empty` (1 under `one`, 0 under `zero`,
+/// left out under `skip`). 0 when both means are 0.
+pub fn top_within_radius_f1(
     db: &BitCodes,
     queries: &BitCodes,
     truth: &[Vec<u32>],
+    top: usize,
     empty: EmptyPolicy,
 ) -> f64 {
-    let n = db.len() as f64;
     let (mut precision, mut precision_count, mut recall, mut recall_count) = (0.0, 0, 0.0, 0);
+    let mut at = [0u32; RADIUS as usize + 1];
+    let mut relevant_at = [0u32; RADIUS as usize + 1];
     for (q, relevant) in truth.iter().enumerate() {
-        let ball_items = hamming_ball(&hamming_distances(queries.code(q), db), 1);
-        let ball = ball_items.len();
-        let hits = ball_items
-            .iter()
-            .filter(|j| relevant.binary_search(j).is_ok())
-            .count();
-        let (b, k, r) = (ball as f64, relevant.len() as f64, hits as f64);
-        if k == 0.0 || k == n {
-            continue;
+        at.fill(0);
+        relevant_at.fill(0);
+        for (j, d) in hamming_distances(queries.code(q), db)
+            .into_iter()
+            .enumerate()
+        {
+            if d <= RADIUS {
+                at[d as usize] += 1;
+                relevant_at[d as usize] += u32::from(relevant.binary_search(&(j as u32)).is_ok());
+            }
         }
-        let p = if ball > 0 {
-            Some((r / b - k / n) / (1.0 - k / n))
+        let (retrieved, hits) = ball_retrieval(&at, &relevant_at, RADIUS, Some(top));
+        let p = if retrieved > 0.0 {
+            Some(hits / retrieved)
         } else {
             match empty {
                 EmptyPolicy::One => Some(1.0),
@@ -401,16 +703,14 @@ pub fn chance_corrected_f1(
             precision += p;
             precision_count += 1;
         }
-        recall += if ball == db.len() {
-            0.0
-        } else {
-            (r / k - b / n) / (1.0 - b / n)
-        };
-        recall_count += 1;
+        if !relevant.is_empty() {
+            recall += hits / relevant.len() as f64;
+            recall_count += 1;
+        }
     }
     let p = precision / precision_count.max(1) as f64;
     let r = recall / recall_count.max(1) as f64;
-    if p > 0.0 && r > 0.0 {
+    if p + r > 0.0 {
         2.0 * p * r / (p + r)
     } else {
         0.0

@@ -165,6 +165,22 @@ fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
         "{}",
         v.evidence
     );
+    // several readings, each judged in the order written
+    let claim = CLAIM.replace(
+        "kind = ",
+        "sensitivity = [{ reading = \"C as the rival\", swap = { B = \"C\" } }, { reading = \"A against itself\", swap = { B = \"A\" } }]\nkind = ",
+    );
+    let v = &r.judge(&plan(&claim).unwrap())[0];
+    assert_eq!(v.outcome, Outcome::Holds);
+    let (first, second) = (
+        v.evidence
+            .find("· sensitivity, C as the rival: fails (")
+            .expect("first reading"),
+        v.evidence
+            .find("· sensitivity, A against itself: ")
+            .expect("second reading"),
+    );
+    assert!(first < second, "{}", v.evidence);
     // a swap that names nothing of the claim is refused
     let e = plan(&CLAIM.replace(
         "kind = ",

@@ -19,6 +19,7 @@ impl MetricSpec {
             | MetricSpec::HammingKnn { .. } => self.ranking_info(),
             MetricSpec::PrecisionAtRadius { .. }
             | MetricSpec::F1AtRadius { .. }
+            | MetricSpec::TopWithinRadius { .. }
             | MetricSpec::Overlap { .. } => self.ball_info(),
             MetricSpec::GoodNeighbours { .. } | MetricSpec::PrRadiusSweep => self.grown_ball_info(),
             MetricSpec::KnnAccuracy { .. }
@@ -157,6 +158,42 @@ impl MetricSpec {
                 )],
                 vec![],
             ),
+            MetricSpec::TopWithinRadius { k, radius, empty } => {
+                let e = empty.suffix();
+                let part = |what: &str| {
+                    (
+                        format!("{what}-r{radius}-top{k}{e}"),
+                        MetricMeta::new(
+                            Higher,
+                            Fraction,
+                            format!(
+                                "{what} of the top {k} by Hamming distance within radius {radius}, ties at the k-th distance in expectation ({})",
+                                empty.phrase()
+                            ),
+                            format!("{what} (top {k} within radius {radius})"),
+                        ),
+                    )
+                };
+                MetricInfo::ball(
+                    vec![
+                        part("precision"),
+                        part("recall"),
+                        part("f1"),
+                        (
+                            format!("failed-queries-r{radius}"),
+                            MetricMeta::new(
+                                Lower,
+                                Fraction,
+                                format!(
+                                    "share of queries whose Hamming ball of radius {radius} holds no item"
+                                ),
+                                format!("failed queries (radius {radius})"),
+                            ),
+                        ),
+                    ],
+                    vec![],
+                )
+            }
             MetricSpec::Overlap { radius } => MetricInfo::ball(
                 vec![(
                     format!("overlap-r{radius}"),
