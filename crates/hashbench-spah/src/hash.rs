@@ -84,8 +84,6 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     fn grid(code: CodeHyper) -> Vec<Self::Fixed>;
     /// The axes of the hash's own hyperparameters (none for the SVMs).
     fn hash_axes() -> &'static [Axis];
-    /// A setting's values on [`HashKind::hash_axes`], in their order.
-    fn hash_values(fixed: &Self::Fixed) -> Vec<f64>;
     /// `fixed` with its value on hash axis `axis` set to `value`.
     fn with_hash_value(fixed: &Self::Fixed, axis: usize, value: f64) -> Self::Fixed;
     /// Checks a setting.
@@ -187,10 +185,6 @@ impl HashKind for Encw {
 
     fn hash_axes() -> &'static [Axis] {
         &ENCW_AXES
-    }
-
-    fn hash_values(fixed: &EncwFixed) -> Vec<f64> {
-        vec![fixed.lambda1, fixed.lambda2]
     }
 
     fn with_hash_value(fixed: &EncwFixed, axis: usize, value: f64) -> EncwFixed {
@@ -318,10 +312,6 @@ impl HashKind for Svm {
 
     fn hash_axes() -> &'static [Axis] {
         &[]
-    }
-
-    fn hash_values(_fixed: &SvmFixed) -> Vec<f64> {
-        Vec::new()
     }
 
     fn with_hash_value(fixed: &SvmFixed, _axis: usize, _value: f64) -> SvmFixed {

@@ -558,8 +558,13 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
                 format!("{}-at-open-edge", axis.name),
                 f64::from(u8::from(axis.at_open_edge)),
             ));
-            facts.push((format!("cv-f1-{}-below", axis.name), below));
-            facts.push((format!("cv-f1-{}-above", axis.name), above));
+            // a side with no value tried, or codes giving a fold one word
+            // there (−∞), has no score to show
+            for (side, score) in [("below", below), ("above", above)] {
+                if score.is_finite() {
+                    facts.push((format!("cv-f1-{}-{side}", axis.name), score));
+                }
+            }
         }
         let log = FitLog {
             facts,

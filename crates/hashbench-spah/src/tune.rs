@@ -359,31 +359,28 @@ pub fn cross_validate<H: HashKind>(
         .collect::<Result<Vec<f64>, SolverError>>()?;
     let mut fixed = settings[first_max(&scores)].clone();
     let mut axes = vec![alpha, lambda];
+    // each hash axis's printed values at the other axes' current values (a
+    // value refined off the grid has no grid scores beside it), then refined
+    let mut tried: Vec<(H::Fixed, f64)> = settings.into_iter().zip(scores).collect();
+    let mut score_hash = |f: H::Fixed| -> Result<f64, SolverError> {
+        if let Some((_, s)) = tried.iter().find(|(t, _)| *t == f) {
+            return Ok(*s);
+        }
+        let s = search.score(&bits, &f)?;
+        tried.push((f, s));
+        Ok(s)
+    };
     for (a, axis) in H::hash_axes().iter().enumerate() {
-        let known: Vec<(f64, f64)> = settings
+        let known = axis
+            .grid
             .iter()
-            .zip(&scores)
-            .filter(|(f, _)| {
-                H::hash_values(f)
-                    .iter()
-                    .zip(H::hash_values(&fixed))
-                    .enumerate()
-                    .all(|(i, (v, w))| i == a || *v == w)
-            })
-            .map(|(f, &s)| (H::hash_values(f)[a], s))
-            .collect();
-        let known = if known.is_empty() {
-            vec![(H::hash_values(&fixed)[a], search.score(&bits, &fixed)?)]
-        } else {
-            known
-        };
-        let outcome = axis.refine(known, |v| {
-            search.score(&bits, &H::with_hash_value(&fixed, a, v))
-        })?;
+            .map(|&v| Ok((v, score_hash(H::with_hash_value(&fixed, a, v))?)))
+            .collect::<Result<Vec<_>, SolverError>>()?;
+        let outcome = axis.refine(known, |v| score_hash(H::with_hash_value(&fixed, a, v)))?;
         fixed = H::with_hash_value(&fixed, a, outcome.value);
         axes.push(outcome);
     }
-    let f1 = search.score(&bits, &fixed)?;
+    let f1 = score_hash(fixed.clone())?;
     Ok(Choice {
         fixed,
         f1,
