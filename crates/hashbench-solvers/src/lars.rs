@@ -345,10 +345,12 @@ impl LarsGram {
         let mut s = vec![0.0; p];
         let mut rho = c.to_vec();
         // Variables the step may not enter: active ones, numerical combinations
-        // of the active ones, and the one that just left (not at the same point).
+        // of the active ones, and the one that just left on the side it left
+        // from (not at the same point; the signed path may take it back with
+        // the other sign).
         let mut active = vec![false; p];
         let mut collinear = vec![false; p];
-        let mut just_left = None;
+        let mut just_left: Option<(usize, f64)> = None;
         let mut factor = ActiveFactor::default();
         let (mut d, mut a) = (Vec::with_capacity(p), vec![0.0; p]);
         let mut steps = 0;
@@ -390,18 +392,18 @@ impl LarsGram {
             let mut step = level - target;
             let mut event = Event::Stop;
             for j in 0..p {
-                if active[j] || collinear[j] || just_left == Some(j) {
+                if active[j] || collinear[j] {
                     continue;
                 }
                 // ρⱼ − γaⱼ reaches +(level − γ), or −(level − γ) when signed
-                if a[j] < 1.0 {
+                if a[j] < 1.0 && just_left != Some((j, 1.0)) {
                     let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
                     if gamma < step {
                         step = gamma;
                         event = Event::Enter(j, 1.0);
                     }
                 }
-                if signed && a[j] > -1.0 {
+                if signed && a[j] > -1.0 && just_left != Some((j, -1.0)) {
                     let gamma = ((level + rho[j]) / (1.0 + a[j])).max(0.0);
                     if gamma < step {
                         step = gamma;
@@ -440,8 +442,9 @@ impl LarsGram {
                     s[k] = 0.0;
                     active[k] = false;
                     let t = factor.active.iter().position(|&v| v == k);
-                    factor.remove(t.expect("a leaving variable is active"));
-                    just_left = Some(k);
+                    let t = t.expect("a leaving variable is active");
+                    just_left = Some((k, factor.signs[t]));
+                    factor.remove(t);
                 }
             }
         }
