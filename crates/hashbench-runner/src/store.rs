@@ -546,7 +546,8 @@ mod tests {
             );
             read += 1;
         }
-        assert!(read > 100, "only {read} tuning records");
+        // the committed records are read, not an empty folder (MLH alone has 51)
+        assert!(read > 50, "only {read} tuning records");
     }
 
     #[test]

@@ -11,32 +11,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::encw::{Standardised, learn_encw};
-use crate::tune::Axis;
+use crate::grid::{Axis, ENCW_AXES, PENALTY_GRID};
 use crate::{CodeHyper, PenaltyScale};
-
-/// The paper's grid for α (Sec. 5.1.2).
-pub const ALPHA_GRID: [f64; 4] = [0.1, 0.3, 0.5, 0.7];
-/// The paper's grid for λ, λ1 and λ2 (Sec. 5.1.2).
-pub const PENALTY_GRID: [f64; 4] = [0.001, 0.1, 10.0, 100.0];
-
-/// ENCW's λ1 (100, in hundredths of the all-zero value, zeroes every
-/// coefficient) and λ2 (no boundary above) as the search refines them.
-const ENCW_AXES: [Axis; 2] = [
-    Axis {
-        name: "lambda1",
-        grid: &PENALTY_GRID,
-        log: true,
-        floor: None,
-        top_is_boundary: true,
-    },
-    Axis {
-        name: "lambda2",
-        grid: &PENALTY_GRID,
-        log: true,
-        floor: None,
-        top_is_boundary: false,
-    },
-];
 
 /// What a hash function is learnt with besides the rows and their codes.
 #[derive(Debug, Clone, Copy, PartialEq)]

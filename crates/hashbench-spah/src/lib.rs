@@ -2,16 +2,15 @@
 
 pub mod codes;
 pub mod encw;
+pub mod grid;
 mod hash;
 mod recent;
 #[cfg(test)]
 mod tests;
 pub mod tune;
 
-pub use hash::{
-    ALPHA_GRID, Encw, EncwFixed, HashContext, HashFn, HashKind, PENALTY_GRID, ScaledRows, Svm,
-    SvmFixed,
-};
+pub use grid::{ALPHA_GRID, PENALTY_GRID};
+pub use hash::{Encw, EncwFixed, HashContext, HashFn, HashKind, ScaledRows, Svm, SvmFixed};
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::marker::PhantomData;

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::codes::{CodeSettings, initial_bases, objective, sparse_codes};
 use crate::encw::{Standardised, learn_encw};
-use crate::tune::{ALPHA_AXIS, Axis, EXTENSIONS, LAMBDA_AXIS};
+use crate::grid::{ALPHA_AXIS, Axis, EXTENSIONS, LAMBDA_AXIS};
 use crate::*;
 
 /// Unit-length points around a few centres (the notes' normalised inputs).

@@ -97,7 +97,7 @@ impl MetricSpec {
 
     /// Policies that read Hamming balls of a radius.
     fn ball_info(&self) -> MetricInfo {
-        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower};
+        use Direction::HigherIsBetter as Higher;
         use Unit::Fraction;
         match self {
             MetricSpec::PrecisionAtRadius { radius, empty } => {
@@ -128,17 +128,7 @@ impl MetricSpec {
                                 format!("recall (radius {radius})"),
                             ),
                         ),
-                        (
-                            format!("failed-queries-r{radius}"),
-                            MetricMeta::new(
-                                Lower,
-                                Fraction,
-                                format!(
-                                    "share of queries whose Hamming ball of radius {radius} holds no item"
-                                ),
-                                format!("failed queries (radius {radius})"),
-                            ),
-                        ),
+                        failed_queries(*radius),
                     ],
                     vec![],
                 )
@@ -179,17 +169,7 @@ impl MetricSpec {
                         part("precision"),
                         part("recall"),
                         part("f1"),
-                        (
-                            format!("failed-queries-r{radius}"),
-                            MetricMeta::new(
-                                Lower,
-                                Fraction,
-                                format!(
-                                    "share of queries whose Hamming ball of radius {radius} holds no item"
-                                ),
-                                format!("failed queries (radius {radius})"),
-                            ),
-                        ),
+                        failed_queries(*radius),
                     ],
                     vec![],
                 )
@@ -419,6 +399,20 @@ fn searched_percent(eps: f64) -> (String, MetricMeta) {
             Unit::Percent,
             format!("percentage of the database the search visits at epsilon = {eps}"),
             "% of database searched",
+        ),
+    )
+}
+
+/// The share of queries whose ball of `radius` is empty, written by every
+/// policy that reads such a ball.
+fn failed_queries(radius: u32) -> (String, MetricMeta) {
+    (
+        format!("failed-queries-r{radius}"),
+        MetricMeta::new(
+            Direction::LowerIsBetter,
+            Unit::Fraction,
+            format!("share of queries whose Hamming ball of radius {radius} holds no item"),
+            format!("failed queries (radius {radius})"),
         ),
     )
 }

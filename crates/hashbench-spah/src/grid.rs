@@ -1,0 +1,194 @@
+//! The paper's grids (Sec. 5.1.2) as the cross-validation's search axes: the
+//! printed values, the scale a step is taken on and the real boundaries of
+//! each parameter, and the refinement of a choice along one axis.
+
+use hashbench_solvers::SolverError;
+
+/// The paper's grid for α (Sec. 5.1.2).
+pub const ALPHA_GRID: [f64; 4] = [0.1, 0.3, 0.5, 0.7];
+/// The paper's grid for λ, λ1 and λ2 (Sec. 5.1.2).
+pub const PENALTY_GRID: [f64; 4] = [0.001, 0.1, 10.0, 100.0];
+
+/// ENCW's λ1 (100, in hundredths of the all-zero value, zeroes every
+/// coefficient) and λ2 (no boundary above) as the search refines them.
+pub const ENCW_AXES: [Axis; 2] = [
+    Axis {
+        name: "lambda1",
+        grid: &PENALTY_GRID,
+        log: true,
+        floor: None,
+        top_is_boundary: true,
+    },
+    Axis {
+        name: "lambda2",
+        grid: &PENALTY_GRID,
+        log: true,
+        floor: None,
+        top_is_boundary: false,
+    },
+];
+
+/// Steps a choice is followed beyond an open end of its grid.
+pub const EXTENSIONS: usize = 3;
+/// Halvings of the step around the best value.
+const BISECTIONS: usize = 2;
+
+/// One hyperparameter's search axis: the paper's printed values, read on a
+/// log scale (penalties) or a linear one (α), and the real boundaries of the
+/// parameter the search stops at: beyond them nothing changes or nothing is
+/// left (α = 0 drops the graph term; λ = 100 and λ1 = 100, in hundredths of
+/// the all-zero value, zero every code or coefficient).
+#[derive(Debug, Clone, Copy)]
+pub struct Axis {
+    /// The hyperparameter's name.
+    pub name: &'static str,
+    /// The printed grid, ascending.
+    pub grid: &'static [f64],
+    /// Steps are taken on log10 of the value.
+    pub log: bool,
+    /// The smallest value the parameter takes, a real boundary.
+    pub floor: Option<f64>,
+    /// Whether the grid's largest value is a real boundary.
+    pub top_is_boundary: bool,
+}
+
+/// α's axis.
+pub const ALPHA_AXIS: Axis = Axis {
+    name: "alpha",
+    grid: &ALPHA_GRID,
+    log: false,
+    floor: Some(0.0),
+    top_is_boundary: false,
+};
+/// λ's axis (the codes' ℓ1 weight; 100 zeroes every code).
+pub const LAMBDA_AXIS: Axis = Axis {
+    name: "lambda",
+    grid: &PENALTY_GRID,
+    log: true,
+    floor: None,
+    top_is_boundary: true,
+};
+
+/// How a refined axis ended: the chosen value and the local curve around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisOutcome {
+    /// The axis.
+    pub name: &'static str,
+    /// The chosen value.
+    pub value: f64,
+    /// Whether it is the smallest or largest value tried at an end that is
+    /// not a real boundary (the search never saw the other side).
+    pub at_open_edge: bool,
+    /// Every value tried with its mean held-out score, ascending.
+    pub curve: Vec<(f64, f64)>,
+}
+
+impl AxisOutcome {
+    /// The scores at the tried values next below and above the choice (NaN
+    /// where there is none).
+    pub fn neighbours(&self) -> (f64, f64) {
+        let at = self
+            .curve
+            .iter()
+            .position(|&(v, _)| v == self.value)
+            .expect("the choice was tried");
+        let below = at.checked_sub(1).map_or(f64::NAN, |i| self.curve[i].1);
+        let above = self.curve.get(at + 1).map_or(f64::NAN, |p| p.1);
+        (below, above)
+    }
+}
+
+impl Axis {
+    /// Where `v` lies on the axis's scale (log10 for penalties).
+    fn position(&self, v: f64) -> f64 {
+        if self.log { v.log10() } else { v }
+    }
+
+    /// The value at position `t` on the axis's scale.
+    fn value_at(&self, t: f64) -> f64 {
+        if self.log { 10f64.powf(t) } else { t }
+    }
+
+    /// Refines the choice along this axis from the scores already known
+    /// (`known`, values of the grid with their scores), calling `score` for
+    /// each new value: beyond an open end while the end wins, then halving
+    /// the step around the best twice.
+    ///
+    /// # Errors
+    /// `score`'s.
+    pub fn refine(
+        &self,
+        known: Vec<(f64, f64)>,
+        mut score: impl FnMut(f64) -> Result<f64, SolverError>,
+    ) -> Result<AxisOutcome, SolverError> {
+        let mut tried = known;
+        // ties to the first value tried: a stable order of trial
+        let best = |tried: &[(f64, f64)]| {
+            (0..tried.len()).fold(0, |b, i| if tried[i].1 > tried[b].1 { i } else { b })
+        };
+        let sorted = |tried: &[(f64, f64)]| {
+            let mut v: Vec<f64> = tried.iter().map(|p| p.0).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let mut try_value = |tried: &mut Vec<(f64, f64)>, v: f64| -> Result<(), SolverError> {
+            if !tried.iter().any(|p| p.0 == v) {
+                let s = score(v)?;
+                tried.push((v, s));
+            }
+            Ok(())
+        };
+        for _ in 0..EXTENSIONS {
+            let values = sorted(&tried);
+            let chosen = tried[best(&tried)].0;
+            let (low, high) = (values[0], values[values.len() - 1]);
+            let next = if chosen == low && values.len() > 1 && Some(low) != self.floor {
+                let step = self.position(values[1]) - self.position(low);
+                let v = self.value_at(self.position(low) - step);
+                match self.floor {
+                    Some(f) if v <= f || (self.log && f <= 0.0 && v <= 0.0) => f,
+                    _ => v,
+                }
+            } else if chosen == high
+                && values.len() > 1
+                && !(self.top_is_boundary && high == self.grid[self.grid.len() - 1])
+            {
+                let step = self.position(high) - self.position(values[values.len() - 2]);
+                self.value_at(self.position(high) + step)
+            } else {
+                break;
+            };
+            try_value(&mut tried, next)?;
+        }
+        for _ in 0..BISECTIONS {
+            let values = sorted(&tried);
+            let chosen = tried[best(&tried)].0;
+            let at = values.iter().position(|&v| v == chosen).expect("tried");
+            let t = self.position(chosen);
+            let mut mids = Vec::new();
+            if at > 0 && !(self.log && values[at - 1] <= 0.0) {
+                mids.push(self.value_at((t + self.position(values[at - 1])) / 2.0));
+            }
+            if at + 1 < values.len() {
+                mids.push(self.value_at((t + self.position(values[at + 1])) / 2.0));
+            }
+            for v in mids {
+                try_value(&mut tried, v)?;
+            }
+        }
+        let b = best(&tried);
+        let value = tried[b].0;
+        let values = sorted(&tried);
+        let at_open_edge = (value == values[0] && Some(value) != self.floor)
+            || (value == values[values.len() - 1]
+                && !(self.top_is_boundary && value == self.grid[self.grid.len() - 1]));
+        let mut curve = tried;
+        curve.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(AxisOutcome {
+            name: self.name,
+            value,
+            at_open_edge,
+            curve,
+        })
+    }
+}
