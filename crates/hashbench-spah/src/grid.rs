@@ -104,6 +104,12 @@ impl Axis {
         if self.log { v.log10() } else { v }
     }
 
+    /// Whether `v` is a real boundary of the parameter (its floor, or the
+    /// grid's top when that is one): the search never steps past it.
+    fn is_boundary(&self, v: f64) -> bool {
+        Some(v) == self.floor || (self.top_is_boundary && v == self.grid[self.grid.len() - 1])
+    }
+
     /// The value at position `t` on the axis's scale.
     fn value_at(&self, t: f64) -> f64 {
         if self.log { 10f64.powf(t) } else { t }
@@ -123,9 +129,7 @@ impl Axis {
     ) -> Result<AxisOutcome, SolverError> {
         let mut tried = known;
         // ties to the first value tried: a stable order of trial
-        let best = |tried: &[(f64, f64)]| {
-            (0..tried.len()).fold(0, |b, i| if tried[i].1 > tried[b].1 { i } else { b })
-        };
+        let best = |tried: &[(f64, f64)]| first_max(tried.iter().map(|p| p.1));
         let sorted = |tried: &[(f64, f64)]| {
             let mut v: Vec<f64> = tried.iter().map(|p| p.0).collect();
             v.sort_by(f64::total_cmp);
@@ -142,17 +146,12 @@ impl Axis {
             let values = sorted(&tried);
             let chosen = tried[best(&tried)].0;
             let (low, high) = (values[0], values[values.len() - 1]);
-            let next = if chosen == low && values.len() > 1 && Some(low) != self.floor {
+            let next = if chosen == low && values.len() > 1 && !self.is_boundary(low) {
                 let step = self.position(values[1]) - self.position(low);
                 let v = self.value_at(self.position(low) - step);
-                match self.floor {
-                    Some(f) if v <= f || (self.log && f <= 0.0 && v <= 0.0) => f,
-                    _ => v,
-                }
-            } else if chosen == high
-                && values.len() > 1
-                && !(self.top_is_boundary && high == self.grid[self.grid.len() - 1])
-            {
+                // clamped at the floor (only linear axes have one)
+                self.floor.map_or(v, |f| v.max(f))
+            } else if chosen == high && values.len() > 1 && !self.is_boundary(high) {
                 let step = self.position(high) - self.position(values[values.len() - 2]);
                 self.value_at(self.position(high) + step)
             } else {
@@ -166,7 +165,7 @@ impl Axis {
             let at = values.iter().position(|&v| v == chosen).expect("tried");
             let t = self.position(chosen);
             let mut mids = Vec::new();
-            if at > 0 && !(self.log && values[at - 1] <= 0.0) {
+            if at > 0 {
                 mids.push(self.value_at((t + self.position(values[at - 1])) / 2.0));
             }
             if at + 1 < values.len() {
@@ -179,9 +178,8 @@ impl Axis {
         let b = best(&tried);
         let value = tried[b].0;
         let values = sorted(&tried);
-        let at_open_edge = (value == values[0] && Some(value) != self.floor)
-            || (value == values[values.len() - 1]
-                && !(self.top_is_boundary && value == self.grid[self.grid.len() - 1]));
+        let at_open_edge =
+            (value == values[0] || value == values[values.len() - 1]) && !self.is_boundary(value);
         let mut curve = tried;
         curve.sort_by(|a, b| a.0.total_cmp(&b.0));
         Ok(AxisOutcome {
@@ -191,4 +189,15 @@ impl Axis {
             curve,
         })
     }
+}
+
+/// The index of the largest score, the first on ties.
+pub(crate) fn first_max(scores: impl Iterator<Item = f64>) -> usize {
+    let (mut best, mut top) = (0, f64::NEG_INFINITY);
+    for (i, s) in scores.enumerate() {
+        if i == 0 || s > top {
+            (best, top) = (i, s);
+        }
+    }
+    best
 }

@@ -50,7 +50,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::codes::{initial_bases, sparse_codes};
-use crate::grid::{ALPHA_AXIS, ALPHA_GRID, AxisOutcome, LAMBDA_AXIS, PENALTY_GRID};
+use crate::grid::{ALPHA_AXIS, ALPHA_GRID, AxisOutcome, LAMBDA_AXIS, PENALTY_GRID, first_max};
 use crate::recent::Recent;
 use crate::{CodeHyper, HashContext, HashKind, SpahParams};
 
@@ -141,7 +141,7 @@ pub fn cross_validate<H: HashKind>(
             "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
         )));
     }
-    let best = first_max(&code_scores);
+    let best = first_max(code_scores.iter().copied());
     let mut code = codes_grid[best];
     // λ along its axis at the chosen α, then α at the refined λ
     let lambda_row: Vec<(f64, f64)> = codes_grid
@@ -150,28 +150,26 @@ pub fn cross_validate<H: HashKind>(
         .filter(|(c, _)| c.alpha == code.alpha)
         .map(|(c, &s)| (c.lambda, s))
         .collect();
-    let mut tried_codes: Vec<(CodeHyper, FoldBits)> = Vec::new();
-    let lambda = LAMBDA_AXIS.refine(lambda_row, |lambda| {
-        let c = CodeHyper { lambda, ..code };
+    // a setting's score: the grid's, one tried before, or its codes learnt
+    // and scored now
+    let mut tried_codes: Vec<(CodeHyper, FoldBits, f64)> = Vec::new();
+    let mut score_code = |c: CodeHyper| -> Result<f64, SolverError> {
+        if let Some(i) = codes_grid.iter().position(|g| *g == c) {
+            return Ok(code_scores[i]);
+        }
+        if let Some((_, _, s)) = tried_codes.iter().find(|(t, _, _)| *t == c) {
+            return Ok(*s);
+        }
         let b = search.codes(c)?;
-        let s = search.score(&b, &H::first_stage(c));
-        tried_codes.push((c, b));
-        s
+        let s = search.score(&b, &H::first_stage(c))?;
+        tried_codes.push((c, b, s));
+        Ok(s)
+    };
+    let lambda = LAMBDA_AXIS.refine(lambda_row, |lambda| {
+        score_code(CodeHyper { lambda, ..code })
     })?;
     code.lambda = lambda.value;
     // α's printed values at the refined λ (off the grid, their codes are new)
-    let mut score_code = |c: CodeHyper| -> Result<f64, SolverError> {
-        let b = match codes_grid.iter().position(|g| *g == c) {
-            Some(i) => grid_codes[i].clone(),
-            None => match tried_codes.iter().find(|(t, _)| *t == c) {
-                Some((_, b)) => b.clone(),
-                None => search.codes(c)?,
-            },
-        };
-        let s = search.score(&b, &H::first_stage(c));
-        tried_codes.push((c, b));
-        s
-    };
     let known = ALPHA_GRID
         .iter()
         .map(|&alpha| Ok((alpha, score_code(CodeHyper { alpha, ..code })?)))
@@ -181,7 +179,7 @@ pub fn cross_validate<H: HashKind>(
     let bits = match codes_grid.iter().position(|g| *g == code) {
         Some(i) => grid_codes[i].clone(),
         None => {
-            let tried = tried_codes.iter().find(|(c, _)| *c == code);
+            let tried = tried_codes.iter().find(|(c, _, _)| *c == code);
             tried.expect("the chosen codes were tried").1.clone()
         }
     };
@@ -192,7 +190,7 @@ pub fn cross_validate<H: HashKind>(
         .iter()
         .map(|fixed| search.score(&bits, fixed))
         .collect::<Result<Vec<f64>, SolverError>>()?;
-    let mut fixed = settings[first_max(&scores)].clone();
+    let mut fixed = settings[first_max(scores.iter().copied())].clone();
     let mut axes = vec![alpha, lambda];
     // each hash axis's printed values at the other axes' current values (a
     // value refined off the grid has no grid scores beside it), then refined
@@ -232,11 +230,6 @@ pub fn cross_validate<H: HashKind>(
 /// much).
 pub fn default_items(n: usize) -> usize {
     (5 * n).div_ceil(8)
-}
-
-/// The index of the largest score, the first on ties.
-fn first_max(scores: &[f64]) -> usize {
-    (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b })
 }
 
 /// One code setting's training bits on every fold's database folds.
