@@ -8,7 +8,7 @@ use hashbench_core::knn::k_nearest;
 use hashbench_core::linalg::column_means;
 use hashbench_core::linear::{LinearModel, LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
-    BitLimit, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
+    BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
@@ -288,8 +288,10 @@ impl HashMethod for MlhParams {
     /// same steps, to round-off); 3: loss-adjusted inference by threshold
     /// counts instead of a sort, the scores as one q × 2n product (the
     /// inference's sums run in another order, so its choice may differ in
-    /// the last bits of a near tie, and the codes move): re-tuned.
-    const VERSION: u32 = 3;
+    /// the last bits of a near tie, and the codes move): re-tuned; 4: the
+    /// validation follows a choice past an open end of its values (the codes
+    /// of a given ρ and weight decay unchanged): re-tuned.
+    const VERSION: u32 = 4;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,
         bit_limit: BitLimit::Unbounded,
@@ -303,10 +305,25 @@ impl HashMethod for MlhParams {
             "loss-last-epoch",
             "validation-ap",
             "validation-items",
+            "weight-decay-at-open-edge",
+            "rho-at-open-edge",
         ],
         per_bit: &[],
         seconds: &["tuning-seconds"],
-        checks: &[],
+        checks: &[
+            FitCheck {
+                fact: "weight-decay-at-open-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the validated weight decay sits at an open end of the values searched",
+            },
+            FitCheck {
+                fact: "rho-at-open-edge",
+                low: 0.0,
+                high: 0.0,
+                says: "the validated rho sits at an open end of the values searched",
+            },
+        ],
     };
 
     fn fixture() -> Self {
@@ -403,6 +420,14 @@ impl HashMethod for MlhParams {
             facts: vec![
                 ("validation-ap".into(), choice.ap),
                 ("validation-items".into(), choice.items as f64),
+                (
+                    "weight-decay-at-open-edge".into(),
+                    f64::from(u8::from(choice.decay_at_open_edge)),
+                ),
+                (
+                    "rho-at-open-edge".into(),
+                    f64::from(u8::from(choice.rho_at_open_edge)),
+                ),
             ],
             ..FitLog::default()
         };

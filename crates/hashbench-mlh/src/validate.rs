@@ -1,7 +1,11 @@
 //! ρ and the weight decay chosen on held-out training items, staged as the
 //! reference code's `RUN.m`: the weight decay over its grid at ρ₀ = 2⌈q/16⌉,
 //! then ρ over ρ₀ − 2..ρ₀ + 2, a larger ρ kept only when it raises the
-//! validation AP by more than 0.005. The criterion is the reference's
+//! validation AP by more than 0.005. Where a stage's choice sits at an end of
+//! its values that is not a real boundary (ρ = 1 and ρ = q are; a weight
+//! decay has none), it is followed one step beyond while that end wins, at
+//! most three steps (issue 56's reading for the SpaH comparisons; the
+//! reference stops at its grid). The criterion is the reference's
 //! `eval_linear_hash` AP: the area under the precision-recall points of the
 //! Hamming balls of radius 0..q over all held-out queries (precision of an
 //! empty ball = 1), by the trapezoid rule, scored by
@@ -23,6 +27,10 @@ use crate::{MlhFixed, MlhParams, Standardise, nearest_lists, neighbour_lists};
 pub const WEIGHT_DECAY_GRID: [f64; 6] = [0.1, 0.03, 0.01, 0.003, 0.001, 0.0001];
 /// The steps from ρ₀ tried.
 pub const RHO_STEPS: [i64; 5] = [-2, -1, 0, 1, 2];
+/// The AP a larger ρ must add to be kept (the reference's).
+const RHO_MARGIN: f64 = 0.005;
+/// Steps a choice is followed past an open end of the values tried.
+pub const EXTENSIONS: usize = 3;
 
 /// The validated choice.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,6 +41,10 @@ pub struct Choice {
     pub ap: f64,
     /// Held-out items.
     pub items: usize,
+    /// Whether the weight decay is still at an end of the values tried.
+    pub decay_at_open_edge: bool,
+    /// Whether ρ is still at an end of the values tried that is not 1 or q.
+    pub rho_at_open_edge: bool,
 }
 
 /// The held-out split: validation queries and the rest (which trains and is
@@ -130,22 +142,26 @@ pub fn validate(
     bits: usize,
 ) -> Result<Choice, FitError> {
     let holdout = Holdout::new(params, x, labels, bits)?;
-    let rho0 = (2 * bits.div_ceil(16)).min(bits);
-    // every candidate's fit starts a fresh generator from the same seed, so
-    // a stage's candidates run in parallel and are chosen from in grid
-    // order, as one after another; `known` is a candidate already scored
-    let scored = |grid: Vec<MlhFixed>, known: Option<Choice>| -> Vec<Choice> {
+    Ok(search(bits, holdout.queries.n_items(), |fixed| {
+        holdout.ap(params, fixed, bits)
+    }))
+}
+
+/// One candidate and its validation AP.
+type Scored = (MlhFixed, f64);
+
+/// The staged search over the scores `ap` gives: the weight decay at ρ₀,
+/// then ρ at the chosen decay, each followed past an open end of its values.
+/// Every candidate's fit starts a fresh generator from the same seed, so a
+/// stage's candidates run in parallel and are chosen from as one after
+/// another.
+fn search(bits: usize, items: usize, ap: impl Fn(MlhFixed) -> f64 + Sync) -> Choice {
+    let scored = |grid: Vec<MlhFixed>| -> Vec<Scored> {
         grid.into_par_iter()
-            .map(|fixed| match known {
-                Some(k) if k.fixed == fixed => k,
-                _ => Choice {
-                    fixed,
-                    ap: holdout.ap(params, fixed, bits),
-                    items: holdout.queries.n_items(),
-                },
-            })
+            .map(|fixed| (fixed, ap(fixed)))
             .collect()
     };
+    let rho0 = (2 * bits.div_ceil(16)).min(bits);
     let decays = WEIGHT_DECAY_GRID
         .iter()
         .map(|&weight_decay| MlhFixed {
@@ -153,27 +169,181 @@ pub fn validate(
             weight_decay,
         })
         .collect();
-    let mut best: Option<Choice> = None;
-    for c in scored(decays, None) {
-        if best.is_none_or(|b| c.ap > b.ap) {
-            best = Some(c);
-        }
-    }
-    let first = best.expect("a grid");
-    let rhos = RHO_STEPS
+    let (first, decay_at_open_edge) = extend(scored(decays), best_decay, decay_beyond, &ap);
+    let rhos: Vec<MlhFixed> = RHO_STEPS
         .iter()
         .map(|&step| rho0 as i64 + step)
-        .filter(|&rho| rho >= 1 && rho <= bits as i64)
+        .filter(|&rho| rho >= 1 && rho <= bits as i64 && rho as usize != rho0)
         .map(|rho| MlhFixed {
             rho: rho as usize,
-            weight_decay: first.fixed.weight_decay,
+            weight_decay: first.0.weight_decay,
         })
         .collect();
-    let mut best: Option<Choice> = None;
-    for c in scored(rhos, Some(first)) {
-        if best.is_none_or(|b| c.ap > b.ap + 0.005) {
-            best = Some(c);
+    let mut tried = scored(rhos);
+    tried.push(first);
+    let (chosen, rho_at_open_edge) = extend(tried, best_rho, |t, c| rho_beyond(t, c, bits), &ap);
+    Choice {
+        fixed: chosen.0,
+        ap: chosen.1,
+        items,
+        decay_at_open_edge,
+        rho_at_open_edge,
+    }
+}
+
+/// Follows the choice past an open end of the values tried, at most
+/// [`EXTENSIONS`] steps while the end wins; returns the choice and whether it
+/// is still at an open end.
+fn extend(
+    mut tried: Vec<Scored>,
+    choose: impl Fn(&[Scored]) -> Scored,
+    beyond: impl Fn(&[Scored], MlhFixed) -> Option<MlhFixed>,
+    ap: impl Fn(MlhFixed) -> f64,
+) -> (Scored, bool) {
+    for _ in 0..EXTENSIONS {
+        let Some(next) = beyond(&tried, choose(&tried).0) else {
+            break;
+        };
+        tried.push((next, ap(next)));
+    }
+    let chosen = choose(&tried);
+    (chosen, beyond(&tried, chosen.0).is_some())
+}
+
+/// The weight decay with the highest AP, the first tried on ties.
+fn best_decay(tried: &[Scored]) -> Scored {
+    let mut best = tried[0];
+    for &c in &tried[1..] {
+        if c.1 > best.1 {
+            best = c;
         }
     }
-    Ok(best.expect("ρ₀ lies in 1..=q"))
+    best
+}
+
+/// ρ from the smallest up, a larger one kept only when it raises the AP by
+/// more than [`RHO_MARGIN`] (the reference's preference for a small ρ).
+fn best_rho(tried: &[Scored]) -> Scored {
+    let mut by_rho = tried.to_vec();
+    by_rho.sort_by_key(|c| c.0.rho);
+    let mut best = by_rho[0];
+    for &c in &by_rho[1..] {
+        if c.1 > best.1 + RHO_MARGIN {
+            best = c;
+        }
+    }
+    best
+}
+
+/// The next weight decay past the end the choice sits at, one step of the
+/// grid's last ratio beyond it (a weight decay has no boundary on a log
+/// scale).
+fn decay_beyond(tried: &[Scored], chosen: MlhFixed) -> Option<MlhFixed> {
+    let mut values: Vec<f64> = tried.iter().map(|c| c.0.weight_decay).collect();
+    values.sort_by(f64::total_cmp);
+    let (n, w) = (values.len(), chosen.weight_decay);
+    let next = if w == values[0] {
+        w * w / values[1]
+    } else if w == values[n - 1] {
+        w * w / values[n - 2]
+    } else {
+        return None;
+    };
+    Some(MlhFixed {
+        weight_decay: next,
+        ..chosen
+    })
+}
+
+/// The next ρ past the end the choice sits at, unless that end is a real
+/// boundary (ρ = 1, or ρ = q).
+fn rho_beyond(tried: &[Scored], chosen: MlhFixed, bits: usize) -> Option<MlhFixed> {
+    let low = tried.iter().map(|c| c.0.rho).min()?;
+    let high = tried.iter().map(|c| c.0.rho).max()?;
+    let rho = match chosen.rho {
+        r if r == low && r > 1 => r - 1,
+        r if r == high && r < bits => r + 1,
+        _ => return None,
+    };
+    Some(MlhFixed { rho, ..chosen })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The candidates a search scores, in order, and its choice.
+    fn run(bits: usize, ap: impl Fn(MlhFixed) -> f64 + Sync) -> (Choice, Vec<MlhFixed>) {
+        let seen = std::sync::Mutex::new(Vec::new());
+        let choice = search(bits, 10, |f| {
+            seen.lock().unwrap().push(f);
+            ap(f)
+        });
+        (choice, seen.into_inner().unwrap())
+    }
+
+    #[test]
+    fn a_choice_inside_the_grids_is_the_references() {
+        // a peak at weight decay 0.01 and ρ = 3 (q = 16: ρ0 = 2, ρ over 1..4)
+        let ap = |f: MlhFixed| {
+            1.0 - (f.weight_decay.log10() + 2.0).powi(2) - (f.rho as f64 - 3.0).abs() * 0.01
+        };
+        let (choice, seen) = run(16, ap);
+        assert_eq!(
+            choice.fixed,
+            MlhFixed {
+                rho: 3,
+                weight_decay: 0.01
+            }
+        );
+        assert!(!choice.decay_at_open_edge && !choice.rho_at_open_edge);
+        assert_eq!(seen.len(), 6 + 3, "the grids only: {seen:?}");
+    }
+
+    #[test]
+    fn a_choice_at_an_open_end_is_followed_beyond_it() {
+        // the AP rises as the weight decay falls until 1e-6, and with ρ
+        // until 9 (q = 64: ρ0 = 8, ρ over 6..10)
+        let ap = |f: MlhFixed| {
+            -(f.weight_decay.log10() + 6.0).powi(2) - (f.rho as f64 - 9.0).abs() * 0.01
+        };
+        let (choice, seen) = run(64, ap);
+        let decays: Vec<f64> = seen.iter().map(|f| f.weight_decay).collect();
+        // 1e-4 wins the grid, then 1e-5 and 1e-6, and 1e-7 loses
+        for w in [1e-5, 1e-6, 1e-7] {
+            assert!(
+                decays.iter().any(|&d| (d / w - 1.0).abs() < 1e-9),
+                "{w}: {decays:?}"
+            );
+        }
+        assert!((choice.fixed.weight_decay / 1e-6 - 1.0).abs() < 1e-9);
+        assert!(!choice.decay_at_open_edge);
+        assert_eq!(choice.fixed.rho, 9, "inside 6..10, no step");
+        // a monotone AP runs out of steps and says so
+        let (choice, _) = run(64, |f| f.weight_decay);
+        assert!(
+            (choice.fixed.weight_decay / (0.1f64 * (10.0f64 / 3.0).powi(3)) - 1.0).abs() < 1e-9
+        );
+        assert!(choice.decay_at_open_edge);
+        // ρ above its values, past the margin: 11, 12, 13 and still rising
+        let (choice, _) = run(64, |f| {
+            f.rho as f64 * 0.01 - (f.weight_decay.log10() + 2.0).powi(2)
+        });
+        assert_eq!(choice.fixed.rho, 13);
+        assert!(choice.rho_at_open_edge);
+    }
+
+    #[test]
+    fn rho_stops_at_its_real_boundaries() {
+        // ρ = 1 and ρ = q end the axis: a falling or rising AP in ρ stops there
+        let (low, seen) = run(4, |f| {
+            -(f.rho as f64) - (f.weight_decay.log10() + 2.0).powi(2)
+        });
+        assert_eq!(low.fixed.rho, 1);
+        assert!(!low.rho_at_open_edge);
+        assert!(seen.iter().all(|f| (1..=4).contains(&f.rho)));
+        let (high, _) = run(4, |f| f.rho as f64 - (f.weight_decay.log10() + 2.0).powi(2));
+        assert_eq!(high.fixed.rho, 4);
+        assert!(!high.rho_at_open_edge);
+    }
 }
