@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 /// A number outside the range its key takes.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
-#[error("{value} is out of range: expected {range}")]
+#[error("{value:?} is out of range: expected {range}")]
 pub struct RangeError {
     /// The value read.
     pub value: f64,
@@ -80,7 +80,16 @@ checked_real!(
 );
 
 checked_real!(
-    /// A finite number ≥ 0: a tolerance, a weight that may vanish.
+    /// A golden check's tolerance, in [0, 1e-4]: round-off between machines
+    /// and thread counts, far below what a changed seed moves a metric by, so
+    /// a check that passes means the same numbers.
+    GoldenTolerance,
+    "a number in [0, 1e-4] (round-off, not noise)",
+    |x| (0.0..=1e-4).contains(&x)
+);
+
+checked_real!(
+    /// A finite number ≥ 0: a weight that may vanish, a claim's margin.
     NonNegative,
     "a finite number >= 0",
     |x| x.is_finite() && x >= 0.0
@@ -92,6 +101,13 @@ checked_real!(
     NonZero,
     "a finite number other than 0",
     |x| x.is_finite() && x != 0.0
+);
+
+checked_real!(
+    /// A fraction in [0, 1): a relative cut that must leave something.
+    Fraction,
+    "a number in [0, 1)",
+    |x| (0.0..1.0).contains(&x)
 );
 
 checked_real!(

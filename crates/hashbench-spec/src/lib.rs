@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use hashbench_core::valid::NonNegative;
+use hashbench_core::valid::GoldenTolerance;
 use hashbench_data::graphs::WlSubtree;
 use hashbench_data::{SplitSpec, Transform, TruthRule};
 use hashbench_eval::MetricSpec;
@@ -125,7 +125,7 @@ struct Protocol {
     #[serde(default)]
     reported: Vec<Spanned<Reported>>,
     /// Absolute tolerance of the golden-metric check (a profile's key).
-    tolerance: Option<NonNegative>,
+    tolerance: Option<GoldenTolerance>,
     /// Parameters of named methods on this profile, by label (a profile's
     /// key: `[profiles.ci.method_params."SH_ENCW"]`, e.g. fixed
     /// hyperparameters where the paper's profile cross-validates), set on

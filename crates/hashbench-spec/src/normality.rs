@@ -2,7 +2,7 @@
 //! and their validation (the study itself runs in the runner's `run::normality`).
 
 use hashbench_core::ParamError;
-use hashbench_core::valid::NonNegative;
+use hashbench_core::valid::Fraction;
 use serde::{Deserialize, Serialize};
 
 /// The `[normality]` table of a Fig. 7 spec.
@@ -20,9 +20,10 @@ pub struct NormalitySpec {
     /// Reduce the pool to this many dimensions by PCA first (the paper's SIFT
     /// pool is 128-d already).
     pub reduce: Option<usize>,
-    /// KLSH's eigenvalue cut (relative), as in `hashbench-klsh`.
+    /// KLSH's eigenvalue cut (relative to the largest, below 1), as in
+    /// `hashbench-klsh`.
     #[serde(default = "rank_tolerance")]
-    pub rank_tolerance: NonNegative,
+    pub rank_tolerance: Fraction,
 }
 
 fn thousand() -> usize {
@@ -33,8 +34,8 @@ fn one_fifth() -> f64 {
     0.2
 }
 
-fn rank_tolerance() -> NonNegative {
-    NonNegative::new(1e-10).expect("in range")
+fn rank_tolerance() -> Fraction {
+    Fraction::new(1e-10).expect("in range")
 }
 
 impl NormalitySpec {

@@ -18,6 +18,11 @@ use super::{
 /// bound far above any paper's protocol that refuses a typo before anything
 /// is allocated.
 const MAX_PLANNED_TRIALS: usize = 1_000_000;
+/// The most sequential refits a timing point takes: each refits every method
+/// at every point alone, and a timing claim needs 3.
+const MAX_TIMING_REPEATS: usize = 20;
+/// The longest id or profile name: each names a folder of the results.
+const MAX_NAME_LEN: usize = 64;
 
 impl Spec {
     /// Resolves `profile` into a validated plan.
@@ -45,7 +50,7 @@ impl Spec {
             ),
             None => self.retrieval_study(laid, profile)?,
         };
-        self.check_size(axis.values(), laid.trials, profile)?;
+        self.check_size(axis.values(), laid, profile)?;
         self.check_references(laid, &self.names(laid, &study), axis.values(), profile)?;
         Ok(Plan {
             spec_path: self.path.clone(),
@@ -77,19 +82,21 @@ impl Spec {
     /// digits and '-' only, so none can escape them.
     fn check_id(&self) -> Result<()> {
         let safe = |name: &str| {
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            !name.is_empty()
+                && name.len() <= MAX_NAME_LEN
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
         };
         let id = &self.paper.id;
         if !safe(id) {
             bail!(
-                "{}: id = {id:?} must be non-empty letters, digits and '-'",
+                "{}: id = {id:?} must be 1 to {MAX_NAME_LEN} letters, digits and '-'",
                 self.path.display()
             );
         }
         if let Some(name) = self.declared.keys().find(|p| !safe(p)) {
             let at = self.text.find(name.as_str()).unwrap_or(0);
             bail!(
-                "{}: profile name {name:?} must be non-empty letters, digits and '-' (it names a folder of the results)",
+                "{}: profile name {name:?} must be 1 to {MAX_NAME_LEN} letters, digits and '-' (it names a folder of the results)",
                 self.at(at)
             );
         }
@@ -187,12 +194,20 @@ impl Spec {
         Ok((axis, study))
     }
 
-    /// Trials are at least one, and the plan's trials within bounds.
-    fn check_size(&self, bits: &[usize], trials: usize, profile: &str) -> Result<()> {
+    /// Trials are at least one, and the plan's trials and timing repeats
+    /// within bounds.
+    fn check_size(&self, bits: &[usize], laid: &Protocol, profile: &str) -> Result<()> {
         let file = self.path.display();
         let methods = self.method_tables().len();
+        let trials = laid.trials;
         if trials == 0 {
             bail!("{file}: trials must be at least 1 (profile `{profile}`)");
+        }
+        if laid.timing_repeats > MAX_TIMING_REPEATS {
+            bail!(
+                "{file}: timing_repeats = {} is more than {MAX_TIMING_REPEATS} (profile `{profile}`): each repeat refits every method at every point alone",
+                laid.timing_repeats
+            );
         }
         let planned = bits
             .len()

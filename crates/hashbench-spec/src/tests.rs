@@ -311,7 +311,7 @@ fn errors_name_file_and_line() {
     let bad_width = GOOD.replace("fixed = 2.0", "fixed = -2.0");
     let e = plan_err(&bad_width, "paper");
     assert!(
-        e.contains("`width.fixed`: -2 is out of range: expected a finite number > 0"),
+        e.contains("`width.fixed`: -2.0 is out of range: expected a finite number > 0"),
         "{e}"
     );
 
@@ -507,6 +507,61 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     );
 }
 
+/// Issue 57, cases 6, 12, 16 and 17: a golden tolerance wide enough to pass
+/// a changed seed, a rank cut that keeps no eigenvalue, unbounded timing
+/// repeats and a profile name too long for a folder are refused where
+/// written.
+#[test]
+fn a_tolerance_that_passes_noise_and_a_rank_cut_of_one_are_refused() {
+    let with_ci = |extra: &str| GOOD.replacen("trials = 1\n", &format!("trials = 1\n{extra}\n"), 1);
+    for wide in ["1e300", "0.5", "0.0002"] {
+        let e = parse(&with_ci(&format!("tolerance = {wide}")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`profiles.ci.tolerance` (line 41)")
+                && e.contains("[0, 1e-4] (round-off, not noise)"),
+            "{wide}: {e}"
+        );
+    }
+    assert!(parse(&with_ci("tolerance = 1e-4")).is_ok());
+    // case 16: a timing claim's repeats, bounded before any refit
+    let e = plan_err(&with_ci("timing_repeats = 1000000000"), "ci");
+    assert!(
+        e.contains("timing_repeats = 1000000000 is more than 20 (profile `ci`)"),
+        "{e}"
+    );
+    assert_eq!(
+        parse(&with_ci("timing_repeats = 20"))
+            .unwrap()
+            .plan("ci")
+            .unwrap()
+            .timing_repeats,
+        20
+    );
+    // case 17: a profile name too long for a folder, refused where written
+    let long = "p".repeat(300);
+    let e = plan_err(
+        &GOOD.replacen("[profiles.ci]", &format!("[profiles.{long}]"), 1),
+        "paper",
+    );
+    assert!(
+        e.contains(":37: profile name") && e.contains("1 to 64 letters"),
+        "{e}"
+    );
+    for cut in ["1.0", "1.5", "-0.1"] {
+        let text = NORMALITY.replace(
+            "hyperplanes = 5",
+            &format!("hyperplanes = 5\nrank_tolerance = {cut}"),
+        );
+        let e = format!("{:#}", parse(&text).unwrap_err());
+        assert!(
+            e.contains("`normality.rank_tolerance` (line 10)") && e.contains("a number in [0, 1)"),
+            "{cut}: {e}"
+        );
+    }
+}
+
 #[test]
 fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
     // KLSH names no kernel of its own: it inherits the spec's
@@ -613,7 +668,7 @@ fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
     let e = parse(&with_ci("tolerance = -1e-6"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("line 41") && e.contains(">= 0"), "{e}");
+    assert!(e.contains("line 41") && e.contains("[0, 1e-4]"), "{e}");
     assert_eq!(
         parse(&with_ci("tolerance = 0"))
             .unwrap()

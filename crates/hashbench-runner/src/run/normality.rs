@@ -225,7 +225,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hashbench_core::valid::NonNegative;
+    use hashbench_core::valid::Fraction;
 
     #[test]
     fn quantiles_interpolate() {
@@ -249,7 +249,7 @@ mod tests {
             hyperplanes: 60,
             t_fraction: 0.2,
             reduce: None,
-            rank_tolerance: NonNegative::new(1e-10).unwrap(),
+            rank_tolerance: Fraction::new(1e-10).unwrap(),
         };
         let rate = |series: &str| {
             let mut rng = ChaCha8Rng::seed_from_u64(2);
