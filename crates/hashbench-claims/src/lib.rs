@@ -328,6 +328,16 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 about.id
             )));
         }
+        if about
+            .diagnosis_for
+            .as_ref()
+            .is_some_and(|w| w.value.trim().is_empty())
+        {
+            return Err(D::Error::custom(format!(
+                "claim `{}`: `diagnosis_for.value` is empty: it matches every run, so the diagnosis could never go stale; give a number or phrase of the evidence it explains",
+                about.id
+            )));
+        }
         if about.testable.is_some() != about.why_not_testable.is_some() {
             return Err(D::Error::custom(format!(
                 "claim `{}`: `testable` and `why_not_testable` go together",

@@ -507,6 +507,51 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     );
 }
 
+/// Issue 57, case 13: a diagnosis written for a profile the spec lacks, or
+/// for an empty value (which matches every run and so never goes stale), and
+/// a sensitivity that swaps in a method the spec does not run, are refused
+/// before any trial.
+#[test]
+fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
+    let claim = |extra: &str| {
+        GOOD.replacen(
+            "metric = \"map\"\n\n[profiles.ci]",
+            &format!("metric = \"map\"\n{extra}\n\n[profiles.ci]"),
+            1,
+        )
+    };
+    let written = |profile: &str, value: &str| {
+        claim(&format!(
+            "diagnosis = \"why\"\ndiagnosis_for = {{ profile = \"{profile}\", outcome = \"fails\", value = \"{value}\" }}"
+        ))
+    };
+    let e = plan_err(&written("nosuch", "0.1"), "paper");
+    assert!(
+        e.contains("claim `lsh-best`: diagnosis_for.profile = \"nosuch\" is not a profile of this spec (paper, ci)"),
+        "{e}"
+    );
+    for profile in ["paper", "ci"] {
+        assert!(
+            parse(&written(profile, "0.1"))
+                .unwrap()
+                .plan("paper")
+                .is_ok()
+        );
+    }
+    let e = format!("{:#}", parse(&written("ci", " ")).unwrap_err());
+    assert!(e.contains("`diagnosis_for.value` is empty"), "{e}");
+    let swap = claim("sensitivity = { reading = \"r\", swap = { \"LSH\" = \"NOSUCH\" } }");
+    let e = plan_err(&swap, "paper");
+    assert!(
+        e.contains(
+            "claim `lsh-best`: its sensitivity names method `NOSUCH`, not a label of this spec"
+        ),
+        "{e}"
+    );
+    let swap = claim("sensitivity = { reading = \"r\", swap = { \"LSH\" = \"SIKH (width={ fixed = 1.0 })\" } }");
+    parse(&swap).unwrap().plan("paper").unwrap();
+}
+
 /// Issue 57, cases 6, 12, 16 and 17: a golden tolerance wide enough to pass
 /// a changed seed, a rank cut that keeps no eigenvalue, unbounded timing
 /// repeats and a profile name too long for a folder are refused where

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use toml::Spanned;
 
-use super::{ClaimSpec, FigureSpec, Protocol, Reported, Spec, join};
+use super::{ClaimSpec, FigureSpec, PAPER_PROFILE, Protocol, Reported, Spec, join};
 
 /// What a plan produces.
 pub(super) struct Names {
@@ -176,23 +176,41 @@ impl Spec {
             // not testable on this profile: it reads nothing of it
             return Ok(());
         }
-        let (methods, metrics) = claim.kind.names();
-        if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
+        if let Some(w) = &claim.diagnosis_for
+            && w.profile != PAPER_PROFILE
+            && !self.declared.contains_key(&w.profile)
+        {
             bail!(
-                "{at}: claim `{}` names method `{method}`, not a label of this spec ({})",
+                "{at}: claim `{}`: diagnosis_for.profile = {:?} is not a profile of this spec ({})",
                 claim.id,
-                join(&names.labels)
+                w.profile,
+                join(
+                    std::iter::once(PAPER_PROFILE).chain(self.declared.keys().map(String::as_str))
+                )
             );
         }
-        if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
-            bail!(
-                "{at}: claim `{}` names metric `{metric}`, not produced by this spec's metrics ({})",
-                claim.id,
-                join(&names.scalars)
-            );
-        }
-        for curve in claim.kind.curves() {
-            names.curve(&at, "claim", curve)?;
+        // the claim, and each other reading judged beside it
+        let readings = std::iter::once(("claim", &claim.kind))
+            .chain(claim.sensitivities.iter().map(|s| ("sensitivity", &s.kind)));
+        for (what, kind) in readings {
+            let (methods, metrics) = kind.names();
+            if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
+                bail!(
+                    "{at}: claim `{}`: its {what} names method `{method}`, not a label of this spec ({})",
+                    claim.id,
+                    join(&names.labels)
+                );
+            }
+            if let Some(metric) = metrics.into_iter().find(|m| !names.scalars.contains(*m)) {
+                bail!(
+                    "{at}: claim `{}`: its {what} names metric `{metric}`, not produced by this spec's metrics ({})",
+                    claim.id,
+                    join(&names.scalars)
+                );
+            }
+            for curve in kind.curves() {
+                names.curve(&at, what, curve)?;
+            }
         }
         for b in claim.kind.code_lengths() {
             runs(&at, "claim", b, bits, profile)?;

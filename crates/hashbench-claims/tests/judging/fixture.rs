@@ -41,7 +41,10 @@ metric = "precision-at-radius"
 radius = 0
 [[metrics]]
 metric = "pr-radius-sweep"
-{claims}"#
+{claims}
+[profiles.local]
+deviation = "another profile, whose diagnoses this run does not judge"
+"#
     );
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.toml");
