@@ -1129,6 +1129,25 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     let (report, md, _) = write_report(&ws).unwrap();
     assert!(report.papers[0].runs[0].stale);
     assert!(std::fs::read_to_string(md).unwrap().contains("**Stale:**"));
+    // a broken run.json (issue 57, case 15): listed as unreadable naming the
+    // file, not shown with its seconds "not recorded"; redraw names it too
+    let run_json = ws.run_dir(&plan(&ws, "paper")).join("run.json");
+    let good = std::fs::read(&run_json).unwrap();
+    std::fs::write(&run_json, "{").unwrap();
+    let (report, _, _) = write_report(&ws).unwrap();
+    let broken = report.papers[0]
+        .skipped
+        .iter()
+        .find(|s| s.id == "toy")
+        .unwrap();
+    assert!(
+        broken.reason.contains("run.json: not a run record"),
+        "{}",
+        broken.reason
+    );
+    let e = format!("{:#}", redraw(&ws, &plan(&ws, "paper")).unwrap_err());
+    assert!(e.contains("run.json: not a run record"), "{e}");
+    std::fs::write(&run_json, good).unwrap();
     // a truncated table: that run is listed as unreadable, the report goes on
     let metrics = ws.run_dir(&plan(&ws, "paper")).join("metrics.parquet");
     let bytes = std::fs::read(&metrics).unwrap();

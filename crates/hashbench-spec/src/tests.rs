@@ -548,7 +548,9 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
         ),
         "{e}"
     );
-    let swap = claim("sensitivity = { reading = \"r\", swap = { \"LSH\" = \"SIKH (width={ fixed = 1.0 })\" } }");
+    let swap = claim(
+        "sensitivity = { reading = \"r\", swap = { \"LSH\" = \"SIKH (width={ fixed = 1.0 })\" } }",
+    );
     parse(&swap).unwrap().plan("paper").unwrap();
 }
 

@@ -188,6 +188,23 @@ pub fn is_stored(dir: &Path) -> bool {
     dir.join("metrics.parquet").exists()
 }
 
+/// The run record (`run.json`: spec hash, split, seconds, threads) of `dir`,
+/// `None` when the run wrote none.
+///
+/// # Errors
+/// A run.json that cannot be read or is not JSON, naming the file.
+pub fn read_run_record(dir: &Path) -> Result<Option<serde_json::Value>> {
+    let path = dir.join("run.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .with_context(|| format!("{}: not a run record", path.display()))
+}
+
 /// The `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
 /// per-query values (JSON) of `dir`, encoded, to be written as one set.
 ///

@@ -373,8 +373,8 @@ pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
 }
 
 pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
-    let mut n = 0;
-    for (_, spec) in ws.specs()? {
+    let (mut n, mut unreadable) = (0, 0);
+    for (path, spec) in ws.specs()? {
         let spec = match spec {
             Ok(spec) => spec,
             Err(e) => {
@@ -393,8 +393,19 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
             .iter()
             .filter(|p| hashbench_tables::is_stored(&ws.run_dir(p)))
         {
-            let dir = redraw(ws, plan)?;
-            println!("redrew {}", dir.display());
+            // an unreadable run is listed with its reason; the rest are drawn
+            match redraw(ws, plan) {
+                Ok(dir) => println!("redrew {}", dir.display()),
+                Err(e) => {
+                    println!(
+                        "could not redraw {} (rerun it: `hashbench run {} --profile {}`): {e:#}",
+                        ws.run_dir(plan).display(),
+                        path.strip_prefix(&ws.root).unwrap_or(&path).display(),
+                        plan.profile
+                    );
+                    unreadable += 1;
+                }
+            }
             n += 1;
         }
     }
@@ -404,7 +415,11 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
             ws.results.display()
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if unreadable == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {

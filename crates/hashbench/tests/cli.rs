@@ -149,3 +149,36 @@ fn a_converted_collection_is_a_present_dataset() {
         "{stderr}"
     );
 }
+
+/// `figures` lists a run it cannot read and redraws the rest (issue 57,
+/// case 15: it stopped at the first unreadable metrics.parquet), then fails.
+#[test]
+fn figures_lists_an_unreadable_run_and_redraws_the_rest() {
+    let root = scratch_root(&[
+        ("experiments/klsh/fig3.toml", "fig3.toml"),
+        ("experiments/klsh/fig8.toml", "fig8.toml"),
+    ]);
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::os::unix::fs::symlink(repo.join("data"), root.path().join("data")).unwrap();
+    for spec in ["experiments/x/fig3.toml", "experiments/x/fig8.toml"] {
+        let (code, stderr) = hashbench(root.path(), &["run", spec, "--profile", "ci"]);
+        assert_eq!(code, Some(0), "{spec}: {stderr}");
+    }
+    let broken = root.path().join("results/klsh-fig3/ci/metrics.parquet");
+    let bytes = std::fs::read(&broken).unwrap();
+    std::fs::write(&broken, &bytes[..bytes.len() / 2]).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hashbench"))
+        .args(["--root", root.path().to_str().unwrap(), "figures"])
+        .env_remove("HASHBENCH_DATA")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("could not redraw")
+            && stdout.contains("klsh-fig3/ci (rerun it: `hashbench run experiments/x/fig3.toml --profile ci`)")
+            && stdout.contains("metrics.parquet"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("redrew") && stdout.contains("klsh-fig8/ci"), "{stdout}");
+}

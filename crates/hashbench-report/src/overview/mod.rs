@@ -261,9 +261,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
     let mut stats = aggregate(&t.metrics, plan.centre);
     stats.extend(aggregate(&t.timings, plan.centre));
     let verdicts = check_claims(plan, &t);
-    let run = std::fs::read_to_string(dir.join("run.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+    let run = tables::read_run_record(&dir)?;
     let stale = run
         .as_ref()
         .and_then(|run| run["spec_sha256"].as_str().map(str::to_string))

@@ -502,10 +502,8 @@ pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
     let dir = ws.run_dir(plan);
     let _lock = lock::RunLock::exclusive(&dir)?;
     let tables = tables::read_tables(&dir)?;
-    let run: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("run.json"))
-            .with_context(|| format!("reading {}", dir.join("run.json").display()))?,
-    )?;
+    let run = tables::read_run_record(&dir)?
+        .with_context(|| format!("{}: no run.json", dir.display()))?;
     let split = run["split"].as_str().unwrap_or("unknown");
     let mut files = Vec::new();
     summary_files(
