@@ -8,6 +8,7 @@ pub mod graphs;
 pub mod idx;
 pub mod mat;
 pub mod npm_json;
+pub mod paths;
 pub mod registry;
 pub mod reuters;
 pub mod split;

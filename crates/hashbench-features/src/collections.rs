@@ -90,7 +90,12 @@ impl Collection {
         root: &Path,
         progress: bool,
     ) -> Result<Written, FeatureError> {
+        // the chunks' folder, plain at every level: a link planted there
+        // would send its writes and deletes outside `root`
         let work = root.join(".features").join(self.name());
+        for level in [root.join(".features"), work.clone()] {
+            hashbench_data::paths::not_a_link(&level).map_err(FeatureError::io(&level))?;
+        }
         let written = match self {
             Self::PhotoTourism => photo_tourism(source, root, &work, progress),
             Self::Cifar10 => cifar10(source, root, &work, progress),

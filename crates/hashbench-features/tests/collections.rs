@@ -133,6 +133,30 @@ fn cifar_batches_are_read_in_order_as_grey_channel_means() {
     assert_eq!(&gist[7 * 384..][..384], want.as_slice());
 }
 
+/// Issue 57, case 2: a `.features` work folder that is a link to an outside
+/// folder is refused before any chunk is written, and the outside folder's
+/// files are untouched (its chunks' folder was deleted at the end).
+#[test]
+fn a_work_folder_planted_as_a_link_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let name = Collection::Cifar10.name();
+    std::fs::create_dir(outside.path().join(name)).unwrap();
+    std::fs::write(outside.path().join(name).join("keep"), "keep").unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join(".features")).unwrap();
+    let err = Collection::Cifar10
+        .convert(dir.path(), &root, false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(".features is a symbolic link (to "), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join(name).join("keep")).unwrap(),
+        "keep"
+    );
+}
+
 #[test]
 fn a_truncated_cifar_batch_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();

@@ -14,6 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use hashbench_data::paths;
 use hashbench_data::registry::{hex, sha256_file};
 use hashbench_data::{CollectionEntry, DatasetEntry, Download, Unpack};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -271,9 +272,10 @@ fn fetch_files(
     root: &Path,
     progress: bool,
 ) -> Result<Fetched, FetchError> {
-    let staging = root.join(".fetch").join(name);
+    let staging = paths::own_dir(root, &[Path::new(".fetch"), Path::new(name)])
+        .map_err(io(&root.join(".fetch")))?;
     let unpacked = staging.join("unpacked");
-    std::fs::create_dir_all(&staging).map_err(io(&staging))?;
+    paths::not_a_link(&unpacked).map_err(io(&unpacked))?;
     let mut fetched = Fetched::default();
     let mut archives = Vec::new();
     // files checked for presence only are vouched for by their downloads
@@ -293,13 +295,12 @@ fn fetch_files(
             std::fs::remove_dir_all(&unpacked).map_err(io(&unpacked))?;
         }
         for (file, d) in &archives {
-            // `to` is relative to the data root ("." for the root itself)
-            let to: PathBuf =
-                d.to.components()
-                    .filter(|c| matches!(c, std::path::Component::Normal(_)))
-                    .collect();
+            // `to` and `nested` are relative to the data root ("." for the
+            // root itself), and stay inside it
+            let to = paths::inside(&d.to).map_err(io(&d.to))?;
             unpack(file, d.unpack, &unpacked.join(&to))?;
             if let Some(nested) = &d.nested {
+                let nested = paths::inside(nested).map_err(io(nested))?;
                 let inner = unpacked.join(&to).join(nested);
                 let beside = inner.parent().unwrap_or(&unpacked).to_path_buf();
                 unpack(&inner, Unpack::TarGz, &beside)?;
@@ -635,14 +636,102 @@ fn unpack(file: &Path, how: Unpack, to: &Path) -> Result<(), FetchError> {
             std::io::copy(&mut flate2::read::GzDecoder::new(open()?), &mut out)
                 .map_err(|e| broken(e.to_string()))?;
         }
-        Unpack::TarGz => tar::Archive::new(flate2::read::GzDecoder::new(open()?))
-            .unpack(to)
-            .map_err(|e| broken(e.to_string()))?,
-        Unpack::Zip => zip::ZipArchive::new(open()?)
-            .and_then(|mut z| z.extract(to))
-            .map_err(|e| broken(e.to_string()))?,
+        Unpack::TarGz => untar(open()?, to).map_err(broken)?,
+        Unpack::Zip => unzip(open()?, to).map_err(broken)?,
     }
     Ok(())
+}
+
+/// Unpacks a gzipped tar archive into `to`, member by member: plain files and
+/// folders only (a link, hard link or device is refused, naming it), each
+/// inside `to` and given [`paths::unpacked_mode`].
+fn untar(file: File, to: &Path) -> Result<(), String> {
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    for entry in archive.entries().map_err(|e| e.to_string())? {
+        let mut entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.path().map_err(|e| e.to_string())?.into_owned();
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            let link = entry
+                .link_name()
+                .ok()
+                .flatten()
+                .map(|l| format!(" (to {})", l.display()))
+                .unwrap_or_default();
+            return Err(format!(
+                "member {} is a {}{link}, not a plain file or folder: refused",
+                name.display(),
+                member_kind(kind)
+            ));
+        }
+        let mode = entry.header().mode().map_err(|e| e.to_string())?;
+        let target = to.join(paths::inside(&name).map_err(|e| format!("member {e}"))?);
+        if kind.is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+        } else {
+            write_member(&mut entry, &target)?;
+        }
+        set_mode(&target, mode, kind.is_dir())?;
+    }
+    Ok(())
+}
+
+/// A tar member's type in words.
+fn member_kind(kind: tar::EntryType) -> &'static str {
+    match kind {
+        tar::EntryType::Symlink => "symbolic link",
+        tar::EntryType::Link => "hard link",
+        tar::EntryType::Char | tar::EntryType::Block => "device",
+        tar::EntryType::Fifo => "named pipe",
+        _ => "special member",
+    }
+}
+
+/// Unpacks a zip archive into `to`, member by member, as [`untar`] does.
+fn unzip(file: File, to: &Path) -> Result<(), String> {
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
+    for i in 0..archive.len() {
+        let mut member = archive.by_index(i).map_err(|e| e.to_string())?;
+        let name = PathBuf::from(member.name());
+        if member.is_symlink() {
+            return Err(format!(
+                "member {} is a symbolic link, not a plain file or folder: refused",
+                name.display()
+            ));
+        }
+        let target = to.join(paths::inside(&name).map_err(|e| format!("member {e}"))?);
+        if member.is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+        } else {
+            write_member(&mut member, &target)?;
+        }
+        if let Some(mode) = member.unix_mode() {
+            set_mode(&target, mode, member.is_dir())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes one member's bytes to a new file at `target` (never through a
+/// link left there).
+fn write_member(member: &mut impl Read, target: &Path) -> Result<(), String> {
+    let at = |e: std::io::Error| format!("{}: {e}", target.display());
+    if let Some(dir) = target.parent() {
+        std::fs::create_dir_all(dir).map_err(at)?;
+    }
+    paths::not_a_link(target).map_err(at)?;
+    let mut out = File::create(target).map_err(at)?;
+    std::io::copy(member, &mut out).map_err(at)?;
+    Ok(())
+}
+
+/// Gives an unpacked file or folder the archive's permissions, made safe (a
+/// folder stays open to its owner, who fills and later removes it).
+fn set_mode(target: &Path, mode: u32, dir: bool) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = paths::unpacked_mode(mode) | if dir { 0o700 } else { 0 };
+    std::fs::set_permissions(target, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("{}: {e}", target.display()))
 }
 
 /// Checks each of `files` in the staging folder: there, and equal to its

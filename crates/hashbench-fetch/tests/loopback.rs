@@ -603,3 +603,134 @@ fn an_ftp_download_cut_halfway_resumes_with_a_restart() {
         "{commands:?}"
     );
 }
+
+/// A tar.gz of the fixture's two files plus `extra`: a member written by
+/// `add` (a link, a file with a given mode).
+fn archive_with(add: impl FnOnce(&mut tar::Builder<flate2::write::GzEncoder<Vec<u8>>>)) -> Vec<u8> {
+    let (gz, _, _) = archive();
+    let mut inner = tar::Archive::new(flate2::read::GzDecoder::new(gz.as_slice()));
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    for entry in inner.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let mut header = entry.header().clone();
+        let path = entry.path().unwrap().into_owned();
+        tar.append_data(&mut header, path, &mut entry).unwrap();
+    }
+    add(&mut tar);
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+/// Issue 57, cases 4 and 5: a member that is a symbolic link or a hard link
+/// is refused by name (the link was followed when the files were checked,
+/// and the collection marked complete with nothing placed); a member of
+/// mode 4777 is placed without setuid or group and world write.
+#[test]
+fn links_in_an_archive_are_refused_and_modes_made_safe() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_, features, labels) = archive();
+    let cases: [(&str, tar::EntryType, &str); 2] = [
+        (
+            "symbolic link (to /etc/hostname)",
+            tar::EntryType::Symlink,
+            "/etc/hostname",
+        ),
+        (
+            "hard link (to toy/labels.txt)",
+            tar::EntryType::Link,
+            "toy/labels.txt",
+        ),
+    ];
+    for (said, kind, target) in cases {
+        let gz = archive_with(|tar| {
+            let mut header = tar::Header::new_gnu();
+            header.set_entry_type(kind);
+            header.set_size(0);
+            header.set_mode(0o777);
+            header.set_cksum();
+            tar.append_link(&mut header, "toy/ok.txt", target).unwrap();
+        });
+        let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+        let root = tempfile::tempdir().unwrap();
+        let e = entry(
+            &format!("{}/toy.tar.gz", server.base),
+            &sha256(&features),
+            &sha256(&labels),
+        );
+        let err = fetch("toy", &e, root.path(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "member toy/ok.txt is a {said}, not a plain file or folder: refused"
+            )),
+            "{err}"
+        );
+        assert!(
+            files_under(root.path()).is_empty(),
+            "{:?}",
+            files_under(root.path())
+        );
+    }
+    let gz = archive_with(|tar| {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(2);
+        header.set_mode(0o4777);
+        header.set_cksum();
+        tar.append_data(&mut header, "toy/run.sh", b"#!".as_slice())
+            .unwrap();
+    });
+    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    fetch("toy", &e, root.path(), false).unwrap();
+    let mode = std::fs::metadata(root.path().join("toy/run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o7777, 0o755, "{mode:o}");
+}
+
+/// Issue 57, cases 2 and 3: a `.fetch` work folder that is a symbolic link
+/// to an outside folder is refused, the outside folder untouched; a
+/// registry `nested` path with `..` is refused, not unpacked (and its
+/// archive deleted) outside the data root.
+#[test]
+fn the_work_folder_and_registry_paths_stay_inside_the_data_root() {
+    let (gz, features, labels) = archive();
+    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir(outside.path().join("toy")).unwrap();
+    std::fs::write(outside.path().join("toy/keep"), "keep").unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.path().join(".fetch")).unwrap();
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    let err = fetch("toy", &e, root.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(".fetch is a symbolic link (to "), "{err}");
+    assert_eq!(files_under(outside.path()), ["toy", "toy/keep"]);
+    // a nested path that climbs out of the data root
+    let zip = nested_collection();
+    let server = serve(HashMap::from([("/toy.zip".to_string(), zip)]), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    let mut c = collection(&format!("{}/toy.zip", server.base), "");
+    c.downloads[0].nested = Some("../../nested/rows.tar.gz".into());
+    let err = compute_collection("toy", &c, root.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("../../nested/rows.tar.gz: a path that leaves its folder"),
+        "{err}"
+    );
+}

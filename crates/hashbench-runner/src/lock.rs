@@ -9,7 +9,7 @@
 //! exclusive holder ends. On a file system without `flock` (Lustre mounted
 //! without it) runs go on unlocked, with a warning.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::Path;
 
@@ -79,12 +79,8 @@ fn lock_path(dir: &Path) -> std::path::PathBuf {
 fn open(dir: &Path) -> Result<File> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = lock_path(dir);
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
+    // never through a link planted in its place: the lock is emptied
+    hashbench_data::paths::open_own_file(&path)
         .with_context(|| format!("opening {}", path.display()))
 }
 
@@ -192,6 +188,22 @@ mod tests {
         );
         drop((a, b));
         RunLock::exclusive(&run).unwrap();
+    }
+
+    /// Issue 57, case 1: a `.lock` planted as a link to an outside file
+    /// was emptied by `run --force`; it is refused, the file untouched.
+    #[test]
+    fn a_lock_planted_as_a_link_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let precious = outside.path().join("precious");
+        std::fs::write(&precious, "keep").unwrap();
+        let run = dir.path().join("exp/local");
+        std::fs::create_dir_all(&run).unwrap();
+        std::os::unix::fs::symlink(&precious, run.join(".lock")).unwrap();
+        let e = format!("{:#}", RunLock::exclusive(&run).unwrap_err());
+        assert!(e.contains(".lock is a symbolic link (to "), "{e}");
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
     }
 
     #[test]

@@ -176,9 +176,14 @@ fn figures_lists_an_unreadable_run_and_redraws_the_rest() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
         stdout.contains("could not redraw")
-            && stdout.contains("klsh-fig3/ci (rerun it: `hashbench run experiments/x/fig3.toml --profile ci`)")
+            && stdout.contains(
+                "klsh-fig3/ci (rerun it: `hashbench run experiments/x/fig3.toml --profile ci`)"
+            )
             && stdout.contains("metrics.parquet"),
         "{stdout}"
     );
-    assert!(stdout.contains("redrew") && stdout.contains("klsh-fig8/ci"), "{stdout}");
+    assert!(
+        stdout.contains("redrew") && stdout.contains("klsh-fig8/ci"),
+        "{stdout}"
+    );
 }

@@ -1,0 +1,158 @@
+//! The one rule for every path hashbench writes, deletes or reads back (run
+//! folders' locks, the fetch and features work folders, unpacked archives):
+//! it never follows a symbolic link it did not create, refuses one where it
+//! expects a plain file or folder, resolves every registry path inside its
+//! root, and gives unpacked files no setuid, setgid or group or world write.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+
+/// `rel` as a path inside whatever root it is joined to: its plain
+/// components ("." dropped).
+///
+/// # Errors
+/// An absolute path or a `..` component, naming the path.
+pub fn inside(rel: &Path) -> io::Result<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(part) => out.push(part),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{}: a path that leaves its folder (absolute, or with '..')",
+                        rel.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Refuses a symbolic link at `path`, where a plain file or folder (or
+/// nothing yet) is expected.
+///
+/// # Errors
+/// A link (naming it and where it points), or a failed look.
+pub fn not_a_link(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let to = std::fs::read_link(path).unwrap_or_default();
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is a symbolic link (to {}) where hashbench keeps its own file or folder; remove it",
+                    path.display(),
+                    to.display()
+                ),
+            ))
+        }
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates the work folder `root/parts…` (the root if missing, then each
+/// part a plain folder, none a symbolic link) and returns it: a folder hashbench fills and later
+/// deletes, so a link planted at any level would send those writes and
+/// deletes outside `root`.
+///
+/// # Errors
+/// A link at any level, or a failed create.
+pub fn own_dir(root: &Path, parts: &[&Path]) -> io::Result<PathBuf> {
+    // the root is the user's (a link to scratch space is theirs to make)
+    std::fs::create_dir_all(root)?;
+    let mut dir = root.to_path_buf();
+    for part in parts {
+        dir.push(inside(part)?);
+        not_a_link(&dir)?;
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(dir)
+}
+
+/// Opens (creating) a file hashbench keeps for reading and writing, without
+/// following a symbolic link at `path`.
+///
+/// # Errors
+/// A link at `path` (the system's "too many levels of symbolic links",
+/// said plainly), or a failed open.
+pub fn open_own_file(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match not_a_link(path) {
+            Err(link) => link,
+            Ok(()) => e,
+        })
+}
+
+/// The permission bits an unpacked file or folder gets from the archive's
+/// `mode`: the owner's, and read and execute for the others; never setuid,
+/// setgid, sticky, or group or world write.
+pub fn unpacked_mode(mode: u32) -> u32 {
+    mode & 0o755
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    #[test]
+    fn registry_paths_stay_inside_their_root() {
+        assert_eq!(inside(Path::new("./a/b")).unwrap(), PathBuf::from("a/b"));
+        assert_eq!(inside(Path::new(".")).unwrap(), PathBuf::new());
+        for bad in ["../x", "a/../../x", "/etc/passwd"] {
+            let e = inside(Path::new(bad)).unwrap_err().to_string();
+            assert!(e.contains(bad) && e.contains("leaves its folder"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_planted_link_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("precious");
+        std::fs::write(&target, "keep").unwrap();
+        // a file hashbench keeps: a link in its place is not opened
+        let lock = dir.path().join(".lock");
+        symlink(&target, &lock).unwrap();
+        let e = open_own_file(&lock).unwrap_err().to_string();
+        assert!(e.contains(".lock is a symbolic link (to "), "{e}");
+        // a work folder: a link at any level is refused, nothing created
+        symlink(outside.path(), dir.path().join(".fetch")).unwrap();
+        let e = own_dir(dir.path(), &[Path::new(".fetch"), Path::new("x")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(".fetch is a symbolic link"), "{e}");
+        assert!(!outside.path().join("x").exists());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        // plain ones are made and opened
+        let work = own_dir(dir.path(), &[Path::new(".features"), Path::new("x")]).unwrap();
+        assert!(work.is_dir());
+        assert!(open_own_file(&work.join("f")).is_ok());
+    }
+
+    #[test]
+    fn unpacked_files_lose_setuid_and_group_or_world_write() {
+        assert_eq!(unpacked_mode(0o4777), 0o755);
+        assert_eq!(unpacked_mode(0o2644), 0o644);
+        assert_eq!(unpacked_mode(0o600), 0o600);
+    }
+}
