@@ -27,6 +27,35 @@ pub enum Collection {
     Nursery,
 }
 
+/// The counts the raw collections publish. A converter refuses a copy whose
+/// counts differ (short, empty or inconsistent), naming the file, before it
+/// writes anything; tests convert small fixtures of another shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Photo Tourism patches kept, the first of those `info.txt` lists (it
+    /// must list at least as many).
+    pub photo_tourism_patches: usize,
+    /// CIFAR-10 records in each of its six batch files.
+    pub cifar_per_batch: usize,
+    /// Caltech-101 class folders.
+    pub caltech_classes: usize,
+    /// UCI Nursery rows.
+    pub nursery_rows: usize,
+}
+
+impl Shape {
+    /// The published collections: Photo Tourism's first 100,000 patches,
+    /// CIFAR-10's 50,000 + 10,000 images, Caltech-101's 101 categories and
+    /// `BACKGROUND_Google`, Nursery's 12,960 rows (every combination of its 8
+    /// attributes).
+    pub const PUBLISHED: Shape = Shape {
+        photo_tourism_patches: PHOTO_TOURISM_PATCHES,
+        cifar_per_batch: 10_000,
+        caltech_classes: 102,
+        nursery_rows: 12_960,
+    };
+}
+
 impl Collection {
     /// Every collection.
     pub const ALL: [Self; 4] = [
@@ -90,6 +119,20 @@ impl Collection {
         root: &Path,
         progress: bool,
     ) -> Result<Written, FeatureError> {
+        self.convert_as(source, root, progress, &Shape::PUBLISHED)
+    }
+
+    /// [`Collection::convert`] of a collection of the given `shape`.
+    ///
+    /// # Errors
+    /// As [`Collection::convert`]; counts other than `shape`'s, named.
+    pub fn convert_as(
+        self,
+        source: &Path,
+        root: &Path,
+        progress: bool,
+        shape: &Shape,
+    ) -> Result<Written, FeatureError> {
         // the chunks' folder, plain at every level: a link planted there
         // would send its writes and deletes outside `root`
         let work = root.join(".features").join(self.name());
@@ -97,10 +140,10 @@ impl Collection {
             hashbench_data::paths::not_a_link(&level).map_err(FeatureError::io(&level))?;
         }
         let written = match self {
-            Self::PhotoTourism => photo_tourism(source, root, &work, progress),
-            Self::Cifar10 => cifar10(source, root, &work, progress),
-            Self::Caltech101 => caltech101(source, root, &work, progress),
-            Self::Nursery => nursery(source, root),
+            Self::PhotoTourism => photo_tourism(source, root, &work, progress, shape),
+            Self::Cifar10 => cifar10(source, root, &work, progress, shape),
+            Self::Caltech101 => caltech101(source, root, &work, progress, shape),
+            Self::Nursery => nursery(source, root, shape),
         }?;
         if work.exists() {
             std::fs::remove_dir_all(&work).map_err(FeatureError::io(&work))?;
@@ -144,6 +187,40 @@ fn need(path: PathBuf, what: &str) -> Result<PathBuf, FeatureError> {
     }
 }
 
+/// A text file of a collection, naming the line of its first byte that is
+/// not UTF-8.
+fn read_text(path: &Path) -> Result<String, FeatureError> {
+    let bytes = std::fs::read(path).map_err(FeatureError::io(path))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        FeatureError::Format {
+            path: path.to_path_buf(),
+            line: Some(valid.iter().filter(|&&b| b == b'\n').count() + 1),
+            reason: "not UTF-8 text".into(),
+        }
+    })
+}
+
+/// Refuses a collection file holding `found` items where `published` are
+/// expected.
+fn published_count(
+    path: &Path,
+    found: usize,
+    published: usize,
+    what: &str,
+) -> Result<(), FeatureError> {
+    if found == published {
+        return Ok(());
+    }
+    Err(FeatureError::Format {
+        path: path.to_path_buf(),
+        line: None,
+        reason: format!(
+            "holds {found} {what}, the collection publishes {published}: a short or altered copy"
+        ),
+    })
+}
+
 /// Side of a Photo Tourism patch, in pixels.
 pub const PATCH: usize = 64;
 /// Patches per side of one Photo Tourism bitmap (16 x 16 = 256 per file).
@@ -164,6 +241,7 @@ fn photo_tourism(
     root: &Path,
     work: &Path,
     progress: bool,
+    shape: &Shape,
 ) -> Result<Written, FeatureError> {
     // the scene's files may sit in a sub-folder (mirrors re-pack them so)
     let scenes: Vec<PathBuf> = walkdir::WalkDir::new(source)
@@ -196,7 +274,7 @@ fn photo_tourism(
         scene.join("info.txt"),
         "the patch info file of a Photo Tourism scene",
     )?;
-    let text = std::fs::read_to_string(&info).map_err(FeatureError::io(&info))?;
+    let text = read_text(&info)?;
     let points: Vec<u64> = text
         .lines()
         .enumerate()
@@ -212,7 +290,18 @@ fn photo_tourism(
                 })
         })
         .collect::<Result<_, _>>()?;
-    let points = &points[..points.len().min(PHOTO_TOURISM_PATCHES)];
+    let kept = shape.photo_tourism_patches;
+    if points.len() < kept {
+        return Err(FeatureError::Format {
+            path: info,
+            line: None,
+            reason: format!(
+                "lists {} patches, fewer than the {kept} hashbench keeps: a short or altered copy",
+                points.len()
+            ),
+        });
+    }
+    let points = &points[..kept];
     let per_file = PATCHES_PER_SIDE * PATCHES_PER_SIDE;
     let bitmaps: Vec<PathBuf> = (0..points.len().div_ceil(per_file))
         .map(|f| {
@@ -328,6 +417,7 @@ fn cifar10(
     root: &Path,
     work: &Path,
     progress: bool,
+    shape: &Shape,
 ) -> Result<Written, FeatureError> {
     let mut records = Vec::new();
     let mut files = Vec::new();
@@ -344,17 +434,24 @@ fn cifar10(
                 ),
             });
         }
-        records.extend(bytes.chunks_exact(CIFAR_RECORD).map(<[u8]>::to_vec));
+        published_count(
+            &file,
+            bytes.len() / CIFAR_RECORD,
+            shape.cifar_per_batch,
+            "records",
+        )?;
+        let batch = bytes.chunks_exact(CIFAR_RECORD);
+        if let Some((k, r)) = batch.clone().enumerate().find(|(_, r)| r[0] > 9) {
+            return Err(FeatureError::Format {
+                path: file,
+                line: None,
+                reason: format!("record {k} has class {}, outside 0-9", r[0]),
+            });
+        }
+        records.extend(batch.map(<[u8]>::to_vec));
         files.push(file);
     }
     let labels: Vec<u32> = records.iter().map(|r| u32::from(r[0])).collect();
-    if let Some(bad) = labels.iter().position(|&l| l > 9) {
-        return Err(FeatureError::Format {
-            path: source.to_path_buf(),
-            line: None,
-            reason: format!("record {bad} has class {}, outside 0-9", labels[bad]),
-        });
-    }
     let gist = Gist::new(GistParams::tiny());
     let key = chunk_key(&format!("cifar-10 {:?}", gist.params()), &files);
     let rows = output::rows_in_chunks(
@@ -413,33 +510,67 @@ fn caltech101(
     root: &Path,
     work: &Path,
     progress: bool,
+    shape: &Shape,
 ) -> Result<Written, FeatureError> {
-    let mut classes: Vec<(String, PathBuf)> = std::fs::read_dir(source)
+    let mut classes: Vec<(String, PathBuf)> = Vec::new();
+    for e in std::fs::read_dir(source)
         .map_err(FeatureError::io(source))?
         .filter_map(Result::ok)
         .filter(|e| e.path().is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .collect();
+    {
+        // a class name is a line of classes.txt: printable text only
+        let name = e
+            .file_name()
+            .into_string()
+            .ok()
+            .filter(|n| !n.chars().any(char::is_control));
+        let Some(name) = name else {
+            return Err(FeatureError::Format {
+                path: e.path(),
+                line: None,
+                reason: "a class folder's name is not printable UTF-8 text (it is a line of classes.txt)".into(),
+            });
+        };
+        classes.push((name, e.path()));
+    }
     classes.sort();
+    published_count(
+        source,
+        classes.len(),
+        shape.caltech_classes,
+        "class folders",
+    )?;
     let mut images = Vec::new();
     let mut labels = Vec::new();
     for (label, (_, dir)) in classes.iter().enumerate() {
         let files = images_in(dir)?;
+        if files.is_empty() {
+            return Err(FeatureError::Missing {
+                path: dir.clone(),
+                what: "a Caltech-101 class folder's .jpg images".into(),
+            });
+        }
         labels.extend(std::iter::repeat_n(label as u32, files.len()));
         images.extend(files);
-    }
-    if images.is_empty() {
-        return Err(FeatureError::Missing {
-            path: source.to_path_buf(),
-            what: "Caltech-101 class folders of .jpg images".into(),
-        });
     }
     let dense = DenseSift::default();
     // two passes over the images: a sample of descriptors for the
     // vocabulary, then each image's words (a whole set of descriptors would
     // take gigabytes)
     let describe = |i: usize| -> Result<Vec<pyramid::Located>, FeatureError> {
-        Ok(dense.describe(&Gray::open(&images[i], GrayFrom::Luma)?))
+        let img = Gray::open(&images[i], GrayFrom::Luma)?;
+        let least = dense.min_side();
+        if img.width() < least || img.height() < least {
+            return Err(FeatureError::Image {
+                path: images[i].clone(),
+                reason: format!(
+                    "{} x {} pixels, smaller than dense SIFT's {least}-pixel window: it would give a row of no word",
+                    img.width(),
+                    img.height()
+                ),
+            });
+        }
+        Ok(dense.describe(&img))
     };
     let bar = output::bar(
         images.len() as u64,
@@ -527,9 +658,9 @@ pub const NURSERY_CLASSES: [&str; 5] = [
 
 /// UCI Nursery's `nursery.data`: each row's 8 attributes one-hot (27
 /// values) and its class number.
-fn nursery(source: &Path, root: &Path) -> Result<Written, FeatureError> {
+fn nursery(source: &Path, root: &Path, shape: &Shape) -> Result<Written, FeatureError> {
     let file = need(source.join("nursery.data"), "UCI Nursery's nursery.data")?;
-    let text = std::fs::read_to_string(&file).map_err(FeatureError::io(&file))?;
+    let text = read_text(&file)?;
     let dim: usize = NURSERY_ATTRIBUTES.iter().map(|a| a.len()).sum();
     let mut rows = Vec::new();
     let mut labels = Vec::new();
@@ -571,6 +702,7 @@ fn nursery(source: &Path, root: &Path) -> Result<Written, FeatureError> {
         rows.extend(row);
         labels.push(class as u32);
     }
+    published_count(&file, labels.len(), shape.nursery_rows, "rows")?;
     let outputs = Collection::Nursery.outputs();
     output::write_set(
         root,

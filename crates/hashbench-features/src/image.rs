@@ -23,6 +23,13 @@ pub enum GrayFrom {
     Luma,
 }
 
+/// The most pixels an image file may declare (64 megapixels; the
+/// collections' images are below one).
+const MAX_PIXELS: u64 = 1 << 26;
+/// The most pixels one byte of an image file can hold: a flat JPEG needs a
+/// few bits per 8 x 8 block, so even a blank image keeps far below this.
+const PIXELS_PER_BYTE: u64 = 4096;
+
 impl Gray {
     /// An image from its row-major pixels.
     ///
@@ -73,10 +80,23 @@ impl Gray {
     /// # Errors
     /// [`FeatureError::Image`] naming the file.
     pub fn open(path: &Path, grey: GrayFrom) -> Result<Self, FeatureError> {
-        let decoded = image::open(path).map_err(|e| FeatureError::Image {
+        let broken = |reason: String| FeatureError::Image {
             path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+            reason,
+        };
+        // the header's size, checked against the bytes that follow it before
+        // anything is allocated: a decoder fills what a short payload lacks
+        let (w, h) = image::image_dimensions(path).map_err(|e| broken(e.to_string()))?;
+        let bytes = std::fs::metadata(path)
+            .map_err(|e| broken(e.to_string()))?
+            .len();
+        let pixels = u64::from(w) * u64::from(h);
+        if pixels > MAX_PIXELS || pixels > bytes.saturating_mul(PIXELS_PER_BYTE) {
+            return Err(broken(format!(
+                "its header says {w} x {h} pixels, which {bytes} bytes cannot hold (at most {PIXELS_PER_BYTE} pixels a byte, {MAX_PIXELS} in all): a truncated or altered file"
+            )));
+        }
+        let decoded = image::open(path).map_err(|e| broken(e.to_string()))?;
         Ok(Self::from_dynamic(&decoded, grey))
     }
 

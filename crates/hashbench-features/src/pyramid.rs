@@ -50,12 +50,18 @@ pub struct Located {
 }
 
 impl DenseSift {
+    /// The smallest side an image needs for one window (16 pixels).
+    #[must_use]
+    pub fn min_side(&self) -> usize {
+        2 * (2.0 * self.cell) as usize
+    }
+
     /// Every window whose 16 x 16 pixels lie inside the (scaled) image.
     #[must_use]
     pub fn describe(&self, img: &Gray) -> Vec<Located> {
         let img = img.fit_within(self.max_side);
         let smooth = img.gaussian_blur(self.presmooth);
-        let half = (2.0 * self.cell) as usize;
+        let half = self.min_side() / 2;
         let (w, h) = (img.width(), img.height());
         if w < 2 * half || h < 2 * half {
             return Vec::new();

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use hashbench_data::vecs::{VecsKind, read_vecs};
+use hashbench_features::collections::Shape;
 use hashbench_features::collections::{CIFAR_BATCHES, PATCH, PATCHES_PER_SIDE};
 use hashbench_features::gist::{Gist, GistParams};
 use hashbench_features::image::{Gray, GrayFrom};
@@ -17,6 +18,15 @@ fn rows(path: &Path) -> (usize, Vec<f32>) {
     assert_eq!(values.len(), n * dim);
     (dim, values.into_iter().map(|v| v as f32).collect())
 }
+
+/// The fixtures' collections: 300 patches, 2 records a CIFAR batch, 3
+/// Caltech classes, 2 Nursery rows.
+const SMALL: Shape = Shape {
+    photo_tourism_patches: 300,
+    cifar_per_batch: 2,
+    caltech_classes: 3,
+    nursery_rows: 2,
+};
 
 fn patch_pixel(i: usize, x: usize, y: usize) -> u8 {
     ((x * (i + 3) + y * (2 * i + 1) + (x * y) % (i + 5)) % 251) as u8
@@ -44,7 +54,7 @@ fn photo_tourism_patches_are_read_row_by_row_across_bitmaps() {
     std::fs::write(scene.join("info.txt"), info).unwrap();
     let root = dir.path().join("root");
     let written = Collection::PhotoTourism
-        .convert(&dir.path().join("src"), &root, false)
+        .convert_as(&dir.path().join("src"), &root, false, &SMALL)
         .unwrap();
     assert_eq!(written.files.len(), 3);
     let (dim, sift) = rows(&root.join("photo-tourism/notredame_sift.fvecs"));
@@ -84,8 +94,12 @@ fn photo_tourism_patches_are_read_row_by_row_across_bitmaps() {
 fn photo_tourism_names_a_missing_bitmap() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("info.txt"), "5 0\n").unwrap();
+    let one = Shape {
+        photo_tourism_patches: 1,
+        ..SMALL
+    };
     let err = Collection::PhotoTourism
-        .convert(dir.path(), &dir.path().join("root"), false)
+        .convert_as(dir.path(), &dir.path().join("root"), false, &one)
         .unwrap_err();
     assert!(
         matches!(err, FeatureError::Missing { ref path, .. } if path.ends_with("patches0000.bmp")),
@@ -110,7 +124,7 @@ fn cifar_batches_are_read_in_order_as_grey_channel_means() {
     }
     let root = dir.path().join("root");
     Collection::Cifar10
-        .convert(dir.path(), &root, false)
+        .convert_as(dir.path(), &root, false, &SMALL)
         .unwrap();
     let labels = std::fs::read_to_string(root.join("cifar10/labels.txt")).unwrap();
     assert_eq!(
@@ -147,7 +161,7 @@ fn a_work_folder_planted_as_a_link_is_refused() {
     std::fs::create_dir(&root).unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join(".features")).unwrap();
     let err = Collection::Cifar10
-        .convert(dir.path(), &root, false)
+        .convert_as(dir.path(), &root, false, &SMALL)
         .unwrap_err()
         .to_string();
     assert!(err.contains(".features is a symbolic link (to "), "{err}");
@@ -162,7 +176,7 @@ fn a_truncated_cifar_batch_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("data_batch_1.bin"), vec![0u8; 3074]).unwrap();
     let err = Collection::Cifar10
-        .convert(dir.path(), &dir.path().join("root"), false)
+        .convert_as(dir.path(), &dir.path().join("root"), false, &SMALL)
         .unwrap_err()
         .to_string();
     assert!(
@@ -191,7 +205,7 @@ fn caltech_classes_are_numbered_in_name_order_with_pyramids_of_21_cells() {
     }
     let root = dir.path().join("root");
     Collection::Caltech101
-        .convert(dir.path(), &root, false)
+        .convert_as(dir.path(), &root, false, &SMALL)
         .unwrap();
     let classes = std::fs::read_to_string(root.join("caltech101/classes.txt")).unwrap();
     assert_eq!(classes, "BACKGROUND_Google\naccordion\nzebra\n");
@@ -222,7 +236,7 @@ fn nursery_rows_are_one_hot_and_a_bad_field_names_its_line() {
     .unwrap();
     let root = dir.path().join("root");
     Collection::Nursery
-        .convert(dir.path(), &root, false)
+        .convert_as(dir.path(), &root, false, &SMALL)
         .unwrap();
     let (dim, x) = rows(&root.join("uci/nursery.fvecs"));
     assert_eq!(dim, 27);
@@ -240,11 +254,147 @@ fn nursery_rows_are_one_hot_and_a_bad_field_names_its_line() {
     )
     .unwrap();
     let err = Collection::Nursery
-        .convert(dir.path(), &root, false)
+        .convert_as(dir.path(), &root, false, &SMALL)
         .unwrap_err()
         .to_string();
     assert!(
         err.contains("nursery.data, line 2") && err.contains("attribute 4 is `4`"),
         "{err}"
     );
+}
+
+/// Issue 57, cases 10, 11 and 17: short, empty or altered collections are
+/// refused by name before anything is written (they gave 0-row datasets,
+/// all-zero rows, a forged image decoded, a class split over two lines).
+#[test]
+fn collections_of_another_shape_are_refused_by_name() {
+    let refused = |c: Collection, dir: &Path| -> String {
+        let root = dir.join("root");
+        let err = c
+            .convert_as(dir, &root, false, &SMALL)
+            .unwrap_err()
+            .to_string();
+        assert!(!root.join(c.outputs()[0].clone()).exists(), "{err}");
+        err
+    };
+    // Photo Tourism: an empty info.txt, and one that is not UTF-8
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("info.txt"), "").unwrap();
+    let err = refused(Collection::PhotoTourism, dir.path());
+    assert!(
+        err.contains("info.txt: lists 0 patches, fewer than the 300"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("info.txt"), b"1 0\n2 0\n\xff 0\n").unwrap();
+    let err = refused(Collection::PhotoTourism, dir.path());
+    assert!(
+        err.contains("info.txt, line 3") && err.contains("not UTF-8"),
+        "{err}"
+    );
+    // CIFAR-10: a batch of one record, a batch linked to /dev/null, a label
+    // of 10 named by its batch and record
+    let dir = tempfile::tempdir().unwrap();
+    for (b, name) in CIFAR_BATCHES.iter().enumerate() {
+        let bytes: Vec<u8> = (0..2).flat_map(|k| cifar_record(1, b * 2 + k)).collect();
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let third = dir.path().join("data_batch_3.bin");
+    std::fs::write(&third, cifar_record(1, 0)).unwrap();
+    let err = refused(Collection::Cifar10, dir.path());
+    assert!(
+        err.contains("data_batch_3.bin")
+            && err.contains("holds 1 records, the collection publishes 2"),
+        "{err}"
+    );
+    std::fs::remove_file(&third).unwrap();
+    std::os::unix::fs::symlink("/dev/null", &third).unwrap();
+    let err = refused(Collection::Cifar10, dir.path());
+    assert!(err.contains("holds 0 records"), "{err}");
+    std::fs::remove_file(&third).unwrap();
+    let bytes: Vec<u8> = [cifar_record(1, 0), cifar_record(10, 1)].concat();
+    std::fs::write(&third, bytes).unwrap();
+    let err = refused(Collection::Cifar10, dir.path());
+    assert!(
+        err.contains("data_batch_3.bin") && err.contains("record 1 has class 10"),
+        "{err}"
+    );
+    // Nursery: empty, and short of the published rows
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nursery.data"), "").unwrap();
+    let err = refused(Collection::Nursery, dir.path());
+    assert!(
+        err.contains("nursery.data: holds 0 rows, the collection publishes 2"),
+        "{err}"
+    );
+    // Caltech-101: a class name with a newline, an 8 x 8 image, a header
+    // that claims 12000 x 12000 pixels over a 16 x 16 payload
+    let caltech = |names: &[&str], image: &dyn Fn(&Path)| {
+        let dir = tempfile::tempdir().unwrap();
+        for name in names {
+            let folder = dir.path().join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            image(&folder.join("image_0001.png"));
+        }
+        dir
+    };
+    let plain = |p: &Path| {
+        image::GrayImage::from_fn(40, 40, |x, y| image::Luma([(x * y) as u8]))
+            .save(p)
+            .unwrap()
+    };
+    let dir = caltech(&["a", "b\nc", "d"], &plain);
+    let err = refused(Collection::Caltech101, dir.path());
+    assert!(err.contains("not printable UTF-8 text"), "{err}");
+    let dir = caltech(&["a", "b"], &plain);
+    let err = refused(Collection::Caltech101, dir.path());
+    assert!(
+        err.contains("holds 2 class folders, the collection publishes 3"),
+        "{err}"
+    );
+    let small = |p: &Path| {
+        image::GrayImage::from_pixel(8, 8, image::Luma([9]))
+            .save(p)
+            .unwrap()
+    };
+    let dir = caltech(&["a", "b", "c"], &small);
+    let err = refused(Collection::Caltech101, dir.path());
+    assert!(
+        err.contains("image_0001.png")
+            && err.contains("8 x 8 pixels, smaller than dense SIFT's 16-pixel window"),
+        "{err}"
+    );
+    let forged = |p: &Path| {
+        let mut png = Vec::new();
+        image::GrayImage::from_pixel(16, 16, image::Luma([9]))
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        // IHDR's width and height, then its CRC, rewritten to 12000 x 12000
+        png[16..20].copy_from_slice(&12000u32.to_be_bytes());
+        png[20..24].copy_from_slice(&12000u32.to_be_bytes());
+        let crc = crc32(&png[12..29]);
+        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        std::fs::write(p, png).unwrap();
+    };
+    let dir = caltech(&["a", "b", "c"], &forged);
+    let err = refused(Collection::Caltech101, dir.path());
+    assert!(
+        err.contains("its header says 12000 x 12000 pixels, which") && err.contains("cannot hold"),
+        "{err}"
+    );
+}
+
+/// CRC-32 (IEEE), as PNG chunks carry it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }

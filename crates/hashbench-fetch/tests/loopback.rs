@@ -360,11 +360,28 @@ to = "tu"
     );
 }
 
+/// UCI Nursery's 12,960 rows (every combination of its 8 attributes, in
+/// the published order), the class of row `i` the `i % 5`-th.
+fn nursery_rows() -> String {
+    use hashbench_features::collections::{NURSERY_ATTRIBUTES, NURSERY_CLASSES};
+    let mut rows = vec![String::new()];
+    for values in NURSERY_ATTRIBUTES {
+        rows = rows
+            .iter()
+            .flat_map(|r| values.iter().map(move |v| format!("{r}{v},")))
+            .collect();
+    }
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| format!("{r}{}\n", NURSERY_CLASSES[i % 5]))
+        .collect()
+}
+
 /// A zip holding `nested/rows.tar.gz`, which holds `rows/nursery.data`
-/// (two rows), as Caltech-101's zip holds its images' tar.gz.
+/// (the published 12,960 rows), as Caltech-101's zip holds its images' tar.gz.
 fn nested_collection() -> Vec<u8> {
-    let rows = b"usual,proper,complete,1,convenient,convenient,nonprob,recommended,recommend\n\
-great_pret,very_crit,foster,more,critical,inconv,problematic,not_recom,not_recom\n";
+    let rows = nursery_rows();
+    let rows = rows.as_bytes();
     let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
         Vec::new(),
         flate2::Compression::fast(),
@@ -373,7 +390,7 @@ great_pret,very_crit,foster,more,critical,inconv,problematic,not_recom,not_recom
     header.set_size(rows.len() as u64);
     header.set_mode(0o644);
     header.set_cksum();
-    tar.append_data(&mut header, "rows/nursery.data", rows.as_slice())
+    tar.append_data(&mut header, "rows/nursery.data", rows)
         .unwrap();
     let gz = tar.into_inner().unwrap().finish().unwrap();
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -444,9 +461,12 @@ fn a_collection_is_fetched_unpacked_twice_and_converted() {
             "uci/nursery_labels.txt",
         ]
     );
-    assert_eq!(
-        std::fs::read_to_string(root.path().join("uci/nursery_labels.txt")).unwrap(),
-        "1\n0\n"
+    let labels = std::fs::read_to_string(root.path().join("uci/nursery_labels.txt")).unwrap();
+    assert_eq!(labels.lines().count(), 12_960);
+    assert!(
+        labels.starts_with("0\n1\n2\n3\n4\n0\n"),
+        "{}",
+        &labels[..20]
     );
     // present now: a second call converts without fetching
     let again = compute_collection("toy", &c, root.path(), false).unwrap();

@@ -102,11 +102,16 @@ fn a_converted_collection_is_a_present_dataset() {
     let root = scratch_root(&[]);
     let raw = root.path().join("raw");
     std::fs::create_dir_all(&raw).unwrap();
-    std::fs::write(
-        raw.join("nursery.data"),
-        "usual,proper,complete,1,convenient,convenient,nonprob,recommended,recommend\n",
-    )
-    .unwrap();
+    // the published 12,960 rows: every combination of the 8 attributes
+    let mut rows = vec![String::new()];
+    for values in hashbench_features::collections::NURSERY_ATTRIBUTES {
+        rows = rows
+            .iter()
+            .flat_map(|r| values.iter().map(move |v| format!("{r}{v},")))
+            .collect();
+    }
+    let rows: String = rows.iter().map(|r| format!("{r}recommend\n")).collect();
+    std::fs::write(raw.join("nursery.data"), rows).unwrap();
     let (code, stderr) = hashbench(
         root.path(),
         &["features", "nursery", "--from", raw.to_str().unwrap()],
