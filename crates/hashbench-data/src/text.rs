@@ -10,13 +10,27 @@ use faer::Mat;
 
 use crate::{DataError, Result, open_maybe_gz};
 
+/// The numbered lines of a text file (a leading byte-order mark dropped); a
+/// line that is not UTF-8 is an error naming it.
 fn lines(path: &Path) -> Result<impl Iterator<Item = (usize, Result<String>)>> {
     let reader = BufReader::new(open_maybe_gz(path)?);
     let path = path.to_path_buf();
-    Ok(reader
-        .lines()
-        .enumerate()
-        .map(move |(i, l)| (i + 1, l.map_err(|e| DataError::io(&path, e)))))
+    Ok(reader.split(b'\n').enumerate().map(move |(i, l)| {
+        let line = l.map_err(|e| DataError::io(&path, e)).and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|_| DataError::format(&path, format!("line {}: not UTF-8 text", i + 1)))
+        });
+        let line = line.map(|mut l| {
+            if l.ends_with('\r') {
+                l.pop();
+            }
+            if i == 0 && l.starts_with('\u{feff}') {
+                l.remove(0);
+            }
+            l
+        });
+        (i + 1, line)
+    }))
 }
 
 /// Sparse rows and raw labels of an svmlight file.
@@ -301,6 +315,18 @@ mod tests {
             let e = read_svmlight(&p).unwrap_err().to_string();
             assert!(e.contains("bad.svm") && e.contains(needle), "{e}");
         }
+        // issue 57, case 17: a byte-order mark is not part of the first
+        // label, and bytes that are not UTF-8 name their line
+        let p = write(dir.path(), "bom.svm", "\u{feff}1 1:1\r\n2 2:1\n");
+        let (rows, dim, labels) = read_svmlight(&p).unwrap();
+        assert_eq!((rows.len(), dim, labels), (2, 2, vec![1.0, 2.0]));
+        let p = dir.path().join("latin1.svm");
+        std::fs::write(&p, b"1 1:1\n2 2:1\n\xe9 3:1\n").unwrap();
+        let e = read_svmlight(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("latin1.svm") && e.contains("line 3: not UTF-8 text"),
+            "{e}"
+        );
     }
 
     #[test]

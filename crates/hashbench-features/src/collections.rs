@@ -187,10 +187,14 @@ fn need(path: PathBuf, what: &str) -> Result<PathBuf, FeatureError> {
     }
 }
 
-/// A text file of a collection, naming the line of its first byte that is
-/// not UTF-8.
+/// A text file of a collection (without a leading byte-order mark), naming
+/// the line of its first byte that is not UTF-8.
 fn read_text(path: &Path) -> Result<String, FeatureError> {
-    let bytes = std::fs::read(path).map_err(FeatureError::io(path))?;
+    let mut bytes = std::fs::read(path).map_err(FeatureError::io(path))?;
+    // a byte-order mark is no part of the first line
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        bytes.drain(..3);
+    }
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         FeatureError::Format {

@@ -291,6 +291,10 @@ fn collections_of_another_shape_are_refused_by_name() {
         err.contains("info.txt, line 3") && err.contains("not UTF-8"),
         "{err}"
     );
+    // a byte-order mark is not part of the first point id
+    std::fs::write(dir.path().join("info.txt"), "\u{feff}1 0\n").unwrap();
+    let err = refused(Collection::PhotoTourism, dir.path());
+    assert!(err.contains("lists 1 patches"), "{err}");
     // CIFAR-10: a batch of one record, a batch linked to /dev/null, a label
     // of 10 named by its batch and record
     let dir = tempfile::tempdir().unwrap();

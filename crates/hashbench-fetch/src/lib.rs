@@ -347,6 +347,55 @@ fn fetch_files(
 
 /// How long a connection or a read may stall before the transfer stops.
 const STALL: std::time::Duration = std::time::Duration::from_secs(60);
+/// Redirects followed from one URL.
+const MAX_REDIRECTS: usize = 10;
+
+/// The absolute URL a redirect from `from` to `location` names; another
+/// scheme than http, https or ftp (`file:`, `data:`) is refused, naming it.
+fn redirected(from: &str, location: &str) -> Result<String, String> {
+    let location = location.trim();
+    let absolute = ["http://", "https://", "ftp://"]
+        .iter()
+        .any(|s| location.starts_with(s));
+    let scheme = location.split_once(':').is_some_and(|(s, _)| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if absolute {
+        return Ok(location.to_string());
+    }
+    if scheme {
+        return Err(format!(
+            "redirected to {location}: only http, https and ftp downloads are fetched"
+        ));
+    }
+    // the origin of `from` (scheme and authority), then a path
+    let after = from.find("://").map_or(0, |k| k + 3);
+    let origin_end = from[after..].find('/').map_or(from.len(), |k| after + k);
+    Ok(if let Some(rest) = location.strip_prefix("//") {
+        format!("{}//{rest}", &from[..from.find("://").map_or(0, |k| k + 1)])
+    } else if location.starts_with('/') {
+        format!("{}{location}", &from[..origin_end])
+    } else {
+        let dir_end = from
+            .rfind('/')
+            .filter(|&k| k >= origin_end)
+            .map_or(from.len(), |k| k + 1);
+        let base = &from[..dir_end];
+        let sep = if base.ends_with('/') { "" } else { "/" };
+        format!("{base}{sep}{location}")
+    })
+}
+
+/// ", redirected to `at`" when the transfer of `url` was redirected.
+fn via(url: &str, at: &str) -> String {
+    if url == at {
+        String::new()
+    } else {
+        format!(" (redirected to {at})")
+    }
+}
 
 fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
@@ -534,25 +583,53 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
         ));
     }
     let have = part.metadata().map_or(0, |m| m.len());
-    // a stalled server ends the transfer (the part stays for a resume)
+    // a stalled server ends the transfer (the part stays for a resume);
+    // redirects are followed here, so each target's scheme is checked
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(STALL))
         .timeout_per_read(Some(STALL))
+        .max_redirects(0)
         .build()
         .into();
-    let mut request = agent.get(url);
-    if have > 0 {
-        request = request.header("Range", format!("bytes={have}-"));
-    }
-    let response = match request.call() {
-        // a part as long as the file: start again rather than trust it
-        Err(ureq::Error::StatusCode(416)) if have > 0 => {
-            std::fs::remove_file(part).map_err(io(part))?;
-            return transfer(url, part, progress);
+    let mut at = url.to_string();
+    let mut hops = 0;
+    let response = loop {
+        let mut request = agent.get(&at);
+        if have > 0 {
+            request = request.header("Range", format!("bytes={have}-"));
         }
-        Err(ureq::Error::StatusCode(code)) => return Err(http(format!("HTTP status {code}"))),
-        Err(e) => return Err(http(e.to_string())),
-        Ok(r) => r,
+        match request.call() {
+            // a part as long as the file: start again rather than trust it
+            Err(ureq::Error::StatusCode(416)) if have > 0 => {
+                std::fs::remove_file(part).map_err(io(part))?;
+                return transfer(url, part, progress);
+            }
+            Err(ureq::Error::StatusCode(code)) => {
+                return Err(http(format!("HTTP status {code}{}", via(url, &at))));
+            }
+            Err(e) => return Err(http(e.to_string())),
+            Ok(r) if r.status().is_redirection() => {
+                hops += 1;
+                let target = r
+                    .headers()
+                    .get("location")
+                    .and_then(|v| v.to_str().ok())
+                    .ok_or_else(|| {
+                        http(format!(
+                            "HTTP status {} without a Location",
+                            r.status().as_u16()
+                        ))
+                    })?;
+                if hops > MAX_REDIRECTS {
+                    return Err(http(format!("more than {MAX_REDIRECTS} redirects")));
+                }
+                at = redirected(&at, target).map_err(http)?;
+                if at.starts_with("ftp://") {
+                    return transfer_ftp(&at, part, progress);
+                }
+            }
+            Ok(r) => break r,
+        }
     };
     let resumes_here = response
         .headers()
@@ -573,7 +650,7 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
             have,
         ),
         200 => (File::create(part).map_err(io(part))?, 0),
-        code => return Err(http(format!("HTTP status {code}"))),
+        code => return Err(http(format!("HTTP status {code}{}", via(url, &at)))),
     };
     let length: Option<u64> = response
         .headers()
@@ -796,6 +873,30 @@ fn file_digest(path: &Path, md5: bool) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redirects_resolve_against_their_origin_and_other_schemes_are_refused() {
+        let from = "http://h:8/a/b/c.tgz";
+        assert_eq!(
+            redirected(from, "https://m/x.tgz").unwrap(),
+            "https://m/x.tgz"
+        );
+        assert_eq!(redirected(from, "/x.tgz").unwrap(), "http://h:8/x.tgz");
+        assert_eq!(redirected(from, "x.tgz").unwrap(), "http://h:8/a/b/x.tgz");
+        assert_eq!(redirected(from, "//m/x").unwrap(), "http://m/x");
+        assert_eq!(redirected("http://h", "x").unwrap(), "http://h/x");
+        for bad in [
+            "file:///etc/passwd",
+            "data:text/plain,x",
+            "FILE:/etc/passwd",
+        ] {
+            let e = redirected(from, bad).unwrap_err();
+            assert!(
+                e.contains(&format!("redirected to {bad}: only http")),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn file_names_come_from_the_url_path() {

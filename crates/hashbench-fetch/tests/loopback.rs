@@ -58,6 +58,15 @@ fn serve(files: HashMap<String, Vec<u8>>, cut: Vec<String>) -> Server {
                 );
                 continue;
             };
+            // a body "302 <location>" is a redirect there
+            if let Some(location) = body.strip_prefix(b"302 ") {
+                let head = format!(
+                    "HTTP/1.1 302 Found\r\nLocation: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    String::from_utf8_lossy(location)
+                );
+                let _ = stream.write_all(head.as_bytes());
+                continue;
+            }
             let from: usize = range
                 .as_deref()
                 .and_then(|r| r.strip_prefix("bytes="))
@@ -261,6 +270,50 @@ fn a_missing_file_on_the_server_is_named_with_its_status() {
     let err = fetch("toy", &entry(&url, "00", "00"), root.path(), false).unwrap_err();
     let text = err.to_string();
     assert!(text.contains(&url) && text.contains("404"), "{text}");
+    assert!(files_under(root.path()).is_empty());
+}
+
+/// Issue 57, case 17: a redirect is followed to http(s), and one to
+/// `file:///etc/passwd` is refused by name (it was reported as "HTTP status
+/// 404": the client asked the same host for that path).
+#[test]
+fn redirects_are_followed_to_http_only() {
+    let (gz, features, labels) = archive();
+    let server = serve(
+        HashMap::from([
+            (
+                "/moved.tar.gz".to_string(),
+                b"302 /real/toy.tar.gz".to_vec(),
+            ),
+            ("/real/toy.tar.gz".to_string(), gz),
+            (
+                "/bad.tar.gz".to_string(),
+                b"302 file:///etc/passwd".to_vec(),
+            ),
+        ]),
+        Vec::new(),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(
+        &format!("{}/moved.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    assert_eq!(
+        fetch("toy", &e, root.path(), false).unwrap().placed.len(),
+        2
+    );
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(&format!("{}/bad.tar.gz", server.base), "00", "00");
+    let err = fetch("toy", &e, root.path(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "redirected to file:///etc/passwd: only http, https and ftp downloads are fetched"
+        ),
+        "{err}"
+    );
     assert!(files_under(root.path()).is_empty());
 }
 
