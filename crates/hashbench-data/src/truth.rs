@@ -1,7 +1,6 @@
 //! Ground-truth rules, named in a spec's `[ground_truth]` table, and their
 //! on-disk cache (exact neighbours are the one expensive step of a run).
 
-use std::io::Read;
 use std::path::Path;
 
 use faer::Mat;
@@ -199,7 +198,13 @@ pub fn build_truth(
     if let Some(path) = &cache
         && path.exists()
     {
-        return read_lists(path);
+        match read_lists(path, split.database.len(), split.queries.len()) {
+            Some(truth) => return Ok(truth),
+            None => eprintln!(
+                "{}: a ground-truth cache that fails its checksum or does not fit the split: rebuilt",
+                path.display()
+            ),
+        }
     }
     if rule.needs_kernel() {
         let kernel = kernel.ok_or_else(|| {
@@ -354,7 +359,7 @@ fn cache_key(rule: &TruthRule, kernel: &str, data: &Dataset, split: &Split, seed
 }
 
 /// Cache layout: u64 LE database size, u64 LE query count, then per query a u32
-/// LE length and that many u32 LE indices.
+/// LE length and that many u32 LE indices, then the sha256 of all that.
 fn write_lists(path: &Path, truth: &GroundTruth) -> Result<()> {
     let GroundTruth::Lists { n_db, lists } = truth else {
         return Ok(());
@@ -366,27 +371,40 @@ fn write_lists(path: &Path, truth: &GroundTruth) -> Result<()> {
         buf.extend((l.len() as u32).to_le_bytes());
         l.iter().for_each(|i| buf.extend(i.to_le_bytes()));
     }
+    let seal: [u8; 32] = Sha256::digest(&buf).into();
+    buf.extend(seal);
     crate::atomic::write_atomically(path, &buf).map_err(|e| DataError::io(path, e))
 }
 
-fn read_lists(path: &Path) -> Result<GroundTruth> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| DataError::io(path, e))?;
-    let bad = || DataError::format(path, "truncated ground-truth cache; delete it to rebuild");
-    let mut words = bytes
+/// The cached lists, when their seal holds and they fit a split of `n_db`
+/// database items and `n_q` queries (every index below `n_db`).
+fn read_lists(path: &Path, n_db: usize, n_q: usize) -> Option<GroundTruth> {
+    let bytes = std::fs::read(path).ok()?;
+    let (body, seal) = bytes.split_at_checked(bytes.len().checked_sub(32)?)?;
+    if Sha256::digest(body).as_slice() != seal || body.len() % 4 != 0 {
+        return None;
+    }
+    let mut words = body
         .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()));
-    let mut next = || words.next().ok_or_else(bad);
-    let n_db = (next()? as u64 | (next()? as u64) << 32) as usize;
-    let n_q = (next()? as u64 | (next()? as u64) << 32) as usize;
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")));
+    let mut next = || words.next();
+    let db = (next()? as u64 | (next()? as u64) << 32) as usize;
+    let q = (next()? as u64 | (next()? as u64) << 32) as usize;
+    if (db, q) != (n_db, n_q) {
+        return None;
+    }
     let mut lists = Vec::with_capacity(n_q);
     for _ in 0..n_q {
         let len = next()? as usize;
-        lists.push((0..len).map(|_| next()).collect::<Result<Vec<u32>>>()?);
+        let list = (0..len).map(|_| next()).collect::<Option<Vec<u32>>>()?;
+        if list.iter().any(|&i| i as usize >= n_db) {
+            return None;
+        }
+        lists.push(list);
     }
-    Ok(GroundTruth::Lists { n_db, lists })
+    next()
+        .is_none()
+        .then_some(GroundTruth::Lists { n_db, lists })
 }
 
 #[cfg(test)]

@@ -19,7 +19,8 @@ pub const CHUNK: usize = 2048;
 
 /// Rows `0..total` of `dim` values each, computed chunk by chunk by
 /// `chunk(range, bar)` (which advances `bar` by its items); a chunk already
-/// saved under `work` for the same `key` is read back instead. `work` is
+/// saved under `work` for the same `key` is read back instead, when its
+/// seal (a sha256 of key, position and values) holds, else computed again. `work` is
 /// cleared when the key differs (the caller's key names the source files and
 /// the extractor settings); the caller removes it once the outputs are written.
 ///
@@ -47,7 +48,19 @@ pub fn rows_in_chunks(
         let range: Range<usize> = start..(start + CHUNK).min(total);
         let file = work.join(format!("rows-{start:09}.f32"));
         let wanted = range.len() * dim;
-        let saved = std::fs::read(&file).ok().filter(|b| b.len() == wanted * 4);
+        let saved = match std::fs::read(&file) {
+            Ok(bytes) => {
+                let whole = sealed_payload(&bytes, key, start, wanted * 4);
+                if whole.is_none() {
+                    eprintln!(
+                        "{}: a saved chunk that fails its checksum: computed again",
+                        file.display()
+                    );
+                }
+                whole.map(<[u8]>::to_vec)
+            }
+            Err(_) => None,
+        };
         let values: Vec<f32> = if let Some(bytes) = saved {
             bytes
                 .chunks_exact(4)
@@ -61,7 +74,9 @@ pub fn rows_in_chunks(
                     values.len()
                 )));
             }
-            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let seal = chunk_seal(&bytes, key, start);
+            bytes.extend(seal);
             write_atomically(&file, &bytes).map_err(FeatureError::io(&file))?;
             values
         };
@@ -70,6 +85,27 @@ pub fn rows_in_chunks(
     }
     bar.finish_and_clear();
     Ok(out)
+}
+
+/// sha256 of a chunk's key, first item and values: the trailer each saved
+/// chunk carries.
+fn chunk_seal(payload: &[u8], key: &str, start: usize) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(key.as_bytes());
+    h.update(start.to_le_bytes());
+    h.update(payload);
+    h.finalize().into()
+}
+
+/// The values of a saved chunk when it holds `len` bytes of them followed by
+/// their seal.
+fn sealed_payload<'a>(bytes: &'a [u8], key: &str, start: usize, len: usize) -> Option<&'a [u8]> {
+    if bytes.len() != len + 32 {
+        return None;
+    }
+    let (payload, seal) = bytes.split_at(len);
+    (chunk_seal(payload, key, start).as_slice() == seal).then_some(payload)
 }
 
 /// The rows of `range` by `row(i)`, in parallel, concatenated in order.
@@ -224,9 +260,21 @@ mod tests {
         std::fs::remove_file(work.join(format!("rows-{CHUNK:09}.f32"))).unwrap();
         assert_eq!(run("a"), first);
         assert_eq!(calls.load(Ordering::Relaxed), 3);
+        // issue 57, case 9: a chunk overwritten with zeros, or with one
+        // flipped bit, is computed again, never read into the rows
+        let chunk = work.join(format!("rows-{:09}.f32", 0));
+        let mut bytes = std::fs::read(&chunk).unwrap();
+        let zeros = vec![0u8; bytes.len()];
+        std::fs::write(&chunk, &zeros).unwrap();
+        assert_eq!(run("a"), first);
+        assert_eq!(calls.load(Ordering::Relaxed), 4);
+        bytes[5] ^= 1;
+        std::fs::write(&chunk, &bytes).unwrap();
+        assert_eq!(run("a"), first);
+        assert_eq!(calls.load(Ordering::Relaxed), 5);
         // another source or extractor: nothing saved is reused
         let other = run("bb");
-        assert_eq!(calls.load(Ordering::Relaxed), 5);
+        assert_eq!(calls.load(Ordering::Relaxed), 7);
         assert_eq!(other[1], 2.0);
     }
 

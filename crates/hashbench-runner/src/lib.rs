@@ -51,4 +51,7 @@ pub struct RunOutcome {
     pub tables: ResultTables,
     /// The Markdown summary.
     pub summary: String,
+    /// Stored records refused (damaged, or failing their checksum) and so
+    /// recomputed, with why.
+    pub refused: Vec<(PathBuf, String)>,
 }

@@ -59,11 +59,108 @@ pub trait Fingerprinted {
     fn fingerprint(&self) -> &str;
 }
 
-/// The record at `path`, if present, readable and computed for `fingerprint`.
+/// The key of a record's checksum in its JSON.
+const CHECKSUM: &str = "checksum";
+
+/// sha256 (hex) of a record's canonical JSON (object keys sorted, floats
+/// exact), its checksum left out.
+fn content_checksum(value: &serde_json::Value) -> String {
+    let mut v = value.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove(CHECKSUM);
+    }
+    let bytes = serde_json::to_vec(&v).expect("a JSON value serializes");
+    hashbench_data::registry::hex(&Sha256::digest(bytes))
+}
+
+/// A record's JSON, sealed with the checksum of its content.
+///
+/// # Errors
+/// A record that is not a JSON object.
+pub fn sealed<T: Serialize>(rec: &T) -> Result<Vec<u8>> {
+    let mut v = serde_json::to_value(rec)?;
+    let sum = content_checksum(&v);
+    v.as_object_mut()
+        .context("a stored record is a JSON object")?
+        .insert(CHECKSUM.into(), sum.into());
+    Ok(serde_json::to_vec(&v)?)
+}
+
+/// What reading a stored record found.
+#[derive(Debug)]
+pub enum Stored<T> {
+    /// Whole, and computed for the fingerprint asked for.
+    Fresh(T),
+    /// No record, or one computed from other inputs.
+    Absent,
+    /// A record that fails its checksum or cannot be read: why.
+    Refused(String),
+}
+
+/// Reads the record at `path`: [`Stored::Fresh`] when its content matches
+/// its checksum and it was computed for `fingerprint`.
+pub fn read<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str) -> Stored<T> {
+    let text = match std::fs::read(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Stored::Absent,
+        Err(e) => return Stored::Refused(e.to_string()),
+    };
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&text) else {
+        return Stored::Refused("not JSON (truncated or damaged)".into());
+    };
+    let claimed = value
+        .get(CHECKSUM)
+        .and_then(|c| c.as_str())
+        .map(str::to_string);
+    match claimed {
+        None => {
+            return Stored::Refused(
+                "no checksum (written before stored records carried one)".into(),
+            );
+        }
+        Some(c) if c != content_checksum(&value) => {
+            return Stored::Refused("its content does not match its checksum".into());
+        }
+        Some(_) => {}
+    }
+    if let Some(o) = value.as_object_mut() {
+        o.remove(CHECKSUM);
+    }
+    match serde_json::from_value::<T>(value) {
+        Ok(rec) if rec.fingerprint() == fingerprint => Stored::Fresh(rec),
+        Ok(_) => Stored::Absent,
+        Err(e) => Stored::Refused(format!("not a record of its kind: {e}")),
+    }
+}
+
+/// Stored records refused since the last [`take_refused`], with why.
+static REFUSED: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+
+/// Notes a refused record for the run to report.
+pub fn refuse(path: &Path, why: String) {
+    REFUSED
+        .lock()
+        .expect("no holder panics")
+        .push((path.to_path_buf(), why));
+}
+
+/// The records refused (and so recomputed) since the last call.
+pub fn take_refused() -> Vec<(PathBuf, String)> {
+    std::mem::take(&mut *REFUSED.lock().expect("no holder panics"))
+}
+
+/// The record at `path`, if present, whole and computed for `fingerprint`;
+/// a record that fails its checksum or cannot be read is noted
+/// ([`take_refused`]) and treated as missing, so it is recomputed.
 pub fn load<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str) -> Option<T> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let rec: T = serde_json::from_str(&text).ok()?;
-    (rec.fingerprint() == fingerprint).then_some(rec)
+    match read(path, fingerprint) {
+        Stored::Fresh(rec) => Some(rec),
+        Stored::Absent => None,
+        Stored::Refused(why) => {
+            refuse(path, why);
+            None
+        }
+    }
 }
 
 /// Writes `bytes` to `path` through a temporary file, so that a reader never
@@ -89,12 +186,12 @@ pub fn write_set(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     })
 }
 
-/// Writes `rec` as JSON at `path`, atomically.
+/// Writes `rec` as JSON at `path`, sealed with its checksum, atomically.
 ///
 /// # Errors
 /// A failed write, naming the file.
 pub fn save<T: Serialize>(path: &Path, rec: &T) -> Result<()> {
-    write_atomically(path, serde_json::to_string(rec)?.as_bytes())
+    write_atomically(path, &sealed(rec)?)
 }
 
 /// The records of `keys`: `stored` (one per key, `None` where a record is
@@ -220,7 +317,7 @@ pub fn save_codes_at(stems: &[&Path], codes: &FittedCodes) -> Result<()> {
         codes_sha256: codes_digest(&encoded[0], &encoded[1]),
         ..codes.fit.clone()
     };
-    let fit = serde_json::to_vec(&fit)?;
+    let fit = sealed(&fit)?;
     for stem in stems {
         write_set(&[
             (with_suffix(stem, ".db.hbcodes"), encoded[0].clone()),
@@ -242,12 +339,22 @@ fn codes_digest(db: &[u8], queries: &[u8]) -> String {
 /// The fit record and code files' bytes at `stem`, if the record matches
 /// `fingerprint` and the files are the ones it was written with.
 fn intact_files(stem: &Path, fingerprint: &str) -> Option<(FitRecord, Vec<u8>, Vec<u8>)> {
-    let fit: FitRecord = load(&with_suffix(stem, ".fit.json"), fingerprint)?;
-    let db = std::fs::read(with_suffix(stem, ".db.hbcodes")).ok()?;
-    let queries = std::fs::read(with_suffix(stem, ".queries.hbcodes")).ok()?;
-    let digest_holds =
-        fit.codes_sha256.is_empty() || fit.codes_sha256 == codes_digest(&db, &queries);
-    digest_holds.then_some((fit, db, queries))
+    let record = with_suffix(stem, ".fit.json");
+    let fit: FitRecord = load(&record, fingerprint)?;
+    let read = |suffix: &str| std::fs::read(with_suffix(stem, suffix)).ok();
+    let files = read(".db.hbcodes").zip(read(".queries.hbcodes"));
+    match files {
+        Some((db, queries)) if fit.codes_sha256 == codes_digest(&db, &queries) => {
+            Some((fit, db, queries))
+        }
+        _ => {
+            refuse(
+                &record,
+                "its code files are missing or not the ones it was written with".into(),
+            );
+            None
+        }
+    }
 }
 
 /// The codes stored at `stem`, if their fit record matches `fingerprint`
@@ -525,6 +632,26 @@ mod tests {
         assert_eq!(slug("LSH"), "lsh-6db681fc");
     }
 
+    /// One-off: seals the committed tuning records written before records
+    /// carried a checksum (each checked against its file name first).
+    #[test]
+    #[ignore = "run once to migrate results/tuning"]
+    fn seal_the_committed_tuning_records() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/tuning");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let key = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let value: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            if value.get(CHECKSUM).is_some() {
+                continue;
+            }
+            let rec: TunedRecord = serde_json::from_value(value).unwrap();
+            assert_eq!(rec.fingerprint, key, "{}", path.display());
+            save(&path, &rec).unwrap();
+        }
+    }
+
     #[test]
     fn every_committed_tuning_choice_reads_back_and_writes_the_same_json() {
         // a stored choice is reused only while its method parameters read
@@ -535,8 +662,12 @@ mod tests {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();
-            let rec: TunedRecord =
-                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // whole, sealed, and named by the fingerprint it was searched for
+            let key = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let rec: TunedRecord = match super::read::<TunedRecord>(&path, &key) {
+                Stored::Fresh(rec) => rec,
+                other => panic!("{}: {other:?}", path.display()),
+            };
             let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
             assert_eq!(
                 serde_json::to_value(&rec.spec).unwrap(),

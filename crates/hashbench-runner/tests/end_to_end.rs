@@ -1518,3 +1518,173 @@ fn planning_several_specs_checks_each_and_refuses_one_id_twice() {
         "{e}"
     );
 }
+
+/// The toy spec of a method that tunes (SH_SVM at one code length).
+const TUNED: &str = r#"id = "tuned"
+title = "tuned"
+paper = "none"
+seed = 3
+bits = [4]
+trials = 2
+dataset = "toy"
+split = { queries = 30, database = "rest", training = 200 }
+ground_truth = { rule = "k-nearest", k = 5 }
+transform = ["unit-length"]
+
+[[methods]]
+method = "sh-svm"
+neighbours = 5
+max_iterations = 2
+cv_items = 150
+
+[[methods]]
+method = "lsh"
+
+[[metrics]]
+metric = "f1-at-radius"
+radius = 1
+empty = "one"
+"#;
+
+/// Issue 57, cases 7 and 8, and the property of stored records: whatever
+/// happens to a stored record (truncated, a flipped bit, two values
+/// swapped, random bytes), a rerun refuses it and recomputes, or reads it
+/// whole: the tables never change. A tuning record of another method, or
+/// one whose values were edited, is refused and searched again.
+#[test]
+fn damaged_or_edited_stored_records_are_refused_and_never_change_a_number() {
+    use rand::{RngExt, SeedableRng};
+    let (_dir, ws) = setup();
+    let path = ws.root.join("experiments/toy/tuned.toml");
+    std::fs::write(&path, TUNED).unwrap();
+    let plans = [
+        plan(&ws, "paper"),
+        Spec::load(&path).unwrap().plan("paper").unwrap(),
+    ];
+    let firsts: Vec<_> = plans
+        .iter()
+        .map(|p| run_plan(&ws, p, &RunOptions::default()).unwrap())
+        .collect();
+    let stored = |k: usize| -> Vec<PathBuf> {
+        let mut files = walk(&firsts[k].dir.join("trials"));
+        files.extend(walk(&firsts[k].dir.join("codes")));
+        if k == 1 {
+            files.extend(walk(&ws.tuning()));
+        }
+        files.sort();
+        files
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(57);
+    for case in 0..48 {
+        let k = case % 2;
+        let files = stored(k);
+        let file = &files[rng.random_range(0..files.len())];
+        let bytes = std::fs::read(file).unwrap();
+        let (how, damaged) = match (case / 2) % 4 {
+            0 => (
+                "truncated",
+                bytes[..rng.random_range(0..bytes.len())].to_vec(),
+            ),
+            1 => {
+                let mut b = bytes.clone();
+                let at = rng.random_range(0..b.len());
+                b[at] ^= 1 << rng.random_range(0..8);
+                ("a flipped bit", b)
+            }
+            2 => ("two values swapped", swap_two_numbers(&bytes, &mut rng)),
+            _ => (
+                "random bytes",
+                (0..bytes.len()).map(|_| rng.random::<u8>()).collect(),
+            ),
+        };
+        std::fs::write(file, &damaged).unwrap();
+        let again = run_plan(&ws, &plans[k], &RunOptions::default()).unwrap();
+        let what = format!("case {case}: {} {how}", file.display());
+        // bit for bit (NaN where the first run had NaN)
+        assert!(
+            values(&again.tables) == values(&firsts[k].tables),
+            "{what}: the tables moved"
+        );
+        // records a rerun always reads are refused; codes behind a stored
+        // evaluation are read only when it is refused too
+        let always_read = file.extension().is_some_and(|e| e == "json")
+            && !file.to_string_lossy().ends_with(".fit.json");
+        if damaged != bytes && always_read {
+            assert!(
+                again.refused.iter().any(|(p, _)| p == file),
+                "{what}: not refused ({:?})",
+                again.refused
+            );
+        }
+    }
+    // a whole, sealed tuning record of another method (case 7) is refused
+    // and searched again: SH_SVM's row is SH_SVM's
+    let record = walk(&ws.tuning()).remove(0);
+    let text = std::fs::read_to_string(&record).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_object_mut().unwrap().remove("checksum");
+    let edits: [(&str, serde_json::Value); 2] = [
+        ("spec", serde_json::json!({ "method": "lsh" })),
+        ("spec", {
+            let mut spec = v["spec"].clone();
+            spec["hyperparameters"]["alpha"] = serde_json::json!(-1.0);
+            spec
+        }),
+    ];
+    for (key, value) in edits {
+        let mut forged = v.clone();
+        forged[key] = value;
+        std::fs::write(&record, hashbench_runner::store::sealed(&forged).unwrap()).unwrap();
+        let again = run_plan(&ws, &plans[1], &RunOptions::default()).unwrap();
+        assert!(values(&again.tables) == values(&firsts[1].tables));
+        let (_, why) = again.refused.iter().find(|(p, _)| *p == record).unwrap();
+        assert!(
+            why.contains("not of sh-svm") || why.contains("out of range"),
+            "{why}"
+        );
+    }
+}
+
+/// `bytes` with two of its numbers exchanged (or one digit changed when it
+/// holds fewer than two).
+fn swap_two_numbers(bytes: &[u8], rng: &mut rand_chacha::ChaCha8Rng) -> Vec<u8> {
+    use rand::RngExt;
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let spans: Vec<(usize, usize)> = {
+        let b = text.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_digit() {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                    i += 1;
+                }
+                out.push((start, i));
+            } else {
+                i += 1;
+            }
+        }
+        out
+    };
+    let distinct: Vec<&(usize, usize)> = spans
+        .iter()
+        .filter(|(s, e)| text[*s..*e] != text[spans[0].0..spans[0].1])
+        .collect();
+    if spans.is_empty() || distinct.is_empty() {
+        let mut b = bytes.to_vec();
+        let at = rng.random_range(0..b.len());
+        b[at] = if b[at] == b'1' { b'2' } else { b'1' };
+        return b;
+    }
+    let (a, b) = (spans[0], *distinct[rng.random_range(0..distinct.len())]);
+    format!(
+        "{}{}{}{}{}",
+        &text[..a.0],
+        &text[b.0..b.1],
+        &text[a.1..b.0],
+        &text[a.0..a.1],
+        &text[b.1..]
+    )
+    .into_bytes()
+}

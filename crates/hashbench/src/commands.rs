@@ -145,6 +145,18 @@ impl Progress for Printer {
             c.reused,
             outcome.dir.display()
         );
+        if !outcome.refused.is_empty() {
+            println!(
+                "{} stored record(s) refused and recomputed:",
+                outcome.refused.len()
+            );
+            for (path, why) in outcome.refused.iter().take(5) {
+                println!("  {}: {why}", path.display());
+            }
+            if outcome.refused.len() > 5 {
+                println!("  and {} more", outcome.refused.len() - 5);
+            }
+        }
         println!("{}", hashbench_report::without_timings(&outcome.summary));
     }
 }

@@ -1,3 +1,5 @@
+use sha2::Digest;
+
 use super::*;
 use hashbench_core::Data;
 
@@ -140,6 +142,26 @@ fn same_label_and_cache_round_trip() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     let b = build_truth(&rule, &d, &split(), 0, Some(dir.path()), None).unwrap();
     assert_eq!(a, b);
+    // issue 57: a damaged cache (truncated, a flipped bit, an index beyond
+    // the database under a recomputed seal) is rebuilt, never read
+    let cached = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let whole = std::fs::read(&cached).unwrap();
+    let mut out_of_range = whole[..whole.len() - 32].to_vec();
+    out_of_range[16 + 4..16 + 8].copy_from_slice(&999u32.to_le_bytes());
+    let seal: [u8; 32] = sha2::Sha256::digest(&out_of_range).into();
+    out_of_range.extend(seal);
+    let mut flipped = whole.clone();
+    flipped[21] ^= 4;
+    for damaged in [whole[..whole.len() / 2].to_vec(), flipped, out_of_range] {
+        std::fs::write(&cached, &damaged).unwrap();
+        let c = build_truth(&rule, &d, &split(), 0, Some(dir.path()), None).unwrap();
+        assert_eq!(c, a);
+    }
     let e = build_truth(
         &TruthRule::KNearest {
             k: 40,

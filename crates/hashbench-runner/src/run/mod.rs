@@ -152,7 +152,11 @@ pub(crate) fn run_plan_as(
     debug_assert!(matches!(mode, Mode::Whole | Mode::StoredOnly));
     faer::set_global_parallelism(faer::Par::Seq);
     let clock = Clock::start();
-    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
+    // refusals are this run's from here on
+    let _ = store::take_refused();
+    let data = plan
+        .load(&ws.registry()?, &ws.data_roots)
+        .with_context(|| format!("{} [{}]", plan.id, plan.profile))?;
     if let Study::Normality(n) = &plan.study {
         let dir = ws.run_dir(plan);
         let (tables, counts, about) = normality::run(plan, n, &data, &dir, opts.force)?;
@@ -466,11 +470,16 @@ pub(crate) fn finish(
     ));
     // every table, the summary and run.json land together or not at all
     store::write_set(&files)?;
+    // each refused record once, however often it was looked up
+    let mut refused = store::take_refused();
+    refused.sort();
+    refused.dedup_by(|a, b| a.0 == b.0);
     Ok(RunOutcome {
         dir,
         counts,
         tables,
         summary,
+        refused,
     })
 }
 

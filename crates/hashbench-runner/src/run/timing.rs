@@ -22,6 +22,12 @@ struct Stored {
     timed: Vec<Timed>,
 }
 
+impl crate::store::Fingerprinted for Stored {
+    fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+}
+
 /// Whether `plan` times its fits by repeats: it asks for them, and one of
 /// its timing claims is testable on its profile.
 pub fn wanted(plan: &Plan) -> bool {
@@ -44,10 +50,9 @@ pub fn time(
     fit: impl Fn(&mut ChaCha8Rng) -> Result<Timed> + Send + Sync,
 ) -> Result<Vec<Timed>> {
     if let Some(stored) = (!force)
-        .then(|| std::fs::read_to_string(path).ok())
+        .then(|| crate::store::load::<Stored>(path, fingerprint))
         .flatten()
-        .and_then(|t| serde_json::from_str::<Stored>(&t).ok())
-        .filter(|s| s.fingerprint == fingerprint && s.timed.len() == repeats)
+        .filter(|s| s.timed.len() == repeats)
     {
         return Ok(stored.timed);
     }
@@ -64,6 +69,6 @@ pub fn time(
         fingerprint: fingerprint.to_string(),
         timed: timed.clone(),
     };
-    crate::store::write_atomically(path, serde_json::to_string(&stored)?.as_bytes())?;
+    crate::store::save(path, &stored)?;
     Ok(timed)
 }

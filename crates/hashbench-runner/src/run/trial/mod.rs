@@ -188,6 +188,18 @@ impl<'a> TrialContext<'a> {
         {
             parts.push(format!("tuned on {}", first.context));
         }
+        // and the choice itself: codes fitted from a record that is later
+        // refused or searched again are never reused under the new one
+        if m.spec.needs_tuning() {
+            let k_bits = self.plan.code_length(k);
+            parts.push(match self.stored_choice(m, k_bits) {
+                Some(rec) => format!(
+                    "tuned to {}",
+                    serde_json::to_string(&rec.spec).expect("a method spec serializes")
+                ),
+                None => "not tuned yet".into(),
+            });
+        }
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         fingerprint(&parts)
     }

@@ -51,23 +51,16 @@ impl TrialContext<'_> {
     /// the first draw's, see [`TrialContext::new`]), when it picks
     /// hyperparameters: read from the tuning store when present, else
     /// computed and stored ([`TrialContext::tune_ahead`] does this for every
-    /// pair before the trials, so they only read it). The key leaves out
-    /// trial and seed: tuning reads neither.
+    /// pair before the trials, so they only read it).
     pub(super) fn tuned(&self, m: &MethodEntry, bits: usize) -> Result<Option<TunedRecord>> {
         if !m.spec.needs_tuning() {
             return Ok(None);
         }
-        let on = self.first_draw.as_ref().unwrap_or(&self.training);
-        let key = fingerprint(&[
-            &on.context,
-            &m.params,
-            &m.spec.registration().tuned_since.to_string(),
-            &bits.to_string(),
-        ]);
-        let path = self.tuning_dir.join(format!("{key}.json"));
-        if let Some(rec) = store::load::<TunedRecord>(&path, &key) {
+        let (key, path) = self.tuning_record(m, bits);
+        if let Some(rec) = self.stored_choice(m, bits) {
             return Ok(Some(rec));
         }
+        let on = self.first_draw.as_ref().unwrap_or(&self.training);
         let t0 = Instant::now();
         let Some((spec, log)) = m.spec.tune(&on.set(m), bits)? else {
             return Ok(None);
@@ -81,4 +74,63 @@ impl TrialContext<'_> {
         store::save(&path, &rec)?;
         Ok(Some(rec))
     }
+
+    /// The key and path of `m`'s tuning record at `bits` on this training
+    /// set (or the first draw's). The key leaves out trial and seed: tuning
+    /// reads neither.
+    fn tuning_record(&self, m: &MethodEntry, bits: usize) -> (String, std::path::PathBuf) {
+        let on = self.first_draw.as_ref().unwrap_or(&self.training);
+        let key = fingerprint(&[
+            &on.context,
+            &m.params,
+            &m.spec.registration().tuned_since.to_string(),
+            &bits.to_string(),
+        ]);
+        let path = self.tuning_dir.join(format!("{key}.json"));
+        (key, path)
+    }
+
+    /// The stored choice of `m` at `bits`, when whole and one its search
+    /// could have made (else noted as refused, and searched again).
+    pub(super) fn stored_choice(&self, m: &MethodEntry, bits: usize) -> Option<TunedRecord> {
+        let (key, path) = self.tuning_record(m, bits);
+        let rec = store::load::<TunedRecord>(&path, &key)?;
+        match searched_for(&rec, m) {
+            Ok(()) => Some(rec),
+            Err(why) => {
+                store::refuse(&path, why);
+                None
+            }
+        }
+    }
+}
+
+/// Whether a stored choice is one `m`'s search could have made: the same
+/// method with the same parameters but its hyperparameters, fixed and
+/// within the method's own validated ranges.
+fn searched_for(rec: &TunedRecord, m: &MethodEntry) -> std::result::Result<(), String> {
+    let name = rec.spec.registration().name;
+    if name != m.spec.registration().name {
+        return Err(format!(
+            "it holds a choice of {name}, not of {}",
+            m.spec.registration().name
+        ));
+    }
+    rec.spec
+        .validate()
+        .map_err(|e| format!("its values are out of range: {e}"))?;
+    if rec.spec.needs_tuning() {
+        return Err("its hyperparameters are not fixed".into());
+    }
+    let without_choice = |spec: &hashbench_spec::methods::MethodSpec| {
+        let mut v = serde_json::to_value(spec).expect("a method spec serializes");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("hyperparameters");
+        }
+        v
+    };
+    if without_choice(&rec.spec) != without_choice(&m.spec) {
+        return Err("its other parameters are not the ones the spec gives".into());
+    }
+    Ok(())
 }
