@@ -215,6 +215,7 @@ pub fn fetch_collection(
     // written once every file has moved: a fetch stopped while moving is
     // not taken for a whole collection
     let marker = complete_marker(root, name);
+    paths::own_dir(root, &[Path::new(".collections")]).map_err(io(&marker))?;
     hashbench_data::atomic::write_atomically(&marker, b"").map_err(io(&marker))?;
     Ok(fetched)
 }
@@ -427,6 +428,10 @@ fn download(
         let tag = &sha256_hex(url.as_bytes())[..12];
         let done = staging.join(format!("{tag}-{}", file_name(url)));
         let part = staging.join(format!("{tag}-{}.part", file_name(url)));
+        // a download and its part are plain files of the work folder
+        for file in [&done, &part] {
+            paths::not_a_link(file).map_err(io(file))?;
+        }
         let bytes = if done.exists() {
             0
         } else {
