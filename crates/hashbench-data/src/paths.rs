@@ -34,6 +34,42 @@ pub fn inside(rel: &Path) -> io::Result<PathBuf> {
     Ok(out)
 }
 
+/// Reads a registry path through [`inside`] (`#[serde(deserialize_with =
+/// "crate::paths::relative")]`): refused where it is written, with its line.
+///
+/// # Errors
+/// An absolute path or one with `..`.
+pub fn relative<'de, D: serde::Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+    let p = <PathBuf as serde::Deserialize>::deserialize(d)?;
+    inside(&p).map(|_| p).map_err(serde::de::Error::custom)
+}
+
+/// [`relative`] of an optional path.
+///
+/// # Errors
+/// As [`relative`].
+pub fn relative_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    let p = <Option<PathBuf> as serde::Deserialize>::deserialize(d)?;
+    match p {
+        Some(p) => inside(&p)
+            .map(|_| Some(p))
+            .map_err(serde::de::Error::custom),
+        None => Ok(None),
+    }
+}
+
+/// [`relative`] of every path of a list.
+///
+/// # Errors
+/// As [`relative`], for the first path that leaves its root.
+pub fn relative_all<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    let ps = <Vec<PathBuf> as serde::Deserialize>::deserialize(d)?;
+    for p in &ps {
+        inside(p).map_err(serde::de::Error::custom)?;
+    }
+    Ok(ps)
+}
+
 /// Refuses a symbolic link at `path`, where a plain file or folder (or
 /// nothing yet) is expected.
 ///

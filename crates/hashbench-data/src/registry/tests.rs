@@ -204,3 +204,35 @@ fn the_first_root_holding_every_file_is_used_and_every_root_tried_is_named() {
         "{msg}"
     );
 }
+
+/// Issue 57: every registry path (files, `to`, `nested`, `source`, `holds`)
+/// stays inside its data root, refused where it is written.
+#[test]
+fn registry_paths_that_leave_the_data_root_are_refused_at_their_line() {
+    let entry = |field: &str| {
+        format!(
+            "[datasets.t]\ndescription = \"t\"\norigin = \"o\"\nobtain = \"x\"\n[[datasets.t.parts]]\nname = \"all\"\nformat = \"idx\"\n{field}\n"
+        )
+    };
+    for (field, path) in [
+        ("features = \"../../etc/passwd\"", "../../etc/passwd"),
+        (
+            "features = \"a.gz\"\nlabels = \"/etc/passwd\"",
+            "/etc/passwd",
+        ),
+    ] {
+        let e = toml::from_str::<Registry>(&entry(field))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("{path}: a path that leaves its folder")),
+            "{e}"
+        );
+        assert!(e.contains("line "), "{e}");
+    }
+    let good: Registry = toml::from_str(&entry("features = \"./a/b.gz\"")).unwrap();
+    assert_eq!(
+        good.datasets["t"].parts[0].features,
+        PathBuf::from("./a/b.gz")
+    );
+}
