@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use hashbench_data::registry::sha256_file;
 use hashbench_data::{CollectionEntry, DatasetEntry};
-use hashbench_fetch::{FetchError, compute_collection, fetch};
+use hashbench_fetch::{FetchError, Fetched, compute_collection, fetch};
 
 /// A one-thread HTTP/1.1 server: GET of a known path answers 200 (or 206
 /// for `Range: bytes=N-`); paths in `cut` get their first answer cut after
@@ -677,6 +677,18 @@ fn an_ftp_download_cut_halfway_resumes_with_a_restart() {
     );
 }
 
+/// Fetches the fixture's entry from a server holding `gz` as its download.
+fn fetch_toy(gz: Vec<u8>, root: &Path) -> Result<Fetched, FetchError> {
+    let (_, features, labels) = archive();
+    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    fetch("toy", &e, root, false)
+}
+
 /// A tar.gz of the fixture's two files plus `extra`: a member written by
 /// `add` (a link, a file with a given mode).
 fn archive_with(add: impl FnOnce(&mut tar::Builder<flate2::write::GzEncoder<Vec<u8>>>)) -> Vec<u8> {
@@ -703,7 +715,6 @@ fn archive_with(add: impl FnOnce(&mut tar::Builder<flate2::write::GzEncoder<Vec<
 #[test]
 fn links_in_an_archive_are_refused_and_modes_made_safe() {
     use std::os::unix::fs::PermissionsExt;
-    let (_, features, labels) = archive();
     let cases: [(&str, tar::EntryType, &str); 2] = [
         (
             "symbolic link (to /etc/hostname)",
@@ -725,16 +736,8 @@ fn links_in_an_archive_are_refused_and_modes_made_safe() {
             header.set_cksum();
             tar.append_link(&mut header, "toy/ok.txt", target).unwrap();
         });
-        let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
         let root = tempfile::tempdir().unwrap();
-        let e = entry(
-            &format!("{}/toy.tar.gz", server.base),
-            &sha256(&features),
-            &sha256(&labels),
-        );
-        let err = fetch("toy", &e, root.path(), false)
-            .unwrap_err()
-            .to_string();
+        let err = fetch_toy(gz, root.path()).unwrap_err().to_string();
         assert!(
             err.contains(&format!(
                 "member toy/ok.txt is a {said}, not a plain file or folder: refused"
@@ -755,14 +758,8 @@ fn links_in_an_archive_are_refused_and_modes_made_safe() {
         tar.append_data(&mut header, "toy/run.sh", b"#!".as_slice())
             .unwrap();
     });
-    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
     let root = tempfile::tempdir().unwrap();
-    let e = entry(
-        &format!("{}/toy.tar.gz", server.base),
-        &sha256(&features),
-        &sha256(&labels),
-    );
-    fetch("toy", &e, root.path(), false).unwrap();
+    fetch_toy(gz, root.path()).unwrap();
     let mode = std::fs::metadata(root.path().join("toy/run.sh"))
         .unwrap()
         .permissions()
@@ -776,21 +773,13 @@ fn links_in_an_archive_are_refused_and_modes_made_safe() {
 /// archive deleted) outside the data root.
 #[test]
 fn the_work_folder_and_registry_paths_stay_inside_the_data_root() {
-    let (gz, features, labels) = archive();
-    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+    let (gz, _, _) = archive();
     let root = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     std::fs::create_dir(outside.path().join("toy")).unwrap();
     std::fs::write(outside.path().join("toy/keep"), "keep").unwrap();
     std::os::unix::fs::symlink(outside.path(), root.path().join(".fetch")).unwrap();
-    let e = entry(
-        &format!("{}/toy.tar.gz", server.base),
-        &sha256(&features),
-        &sha256(&labels),
-    );
-    let err = fetch("toy", &e, root.path(), false)
-        .unwrap_err()
-        .to_string();
+    let err = fetch_toy(gz, root.path()).unwrap_err().to_string();
     assert!(err.contains(".fetch is a symbolic link (to "), "{err}");
     assert_eq!(files_under(outside.path()), ["toy", "toy/keep"]);
     // a nested path that climbs out of the data root
