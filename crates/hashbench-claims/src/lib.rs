@@ -210,8 +210,10 @@ pub struct WrittenFor {
 impl WrittenFor {
     /// Why a diagnosis written for this no longer fits a run of `profile`
     /// that gave `outcome` on `evidence`, if it does not: another outcome, or
-    /// no number of the evidence equal to `value` at its precision. `None`
-    /// also for another profile's run, which it does not describe.
+    /// not exactly one point value of the evidence (outside its intervals)
+    /// equal to `value` at its precision, or not exactly one occurrence of
+    /// a phrase. `None` also for another profile's run, which it does not
+    /// describe.
     pub fn stale(&self, profile: &str, outcome: Outcome, evidence: &str) -> Option<String> {
         if profile != self.profile {
             return None;
@@ -224,25 +226,47 @@ impl WrittenFor {
                 outcome.name()
             ));
         }
-        // a number is found at its own precision; a phrase ("0 of 35") as written
+        // a number is found at its own precision among the point values
+        // (never an interval's bound); a phrase ("0 of 35") as written
         let value = self.value.replace('\u{2212}', "-");
         let found = match value.parse::<f64>().ok().filter(|v| v.is_finite()) {
             Some(wanted) => {
                 let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
                 let scale = 10f64.powi(decimals as i32);
-                numbers_in(evidence)
+                numbers_in(&outside_intervals(evidence))
                     .into_iter()
-                    .any(|n| ((n * scale).round() - (wanted * scale).round()).abs() < 0.5)
+                    .filter(|n| ((n * scale).round() - (wanted * scale).round()).abs() < 0.5)
+                    .count()
             }
-            None => evidence.contains(self.value.as_str()),
+            None => evidence.matches(self.value.as_str()).count(),
         };
-        (!found).then(|| {
-            format!(
+        match found {
+            1 => None,
+            0 => Some(format!(
                 "written for a run whose evidence showed {}; this one's does not",
                 self.value
-            )
-        })
+            )),
+            n => Some(format!(
+                "its anchor {} occurs {n} times in this evidence, so it cannot say which value it explains; anchor it on one that occurs once",
+                self.value
+            )),
+        }
     }
+}
+
+/// `text` without its bracketed intervals (`[-0.0797, -0.0315]`).
+fn outside_intervals(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The decimal numbers of a text, signs included (`+0.0399`, `-3`, `12.5`).

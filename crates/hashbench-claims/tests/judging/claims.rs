@@ -67,12 +67,17 @@ fn a_fail_without_diagnosis_is_shown_undiagnosed_and_csv_quotes_fields() {
 
 #[test]
 fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
+    // B above A by b - 0.1 at 8 bits, 0.05 more at each longer code
     let failing = |b: f64| {
         let mut r = Run::default();
-        for x in [8, 16, 32] {
-            r = r
-                .queries("A", "f1-r0", x, 0.1, 0.01)
-                .queries("B", "f1-r0", x, b, 0.01);
+        for (i, x) in [8, 16, 32].into_iter().enumerate() {
+            r = r.queries("A", "f1-r0", x, 0.1, 0.01).queries(
+                "B",
+                "f1-r0",
+                x,
+                b + 0.05 * i as f64,
+                0.01,
+            );
         }
         r
     };
@@ -85,7 +90,7 @@ fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
         ))
         .unwrap()
     };
-    // A − B is -0.8000 at each length: the diagnosis cites -0.80
+    // A − B is -0.8000 at 8 bits (-0.85, -0.90 after): the diagnosis cites -0.80
     let v = &failing(0.9).judge(&written("paper", "fails", "-0.80"))[0];
     assert_eq!((v.outcome, v.stale.as_deref()), (Outcome::Fails, None));
     assert_eq!(v.shown_outcome(), "fails");
@@ -133,6 +138,38 @@ fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
     assert_eq!(v.stale, None);
     let v = &failing(0.9).judge(&written("paper", "fails", "A − B -0.7000"))[0];
     assert!(v.stale.is_some());
+    // issue 58: an anchor that matches more than one point value (-1 at
+    // no decimals is -0.80, -0.85 and -0.90 alike), a phrase that occurs
+    // three times, and an interval's bound say nothing about which value
+    // the diagnosis explains
+    let v = &failing(0.9).judge(&written("paper", "fails", "-1"))[0];
+    assert!(
+        v.stale
+            .as_deref()
+            .unwrap()
+            .contains("its anchor -1 occurs 3 times"),
+        "{v:?}"
+    );
+    let v = &failing(0.9).judge(&written("paper", "fails", "A − B"))[0];
+    assert!(
+        v.stale.as_deref().unwrap().contains("occurs 3 times"),
+        "{v:?}"
+    );
+    let bound = v
+        .evidence
+        .split('[')
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .trim()
+        .to_string();
+    let v = &failing(0.9).judge(&written("paper", "fails", &bound))[0];
+    assert!(
+        v.stale.as_deref().unwrap().contains("this one's does not"),
+        "an interval bound {bound} is no anchor: {v:?}"
+    );
     // `diagnosis_for` needs its diagnosis
     let e = plan(&CLAIM.replace(
         "kind = ",
