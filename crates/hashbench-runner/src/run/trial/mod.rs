@@ -6,9 +6,10 @@
 //! codes without refitting. The training set each method reads is
 //! `training`'s, the tuning cache `tuning`'s; the records are the store's.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
@@ -59,6 +60,10 @@ pub struct TrialContext<'a> {
     dir: PathBuf,
     eval_context: String,
     fits: AtomicUsize,
+    /// Each (method, code length)'s stored tuning choice as its fit
+    /// fingerprint writes it, read from the store once (a choice not made
+    /// yet is looked up again: tuning may store it later in the run).
+    choices: Mutex<HashMap<(usize, usize), String>>,
     /// Where tuned hyperparameters are stored (shared by every spec).
     tuning_dir: PathBuf,
     /// Where every fit's codes are also stored by fit fingerprint, so a spec
@@ -158,6 +163,7 @@ impl<'a> TrialContext<'a> {
             dir: dir.to_path_buf(),
             eval_context,
             fits: AtomicUsize::new(0),
+            choices: Mutex::new(HashMap::new()),
             tuning_dir: ws.tuning(),
             shared_codes_dir: ws.cache().join("codes"),
         })
@@ -191,17 +197,33 @@ impl<'a> TrialContext<'a> {
         // and the choice itself: codes fitted from a record that is later
         // refused or searched again are never reused under the new one
         if m.spec.needs_tuning() {
-            let k_bits = self.plan.code_length(k);
-            parts.push(match self.stored_choice(m, k_bits) {
-                Some(rec) => format!(
-                    "tuned to {}",
-                    serde_json::to_string(&rec.spec).expect("a method spec serializes")
-                ),
+            parts.push(match self.choice(k.method, self.plan.code_length(k)) {
+                Some(spec) => format!("tuned to {spec}"),
                 None => "not tuned yet".into(),
             });
         }
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         fingerprint(&parts)
+    }
+
+    /// The stored tuning choice of method `method` at `bits`, as JSON.
+    fn choice(&self, method: usize, bits: usize) -> Option<String> {
+        let cached = self
+            .choices
+            .lock()
+            .expect("no holder panics")
+            .get(&(method, bits))
+            .cloned();
+        if cached.is_some() {
+            return cached;
+        }
+        let rec = self.stored_choice(&self.study.methods[method], bits)?;
+        let spec = serde_json::to_string(&rec.spec).expect("a method spec serializes");
+        self.choices
+            .lock()
+            .expect("no holder panics")
+            .insert((method, bits), spec.clone());
+        Some(spec)
     }
 
     fn eval_fingerprint(&self, k: &TrialKey) -> String {
