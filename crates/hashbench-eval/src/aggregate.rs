@@ -43,10 +43,64 @@ pub fn ball_retrieval(
     (taken as f64, hits)
 }
 
-/// Per-query precision (with the empty policy; NaN where it skips the
-/// query), recall (NaN without relevant items unless empty balls score 1)
-/// and failure (1 for an empty ball) of the Hamming ball at `radius`, or of
-/// its `top` nearest items ([`ball_retrieval`]).
+/// One query's scores at `radius` (or of its `top` nearest there,
+/// [`ball_retrieval`]) from its counts per Hamming distance and its number
+/// of relevant items.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BallScores {
+    /// Items retrieved (an expectation when ties are cut).
+    pub retrieved: f64,
+    /// Precision; an empty ball's follows the policy, NaN where it is left out.
+    pub precision: f64,
+    /// Recall; NaN without relevant items unless empty balls score 1.
+    pub recall: f64,
+}
+
+impl BallScores {
+    /// Scores one query's ball under `empty`.
+    pub fn of(
+        at_distance: &[u32],
+        relevant_at_distance: &[u32],
+        n_relevant: usize,
+        radius: u32,
+        top: Option<usize>,
+        empty: EmptyPolicy,
+    ) -> Self {
+        let (retrieved, hits) = ball_retrieval(at_distance, relevant_at_distance, radius, top);
+        let precision = match empty {
+            _ if retrieved > 0.0 => hits / retrieved,
+            EmptyPolicy::Zero => 0.0,
+            EmptyPolicy::One => 1.0,
+            EmptyPolicy::Skip => f64::NAN,
+        };
+        let recall = if n_relevant > 0 {
+            hits / n_relevant as f64
+        } else if empty == EmptyPolicy::One {
+            1.0
+        } else {
+            f64::NAN
+        };
+        BallScores {
+            retrieved,
+            precision,
+            recall,
+        }
+    }
+}
+
+/// The F1 of the mean precision and the mean recall over the queries whose
+/// values are not NaN (0 when both means are 0).
+pub fn f1_of_means(precisions: &[f64], recalls: &[f64]) -> f64 {
+    let (p, r) = (mean_counted(precisions), mean_counted(recalls));
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
+}
+
+/// Per-query precision, recall ([`BallScores`]) and failure (1 for an empty
+/// ball) of the Hamming ball at `radius`, or of its `top` nearest items.
 fn ball_parts(
     stats: &[QueryStats],
     radius: u32,
@@ -57,22 +111,17 @@ fn ball_parts(
     let mut recalls = Vec::with_capacity(stats.len());
     let mut failed = Vec::with_capacity(stats.len());
     for s in stats {
-        let (retrieved, hits) =
-            ball_retrieval(&s.at_distance, &s.relevant_at_distance, radius, top);
-        failed.push(if retrieved == 0.0 { 1.0 } else { 0.0 });
-        precisions.push(match empty {
-            _ if retrieved > 0.0 => hits / retrieved,
-            EmptyPolicy::Zero => 0.0,
-            EmptyPolicy::One => 1.0,
-            EmptyPolicy::Skip => f64::NAN,
-        });
-        recalls.push(if s.n_relevant > 0 {
-            hits / s.n_relevant as f64
-        } else if empty == EmptyPolicy::One {
-            1.0
-        } else {
-            f64::NAN
-        });
+        let scores = BallScores::of(
+            &s.at_distance,
+            &s.relevant_at_distance,
+            s.n_relevant,
+            radius,
+            top,
+            empty,
+        );
+        failed.push(if scores.retrieved == 0.0 { 1.0 } else { 0.0 });
+        precisions.push(scores.precision);
+        recalls.push(scores.recall);
     }
     [precisions, recalls, failed]
 }
@@ -146,12 +195,7 @@ pub(crate) fn aggregate(
 /// ([`ball_parts`]), and its per-query parts.
 fn f1_of_parts(name: &str, parts: [Vec<f64>; 3], out: &mut MetricValues) {
     let [precisions, recalls, _] = parts;
-    let (p, r) = (mean_counted(&precisions), mean_counted(&recalls));
-    let f1 = if p + r > 0.0 {
-        2.0 * p * r / (p + r)
-    } else {
-        0.0
-    };
+    let f1 = f1_of_means(&precisions, &recalls);
     out.scalars.push((name.to_string(), f1));
     let parts: Vec<Vec<f32>> = [precisions, recalls]
         .into_iter()

@@ -13,7 +13,7 @@ mod pooled_ball;
 mod query_values;
 mod values;
 
-pub use aggregate::ball_retrieval;
+pub use aggregate::{BallScores, ball_retrieval, f1_of_means};
 pub use evaluate::{evaluate, label_map, model_label_map};
 pub use inputs::EvalInputs;
 pub use kernel_search::{SearchInputs, SearchSpec, vote};

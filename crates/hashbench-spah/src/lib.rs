@@ -166,6 +166,14 @@ pub struct SpahParams<H: HashKind> {
         skip_serializing_if = "is_default_cv_neighbours"
     )]
     pub cv_neighbours: usize,
+    /// The Hamming radius the cross-validation retrieves within: the
+    /// figure's own (1, the default and Figs. 3-6's; Figs. 7-8: 16, Fig. 9:
+    /// 8). Left out of the stored settings at 1, as `cv_neighbours` at 25.
+    #[serde(
+        default = "default_cv_radius",
+        skip_serializing_if = "is_default_cv_radius"
+    )]
+    pub cv_radius: u32,
     #[serde(skip)]
     kind: PhantomData<H>,
 }
@@ -191,6 +199,12 @@ fn default_cv_neighbours() -> usize {
 fn is_default_cv_neighbours(k: &usize) -> bool {
     *k == tune::TRUTH_NEIGHBOURS
 }
+fn default_cv_radius() -> u32 {
+    1
+}
+fn is_default_cv_radius(r: &u32) -> bool {
+    *r == default_cv_radius()
+}
 fn default_iterations() -> usize {
     30
 }
@@ -214,6 +228,7 @@ impl<H: HashKind> Default for SpahParams<H> {
             cv_truth: default_cv_truth(),
             cv_empty: default_cv_empty(),
             cv_neighbours: default_cv_neighbours(),
+            cv_radius: default_cv_radius(),
             kind: PhantomData,
         }
     }

@@ -456,7 +456,7 @@ fn the_search_scores_the_top_25_within_radius_one_as_the_experiments_do() {
     let db = BitCodes::from_fn(40, 2, |i, _| i >= 30);
     let q = BitCodes::from_fn(1, 2, |_, _| false);
     let truth = vec![(0..10).collect::<Vec<u32>>()];
-    let f1 = top_within_radius_f1(&db, &q, &truth, 25, EmptyPolicy::One);
+    let f1 = top_within_radius_f1(&db, &q, &truth, 1, 25, EmptyPolicy::One);
     assert!((f1 - 10.0 / 21.0).abs() < 1e-12, "{f1}");
     // a second query, 11 on 4 bits against a database of 0000: its ball is
     // empty; the first (0000) retrieves its 4 relevant items exactly.
@@ -464,10 +464,86 @@ fn the_search_scores_the_top_25_within_radius_one_as_the_experiments_do() {
     let db = BitCodes::from_fn(4, 4, |_, _| false);
     let q = BitCodes::from_fn(2, 4, |i, j| i == 1 && j < 2);
     let truth = vec![vec![0, 1, 2, 3], vec![0, 1]];
-    let one = top_within_radius_f1(&db, &q, &truth, 25, EmptyPolicy::One);
+    let one = top_within_radius_f1(&db, &q, &truth, 1, 25, EmptyPolicy::One);
     assert!((one - 2.0 / 3.0).abs() < 1e-12, "{one}");
-    let zero = top_within_radius_f1(&db, &q, &truth, 25, EmptyPolicy::Zero);
+    let zero = top_within_radius_f1(&db, &q, &truth, 1, 25, EmptyPolicy::Zero);
     assert!((zero - 0.5).abs() < 1e-12, "{zero}");
+}
+
+#[test]
+fn the_search_retrieves_within_the_figures_radius_and_agrees_with_the_experiments_metric() {
+    use hashbench_core::BitCodes;
+    use hashbench_eval::EmptyPolicy;
+    use hashbench_eval::{EvalInputs, MetricSpec, evaluate};
+
+    use crate::tune::top_within_radius_f1;
+    // Query 0000 against 8 items: 2 at distance 0 (items 0, 1), 2 at
+    // distance 1 (2, 3), 4 at distance 2 (4..8); relevant: 1, 3, 4, 5.
+    // Radius 1, top 3: the 2 at distance 0 and one of the 2 at distance 1,
+    // hits 1 + 1/2 = 1.5, P = 1/2, R = 3/8. Radius 2, top 3: the same 3 (the
+    // cut is at distance 1). Radius 2, top 6: 4 items, then 2 of the 4 at
+    // distance 2 (hits 2 + 2·2/4 = 3), P = 1/2, R = 3/4.
+    let word = |i: usize, j: usize| match i {
+        0 | 1 => false,
+        2 | 3 => j == 0,
+        _ => j < 2,
+    };
+    let db = BitCodes::from_fn(8, 4, word);
+    let q = BitCodes::from_fn(1, 4, |_, _| false);
+    let truth = vec![vec![1u32, 3, 4, 5]];
+    let f1 = |p: f64, r: f64| 2.0 * p * r / (p + r);
+    let at = |radius, top| top_within_radius_f1(&db, &q, &truth, radius, top, EmptyPolicy::One);
+    assert!((at(1, 3) - f1(0.5, 0.375)).abs() < 1e-12, "{}", at(1, 3));
+    assert!((at(2, 3) - at(1, 3)).abs() < 1e-12);
+    assert!((at(2, 6) - f1(0.5, 0.75)).abs() < 1e-12, "{}", at(2, 6));
+    assert!((at(1, 6) - f1(0.5, 0.5)).abs() < 1e-12, "{}", at(1, 6));
+    // a radius beyond the code length is the whole code space
+    assert!((at(40, 8) - f1(0.5, 1.0)).abs() < 1e-12, "{}", at(40, 8));
+
+    // The same F1 as the experiments' `top-within-radius` on random codes.
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let db = BitCodes::from_fn(300, 12, |_, _| rng.random_bool(0.3));
+    let q = BitCodes::from_fn(40, 12, |_, _| rng.random_bool(0.3));
+    let truth: Vec<Vec<u32>> = (0..40)
+        .map(|i| {
+            let mut t: Vec<u32> = (0..20).map(|j| ((i * 37 + j * 11) % 300) as u32).collect();
+            t.sort_unstable();
+            t.dedup();
+            t
+        })
+        .collect();
+    for radius in [0, 1, 3, 6] {
+        for empty in [EmptyPolicy::One, EmptyPolicy::Zero, EmptyPolicy::Skip] {
+            let spec = MetricSpec::TopWithinRadius {
+                k: 20,
+                radius,
+                empty,
+            };
+            let ground_truth = hashbench_core::GroundTruth::Lists {
+                n_db: 300,
+                lists: truth.clone(),
+            };
+            let order: Vec<u32> = (0..300).collect();
+            let values = evaluate(
+                std::slice::from_ref(&spec),
+                &EvalInputs {
+                    db: &db,
+                    queries: &q,
+                    truth: &ground_truth,
+                    bit_weights: None,
+                    tie_order: &order,
+                    search: None,
+                },
+            );
+            let name = &spec.scalar_names()[2];
+            let expected = values.scalars.iter().find(|(n, _)| n == name).unwrap().1;
+            let got = top_within_radius_f1(&db, &q, &truth, radius, 20, empty);
+            assert!(
+                (got - expected).abs() < 1e-12,
+                "radius {radius}, {empty:?}: {got} against the experiments' {expected}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -6,9 +6,9 @@
 //! database, as in the experiments: codes and hash function learnt on the
 //! database folds, both sides encoded by the hash function, scored by the
 //! experiments' own measure (Sec. 5.1.3): the F1 of the mean precision and
-//! recall of the top 25 items by Hamming distance within radius 1 (the
-//! paper's operating radius; ties at the 25th distance in expectation),
-//! against the figure's truth (the 25 nearest database items, or those of the
+//! recall of the top 25 items by Hamming distance within the figure's
+//! radius (`cv_radius`: 1, the operating radius of Figs. 3-6 and Table I;
+//! ties at the 25th distance in expectation), against the figure's truth (the 25 nearest database items, or those of the
 //! held-out item's label) under the figure's empty-ball policy. The folds
 //! cover a sample of 5/8 of the training set unless `cv_items` says
 //! otherwise ([`default_items`]): each fold's database holds half the
@@ -42,7 +42,7 @@ use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_nearest, k_nearest_same_label};
 use hashbench_core::search::hamming_distances;
 use hashbench_core::{BitCodes, Data, HashModel};
-use hashbench_eval::{EmptyPolicy, ball_retrieval};
+use hashbench_eval::{BallScores, EmptyPolicy, f1_of_means};
 use hashbench_solvers::{KnnGraph, SolverError};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -59,8 +59,6 @@ pub const FOLDS: usize = 5;
 /// Neighbours that make the held-out truth, and items retrieved, unless
 /// `cv_neighbours` says otherwise (Figs. 3-6: 25).
 pub const TRUTH_NEIGHBOURS: usize = 25;
-/// The radius the search scores at (the paper's operating radius).
-pub const RADIUS: u32 = 1;
 /// The outcome: the best setting, its mean held-out score, the items used
 /// and each axis's refinement.
 pub struct Choice<F> {
@@ -413,6 +411,8 @@ struct Fold<H: HashKind> {
     /// Each held-out item's relevant database items, sorted.
     truth: Vec<Vec<u32>>,
     empty: EmptyPolicy,
+    /// The radius scored at (the figure's).
+    radius: u32,
     /// Items retrieved at most (the truth's size).
     top: usize,
     fold: usize,
@@ -455,6 +455,7 @@ impl<H: HashKind> Fold<H> {
             queries: Data::Dense(x_q),
             truth,
             empty: params.cv_empty,
+            radius: params.cv_radius,
             top: k,
             fold,
         }
@@ -480,6 +481,7 @@ impl<H: HashKind> Fold<H> {
             &encode(&self.db)?,
             &encode(&self.queries)?,
             &self.truth,
+            self.radius,
             self.top,
             self.empty,
         ))
@@ -488,20 +490,22 @@ impl<H: HashKind> Fold<H> {
 
 /// The experiments' F1 (Sec. 5.1.3) of `queries` in `db` against `truth`
 /// (sorted relevant ids per query): the F1 of the mean precision and recall
-/// of the top `top` items by Hamming distance within radius 1 (ties at the
-/// cut distance in expectation, as `hashbench_eval::ball_retrieval`), an
-/// empty ball's precision following `empty` (1 under `one`, 0 under `zero`,
-/// left out under `skip`). 0 when both means are 0.
+/// ([`hashbench_eval::f1_of_means`]) of the top `top` items by Hamming
+/// distance within `radius` (ties at the cut distance in expectation), an
+/// empty ball's precision following `empty`, as the experiments'
+/// `top-within-radius` metric scores it ([`BallScores`]).
 pub fn top_within_radius_f1(
     db: &BitCodes,
     queries: &BitCodes,
     truth: &[Vec<u32>],
+    radius: u32,
     top: usize,
     empty: EmptyPolicy,
 ) -> f64 {
-    let (mut precision, mut precision_count, mut recall, mut recall_count) = (0.0, 0, 0.0, 0);
-    let mut at = [0u32; RADIUS as usize + 1];
-    let mut relevant_at = [0u32; RADIUS as usize + 1];
+    let slots = (radius as usize).min(db.n_bits()) + 1;
+    let (mut at, mut relevant_at) = (vec![0u32; slots], vec![0u32; slots]);
+    let mut precisions = Vec::with_capacity(truth.len());
+    let mut recalls = Vec::with_capacity(truth.len());
     for (q, relevant) in truth.iter().enumerate() {
         at.fill(0);
         relevant_at.fill(0);
@@ -509,35 +513,14 @@ pub fn top_within_radius_f1(
             .into_iter()
             .enumerate()
         {
-            if d <= RADIUS {
-                at[d as usize] += 1;
+            if let Some(n) = at.get_mut(d as usize) {
+                *n += 1;
                 relevant_at[d as usize] += u32::from(relevant.binary_search(&(j as u32)).is_ok());
             }
         }
-        let (retrieved, hits) = ball_retrieval(&at, &relevant_at, RADIUS, Some(top));
-        let p = if retrieved > 0.0 {
-            Some(hits / retrieved)
-        } else {
-            match empty {
-                EmptyPolicy::One => Some(1.0),
-                EmptyPolicy::Zero => Some(0.0),
-                EmptyPolicy::Skip => None,
-            }
-        };
-        if let Some(p) = p {
-            precision += p;
-            precision_count += 1;
-        }
-        if !relevant.is_empty() {
-            recall += hits / relevant.len() as f64;
-            recall_count += 1;
-        }
+        let scores = BallScores::of(&at, &relevant_at, relevant.len(), radius, Some(top), empty);
+        precisions.push(scores.precision);
+        recalls.push(scores.recall);
     }
-    let p = precision / precision_count.max(1) as f64;
-    let r = recall / recall_count.max(1) as f64;
-    if p + r > 0.0 {
-        2.0 * p * r / (p + r)
-    } else {
-        0.0
-    }
+    f1_of_means(&precisions, &recalls)
 }
