@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 use faer::{Mat, MatRef};
-use hashbench_core::linalg::{for_each_column_mut, product};
+use hashbench_core::linalg::{for_each_column_mut, product, product_into};
 use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
@@ -62,17 +62,24 @@ pub struct RbmModel {
 
 /// σ(a W + 1 bᵀ).
 fn activate(a: MatRef<'_, f64>, w: MatRef<'_, f64>, b: &[f64]) -> Mat<f64> {
+    let mut z = Mat::zeros(a.nrows(), w.ncols());
+    activate_into(&mut z, a, w, b);
+    z
+}
+
+/// σ(a W + 1 bᵀ) written over `z` (a kept buffer, resized to fit).
+fn activate_into(z: &mut Mat<f64>, a: MatRef<'_, f64>, w: MatRef<'_, f64>, b: &[f64]) {
     // the logistic 1 / (1 + e^-x), the argument clamped to ±40 (σ is within
     // 5e-18 of 0 or 1 there), by the vectorised exponential
-    let mut z = product(a, w);
-    for_each_column_mut(&mut z, |j, column| {
+    z.resize_with(a.nrows(), w.ncols(), |_, _| 0.0);
+    product_into(z.as_mut(), a, w);
+    for_each_column_mut(z, |j, column| {
         column
             .iter_mut()
             .for_each(|v| *v = -(*v + b[j]).clamp(-40.0, 40.0));
         exp_in_place(column);
         column.iter_mut().for_each(|v| *v = 1.0 / (1.0 + *v));
     });
-    z
 }
 
 /// Trains one RBM by CD-1 on the rows of `v`; returns the layer and the mean
@@ -95,7 +102,15 @@ pub fn pretrain_layer(
     // the items as columns: a mini-batch is gathered from contiguous copies
     // instead of one scattered read per entry
     let items = v.transpose().to_owned();
+    // one batch's buffers, kept across batches
     let mut v0 = Mat::<f64>::zeros(0, a);
+    let (mut h0p, mut h0, mut v1, mut h1p) = (
+        Mat::<f64>::zeros(0, units),
+        Mat::<f64>::zeros(0, units),
+        Mat::<f64>::zeros(0, a),
+        Mat::<f64>::zeros(0, units),
+    );
+    let (mut pos, mut neg) = (Mat::<f64>::zeros(a, units), Mat::<f64>::zeros(a, units));
     for epoch in 0..p.epochs {
         let momentum = if epoch < p.epochs / 2 { 0.5 } else { 0.9 };
         order.shuffle(rng);
@@ -108,14 +123,19 @@ pub fn pretrain_layer(
                     v0[(i, j)] = value;
                 }
             }
-            let h0p = activate(v0.as_ref(), w.as_ref(), &bh);
-            let h0 = Mat::from_fn(h0p.nrows(), units, |i, j| {
-                f64::from(u8::from(rng.random::<f64>() < h0p[(i, j)]))
-            });
-            let v1 = activate(h0.as_ref(), w.transpose(), &bv);
-            let h1p = activate(v1.as_ref(), w.as_ref(), &bh);
-            let pos = product(v0.transpose(), h0p.as_ref());
-            let neg = product(v1.transpose(), h1p.as_ref());
+            activate_into(&mut h0p, v0.as_ref(), w.as_ref(), &bh);
+            // the hidden states sampled in column-major order, as
+            // `Mat::from_fn` fills
+            h0.resize_with(chunk.len(), units, |_, _| 0.0);
+            for j in 0..units {
+                for (h, &p) in h0.col_as_slice_mut(j).iter_mut().zip(h0p.col_as_slice(j)) {
+                    *h = f64::from(u8::from(rng.random::<f64>() < p));
+                }
+            }
+            activate_into(&mut v1, h0.as_ref(), w.transpose(), &bv);
+            activate_into(&mut h1p, v1.as_ref(), w.as_ref(), &bh);
+            product_into(pos.as_mut(), v0.transpose(), h0p.as_ref());
+            product_into(neg.as_mut(), v1.transpose(), h1p.as_ref());
             // column by column over contiguous slices (the sums in row order)
             let rate = p.learning_rate;
             for j in 0..units {
