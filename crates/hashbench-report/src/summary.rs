@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use hashbench_eval::TiePolicy;
+use hashbench_eval::{MetricSpec, TiePolicy};
 
 use super::cost::{Cost, RunSeconds};
 use super::row_labels;
@@ -347,13 +347,21 @@ fn write_degenerate(s: &mut String, plan: &Plan, t: &ResultTables) {
             .filter(|&b| radius as usize >= b)
             .map(|b| b.to_string())
             .collect();
-        if !reached.is_empty() {
-            lines.push(format!(
-                "- `{}` at {} bits: radius {radius} reaches the code length, so the ball is the whole database and the value the base rate, whatever the codes",
-                m.scalar_names().join("`, `"),
-                reached.join(", ")
-            ));
+        if reached.is_empty() {
+            continue;
         }
+        let what = match m {
+            MetricSpec::TopWithinRadius { k, .. } => format!(
+                "the ball is the whole database and its top {k} are those of the plain Hamming ranking, not the base rate"
+            ),
+            _ => "the ball is the whole database and the value the base rate, whatever the codes"
+                .to_string(),
+        };
+        lines.push(format!(
+            "- `{}` at {} bits: radius {radius} reaches the code length, so {what}",
+            m.scalar_names().join("`, `"),
+            reached.join(", ")
+        ));
     }
     if !lines.is_empty() {
         let _ = writeln!(s, "\n## Degenerate results\n\n{}", lines.join("\n"));

@@ -1235,7 +1235,10 @@ fn degenerate_results_are_flagged_in_the_summary() {
             "",
         )
         .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")
-        .replace("radius = 2", "radius = 8");
+        .replace(
+            "radius = 2",
+            "radius = 8\n[[metrics]]\nmetric = \"top-within-radius\"\nk = 5\nradius = 8",
+        );
     std::fs::write(&spec, text).unwrap();
     let run = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
     let s = &run.summary;
@@ -1248,7 +1251,13 @@ fn degenerate_results_are_flagged_in_the_summary() {
     );
     assert!(
         section.contains("- `precision-r8`")
-            && section.contains("at 8 bits: radius 8 reaches the code length"),
+            && section.contains("at 8 bits: radius 8 reaches the code length, so the ball is the whole database and the value the base rate"),
+        "{section}"
+    );
+    // the top k within a whole-database ball are a ranking's, not the base rate
+    assert!(
+        section.contains("`f1-r8-top5`")
+            && section.contains("so the ball is the whole database and its top 5 are those of the plain Hamming ranking, not the base rate"),
         "{section}"
     );
     // a scale sampled from more items than there are: said, not silently capped
