@@ -1534,9 +1534,9 @@ fn planning_several_specs_checks_each_and_refuses_one_id_twice() {
 }
 
 /// Issue 57, cases 7 and 8, and the property of stored records: whatever
-/// happens to a stored record (truncated, a flipped bit, two values
-/// swapped, random bytes), a rerun refuses it and recomputes, or reads it
-/// whole: the tables never change. A tuning record of another method, or
+/// happens to a stored record (trial, codes, tuning or ground-truth cache;
+/// truncated, a flipped bit, two values swapped, random bytes), a rerun
+/// refuses it and recomputes, or reads it whole: the tables never change. A tuning record of another method, or
 /// one whose values were edited, is refused and searched again.
 #[test]
 fn damaged_or_edited_stored_records_are_refused_and_never_change_a_number() {
@@ -1556,12 +1556,19 @@ fn damaged_or_edited_stored_records_are_refused_and_never_change_a_number() {
         let mut files = walk(&firsts[k].dir.join("trials"));
         files.extend(walk(&firsts[k].dir.join("codes")));
         if k == 1 {
+            // its tuning record and its k-nearest truth's cache
             files.extend(walk(&ws.tuning()));
+            files.extend(walk(&ws.cache()));
         }
         files.sort();
         files
     };
+    assert!(
+        stored(1).iter().any(|p| p.starts_with(ws.cache())),
+        "the truth cache is among the records drawn"
+    );
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(57);
+    let mut drawn_cache = false;
     for case in 0..48 {
         let k = case % 2;
         let files = stored(k);
@@ -1584,6 +1591,7 @@ fn damaged_or_edited_stored_records_are_refused_and_never_change_a_number() {
                 (0..bytes.len()).map(|_| rng.random::<u8>()).collect(),
             ),
         };
+        drawn_cache |= file.starts_with(ws.cache());
         std::fs::write(file, &damaged).unwrap();
         let again = run_plan(&ws, &plans[k], &RunOptions::default()).unwrap();
         let what = format!("case {case}: {} {how}", file.display());
@@ -1604,6 +1612,7 @@ fn damaged_or_edited_stored_records_are_refused_and_never_change_a_number() {
             );
         }
     }
+    assert!(drawn_cache, "no case damaged the truth cache");
     // a whole, sealed tuning record of another method (case 7) is refused
     // and searched again: SH_SVM's row is SH_SVM's
     let record = walk(&ws.tuning()).remove(0);
