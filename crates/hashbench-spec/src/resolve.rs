@@ -19,8 +19,10 @@ use super::{
 /// is allocated.
 const MAX_PLANNED_TRIALS: usize = 1_000_000;
 /// The most sequential refits a timing point takes: each refits every method
-/// at every point alone, and a timing claim needs 3.
+/// at every point alone.
 const MAX_TIMING_REPEATS: usize = 20;
+/// The fewest timing refits a spec may ask for (besides 0, none).
+const MIN_TIMING_REPEATS: usize = 5;
 /// The longest id or profile name: each names a folder of the results.
 const MAX_NAME_LEN: usize = 64;
 
@@ -202,6 +204,12 @@ impl Spec {
         let trials = laid.trials;
         if trials == 0 {
             bail!("{file}: trials must be at least 1 (profile `{profile}`)");
+        }
+        if (1..MIN_TIMING_REPEATS).contains(&laid.timing_repeats) {
+            bail!(
+                "{file}: timing_repeats = {} is fewer than {MIN_TIMING_REPEATS} (profile `{profile}`): a timing claim is judged on the spread of the refits, which a few cannot show (0 turns the refits off)",
+                laid.timing_repeats
+            );
         }
         if laid.timing_repeats > MAX_TIMING_REPEATS {
             bail!(

@@ -578,6 +578,20 @@ fn a_tolerance_that_passes_noise_and_a_rank_cut_of_one_are_refused() {
         e.contains("timing_repeats = 1000000000 is more than 20 (profile `ci`)"),
         "{e}"
     );
+    // fewer than 5 refits cannot show a timing's spread; 0 turns them off
+    let e = plan_err(&with_ci("timing_repeats = 3"), "ci");
+    assert!(
+        e.contains("timing_repeats = 3 is fewer than 5 (profile `ci`)"),
+        "{e}"
+    );
+    assert_eq!(
+        parse(&with_ci("timing_repeats = 0"))
+            .unwrap()
+            .plan("ci")
+            .unwrap()
+            .timing_repeats,
+        0
+    );
     assert_eq!(
         parse(&with_ci("timing_repeats = 20"))
             .unwrap()
@@ -637,8 +651,8 @@ fn line_with(text: &str, needle: &str) -> usize {
 #[test]
 fn a_profile_lays_any_top_level_key_and_errors_name_the_line_it_stands_on() {
     let with_ci = |extra: &str| GOOD.replacen("trials = 1\n", &format!("trials = 1\n{extra}\n"), 1);
-    let spec = parse(&with_ci("timing_repeats = 2")).unwrap();
-    assert_eq!(spec.plan("ci").unwrap().timing_repeats, 2);
+    let spec = parse(&with_ci("timing_repeats = 6")).unwrap();
+    assert_eq!(spec.plan("ci").unwrap().timing_repeats, 6);
     assert_eq!(spec.plan("paper").unwrap().timing_repeats, 0);
     // a profile's value of the wrong type: its own line, not the top level's
     let text = with_ci("timing_repeats = \"two\"");

@@ -360,47 +360,48 @@ impl<'a> TrialContext<'a> {
         Ok(codes)
     }
 
-    /// The timed refits of trial `k` ([`timing::time`]): `repeats` fits with
-    /// its seed and tuned hyperparameters, each followed by encoding the
-    /// database and the queries; nothing is stored but the times, which
-    /// `force` redoes.
+    /// The timing cell of trial `k` ([`timing::time`]): a refit with its
+    /// seed and tuned hyperparameters, followed by encoding the database and
+    /// the queries; nothing is stored but the times.
     ///
     /// # Errors
-    /// A fit or encode failure naming the trial, or a failed write.
-    pub fn time_fits(&self, k: &TrialKey, repeats: usize, force: bool) -> Result<Vec<Timed>> {
+    /// Its tuning failing; the refit's errors name the trial.
+    pub fn timing_cell(&self, k: &TrialKey) -> Result<timing::Cell<'_>> {
         let m = &self.study.methods[k.method];
         let bits = self.plan.code_length(k);
-        let name = || {
-            format!(
-                "{} [{}]: timing {} at {} bits",
-                self.plan.id, self.plan.profile, m.label, k.bits
-            )
-        };
+        let name = format!(
+            "{} [{}]: timing {} at {} bits",
+            self.plan.id, self.plan.profile, m.label, k.bits
+        );
         let tuned = self
             .tuned(m, bits)
-            .map_err(|e| anyhow!("{}: tuning failed: {e}", name()))?;
-        let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
+            .map_err(|e| anyhow!("{name}: tuning failed: {e}"))?;
         let training = self.training.set(m);
-        let path = self.record_path(k).with_extension("timings.json");
-        timing::time(&path, &self.fit_fingerprint(k), k, repeats, force, |rng| {
-            let t0 = Instant::now();
-            let model = spec
-                .fit(&training, bits, rng)
-                .map_err(|e| anyhow!("{}: fit failed: {e}", name()))?;
-            let fit = t0.elapsed().as_secs_f64();
-            let t1 = Instant::now();
-            model
-                .encode(&self.database)
-                .map_err(|e| anyhow!("{}: encoding failed: {e}", name()))?;
-            let t2 = Instant::now();
-            model
-                .encode(&self.queries)
-                .map_err(|e| anyhow!("{}: encoding failed: {e}", name()))?;
-            Ok(Timed {
-                fit,
-                encode: t1.elapsed().as_secs_f64(),
-                query_encode: t2.elapsed().as_secs_f64(),
-            })
+        Ok(timing::Cell {
+            path: self.record_path(k).with_extension("timings.json"),
+            fingerprint: self.fit_fingerprint(k),
+            seed: k.seed,
+            refit: Box::new(move |rng| {
+                let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
+                let t0 = Instant::now();
+                let model = spec
+                    .fit(&training, bits, rng)
+                    .map_err(|e| anyhow!("{name}: fit failed: {e}"))?;
+                let fit = t0.elapsed().as_secs_f64();
+                let t1 = Instant::now();
+                model
+                    .encode(&self.database)
+                    .map_err(|e| anyhow!("{name}: encoding failed: {e}"))?;
+                let t2 = Instant::now();
+                model
+                    .encode(&self.queries)
+                    .map_err(|e| anyhow!("{name}: encoding failed: {e}"))?;
+                Ok(Timed {
+                    fit,
+                    encode: t1.elapsed().as_secs_f64(),
+                    query_encode: t2.elapsed().as_secs_f64(),
+                })
+            }),
         })
     }
 
