@@ -98,7 +98,7 @@ pub fn time(cells: &[Cell<'_>], repeats: usize, force: bool) -> Result<Vec<Vec<T
             Ok(rounds)
         })?;
         for (i, &c) in measure.iter().enumerate() {
-            let mine: Vec<Timed> = rounds.iter().map(|round| round[i].clone()).collect();
+            let mine: Vec<Timed> = rounds.iter().map(|round| round[i]).collect();
             crate::store::save(
                 &cells[c].path,
                 &Stored {
