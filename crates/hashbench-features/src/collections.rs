@@ -17,7 +17,8 @@ use crate::sift::{self, PatchSift};
 /// A raw collection hashbench can convert.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Collection {
-    /// Winder and Brown's Photo Tourism patches (one scene's folder).
+    /// Photo Tourism patches of Brown, Hua and Winder's 2011 release,
+    /// centred on Difference-of-Gaussian interest points (one scene's folder).
     PhotoTourism,
     /// CIFAR-10, binary batches.
     Cifar10,
@@ -231,7 +232,7 @@ pub const PATCH: usize = 64;
 pub const PATCHES_PER_SIDE: usize = 16;
 
 /// Patches of the scene hashbench keeps: the first 100,000, the papers' n
-/// (KLSH Sec. 5.2, OKH Sec. 4.2); the Notre Dame folder holds 468,159.
+/// (KLSH Sec. 6.3, OKH Sec. 4.2); the Notre Dame folder holds 468,159.
 pub const PHOTO_TOURISM_PATCHES: usize = 100_000;
 
 /// Photo Tourism: the folder under `source` holding `info.txt` (one line
