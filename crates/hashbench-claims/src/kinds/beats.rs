@@ -127,8 +127,14 @@ impl Judge for Beats {
                 let points: Vec<Statistic> = xs
                     .iter()
                     .map(|&x| {
-                        let label =
-                            format!("{}: {m} − {}{r}", at(plan, x), factor_shown(self.factor));
+                        // the difference as computed: positive where `m` is
+                        // the better (the lower, when lower is better)
+                        let f = factor_shown(self.factor);
+                        let label = if lower {
+                            format!("{}: {r} − {f}{m}", at(plan, x))
+                        } else {
+                            format!("{}: {m} − {f}{r}", at(plan, x))
+                        };
                         Statistic::of(label, ev, |d| {
                             let (mine, theirs) = (
                                 ev.value(m, &self.metric, x, d),

@@ -82,6 +82,12 @@ fn direction_lower_reverses_the_comparison() {
     let claim = CLAIM.replace("metric = ", "direction = \"lower\"\nmetric = ");
     assert_eq!(run([0.1, 0.1, 0.1], 0.01).outcome(&claim), Outcome::Holds);
     assert_eq!(run([0.6, 0.6, 0.6], 0.01).outcome(&claim), Outcome::Fails);
+    // the evidence names the difference it computed: B − 1.5×A, positive
+    // where A is the lower (0.4 − 1.5 × 0.1 = +0.25)
+    let claim = claim.replace("metric = ", "factor = 1.5\nrivals = [\"B\"]\nmetric = ");
+    let plan = crate::fixture::plan(&claim).unwrap();
+    let evidence = &run([0.1, 0.1, 0.1], 0.0).judge(&plan)[0].evidence;
+    assert!(evidence.contains("8 bits: B − 1.5×A +0.2500"), "{evidence}");
 }
 #[test]
 fn the_metric_table_gives_the_direction_a_claim_does_not_state() {
