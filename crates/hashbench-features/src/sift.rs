@@ -29,7 +29,8 @@ const OCTAVE_BLUR: f32 = 1.6;
 /// SIFT of a whole patch: the keypoint at the patch's centre, one cell a
 /// quarter of the patch's side, orientation 0 (the Photo Tourism patches
 /// are already rotated to their dominant orientation and scaled to their
-/// keypoint's scale; Winder and Brown 2007).
+/// keypoint's scale, in the 2007 release and in the DoG-centred one of
+/// Brown, Hua and Winder 2011 that hashbench fetches).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PatchSift {
     /// Extra Gaussian blur before the gradients, in pixels: by default
