@@ -72,10 +72,28 @@ pub fn summary_markdown(
     s
 }
 
+/// What a run is, for its headings: the spec's title on the paper's profile;
+/// on another, its own data and trials first, since the title states the
+/// paper's protocol.
+pub(crate) fn run_title(plan: &Plan) -> String {
+    if plan.profile == hashbench_spec::PAPER_PROFILE {
+        return plan.title.clone();
+    }
+    let plural = if plan.trials == 1 { "" } else { "s" };
+    format!(
+        "{}, {} trial{plural}; the paper's: {}",
+        plan.dataset, plan.trials, plan.title
+    )
+}
+
 /// The run's protocol: paper, spec, data, truth, trials, tie policies and
 /// the deviation from the paper.
 fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
-    let _ = writeln!(s, "# {}: {}\n", plan.id, plan.title);
+    if plan.profile == hashbench_spec::PAPER_PROFILE {
+        let _ = writeln!(s, "# {}: {}\n", plan.id, run_title(plan));
+    } else {
+        let _ = writeln!(s, "# {} [{}]: {}\n", plan.id, plan.profile, run_title(plan));
+    }
     let _ = writeln!(s, "- Paper: {}", plan.paper);
     let set = plan
         .method_set

@@ -1221,6 +1221,33 @@ fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
 /// transform that makes every item the same point (every code identical),
 /// a ball radius that reaches the shorter code length, and a scale sampled
 /// from more training items than there are.
+/// A profile other than the paper's heads its summary with its own data and
+/// trials: the spec's title states the paper's protocol.
+#[test]
+fn a_profiles_summary_heading_names_its_own_data_before_the_papers_title() {
+    let (_dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let text = SPEC.replace(
+        "[profiles.ci]",
+        "[profiles.local]\ndeviation = \"one trial\"\ntrials = 1\n\n[profiles.ci]",
+    );
+    std::fs::write(&spec, text).unwrap();
+    let local = run_plan(&ws, &plan(&ws, "local"), &RunOptions::default()).unwrap();
+    assert!(
+        local
+            .summary
+            .starts_with("# toy [local]: toy, 1 trial; the paper's: toy\n"),
+        "{}",
+        &local.summary[..80]
+    );
+    let paper = run_plan(&ws, &plan(&ws, "paper"), &RunOptions::default()).unwrap();
+    assert!(
+        paper.summary.starts_with("# toy: toy\n"),
+        "{}",
+        &paper.summary[..80]
+    );
+}
+
 #[test]
 fn degenerate_results_are_flagged_in_the_summary() {
     let (_dir, ws) = setup();

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Judge, at, xs};
+use super::{Judge, at, unit_of, xs};
 use crate::Experiment;
 use crate::rule::{Judged, Over, Statistic, all_of, judge};
 use crate::{Evidence, Outcome};
@@ -129,11 +129,11 @@ impl Judge for Beats {
                     .map(|&x| {
                         // the difference as computed: positive where `m` is
                         // the better (the lower, when lower is better)
-                        let f = factor_shown(self.factor);
+                        let (f, unit) = (factor_shown(self.factor), unit_of(plan, &self.metric));
                         let label = if lower {
-                            format!("{}: {r} − {f}{m}", at(plan, x))
+                            format!("{}: {r} − {f}{m}{unit}", at(plan, x))
                         } else {
-                            format!("{}: {m} − {f}{r}", at(plan, x))
+                            format!("{}: {m} − {f}{r}{unit}", at(plan, x))
                         };
                         Statistic::of(label, ev, |d| {
                             let (mine, theirs) = (

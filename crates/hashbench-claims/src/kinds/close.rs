@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{Judge, at, methods_and_metric, xs};
+use super::{Judge, at, methods_and_metric, unit_of, xs};
 use crate::Experiment;
 use crate::evidence::Draw;
 use crate::rule::{Judged, Over, Statistic, Tolerance, combine, judge_close};
@@ -74,9 +74,12 @@ impl Judge for Close {
             for (i, a) in self.methods.iter().enumerate() {
                 for b in &self.methods[i + 1..] {
                     let v = |m: &str, draw| self.scale.of(ev.value(m, &self.metric, x, draw));
-                    let d = Statistic::of(format!("{}: {a} − {b}", at(plan, x)), ev, |draw| {
-                        v(a, draw) - v(b, draw)
-                    });
+                    let unit = match self.scale {
+                        Scale::Linear => unit_of(plan, &self.metric),
+                        Scale::Log10 => " (decades)",
+                    };
+                    let label = format!("{}: {a} − {b}{unit}", at(plan, x));
+                    let d = Statistic::of(label, ev, |draw| v(a, draw) - v(b, draw));
                     let spreads = [a, b].map(|m| {
                         let centre = ev.value(m, &self.metric, x, Draw::Observed);
                         self.scale.spread(ev.spread(m, &self.metric, x), centre)

@@ -178,6 +178,19 @@ pub(crate) fn xs(plan: &dyn Experiment, bits: Option<&Vec<usize>>) -> Vec<usize>
 }
 
 /// "16 bits" or "p = 150", as the run's axis names x.
+/// The unit a difference of `metric` is in, as a label's suffix: " (s)"
+/// for seconds, " (items)" for counts, " (%)" for percentages, nothing for
+/// shares in [0, 1].
+pub(crate) fn unit_of(plan: &dyn Experiment, metric: &str) -> &'static str {
+    use hashbench_eval::metric_table::Unit;
+    match hashbench_eval::describe(plan.metrics(), metric).map(|m| m.unit) {
+        Some(Unit::Seconds) => " (s)",
+        Some(Unit::Count) => " (items)",
+        Some(Unit::Percent) => " (%)",
+        Some(Unit::Fraction) | None => "",
+    }
+}
+
 pub(crate) fn at(plan: &dyn Experiment, x: usize) -> String {
     match plan.axis() {
         "bits" => format!("{x} bits"),

@@ -89,6 +89,31 @@ fn direction_lower_reverses_the_comparison() {
     let evidence = &run([0.1, 0.1, 0.1], 0.0).judge(&plan)[0].evidence;
     assert!(evidence.contains("8 bits: B − 1.5×A +0.2500"), "{evidence}");
 }
+
+#[test]
+fn a_difference_in_seconds_or_items_names_its_unit() {
+    let mut r = Run::default();
+    for b in [8, 16, 32] {
+        r = r
+            .trials("A", "fit-seconds", b, &[1.0, 1.1, 1.2])
+            .trials("B", "fit-seconds", b, &[3.0, 3.1, 3.2])
+            .trials("A", "failed-queries-r0", b, &[0.1, 0.12, 0.11])
+            .trials("B", "failed-queries-r0", b, &[0.5, 0.52, 0.51]);
+    }
+    let seconds = CLAIM
+        .replace("f1-r0", "fit-seconds")
+        .replace("metric = ", "rivals = [\"B\"]\nmetric = ");
+    let plan = crate::fixture::plan(&seconds).unwrap();
+    let evidence = &r.judge(&plan)[0].evidence;
+    assert!(evidence.contains("8 bits: B − A (s) +2.0000"), "{evidence}");
+    // a share in [0, 1] has no unit
+    let share = CLAIM
+        .replace("f1-r0", "failed-queries-r0")
+        .replace("metric = ", "rivals = [\"B\"]\nmetric = ");
+    let plan = crate::fixture::plan(&share).unwrap();
+    let evidence = &r.judge(&plan)[0].evidence;
+    assert!(evidence.contains("8 bits: B − A +0.4000"), "{evidence}");
+}
 #[test]
 fn the_metric_table_gives_the_direction_a_claim_does_not_state() {
     // failed queries: lower is better, so A with fewer beats B and C

@@ -299,7 +299,7 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
         .collect();
     Ok(RunEntry {
         id: plan.id.clone(),
-        title: plan.title.clone(),
+        title: crate::summary::run_title(plan),
         profile: plan.profile.clone(),
         stale,
         deviation: plan.deviation.clone(),
