@@ -93,6 +93,8 @@ fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
     } = *q;
     let mut outcomes = Vec::new();
     let mut shown = Vec::new();
+    // each code length and rival judged apart: its name, for a pooled verdict
+    let mut parts = Vec::new();
     // each rival's points over every code length
     let mut pooled: Vec<Vec<Statistic>> = vec![Vec::new(); rivals.len()];
     for &b in bits {
@@ -104,6 +106,7 @@ fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
                 .map(|p| p.0)
                 .filter(|&x| interpolate(&theirs, x).is_some())
                 .collect();
+            parts.push(format!("{b} bits vs {r}"));
             if xs.is_empty() {
                 outcomes.push(Outcome::NotTestable);
                 shown.push(format!("{b} bits vs {r}: no point of equal x"));
@@ -146,6 +149,7 @@ fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
             evidence: shown.join(" · "),
         },
         Pool::AllLengths => {
+            let apart = outcomes;
             let mut outcomes = Vec::new();
             let mut at_once = Vec::new();
             for (r, points) in rivals.iter().zip(&pooled) {
@@ -162,9 +166,25 @@ fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
                     outcome.name()
                 ));
             }
+            // what the pooled verdict does not say: the parts failing apart
+            let failing: Vec<&str> = parts
+                .iter()
+                .zip(&apart)
+                .filter(|(_, o)| **o == Outcome::Fails)
+                .map(|(p, _)| p.as_str())
+                .collect();
+            let failing = if failing.is_empty() {
+                "none".to_string()
+            } else {
+                failing.join(", ")
+            };
             Judged {
                 outcome: all_of(&outcomes),
-                evidence: format!("{} · apart: {}", at_once.join(" · "), shown.join(" · ")),
+                evidence: format!(
+                    "{} · failing apart: {failing} · apart: {}",
+                    at_once.join(" · "),
+                    shown.join(" · ")
+                ),
             }
         }
     }

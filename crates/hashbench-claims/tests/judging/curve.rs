@@ -47,6 +47,13 @@ fn all_lengths_at_once_pools_every_length_where_apart_each_must_hold() {
     assert_eq!(run.outcome(&apart), Outcome::Fails);
     let pooled = format!("{apart}pool = \"all-lengths\"\n");
     assert_eq!(run.outcome(&pooled), Outcome::Holds);
+    // the pooled verdict names the part that fails apart
+    let plan = crate::fixture::plan(&pooled).unwrap();
+    let evidence = &run.judge(&plan)[0].evidence;
+    assert!(
+        evidence.contains(" · failing apart: 8 bits vs B · apart: "),
+        "{evidence}"
+    );
     // `every` over the pooled points still fails on the 8-bit ones
     let every = pooled.replace("over = \"overall\"", "over = \"every\"");
     assert_eq!(run.outcome(&every), Outcome::Fails);
