@@ -84,7 +84,7 @@ impl EmptyPolicy {
     pub(crate) fn phrase(self) -> &'static str {
         match self {
             EmptyPolicy::Zero => "an empty ball scores precision 0",
-            EmptyPolicy::Skip => "queries with an empty ball left out",
+            EmptyPolicy::Skip => "an empty ball left out of the precision (its recall 0)",
             EmptyPolicy::One => "an empty ball scores precision 1",
         }
     }

@@ -243,6 +243,13 @@ impl ShiftedNormalised<'_> {
     /// # Panics
     /// If `x` or `y` is not as long as the graph has items.
     pub fn apply(&self, x: &[f64], y: &mut [f64]) {
+        let n = self.inv_sqrt_degree.len();
+        assert!(
+            x.len() == n && y.len() == n,
+            "N + I of {n} items applied to {} into {}",
+            x.len(),
+            y.len()
+        );
         let s = &self.inv_sqrt_degree;
         // rows in parallel: each entry's sum is its own, in neighbour order
         y.par_chunks_mut(APPLY_ROWS)

@@ -132,7 +132,7 @@ impl Basis {
 /// returned only when such a probe leaves the `count` largest values
 /// unchanged. Deterministic for a given seed, whatever the threads: the
 /// basis products run over fixed blocks of rows ([`BLOCK_ROWS`]), the
-/// Ritz vectors are one matrix product, the residuals one per thread.
+/// Ritz vectors are one matrix product, the residuals one task per pair.
 ///
 /// # Errors
 /// `count` not in 1..=n; [`SolverError::NotConverged`] when the basis

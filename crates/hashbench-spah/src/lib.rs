@@ -543,6 +543,11 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         true
     }
 
+    /// The kNN graphs fits share: a timed refit builds its own.
+    fn forget_memos(&self) {
+        RECENT_GRAPHS.clear();
+    }
+
     fn needs_tuning(&self) -> bool {
         matches!(self.hyperparameters, Hyperparameters::Rule(_))
     }

@@ -44,8 +44,7 @@ impl<T: Clone> Recent<T> {
             .map(|(_, v)| v.clone())
     }
 
-    /// Forgets every value (tests: the next ask computes afresh).
-    #[cfg(test)]
+    /// Forgets every value: the next ask computes afresh.
     pub(crate) fn clear(&self) {
         self.entries
             .lock()

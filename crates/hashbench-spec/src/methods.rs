@@ -163,6 +163,14 @@ macro_rules! register_methods {
                 }
             }
 
+            /// Drops what the method's fits share in memory, so that the next
+            /// fit pays its whole cost ([`HashMethod::forget_memos`]).
+            pub fn forget_memos(&self) {
+                match self {
+                    $(MethodSpec::$variant(p) => p.forget_memos(),)+
+                }
+            }
+
             /// Whether the method can read this kind of data (checked before any trial).
             ///
             /// # Errors

@@ -18,8 +18,8 @@ use super::{
 /// bound far above any paper's protocol that refuses a typo before anything
 /// is allocated.
 const MAX_PLANNED_TRIALS: usize = 1_000_000;
-/// The most sequential refits a timing point takes: each refits every method
-/// at every point alone.
+/// The most timed refits a point takes: each round refits every method at
+/// every point, one at a time.
 const MAX_TIMING_REPEATS: usize = 20;
 /// The fewest timing refits a spec may ask for (besides 0, none).
 const MIN_TIMING_REPEATS: usize = 5;

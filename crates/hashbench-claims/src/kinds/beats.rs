@@ -127,8 +127,8 @@ impl Judge for Beats {
                 let points: Vec<Statistic> = xs
                     .iter()
                     .map(|&x| {
-                        // the difference as computed: positive where `m` is
-                        // the better (the lower, when lower is better)
+                        // the difference as computed: positive on the claimed
+                        // side (`m` lower, where the claim compares lower)
                         let (f, unit) = (factor_shown(self.factor), unit_of(plan, &self.metric));
                         let label = if lower {
                             format!("{}: {r} − {f}{m}{unit}", at(plan, x))

@@ -177,7 +177,6 @@ pub(crate) fn xs(plan: &dyn Experiment, bits: Option<&Vec<usize>>) -> Vec<usize>
     }
 }
 
-/// "16 bits" or "p = 150", as the run's axis names x.
 /// The unit a difference of `metric` is in, as a label's suffix: " (s)"
 /// for seconds, " (items)" for counts, " (%)" for percentages, nothing for
 /// shares in [0, 1].
@@ -191,6 +190,7 @@ pub(crate) fn unit_of(plan: &dyn Experiment, metric: &str) -> &'static str {
     }
 }
 
+/// "16 bits" or "p = 150", as the run's axis names x.
 pub(crate) fn at(plan: &dyn Experiment, x: usize) -> String {
     match plan.axis() {
         "bits" => format!("{x} bits"),

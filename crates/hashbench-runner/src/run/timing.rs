@@ -2,11 +2,14 @@
 //! testable on the profile, the first trial of each point is refitted, on
 //! one thread, once every trial of its split is done (nothing else running
 //! in the process), and its fit and encoding times are what the timing
-//! claims are judged on. The refits are interleaved across the points
-//! (A, B, C, A, B, C, ...) after one discarded warm-up round, so that a
-//! drift of the machine (caches, clocks, other load) falls on every method
-//! alike instead of on whichever ran first. Stored beside each trial's
-//! record and reused while its fit fingerprint holds.
+//! claims are judged on. The refits are interleaved across the points after
+//! one discarded warm-up round, each round starting one point later (A, B,
+//! C; B, C, A; C, A, B; ...), so that a drift of the machine (caches,
+//! clocks, other load) and the point run before each fall on every method
+//! alike. Stored beside each trial's record and reused while every point
+//! of the split holds them under its fit fingerprint; when one does not,
+//! the split's points are timed again together, never one against
+//! another's earlier session.
 
 use std::path::PathBuf;
 
@@ -21,9 +24,16 @@ use hashbench_tables::Timed;
 /// Rounds refitted and discarded before the timed ones.
 pub const WARM_UP_ROUNDS: usize = 1;
 
-/// What a timings file holds: the fit fingerprint it was timed under.
+/// How refits are timed; files timed another way are timed again (1: back
+/// to back, unversioned; 2: interleaved, rotated, after a warm-up round).
+const PROTOCOL: u32 = 2;
+
+/// What a timings file holds: the protocol and the fit fingerprint it was
+/// timed under.
 #[derive(Serialize, Deserialize)]
 struct Stored {
+    #[serde(default)]
+    protocol: u32,
     fingerprint: String,
     timed: Vec<Timed>,
 }
@@ -58,58 +68,57 @@ pub struct Cell<'a> {
 }
 
 /// `repeats` timed refits of each cell, in the cells' order: the stored
-/// ones of a cell whose file holds them under its fingerprint (unless
-/// `force`), else measured. The cells to measure are refitted inside a
-/// one-thread pool, [`WARM_UP_ROUNDS`] discarded rounds first, then
-/// `repeats` rounds, each refitting every such cell once, in order; each
-/// measured cell's refits are then stored.
+/// ones when every cell's file holds them under its fingerprint and this
+/// protocol (unless `force`), else every cell measured afresh inside a
+/// one-thread pool: [`WARM_UP_ROUNDS`] discarded rounds, then `repeats`
+/// rounds, round r refitting every cell once starting from cell r (mod the
+/// cells); each cell's refits are then stored.
 ///
 /// # Errors
 /// A failed refit, or a failed write naming the file.
 pub fn time(cells: &[Cell<'_>], repeats: usize, force: bool) -> Result<Vec<Vec<Timed>>> {
-    let mut timed: Vec<Option<Vec<Timed>>> = cells
+    let stored: Option<Vec<Vec<Timed>>> = cells
         .iter()
         .map(|c| {
             (!force)
                 .then(|| crate::store::load::<Stored>(&c.path, &c.fingerprint))
                 .flatten()
-                .filter(|s| s.timed.len() == repeats)
+                .filter(|s| s.protocol == PROTOCOL && s.timed.len() == repeats)
                 .map(|s| s.timed)
         })
         .collect();
-    let measure: Vec<usize> = (0..cells.len()).filter(|&c| timed[c].is_none()).collect();
-    if !measure.is_empty() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .map_err(|e| anyhow!("a one-thread pool for timing: {e}"))?;
-        let rounds = pool.install(|| -> Result<Vec<Vec<Timed>>> {
-            let mut rounds = Vec::with_capacity(repeats);
-            for round in 0..WARM_UP_ROUNDS + repeats {
-                let mut this = Vec::with_capacity(measure.len());
-                for &c in &measure {
-                    let cell = &cells[c];
-                    this.push((cell.refit)(&mut ChaCha8Rng::seed_from_u64(cell.seed))?);
-                }
+    if let Some(stored) = stored {
+        return Ok(stored);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| anyhow!("a one-thread pool for timing: {e}"))?;
+    let n = cells.len();
+    let mut timed: Vec<Vec<Timed>> = vec![Vec::with_capacity(repeats); n];
+    pool.install(|| -> Result<()> {
+        for round in 0..WARM_UP_ROUNDS + repeats {
+            for c in (0..n).map(|i| (i + round) % n) {
+                let cell = &cells[c];
+                let t = (cell.refit)(&mut ChaCha8Rng::seed_from_u64(cell.seed))?;
                 if round >= WARM_UP_ROUNDS {
-                    rounds.push(this);
+                    timed[c].push(t);
                 }
             }
-            Ok(rounds)
-        })?;
-        for (i, &c) in measure.iter().enumerate() {
-            let mine: Vec<Timed> = rounds.iter().map(|round| round[i]).collect();
-            crate::store::save(
-                &cells[c].path,
-                &Stored {
-                    fingerprint: cells[c].fingerprint.clone(),
-                    timed: mine.clone(),
-                },
-            )?;
-            timed[c] = Some(mine);
         }
+        Ok(())
+    })?;
+    for (cell, mine) in cells.iter().zip(&timed) {
+        crate::store::save(
+            &cell.path,
+            &Stored {
+                protocol: PROTOCOL,
+                fingerprint: cell.fingerprint.clone(),
+                timed: mine.clone(),
+            },
+        )?;
     }
-    Ok(timed.into_iter().flatten().collect())
+    Ok(timed)
 }
 
 #[cfg(test)]
@@ -140,31 +149,32 @@ mod tests {
     }
 
     #[test]
-    fn refits_are_interleaved_after_a_discarded_warm_up_and_reused() {
+    fn refits_are_interleaved_in_rotated_rounds_after_a_warm_up_and_reused() {
         let dir = tempfile::tempdir().unwrap();
         let log = Mutex::new(Vec::new());
         let three = cells(dir.path(), &log, 3);
         let timed = time(&three, 2, false).unwrap();
-        // one warm-up round, then two rounds: A B C | A B C | A B C
-        assert_eq!(*log.lock().unwrap(), vec![0, 1, 2, 0, 1, 2, 0, 1, 2]);
+        // a warm-up round, then two rounds, each starting one cell later
+        assert_eq!(*log.lock().unwrap(), vec![0, 1, 2, 1, 2, 0, 2, 0, 1]);
         // each cell keeps its own refits of the timed rounds (calls 4-9)
         let fits: Vec<Vec<f64>> = timed
             .iter()
             .map(|t| t.iter().map(|t| t.fit).collect())
             .collect();
-        assert_eq!(fits, vec![vec![4.0, 7.0], vec![5.0, 8.0], vec![6.0, 9.0]]);
-        // a rerun reads them back; a cell whose fingerprint moved is timed
-        // again, alone, with its own warm-up
+        assert_eq!(fits, vec![vec![6.0, 8.0], vec![4.0, 9.0], vec![5.0, 7.0]]);
+        // a rerun reads them back without a refit
         log.lock().unwrap().clear();
+        assert_eq!(time(&cells(dir.path(), &log, 3), 2, false).unwrap(), timed);
+        assert!(log.lock().unwrap().is_empty());
+        // one cell whose fingerprint moved: every cell is timed again,
+        // together, never one against another's earlier session
         let mut again = cells(dir.path(), &log, 3);
         again[1].fingerprint = "moved".into();
-        let reread = time(&again, 2, false).unwrap();
-        assert_eq!(*log.lock().unwrap(), vec![1, 1, 1]);
-        assert_eq!(reread[0], timed[0]);
-        assert_eq!(reread[2], timed[2]);
+        let retimed = time(&again, 2, false).unwrap();
+        assert_eq!(log.lock().unwrap().len(), 9);
         assert_eq!(
-            reread[1].iter().map(|t| t.fit).collect::<Vec<_>>(),
-            vec![2.0, 3.0]
+            retimed[0].iter().map(|t| t.fit).collect::<Vec<_>>(),
+            vec![6.0, 8.0]
         );
     }
 }

@@ -383,6 +383,8 @@ impl<'a> TrialContext<'a> {
             seed: k.seed,
             refit: Box::new(move |rng| {
                 let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
+                // what earlier fits left in memory is no part of this one's cost
+                spec.forget_memos();
                 let t0 = Instant::now();
                 let model = spec
                     .fit(&training, bits, rng)
