@@ -557,6 +557,12 @@ fn fits_on_the_same_rows_share_one_graph_and_other_rows_or_settings_get_their_ow
         "the same rows and settings: one graph"
     );
     assert_eq!(first.0, params.new_graph(x.as_ref()).unwrap().0);
+    // a timed refit forgets the shared graphs and builds its own (equal) one
+    params.forget_memos();
+    let rebuilt = params.graph(x.as_ref()).unwrap();
+    assert!(!Arc::ptr_eq(&first, &rebuilt), "forgotten: built afresh");
+    assert_eq!(first.0, rebuilt.0);
+    let first = rebuilt;
     let mut moved = x.clone();
     moved[(7, 2)] += 1e-12;
     let other = params.graph(moved.as_ref()).unwrap();
