@@ -85,8 +85,7 @@ fn direction_lower_reverses_the_comparison() {
     // the evidence names the difference it computed: B − 1.5×A, positive
     // where A is the lower (0.4 − 1.5 × 0.1 = +0.25)
     let claim = claim.replace("metric = ", "factor = 1.5\nrivals = [\"B\"]\nmetric = ");
-    let plan = crate::fixture::plan(&claim).unwrap();
-    let evidence = &run([0.1, 0.1, 0.1], 0.0).judge(&plan)[0].evidence;
+    let evidence = run([0.1, 0.1, 0.1], 0.0).evidence(&claim);
     assert!(evidence.contains("8 bits: B − 1.5×A +0.2500"), "{evidence}");
 }
 
@@ -103,15 +102,13 @@ fn a_difference_in_seconds_or_items_names_its_unit() {
     let seconds = CLAIM
         .replace("f1-r0", "fit-seconds")
         .replace("metric = ", "rivals = [\"B\"]\nmetric = ");
-    let plan = crate::fixture::plan(&seconds).unwrap();
-    let evidence = &r.judge(&plan)[0].evidence;
+    let evidence = r.evidence(&seconds);
     assert!(evidence.contains("8 bits: B − A (s) +2.0000"), "{evidence}");
     // a share in [0, 1] has no unit
     let share = CLAIM
         .replace("f1-r0", "failed-queries-r0")
         .replace("metric = ", "rivals = [\"B\"]\nmetric = ");
-    let plan = crate::fixture::plan(&share).unwrap();
-    let evidence = &r.judge(&plan)[0].evidence;
+    let evidence = r.evidence(&share);
     assert!(evidence.contains("8 bits: B − A +0.4000"), "{evidence}");
 }
 #[test]

@@ -116,8 +116,7 @@ fn on_a_log_axis_the_tolerance_is_in_decades() {
     let tight = format!("{}scale = \"log10\"\n", within(0.1));
     assert_eq!(r.outcome(&tight), Outcome::Fails);
     // the difference shown is in decades, and says so
-    let plan = crate::fixture::plan(&tight).unwrap();
-    let evidence = &r.judge(&plan)[0].evidence;
+    let evidence = r.evidence(&tight);
     assert!(
         evidence.contains("8 bits: A − B (decades) -0.1761"),
         "{evidence}"

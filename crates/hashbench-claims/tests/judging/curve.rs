@@ -48,8 +48,7 @@ fn all_lengths_at_once_pools_every_length_where_apart_each_must_hold() {
     let pooled = format!("{apart}pool = \"all-lengths\"\n");
     assert_eq!(run.outcome(&pooled), Outcome::Holds);
     // the pooled verdict names the part that fails apart
-    let plan = crate::fixture::plan(&pooled).unwrap();
-    let evidence = &run.judge(&plan)[0].evidence;
+    let evidence = run.evidence(&pooled);
     assert!(
         evidence.contains(" · failing apart: 8 bits vs B · apart: "),
         "{evidence}"

@@ -134,6 +134,14 @@ impl Run {
         check_claims(plan, &self.0)
     }
 
+    /// The one claim's evidence.
+    pub fn evidence(&self, claims: &str) -> String {
+        let plan = plan(claims).unwrap();
+        let v = self.judge(&plan);
+        assert_eq!(v.len(), 1);
+        v[0].evidence.clone()
+    }
+
     /// The one claim's outcome.
     pub fn outcome(&self, claims: &str) -> Outcome {
         let plan = plan(claims).unwrap();
