@@ -148,6 +148,35 @@ mod tests {
             .collect()
     }
 
+    /// Issue 57 for timings: a truncated, flipped or edited timings file is
+    /// never read back; the split is timed again (its numbers are new
+    /// measurements, not the file's).
+    #[test]
+    fn a_damaged_or_edited_timings_file_is_refused_and_the_split_timed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = Mutex::new(Vec::new());
+        time(&cells(dir.path(), &log, 2), 5, false).unwrap();
+        let file = dir.path().join("cell0.timings.json");
+        let whole = std::fs::read(&file).unwrap();
+        let mut flipped = whole.clone();
+        flipped[whole.len() / 2] ^= 1;
+        let edited = String::from_utf8(whole.clone())
+            .unwrap()
+            .replacen("\"fit\":", "\"fit\":1", 1)
+            .into_bytes();
+        for damaged in [whole[..whole.len() / 2].to_vec(), flipped, edited] {
+            assert_ne!(damaged, whole);
+            std::fs::write(&file, &damaged).unwrap();
+            log.lock().unwrap().clear();
+            time(&cells(dir.path(), &log, 2), 5, false).unwrap();
+            assert_eq!(log.lock().unwrap().len(), 2 * (WARM_UP_ROUNDS + 5));
+        }
+        // whole again: read back, nothing refitted
+        log.lock().unwrap().clear();
+        time(&cells(dir.path(), &log, 2), 5, false).unwrap();
+        assert!(log.lock().unwrap().is_empty());
+    }
+
     #[test]
     fn refits_are_interleaved_in_rotated_rounds_after_a_warm_up_and_reused() {
         let dir = tempfile::tempdir().unwrap();
