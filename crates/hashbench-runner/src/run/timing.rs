@@ -14,8 +14,6 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use hashbench_spec::Plan;
@@ -50,19 +48,17 @@ pub fn wanted(plan: &Plan) -> bool {
     plan.timing_repeats > 0 && plan.claims.iter().any(|c| c.times_on(plan))
 }
 
-/// The refit that one point's timing repeats: it fits and encodes once from
-/// a fresh generator, returning its times.
-pub type Refit<'a> = Box<dyn Fn(&mut ChaCha8Rng) -> Result<Timed> + Send + Sync + 'a>;
+/// The refit that one point's timing repeats: it fits (from the trial's
+/// seed) and encodes once, returning its times.
+pub type Refit<'a> = Box<dyn Fn() -> Result<Timed> + Send + Sync + 'a>;
 
 /// One point to time: where its refits are stored, the fit fingerprint they
-/// hold under, the trial's seed and its refit.
+/// hold under, and its refit.
 pub struct Cell<'a> {
     /// The timings file, beside the trial's record.
     pub path: PathBuf,
     /// The trial's fit fingerprint.
     pub fingerprint: String,
-    /// The trial's seed: every refit starts from it.
-    pub seed: u64,
     /// Fits and encodes once.
     pub refit: Refit<'a>,
 }
@@ -99,8 +95,7 @@ pub fn time(cells: &[Cell<'_>], repeats: usize, force: bool) -> Result<Vec<Vec<T
     pool.install(|| -> Result<()> {
         for round in 0..WARM_UP_ROUNDS + repeats {
             for c in (0..n).map(|i| (i + round) % n) {
-                let cell = &cells[c];
-                let t = (cell.refit)(&mut ChaCha8Rng::seed_from_u64(cell.seed))?;
+                let t = (cells[c].refit)()?;
                 if round >= WARM_UP_ROUNDS {
                     timed[c].push(t);
                 }
@@ -134,8 +129,7 @@ mod tests {
             .map(|c| Cell {
                 path: dir.join(format!("cell{c}.timings.json")),
                 fingerprint: format!("fp{c}"),
-                seed: c as u64,
-                refit: Box::new(move |_| {
+                refit: Box::new(move || {
                     let mut log = log.lock().unwrap();
                     log.push(c);
                     Ok(Timed {

@@ -31,7 +31,7 @@ use hashbench_tables::Timed;
 mod training;
 mod tuning;
 
-use crate::store::{self, FitRecord, FittedCodes, TrialRecord, fingerprint};
+use crate::store::{self, FitRecord, FittedCodes, TrialRecord, TunedRecord, fingerprint};
 use hashbench_tables::{IDENTICAL_CODES, null_if_undefined};
 use training::Training;
 
@@ -60,10 +60,10 @@ pub struct TrialContext<'a> {
     dir: PathBuf,
     eval_context: String,
     fits: AtomicUsize,
-    /// Each (method, code length)'s stored tuning choice as its fit
-    /// fingerprint writes it, read from the store once (a choice not made
-    /// yet is looked up again: tuning may store it later in the run).
-    choices: Mutex<HashMap<(usize, usize), String>>,
+    /// Stored tuning choices by record key, each read and checked once
+    /// (a choice not made yet is looked up again: tuning may store it later
+    /// in the run).
+    choices: Mutex<HashMap<String, TunedRecord>>,
     /// Where tuned hyperparameters are stored (shared by every spec).
     tuning_dir: PathBuf,
     /// Where every fit's codes are also stored by fit fingerprint, so a spec
@@ -197,33 +197,16 @@ impl<'a> TrialContext<'a> {
         // and the choice itself: codes fitted from a record that is later
         // refused or searched again are never reused under the new one
         if m.spec.needs_tuning() {
-            parts.push(match self.choice(k.method, self.plan.code_length(k)) {
-                Some(spec) => format!("tuned to {spec}"),
+            parts.push(match self.stored_choice(m, self.plan.code_length(k)) {
+                Some(rec) => format!(
+                    "tuned to {}",
+                    serde_json::to_string(&rec.spec).expect("a method spec serializes")
+                ),
                 None => "not tuned yet".into(),
             });
         }
         let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
         fingerprint(&parts)
-    }
-
-    /// The stored tuning choice of method `method` at `bits`, as JSON.
-    fn choice(&self, method: usize, bits: usize) -> Option<String> {
-        let cached = self
-            .choices
-            .lock()
-            .expect("no holder panics")
-            .get(&(method, bits))
-            .cloned();
-        if cached.is_some() {
-            return cached;
-        }
-        let rec = self.stored_choice(&self.study.methods[method], bits)?;
-        let spec = serde_json::to_string(&rec.spec).expect("a method spec serializes");
-        self.choices
-            .lock()
-            .expect("no holder panics")
-            .insert((method, bits), spec.clone());
-        Some(spec)
     }
 
     fn eval_fingerprint(&self, k: &TrialKey) -> String {
@@ -377,11 +360,12 @@ impl<'a> TrialContext<'a> {
             .tuned(m, bits)
             .map_err(|e| anyhow!("{name}: tuning failed: {e}"))?;
         let training = self.training.set(m);
+        let seed = k.seed;
         Ok(timing::Cell {
             path: self.record_path(k).with_extension("timings.json"),
             fingerprint: self.fit_fingerprint(k),
-            seed: k.seed,
-            refit: Box::new(move |rng| {
+            refit: Box::new(move || {
+                let rng = &mut ChaCha8Rng::seed_from_u64(seed);
                 let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
                 // what earlier fits left in memory is no part of this one's cost
                 spec.forget_memos();

@@ -91,12 +91,29 @@ impl TrialContext<'_> {
     }
 
     /// The stored choice of `m` at `bits`, when whole and one its search
-    /// could have made (else noted as refused, and searched again).
+    /// could have made (else noted as refused, and searched again); read
+    /// and checked once per context, then kept (every trial's fit and
+    /// fingerprint ask for it).
     pub(super) fn stored_choice(&self, m: &MethodEntry, bits: usize) -> Option<TunedRecord> {
         let (key, path) = self.tuning_record(m, bits);
+        let kept = self
+            .choices
+            .lock()
+            .expect("no holder panics")
+            .get(&key)
+            .cloned();
+        if kept.is_some() {
+            return kept;
+        }
         let rec = store::load::<TunedRecord>(&path, &key)?;
         match searched_for(&rec, m) {
-            Ok(()) => Some(rec),
+            Ok(()) => {
+                self.choices
+                    .lock()
+                    .expect("no holder panics")
+                    .insert(key, rec.clone());
+                Some(rec)
+            }
             Err(why) => {
                 store::refuse(&path, why);
                 None
