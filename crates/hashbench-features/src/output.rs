@@ -278,6 +278,56 @@ mod tests {
         assert_eq!(other[1], 2.0);
     }
 
+    /// Issue 57's property for features chunks: random damage to a saved
+    /// chunk (truncation, a flipped bit, two values swapped, bytes appended,
+    /// random bytes) is either refused and computed again or, where the
+    /// damage left the bytes as they were, read back: the rows never change.
+    #[test]
+    fn a_randomly_damaged_chunk_never_changes_the_rows() {
+        use rand::{RngExt, SeedableRng};
+        let dir = tempfile::tempdir().unwrap();
+        let work = dir.path().join("work");
+        let calls = AtomicUsize::new(0);
+        let total = 2 * CHUNK + 5;
+        let run = || {
+            rows_in_chunks(&work, "k", total, 3, "t", false, |range, bar| {
+                calls.fetch_add(1, Ordering::Relaxed);
+                par_rows(range, bar, |i| Ok(vec![i as f32, 0.5 * i as f32, -1.0]))
+            })
+            .unwrap()
+        };
+        let first = run();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(57);
+        for round in 0..40 {
+            let chunk = work.join(format!("rows-{:09}.f32", rng.random_range(0..3) * CHUNK));
+            let intact = std::fs::read(&chunk).unwrap();
+            let mut bytes = intact.clone();
+            match round % 5 {
+                0 => bytes.truncate(rng.random_range(0..bytes.len())),
+                1 => bytes[rng.random_range(0..intact.len())] ^= 1 << rng.random_range(0..8),
+                2 => {
+                    let values = (intact.len() - 32) / 4;
+                    let (i, j) = (rng.random_range(0..values), rng.random_range(0..values));
+                    for b in 0..4 {
+                        bytes.swap(4 * i + b, 4 * j + b);
+                    }
+                }
+                3 => bytes.extend_from_slice(&[0u8; 4]),
+                _ => {
+                    bytes = (0..rng.random_range(0..2 * intact.len()))
+                        .map(|_| rng.random())
+                        .collect()
+                }
+            }
+            std::fs::write(&chunk, &bytes).unwrap();
+            let before = calls.load(Ordering::Relaxed);
+            assert!(run() == first, "round {round}: the rows changed");
+            let recomputed = calls.load(Ordering::Relaxed) - before;
+            assert_eq!(recomputed, usize::from(bytes != intact), "round {round}");
+            assert_eq!(std::fs::read(&chunk).unwrap(), intact, "round {round}");
+        }
+    }
+
     #[test]
     fn a_chunk_of_the_wrong_length_is_an_error_naming_its_items() {
         let dir = tempfile::tempdir().unwrap();
