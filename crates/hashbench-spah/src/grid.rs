@@ -28,8 +28,15 @@ pub const ENCW_AXES: [Axis; 2] = [
     },
 ];
 
-/// Steps a choice is followed beyond an open end of its grid.
+/// Steps of the grid's own size a choice is followed beyond an open end of
+/// its grid.
 pub const EXTENSIONS: usize = 3;
+/// Further steps, each twice the last, while the end still wins: α has no
+/// upper boundary (Sec. 3: a larger α tends to STH's objective), so a score
+/// still rising after the three even steps is followed until it turns (α
+/// 1.7, 2.5, 4.1, 7.3, 13.7, 26.5). A search that turns within the even
+/// steps tries the same values as with those alone.
+pub const DOUBLINGS: usize = 6;
 /// Halvings of the step around the best value.
 const BISECTIONS: usize = 2;
 
@@ -117,8 +124,9 @@ impl Axis {
 
     /// Refines the choice along this axis from the scores already known
     /// (`known`, values of the grid with their scores), calling `score` for
-    /// each new value: beyond an open end while the end wins, then halving
-    /// the step around the best twice.
+    /// each new value: beyond an open end while the end wins (steps of the
+    /// grid's size, then doubling), then halving the step around the best
+    /// twice.
     ///
     /// # Errors
     /// `score`'s.
@@ -142,18 +150,20 @@ impl Axis {
             }
             Ok(())
         };
-        for _ in 0..EXTENSIONS {
+        for extension in 0..EXTENSIONS + DOUBLINGS {
             let values = sorted(&tried);
             let chosen = tried[best(&tried)].0;
             let (low, high) = (values[0], values[values.len() - 1]);
+            // the last step taken, doubled once the even steps are spent
+            let stride = if extension < EXTENSIONS { 1.0 } else { 2.0 };
             let next = if chosen == low && values.len() > 1 && !self.is_boundary(low) {
                 let step = self.position(values[1]) - self.position(low);
-                let v = self.value_at(self.position(low) - step);
+                let v = self.value_at(self.position(low) - stride * step);
                 // clamped at the floor (only linear axes have one)
                 self.floor.map_or(v, |f| v.max(f))
             } else if chosen == high && values.len() > 1 && !self.is_boundary(high) {
                 let step = self.position(high) - self.position(values[values.len() - 2]);
-                self.value_at(self.position(high) + step)
+                self.value_at(self.position(high) + stride * step)
             } else {
                 break;
             };

@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::codes::{CodeSettings, initial_bases, objective, sparse_codes};
 use crate::encw::{Standardised, learn_encw};
-use crate::grid::{ALPHA_AXIS, Axis, EXTENSIONS, LAMBDA_AXIS};
+use crate::grid::{ALPHA_AXIS, Axis, DOUBLINGS, EXTENSIONS, LAMBDA_AXIS};
 use crate::*;
 
 /// Unit-length points around a few centres (the notes' normalised inputs).
@@ -278,13 +278,22 @@ fn a_choice_at_an_open_end_of_the_grid_is_followed_and_refined_inside() {
     let l = run(LAMBDA_AXIS, 1e4);
     assert_eq!(l.value, 100.0);
     assert!(!l.at_open_edge);
-    // far beyond an open end: EXTENSIONS steps, then flagged
+    // beyond the even steps: followed by doubling steps (1.7, 2.5, 4.1, 7.3,
+    // 13.7) until the score turns, then refined inside
     let a = run(ALPHA_AXIS, 10.0);
+    assert!(!a.at_open_edge, "{a:?}");
+    assert!((a.value - 10.0).abs() < 0.6, "{a:?}");
+    // a turn within the even steps tries what the even steps alone tried:
+    // 0.9, 1.1, 1.3 and no further
+    let a = run(ALPHA_AXIS, 1.15);
+    assert!(a.curve.iter().all(|p| p.0 <= 1.3 + 1e-9), "{:?}", a.curve);
+    // far beyond every step: the last one tried, flagged
+    let a = run(ALPHA_AXIS, 1e3);
     assert!(a.at_open_edge, "{a:?}");
-    assert!(
-        (a.value - (0.7 + 0.2 * EXTENSIONS as f64)).abs() < 1e-9,
-        "{a:?}"
-    );
+    let far = (0..DOUBLINGS).fold((0.7 + 0.2 * EXTENSIONS as f64, 0.2), |(v, s), _| {
+        (v + 2.0 * s, 2.0 * s)
+    });
+    assert!((a.value - far.0).abs() < 1e-9, "{a:?}");
 }
 
 #[test]
