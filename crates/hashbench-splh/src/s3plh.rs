@@ -21,11 +21,35 @@ pub struct S3plhParams {
     /// Default 0.005: the authors' MNIST weighting (their η = 0.2 on X_lᵀSX_l/l
     /// at l = 1000) in this l-free scale.
     pub eta: f64,
+    /// The step α of the label update Sₖ₊₁ = Sₖ − α T(S̃ₖ, Sₖ) (eq. 10).
+    #[serde(skip_serializing_if = "LabelStep::is_cap")]
+    pub label_step: LabelStep,
 }
 
 impl Default for S3plhParams {
     fn default() -> Self {
-        Self { eta: 0.005 }
+        Self {
+            eta: 0.005,
+            label_step: LabelStep::Cap,
+        }
+    }
+}
+
+/// The label update's step α.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LabelStep {
+    /// α = 1/ρ, ρ the largest squared norm of a labelled item: the cap of
+    /// Sec. 2.4's "numerically stable updates", the largest step it allows.
+    #[default]
+    Cap,
+    /// α = 1, the authors' release (`trainSPLH.m`).
+    One,
+}
+
+impl LabelStep {
+    fn is_cap(&self) -> bool {
+        *self == LabelStep::Cap
     }
 }
 
@@ -94,7 +118,11 @@ impl HashMethod for S3plhParams {
         let rho = (0..xl.nrows())
             .map(|i| (0..d).map(|j| xl[(i, j)] * xl[(i, j)]).sum::<f64>())
             .fold(0.0, f64::max);
-        let alpha = if rho > 0.0 { 1.0 / rho } else { 0.0 };
+        let alpha = match self.label_step {
+            LabelStep::Cap if rho > 0.0 => 1.0 / rho,
+            LabelStep::Cap => 0.0,
+            LabelStep::One => 1.0,
+        };
         let mut w = Mat::zeros(d, n_bits);
         for k in 0..n_bits {
             let m = adjusted(
@@ -196,9 +224,12 @@ mod tests {
             labelled: &labelled,
             labels: &labels,
         };
-        let supervised = S3plhParams { eta: 0.0 }
-            .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
-            .unwrap();
+        let supervised = S3plhParams {
+            eta: 0.0,
+            ..Default::default()
+        }
+        .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
         assert!(supervised.w[(2, 0)].abs() > 0.9, "{:?}", supervised.w);
         // the bit separates the classes (up to which side is called 1) far better
         // than the top principal direction, which a huge η recovers
@@ -207,15 +238,52 @@ mod tests {
             let agree = (0..400).filter(|&i| c.bit(i, 0) == (i % 2 == 0)).count();
             agree.max(400 - agree)
         };
-        let unsupervised = S3plhParams { eta: 1e9 }
-            .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
-            .unwrap();
+        let unsupervised = S3plhParams {
+            eta: 1e9,
+            ..Default::default()
+        }
+        .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
         assert!(separation(&supervised) > 330, "{}", separation(&supervised));
         assert!(
             separation(&unsupervised) < 260,
             "{}",
             separation(&unsupervised)
         );
+    }
+
+    /// The release's α = 1 moves the labels further than the cap 1/ρ: the
+    /// first bit (before any update) is the same, the next ones differ; the
+    /// default leaves its key out of the stored parameters.
+    #[test]
+    fn the_release_label_step_changes_the_later_bits_only() {
+        let (x, labelled, labels) = two_classes(400);
+        let train = TrainSet {
+            x: &x,
+            labelled: &labelled,
+            labels: &labels,
+        };
+        let fit = |label_step| {
+            let p = S3plhParams {
+                eta: 1e-3,
+                label_step,
+            };
+            p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap()
+        };
+        let (cap, one) = (fit(LabelStep::Cap), fit(LabelStep::One));
+        assert_eq!(cap.w.col(0), one.w.col(0));
+        assert!(
+            (cap.w.col(1) - one.w.col(1)).norm_l2() > 1e-3,
+            "{:?} {:?}",
+            cap.w,
+            one.w
+        );
+        assert_eq!(
+            serde_json::to_string(&S3plhParams::default()).unwrap(),
+            r#"{"eta":0.005}"#
+        );
+        let one: S3plhParams = serde_json::from_str(r#"{"label_step":"one"}"#).unwrap();
+        assert_eq!(one.label_step, LabelStep::One);
     }
 
     #[test]
@@ -227,6 +295,13 @@ mod tests {
             &mut ChaCha8Rng::seed_from_u64(0),
         );
         assert!(matches!(r, Err(FitError::MissingLabels { .. })));
-        assert!(S3plhParams { eta: -1.0 }.validate().is_err());
+        assert!(
+            S3plhParams {
+                eta: -1.0,
+                ..Default::default()
+            }
+            .validate()
+            .is_err()
+        );
     }
 }
