@@ -122,7 +122,8 @@ impl Sensitivities {
 }
 
 /// Another reading of a claim, judged beside it and shown in its evidence,
-/// never its verdict: the claim with some names swapped (a rival, a metric).
+/// never its verdict: the claim with some names swapped (a rival, a metric)
+/// or some of its other keys set (a factor, a tolerance).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SensitivitySpec {
@@ -130,7 +131,12 @@ struct SensitivitySpec {
     reading: String,
     /// Each name of the claim's methods, rivals or metrics to replace, with
     /// its replacement.
+    #[serde(default)]
     swap: std::collections::BTreeMap<String, String>,
+    /// Keys of the claim's kind other than names, with their value under
+    /// this reading (`factor = 1.0`).
+    #[serde(default)]
+    set: toml::Table,
 }
 
 /// The claim under another reading ([`SensitivitySpec`]), ready to judge.
@@ -375,10 +381,19 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             .list()
             .iter()
             .map(|spec| {
-                let other = swapped(&table, &spec.swap);
+                let mut other = swapped(&table, &spec.swap);
+                for (key, value) in &spec.set {
+                    if NAME_KEYS.contains(&key.as_str()) || key == "kind" {
+                        return Err(D::Error::custom(format!(
+                            "claim `{}`: the sensitivity sets `{key}`; names are changed by `swap`, and the kind stays",
+                            about.id
+                        )));
+                    }
+                    other.insert(key.clone(), value.clone());
+                }
                 if other == table {
                     return Err(D::Error::custom(format!(
-                        "claim `{}`: the sensitivity's swap names no method, metric or curve the claim reads",
+                        "claim `{}`: the sensitivity changes nothing the claim reads (its swap names no method, metric or curve of it, and it sets no other value)",
                         about.id
                     )));
                 }

@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive); `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. No spread, no verdict: a point away from zero whose replicates are all equal (one trial and no per-query values) counts as a tie wherever the verdict would rest on it, and the verdict is then inconclusive. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: 5 or more refits with nothing else running, interleaved across the methods after a discarded warm-up round), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it; with no spread measured the stated tolerance alone sets the margin. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive), a point zero in every replicate (a tie the protocol forces, such as two methods retrieving the whole database) left out of k; `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. A trend's stated floor leaves out, by name, a method below it at both ends (a metric at its floor cannot show a change). No spread, no verdict: a point away from zero whose replicates are all equal (one trial and no per-query values) counts as a tie wherever the verdict would rest on it, and the verdict is then inconclusive. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: 5 or more refits with nothing else running, interleaved across the methods after a discarded warm-up round), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it; with no spread measured the stated tolerance alone sets the margin. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -118,6 +118,15 @@ impl Statistic {
             return false;
         };
         self.observed.is_finite() && self.observed != 0.0 && valued.all(|v| v == first)
+    }
+
+    /// Whether it is zero in the run and in every replicate: the two values
+    /// it compares are the same under every resampling (both methods
+    /// retrieve the whole database at a radius as long as the code, say), a
+    /// tie forced by the protocol that no data could break.
+    pub fn forced_tie(&self) -> bool {
+        let mut valued = self.replicates.iter().copied().filter(|v| v.is_finite());
+        self.observed == 0.0 && valued.next().is_some() && valued.all(|v| v == 0.0)
     }
 
     /// Its support at `alpha`; with `tied`, a statistic with no spread
@@ -247,6 +256,20 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         ),
         _ => shown,
     };
+    let forced: Vec<&str> = points
+        .iter()
+        .filter(|p| p.forced_tie())
+        .map(|p| p.label.as_str())
+        .collect();
+    let evidence = if over == Over::Most && !forced.is_empty() {
+        format!(
+            "{evidence}; left out of the count, {} forced tie(s) (equal in every resample): {}",
+            forced.len(),
+            forced.join(", ")
+        )
+    } else {
+        evidence
+    };
     let evidence = if rests {
         let labels: Vec<&str> = points
             .iter()
@@ -297,7 +320,12 @@ fn outcome_of(points: &[Statistic], over: Over, tied: bool) -> Outcome {
             }
         }
         Over::Most => {
-            if 2 * count(corrected, Support::Claim) > k {
+            // forced ties are left out of the count (and of the correction)
+            let k = k - points.iter().filter(|p| p.forced_tie()).count();
+            let corrected = ALPHA / k.max(1) as f64;
+            if k == 0 {
+                Outcome::Inconclusive
+            } else if 2 * count(corrected, Support::Claim) > k {
                 Outcome::Holds
             } else if 2 * count(corrected, Support::Opposite) > k {
                 Outcome::Fails
@@ -446,6 +474,39 @@ mod tests {
                 .map(|i| lo + (hi - lo) * i as f64 / 100.0)
                 .collect(),
         }
+    }
+
+    /// `most` counts the points a method could win or lose: two clear wins
+    /// and three ties forced by the protocol (zero in every replicate) hold,
+    /// where counting the ties would leave two of five (inconclusive).
+    #[test]
+    fn forced_ties_are_left_out_of_a_most_count() {
+        let win = || stat(0.5, 0.3, 0.7);
+        let tie = || stat(0.0, 0.0, 0.0);
+        let j = judge(&[win(), win(), tie(), tie(), tie()], Over::Most);
+        assert_eq!(j.outcome, Outcome::Holds);
+        assert!(
+            j.evidence
+                .contains("left out of the count, 3 forced tie(s) (equal in every resample)"),
+            "{}",
+            j.evidence
+        );
+        // a tie that resampling can break is a point like any other
+        let open = stat(0.0, -0.2, 0.2);
+        assert!(!open.forced_tie());
+        assert_eq!(
+            judge(
+                &[win(), win(), open.clone(), open.clone(), open],
+                Over::Most
+            )
+            .outcome,
+            Outcome::Inconclusive
+        );
+        // nothing but forced ties: nothing shown either way
+        assert_eq!(
+            judge(&[tie(), tie()], Over::Most).outcome,
+            Outcome::Inconclusive
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use hashbench_eval::MetricSpec;
 use serde::Deserialize;
 
 pub use beats::Beats;
-pub use bound::Below;
+pub use bound::{Below, Near};
 pub use close::Close;
 pub use curve::{AboveOnCurve, Approaches, BestOnCurve, FallsWithBits, LeadGrows};
 pub use relative::{AdvantageFalls, FallsSlower};
@@ -49,6 +49,8 @@ pub enum Kind {
     Ordered(Ordered),
     /// A value stays below a bound.
     Below(Below),
+    /// A value about a number the paper reports.
+    Near(Near),
     /// A lead shrinks from one x to another.
     AdvantageFalls(AdvantageFalls),
     /// A value keeps more of itself than a reference's does.
@@ -111,6 +113,7 @@ impl Kind {
             Kind::OrderFlips(k) => k,
             Kind::Ordered(k) => k,
             Kind::Below(k) => k,
+            Kind::Near(k) => k,
             Kind::AdvantageFalls(k) => k,
             Kind::FallsSlower(k) => k,
             Kind::BestOnCurve(k) => k,

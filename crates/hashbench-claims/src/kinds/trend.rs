@@ -4,8 +4,9 @@ use serde::Deserialize;
 
 use super::{Judge, at, methods_and_metric};
 use crate::Experiment;
+use crate::evidence::Draw;
 use crate::rule::{
-    ALPHA, Judged, Over, Statistic, all_of, from_support, judge, no_spread_note,
+    ALPHA, Judged, Over, Statistic, Tolerance, all_of, from_support, judge, no_spread_note,
     unless_resting_on_no_spread,
 };
 use crate::{Evidence, Outcome};
@@ -19,6 +20,10 @@ pub struct Trend {
     metric: String,
     from: Point,
     to: Point,
+    /// A value below which a method is at the metric's floor at both ends
+    /// (most queries retrieve nothing): it cannot show the change, so it is
+    /// left out of the claim and named in the evidence.
+    floor: Option<Tolerance>,
 }
 
 /// An x value a trend names: a number, or an end of the run's axis (`"first"`,
@@ -108,7 +113,16 @@ impl Trend {
         }
         let mut outcomes = Vec::new();
         let mut shown = Vec::new();
+        let mut floored = Vec::new();
         for m in &self.methods {
+            let observed = |x| ev.value(m, &self.metric, x, Draw::Observed);
+            if let Some(floor) = &self.floor
+                && observed(from) < floor.value
+                && observed(to) < floor.value
+            {
+                floored.push(format!("{m} {:.4} → {:.4}", observed(from), observed(to)));
+                continue;
+            }
             let (later, earlier) = (at(plan, to), at(plan, from));
             let label = if sign > 0.0 {
                 format!("{m}: {later} − {earlier}")
@@ -122,8 +136,20 @@ impl Trend {
             outcomes.push(j.outcome);
             shown.push(format!("{} ({})", j.evidence, j.outcome.name()));
         }
+        if let Some(floor) = self.floor.as_ref().filter(|_| !floored.is_empty()) {
+            shown.push(format!(
+                "left out, below the floor {} at both ends ({}): {}",
+                floor.value,
+                floor.reason,
+                floored.join(", ")
+            ));
+        }
         Judged {
-            outcome: all_of(&outcomes),
+            outcome: if outcomes.is_empty() {
+                Outcome::NotTestable
+            } else {
+                all_of(&outcomes)
+            },
             evidence: shown.join("; "),
         }
     }

@@ -226,7 +226,7 @@ fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.contains("the sensitivity's swap names no method, metric or curve the claim reads"),
+        e.contains("the sensitivity changes nothing the claim reads"),
         "{e}"
     );
     // the kind and the other keys are never swapped
@@ -237,6 +237,34 @@ fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("names no method, metric or curve"), "{e}");
+    // another value of a key that is not a name: A is 2.5 times B, so it
+    // beats B but not 3 × B
+    let claim = CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"three times B\", set = { factor = 3.0 } }\nkind = ",
+    );
+    let v = &r.judge(&plan(&claim).unwrap())[0];
+    assert_eq!(v.outcome, Outcome::Holds);
+    assert!(
+        v.evidence.contains("· sensitivity, three times B: fails ("),
+        "{}",
+        v.evidence
+    );
+    // names are set by `swap` only, and a key the kind lacks is refused
+    let e = plan(&CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"r\", set = { rivals = [\"C\"] } }\nkind = ",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("names are changed by `swap`"), "{e}");
+    let e = plan(&CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"r\", set = { factr = 3.0 } }\nkind = ",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("factr"), "{e}");
 }
 
 #[test]

@@ -152,3 +152,30 @@ fn levels_off_needs_a_rise_and_a_length_after_it() {
     let e = crate::fixture::plan(&at_the_end).unwrap_err().to_string();
     assert!(e.contains("runs nothing above 32 (profile `paper`)"), "{e}");
 }
+
+/// A method at the metric's floor at both ends (a stated `floor`, with its
+/// reason) is left out and named; without the floor it keeps the claim
+/// inconclusive.
+#[test]
+fn a_method_at_the_floor_is_left_out_of_a_trend() {
+    let mut r = Run::default();
+    for (i, x) in [8, 16, 32].into_iter().enumerate() {
+        r = r
+            .queries("A", "f1-r0", x, 0.3 + 0.1 * i as f64, 0.02)
+            .queries("B", "f1-r0", x, 0.002, 0.002);
+    }
+    assert_eq!(r.outcome(&claim("rises")), Outcome::Inconclusive);
+    let floored = claim("rises") + "floor = { value = 0.01, reason = \"most balls empty\" }\n";
+    let v = &r.judge(&crate::fixture::plan(&floored).unwrap())[0];
+    assert_eq!(v.outcome, Outcome::Holds);
+    assert!(
+        v.evidence.contains(
+            "left out, below the floor 0.01 at both ends (most balls empty): B 0.0020 → 0.0020"
+        ),
+        "{}",
+        v.evidence
+    );
+    // every method at the floor: nothing to judge
+    let all = floored.replace("methods = [\"A\", \"B\"]", "methods = [\"B\"]");
+    assert_eq!(r.outcome(&all), Outcome::NotTestable);
+}
