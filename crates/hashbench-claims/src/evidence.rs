@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use hashbench_core::seed::derive_seed;
-use hashbench_eval::QueryValues;
+use hashbench_eval::{QueryValues, curve_point_name};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -42,6 +42,8 @@ pub struct Evidence<'a> {
     replicates: usize,
     scalars: BTreeMap<(&'a str, &'a str, usize), Vec<TrialValue<'a>>>,
     curves: BTreeMap<(&'a str, &'a str, usize), Vec<TrialCurve>>,
+    /// Per-query values by (method, metric or curve point, bits, trial).
+    query_values: HashMap<(&'a str, &'a str, usize, usize), &'a QueryValues>,
     cache: ReplicateCache,
     curve_cache: CurveCache,
 }
@@ -105,6 +107,7 @@ impl<'a> Evidence<'a> {
                 .into_iter()
                 .map(|(k, trials)| (k, trials.into_iter().collect()))
                 .collect(),
+            query_values,
             cache: RefCell::new(HashMap::new()),
             curve_cache: RefCell::new(HashMap::new()),
         }
@@ -199,9 +202,25 @@ impl<'a> Evidence<'a> {
                 .map(|i| &trials[i])
                 .collect(),
         };
+        // a point with per-query values is recomputed on the replicate's
+        // queries of its trial, as a scalar is
+        let y_at = |trial: usize, x: f64, y: f64| match draw {
+            Draw::Observed => y,
+            Draw::Replicate(b) => {
+                let name = curve_point_name(curve, x);
+                match self.query_values.get(&(method, name.as_str(), bits, trial)) {
+                    Some(q) => q.value_on(self.query_draw(b, trial, q.n_queries()).into_iter()),
+                    None => y,
+                }
+            }
+        };
         let mut by_x: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
-        for (_, points) in &chosen {
-            for &(x, y) in points.iter().filter(|p| p.0.is_finite()) {
+        for (trial, points) in &chosen {
+            for (x, y) in points
+                .iter()
+                .filter(|p| p.0.is_finite())
+                .map(|&(x, y)| (x, y_at(*trial, x, y)))
+            {
                 by_x.entry((x * 1e6).round() as i64)
                     .or_insert((x, Vec::new()))
                     .1

@@ -4,7 +4,7 @@
 
 use crate::per_query::QueryStats;
 use crate::policy::{EmptyPolicy, MetricSpec, TiePolicy};
-use crate::query_values::{Combine, QueryValues, mean};
+use crate::query_values::{Combine, QueryValues, curve_point_name, mean};
 use crate::values::{Curve, MetricValues};
 
 pub(crate) fn recall_grid(points: usize, n_db: usize) -> Vec<usize> {
@@ -220,23 +220,35 @@ fn recall_curve(
     n_db: usize,
     out: &mut MetricValues,
 ) {
-    let points = recall_grid(points, n_db)
-        .into_iter()
-        .map(|n| {
-            let k = top_index(tops, n);
-            let recall = mean(
-                stats
-                    .iter()
-                    .filter(|s| s.n_relevant > 0)
-                    .map(|s| s.ranked(ties).relevant_in_top[k] / s.n_relevant as f64),
-            );
-            (n as f64, recall)
-        })
-        .collect();
-    out.curves.push(Curve {
-        name: spec.curve_names().remove(0),
-        points,
+    let per_query = recall_grid(points, n_db).into_iter().map(|n| {
+        let k = top_index(tops, n);
+        // a query without relevant items has no recall: left out of the mean
+        let recalls = stats.iter().map(|s| {
+            if s.n_relevant > 0 {
+                s.ranked(ties).relevant_in_top[k] / s.n_relevant as f64
+            } else {
+                f64::NAN
+            }
+        });
+        (n as f64, recalls.collect())
     });
+    push_mean_curve(spec.curve_names().remove(0), per_query, out);
+}
+
+/// A curve whose every point is a mean over queries (NaN values left out),
+/// with each point's per-query values kept under [`curve_point_name`].
+fn push_mean_curve(
+    name: String,
+    per_query: impl Iterator<Item = (f64, Vec<f64>)>,
+    out: &mut MetricValues,
+) {
+    let mut points = Vec::new();
+    for (x, values) in per_query {
+        points.push((x, mean_counted(&values)));
+        out.query_values
+            .push((curve_point_name(&name, x), QueryValues::mean(values)));
+    }
+    out.curves.push(Curve { name, points });
 }
 
 /// Mean precision of the first M retrieved, for each M.
@@ -249,23 +261,15 @@ fn precision_first_m(
     n_db: usize,
     out: &mut MetricValues,
 ) {
-    let points = m
-        .iter()
-        .map(|&m| {
-            let n = m.min(n_db);
-            let k = top_index(tops, n);
-            let p = mean(
-                stats
-                    .iter()
-                    .map(|s| s.ranked(ties).relevant_in_top[k] / n as f64),
-            );
-            (m as f64, p)
-        })
-        .collect();
-    out.curves.push(Curve {
-        name: spec.curve_names().remove(0),
-        points,
+    let per_query = m.iter().map(|&m| {
+        let n = m.min(n_db);
+        let k = top_index(tops, n);
+        let precisions = stats
+            .iter()
+            .map(|s| s.ranked(ties).relevant_in_top[k] / n as f64);
+        (m as f64, precisions.collect())
     });
+    push_mean_curve(spec.curve_names().remove(0), per_query, out);
 }
 
 /// The pooled share of query-item pairs within the radius that are true

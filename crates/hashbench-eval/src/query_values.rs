@@ -10,6 +10,13 @@ pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { f64::NAN } else { sum / n as f64 }
 }
 
+/// The name the per-query values of point `x` of curve `curve` are kept
+/// under, beside the scalars' (`recall-vs-retrieved@1040`): a curve point is
+/// a mean over queries like a scalar, and resampled the same way.
+pub fn curve_point_name(curve: &str, x: f64) -> String {
+    format!("{curve}@{x}")
+}
+
 /// How a scalar metric follows from the means of its per-query parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -241,6 +241,21 @@ fn hand_case_precision_first_m_and_recall_curve() {
     assert!((rc[0].1 - 0.5).abs() < 1e-12);
     // the grid ends at the whole database (where recall is 1 by definition)
     assert_eq!(rc[1].0, 6.0);
+    // each point keeps its queries' values under `curve@x`: top 3 of query
+    // 0 recalls 1 of 3, of query 1 2 of 3; their mean is the point
+    let at = |name: &str| {
+        &v.query_values
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} kept"))
+            .1
+    };
+    let q3 = at("recall-vs-retrieved-index-ties@3");
+    assert_eq!(q3.parts, vec![vec![1.0 / 3.0, 2.0 / 3.0]]);
+    assert!((q3.value() - rc[0].1).abs() < 1e-7);
+    let m3 = at("precision-first-m-index-ties@3");
+    assert_eq!(m3.parts, vec![vec![1.0 / 3.0, 2.0 / 3.0]]);
+    assert!((at("precision-first-m-index-ties@100").value() - pm[2].1).abs() < 1e-7);
 }
 
 #[test]

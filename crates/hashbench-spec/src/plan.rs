@@ -369,6 +369,27 @@ impl Plan {
         names
     }
 
+    /// The curves the claims read whose points carry per-query values
+    /// (`MetricSpec::curves_with_query_values`): kept like the claims'
+    /// scalars, so their points have a spread over queries.
+    pub fn claim_query_curves(&self) -> Vec<String> {
+        let kept: Vec<String> = self
+            .metrics()
+            .iter()
+            .flat_map(MetricSpec::curves_with_query_values)
+            .collect();
+        let mut names: Vec<String> = self
+            .claims
+            .iter()
+            .flat_map(|c| c.kind.curves())
+            .filter(|c| kept.iter().any(|k| k == c))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     /// Whether scalar `metric` is a fraction (at most 1: MAP, precision,
     /// recall, F1 and the like).
     pub fn is_fraction(&self, metric: &str) -> bool {

@@ -420,6 +420,29 @@ fn pr_point_panels_name_produced_metrics_and_stand_alone() {
     );
 }
 
+/// Per-query values are kept for the points of the curves the claims read
+/// when those points are means over queries (a recall curve), not for a
+/// pooled curve (the PR sweep's) nor for a curve no claim reads.
+#[test]
+fn claimed_curves_that_are_means_over_queries_keep_per_query_values() {
+    let with = |metrics: &str, curve: &str| {
+        let claim = format!(
+            "[[claims]]\nid = \"c\"\nquote = \"q\"\nsource = \"s\"\nkind = \"best-on-curve\"\nmethod = \"LSH\"\ncurve = \"{curve}\"\nbits = [8]\n"
+        );
+        let text = GOOD
+            .replace("[[metrics]]\nmetric = \"map\"\nties = \"random\"", metrics)
+            .replace("[profiles.ci]", &format!("{claim}\n[profiles.ci]"));
+        parse(&text)
+            .unwrap()
+            .plan("paper")
+            .unwrap()
+            .claim_query_curves()
+    };
+    let recall = "[[metrics]]\nmetric = \"map\"\nties = \"random\"\n[[metrics]]\nmetric = \"recall-curve\"\npoints = 4\nties = \"random\"\n[[metrics]]\nmetric = \"pr-radius-sweep\"";
+    assert_eq!(with(recall, "recall-vs-retrieved"), ["recall-vs-retrieved"]);
+    assert!(with(recall, "pr-macro").is_empty());
+}
+
 #[test]
 fn methods_outside_the_paper_are_no_rivals_in_claims() {
     let plan = parse(&GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = false"))

@@ -261,3 +261,23 @@ fn a_length_without_the_methods_curve_is_no_win_for_a_growing_lead() {
     let run = curves(&a, &b).curve("B", "pr-macro", 8, &b);
     assert_eq!(run.outcome(claim), Outcome::Inconclusive);
 }
+
+/// Deterministic methods have one trial: without per-query values their
+/// curves have no spread and decide nothing (inconclusive); with each
+/// point's per-query values (curves that are means over queries keep them)
+/// the points are resampled over queries, paired, and a clear lead holds.
+#[test]
+fn single_trial_curves_are_judged_over_their_queries() {
+    let a: &[(f64, f64)] = &[(0.1, 0.9), (0.5, 0.7), (0.9, 0.5)];
+    let b: &[(f64, f64)] = &[(0.1, 0.8), (0.5, 0.6), (0.9, 0.4)];
+    assert_eq!(curves(&[a], &[b]).outcome(BEST), Outcome::Inconclusive);
+    let with_queries = Run::default()
+        .curve_queries("A", "pr-macro", 16, a, 0.05)
+        .curve_queries("B", "pr-macro", 16, b, 0.05);
+    assert_eq!(with_queries.outcome(BEST), Outcome::Holds);
+    // the same lead inside wide per-query noise is not shown either way
+    let noisy = Run::default()
+        .curve_queries("A", "pr-macro", 16, a, 1.0)
+        .curve_queries("B", "pr-macro", 16, b, 1.0);
+    assert_eq!(noisy.outcome(BEST), Outcome::Inconclusive);
+}

@@ -68,24 +68,7 @@ impl Run {
         centre: f64,
         noise: f64,
     ) -> Self {
-        use rand::{RngExt, SeedableRng};
-        let seed = hashbench_core::seed::derive_seed(3, &[method, metric, &bits.to_string()]);
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let half = noise * 3f64.sqrt();
-        let mut values: Vec<f64> = (0..40)
-            .map(|_| {
-                centre
-                    + if half > 0.0 {
-                        rng.random_range(-half..half)
-                    } else {
-                        0.0
-                    }
-            })
-            .collect();
-        // centred exactly: the stored value is `centre`
-        let offset = values.iter().sum::<f64>() / 40.0 - centre;
-        values.iter_mut().for_each(|v| *v -= offset);
-        let qv = QueryValues::mean(values);
+        let qv = noisy(method, metric, bits, centre, noise);
         self.0
             .metrics
             .push(row(method, metric, bits, 0, qv.value()));
@@ -96,6 +79,41 @@ impl Run {
             metric: metric.into(),
             values: qv,
         });
+        self
+    }
+
+    /// `method`'s curve `curve` at `bits`: one trial whose every point is a
+    /// mean over 40 queries scoring its y plus seeded noise of standard
+    /// deviation `noise`, stored with their values (as the curves that are
+    /// means over queries keep them).
+    pub fn curve_queries(
+        mut self,
+        method: &str,
+        curve: &str,
+        bits: usize,
+        points: &[(f64, f64)],
+        noise: f64,
+    ) -> Self {
+        for &(x, y) in points {
+            let name = hashbench_eval::curve_point_name(curve, x);
+            let qv = noisy(method, &name, bits, y, noise);
+            self.0.curves.push(CurveRow {
+                method: method.into(),
+                params: "{}".into(),
+                bits,
+                trial: 0,
+                curve: curve.into(),
+                x,
+                y: qv.value(),
+            });
+            self.0.query_values.push(QueryValueRow {
+                method: method.into(),
+                bits,
+                trial: 0,
+                metric: name,
+                values: qv,
+            });
+        }
         self
     }
 
@@ -160,4 +178,27 @@ fn row(method: &str, metric: &str, bits: usize, trial: usize, value: f64) -> Met
         metric: metric.into(),
         value,
     }
+}
+
+/// 40 queries scoring `centre` plus seeded noise of standard deviation
+/// `noise` (each method, name and length its own draw), centred exactly.
+fn noisy(method: &str, name: &str, bits: usize, centre: f64, noise: f64) -> QueryValues {
+    use rand::{RngExt, SeedableRng};
+    let seed = hashbench_core::seed::derive_seed(3, &[method, name, &bits.to_string()]);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let half = noise * 3f64.sqrt();
+    let mut values: Vec<f64> = (0..40)
+        .map(|_| {
+            centre
+                + if half > 0.0 {
+                    rng.random_range(-half..half)
+                } else {
+                    0.0
+                }
+        })
+        .collect();
+    // centred exactly: the stored value is `centre`
+    let offset = values.iter().sum::<f64>() / 40.0 - centre;
+    values.iter_mut().for_each(|v| *v -= offset);
+    QueryValues::mean(values)
 }

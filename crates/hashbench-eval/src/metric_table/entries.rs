@@ -352,6 +352,18 @@ impl MetricSpec {
         self.info().curves
     }
 
+    /// The curves of this policy whose points are means over queries, kept
+    /// with their per-query values ([`curve_point_name`]) where claims read
+    /// them: recall against items retrieved and precision of the first M.
+    pub fn curves_with_query_values(&self) -> Vec<String> {
+        match self {
+            MetricSpec::RecallCurve { .. } | MetricSpec::PrecisionFirstM { .. } => {
+                self.curve_names()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether the policy reads the ground truth (all but the kernel-only
     /// comparisons).
     pub fn reads_truth(&self) -> bool {

@@ -146,7 +146,7 @@ impl<'a> TrialContext<'a> {
             &format!("{:?}", study.metrics),
             &format!("{:?}", plan.kernel),
             &tie_seed.to_string(),
-            &format!("query values of {:?}", plan.claim_metrics()),
+            &query_values_kept(plan),
             IDENTICAL_CODES,
         ]);
         Ok(Self {
@@ -467,10 +467,15 @@ impl<'a> TrialContext<'a> {
             trial: id.trial,
             seed: id.seed,
             query_values: {
-                let claimed = self.plan.claim_metrics();
+                let (claimed, curves) = (self.plan.claim_metrics(), self.plan.claim_query_curves());
                 std::mem::take(&mut values.query_values)
                     .into_iter()
-                    .filter(|(name, _)| claimed.contains(name))
+                    .filter(|(name, _)| {
+                        claimed.contains(name)
+                            || name
+                                .rsplit_once('@')
+                                .is_some_and(|(curve, _)| curves.iter().any(|c| c == curve))
+                    })
                     .collect()
             },
             scalars: values
@@ -535,4 +540,18 @@ pub struct TrialId<'a> {
 fn identical_codes_flag(db: &BitCodes) -> Option<(String, f64)> {
     (db.len() > 1 && (1..db.len()).all(|i| db.code(i) == db.code(0)))
         .then(|| (IDENTICAL_CODES.to_string(), 1.0))
+}
+
+/// Which per-query values a trial keeps, for the evaluation's fingerprint:
+/// those of the claims' scalars and, where claims read them, of the points
+/// of curves that are means over queries (named only when there are some,
+/// so that a plan without them keeps its fingerprints).
+fn query_values_kept(plan: &Plan) -> String {
+    let curves = plan.claim_query_curves();
+    let scalars = format!("query values of {:?}", plan.claim_metrics());
+    if curves.is_empty() {
+        scalars
+    } else {
+        format!("{scalars} and of the points of {curves:?}")
+    }
 }
