@@ -81,8 +81,23 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
     ) -> Result<HashFn, SolverError>;
 }
 
+/// The largest α a fit takes: a million times the printed grid's top, far
+/// beyond any search (its doubling steps stop at 26.5) and where the codes
+/// are already STH's limit (Sec. 3); much larger ones only lose the
+/// reconstruction term in round-off (a stored record holding one is refused).
+pub const MAX_ALPHA: f64 = 1e6;
+
 fn check_code(code: CodeHyper) -> Result<(), ParamError> {
     ParamError::check_non_negative("alpha", code.alpha)?;
+    if code.alpha > MAX_ALPHA {
+        return Err(ParamError::invalid(
+            "alpha",
+            code.alpha,
+            format!(
+                "must be at most {MAX_ALPHA:e} (the graph term a million times the grid's top weight)"
+            ),
+        ));
+    }
     ParamError::check_non_negative("lambda", code.lambda)
 }
 

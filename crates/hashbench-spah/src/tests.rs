@@ -590,3 +590,18 @@ fn fits_on_the_same_rows_share_one_graph_and_other_rows_or_settings_get_their_ow
     );
     assert_eq!(narrow.0, fewer.new_graph(x.as_ref()).unwrap().0);
 }
+
+/// α has no boundary above in the paper, but a fit takes none beyond
+/// `MAX_ALPHA`: a stored choice of 1e300 (issue 57, case 7) is refused by the
+/// method's own validation, while the search's farthest step is accepted.
+#[test]
+fn alpha_beyond_its_stated_bound_is_refused() {
+    let fixed = |alpha| SvmFixed {
+        alpha,
+        lambda: 10.0,
+    };
+    assert!(Svm::validate(&fixed(26.5)).is_ok());
+    assert!(Svm::validate(&fixed(crate::hash::MAX_ALPHA)).is_ok());
+    let e = Svm::validate(&fixed(1e300)).unwrap_err().to_string();
+    assert!(e.contains("alpha") && e.contains("at most 1e6"), "{e}");
+}
