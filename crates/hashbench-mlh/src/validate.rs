@@ -29,8 +29,14 @@ pub const WEIGHT_DECAY_GRID: [f64; 6] = [0.1, 0.03, 0.01, 0.003, 0.001, 0.0001];
 pub const RHO_STEPS: [i64; 5] = [-2, -1, 0, 1, 2];
 /// The AP a larger ρ must add to be kept (the reference's).
 const RHO_MARGIN: f64 = 0.005;
-/// Steps a choice is followed past an open end of the values tried.
+/// Steps of the grid's own size a choice is followed past an open end of the
+/// values tried.
 pub const EXTENSIONS: usize = 3;
+/// Further steps while the end still wins: ρ's and a rising weight decay's
+/// each twice the last, a falling weight decay's to 0, its real boundary (no
+/// decay). A search that turns within the even steps tries what it tried
+/// before these existed.
+pub const DOUBLINGS: usize = 6;
 
 /// The validated choice.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -181,7 +187,12 @@ fn search(bits: usize, items: usize, ap: impl Fn(MlhFixed) -> f64 + Sync) -> Cho
         .collect();
     let mut tried = scored(rhos);
     tried.push(first);
-    let (chosen, rho_at_open_edge) = extend(tried, best_rho, |t, c| rho_beyond(t, c, bits), &ap);
+    let (chosen, rho_at_open_edge) = extend(
+        tried,
+        best_rho,
+        |t, c, step| rho_beyond(t, c, bits, step),
+        &ap,
+    );
     Choice {
         fixed: chosen.0,
         ap: chosen.1,
@@ -191,23 +202,25 @@ fn search(bits: usize, items: usize, ap: impl Fn(MlhFixed) -> f64 + Sync) -> Cho
     }
 }
 
-/// Follows the choice past an open end of the values tried, at most
-/// [`EXTENSIONS`] steps while the end wins; returns the choice and whether it
-/// is still at an open end.
+/// Follows the choice past an open end of the values tried while the end
+/// wins, [`EXTENSIONS`] even steps and then [`DOUBLINGS`] more (`beyond` is
+/// told which step it takes); returns the choice and whether it is still at
+/// an open end.
 fn extend(
     mut tried: Vec<Scored>,
     choose: impl Fn(&[Scored]) -> Scored,
-    beyond: impl Fn(&[Scored], MlhFixed) -> Option<MlhFixed>,
+    beyond: impl Fn(&[Scored], MlhFixed, usize) -> Option<MlhFixed>,
     ap: impl Fn(MlhFixed) -> f64,
 ) -> (Scored, bool) {
-    for _ in 0..EXTENSIONS {
-        let Some(next) = beyond(&tried, choose(&tried).0) else {
+    let steps = EXTENSIONS + DOUBLINGS;
+    for step in 0..steps {
+        let Some(next) = beyond(&tried, choose(&tried).0, step) else {
             break;
         };
         tried.push((next, ap(next)));
     }
     let chosen = choose(&tried);
-    (chosen, beyond(&tried, chosen.0).is_some())
+    (chosen, beyond(&tried, chosen.0, steps).is_some())
 }
 
 /// The weight decay with the highest AP, the first tried on ties.
@@ -235,17 +248,29 @@ fn best_rho(tried: &[Scored]) -> Scored {
     best
 }
 
-/// The next weight decay past the end the choice sits at, one step of the
-/// grid's last ratio beyond it (a weight decay has no boundary on a log
-/// scale).
-fn decay_beyond(tried: &[Scored], chosen: MlhFixed) -> Option<MlhFixed> {
+/// The next weight decay past the end the choice sits at: one step of the
+/// grid's last ratio beyond it for the even steps (`step` below
+/// [`EXTENSIONS`]); then, below the values, 0 (no decay, the one real
+/// boundary), and above them a ratio squared each step.
+fn decay_beyond(tried: &[Scored], chosen: MlhFixed, step: usize) -> Option<MlhFixed> {
     let mut values: Vec<f64> = tried.iter().map(|c| c.0.weight_decay).collect();
     values.sort_by(f64::total_cmp);
     let (n, w) = (values.len(), chosen.weight_decay);
-    let next = if w == values[0] {
-        w * w / values[1]
+    let next = if w == 0.0 {
+        return None;
+    } else if w == values[0] {
+        if step < EXTENSIONS {
+            w * w / values[1]
+        } else {
+            0.0
+        }
     } else if w == values[n - 1] {
-        w * w / values[n - 2]
+        let ratio = w / values[n - 2];
+        if step < EXTENSIONS {
+            w * ratio
+        } else {
+            w * ratio * ratio
+        }
     } else {
         return None;
     };
@@ -256,13 +281,20 @@ fn decay_beyond(tried: &[Scored], chosen: MlhFixed) -> Option<MlhFixed> {
 }
 
 /// The next ρ past the end the choice sits at, unless that end is a real
-/// boundary (ρ = 1, or ρ = q).
-fn rho_beyond(tried: &[Scored], chosen: MlhFixed, bits: usize) -> Option<MlhFixed> {
+/// boundary (ρ = 1, or ρ = q): one step at a time for the even steps, then
+/// steps of 2, 4, 8, ... clamped at the boundary.
+fn rho_beyond(tried: &[Scored], chosen: MlhFixed, bits: usize, step: usize) -> Option<MlhFixed> {
     let low = tried.iter().map(|c| c.0.rho).min()?;
     let high = tried.iter().map(|c| c.0.rho).max()?;
+    // 1 for the even steps, then 2, 4, 8, ..., clamped at the boundaries
+    let stride = if step < EXTENSIONS {
+        1
+    } else {
+        1 << (step - EXTENSIONS + 1).min(16)
+    };
     let rho = match chosen.rho {
-        r if r == low && r > 1 => r - 1,
-        r if r == high && r < bits => r + 1,
+        r if r == low && r > 1 => r.saturating_sub(stride).max(1),
+        r if r == high && r < bits => (r + stride).min(bits),
         _ => return None,
     };
     Some(MlhFixed { rho, ..chosen })
@@ -319,18 +351,43 @@ mod tests {
         assert!((choice.fixed.weight_decay / 1e-6 - 1.0).abs() < 1e-9);
         assert!(!choice.decay_at_open_edge);
         assert_eq!(choice.fixed.rho, 9, "inside 6..10, no step");
-        // a monotone AP runs out of steps and says so
+        // an AP rising without end in the weight decay runs out of steps
+        // (three of the grid's ratio 10/3, then that ratio squared each
+        // step: 10/3 to the power 3 + 2 + 4 + ... + 64) and says so
         let (choice, _) = run(64, |f| f.weight_decay);
+        let far = 0.1f64 * (10.0f64 / 3.0).powi(3 + 126);
         assert!(
-            (choice.fixed.weight_decay / (0.1f64 * (10.0f64 / 3.0).powi(3)) - 1.0).abs() < 1e-9
+            (choice.fixed.weight_decay / far - 1.0).abs() < 1e-6,
+            "{choice:?}"
         );
         assert!(choice.decay_at_open_edge);
-        // ρ above its values, past the margin: 11, 12, 13 and still rising
-        let (choice, _) = run(64, |f| {
+        // ρ above its values, past the margin: 11, 12, 13, then 15, 19, 27,
+        // 43 and q = 64, its real boundary
+        let (choice, seen) = run(64, |f| {
             f.rho as f64 * 0.01 - (f.weight_decay.log10() + 2.0).powi(2)
         });
-        assert_eq!(choice.fixed.rho, 13);
-        assert!(choice.rho_at_open_edge);
+        let rhos: Vec<usize> = seen.iter().map(|f| f.rho).filter(|&r| r > 10).collect();
+        assert_eq!(rhos, [11, 12, 13, 15, 19, 27, 43, 64]);
+        assert_eq!(choice.fixed.rho, 64);
+        assert!(!choice.rho_at_open_edge);
+    }
+
+    /// An AP that keeps rising as the weight decay falls is followed past
+    /// the grid's even steps to 0, no decay at all: a real boundary, so the
+    /// choice is no longer at an open end (it was at 1e-7 with the even
+    /// steps alone).
+    #[test]
+    fn a_falling_weight_decay_ends_at_no_decay() {
+        let (choice, seen) = run(16, |f| -f.weight_decay - (f.rho as f64 - 2.0).abs() * 0.01);
+        assert_eq!(choice.fixed.weight_decay, 0.0);
+        assert!(!choice.decay_at_open_edge);
+        let mut below: Vec<f64> = seen
+            .iter()
+            .map(|f| f.weight_decay)
+            .filter(|&w| w < 1e-4)
+            .collect();
+        below.dedup();
+        assert_eq!(below.len(), 4, "1e-5, 1e-6, 1e-7 and 0: {below:?}");
     }
 
     #[test]
