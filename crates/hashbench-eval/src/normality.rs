@@ -58,9 +58,15 @@ pub fn p_value(a_star: f64) -> f64 {
     }
 }
 
-/// Whether the sample passes the test at α = 0.05: A*² below the critical value.
+/// Whether an adjusted statistic A*² passes the test at α = 0.05: below the
+/// critical value.
+pub fn passes(adjusted_statistic: f64) -> bool {
+    adjusted_statistic < AD_CRITICAL_5_PERCENT
+}
+
+/// Whether the sample passes the test at α = 0.05 ([`passes`]).
 pub fn passes_at_5_percent(sample: &[f64]) -> bool {
-    adjusted(anderson_darling(sample), sample.len()) < AD_CRITICAL_5_PERCENT
+    passes(adjusted(anderson_darling(sample), sample.len()))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use hashbench_spec::{PAPER_PROFILE, Workspace};
+use hashbench_spec::{LOCAL_PROFILE, PAPER_PROFILE, Workspace};
 
 /// Obtains what is missing; paper-scale downloads only with `paper_data`.
 /// Each line of progress goes to `say` as it happens.
@@ -24,7 +24,7 @@ pub fn obtain_missing(ws: &Workspace, paper_data: bool, say: &mut dyn FnMut(Stri
         let Ok(spec) = spec else {
             continue;
         };
-        for profile in [PAPER_PROFILE, "local"] {
+        for profile in [PAPER_PROFILE, LOCAL_PROFILE] {
             if let Some(d) = spec.dataset_of(profile) {
                 wanted.insert(d.to_string());
             }

@@ -43,6 +43,10 @@ pub const PAPER_PROFILE: &str = "paper";
 /// The profile the golden check runs and compares with its baseline.
 pub const CI_PROFILE: &str = "ci";
 
+/// The profile that runs the paper's protocol on data this machine has
+/// where the paper's is absent ("the paper's, else local").
+pub const LOCAL_PROFILE: &str = "local";
+
 /// The paper a spec belongs to: its folder under `experiments/` (`spah`,
 /// `okh`, ...), what the report's sections and run-all's per-paper times group by.
 pub fn paper_key(spec_path: &Path) -> String {

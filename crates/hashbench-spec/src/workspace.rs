@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use hashbench_data::Registry;
 
-use crate::{PAPER_PROFILE, Plan, Spec};
+use crate::{LOCAL_PROFILE, PAPER_PROFILE, Plan, Spec};
 
 /// Where a run reads its inputs and writes its outputs.
 #[derive(Debug, Clone)]
@@ -182,10 +182,10 @@ pub fn choose_profile(ws: &Workspace, spec: &Spec) -> Result<String> {
     if paper.is_ok() {
         return Ok(PAPER_PROFILE.into());
     }
-    match spec.dataset_of("local") {
+    match spec.dataset_of(LOCAL_PROFILE) {
         Some(d) => ws
             .data_root(d)
-            .map(|_| "local".to_string())
+            .map(|_| LOCAL_PROFILE.to_string())
             .map_err(|e| anyhow!("paper data: {}; local data: {e}", paper.unwrap_err())),
         None => Err(paper.unwrap_err()),
     }

@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use super::cost::{Cost, RunSeconds};
 use super::stats::aggregate;
 use hashbench_claims::{Basis, Outcome, Verdict, all_of, check_claims};
-use hashbench_spec::{PAPER_PROFILE, Plan, Spec, Workspace, choose_profile};
+use hashbench_spec::{LOCAL_PROFILE, PAPER_PROFILE, Plan, Spec, Workspace, choose_profile};
 use hashbench_tables as tables;
 
 mod html;
@@ -27,7 +27,7 @@ pub use markdown::markdown;
 
 /// The profile a report shows when run-all's choice has no stored run, in
 /// order of preference (then any other; `ci` last: a regression profile).
-const FALLBACK_PROFILES: [&str; 2] = [PAPER_PROFILE, "local"];
+const FALLBACK_PROFILES: [&str; 2] = [PAPER_PROFILE, LOCAL_PROFILE];
 
 /// The run folder's files the report links to, when present.
 const RUN_FILES: [&str; 6] = [

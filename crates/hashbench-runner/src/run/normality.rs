@@ -16,7 +16,7 @@ use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_ei
 use hashbench_core::seed::derive_seed;
 use hashbench_data::Dataset;
 use hashbench_eval::QueryValues;
-use hashbench_eval::normality::{AD_CRITICAL_5_PERCENT, adjusted, anderson_darling};
+use hashbench_eval::normality::{adjusted, anderson_darling, passes};
 use hashbench_klsh::{KlshBasis, draw_subset};
 use rand::SeedableRng;
 use rand::seq::index::sample;
@@ -173,11 +173,7 @@ pub fn run(
             .filter(|v| v.is_finite())
             .collect();
         sorted.sort_by(f64::total_cmp);
-        let passed = rec
-            .statistics
-            .iter()
-            .filter(|&&a| a < AD_CRITICAL_5_PERCENT)
-            .count();
+        let passed = rec.statistics.iter().filter(|&&a| passes(a)).count();
         let values = [
             passed as f64 / rec.statistics.len() as f64,
             quantile(&sorted, 0.5),
@@ -193,7 +189,7 @@ pub fn run(
             values: QueryValues::mean(
                 rec.statistics
                     .iter()
-                    .map(|&a| f64::from(u8::from(a < AD_CRITICAL_5_PERCENT))),
+                    .map(|&a| f64::from(u8::from(passes(a)))),
             ),
         });
         for (metric, value) in NormalitySpec::METRICS.iter().zip(values) {
@@ -254,10 +250,7 @@ mod tests {
         let rate = |series: &str| {
             let mut rng = ChaCha8Rng::seed_from_u64(2);
             (0..60)
-                .filter(|_| {
-                    one_hyperplane(series, &pool, 200, &spec, &mut rng).unwrap()
-                        < AD_CRITICAL_5_PERCENT
-                })
+                .filter(|_| passes(one_hyperplane(series, &pool, 200, &spec, &mut rng).unwrap()))
                 .count()
         };
         assert!(rate("KLSH") >= 48, "KLSH passed {}", rate("KLSH"));
