@@ -376,6 +376,7 @@ impl<'de> Deserialize<'de> for ClaimSpec {
         }
         let kind = Kind::deserialize(toml::Value::Table(table.clone()))
             .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
+        let main_kind = kind.clone();
         let sensitivities = about
             .sensitivity
             .list()
@@ -391,15 +392,22 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                     }
                     other.insert(key.clone(), value.clone());
                 }
-                if other == table {
-                    return Err(D::Error::custom(format!(
+                let unchanged = || {
+                    D::Error::custom(format!(
                         "claim `{}`: the sensitivity changes nothing the claim reads (its swap names no method, metric or curve of it, and it sets no other value)",
                         about.id
-                    )));
+                    ))
+                };
+                if other == table {
+                    return Err(unchanged());
                 }
                 let kind = Kind::deserialize(toml::Value::Table(other)).map_err(|e| {
                     D::Error::custom(format!("claim `{}` sensitivity: {}", about.id, e.message()))
                 })?;
+                // a value set to what the claim already reads (its default)
+                if kind == main_kind {
+                    return Err(unchanged());
+                }
                 Ok(Sensitivity {
                     reading: spec.reading.clone(),
                     kind,

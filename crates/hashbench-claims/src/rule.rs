@@ -125,8 +125,16 @@ impl Statistic {
     /// retrieve the whole database at a radius as long as the code, say), a
     /// tie forced by the protocol that no data could break.
     pub fn forced_tie(&self) -> bool {
-        let mut valued = self.replicates.iter().copied().filter(|v| v.is_finite());
-        self.observed == 0.0 && valued.next().is_some() && valued.all(|v| v == 0.0)
+        let valued: Vec<f64> = self
+            .replicates
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
+        // valued in at least half its replicates, as any point with a value
+        self.observed == 0.0
+            && 2 * valued.len() >= self.replicates.len().max(1)
+            && valued.iter().all(|&v| v == 0.0)
     }
 
     /// Its support at `alpha`; with `tied`, a statistic with no spread
@@ -502,6 +510,15 @@ mod tests {
             .outcome,
             Outcome::Inconclusive
         );
+        // zero in too few replicates to have a value: a point like any other
+        let sparse = Statistic {
+            label: "s".into(),
+            observed: 0.0,
+            replicates: (0..100)
+                .map(|i| if i < 30 { 0.0 } else { f64::NAN })
+                .collect(),
+        };
+        assert!(!sparse.forced_tie());
         // nothing but forced ties: nothing shown either way
         assert_eq!(
             judge(&[tie(), tie()], Over::Most).outcome,

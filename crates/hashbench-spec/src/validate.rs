@@ -212,11 +212,15 @@ impl Spec {
                 names.curve(&at, what, curve)?;
             }
         }
-        for b in claim.kind.code_lengths() {
-            runs(&at, "claim", b, bits, profile)?;
-        }
-        if let Some(why) = claim.kind.refusal(spec_metrics, bits) {
-            bail!("{at}: claim `{}`: {why} (profile `{profile}`)", claim.id);
+        // a sensitivity may set x values or other keys: checked as the claim is
+        let kinds = std::iter::once(&claim.kind).chain(claim.sensitivities.iter().map(|s| &s.kind));
+        for kind in kinds {
+            for b in kind.code_lengths() {
+                runs(&at, "claim", b, bits, profile)?;
+            }
+            if let Some(why) = kind.refusal(spec_metrics, bits) {
+                bail!("{at}: claim `{}`: {why} (profile `{profile}`)", claim.id);
+            }
         }
         Ok(())
     }

@@ -265,6 +265,18 @@ fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("factr"), "{e}");
+    // a value set to what the claim reads already (beats' default factor)
+    let e = plan(&CLAIM.replace(
+        "kind = ",
+        "sensitivity = { reading = \"r\", set = { factor = 1.0 } }\nkind = ",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("changes nothing the claim reads"), "{e}");
+    // x values a sensitivity sets are checked as the claim's are
+    let rises = "[[claims]]\nid = \"r\"\nquote = \"q\"\nsource = \"s\"\nsensitivity = { reading = \"r\", set = { to = 64 } }\nkind = \"rises\"\nmethods = [\"A\"]\nmetric = \"f1-r0\"\nfrom = 8\nto = 32\n";
+    let e = plan(rises).unwrap_err().to_string();
+    assert!(e.contains("reads x = 64"), "{e}");
 }
 
 #[test]
