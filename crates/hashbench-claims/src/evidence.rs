@@ -202,24 +202,33 @@ impl<'a> Evidence<'a> {
                 .map(|i| &trials[i])
                 .collect(),
         };
-        // a point with per-query values is recomputed on the replicate's
-        // queries of its trial, as a scalar is
-        let y_at = |trial: usize, x: f64, y: f64| match draw {
-            Draw::Observed => y,
-            Draw::Replicate(b) => {
-                let name = curve_point_name(curve, x);
-                match self.query_values.get(&(method, name.as_str(), bits, trial)) {
-                    Some(q) => q.value_on(self.query_draw(b, trial, q.n_queries()).into_iter()),
-                    None => y,
-                }
-            }
-        };
         let mut by_x: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
         for (trial, points) in &chosen {
+            // a point with per-query values is recomputed on the replicate's
+            // queries of its trial, as a scalar is: one draw for the trial
+            let mut queries: Option<Vec<usize>> = None;
+            let mut y_at = |x: f64, y: f64| {
+                let Draw::Replicate(b) = draw else {
+                    return y;
+                };
+                let name = curve_point_name(curve, x);
+                match self
+                    .query_values
+                    .get(&(method, name.as_str(), bits, *trial))
+                {
+                    Some(q) => q.value_on(
+                        queries
+                            .get_or_insert_with(|| self.query_draw(b, *trial, q.n_queries()))
+                            .iter()
+                            .copied(),
+                    ),
+                    None => y,
+                }
+            };
             for (x, y) in points
                 .iter()
                 .filter(|p| p.0.is_finite())
-                .map(|&(x, y)| (x, y_at(*trial, x, y)))
+                .map(|&(x, y)| (x, y_at(x, y)))
             {
                 by_x.entry((x * 1e6).round() as i64)
                     .or_insert((x, Vec::new()))

@@ -146,6 +146,61 @@ pub struct Sensitivity {
     pub reading: String,
     /// The claim's kind with the names swapped.
     pub kind: Kind,
+    /// The swap, applied also to the rivals a claim leaves implicit
+    /// ([`Swapped`]).
+    pub swap: std::collections::BTreeMap<String, String>,
+}
+
+/// An experiment seen through a sensitivity's swap: a claim's implicit
+/// rivals (every other method of the paper) are swapped as its written
+/// names are, so a method swapped in for another is never compared with
+/// the one it stands for.
+struct Swapped<'a> {
+    plan: &'a dyn Experiment,
+    swap: &'a std::collections::BTreeMap<String, String>,
+}
+
+impl Experiment for Swapped<'_> {
+    fn id(&self) -> &str {
+        self.plan.id()
+    }
+    fn profile(&self) -> &str {
+        self.plan.profile()
+    }
+    fn is_paper_profile(&self) -> bool {
+        self.plan.is_paper_profile()
+    }
+    fn claims(&self) -> &[ClaimSpec] {
+        self.plan.claims()
+    }
+    fn x_values(&self) -> &[usize] {
+        self.plan.x_values()
+    }
+    fn axis(&self) -> &'static str {
+        self.plan.axis()
+    }
+    fn centre(&self) -> Centre {
+        self.plan.centre()
+    }
+    fn metrics(&self) -> &[MetricSpec] {
+        self.plan.metrics()
+    }
+    fn rivals(&self, method: &str) -> Vec<String> {
+        let mut rivals: Vec<String> = Vec::new();
+        for r in self.plan.rivals(method) {
+            let r = self.swap.get(&r).cloned().unwrap_or(r);
+            if r != method && !rivals.contains(&r) {
+                rivals.push(r);
+            }
+        }
+        rivals
+    }
+    fn is_fraction(&self, metric: &str) -> bool {
+        self.plan.is_fraction(metric)
+    }
+    fn curve_is_fraction(&self, curve: &str) -> bool {
+        self.plan.curve_is_fraction(curve)
+    }
 }
 
 /// The keys of a claim's kind that hold names of methods, metrics or curves:
@@ -376,7 +431,6 @@ impl<'de> Deserialize<'de> for ClaimSpec {
         }
         let kind = Kind::deserialize(toml::Value::Table(table.clone()))
             .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
-        let main_kind = kind.clone();
         let sensitivities = about
             .sensitivity
             .list()
@@ -392,25 +446,21 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                     }
                     other.insert(key.clone(), value.clone());
                 }
-                let unchanged = || {
-                    D::Error::custom(format!(
-                        "claim `{}`: the sensitivity changes nothing the claim reads (its swap names no method, metric or curve of it, and it sets no other value)",
-                        about.id
-                    ))
-                };
-                if other == table {
-                    return Err(unchanged());
-                }
-                let kind = Kind::deserialize(toml::Value::Table(other)).map_err(|e| {
+                let other = Kind::deserialize(toml::Value::Table(other)).map_err(|e| {
                     D::Error::custom(format!("claim `{}` sensitivity: {}", about.id, e.message()))
                 })?;
-                // a value set to what the claim already reads (its default)
-                if kind == main_kind {
-                    return Err(unchanged());
+                // no name swapped, no value set, or one set to what the claim
+                // reads already (its default)
+                if other == kind {
+                    return Err(D::Error::custom(format!(
+                        "claim `{}`: the sensitivity changes nothing the claim reads (its swap names no method, metric or curve of it, and it sets no other value)",
+                        about.id
+                    )));
                 }
                 Ok(Sensitivity {
                     reading: spec.reading.clone(),
-                    kind,
+                    kind: other,
+                    swap: spec.swap.clone(),
                 })
             })
             .collect::<Result<Vec<_>, D::Error>>()?;
@@ -537,7 +587,11 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
             for s in &c.sensitivities {
                 // the other reading's names must be in the run too
                 if s.kind.names().0.iter().all(|m| ev.has_method(m)) {
-                    let o = s.kind.outcome(plan, ev);
+                    let swapped = Swapped {
+                        plan,
+                        swap: &s.swap,
+                    };
+                    let o = s.kind.outcome(&swapped, ev);
                     evidence += &format!(
                         " · sensitivity, {}: {} ({})",
                         s.reading,

@@ -24,5 +24,5 @@ pub use per_query::{
 };
 pub use policy::{EmptyPolicy, MetricSpec, TiePolicy};
 pub use pooled_ball::pooled_ball_pr_area;
-pub use query_values::{Combine, QueryValues, curve_point_name};
+pub use query_values::{Combine, QueryValues, curve_of_point, curve_point_name};
 pub use values::{Curve, MetricValues};

@@ -17,6 +17,11 @@ pub fn curve_point_name(curve: &str, x: f64) -> String {
     format!("{curve}@{x}")
 }
 
+/// The curve a [`curve_point_name`] names (none for a scalar's name).
+pub fn curve_of_point(name: &str) -> Option<&str> {
+    name.rsplit_once('@').map(|(curve, _)| curve)
+}
+
 /// How a scalar metric follows from the means of its per-query parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -32,7 +32,7 @@ mod workspace;
 pub use hashbench_claims::ClaimSpec;
 pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
-pub use plan::{Axis, MethodEntry, Plan, Retrieval, Study, TrialKey};
+pub use plan::{Axis, KeptQueryValues, MethodEntry, Plan, Retrieval, Study, TrialKey};
 pub use workspace::{DATA_ROOTS_VAR, Workspace, choose_profile, data_roots, plan_of, plans_of};
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use hashbench_core::seed::derive_seed;
 use hashbench_data::graphs::WlSubtree;
 use hashbench_data::{Dataset, Registry, SplitSpec, Transform, TruthRule};
-use hashbench_eval::MetricSpec;
+use hashbench_eval::{MetricSpec, curve_of_point};
 use hashbench_kernel::KernelSpec;
 
 use super::{Centre, ClaimSpec, FigureSpec, NormalitySpec, Reported, TuneOn};
@@ -356,38 +356,38 @@ impl Plan {
             .collect()
     }
 
-    /// The scalar metrics the claims read (their per-query values are kept).
-    pub fn claim_metrics(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .claims
-            .iter()
-            .flat_map(|c| c.kind.metrics())
-            .map(str::to_string)
-            .collect();
-        names.sort();
-        names.dedup();
-        names
-    }
-
-    /// The curves the claims read whose points carry per-query values
-    /// (`MetricSpec::curves_with_query_values`): kept like the claims'
-    /// scalars, so their points have a spread over queries.
-    pub fn claim_query_curves(&self) -> Vec<String> {
-        let kept: Vec<String> = self
+    /// The per-query values a trial keeps: those of the scalars the claims
+    /// read, and of the points of the curves they read whose points are
+    /// means over queries (`MetricSpec::curves_with_query_values`), so
+    /// that those points have a spread over queries.
+    pub fn kept_query_values(&self) -> KeptQueryValues {
+        let sorted = |mut names: Vec<String>| {
+            names.sort();
+            names.dedup();
+            names
+        };
+        let with_values: Vec<String> = self
             .metrics()
             .iter()
             .flat_map(MetricSpec::curves_with_query_values)
             .collect();
-        let mut names: Vec<String> = self
-            .claims
-            .iter()
-            .flat_map(|c| c.kind.curves())
-            .filter(|c| kept.iter().any(|k| k == c))
-            .map(str::to_string)
-            .collect();
-        names.sort();
-        names.dedup();
-        names
+        KeptQueryValues {
+            scalars: sorted(
+                self.claims
+                    .iter()
+                    .flat_map(|c| c.kind.metrics())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            curves: sorted(
+                self.claims
+                    .iter()
+                    .flat_map(|c| c.kind.curves())
+                    .filter(|c| with_values.iter().any(|k| k == c))
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        }
     }
 
     /// Whether scalar `metric` is a fraction (at most 1: MAP, precision,
@@ -492,5 +492,35 @@ impl hashbench_claims::Experiment for Plan {
 
     fn curve_is_fraction(&self, curve: &str) -> bool {
         Plan::curve_is_fraction(self, curve)
+    }
+}
+
+/// The per-query values a plan's trials keep ([`Plan::kept_query_values`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptQueryValues {
+    /// The scalars the claims read.
+    pub scalars: Vec<String>,
+    /// The claimed curves whose points are means over queries.
+    pub curves: Vec<String>,
+}
+
+impl KeptQueryValues {
+    /// Whether the per-query values named `name` (a scalar, or a curve
+    /// point `curve@x`) are kept.
+    pub fn keeps(&self, name: &str) -> bool {
+        self.scalars.iter().any(|s| s == name)
+            || curve_of_point(name).is_some_and(|c| self.curves.iter().any(|k| k == c))
+    }
+
+    /// What is kept, for the evaluation's fingerprint (the curves named
+    /// only when there are some, so that a plan without them keeps its
+    /// fingerprints).
+    pub fn describe(&self) -> String {
+        let scalars = format!("query values of {:?}", self.scalars);
+        if self.curves.is_empty() {
+            scalars
+        } else {
+            format!("{scalars} and of the points of {:?}", self.curves)
+        }
     }
 }

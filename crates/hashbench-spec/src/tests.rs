@@ -436,11 +436,24 @@ fn claimed_curves_that_are_means_over_queries_keep_per_query_values() {
             .unwrap()
             .plan("paper")
             .unwrap()
-            .claim_query_curves()
+            .kept_query_values()
     };
     let recall = "[[metrics]]\nmetric = \"map\"\nties = \"random\"\n[[metrics]]\nmetric = \"recall-curve\"\npoints = 4\nties = \"random\"\n[[metrics]]\nmetric = \"pr-radius-sweep\"";
-    assert_eq!(with(recall, "recall-vs-retrieved"), ["recall-vs-retrieved"]);
-    assert!(with(recall, "pr-macro").is_empty());
+    let kept = with(recall, "recall-vs-retrieved");
+    assert_eq!(kept.curves, ["recall-vs-retrieved"]);
+    // what a trial record keeps, by name: the claimed scalars and the points
+    // of the claimed curve, nothing else
+    assert!(
+        kept.keeps("map")
+            && kept.keeps(&hashbench_eval::curve_point_name(
+                "recall-vs-retrieved",
+                40.0
+            ))
+    );
+    assert!(
+        !kept.keeps("pr-macro@0.5") && !kept.keeps("recall-vs-retrieved") && !kept.keeps("f1-r0")
+    );
+    assert!(with(recall, "pr-macro").curves.is_empty());
 }
 
 #[test]

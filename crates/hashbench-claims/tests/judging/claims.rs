@@ -219,23 +219,13 @@ fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
     );
     assert!(first < second, "{}", v.evidence);
     // a swap that names nothing of the claim is refused
-    let e = plan(&CLAIM.replace(
-        "kind = ",
-        "sensitivity = { reading = \"r\", swap = { Z = \"C\" } }\nkind = ",
-    ))
-    .unwrap_err()
-    .to_string();
+    let e = refused_with("reading = \"r\", swap = { Z = \"C\" }");
     assert!(
         e.contains("the sensitivity changes nothing the claim reads"),
         "{e}"
     );
     // the kind and the other keys are never swapped
-    let e = plan(&CLAIM.replace(
-        "kind = ",
-        "sensitivity = { reading = \"r\", swap = { beats = \"close\" } }\nkind = ",
-    ))
-    .unwrap_err()
-    .to_string();
+    let e = refused_with("reading = \"r\", swap = { beats = \"close\" }");
     assert!(e.contains("names no method, metric or curve"), "{e}");
     // another value of a key that is not a name: A is 2.5 times B, so it
     // beats B but not 3 × B
@@ -251,32 +241,42 @@ fn a_sensitivity_is_judged_beside_the_claim_and_never_decides_it() {
         v.evidence
     );
     // names are set by `swap` only, and a key the kind lacks is refused
-    let e = plan(&CLAIM.replace(
-        "kind = ",
-        "sensitivity = { reading = \"r\", set = { rivals = [\"C\"] } }\nkind = ",
-    ))
-    .unwrap_err()
-    .to_string();
+    let e = refused_with("reading = \"r\", set = { rivals = [\"C\"] }");
     assert!(e.contains("names are changed by `swap`"), "{e}");
-    let e = plan(&CLAIM.replace(
-        "kind = ",
-        "sensitivity = { reading = \"r\", set = { factr = 3.0 } }\nkind = ",
-    ))
-    .unwrap_err()
-    .to_string();
+    let e = refused_with("reading = \"r\", set = { factr = 3.0 }");
     assert!(e.contains("factr"), "{e}");
     // a value set to what the claim reads already (beats' default factor)
-    let e = plan(&CLAIM.replace(
-        "kind = ",
-        "sensitivity = { reading = \"r\", set = { factor = 1.0 } }\nkind = ",
-    ))
-    .unwrap_err()
-    .to_string();
+    let e = refused_with("reading = \"r\", set = { factor = 1.0 }");
     assert!(e.contains("changes nothing the claim reads"), "{e}");
     // x values a sensitivity sets are checked as the claim's are
     let rises = "[[claims]]\nid = \"r\"\nquote = \"q\"\nsource = \"s\"\nsensitivity = { reading = \"r\", set = { to = 64 } }\nkind = \"rises\"\nmethods = [\"A\"]\nmetric = \"f1-r0\"\nfrom = 8\nto = 32\n";
     let e = plan(rises).unwrap_err().to_string();
     assert!(e.contains("reads x = 64"), "{e}");
+}
+
+/// A method swapped in for the claim's is compared with the rivals the
+/// claim leaves implicit, never with the method it stands for: D (outside
+/// the paper) stands for A, below A but above B and C.
+#[test]
+fn a_swapped_in_method_is_not_compared_with_the_one_it_stands_for() {
+    let mut r = Run::default();
+    for x in [8, 16, 32] {
+        r = r
+            .queries("A", "f1-r0", x, 0.8, 0.01)
+            .queries("B", "f1-r0", x, 0.2, 0.01)
+            .queries("C", "f1-r0", x, 0.3, 0.01)
+            .queries("D", "f1-r0", x, 0.6, 0.01);
+    }
+    let claim = CLAIM.replace("rivals = [\"B\"]\n", "").replace(
+        "kind = ",
+        "sensitivity = { reading = \"D for A\", swap = { A = \"D\" } }\nkind = ",
+    );
+    let evidence = &r.judge(&plan(&claim).unwrap())[0].evidence;
+    assert!(
+        evidence.contains("· sensitivity, D for A: holds ("),
+        "{evidence}"
+    );
+    assert!(!evidence.contains("D vs A"), "{evidence}");
 }
 
 #[test]
@@ -325,4 +325,14 @@ fn a_timing_from_fewer_than_three_fits_is_not_testable() {
     // three fits each: judged on their spread
     let thrice = timed(&[1.0, 1.1, 1.05], &[2.0, 2.1, 2.05]);
     assert_ne!(thrice.outcome, Outcome::NotTestable, "{}", thrice.evidence);
+}
+
+/// Why the claim with the sensitivity `{ <sensitivity> }` is refused.
+fn refused_with(sensitivity: &str) -> String {
+    plan(&CLAIM.replace(
+        "kind = ",
+        &format!("sensitivity = {{ {sensitivity} }}\nkind = "),
+    ))
+    .unwrap_err()
+    .to_string()
 }

@@ -25,7 +25,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::run::thread_cpu;
 use crate::run::timing;
 use hashbench_spec::Workspace;
-use hashbench_spec::{Plan, Retrieval, TrialKey};
+use hashbench_spec::{KeptQueryValues, Plan, Retrieval, TrialKey};
 use hashbench_tables::Timed;
 
 mod training;
@@ -59,6 +59,8 @@ pub struct TrialContext<'a> {
     tie_order: Vec<u32>,
     dir: PathBuf,
     eval_context: String,
+    /// The per-query values a trial record keeps.
+    kept: KeptQueryValues,
     fits: AtomicUsize,
     /// Stored tuning choices by record key, each read and checked once
     /// (a choice not made yet is looked up again: tuning may store it later
@@ -140,13 +142,14 @@ impl<'a> TrialContext<'a> {
         let tie_seed = plan.tie_seed(split_index);
         let mut tie_order: Vec<u32> = (0..split.database.len() as u32).collect();
         tie_order.shuffle(&mut ChaCha8Rng::seed_from_u64(tie_seed));
+        let kept = plan.kept_query_values();
         let eval_context = fingerprint(&[
             &format!("{:?}", study.ground_truth),
             &plan.truth_seed(split_index).to_string(),
             &format!("{:?}", study.metrics),
             &format!("{:?}", plan.kernel),
             &tie_seed.to_string(),
-            &query_values_kept(plan),
+            &kept.describe(),
             IDENTICAL_CODES,
         ]);
         Ok(Self {
@@ -162,6 +165,7 @@ impl<'a> TrialContext<'a> {
             tie_order,
             dir: dir.to_path_buf(),
             eval_context,
+            kept,
             fits: AtomicUsize::new(0),
             choices: Mutex::new(HashMap::new()),
             tuning_dir: ws.tuning(),
@@ -466,18 +470,10 @@ impl<'a> TrialContext<'a> {
             bits: id.bits,
             trial: id.trial,
             seed: id.seed,
-            query_values: {
-                let (claimed, curves) = (self.plan.claim_metrics(), self.plan.claim_query_curves());
-                std::mem::take(&mut values.query_values)
-                    .into_iter()
-                    .filter(|(name, _)| {
-                        claimed.contains(name)
-                            || name
-                                .rsplit_once('@')
-                                .is_some_and(|(curve, _)| curves.iter().any(|c| c == curve))
-                    })
-                    .collect()
-            },
+            query_values: std::mem::take(&mut values.query_values)
+                .into_iter()
+                .filter(|(name, _)| self.kept.keeps(name))
+                .collect(),
             scalars: values
                 .scalars
                 .into_iter()
@@ -540,18 +536,4 @@ pub struct TrialId<'a> {
 fn identical_codes_flag(db: &BitCodes) -> Option<(String, f64)> {
     (db.len() > 1 && (1..db.len()).all(|i| db.code(i) == db.code(0)))
         .then(|| (IDENTICAL_CODES.to_string(), 1.0))
-}
-
-/// Which per-query values a trial keeps, for the evaluation's fingerprint:
-/// those of the claims' scalars and, where claims read them, of the points
-/// of curves that are means over queries (named only when there are some,
-/// so that a plan without them keeps its fingerprints).
-fn query_values_kept(plan: &Plan) -> String {
-    let curves = plan.claim_query_curves();
-    let scalars = format!("query values of {:?}", plan.claim_metrics());
-    if curves.is_empty() {
-        scalars
-    } else {
-        format!("{scalars} and of the points of {curves:?}")
-    }
 }
