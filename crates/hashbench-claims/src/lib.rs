@@ -92,8 +92,6 @@ struct About {
     basis: Basis,
     testable: Option<Vec<String>>,
     why_not_testable: Option<String>,
-    diagnosis: Option<String>,
-    diagnosis_for: Option<WrittenFor>,
     #[serde(default)]
     sensitivity: Sensitivities,
 }
@@ -242,17 +240,29 @@ fn swapped(table: &toml::Table, swap: &std::collections::BTreeMap<String, String
 }
 
 /// The keys of [`About`], taken out of a claim's table before its kind reads the rest.
-const ABOUT_KEYS: [&str; 9] = [
+const ABOUT_KEYS: [&str; 7] = [
     "id",
     "quote",
     "source",
     "basis",
     "testable",
     "why_not_testable",
-    "diagnosis",
-    "diagnosis_for",
     "sensitivity",
 ];
+
+/// Keys a claim once took that now live in the spec's diagnoses file.
+const DIAGNOSIS_KEYS: [&str; 2] = ["diagnosis", "diagnosis_for"];
+
+/// Why a claim fails on a run: a finding, written apart from the protocol
+/// (hashbench-spec reads it from the spec's diagnoses file), with the run it
+/// was written for so that it goes stale when that run's numbers move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// What was investigated and the likely cause.
+    pub text: String,
+    /// The run it explains.
+    pub written_for: WrittenFor,
+}
 
 /// The run a diagnosis was written for: its profile, its outcome and a
 /// number of its evidence that the diagnosis rests on.
@@ -369,10 +379,9 @@ pub struct ClaimSpec {
     pub testable: Option<Vec<String>>,
     /// What the other profiles lack.
     pub why_not_testable: Option<String>,
-    /// Why it fails here, when it does.
-    pub diagnosis: Option<String>,
-    /// The run the diagnosis was written for.
-    pub diagnosis_for: Option<WrittenFor>,
+    /// Why it fails here, when it does (set by the spec's diagnoses file,
+    /// never by the claim's own table).
+    pub diagnosis: Option<Diagnosis>,
     /// Other readings judged beside it, shown in the evidence.
     pub sensitivities: Vec<Sensitivity>,
     /// What it compares and how.
@@ -406,23 +415,13 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 about.insert(key.to_string(), v);
             }
         }
+        if let Some(key) = DIAGNOSIS_KEYS.iter().find(|k| table.contains_key(**k)) {
+            let id = about.get("id").and_then(|v| v.as_str()).unwrap_or("?");
+            return Err(D::Error::custom(format!(
+                "claim `{id}`: `{key}` is a finding, not part of the protocol: write it as a [[diagnosis]] of the spec's diagnoses file (diagnoses/<spec file name> beside the spec)"
+            )));
+        }
         let about = About::deserialize(toml::Value::Table(about)).map_err(D::Error::custom)?;
-        if about.diagnosis_for.is_some() && about.diagnosis.is_none() {
-            return Err(D::Error::custom(format!(
-                "claim `{}`: `diagnosis_for` without a `diagnosis`",
-                about.id
-            )));
-        }
-        if about
-            .diagnosis_for
-            .as_ref()
-            .is_some_and(|w| w.value.trim().is_empty())
-        {
-            return Err(D::Error::custom(format!(
-                "claim `{}`: `diagnosis_for.value` is empty: it matches every run, so the diagnosis could never go stale; give a number or phrase of the evidence it explains",
-                about.id
-            )));
-        }
         if about.testable.is_some() != about.why_not_testable.is_some() {
             return Err(D::Error::custom(format!(
                 "claim `{}`: `testable` and `why_not_testable` go together",
@@ -471,8 +470,7 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             basis: about.basis,
             testable: about.testable,
             why_not_testable: about.why_not_testable,
-            diagnosis: about.diagnosis,
-            diagnosis_for: about.diagnosis_for,
+            diagnosis: None,
             sensitivities,
             kind,
         })
@@ -606,14 +604,15 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
         }
     };
     let stale = c
-        .diagnosis_for
+        .diagnosis
         .as_ref()
-        .and_then(|w| w.stale(plan.profile(), outcome, &evidence));
+        .and_then(|d| d.written_for.stale(plan.profile(), outcome, &evidence));
     // a diagnosis shows on a fail, and wherever it has gone stale (so it is
     // rewritten or removed)
+    let text = || c.diagnosis.as_ref().map(|d| d.text.clone());
     let diagnosis = match outcome {
-        _ if stale.is_some() => c.diagnosis.clone(),
-        Outcome::Fails => c.diagnosis.clone(),
+        _ if stale.is_some() => text(),
+        Outcome::Fails => text(),
         Outcome::NotTestable => c.why_not_testable.clone(),
         _ => None,
     };

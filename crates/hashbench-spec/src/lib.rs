@@ -18,6 +18,7 @@ use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+mod diagnoses;
 mod document;
 mod grid;
 pub mod method_set;
@@ -242,6 +243,8 @@ pub struct Spec {
     declared: BTreeMap<String, Protocol>,
     /// The method set `methods_from` names.
     method_set: Option<method_set::MethodSet>,
+    /// Its diagnoses, from their own file (outside its checksum).
+    diagnoses: diagnoses::Diagnoses,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -266,7 +269,8 @@ impl Spec {
     ///
     /// # Errors
     /// Unreadable file, TOML syntax, unknown keys or bad values, a key on the
-    /// wrong level, a profile without its `deviation`.
+    /// wrong level, a profile without its `deviation`, a diagnoses file that
+    /// names no claim or profile of the spec.
     pub fn load(path: &Path) -> Result<Spec> {
         let size = std::fs::metadata(path)
             .with_context(|| format!("reading spec {}", path.display()))?
@@ -292,13 +296,16 @@ impl Spec {
                 Some(method_set::MethodSet::load(path, &at, from.get_ref())?)
             }
         };
-        Ok(Spec {
+        let mut spec = Spec {
             path: path.to_path_buf(),
             text,
             paper,
             declared,
             method_set,
-        })
+            diagnoses: diagnoses::Diagnoses::default(),
+        };
+        spec.diagnoses = diagnoses::Diagnoses::load(path, &spec.claim_ids(), &spec.profiles())?;
+        Ok(spec)
     }
 
     /// The experiment id.

@@ -5,6 +5,7 @@
 //! figures, claims and reported numbers use.
 
 use anyhow::{Result, anyhow, bail};
+use hashbench_claims::ClaimSpec;
 use hashbench_data::TruthRule;
 use hashbench_eval::MetricSpec;
 
@@ -70,7 +71,14 @@ impl Spec {
             centre: laid.centre,
             dataset: laid.dataset.clone(),
             figures: laid.figures.iter().map(|f| f.get_ref().clone()).collect(),
-            claims: laid.claims.iter().map(|c| c.get_ref().clone()).collect(),
+            claims: laid
+                .claims
+                .iter()
+                .map(|c| ClaimSpec {
+                    diagnosis: self.diagnoses.of(&c.get_ref().id),
+                    ..c.get_ref().clone()
+                })
+                .collect(),
             reported: laid.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance: laid.tolerance.map_or(1e-6, |t| t.get()),
             kernel: laid.kernel.clone(),

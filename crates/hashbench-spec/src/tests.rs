@@ -543,10 +543,38 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     );
 }
 
+/// Issue 59: a diagnosis is a finding, outside the protocol's checksum:
+/// editing one leaves the plan's `spec_sha256` (and so every stored run)
+/// as it was and reaches the claim, while a protocol value still changes it.
+#[test]
+fn editing_a_diagnosis_leaves_the_checksum_a_protocol_value_moves_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, GOOD).unwrap();
+    std::fs::create_dir(dir.path().join("diagnoses")).unwrap();
+    let diagnose = |text: &str| {
+        let entry = format!(
+            "[[diagnosis]]\nclaim = \"lsh-best\"\nprofile = \"ci\"\noutcome = \"fails\"\nvalue = \"0.1\"\ntext = \"{text}\"\n"
+        );
+        std::fs::write(dir.path().join("diagnoses/spec.toml"), entry).unwrap();
+        Spec::load(&path).unwrap().plan("paper").unwrap()
+    };
+    let (before, after) = (diagnose("first reading"), diagnose("second reading"));
+    assert_eq!(before.spec_sha256, after.spec_sha256);
+    let text = |p: &Plan| p.claims[0].diagnosis.as_ref().unwrap().text.clone();
+    assert_eq!(
+        (text(&before), text(&after)),
+        ("first reading".into(), "second reading".into())
+    );
+    std::fs::write(&path, GOOD.replacen("seed = ", "seed = 1", 1)).unwrap();
+    assert_ne!(diagnose("second reading").spec_sha256, after.spec_sha256);
+}
+
 /// Issue 57, case 13: a diagnosis written for a profile the spec lacks, or
-/// for an empty value (which matches every run and so never goes stale), and
-/// a sensitivity that swaps in a method the spec does not run, are refused
-/// before any trial.
+/// for an empty value (which matches every run and so never goes stale), a
+/// diagnosis of no claim or of one claim twice, and a sensitivity that swaps
+/// in a method the spec does not run, are refused before any trial, each
+/// diagnosis error with its file and line.
 #[test]
 fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
     let claim = |extra: &str| {
@@ -556,26 +584,59 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
             1,
         )
     };
-    let written = |profile: &str, value: &str| {
-        claim(&format!(
-            "diagnosis = \"why\"\ndiagnosis_for = {{ profile = \"{profile}\", outcome = \"fails\", value = \"{value}\" }}"
-        ))
+    let entry = |id: &str, profile: &str, value: &str| {
+        format!(
+            "[[diagnosis]]\nclaim = \"{id}\"\nprofile = \"{profile}\"\noutcome = \"fails\"\nvalue = \"{value}\"\ntext = \"why\"\n"
+        )
     };
-    let e = plan_err(&written("nosuch", "0.1"), "paper");
+    let with_diagnoses = |diagnoses: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.toml");
+        std::fs::write(&path, GOOD).unwrap();
+        std::fs::create_dir(dir.path().join("diagnoses")).unwrap();
+        std::fs::write(dir.path().join("diagnoses/spec.toml"), diagnoses).unwrap();
+        Spec::load(&path).map_err(|e| format!("{e:#}"))
+    };
+    let e =
+        with_diagnoses(&format!("# why\n\n{}", entry("lsh-best", "nosuch", "0.1"))).unwrap_err();
     assert!(
-        e.contains("claim `lsh-best`: diagnosis_for.profile = \"nosuch\" is not a profile of this spec (paper, ci)"),
+        e.contains(
+            "diagnoses/spec.toml:3: claim `lsh-best`: profile = \"nosuch\" is not a profile of"
+        ) && e.ends_with("(paper, ci)"),
         "{e}"
     );
     for profile in ["paper", "ci"] {
-        assert!(
-            parse(&written(profile, "0.1"))
-                .unwrap()
-                .plan("paper")
-                .is_ok()
+        let spec = with_diagnoses(&entry("lsh-best", profile, "0.1")).unwrap();
+        let plan = spec.plan("paper").unwrap();
+        let d = plan.claims[0].diagnosis.as_ref().unwrap();
+        assert_eq!(
+            (d.text.as_str(), d.written_for.profile.as_str()),
+            ("why", profile)
         );
     }
-    let e = format!("{:#}", parse(&written("ci", " ")).unwrap_err());
-    assert!(e.contains("`diagnosis_for.value` is empty"), "{e}");
+    let e = with_diagnoses(&entry("lsh-best", "ci", " ")).unwrap_err();
+    assert!(e.contains("`value` is empty"), "{e}");
+    let e = with_diagnoses(&entry("nosuch", "ci", "0.1")).unwrap_err();
+    assert!(
+        e.contains("spec.toml:1: a diagnosis of claim `nosuch`, which"),
+        "{e}"
+    );
+    let twice = format!(
+        "{}\n{}",
+        entry("lsh-best", "ci", "0.1"),
+        entry("lsh-best", "paper", "0.2")
+    );
+    let e = with_diagnoses(&twice).unwrap_err();
+    assert!(
+        e.contains("spec.toml:8: claim `lsh-best` is diagnosed twice"),
+        "{e}"
+    );
+    // a spec without a diagnoses file has no diagnoses
+    assert!(
+        parse(GOOD).unwrap().plan("paper").unwrap().claims[0]
+            .diagnosis
+            .is_none()
+    );
     let swap = claim("sensitivity = { reading = \"r\", swap = { \"LSH\" = \"NOSUCH\" } }");
     let e = plan_err(&swap, "paper");
     assert!(

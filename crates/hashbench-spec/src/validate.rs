@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 
 use toml::Spanned;
 
-use super::{ClaimSpec, FigureSpec, PAPER_PROFILE, Protocol, Reported, Spec, join};
+use super::{ClaimSpec, FigureSpec, Protocol, Reported, Spec, join};
 
 /// What a plan produces.
 pub(super) struct Names {
@@ -175,19 +175,6 @@ impl Spec {
         {
             // not testable on this profile: it reads nothing of it
             return Ok(());
-        }
-        if let Some(w) = &claim.diagnosis_for
-            && w.profile != PAPER_PROFILE
-            && !self.declared.contains_key(&w.profile)
-        {
-            bail!(
-                "{at}: claim `{}`: diagnosis_for.profile = {:?} is not a profile of this spec ({})",
-                claim.id,
-                w.profile,
-                join(
-                    std::iter::once(PAPER_PROFILE).chain(self.declared.keys().map(String::as_str))
-                )
-            );
         }
         // the claim, and each other reading judged beside it
         let readings = std::iter::once(("claim", &claim.kind))

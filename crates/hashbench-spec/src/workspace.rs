@@ -101,7 +101,10 @@ impl Workspace {
         let walk = walkdir::WalkDir::new(self.root.join("experiments"))
             .sort_by_file_name()
             .into_iter()
-            .filter_entry(|e| e.file_name() != crate::method_set::FOLDER);
+            .filter_entry(|e| {
+                e.file_name() != crate::method_set::FOLDER
+                    && e.file_name() != crate::diagnoses::FOLDER
+            });
         for entry in walk {
             let entry = entry.context("listing experiments/")?;
             if entry.path().extension().is_none_or(|e| e != "toml") {

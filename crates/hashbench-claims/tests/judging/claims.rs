@@ -51,8 +51,7 @@ fn a_fail_without_diagnosis_is_shown_undiagnosed_and_csv_quotes_fields() {
     }
     let v = r.judge(&plan(CLAIM).unwrap());
     assert_eq!(v[0].shown_outcome(), "fails (undiagnosed)");
-    let diagnosed = CLAIM.replace("kind = ", "diagnosis = \"B is \\\"tuned\\\"\"\nkind = ");
-    let v = r.judge(&plan(&diagnosed).unwrap());
+    let v = r.judge(&diagnosed("B is \"tuned\"", "local", "fails", "-0.8"));
     assert_eq!(v[0].shown_outcome(), "fails");
     let csv = claims_csv(&v);
     assert!(
@@ -82,13 +81,7 @@ fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
         r
     };
     let written = |profile: &str, outcome: &str, value: &str| {
-        plan(&CLAIM.replace(
-            "kind = ",
-            &format!(
-                "diagnosis = \"B is tuned\"\ndiagnosis_for = {{ profile = \"{profile}\", outcome = \"{outcome}\", value = \"{value}\" }}\nkind = "
-            ),
-        ))
-        .unwrap()
+        diagnosed("B is tuned", profile, outcome, value)
     };
     // A − B is -0.8000 at 8 bits (-0.85, -0.90 after): the diagnosis cites -0.80
     let v = &failing(0.9).judge(&written("paper", "fails", "-0.80"))[0];
@@ -170,14 +163,39 @@ fn a_diagnosis_is_stale_once_the_outcome_or_its_number_moves() {
         v.stale.as_deref().unwrap().contains("this one's does not"),
         "an interval bound {bound} is no anchor: {v:?}"
     );
-    // `diagnosis_for` needs its diagnosis
-    let e = plan(&CLAIM.replace(
-        "kind = ",
-        "diagnosis_for = { profile = \"paper\", outcome = \"fails\", value = \"1\" }\nkind = ",
-    ))
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("`diagnosis_for` without a `diagnosis`"), "{e}");
+    // a claim's own table takes no diagnosis: it is a finding, kept in the
+    // spec's diagnoses file
+    for key in [
+        "diagnosis = \"why\"",
+        "diagnosis_for = { profile = \"paper\" }",
+    ] {
+        let e = plan(&CLAIM.replace("kind = ", &format!("{key}\nkind = ")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is a finding, not part of the protocol") && e.contains("diagnoses file"),
+            "{e}"
+        );
+    }
+}
+
+/// [`CLAIM`]'s plan with a diagnosis written for a run, as the spec's
+/// diagnoses file gives it.
+fn diagnosed(text: &str, profile: &str, outcome: &str, value: &str) -> hashbench_spec::Plan {
+    let mut p = plan(CLAIM).unwrap();
+    let outcome = Outcome::ALL
+        .into_iter()
+        .find(|o| o.name() == outcome)
+        .unwrap();
+    p.claims[0].diagnosis = Some(Diagnosis {
+        text: text.to_string(),
+        written_for: WrittenFor {
+            profile: profile.to_string(),
+            outcome,
+            value: value.to_string(),
+        },
+    });
+    p
 }
 
 #[test]
