@@ -7,7 +7,6 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use serde::Deserialize;
@@ -15,15 +14,19 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::numbers::{self, Number};
-use crate::{PAPER_PROFILE, Protocol, line_of, place};
+use crate::panel::{self, Source};
+use crate::{PAPER_PROFILE, Protocol};
 
-/// The paper's protocol and each declared profile's, read from `text`.
+/// The paper's protocol and each declared profile's, read from `source`
+/// (a panel's top level laid over its figure's first).
 ///
 /// # Errors
 /// TOML syntax, a number that is not finite, a key on the wrong level, a
-/// profile without its `deviation`, or a schema error, each with its line.
-pub(crate) fn protocols(path: &Path, text: &str) -> Result<(Protocol, BTreeMap<String, Protocol>)> {
-    let (doc, declared) = Document::parse(path, text)?;
+/// profile without its `deviation`, a figure that states a panel's key, or a
+/// schema error, each with its file and line.
+pub(crate) fn protocols(source: &Source) -> Result<(Protocol, BTreeMap<String, Protocol>)> {
+    let figure_text = source.figure_text();
+    let (doc, declared) = Document::parse(source, figure_text.as_deref())?;
     let paper = doc.read(doc.base.clone())?;
     let Some(declared) = declared else {
         return Ok((paper, BTreeMap::new()));
@@ -54,11 +57,11 @@ pub(crate) fn protocols(path: &Path, text: &str) -> Result<(Protocol, BTreeMap<S
     Ok((paper, profiles))
 }
 
-/// A spec's document: its top level without `profiles`, and every number
-/// it holds (for the refusals that name a number's key).
+/// A spec's document: its top level without `profiles` (a panel's laid
+/// over its figure's), and every number it holds (for the refusals that
+/// name a number's key).
 struct Document<'t> {
-    path: &'t Path,
-    text: &'t str,
+    source: &'t Source,
     span: Range<usize>,
     base: DeTable<'t>,
     numbers: Vec<Number>,
@@ -66,17 +69,34 @@ struct Document<'t> {
 
 impl<'t> Document<'t> {
     /// The parsed document and its `profiles` value, every number finite
-    /// and every key on its level.
-    fn parse(path: &'t Path, text: &'t str) -> Result<(Self, Option<Spanned<DeValue<'t>>>)> {
-        let parsed = DeTable::parse(text).map_err(|mut e| {
-            e.set_input(Some(text));
-            anyhow!("{}: {e}", path.display())
+    /// and every key on its level; `figure_text`: a panel's figure, as
+    /// [`Source::figure_text`] gives it.
+    fn parse(
+        source: &'t Source,
+        figure_text: Option<&'t str>,
+    ) -> Result<(Self, Option<Spanned<DeValue<'t>>>)> {
+        let parsed = DeTable::parse(source.own()).map_err(|mut e| {
+            e.set_input(Some(source.own()));
+            anyhow!("{}: {e}", source.path.display())
         })?;
-        let numbers = numbers::numbers_of(parsed.get_ref());
+        let mut numbers = numbers::numbers_of(parsed.get_ref());
+        let figure = match figure_text {
+            None => None,
+            Some(text) => {
+                let figure = DeTable::parse(text).map_err(|e| {
+                    let at = e
+                        .span()
+                        .map_or_else(|| source.at(source.own().len() + 1), |s| source.at(s.start));
+                    anyhow!("{at}: {}", e.message())
+                })?;
+                numbers.extend(numbers::numbers_of(figure.get_ref()));
+                numbers.sort_by_key(|n| n.span.start);
+                Some(figure.into_inner())
+            }
+        };
         let span = parsed.span();
         let mut doc = Document {
-            path,
-            text,
+            source,
             span,
             base: DeTable::default(),
             numbers,
@@ -103,6 +123,19 @@ impl<'t> Document<'t> {
             );
         }
         doc.base = parsed.into_inner();
+        let declared = doc.base.remove("profiles");
+        match figure {
+            Some(figure) => doc.base = panel::lay(source, std::mem::take(&mut doc.base), figure)?,
+            None => {
+                if let Some((key, _)) = doc.base.iter().find(|(k, _)| k.get_ref() == "panel") {
+                    bail!(
+                        "{}: `panel` is {{ of = \"{}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix",
+                        doc.at(key.span().start),
+                        panel::FOLDER
+                    );
+                }
+            }
+        }
         if let Some((key, _)) = doc
             .base
             .iter()
@@ -114,33 +147,41 @@ impl<'t> Document<'t> {
                 key.get_ref()
             );
         }
-        let declared = doc.base.remove("profiles");
         Ok((doc, declared))
     }
 
     /// `path:line` of `offset`.
     fn at(&self, offset: usize) -> String {
-        place(self.path, self.text, offset)
+        self.source.at(offset)
     }
 
     /// `table` read into a protocol; a refused number is named by its key.
     fn read(&self, table: DeTable<'t>) -> Result<Protocol> {
         let de = toml::de::Deserializer::from(Spanned::new(self.span.clone(), table));
+        let text = &self.source.text;
         Protocol::deserialize(de).map_err(|mut e| {
             let refused = e
                 .span()
-                .and_then(|span| {
-                    numbers::refused_number(self.text, &self.numbers, span, e.message())
-                })
+                .and_then(|span| numbers::refused_number(text, &self.numbers, span, e.message()))
                 .map_or_else(String::new, |n| {
-                    format!(
-                        "`{}` (line {}) is refused: ",
-                        n.key,
-                        line_of(self.text, n.span.start)
-                    )
+                    let (file, line) = self.source.line(n.span.start);
+                    let file = if self.source.in_figure(n.span.start) {
+                        format!("{} ", file.display())
+                    } else {
+                        String::new()
+                    };
+                    format!("`{}` ({file}line {line}) is refused: ", n.key)
                 });
-            e.set_input(Some(self.text));
-            anyhow!("{}: {refused}{e}", self.path.display())
+            match e.span() {
+                // a value the figure file states: its file and line
+                Some(span) if self.source.in_figure(span.start) => {
+                    anyhow!("{}: {refused}{}", self.at(span.start), e.message())
+                }
+                _ => {
+                    e.set_input(Some(self.source.own()));
+                    anyhow!("{}: {refused}{e}", self.source.path.display())
+                }
+            }
         })
     }
 
@@ -167,8 +208,9 @@ const PROFILE_ONLY: [&str; 2] = ["tolerance", "method_params"];
 /// Keys only the spec's top level takes: one written under a
 /// `[profiles.x]` header belongs to that profile in TOML, and serde's
 /// "unknown field" would not say why.
-const TOP_LEVEL_ONLY: [&str; 13] = [
+const TOP_LEVEL_ONLY: [&str; 14] = [
     "id",
+    "panel",
     "title",
     "paper",
     "seed",

@@ -1,5 +1,6 @@
-//! Experiment specs: a spec's top level and each profile laid over it
-//! (`document`), read into one typed form (`Protocol`); a protocol resolved
+//! Experiment specs: a spec's top level (a panel's laid over its figure's,
+//! `panel`) and each profile laid over it (`document`), read into one typed
+//! form (`Protocol`); its diagnoses from their own file (`diagnoses`); a protocol resolved
 //! into the validated `Plan` a run executes (`resolve`), the plan itself
 //! (`plan`), method grids (`grid`), the cross-checks of names and code
 //! lengths (`validate`), the method registry (`methods`) and the workspace
@@ -25,6 +26,7 @@ pub mod method_set;
 pub mod methods;
 mod normality;
 pub mod numbers;
+mod panel;
 mod plan;
 mod resolve;
 mod validate;
@@ -236,7 +238,8 @@ pub struct CurvePoint {
 #[derive(Debug)]
 pub struct Spec {
     path: PathBuf,
-    text: String,
+    /// Its text, and for a panel its figure's.
+    source: panel::Source,
     /// The paper's protocol: the spec's top level.
     paper: Protocol,
     /// Each declared profile's protocol, by name.
@@ -261,7 +264,8 @@ fn place(path: &Path, text: &str, offset: usize) -> String {
 const MAX_SPEC_BYTES: u64 = 1 << 20;
 
 impl Spec {
-    /// Reads and parses a spec file: its top level is the paper's protocol,
+    /// Reads and parses a spec file: its top level (a panel's laid over its
+    /// figure file's) is the paper's protocol,
     /// and each `[profiles.<name>]` table is laid over it key by key (a key
     /// the profile states replaces the top level's, whatever its type) before
     /// the result is read into the one typed form. Syntax and schema errors
@@ -283,11 +287,12 @@ impl Spec {
         }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading spec {}", path.display()))?;
-        let (paper, declared) = document::protocols(path, &text)?;
+        let source = panel::Source::read(path, text)?;
+        let (paper, declared) = document::protocols(&source)?;
         let method_set = match &paper.methods_from {
             None => None,
             Some(from) => {
-                let at = place(path, &text, from.span().start);
+                let at = source.at(from.span().start);
                 if !paper.methods.is_empty() {
                     bail!(
                         "{at}: `methods_from` and [[methods]] tables in one spec: take the methods from one place"
@@ -298,7 +303,7 @@ impl Spec {
         };
         let mut spec = Spec {
             path: path.to_path_buf(),
-            text,
+            source,
             paper,
             declared,
             method_set,
@@ -348,7 +353,7 @@ impl Spec {
     }
 
     fn at(&self, offset: usize) -> String {
-        place(&self.path, &self.text, offset)
+        self.source.at(offset)
     }
 
     /// Its `[[methods]]` tables, its own or its method set's, each with the
@@ -369,11 +374,12 @@ impl Spec {
         }
     }
 
-    /// sha256 of what the spec says: its text, and its method set's.
+    /// sha256 of what the spec says: its text (a panel's and its figure's),
+    /// and its method set's.
     fn sha256(&self) -> String {
         use sha2::Digest;
         let mut h = sha2::Sha256::new();
-        h.update(self.text.as_bytes());
+        h.update(self.source.text.as_bytes());
         if let Some(set) = &self.method_set {
             h.update(set.text.as_bytes());
         }

@@ -104,7 +104,7 @@ impl Spec {
             );
         }
         if let Some(name) = self.declared.keys().find(|p| !safe(p)) {
-            let at = self.text.find(name.as_str()).unwrap_or(0);
+            let at = self.source.text.find(name.as_str()).unwrap_or(0);
             bail!(
                 "{}: profile name {name:?} must be 1 to {MAX_NAME_LEN} letters, digits and '-' (it names a folder of the results)",
                 self.at(at)

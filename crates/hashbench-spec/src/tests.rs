@@ -959,3 +959,181 @@ fn a_method_set_is_refused_with_its_file_and_line() {
     let e = format!("{:#}", Spec::load(&spec).unwrap_err());
     assert!(e.contains("method-sets/ folder"), "{e}");
 }
+
+/// GOOD split into a figure file (what panels share) and a panel of it.
+const FIGURE: &str = r#"paper = "P"
+seed = 1
+bits = [8, 16]
+trials = 3
+ground_truth = { rule = "same-label" }
+
+[[methods]]
+method = "lsh"
+
+[[methods]]
+method = "sikh"
+label = "SIKH"
+grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
+
+[[metrics]]
+metric = "map"
+ties = "random"
+
+[[figures]]
+name = "a"
+title = "A"
+metric = "map"
+
+[[claims]]
+id = "lsh-best"
+quote = "LSH is best"
+source = "Sec. 1"
+kind = "beats"
+methods = ["LSH"]
+metric = "map"
+"#;
+
+const PANEL: &str = r#"panel = { of = "figures/f.toml", name = "p", title = "P" }
+id = "t"
+title = "T"
+dataset = "d"
+split = { queries = 5 }
+
+[profiles.ci]
+deviation = "small"
+bits = [8]
+trials = 1
+"#;
+
+/// The panel and figure texts written as `spec.toml` and `figures/f.toml`
+/// of a fresh folder, loaded.
+fn panel_of(panel: &str, figure: &str) -> (tempfile::TempDir, Result<Spec>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("figures")).unwrap();
+    std::fs::write(dir.path().join("figures/f.toml"), figure).unwrap();
+    std::fs::write(dir.path().join("spec.toml"), panel).unwrap();
+    let spec = Spec::load(&dir.path().join("spec.toml"));
+    (dir, spec)
+}
+
+/// A plan as a comparable text, without where its spec was read from.
+fn laid(mut plan: Plan) -> String {
+    plan.spec_path = PathBuf::new();
+    plan.spec_sha256 = String::new();
+    format!("{plan:#?}")
+}
+
+/// Issue 59: a panel laid over its figure plans what the same spec written
+/// flat plans, on every profile, its figures' names and titles prefixed by
+/// the panel's; the figure's text is part of the protocol's checksum.
+#[test]
+fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
+    let flat = GOOD.replacen("name = \"a\"", "name = \"p-a\"", 1).replacen(
+        "title = \"A\"",
+        "title = \"P: A\"",
+        1,
+    );
+    let (_dir, spec) = panel_of(PANEL, FIGURE);
+    let spec = spec.unwrap();
+    assert_eq!(spec.profiles(), vec!["paper", "ci"]);
+    for profile in ["paper", "ci"] {
+        let want = laid(parse(&flat).unwrap().plan(profile).unwrap());
+        assert_eq!(laid(spec.plan(profile).unwrap()), want, "{profile}");
+    }
+    assert_eq!(spec.plan("paper").unwrap().figures[0].name, "p-a");
+    // a panel key replaces the figure's; the figure's text is in the checksum
+    let (_dir, more) = panel_of(&PANEL.replacen("dataset", "trials = 2\ndataset", 1), FIGURE);
+    assert_eq!(more.unwrap().plan("paper").unwrap().trials, 2);
+    let (_dir, other) = panel_of(PANEL, &FIGURE.replacen("seed = 1", "seed = 2", 1));
+    assert_ne!(
+        other.unwrap().plan("paper").unwrap().spec_sha256,
+        spec.plan("paper").unwrap().spec_sha256
+    );
+    // a panel that writes its own figures keeps them as written
+    let own = PANEL.replacen(
+        "\n[profiles.ci]",
+        "\n[[figures]]\nname = \"own\"\ntitle = \"Own\"\nmetric = \"map\"\n\n[profiles.ci]",
+        1,
+    );
+    let (_dir, own) = panel_of(&own, FIGURE);
+    let figures = own.unwrap().plan("paper").unwrap().figures;
+    assert_eq!((figures.len(), figures[0].name.as_str()), (1, "own"));
+}
+
+/// Errors in a figure file name that file and the line the value stands
+/// on; a figure that states a panel's key, a `panel` that is not the three
+/// strings, a figure outside `figures/` and a profile that restates `panel`
+/// are refused.
+#[test]
+fn a_figure_files_errors_name_its_file_and_line() {
+    let err = |panel: &str, figure: &str| format!("{:#}", panel_of(panel, figure).1.unwrap_err());
+    let plan_err = |panel: &str, figure: &str| {
+        let (_dir, spec) = panel_of(panel, figure);
+        format!("{:#}", spec.unwrap().plan("paper").unwrap_err())
+    };
+    let line = |needle: &str| FIGURE.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    // a schema error, a refused number and a claim's bad name in the figure
+    let e = err(PANEL, &FIGURE.replacen("trials = 3", "trails = 3", 1));
+    assert!(
+        e.contains(&format!("figures/f.toml:{}:", line("trials"))) && e.contains("trails"),
+        "{e}"
+    );
+    let e = plan_err(PANEL, &FIGURE.replacen("fixed = 2.0", "fixed = -2.0", 1));
+    assert!(
+        e.contains(&format!("figures/f.toml:{}", line("method = \"sikh\"") - 1)),
+        "{e}"
+    );
+    let e = plan_err(
+        PANEL,
+        &FIGURE.replacen("methods = [\"LSH\"]", "methods = [\"LHS\"]", 1),
+    );
+    assert!(
+        e.contains(&format!("figures/f.toml:{}", line("id = \"lsh-best\"") - 1)),
+        "{e}"
+    );
+    // a syntax error in the figure
+    let e = err(PANEL, &FIGURE.replacen("seed = 1", "seed = = 1", 1));
+    assert!(e.contains("figures/f.toml:2:"), "{e}");
+    // a panel's own keys stay out of the figure
+    for key in ["id = \"x\"", "panel = 1"] {
+        let e = err(PANEL, &format!("{key}\n{FIGURE}"));
+        assert!(
+            e.contains("figures/f.toml:1:") && e.contains("is a panel's own key"),
+            "{e}"
+        );
+    }
+    let e = err(
+        PANEL,
+        &format!("{FIGURE}\n[profiles.x]\ndeviation = \"d\"\n"),
+    );
+    assert!(e.contains("`profiles` is a panel's own key"), "{e}");
+    // `panel` is three strings, names a file of figures/, and only at the top
+    let e = err(&PANEL.replacen(", title = \"P\"", "", 1), FIGURE);
+    assert!(
+        e.contains("spec.toml:1:") && e.contains("`panel` is { of"),
+        "{e}"
+    );
+    let e = err(&PANEL.replacen("figures/f.toml", "../f.toml", 1), FIGURE);
+    assert!(
+        e.contains("spec.toml:1: panel.of = \"../f.toml\": a figure is a file of"),
+        "{e}"
+    );
+    let e = err(
+        &PANEL.replacen("figures/f.toml", "figures/none.toml", 1),
+        FIGURE,
+    );
+    assert!(e.contains("figures/none.toml"), "{e}");
+    let e = err(
+        &PANEL.replacen("trials = 1", "trials = 1\npanel = 2", 1),
+        FIGURE,
+    );
+    assert!(
+        e.contains("`panel` is a key of the spec's top level"),
+        "{e}"
+    );
+    let e = err(&PANEL.replacen("of = \"figures/f.toml\", ", "", 1), FIGURE);
+    assert!(
+        e.contains("spec.toml:1:") && e.contains("`panel` is { of"),
+        "{e}"
+    );
+}

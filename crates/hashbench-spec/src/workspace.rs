@@ -47,6 +47,14 @@ fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
     )
 }
 
+/// The folders under a paper's folder that hold what specs name, not specs:
+/// method sets, figure files and diagnoses; the spec listing passes over them.
+const SIDE_FOLDERS: [&str; 3] = [
+    crate::method_set::FOLDER,
+    crate::panel::FOLDER,
+    crate::diagnoses::FOLDER,
+];
+
 impl Workspace {
     /// Where caches shared by every spec live (ground truth, codes by fit).
     pub fn cache(&self) -> PathBuf {
@@ -101,10 +109,7 @@ impl Workspace {
         let walk = walkdir::WalkDir::new(self.root.join("experiments"))
             .sort_by_file_name()
             .into_iter()
-            .filter_entry(|e| {
-                e.file_name() != crate::method_set::FOLDER
-                    && e.file_name() != crate::diagnoses::FOLDER
-            });
+            .filter_entry(|e| !SIDE_FOLDERS.iter().any(|f| e.file_name() == *f));
         for entry in walk {
             let entry = entry.context("listing experiments/")?;
             if entry.path().extension().is_none_or(|e| e != "toml") {

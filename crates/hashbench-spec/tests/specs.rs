@@ -42,6 +42,105 @@ fn every_shipped_spec_plans_on_every_profile() {
     assert!(planned > 40, "only {planned} plans");
 }
 
+/// Issue 59: each shipped panel plans, on every profile, what the same spec
+/// written flat plans: its figure file's top level with the panel's keys
+/// laid over it (by an independent overlay of the two TOML tables, the
+/// figure's plot names and titles prefixed by the panel's), written out and
+/// loaded as one file; and every figure file is some panel's.
+#[test]
+fn every_shipped_panel_plans_as_its_spec_written_flat() {
+    let plain = |mut plan: hashbench_spec::Plan| {
+        plan.spec_path = PathBuf::new();
+        plan.spec_sha256 = String::new();
+        plan.method_set = None;
+        // the diagnoses file stays beside the shipped spec
+        for c in &mut plan.claims {
+            c.diagnosis = None;
+        }
+        format!("{plan:#?}")
+    };
+    let (mut panels, mut named) = (0, std::collections::BTreeSet::new());
+    for (path, spec) in shipped() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut own: toml::Table = toml::from_str(&text).unwrap();
+        let Some(panel) = own.remove("panel") else {
+            continue;
+        };
+        let (of, name, title) = (
+            panel["of"].as_str().unwrap(),
+            panel["name"].as_str().unwrap(),
+            panel["title"].as_str().unwrap(),
+        );
+        let folder = path.parent().unwrap();
+        named.insert(folder.join(of));
+        let mut flat: toml::Table =
+            toml::from_str(&std::fs::read_to_string(folder.join(of)).unwrap()).unwrap();
+        if !own.contains_key("figures") {
+            for figure in flat
+                .get_mut("figures")
+                .and_then(|f| f.as_array_mut())
+                .into_iter()
+                .flatten()
+            {
+                let t = figure.as_table_mut().unwrap();
+                let prefixed = |key: &str, sep: &str, pre: &str| {
+                    format!("{pre}{sep}{}", t[key].as_str().unwrap())
+                };
+                let (n, ti) = (prefixed("name", "-", name), prefixed("title", ": ", title));
+                t.insert("name".into(), n.into());
+                t.insert("title".into(), ti.into());
+            }
+        }
+        flat.extend(own);
+        let dir = tempfile::tempdir().unwrap();
+        let sets = folder.join("method-sets");
+        if sets.is_dir() {
+            std::fs::create_dir(dir.path().join("method-sets")).unwrap();
+            for set in std::fs::read_dir(&sets).unwrap() {
+                let set = set.unwrap().path();
+                std::fs::copy(
+                    &set,
+                    dir.path()
+                        .join("method-sets")
+                        .join(set.file_name().unwrap()),
+                )
+                .unwrap();
+            }
+        }
+        let written = dir.path().join(path.file_name().unwrap());
+        std::fs::write(&written, toml::to_string(&flat).unwrap()).unwrap();
+        let flat = Spec::load(&written).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        assert_eq!(flat.profiles(), spec.profiles(), "{}", path.display());
+        for profile in spec.profiles() {
+            assert_eq!(
+                plain(spec.plan(&profile).unwrap()),
+                plain(flat.plan(&profile).unwrap()),
+                "{} [{profile}]",
+                path.display()
+            );
+        }
+        panels += 1;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
+        let Ok(files) = std::fs::read_dir(paper.unwrap().path().join("figures")) else {
+            continue;
+        };
+        for file in files {
+            let file = file.unwrap().path();
+            let file = file.canonicalize().unwrap();
+            assert!(
+                named
+                    .iter()
+                    .any(|n| n.canonicalize().is_ok_and(|n| n == file)),
+                "{}: no panel names this figure file",
+                file.display()
+            );
+        }
+    }
+    assert!(panels >= 16, "only {panels} panels");
+}
+
 /// Every diagnoses file belongs to a spec beside its folder (a renamed spec
 /// would otherwise leave its diagnoses unread), and the shipped diagnoses
 /// reach the plans' claims.
