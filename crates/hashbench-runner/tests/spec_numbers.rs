@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use hashbench_runner::{RunOptions, run_plan};
 use hashbench_spec::CI_PROFILE;
-use hashbench_spec::method_set;
 use hashbench_spec::numbers::{Number, numbers};
 use hashbench_spec::{Spec, Workspace};
+use hashbench_spec::{method_set, panel};
 
 const BAD: [&str; 6] = ["nan", "inf", "-inf", "0", "-1", "1e300"];
 
@@ -67,21 +67,24 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
     let mut unclear = Vec::new();
     let mut planned: Vec<Planned> = Vec::new();
     let (mut cases, mut refused) = (0, 0);
+    // a figure file's numbers are mutated once, through its first panel
+    let mut figures_done = std::collections::BTreeSet::new();
     for (path, spec) in ws.specs().unwrap() {
         let spec = spec.unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         // a mutant lives in a copy of its paper's folder holding nothing but
-        // the method sets: specs naming split files by relative path still
-        // plan (the files are read at run time)
+        // the method sets and figure files: specs naming split files by
+        // relative path still plan (the files are read at run time)
         let paper = path.parent().unwrap();
         let folder = scratch.path().join(paper.file_name().unwrap());
-        let sets = paper.join(method_set::FOLDER);
-        if sets.is_dir() {
-            copy_folder(&sets, &folder.join(method_set::FOLDER));
+        for side in [method_set::FOLDER, panel::FOLDER] {
+            if paper.join(side).is_dir() {
+                copy_folder(&paper.join(side), &folder.join(side));
+            }
         }
         std::fs::create_dir_all(&folder).unwrap();
         let file = folder.join(path.file_name().unwrap());
-        // the spec's own numbers, then its method set's (the spec as written)
+        // the spec's own numbers, then its method set's and its figure's
         // its method set, as the spec names it, in the copy
         let set = spec
             .plan(&spec.profiles()[0])
@@ -91,6 +94,12 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
         let mut targets = vec![(file.clone(), text.clone())];
         if let Some(set) = &set {
             targets.push((set.clone(), std::fs::read_to_string(set).unwrap()));
+        }
+        if let Some(figure) = spec.figure_file()
+            && figures_done.insert(figure.to_path_buf())
+        {
+            let copy = folder.join(panel::FOLDER).join(figure.file_name().unwrap());
+            targets.push((copy, std::fs::read_to_string(figure).unwrap()));
         }
         for (target, original) in &targets {
             std::fs::write(&file, &text).unwrap();
@@ -122,7 +131,7 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
                                 ));
                             }
                         }
-                        // a method-set mutant runs as the spec that names it
+                        // a method-set or figure mutant runs as the spec that names it
                         Ok(()) if *target == file => planned.push(Planned {
                             spec: path.clone(),
                             key: n.key.clone(),

@@ -26,7 +26,7 @@ pub mod method_set;
 pub mod methods;
 mod normality;
 pub mod numbers;
-mod panel;
+pub mod panel;
 mod plan;
 mod resolve;
 mod validate;
@@ -330,6 +330,11 @@ impl Spec {
     /// The spec file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The figure file a panel lays its keys over, if it is a panel.
+    pub fn figure_file(&self) -> Option<&Path> {
+        self.source.figure.as_deref()
     }
 
     /// Profile names: `paper` first, then the declared ones.

@@ -23,7 +23,7 @@ pub const FOLDER: &str = "figures";
 const MAX_BYTES: u64 = 1 << 20;
 
 /// The keys a figure file may not state: each is its panels' own.
-pub(crate) const PANEL_ONLY: [&str; 3] = ["id", "panel", "profiles"];
+const PANEL_ONLY: [&str; 3] = ["id", "panel", "profiles"];
 
 /// The text a spec is read from: its own file's, then (for a panel) a
 /// newline and its figure file's, so that one byte offset names one place
