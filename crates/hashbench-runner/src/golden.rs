@@ -18,7 +18,7 @@ use hashbench_claims::check_quality_claims;
 use hashbench_report::aggregate;
 use hashbench_spec::Centre;
 use hashbench_spec::Plan;
-use hashbench_spec::Workspace;
+use hashbench_spec::{Visit, Workspace};
 use hashbench_tables::{MetricRow, ResultTables};
 
 use hashbench_spec::CI_PROFILE;
@@ -33,6 +33,9 @@ pub struct GoldenReport {
     pub checked: Vec<Checked>,
     /// Experiments whose ci data is missing, with the reason.
     pub skipped: Vec<(String, String)>,
+    /// Specs that do not load or whose ci profile does not plan, with the
+    /// error: each fails the check.
+    pub invalid: Vec<String>,
 }
 
 /// One experiment of the golden check.
@@ -51,9 +54,12 @@ pub struct Checked {
 }
 
 impl GoldenReport {
-    /// Every difference, one line each, in spec order.
+    /// Every difference, one line each: the invalid specs, then each
+    /// experiment's in spec order.
     pub fn differences(&self) -> impl Iterator<Item = &String> {
-        self.checked.iter().flat_map(|c| &c.differences)
+        self.invalid
+            .iter()
+            .chain(self.checked.iter().flat_map(|c| &c.differences))
     }
 }
 
@@ -63,8 +69,8 @@ impl GoldenReport {
 /// experiment as it is done, so a long check shows its progress.
 ///
 /// # Errors
-/// A spec that does not load or plan, a failed run, or an unreadable or
-/// unwritable baseline.
+/// A failed run, or an unreadable or unwritable baseline (a spec that does
+/// not load or plan is listed in [`GoldenReport::invalid`] and fails the check).
 pub fn run_golden(
     ws: &Workspace,
     bless: bool,
@@ -76,12 +82,26 @@ pub fn run_golden(
         ..ws.clone()
     };
     let mut report = GoldenReport::default();
-    for (_, spec) in ws.specs()? {
-        let spec = spec?;
-        if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
-            continue;
+    for walked in ws.walk(Visit::Named(CI_PROFILE))? {
+        // a spec that does not load or plan is a difference: the check fails
+        // and goes on with the others
+        if let Some(why) = walked.why_not() {
+            report
+                .invalid
+                .push(format!("{}: {why}", walked.path.display()));
         }
-        let plan = spec.plan(CI_PROFILE)?;
+        let Some(step) = walked.steps.into_iter().next() else {
+            continue;
+        };
+        let plan = match step.plan {
+            Ok(plan) => plan,
+            Err(e) => {
+                report
+                    .invalid
+                    .push(format!("{} [{CI_PROFILE}]: {e:#}", walked.path.display()));
+                continue;
+            }
+        };
         // data outside the repository (the read-only mirror) may be absent
         if let Err(e) = ws.data_root(&plan.dataset) {
             report.skipped.push((plan.id.clone(), format!("{e:#}")));

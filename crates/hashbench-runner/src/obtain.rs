@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use hashbench_spec::{LOCAL_PROFILE, PAPER_PROFILE, Workspace};
+use hashbench_spec::{PREFERRED_PROFILES, Visit, Workspace};
 
 /// Obtains what is missing; paper-scale downloads only with `paper_data`.
 /// Each line of progress goes to `say` as it happens.
@@ -19,15 +19,21 @@ use hashbench_spec::{LOCAL_PROFILE, PAPER_PROFILE, Workspace};
 pub fn obtain_missing(ws: &Workspace, paper_data: bool, say: &mut dyn FnMut(String)) -> Result<()> {
     let registry = ws.registry()?;
     let mut wanted = BTreeSet::new();
-    for (_, spec) in ws.specs()? {
-        // an invalid spec is reported by run-all's skip list
-        let Ok(spec) = spec else {
-            continue;
-        };
-        for profile in [PAPER_PROFILE, LOCAL_PROFILE] {
-            if let Some(d) = spec.dataset_of(profile) {
-                wanted.insert(d.to_string());
+    for walked in ws.walk(Visit::Every)? {
+        match &walked.spec {
+            Ok(spec) => {
+                for profile in PREFERRED_PROFILES {
+                    if let Some(d) = spec.dataset_of(profile) {
+                        wanted.insert(d.to_string());
+                    }
+                }
             }
+            // listed here, and again in run-all's skip list
+            Err(_) => say(format!(
+                "  {}: {}; its data is not obtained",
+                walked.path.display(),
+                walked.why_not().unwrap_or_default()
+            )),
         }
     }
     say(format!(

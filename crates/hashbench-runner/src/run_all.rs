@@ -10,7 +10,7 @@ use anyhow::Result;
 use crate::run::Clock;
 use crate::{RunOptions, RunOutcome, run_plan};
 use hashbench_report::{Cost, RunSeconds};
-use hashbench_spec::{Plan, Workspace, choose_profile, paper_key};
+use hashbench_spec::{Plan, Visit, Workspace, paper_key};
 
 /// What a caller shows while plans run (the CLI prints; tests record).
 pub trait Progress {
@@ -116,19 +116,16 @@ pub fn choose_plans(ws: &Workspace) -> Result<Chosen> {
         plans: Vec::new(),
         skipped: Vec::new(),
     };
-    for (path, spec) in ws.specs()? {
-        let spec = match spec {
-            Ok(spec) => spec,
-            Err(e) => {
-                chosen.skipped.push(format!("invalid spec: {e:#}"));
-                continue;
+    for walked in ws.walk(Visit::Chosen)? {
+        let named = format!("{} ({})", walked.id(), walked.path.display());
+        if let Some(why) = walked.why_not() {
+            chosen.skipped.push(format!("{named}: {why}"));
+        }
+        for step in walked.steps {
+            match step.plan {
+                Ok(plan) => chosen.plans.push(plan),
+                Err(why) => chosen.skipped.push(format!("{named}: {why:#}")),
             }
-        };
-        match choose_profile(ws, &spec).and_then(|profile| spec.plan(&profile)) {
-            Ok(plan) => chosen.plans.push(plan),
-            Err(why) => chosen
-                .skipped
-                .push(format!("{} ({}): {why:#}", spec.id(), path.display())),
         }
     }
     Ok(chosen)

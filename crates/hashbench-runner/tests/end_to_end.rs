@@ -1074,7 +1074,8 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
         paper.skipped
     );
     assert!(
-        reason("broken").contains("invalid spec") && reason("broken").contains("no-such-method"),
+        reason("toy-broken").contains("invalid spec")
+            && reason("toy-broken").contains("no-such-method"),
         "{:?}",
         paper.skipped
     );
@@ -1344,6 +1345,25 @@ fn the_golden_check_blesses_matches_and_catches_a_moved_value() {
     assert!(skipped.checked.is_empty());
     assert_eq!(skipped.skipped.len(), 1, "{:?}", skipped.skipped);
     assert_eq!(skipped.skipped[0].0, "toy");
+    // a spec that does not load, or whose ci profile does not plan, is a
+    // difference (the check fails) and the others are still checked
+    std::fs::write(&spec, &ci).unwrap();
+    let broken = ws.root.join("experiments/toy/broken.toml");
+    std::fs::write(&broken, "id = ").unwrap();
+    let unplanned = ws.root.join("experiments/toy/unplanned.toml");
+    let no_method = ci
+        .replace("id = \"toy\"", "id = \"toy-unplanned\"")
+        .replace("method = \"lsh\"", "method = \"no-such-method\"");
+    std::fs::write(&unplanned, no_method).unwrap();
+    let invalid = run_golden(&ws, false, |_| {}).unwrap();
+    assert_eq!(invalid.checked.len(), 1, "the valid spec is still checked");
+    let lines: Vec<&String> = invalid.differences().collect();
+    assert!(
+        lines.len() == 2
+            && lines[0].contains("broken.toml: invalid spec")
+            && lines[1].contains("no-such-method"),
+        "{lines:?}"
+    );
 }
 
 /// run-all's choice: the paper's profile where its data is present, an

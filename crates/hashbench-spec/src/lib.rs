@@ -30,13 +30,15 @@ pub mod panel;
 mod plan;
 mod resolve;
 mod validate;
+mod walk;
 mod workspace;
 
 pub use hashbench_claims::ClaimSpec;
 pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
 pub use plan::{Axis, KeptQueryValues, MethodEntry, Plan, Retrieval, Study, TrialKey};
-pub use workspace::{DATA_ROOTS_VAR, Workspace, choose_profile, data_roots, plan_of, plans_of};
+pub use walk::{PREFERRED_PROFILES, Step, Visit, Walked, choose_profile};
+pub use workspace::{DATA_ROOTS_VAR, Workspace, data_roots, plan_of, plans_of};
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;
 

@@ -1137,3 +1137,60 @@ fn a_figure_files_errors_name_its_file_and_line() {
         "{e}"
     );
 }
+
+/// Issue 59, one walk: every spec under `experiments/` with the profiles a
+/// visit names, in order, each planned; a spec that does not load is walked
+/// with its error (never dropped), and one that cannot be visited says why.
+#[test]
+fn the_walk_visits_each_spec_once_with_one_policy_for_the_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let papers = dir.path().join("experiments/p");
+    std::fs::create_dir_all(&papers).unwrap();
+    let with_profiles = GOOD.replacen(
+        "[profiles.ci]",
+        "[profiles.other]\ndeviation = \"o\"\n\n[profiles.local]\ndeviation = \"l\"\n\n[profiles.ci]",
+        1,
+    );
+    std::fs::write(papers.join("a.toml"), &with_profiles).unwrap();
+    std::fs::write(papers.join("b.toml"), "id = ").unwrap();
+    let unplanned = GOOD.replacen("id = \"t\"", "id = \"u\"", 1).replacen(
+        "methods = [\"LSH\"]",
+        "methods = [\"NOSUCH\"]",
+        1,
+    );
+    std::fs::write(papers.join("c.toml"), unplanned).unwrap();
+    let ws = Workspace::at(dir.path().to_path_buf());
+    let profiles = |w: &Walked| {
+        w.steps
+            .iter()
+            .map(|s| s.profile.clone())
+            .collect::<Vec<_>>()
+    };
+
+    let every = ws.walk(Visit::Every).unwrap();
+    assert_eq!(every.len(), 3, "every spec once, the invalid one too");
+    assert_eq!(profiles(&every[0]), ["paper", "ci", "local", "other"]);
+    assert!(every[0].steps.iter().all(|s| s.plan.is_ok()) && every[0].why_not().is_none());
+    assert_eq!(every[1].id(), "b");
+    assert!(every[1].steps.is_empty());
+    assert!(
+        every[1].why_not().unwrap().starts_with("invalid spec: "),
+        "{:?}",
+        every[1].why_not()
+    );
+    assert!(every[2].steps.iter().all(|s| s.plan.is_err()));
+
+    // the report's order: the preferred profiles, any other, ci last
+    let preferred = ws.walk(Visit::Preferred).unwrap();
+    assert_eq!(profiles(&preferred[0]), ["paper", "local", "other", "ci"]);
+    let ci = ws.walk(Visit::Named(CI_PROFILE)).unwrap();
+    assert_eq!(profiles(&ci[0]), ["ci"]);
+    // no data here: run-all's choice visits nothing and says why
+    let chosen = ws.walk(Visit::Chosen).unwrap();
+    assert!(chosen[0].steps.is_empty());
+    assert!(
+        chosen[0].why_not().unwrap().contains("paper data: "),
+        "{:?}",
+        chosen[0].why_not()
+    );
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use hashbench_data::Registry;
 
-use crate::{LOCAL_PROFILE, PAPER_PROFILE, Plan, Spec};
+use crate::{Plan, Spec, choose_profile};
 
 /// Where a run reads its inputs and writes its outputs.
 #[derive(Debug, Clone)]
@@ -98,7 +98,8 @@ impl Workspace {
     }
 
     /// Every spec under `experiments/`, sorted by path, loaded: a file that
-    /// does not load comes with its error, for the caller to report.
+    /// does not load comes with its error. The listing [`Workspace::walk`]
+    /// visits; a workflow walks.
     ///
     /// # Errors
     /// An unreadable directory, or two specs with one id (an id names the
@@ -178,23 +179,4 @@ pub fn plans_of(ws: &Workspace, paths: &[PathBuf], profile: Option<&str>) -> Res
         }
     }
     Ok(plans)
-}
-
-/// The profile `run-all` uses for a spec: the paper's when its data is present,
-/// else `local` when that is; otherwise why it is skipped.
-///
-/// # Errors
-/// The reason to skip, naming the missing data and how to obtain it.
-pub fn choose_profile(ws: &Workspace, spec: &Spec) -> Result<String> {
-    let paper = ws.data_root(spec.dataset_of(PAPER_PROFILE).unwrap_or_default());
-    if paper.is_ok() {
-        return Ok(PAPER_PROFILE.into());
-    }
-    match spec.dataset_of(LOCAL_PROFILE) {
-        Some(d) => ws
-            .data_root(d)
-            .map(|_| LOCAL_PROFILE.to_string())
-            .map_err(|e| anyhow!("paper data: {}; local data: {e}", paper.unwrap_err())),
-        None => Err(paper.unwrap_err()),
-    }
 }

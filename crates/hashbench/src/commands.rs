@@ -14,7 +14,7 @@ use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
 use hashbench_runner::{RunOptions, RunOutcome, redraw};
-use hashbench_spec::{Plan, Workspace, plan_of};
+use hashbench_spec::{Plan, Visit, Workspace, plan_of};
 
 /// Runs `plans` in order, whole or as `shard`, printing each.
 pub(crate) fn run_plans(
@@ -386,17 +386,14 @@ pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
 
 pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
     let (mut n, mut unreadable) = (0, 0);
-    for (path, spec) in ws.specs()? {
-        let spec = match spec {
-            Ok(spec) => spec,
-            Err(e) => {
-                println!("skipped an invalid spec: {e:#}");
-                continue;
-            }
-        };
+    for walked in ws.walk(Visit::Every)? {
+        if let Some(why) = walked.why_not() {
+            println!("skipped {}: {why}", walked.path.display());
+        }
+        let path = &walked.path;
         let mut plans = Vec::new();
-        for profile in spec.profiles() {
-            match spec.plan(&profile) {
+        for step in walked.steps {
+            match step.plan {
                 Ok(plan) => plans.push(plan),
                 Err(e) => println!("skipped an invalid profile: {e:#}"),
             }
@@ -412,7 +409,7 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
                     println!(
                         "could not redraw {} (rerun it: `hashbench run {} --profile {}`): {e:#}",
                         ws.run_dir(plan).display(),
-                        path.strip_prefix(&ws.root).unwrap_or(&path).display(),
+                        path.strip_prefix(&ws.root).unwrap_or(path).display(),
                         plan.profile
                     );
                     unreadable += 1;
@@ -473,7 +470,7 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
             "check: no experiment was checked{skipped}: a check that compares nothing does not pass (`just data` and `hashbench fetch` obtain the data)"
         );
         Ok(ExitCode::FAILURE)
-    } else if bless {
+    } else if bless && report.invalid.is_empty() {
         println!("check: blessed the baselines of {checked} experiments{skipped}");
         Ok(ExitCode::SUCCESS)
     } else if differences.is_empty() {
@@ -507,7 +504,7 @@ pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
         }
     }
     println!();
-    let specs = ws.specs()?;
+    let walked = ws.walk(Visit::Every)?;
     if !registry.collections.is_empty() {
         println!("raw collections hashbench computes datasets from (`hashbench fetch NAME`):");
     }
@@ -519,9 +516,9 @@ pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
         };
         println!("  {name} ({}, {state}): unlocks", c.size);
         for dataset in &c.unlocks {
-            let readers: Vec<String> = specs
+            let readers: Vec<String> = walked
                 .iter()
-                .filter_map(|(_, s)| s.as_ref().ok())
+                .filter_map(|w| w.spec.as_ref().ok())
                 .filter(|s| {
                     s.profiles()
                         .iter()
@@ -533,18 +530,21 @@ pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
         }
     }
     println!();
-    for (path, spec) in specs {
-        let spec = match spec {
-            Ok(spec) => spec,
-            Err(e) => {
-                println!("invalid spec, not runnable: {e:#}");
-                continue;
-            }
+    for w in &walked {
+        let Ok(spec) = &w.spec else {
+            println!(
+                "{} ({}): {}, not runnable",
+                w.id(),
+                w.path.display(),
+                w.why_not().unwrap_or_default()
+            );
+            continue;
         };
-        println!("{} ({})", spec.id(), path.display());
-        for profile in spec.profiles() {
-            let dataset = spec.dataset_of(&profile).unwrap_or_default().to_string();
-            let status = if let Err(e) = spec.plan(&profile) {
+        println!("{} ({})", spec.id(), w.path.display());
+        for step in &w.steps {
+            let profile = &step.profile;
+            let dataset = spec.dataset_of(profile).unwrap_or_default().to_string();
+            let status = if let Err(e) = &step.plan {
                 format!("invalid, not runnable: {e:#}")
             } else if present.contains(dataset.as_str()) {
                 "data present".to_string()

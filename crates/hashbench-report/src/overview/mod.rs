@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use super::cost::{Cost, RunSeconds};
 use super::stats::aggregate;
 use hashbench_claims::{Basis, Outcome, Verdict, all_of, check_claims};
-use hashbench_spec::{LOCAL_PROFILE, PAPER_PROFILE, Plan, Spec, Workspace, choose_profile};
+use hashbench_spec::{Plan, Visit, Workspace, choose_profile};
 use hashbench_tables as tables;
 
 mod html;
@@ -24,10 +24,6 @@ mod markdown;
 
 pub use html::html;
 pub use markdown::markdown;
-
-/// The profile a report shows when run-all's choice has no stored run, in
-/// order of preference (then any other; `ci` last: a regression profile).
-const FALLBACK_PROFILES: [&str; 2] = [PAPER_PROFILE, LOCAL_PROFILE];
 
 /// The run folder's files the report links to, when present.
 const RUN_FILES: [&str; 6] = [
@@ -312,27 +308,6 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
     })
 }
 
-/// The profiles to look for a stored run of `spec` in, best first.
-fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
-    let mut out: Vec<String> = choose_profile(ws, spec).into_iter().collect();
-    let mut others = spec.profiles();
-    others.sort_by_key(|p| {
-        FALLBACK_PROFILES.iter().position(|f| f == p).unwrap_or(
-            if p == hashbench_spec::CI_PROFILE {
-                usize::MAX
-            } else {
-                FALLBACK_PROFILES.len()
-            },
-        )
-    });
-    for p in others {
-        if !out.contains(&p) {
-            out.push(p);
-        }
-    }
-    out
-}
-
 /// Builds the report from every spec under `experiments/` and the runs
 /// stored under the results folder.
 ///
@@ -342,7 +317,8 @@ fn candidates(ws: &Workspace, spec: &Spec) -> Vec<String> {
 /// listed with the reason instead).
 pub fn build(ws: &Workspace) -> Result<Report> {
     let mut papers: BTreeMap<String, (Vec<String>, PaperSection)> = BTreeMap::new();
-    for (path, loaded) in ws.specs()? {
+    for walked in ws.walk(Visit::Preferred)? {
+        let path = walked.path.clone();
         let key = hashbench_spec::paper_key(&path);
         let (cited, section) = papers.entry(key.clone()).or_insert_with(|| {
             (
@@ -357,25 +333,20 @@ pub fn build(ws: &Workspace) -> Result<Report> {
             )
         });
         // an invalid spec is listed with its error, never stops the report
-        let invalid = |e: anyhow::Error| Skipped {
-            id: path
-                .file_stem()
-                .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
-            reason: format!("invalid spec: {e:#}"),
-        };
-        let spec = match loaded {
-            Ok(spec) => spec,
-            Err(e) => {
-                section.skipped.push(invalid(e));
-                continue;
-            }
+        let id = walked.id();
+        let Ok(spec) = &walked.spec else {
+            section.skipped.push(Skipped {
+                id,
+                reason: walked.why_not().unwrap_or_default(),
+            });
+            continue;
         };
         for id in spec.claim_ids() {
             *section.panels.entry(id.to_string()).or_default() += 1;
         }
         let (mut shown, mut error) = (None, None);
-        for profile in candidates(ws, &spec) {
-            match spec.plan(&profile) {
+        for step in walked.steps {
+            match step.plan {
                 Ok(plan) if tables::is_stored(&ws.run_dir(&plan)) => {
                     shown = Some(plan);
                     break;
@@ -387,7 +358,10 @@ pub fn build(ws: &Workspace) -> Result<Report> {
             }
         }
         if let (None, Some(e)) = (&shown, error) {
-            section.skipped.push(invalid(e));
+            section.skipped.push(Skipped {
+                id,
+                reason: format!("invalid spec: {e:#}"),
+            });
             continue;
         }
         match shown {
@@ -409,8 +383,7 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                 }),
             },
             None => {
-                let id = spec.id().to_string();
-                let reason = match choose_profile(ws, &spec) {
+                let reason = match choose_profile(ws, spec) {
                     Ok(p) => format!(
                         "not run yet: `hashbench run {} --profile {p}`",
                         path.strip_prefix(&ws.root).unwrap_or(&path).display()
