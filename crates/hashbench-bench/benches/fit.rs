@@ -25,7 +25,7 @@ use hashbench_klsh::KlshParams;
 use hashbench_lsh::{LshParams, Through};
 use hashbench_pcah::PcahParams;
 use hashbench_sikh::SikhParams;
-use hashbench_spectral::ShParams;
+use hashbench_spectral::SpectralParams;
 use hashbench_splh::UsplhParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -161,7 +161,7 @@ fn fit_all(
         // PCA, then the projections of every item for the per-direction ranges
         (
             "SH",
-            Box::new(|| time_fit(&ShParams {}, &train, bits, runs)),
+            Box::new(|| time_fit(&SpectralParams {}, &train, bits, runs)),
             Some(scatter + 2.0 * n * d * b),
         ),
         // PCA, the projections, then per iteration V R and Bᵀ V

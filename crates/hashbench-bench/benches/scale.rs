@@ -18,7 +18,7 @@ use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use hashbench_lsh::LshParams;
 use hashbench_pcah::PcahParams;
 use hashbench_sikh::SikhParams;
-use hashbench_spectral::ShParams;
+use hashbench_spectral::SpectralParams;
 use hashbench_splh::UsplhParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -119,7 +119,7 @@ fn main() {
     let train = TrainSet::unlabelled(&data);
     fit_and_encode("LSH", &LshParams::default(), &train, bits);
     fit_and_encode("PCAH", &PcahParams::default(), &train, bits);
-    fit_and_encode("SH", &ShParams {}, &train, bits);
+    fit_and_encode("SH", &SpectralParams {}, &train, bits);
     fit_and_encode("SIKH", &SikhParams::default(), &train, bits);
     fit_and_encode("USPLH", &UsplhParams::default(), &train, bits);
     let k = n / 50;

@@ -965,7 +965,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
         .collect();
     // the trial records of shard 1: positions 1, 5, 9, 13 of the plan's trials
     let shard1: Vec<_> = plan
-        .trials()
+        .trial_keys()
         .into_iter()
         .enumerate()
         .filter(|(p, _)| shard(1).holds(*p))
@@ -973,7 +973,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
             run_dir
                 .join("trials")
                 .join(slug(&plan.methods()[k.method].label))
-                .join(format!("b{}-t{}.json", k.bits, k.trial))
+                .join(format!("b{}-t{}.json", k.x, k.trial))
         })
         .collect();
     assert!(shard1.iter().all(|p| lost.contains(p)));
@@ -1023,12 +1023,12 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     );
     assert!(e.contains("shards 3/4 left no manifest"), "{e}");
     assert!(e.contains("4 of 16 trials have no stored record"), "{e}");
-    let k = plan.trials()[3].clone();
+    let k = plan.trial_keys()[3].clone();
     let label = &plan.methods()[k.method].label;
     assert!(
         e.contains(&format!(
             "{label} at {} bits, trial {}: no record",
-            k.bits, k.trial
+            k.x, k.trial
         )),
         "{e}"
     );

@@ -227,7 +227,7 @@ register_methods! {
     /// Random-hyperplane LSH.
     Lsh(hashbench_lsh::LshParams);
     /// Spectral Hashing.
-    Spectral(hashbench_spectral::ShParams);
+    Spectral(hashbench_spectral::SpectralParams);
     /// Shift-invariant kernel hashing.
     Sikh(hashbench_sikh::SikhParams);
     /// Kernelized LSH.

@@ -37,8 +37,9 @@ pub struct MethodEntry {
 pub struct TrialKey {
     /// Index into [`Plan::methods`].
     pub method: usize,
-    /// Code length.
-    pub bits: usize,
+    /// Its x value: the code length, or a size sweep's training items (the
+    /// code length is then [`Axis::code_length_at`] of it).
+    pub x: usize,
     /// Trial index.
     pub trial: usize,
     /// Seed of this trial's RNG.
@@ -69,7 +70,7 @@ pub struct Plan {
     pub seed: u64,
     /// The x axis: what it holds, and its values.
     pub axis: Axis,
-    /// Trials of randomized methods.
+    /// Trials of randomized methods at each point (their keys: [`Plan::trial_keys`]).
     pub trials: usize,
     /// Sequential timed refits of each point's first trial, where a timing
     /// claim is testable on this profile (0: the trials' own timings).
@@ -284,7 +285,7 @@ impl Plan {
 
     /// The split a trial runs on.
     pub fn split_of(&self, trial: &TrialKey) -> usize {
-        self.split_at(trial.bits, trial.trial)
+        self.split_at(trial.x, trial.trial)
             .expect("a sweep trial's x is one of the sizes")
     }
 
@@ -319,7 +320,7 @@ impl Plan {
     /// On a normality study's p axis, whose plan has no trials of codes.
     pub fn code_length(&self, trial: &TrialKey) -> usize {
         self.axis
-            .code_length_at(trial.bits)
+            .code_length_at(trial.x)
             .expect("a trial of codes is planned on a code-length or training-size axis")
     }
 
@@ -423,10 +424,10 @@ impl Plan {
         derive_seed(self.seed, &[who, &bits.to_string(), &trial.to_string()])
     }
 
-    /// Every trial: methods x bits x trials (one trial for deterministic
-    /// methods, unless each trial draws its own split; none in a normality
-    /// study).
-    pub fn trials(&self) -> Vec<TrialKey> {
+    /// Every trial's key: methods x x values x trials (one trial for
+    /// deterministic methods, unless each trial draws its own split; none in
+    /// a normality study). [`Plan::trials`] is the count per point.
+    pub fn trial_keys(&self) -> Vec<TrialKey> {
         let mut out = Vec::new();
         for (m, entry) in self.methods().iter().enumerate() {
             let n = if entry.spec.is_randomized() || self.per_trial() {
@@ -434,13 +435,13 @@ impl Plan {
             } else {
                 1
             };
-            for &bits in self.axis.values() {
+            for &x in self.axis.values() {
                 for trial in 0..n {
                     out.push(TrialKey {
                         method: m,
-                        bits,
+                        x,
                         trial,
-                        seed: self.trial_seed(entry, bits, trial),
+                        seed: self.trial_seed(entry, x, trial),
                     });
                 }
             }

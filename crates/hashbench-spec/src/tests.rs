@@ -134,10 +134,10 @@ fn grid_expands_and_profiles_override() {
             "SIKH (width={ fixed = 2.0 })"
         ]
     );
-    assert_eq!(plan.trials().len(), 3 * 2 * 3);
+    assert_eq!(plan.trial_keys().len(), 3 * 2 * 3);
     let ci = spec.plan("ci").unwrap();
     assert_eq!(
-        (ci.axis.clone(), ci.trials().len()),
+        (ci.axis.clone(), ci.trial_keys().len()),
         (Axis::CodeLengths(vec![8]), 3)
     );
     assert_eq!(ci.deviation.as_deref(), Some("small"));
@@ -154,8 +154,8 @@ fn grid_expands_and_profiles_override() {
         stated.plan("ci").unwrap().deviation.as_deref(),
         Some("small")
     );
-    let seeds: BTreeSet<u64> = plan.trials().iter().map(|t| t.seed).collect();
-    assert_eq!(seeds.len(), plan.trials().len());
+    let seeds: BTreeSet<u64> = plan.trial_keys().iter().map(|t| t.seed).collect();
+    assert_eq!(seeds.len(), plan.trial_keys().len());
 }
 
 #[test]
@@ -231,11 +231,12 @@ fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
     let text = GOOD.replace("seed = 1", "seed = 1\nshared_trial_seeds = true");
     let plan = parse(&text).unwrap().plan("paper").unwrap();
     let seeds: BTreeSet<(usize, usize, u64)> = plan
-        .trials()
+        .trial_keys()
         .iter()
-        .map(|t| (t.bits, t.trial, t.seed))
+        .map(|t| (t.x, t.trial, t.seed))
         .collect();
-    let cells: BTreeSet<(usize, usize)> = plan.trials().iter().map(|t| (t.bits, t.trial)).collect();
+    let cells: BTreeSet<(usize, usize)> =
+        plan.trial_keys().iter().map(|t| (t.x, t.trial)).collect();
     assert_eq!(seeds.len(), cells.len(), "one seed per (bits, trial)");
     // both draw their landmarks first from the trial RNG
     let x = Data::Dense(faer::Mat::from_fn(40, 3, |i, j| {
@@ -249,7 +250,7 @@ fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
         labels: &labels,
     };
     let kernel = hashbench_kernel::KernelSpec::Linear;
-    let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(plan.trials()[0].seed);
+    let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(plan.trial_keys()[0].seed);
     let okh = hashbench_okh::OkhParams {
         p: 6,
         ..hashbench_okh::OkhParams::with_kernel(kernel.clone())
@@ -269,7 +270,7 @@ fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
 #[test]
 fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
     let mut plan = parse(GOOD).unwrap().plan("paper").unwrap();
-    let before: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    let before: Vec<u64> = plan.trial_keys().iter().map(|t| t.seed).collect();
     // a parameter added to a params struct later, with a default, changes
     // the serialised parameters but not what the spec states
     let crate::Study::Retrieval(study) = &mut plan.study else {
@@ -278,14 +279,14 @@ fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
     for m in &mut study.methods {
         m.params = m.params.replace('}', ",\"new_knob\":1}");
     }
-    let after: Vec<u64> = plan.trials().iter().map(|t| t.seed).collect();
+    let after: Vec<u64> = plan.trial_keys().iter().map(|t| t.seed).collect();
     assert_eq!(before, after);
     let labelled = GOOD
         .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
         .replace("methods = [\"LSH\"]", "methods = [\"L\"]");
     let stated = parse(&labelled).unwrap().plan("paper").unwrap();
     assert_eq!(
-        stated.trials()[0].seed,
+        stated.trial_keys()[0].seed,
         before[0],
         "a label is not a parameter"
     );
@@ -499,7 +500,9 @@ hyperplanes = 5
 fn a_normality_study_plans_with_only_its_own_fields() {
     let plan = parse(NORMALITY).unwrap().plan("paper").unwrap();
     assert_eq!(plan.axis.values(), [10, 20]);
-    assert!(plan.retrieval().is_none() && plan.methods().is_empty() && plan.trials().is_empty());
+    assert!(
+        plan.retrieval().is_none() && plan.methods().is_empty() && plan.trial_keys().is_empty()
+    );
     // what only a retrieval study reads is refused, not ignored
     for extra in [
         "training_sizes = [100]",

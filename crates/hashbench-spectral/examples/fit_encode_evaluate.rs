@@ -5,14 +5,14 @@
 use hashbench_core::HashMethod;
 use hashbench_data::synthetic::two_blobs;
 use hashbench_eval::model_label_map;
-use hashbench_spectral::ShParams;
+use hashbench_spectral::SpectralParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn main() {
     let db = two_blobs(400, 32, (-1.0, 1.0), 0.8, 1);
     let queries = two_blobs(50, 32, (-1.0, 1.0), 0.8, 2);
-    let model = ShParams {}
+    let model = SpectralParams {}
         .fit(&db.unlabelled(), 16, &mut ChaCha8Rng::seed_from_u64(7))
         .expect("fit");
     let map = model_label_map(&model, &db, &queries).expect("encode");

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// chosen); deterministic.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ShParams {}
+pub struct SpectralParams {}
 
 /// One selected eigenfunction: principal direction `dim`, mode number `m`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,22 +32,22 @@ pub struct Mode {
 
 /// A fitted Spectral Hashing model.
 #[derive(Debug, Clone)]
-pub struct ShModel {
+pub struct SpectralModel {
     mean: Vec<f64>,
     pc: Mat<f64>,
     lower: Vec<f64>,
     modes: Vec<Mode>,
 }
 
-impl ShModel {
+impl SpectralModel {
     /// The eigenfunction behind each bit, in bit order.
     pub fn modes(&self) -> &[Mode] {
         &self.modes
     }
 }
 
-impl HashMethod for ShParams {
-    type Model = ShModel;
+impl HashMethod for SpectralParams {
+    type Model = SpectralModel;
     const LABEL: &'static str = "SH";
     const NAME: &'static str = "spectral";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`), sin by
@@ -72,7 +72,7 @@ impl HashMethod for ShParams {
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
-    ) -> Result<ShModel, FitError> {
+    ) -> Result<SpectralModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, 2)?;
         let n_pc = n_bits.min(x.ncols());
         let (mean, scatter) = mean_and_scatter(x);
@@ -108,7 +108,7 @@ impl HashMethod for ShParams {
                 .then(a.m.cmp(&b.m))
         });
         candidates.truncate(n_bits);
-        Ok(ShModel {
+        Ok(SpectralModel {
             mean,
             pc,
             lower,
@@ -117,7 +117,7 @@ impl HashMethod for ShParams {
     }
 }
 
-impl HashModel for ShModel {
+impl HashModel for SpectralModel {
     fn n_bits(&self) -> usize {
         self.modes.len()
     }
@@ -150,8 +150,8 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    fn fit(x: &Data, bits: usize) -> Result<ShModel, FitError> {
-        ShParams {}.fit(
+    fn fit(x: &Data, bits: usize) -> Result<SpectralModel, FitError> {
+        SpectralParams {}.fit(
             &TrainSet::unlabelled(x),
             bits,
             &mut ChaCha8Rng::seed_from_u64(0),

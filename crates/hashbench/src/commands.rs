@@ -48,7 +48,7 @@ fn run_shard_and_print(ws: &Workspace, plan: &Plan, force: bool, shard: Shard) -
         shard.count,
         out.seconds,
         out.manifest.trials,
-        plan.trials().len(),
+        plan.trial_keys().len(),
         out.evaluated,
         out.manifest.fitted,
         out.dir.display()
@@ -88,7 +88,7 @@ pub(crate) fn slurm(
         "== {} [{}]: {} trials in {} shards; job scripts {}, {} and {}",
         plan.id,
         plan.profile,
-        plan.trials().len(),
+        plan.trial_keys().len(),
         opts.shards,
         scripts.prepare.display(),
         scripts.shards.display(),
@@ -126,7 +126,7 @@ impl Progress for Printer {
     fn started(&mut self, plan: &Plan) {
         let work = match plan.normality() {
             Some(n) => format!("normality study, {} values of p", n.p.len()),
-            None => format!("{} trials", plan.trials().len()),
+            None => format!("{} trials", plan.trial_keys().len()),
         };
         println!("== {} [{}]: {work} ...", plan.id, plan.profile);
     }

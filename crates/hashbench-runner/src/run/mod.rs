@@ -164,7 +164,7 @@ pub(crate) fn run_plan_as(
     }
     let dir = ws.run_dir(plan);
     let pass = pass(ws, plan, &data, opts, mode)?;
-    let n = plan.trials().len();
+    let n = plan.trial_keys().len();
     let tables = store::tables_of(
         &plan.id,
         &plan.profile,
@@ -204,13 +204,13 @@ pub(crate) fn pass(
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let keys: Vec<TrialKey> = match mode {
         Mode::Shard(shard) => plan
-            .trials()
+            .trial_keys()
             .into_iter()
             .enumerate()
             .filter(|(position, _)| shard.holds(*position))
             .map(|(_, k)| k)
             .collect(),
-        _ => plan.trials(),
+        _ => plan.trial_keys(),
     };
     let bar = progress_bar(plan, opts.progress);
     let mut out = Pass {
@@ -258,7 +258,7 @@ pub(crate) fn pass(
         // the cost hint: a longer code, a larger training set or more
         // support vectors (the sweep's x) take longer, for every method
         let (mut recs, n) =
-            store::resume(&mine, stored, |k| k.bits, |k| ctx.run(k, opts.force), &bar)?;
+            store::resume(&mine, stored, |k| k.x, |k| ctx.run(k, opts.force), &bar)?;
         // every trial of the split is done: time the first trial of each
         // point alone, the points' refits interleaved
         if matches!(mode, Mode::Whole) && timing::wanted(plan) {

@@ -184,7 +184,7 @@ impl<'a> TrialContext<'a> {
             self.training.context.clone(),
             m.params.clone(),
             m.spec.registration().version.to_string(),
-            k.bits.to_string(),
+            k.x.to_string(),
             k.trial.to_string(),
             k.seed.to_string(),
         ];
@@ -219,7 +219,7 @@ impl<'a> TrialContext<'a> {
 
     fn stem(&self, k: &TrialKey) -> PathBuf {
         PathBuf::from(store::slug(&self.study.methods[k.method].label))
-            .join(format!("b{}-t{}", k.bits, k.trial))
+            .join(format!("b{}-t{}", k.x, k.trial))
     }
 
     /// Where the codes of trial `k` are stored (`<stem>.db.hbcodes`, ...).
@@ -269,7 +269,7 @@ impl<'a> TrialContext<'a> {
         format!(
             "{} at {} {}, trial {}: {why} ({})",
             self.study.methods[k.method].label,
-            k.bits,
+            k.x,
             self.plan.axis.name(),
             k.trial,
             path.display()
@@ -298,7 +298,7 @@ impl<'a> TrialContext<'a> {
         let name = || {
             format!(
                 "{} [{}]: {} at {} bits, trial {}",
-                self.plan.id, self.plan.profile, m.label, k.bits, k.trial
+                self.plan.id, self.plan.profile, m.label, k.x, k.trial
             )
         };
         let mut rng = ChaCha8Rng::seed_from_u64(k.seed);
@@ -358,7 +358,7 @@ impl<'a> TrialContext<'a> {
         let bits = self.plan.code_length(k);
         let name = format!(
             "{} [{}]: timing {} at {} bits",
-            self.plan.id, self.plan.profile, m.label, k.bits
+            self.plan.id, self.plan.profile, m.label, k.x
         );
         let tuned = self
             .tuned(m, bits)
@@ -406,7 +406,7 @@ impl<'a> TrialContext<'a> {
         let id = TrialId {
             label: &m.label,
             params: &m.params,
-            bits: k.bits,
+            bits: k.x,
             trial: k.trial,
             seed: k.seed,
         };
