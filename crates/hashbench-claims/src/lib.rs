@@ -668,32 +668,6 @@ pub fn is_timing(metric: &str) -> bool {
     metric.ends_with("seconds")
 }
 
-/// The summary section of `verdicts`: the rule, then one row per claim.
-pub fn summary_section(verdicts: &[Verdict]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "\n## Paper claims, judged on these numbers\n");
-    let _ = writeln!(s, "{RULE}\n");
-    let _ = writeln!(
-        s,
-        "| claim | paper | basis | scope | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|---|"
-    );
-    for v in verdicts {
-        let _ = writeln!(
-            s,
-            "| `{}` | \"{}\" ({}) | {} | {} | **{}** | {} | {} |",
-            v.id,
-            v.quote.replace('|', "\\|"),
-            v.source,
-            v.basis.name(),
-            v.scope,
-            v.shown_outcome(),
-            v.evidence.replace('|', "\\|"),
-            v.shown_diagnosis().replace('|', "\\|")
-        );
-    }
-    s
-}
-
 /// `claims.csv`: one row per claim with its verdict, statistic and diagnosis.
 pub fn claims_csv(verdicts: &[Verdict]) -> String {
     let field = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));

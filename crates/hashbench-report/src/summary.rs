@@ -8,7 +8,7 @@ use hashbench_eval::{MetricSpec, TiePolicy};
 use super::cost::{Cost, RunSeconds};
 use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
-use hashbench_claims::{Verdict, summary_section};
+use hashbench_claims::{RULE, Verdict};
 
 use hashbench_spec::{Plan, Study};
 use hashbench_tables::{IDENTICAL_CODES, ResultTables};
@@ -67,7 +67,7 @@ pub fn summary_markdown(
     all.extend(timing);
     write_reported(&mut s, plan, &all);
     if !verdicts.is_empty() {
-        s.push_str(&summary_section(verdicts));
+        write_claims(&mut s, verdicts);
     }
     s
 }
@@ -450,4 +450,28 @@ pub fn without_timings(summary: &str) -> String {
         }
     }
     out
+}
+
+/// The claims section of a summary: the rule, then one row per claim.
+fn write_claims(s: &mut String, verdicts: &[Verdict]) {
+    let _ = writeln!(s, "\n## Paper claims, judged on these numbers\n");
+    let _ = writeln!(s, "{RULE}\n");
+    let _ = writeln!(
+        s,
+        "| claim | paper | basis | scope | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|---|"
+    );
+    for v in verdicts {
+        let _ = writeln!(
+            s,
+            "| `{}` | \"{}\" ({}) | {} | {} | **{}** | {} | {} |",
+            v.id,
+            v.quote.replace('|', "\\|"),
+            v.source,
+            v.basis.name(),
+            v.scope,
+            v.shown_outcome(),
+            v.evidence.replace('|', "\\|"),
+            v.shown_diagnosis().replace('|', "\\|")
+        );
+    }
 }
