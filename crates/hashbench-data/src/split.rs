@@ -177,6 +177,8 @@ impl SplitSpec {
         }
     }
 
+    /// A seeded split: the queries, then the database, then the training
+    /// items and the labelled ones are drawn in that order from one RNG.
     fn draw(
         &self,
         queries: &Count,
@@ -185,120 +187,34 @@ impl SplitSpec {
         seed: u64,
     ) -> Result<Split> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let part = |field: &str, name: &str| -> Result<Vec<usize>> {
-            parts
-                .iter()
-                .find(|(p, _)| p == name)
-                .map(|(_, r)| r.clone().collect())
-                .ok_or_else(|| {
-                    let known: Vec<String> =
-                        parts.iter().map(|(p, _)| format!("\"{p}\"")).collect();
-                    let keyword = match field {
-                        "database" => "\"rest\" (every item not a query), a count or ",
-                        "queries" => "a count or ",
-                        _ => "",
-                    };
-                    DataError::Invalid(format!(
-                        "split.{field} = \"{name}\": this dataset has no such part; use {keyword}one of its parts ({})",
-                        if known.is_empty() { "it has none".to_string() } else { known.join(", ") }
-                    ))
-                })
-        };
-        let mut draw = |field: &str, k: usize, pool: &[usize]| -> Result<Vec<usize>> {
-            if k > pool.len() {
-                return Err(DataError::Invalid(format!(
-                    "split.{field} = {k}, but only {} items are available",
-                    pool.len()
-                )));
-            }
-            let mut pool = pool.to_vec();
-            let (picked, _) = pool.partial_shuffle(&mut rng, k);
-            Ok(picked.to_vec())
-        };
         let named_database = match &self.database {
-            Count::Named(name) if name != "rest" => Some(part("database", name)?),
+            Count::Named(name) if name != "rest" => Some(part_items(parts, "database", name)?),
             _ => None,
         };
         let training_part = match &self.training_from {
-            Some(name) => Some(part("training_from", name)?),
+            Some(name) => Some(part_items(parts, "training_from", name)?),
             None => None,
         };
         let queries = match queries {
             Count::Items(k) => {
-                // never from a named database part or the training part
-                let mut outside = vec![true; n];
-                named_database
-                    .iter()
-                    .chain(training_part.iter())
-                    .flatten()
-                    .for_each(|&i| outside[i] = false);
-                let pool: Vec<usize> = (0..n).filter(|&i| outside[i]).collect();
-                if pool.len() < *k && pool.len() < n {
-                    let mut parts_out: Vec<String> = Vec::new();
-                    if let (Count::Named(db), Some(_)) = (&self.database, &named_database) {
-                        parts_out.push(format!("the database part \"{db}\""));
-                    }
-                    if let Some(t) = &self.training_from {
-                        parts_out.push(format!("the training part \"{t}\""));
-                    }
-                    return Err(DataError::Invalid(format!(
-                        "split.queries = {k}, but only {} of the {n} items lie outside {}: counted queries never come from a named part (database = \"rest\" takes every item that is not a query)",
-                        pool.len(),
-                        parts_out.join(" and ")
-                    )));
-                }
-                draw("queries", *k, &pool)?
+                let pool =
+                    self.query_pool(*k, n, named_database.as_deref(), training_part.as_deref())?;
+                draw_from(&mut rng, "queries", *k, &pool)?
             }
-            Count::Named(name) => part("queries", name)?,
+            Count::Named(name) => part_items(parts, "queries", name)?,
         };
         let mut is_query = vec![false; n];
         queries.iter().for_each(|&q| is_query[q] = true);
-        let mut in_training_part = vec![false; n];
-        training_part
-            .iter()
-            .flatten()
-            .for_each(|&i| in_training_part[i] = true);
-        // the database's pool ("rest", or a count of it) leaves the training part out
-        let rest: Vec<usize> = (0..n)
-            .filter(|&i| !is_query[i] && !in_training_part[i])
-            .collect();
-        let mut database = match (&self.database, named_database) {
-            (_, Some(db)) => {
-                if let Some(&q) = db.iter().find(|&&i| is_query[i]) {
-                    return Err(DataError::Invalid(format!(
-                        "split: the queries and the database part share item {q}"
-                    )));
-                }
-                db
-            }
-            (Count::Items(k), None) => draw("database", *k, &rest)?,
-            (Count::Named(_), None) => rest,
-        };
+        let mut database = self.draw_database(
+            &mut rng,
+            n,
+            &is_query,
+            named_database,
+            training_part.as_deref(),
+        )?;
         database.sort_unstable();
-        let mut training = match (&self.training, &self.training_from) {
-            (Count::Items(k), Some(name)) => {
-                let pool = training_part.clone().expect("read above");
-                if let Some(&i) = pool.iter().find(|&&i| is_query[i]) {
-                    return Err(DataError::Invalid(format!(
-                        "split: the queries and the training part `{name}` share item {i}"
-                    )));
-                }
-                if let Some(i) = pool.iter().find(|i| database.binary_search(i).is_ok()) {
-                    return Err(DataError::Invalid(format!(
-                        "split: the database and the training part `{name}` share item {i}"
-                    )));
-                }
-                draw("training", *k, &pool)?
-            }
-            (_, Some(_)) => unreachable!("validate requires a count with training_from"),
-            (Count::Named(s), None) if s == "database" => database.clone(),
-            (Count::Items(k), None) => draw("training", *k, &database)?,
-            (Count::Named(other), None) => {
-                return Err(DataError::Invalid(format!(
-                    "split.training = \"{other}\": use \"database\" or a count"
-                )));
-            }
-        };
+        let mut training =
+            self.draw_training(&mut rng, &is_query, &database, training_part.as_deref())?;
         training.sort_unstable();
         for (role, items) in [
             ("queries", &queries),
@@ -311,7 +227,7 @@ impl SplitSpec {
                 )));
             }
         }
-        let mut labelled = draw("labelled", self.labelled, &training)?;
+        let mut labelled = draw_from(&mut rng, "labelled", self.labelled, &training)?;
         labelled.sort_unstable();
         Ok(Split {
             queries,
@@ -320,6 +236,142 @@ impl SplitSpec {
             labelled,
         })
     }
+
+    /// The items counted queries are drawn from: never a named database
+    /// part or the training part.
+    fn query_pool(
+        &self,
+        k: usize,
+        n: usize,
+        named_database: Option<&[usize]>,
+        training_part: Option<&[usize]>,
+    ) -> Result<Vec<usize>> {
+        let mut outside = vec![true; n];
+        named_database
+            .iter()
+            .chain(training_part.iter())
+            .flat_map(|items| items.iter())
+            .for_each(|&i| outside[i] = false);
+        let pool: Vec<usize> = (0..n).filter(|&i| outside[i]).collect();
+        if pool.len() < k && pool.len() < n {
+            let mut parts_out: Vec<String> = Vec::new();
+            if let (Count::Named(db), Some(_)) = (&self.database, named_database) {
+                parts_out.push(format!("the database part \"{db}\""));
+            }
+            if let Some(t) = &self.training_from {
+                parts_out.push(format!("the training part \"{t}\""));
+            }
+            return Err(DataError::Invalid(format!(
+                "split.queries = {k}, but only {} of the {n} items lie outside {}: counted queries never come from a named part (database = \"rest\" takes every item that is not a query)",
+                pool.len(),
+                parts_out.join(" and ")
+            )));
+        }
+        Ok(pool)
+    }
+
+    /// The database: its named part (sharing no item with the queries), or
+    /// a count of (or all of) the items that are neither queries nor in the
+    /// training part.
+    fn draw_database(
+        &self,
+        rng: &mut ChaCha8Rng,
+        n: usize,
+        is_query: &[bool],
+        named_database: Option<Vec<usize>>,
+        training_part: Option<&[usize]>,
+    ) -> Result<Vec<usize>> {
+        let mut in_training_part = vec![false; n];
+        training_part
+            .iter()
+            .flat_map(|items| items.iter())
+            .for_each(|&i| in_training_part[i] = true);
+        let rest: Vec<usize> = (0..n)
+            .filter(|&i| !is_query[i] && !in_training_part[i])
+            .collect();
+        Ok(match (&self.database, named_database) {
+            (_, Some(db)) => {
+                if let Some(&q) = db.iter().find(|&&i| is_query[i]) {
+                    return Err(DataError::Invalid(format!(
+                        "split: the queries and the database part share item {q}"
+                    )));
+                }
+                db
+            }
+            (Count::Items(k), None) => draw_from(rng, "database", *k, &rest)?,
+            (Count::Named(_), None) => rest,
+        })
+    }
+
+    /// The training items: a count from the training part (sharing no item
+    /// with the queries or the database), the database itself, or a count of
+    /// it.
+    fn draw_training(
+        &self,
+        rng: &mut ChaCha8Rng,
+        is_query: &[bool],
+        database: &[usize],
+        training_part: Option<&[usize]>,
+    ) -> Result<Vec<usize>> {
+        Ok(match (&self.training, &self.training_from) {
+            (Count::Items(k), Some(name)) => {
+                let pool = training_part.expect("read with training_from");
+                if let Some(&i) = pool.iter().find(|&&i| is_query[i]) {
+                    return Err(DataError::Invalid(format!(
+                        "split: the queries and the training part `{name}` share item {i}"
+                    )));
+                }
+                if let Some(i) = pool.iter().find(|i| database.binary_search(i).is_ok()) {
+                    return Err(DataError::Invalid(format!(
+                        "split: the database and the training part `{name}` share item {i}"
+                    )));
+                }
+                draw_from(rng, "training", *k, pool)?
+            }
+            (_, Some(_)) => unreachable!("validate requires a count with training_from"),
+            (Count::Named(s), None) if s == "database" => database.to_vec(),
+            (Count::Items(k), None) => draw_from(rng, "training", *k, database)?,
+            (Count::Named(other), None) => {
+                return Err(DataError::Invalid(format!(
+                    "split.training = \"{other}\": use \"database\" or a count"
+                )));
+            }
+        })
+    }
+}
+
+/// The items of the dataset's part `name`, named by the split's `field`.
+fn part_items(parts: &[(String, Range<usize>)], field: &str, name: &str) -> Result<Vec<usize>> {
+    parts
+        .iter()
+        .find(|(p, _)| p == name)
+        .map(|(_, r)| r.clone().collect())
+        .ok_or_else(|| {
+            let known: Vec<String> = parts.iter().map(|(p, _)| format!("\"{p}\"")).collect();
+            let keyword = match field {
+                "database" => "\"rest\" (every item not a query), a count or ",
+                "queries" => "a count or ",
+                _ => "",
+            };
+            DataError::Invalid(format!(
+                "split.{field} = \"{name}\": this dataset has no such part; use {keyword}one of its parts ({})",
+                if known.is_empty() { "it has none".to_string() } else { known.join(", ") }
+            ))
+        })
+}
+
+/// `k` items of `pool` drawn without replacement (a partial shuffle of a
+/// copy), named by the split's `field` when the pool is too small.
+fn draw_from(rng: &mut ChaCha8Rng, field: &str, k: usize, pool: &[usize]) -> Result<Vec<usize>> {
+    if k > pool.len() {
+        return Err(DataError::Invalid(format!(
+            "split.{field} = {k}, but only {} items are available",
+            pool.len()
+        )));
+    }
+    let mut pool = pool.to_vec();
+    let (picked, _) = pool.partial_shuffle(rng, k);
+    Ok(picked.to_vec())
 }
 
 impl SplitFiles {

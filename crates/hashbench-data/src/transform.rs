@@ -3,6 +3,8 @@
 //! frequencies) learn it from a named part of the dataset, the training part,
 //! so nothing leaks from the queries.
 
+use std::ops::Range;
+
 use hashbench_core::valid::{Finite, NonZero};
 use hashbench_core::{Data, SparseRows};
 use serde::{Deserialize, Serialize};
@@ -67,69 +69,13 @@ impl Transform {
     /// [`DataError::Invalid`] for data the transform does not apply to (a
     /// precomputed Gram matrix).
     pub fn apply(&self, mut data: Dataset) -> Result<Dataset> {
+        let name = data.name.as_str();
         data.x = match (self, &data.x) {
-            (Transform::Dense, Data::Sparse(s)) => {
-                let mut out = faer::Mat::<f64>::zeros(s.n_rows(), s.n_cols());
-                for_each_entry(&data.x, |i, j, v| out[(i, j)] = v);
-                Data::Dense(out)
-            }
-            (Transform::Dense, Data::Dense(_)) => data.x.clone(),
-            (Transform::Dense, other) => return Err(needs_vectors(&data.name, "dense", other)),
+            (Transform::Dense, x) => dense(name, x)?,
             (Transform::TopTerms { count, fit_on }, x) => {
-                let fit = part_items(&data, fit_on)?;
-                let df = document_frequency(x, fit.clone(), &data.name)?;
-                let mut order: Vec<usize> = (0..df.len()).collect();
-                order.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
-                let mut kept: Vec<usize> = order.into_iter().take(*count).collect();
-                kept.sort_unstable();
-                let column: std::collections::HashMap<usize, usize> =
-                    kept.iter().enumerate().map(|(c, &t)| (t, c)).collect();
-                let n = x.n_items();
-                let mut out = faer::Mat::<f64>::zeros(n, kept.len());
-                for_each_entry(x, |i, t, v| {
-                    if let Some(&c) = column.get(&t) {
-                        out[(i, c)] = v;
-                    }
-                });
-                Data::Dense(out)
+                top_terms(x, *count, part_items(&data, fit_on)?, name)?
             }
-            (Transform::TfIdf { fit_on }, x) => {
-                let fit = part_items(&data, fit_on)?;
-                let n_fit = fit.len() as f64;
-                let idf: Vec<f64> = document_frequency(x, fit, &data.name)?
-                    .into_iter()
-                    .map(|df| {
-                        if df > 0 {
-                            (n_fit / df as f64).ln()
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect();
-                match x {
-                    Data::Dense(m) => {
-                        Data::Dense(faer::Mat::from_fn(m.nrows(), m.ncols(), |i, j| {
-                            m[(i, j)] * idf[j]
-                        }))
-                    }
-                    Data::Sparse(s) => {
-                        let rows: Vec<Vec<(u32, f64)>> = (0..s.n_rows())
-                            .map(|i| {
-                                let (idx, val) = s.row(i);
-                                idx.iter()
-                                    .zip(val)
-                                    .map(|(&k, &v)| (k, v * idf[k as usize]))
-                                    .collect()
-                            })
-                            .collect();
-                        Data::Sparse(
-                            SparseRows::new(s.n_cols(), &rows)
-                                .map_err(|e| DataError::Invalid(e.to_string()))?,
-                        )
-                    }
-                    other => return Err(needs_vectors(&data.name, "tf-idf", other)),
-                }
-            }
+            (Transform::TfIdf { fit_on }, x) => tf_idf(x, part_items(&data, fit_on)?, name)?,
             (
                 Transform::MeanPool {
                     width,
@@ -137,32 +83,7 @@ impl Transform {
                     factor,
                 },
                 Data::Dense(x),
-            ) => {
-                if *factor == 0
-                    || width * height != x.ncols()
-                    || width % factor != 0
-                    || height % factor != 0
-                {
-                    return Err(DataError::Invalid(format!(
-                        "dataset `{}`: mean-pool of {width} x {height} images by {factor} needs {} values per item divisible into blocks, the items have {}",
-                        data.name,
-                        width * height,
-                        x.ncols()
-                    )));
-                }
-                let (w, h, f) = (width / factor, height / factor, *factor);
-                let scale = 1.0 / (f * f) as f64;
-                Data::Dense(faer::Mat::from_fn(x.nrows(), w * h, |i, c| {
-                    let (r0, c0) = ((c / w) * f, (c % w) * f);
-                    let mut sum = 0.0;
-                    for r in r0..r0 + f {
-                        for k in c0..c0 + f {
-                            sum += x[(i, r * width + k)];
-                        }
-                    }
-                    sum * scale
-                }))
-            }
+            ) => mean_pool(x, *width, *height, *factor, name)?,
             (Transform::Affine { scale, shift }, Data::Dense(x)) => {
                 let (scale, shift) = (scale.get(), shift.get());
                 Data::Dense(faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| {
@@ -170,43 +91,157 @@ impl Transform {
                 }))
             }
             (Transform::Affine { .. }, other) => {
-                return Err(needs_vectors(&data.name, "affine (dense)", other));
+                return Err(needs_vectors(name, "affine (dense)", other));
             }
             (Transform::MeanPool { .. }, other) => {
-                return Err(needs_vectors(&data.name, "mean-pool (dense images)", other));
+                return Err(needs_vectors(name, "mean-pool (dense images)", other));
             }
-            (Transform::UnitLength, Data::Dense(x)) => {
-                let norms: Vec<f64> = (0..x.nrows())
-                    .map(|i| x.row(i).iter().map(|v| v * v).sum::<f64>().sqrt())
-                    .collect();
-                Data::Dense(faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| {
+            (Transform::UnitLength, x) => unit_length(x, name)?,
+        };
+        data.fingerprint = hex(&Sha256::digest(format!("{}{self:?}", data.fingerprint)));
+        Ok(data)
+    }
+}
+
+/// Sparse rows made dense; dense rows as they are.
+fn dense(name: &str, x: &Data) -> Result<Data> {
+    match x {
+        Data::Sparse(s) => {
+            let mut out = faer::Mat::<f64>::zeros(s.n_rows(), s.n_cols());
+            for_each_entry(x, |i, j, v| out[(i, j)] = v);
+            Ok(Data::Dense(out))
+        }
+        Data::Dense(_) => Ok(x.clone()),
+        other => Err(needs_vectors(name, "dense", other)),
+    }
+}
+
+/// The `count` terms in most of the `fit` items (ties to the lower term),
+/// in term order, as dense columns.
+fn top_terms(x: &Data, count: usize, fit: Range<usize>, name: &str) -> Result<Data> {
+    let df = document_frequency(x, fit, name)?;
+    let mut order: Vec<usize> = (0..df.len()).collect();
+    order.sort_by(|&a, &b| df[b].cmp(&df[a]).then(a.cmp(&b)));
+    let mut kept: Vec<usize> = order.into_iter().take(count).collect();
+    kept.sort_unstable();
+    let column: std::collections::HashMap<usize, usize> =
+        kept.iter().enumerate().map(|(c, &t)| (t, c)).collect();
+    let n = x.n_items();
+    let mut out = faer::Mat::<f64>::zeros(n, kept.len());
+    for_each_entry(x, |i, t, v| {
+        if let Some(&c) = column.get(&t) {
+            out[(i, c)] = v;
+        }
+    });
+    Ok(Data::Dense(out))
+}
+
+/// Each term weighted by its inverse document frequency over the `fit`
+/// items, ln(n / df) (0 for a term in none of them).
+fn tf_idf(x: &Data, fit: Range<usize>, name: &str) -> Result<Data> {
+    let n_fit = fit.len() as f64;
+    let idf: Vec<f64> = document_frequency(x, fit, name)?
+        .into_iter()
+        .map(|df| {
+            if df > 0 {
+                (n_fit / df as f64).ln()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    match x {
+        Data::Dense(m) => Ok(Data::Dense(faer::Mat::from_fn(
+            m.nrows(),
+            m.ncols(),
+            |i, j| m[(i, j)] * idf[j],
+        ))),
+        Data::Sparse(s) => {
+            let rows: Vec<Vec<(u32, f64)>> = (0..s.n_rows())
+                .map(|i| {
+                    let (idx, val) = s.row(i);
+                    idx.iter()
+                        .zip(val)
+                        .map(|(&k, &v)| (k, v * idf[k as usize]))
+                        .collect()
+                })
+                .collect();
+            Ok(Data::Sparse(
+                SparseRows::new(s.n_cols(), &rows)
+                    .map_err(|e| DataError::Invalid(e.to_string()))?,
+            ))
+        }
+        other => Err(needs_vectors(name, "tf-idf", other)),
+    }
+}
+
+/// `width` x `height` images averaged over `factor` x `factor` blocks.
+fn mean_pool(
+    x: &faer::Mat<f64>,
+    width: usize,
+    height: usize,
+    factor: usize,
+    name: &str,
+) -> Result<Data> {
+    if factor == 0
+        || width * height != x.ncols()
+        || !width.is_multiple_of(factor)
+        || !height.is_multiple_of(factor)
+    {
+        return Err(DataError::Invalid(format!(
+            "dataset `{name}`: mean-pool of {width} x {height} images by {factor} needs {} values per item divisible into blocks, the items have {}",
+            width * height,
+            x.ncols()
+        )));
+    }
+    let (w, h, f) = (width / factor, height / factor, factor);
+    let scale = 1.0 / (f * f) as f64;
+    Ok(Data::Dense(faer::Mat::from_fn(x.nrows(), w * h, |i, c| {
+        let (r0, c0) = ((c / w) * f, (c % w) * f);
+        let mut sum = 0.0;
+        for r in r0..r0 + f {
+            for k in c0..c0 + f {
+                sum += x[(i, r * width + k)];
+            }
+        }
+        sum * scale
+    })))
+}
+
+/// Every row divided by its Euclidean length (a zero row left as it is).
+fn unit_length(x: &Data, name: &str) -> Result<Data> {
+    match x {
+        Data::Dense(x) => {
+            let norms: Vec<f64> = (0..x.nrows())
+                .map(|i| x.row(i).iter().map(|v| v * v).sum::<f64>().sqrt())
+                .collect();
+            Ok(Data::Dense(faer::Mat::from_fn(
+                x.nrows(),
+                x.ncols(),
+                |i, j| {
                     if norms[i] > 0.0 {
                         x[(i, j)] / norms[i]
                     } else {
                         x[(i, j)]
                     }
-                }))
-            }
-            (Transform::UnitLength, Data::Sparse(s)) => {
-                let rows: Vec<Vec<(u32, f64)>> = (0..s.n_rows())
-                    .map(|i| {
-                        let (idx, val) = s.row(i);
-                        let norm = val.iter().map(|v| v * v).sum::<f64>().sqrt();
-                        let norm = if norm > 0.0 { norm } else { 1.0 };
-                        idx.iter().zip(val).map(|(&k, &v)| (k, v / norm)).collect()
-                    })
-                    .collect();
-                Data::Sparse(
-                    SparseRows::new(s.n_cols(), &rows)
-                        .map_err(|e| DataError::Invalid(e.to_string()))?,
-                )
-            }
-            (Transform::UnitLength, other) => {
-                return Err(needs_vectors(&data.name, "unit-length", other));
-            }
-        };
-        data.fingerprint = hex(&Sha256::digest(format!("{}{self:?}", data.fingerprint)));
-        Ok(data)
+                },
+            )))
+        }
+        Data::Sparse(s) => {
+            let rows: Vec<Vec<(u32, f64)>> = (0..s.n_rows())
+                .map(|i| {
+                    let (idx, val) = s.row(i);
+                    let norm = val.iter().map(|v| v * v).sum::<f64>().sqrt();
+                    let norm = if norm > 0.0 { norm } else { 1.0 };
+                    idx.iter().zip(val).map(|(&k, &v)| (k, v / norm)).collect()
+                })
+                .collect();
+            Ok(Data::Sparse(
+                SparseRows::new(s.n_cols(), &rows)
+                    .map_err(|e| DataError::Invalid(e.to_string()))?,
+            ))
+        }
+        other => Err(needs_vectors(name, "unit-length", other)),
     }
 }
 

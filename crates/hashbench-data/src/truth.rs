@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use faer::Mat;
+use faer::{Mat, MatRef};
 use hashbench_core::GroundTruth;
 use hashbench_core::SourceError;
 use rand::SeedableRng;
@@ -206,22 +206,34 @@ pub fn build_truth(
             ),
         }
     }
-    if rule.needs_kernel() {
-        let kernel = kernel.ok_or_else(|| {
-            DataError::Invalid(
-                "the ground truth ranks by the experiment's kernel, and the spec gives none".into(),
-            )
-        })?;
-        let scores = (kernel.compute)().map_err(|e| DataError::Invalid(e.to_string()))?;
-        let n_db = scores.ncols();
-        let k = match rule {
-            TruthRule::KNearest { k, .. } => *k,
-            TruthRule::TopPercent { percent, .. } => top_percent_count(*percent, n_db),
-            _ => unreachable!("only k-nearest and top-percent rank by kernel"),
-        };
-        let lists = sorted_ids(k_largest_scores(scores.as_ref(), check_k(k, n_db)?));
-        return finish(GroundTruth::Lists { n_db, lists }, cache.as_deref());
-    }
+    let truth = if rule.needs_kernel() {
+        by_kernel(rule, kernel)?
+    } else {
+        by_distance(rule, data, split, seed)?
+    };
+    finish(truth, cache.as_deref())
+}
+
+/// The lists of a rule ranked by the experiment's kernel.
+fn by_kernel(rule: &TruthRule, kernel: Option<&KernelScores<'_>>) -> Result<GroundTruth> {
+    let kernel = kernel.ok_or_else(|| {
+        DataError::Invalid(
+            "the ground truth ranks by the experiment's kernel, and the spec gives none".into(),
+        )
+    })?;
+    let scores = (kernel.compute)().map_err(|e| DataError::Invalid(e.to_string()))?;
+    let n_db = scores.ncols();
+    let k = match rule {
+        TruthRule::KNearest { k, .. } => *k,
+        TruthRule::TopPercent { percent, .. } => top_percent_count(*percent, n_db),
+        _ => unreachable!("only k-nearest and top-percent rank by kernel"),
+    };
+    let lists = sorted_ids(k_largest_scores(scores.as_ref(), check_k(k, n_db)?));
+    Ok(GroundTruth::Lists { n_db, lists })
+}
+
+/// The lists of a rule ranked by a distance between dense vectors.
+fn by_distance(rule: &TruthRule, data: &Dataset, split: &Split, seed: u64) -> Result<GroundTruth> {
     let x = data.x.as_dense().ok_or_else(|| {
         DataError::Invalid(format!(
             "ground truth by Euclidean distance needs dense vectors; `{}` holds {}",
@@ -238,63 +250,87 @@ pub fn build_truth(
             sorted_ids(closest(q.as_ref(), db.as_ref(), check_k(*k, n_db)?, *by))
         }
         TruthRule::KNearestSameLabel { k } => {
-            let labels = data.labels.as_ref().ok_or_else(|| {
-                DataError::Invalid(format!(
-                    "ground_truth.rule = \"k-nearest-same-label\", but dataset `{}` has no labels",
-                    data.name
-                ))
-            })?;
-            let query_labels: Vec<u32> = split.queries.iter().map(|&i| labels[i]).collect();
-            let db_labels: Vec<u32> = split.database.iter().map(|&i| labels[i]).collect();
-            for class in query_labels
-                .iter()
-                .collect::<std::collections::BTreeSet<_>>()
-            {
-                let members = db_labels.iter().filter(|&l| l == class).count();
-                check_k(*k, members).map_err(|_| {
-                    DataError::Invalid(format!(
-                        "ground truth needs {k} neighbours of class {class}, the database has {members}"
-                    ))
-                })?;
-            }
-            sorted_ids(k_nearest_same_label(
-                q.as_ref(),
-                db.as_ref(),
-                &query_labels,
-                &db_labels,
-                *k,
-            ))
+            nearest_same_label(data, split, q.as_ref(), db.as_ref(), *k)?
         }
         TruthRule::TopPercent { percent, by } => {
             let k = check_k(top_percent_count(*percent, n_db), n_db)?;
             sorted_ids(closest(q.as_ref(), db.as_ref(), k, *by))
         }
         TruthRule::MeanDistanceBall { neighbour, sample } => {
-            check_k(*neighbour, n_db.saturating_sub(1))?;
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let mut rows: Vec<usize> = (0..n_db).collect();
-            rows.shuffle(&mut rng);
-            rows.truncate((*sample).min(n_db));
-            let s = Mat::from_fn(rows.len(), db.ncols(), |i, j| db[(rows[i], j)]);
-            let nn = k_nearest(s.as_ref(), db.as_ref(), *neighbour, Some(&rows));
-            let threshold =
-                nn.iter().map(|l| l[neighbour - 1].0.sqrt()).sum::<f64>() / nn.len() as f64;
-            let t2 = threshold * threshold;
-            let all = k_nearest(q.as_ref(), db.as_ref(), n_db, None);
-            all.into_iter()
-                .map(|l| {
-                    let mut v: Vec<u32> = l
-                        .into_iter()
-                        .take_while(|p| p.0 <= t2)
-                        .map(|p| p.1)
-                        .collect();
-                    v.sort_unstable();
-                    v
-                })
-                .collect()
+            mean_distance_ball(q.as_ref(), db.as_ref(), *neighbour, *sample, seed)?
         }
     };
-    finish(GroundTruth::Lists { n_db, lists }, cache.as_deref())
+    Ok(GroundTruth::Lists { n_db, lists })
+}
+
+/// The `k` nearest database items of each query's own class.
+fn nearest_same_label(
+    data: &Dataset,
+    split: &Split,
+    q: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    k: usize,
+) -> Result<Vec<Vec<u32>>> {
+    let labels = data.labels.as_ref().ok_or_else(|| {
+        DataError::Invalid(format!(
+            "ground_truth.rule = \"k-nearest-same-label\", but dataset `{}` has no labels",
+            data.name
+        ))
+    })?;
+    let query_labels: Vec<u32> = split.queries.iter().map(|&i| labels[i]).collect();
+    let db_labels: Vec<u32> = split.database.iter().map(|&i| labels[i]).collect();
+    for class in query_labels
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let members = db_labels.iter().filter(|&l| l == class).count();
+        check_k(k, members).map_err(|_| {
+            DataError::Invalid(format!(
+                "ground truth needs {k} neighbours of class {class}, the database has {members}"
+            ))
+        })?;
+    }
+    Ok(sorted_ids(k_nearest_same_label(
+        q,
+        db,
+        &query_labels,
+        &db_labels,
+        k,
+    )))
+}
+
+/// The database items within the mean distance of a seeded sample of
+/// database items to their `neighbour`-th nearest neighbour.
+fn mean_distance_ball(
+    q: MatRef<'_, f64>,
+    db: MatRef<'_, f64>,
+    neighbour: usize,
+    sample: usize,
+    seed: u64,
+) -> Result<Vec<Vec<u32>>> {
+    let n_db = db.nrows();
+    check_k(neighbour, n_db.saturating_sub(1))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rows: Vec<usize> = (0..n_db).collect();
+    rows.shuffle(&mut rng);
+    rows.truncate(sample.min(n_db));
+    let s = Mat::from_fn(rows.len(), db.ncols(), |i, j| db[(rows[i], j)]);
+    let nn = k_nearest(s.as_ref(), db, neighbour, Some(&rows));
+    let threshold = nn.iter().map(|l| l[neighbour - 1].0.sqrt()).sum::<f64>() / nn.len() as f64;
+    let t2 = threshold * threshold;
+    let all = k_nearest(q, db, n_db, None);
+    Ok(all
+        .into_iter()
+        .map(|l| {
+            let mut v: Vec<u32> = l
+                .into_iter()
+                .take_while(|p| p.0 <= t2)
+                .map(|p| p.1)
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect())
 }
 
 /// Writes `truth` to the cache, when there is one, and returns it.
