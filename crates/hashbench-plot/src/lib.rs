@@ -275,60 +275,14 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
     let titled = root.titled(&fig.title, ("sans-serif", 20)).map_err(e)?;
     let (width, _) = titled.dim_in_pixel();
     let (root, legend) = titled.split_horizontally(width.saturating_sub(LEGEND_WIDTH));
-    let root = &root;
     let styles = styles(fig);
-    let mut xs: Vec<f64> = fig
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0))
-        .collect();
-    xs.sort_by(f64::total_cmp);
-    xs.dedup();
-    let position = |x: f64| {
-        if fig.categorical_x {
-            xs.iter().position(|&v| v == x).unwrap_or(0) as f64
-        } else {
-            x
-        }
-    };
-    let spread_at = |s: &Series, i: usize| {
-        s.spread
-            .get(i)
-            .copied()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .unwrap_or(0.0)
-    };
-    let ys: Vec<f64> = fig
-        .series
-        .iter()
-        .flat_map(|s| {
-            s.points
-                .iter()
-                .enumerate()
-                .flat_map(move |(i, p)| [p.1 - spread_at(s, i), p.1 + spread_at(s, i)])
-        })
-        .filter(|y| y.is_finite())
-        .collect();
-    let (mut y0, mut y1) = ys
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| {
-            (a.min(y), b.max(y))
-        });
-    if !y0.is_finite() {
-        (y0, y1) = (0.0, 1.0);
-    }
-    let pad = ((y1 - y0) * 0.08).max(1e-3);
-    let (x0, x1) = match (xs.first(), xs.last()) {
-        (Some(_), Some(_)) if fig.categorical_x => (-0.3, (xs.len() - 1) as f64 + 0.3),
-        (Some(&a2), Some(&b2)) if b2 > a2 => (a2, b2),
-        (Some(&a3), _) => (a3 - 1.0, a3 + 1.0),
-        _ => (0.0, 1.0),
-    };
-    let mut chart = ChartBuilder::on(root)
+    let xs = x_values(fig);
+    let ((x0, x1), (y0, y1)) = (x_range(fig, &xs), y_range(fig));
+    let mut chart = ChartBuilder::on(&root)
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(65)
-        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
+        .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(e)?;
     let categories = xs.clone();
     let categorical = fig.categorical_x;
@@ -354,21 +308,16 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         mesh.x_labels(xs.len() * 4 + 1);
     }
     mesh.draw().map_err(e)?;
+    let position = |x: f64| {
+        if fig.categorical_x {
+            xs.iter().position(|&v| v == x).unwrap_or(0) as f64
+        } else {
+            x
+        }
+    };
     // spread bands first, under every line
     for (s, style) in fig.series.iter().zip(&styles) {
-        let band: Vec<(f64, f64, f64)> = s
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.1.is_finite())
-            .map(|(i, &(x, y))| (position(x), y, spread_at(s, i)))
-            .collect();
-        if band.len() > 1 && band.iter().any(|b| b.2 > 0.0) {
-            let outline: Vec<(f64, f64)> = band
-                .iter()
-                .map(|b| (b.0, b.1 + b.2))
-                .chain(band.iter().rev().map(|b| (b.0, b.1 - b.2)))
-                .collect();
+        if let Some(outline) = band_outline(s, &position) {
             chart
                 .draw_series(std::iter::once(Polygon::new(
                     outline,
@@ -404,6 +353,81 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         }
     }
     draw_legend(&legend, fig, &styles)
+}
+
+/// Every x value of the figure's series, sorted, once each.
+fn x_values(fig: &Figure) -> Vec<f64> {
+    let mut xs: Vec<f64> = fig
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs
+}
+
+/// The x axis: the categories' positions with a margin, the values' span,
+/// or one unit around a single value.
+fn x_range(fig: &Figure, xs: &[f64]) -> (f64, f64) {
+    match (xs.first(), xs.last()) {
+        (Some(_), Some(_)) if fig.categorical_x => (-0.3, (xs.len() - 1) as f64 + 0.3),
+        (Some(&a2), Some(&b2)) if b2 > a2 => (a2, b2),
+        (Some(&a3), _) => (a3 - 1.0, a3 + 1.0),
+        _ => (0.0, 1.0),
+    }
+}
+
+/// The half-width of series `s`'s band at its point `i` (0 without one).
+fn spread_at(s: &Series, i: usize) -> f64 {
+    s.spread
+        .get(i)
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .unwrap_or(0.0)
+}
+
+/// The y axis: every finite point and band edge, padded by 8% of the span.
+fn y_range(fig: &Figure) -> (f64, f64) {
+    let ys: Vec<f64> = fig
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .enumerate()
+                .flat_map(move |(i, p)| [p.1 - spread_at(s, i), p.1 + spread_at(s, i)])
+        })
+        .filter(|y| y.is_finite())
+        .collect();
+    let (mut y0, mut y1) = ys
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| {
+            (a.min(y), b.max(y))
+        });
+    if !y0.is_finite() {
+        (y0, y1) = (0.0, 1.0);
+    }
+    let pad = ((y1 - y0) * 0.08).max(1e-3);
+    (y0 - pad, y1 + pad)
+}
+
+/// The outline of series `s`'s spread band (its upper edge, then its lower
+/// edge back), when it has one over more than one point.
+fn band_outline(s: &Series, position: &impl Fn(f64) -> f64) -> Option<Vec<(f64, f64)>> {
+    let band: Vec<(f64, f64, f64)> = s
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.1.is_finite())
+        .map(|(i, &(x, y))| (position(x), y, spread_at(s, i)))
+        .collect();
+    (band.len() > 1 && band.iter().any(|b| b.2 > 0.0)).then(|| {
+        band.iter()
+            .map(|b| (b.0, b.1 + b.2))
+            .chain(band.iter().rev().map(|b| (b.0, b.1 - b.2)))
+            .collect()
+    })
 }
 
 /// The legend in its own column: a line sample with the marker, and the
