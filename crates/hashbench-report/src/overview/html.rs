@@ -50,6 +50,35 @@ pub fn html(report: &Report) -> String {
     let mut s = String::from(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>hashbench reproduction report</title>\n<style>\nbody{font-family:sans-serif;max-width:72rem;margin:auto;padding:1rem;line-height:1.4}\ntable{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #bbb;padding:.2rem .5rem;vertical-align:top;text-align:left}\n.holds{color:#176117;font-weight:bold}.fails{color:#a11;font-weight:bold}.inconclusive{color:#8a6d00;font-weight:bold}.not-testable-here{color:#666;font-weight:bold}\nfigure{display:inline-block;margin:.5rem}figure img{max-width:34rem}\n</style>\n</head>\n<body>\n<h1>hashbench reproduction report</h1>\n",
     );
+    write_overview(&mut s, report);
+    for p in &report.papers {
+        let _ = writeln!(
+            s,
+            "<section id=\"paper-{}\">\n<h2>{}: {}</h2>\n<p class=\"counts\">{}</p>",
+            esc(&p.key),
+            esc(&p.key),
+            esc(&p.citation),
+            esc(&p.tally().sentence(p.runs.len()))
+        );
+        for r in &p.runs {
+            write_run(&mut s, r);
+        }
+        if !p.skipped.is_empty() {
+            s.push_str("<h3>Not run</h3>\n<ul class=\"skipped\">\n");
+            for k in &p.skipped {
+                let _ = writeln!(s, "<li>{}: {}</li>", esc(&k.id), esc(&k.reason));
+            }
+            s.push_str("</ul>\n");
+        }
+        s.push_str("</section>\n");
+    }
+    s.push_str(SELF_CHECK);
+    s.push_str("\n</body>\n</html>\n");
+    s
+}
+
+/// The page's opening: the rule, the totals per paper and the cost per paper.
+fn write_overview(s: &mut String, report: &Report) {
     s.push_str("<p>Claims checked on the stored runs (<code>hashbench report</code>; <code>just run-all</code> ends with it).</p>\n");
     let _ = writeln!(s, "<p class=\"rule\">{}</p>", esc(hashbench_claims::RULE));
     s.push_str("<table id=\"totals\">\n<tr><th>paper</th><th>runs</th><th>holds</th><th>fails</th><th>inconclusive</th><th>not testable here</th><th>read off tables or figures: holds / fails / inconclusive / not testable</th><th>undiagnosed fails</th><th>not run</th></tr>\n");
@@ -76,100 +105,82 @@ pub fn html(report: &Report) -> String {
         let _ = writeln!(s, "<tr><td>{}</td>{}</tr>", esc(&p.key), cells.join(""));
     }
     s.push_str("</table>\n");
-    for p in &report.papers {
+}
+
+/// One run: its heading, deviation, files, cost, verdicts, the paper's
+/// numbers beside ours, and its figures.
+fn write_run(s: &mut String, r: &RunEntry) {
+    let _ = writeln!(
+        s,
+        "<article id=\"run-{}\">\n<h3>{} [{}]: {}</h3>",
+        esc(&r.id),
+        esc(&r.id),
+        esc(&r.profile),
+        esc(&r.title)
+    );
+    if r.stale {
+        let _ = writeln!(s, "<p class=\"stale\"><strong>Stale:</strong> {STALE}.</p>");
+    }
+    let _ = writeln!(
+        s,
+        "<p class=\"deviation\">{}</p>",
+        r.deviation.as_deref().map_or_else(
+            || "The paper's protocol.".to_string(),
+            |d| format!("Deviation: {}", esc(d))
+        )
+    );
+    let links: Vec<String> = r
+        .files
+        .iter()
+        .map(|f| format!("<a href=\"{}\">{}</a>", esc(f), esc(f)))
+        .collect();
+    let _ = writeln!(s, "<p class=\"files\">Files: {}</p>", links.join(", "));
+    let _ = writeln!(
+        s,
+        "<p class=\"cost\">Cost: {}.</p>",
+        esc(&run_cost(&r.cost))
+    );
+    if !r.verdicts.is_empty() {
+        s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>paper</th><th>basis</th><th>verdict</th><th>evidence</th><th>diagnosis</th></tr>\n");
+        for v in &r.verdicts {
+            let _ = writeln!(
+                s,
+                "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&v.id),
+                esc(&v.scope),
+                esc(&v.quote),
+                esc(&v.source),
+                v.basis.name(),
+                v.outcome.name().replace(' ', "-"),
+                esc(&v.shown_outcome()),
+                esc(&v.evidence),
+                esc(&v.shown_diagnosis())
+            );
+        }
+        s.push_str("</table>\n");
+    }
+    if !r.reported.is_empty() {
+        s.push_str("<table class=\"reported\">\n<tr><th>method</th><th>metric</th><th>at</th><th>paper</th><th>ours</th><th>source</th></tr>\n");
+        for x in &r.reported {
+            let _ = writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&x.method),
+                esc(&x.metric),
+                esc(&x.x),
+                x.paper,
+                number(x.ours),
+                esc(&x.source)
+            );
+        }
+        s.push_str("</table>\n");
+    }
+    for f in &r.figures {
         let _ = writeln!(
             s,
-            "<section id=\"paper-{}\">\n<h2>{}: {}</h2>\n<p class=\"counts\">{}</p>",
-            esc(&p.key),
-            esc(&p.key),
-            esc(&p.citation),
-            esc(&p.tally().sentence(p.runs.len()))
+            "<figure><img src=\"{f}\" alt=\"{f}\"><figcaption>{f}</figcaption></figure>",
+            f = esc(f)
         );
-        for r in &p.runs {
-            let _ = writeln!(
-                s,
-                "<article id=\"run-{}\">\n<h3>{} [{}]: {}</h3>",
-                esc(&r.id),
-                esc(&r.id),
-                esc(&r.profile),
-                esc(&r.title)
-            );
-            if r.stale {
-                let _ = writeln!(s, "<p class=\"stale\"><strong>Stale:</strong> {STALE}.</p>");
-            }
-            let _ = writeln!(
-                s,
-                "<p class=\"deviation\">{}</p>",
-                r.deviation.as_deref().map_or_else(
-                    || "The paper's protocol.".to_string(),
-                    |d| format!("Deviation: {}", esc(d))
-                )
-            );
-            let links: Vec<String> = r
-                .files
-                .iter()
-                .map(|f| format!("<a href=\"{}\">{}</a>", esc(f), esc(f)))
-                .collect();
-            let _ = writeln!(s, "<p class=\"files\">Files: {}</p>", links.join(", "));
-            let _ = writeln!(
-                s,
-                "<p class=\"cost\">Cost: {}.</p>",
-                esc(&run_cost(&r.cost))
-            );
-            if !r.verdicts.is_empty() {
-                s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>paper</th><th>basis</th><th>verdict</th><th>evidence</th><th>diagnosis</th></tr>\n");
-                for v in &r.verdicts {
-                    let _ = writeln!(
-                        s,
-                        "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
-                        esc(&v.id),
-                        esc(&v.scope),
-                        esc(&v.quote),
-                        esc(&v.source),
-                        v.basis.name(),
-                        v.outcome.name().replace(' ', "-"),
-                        esc(&v.shown_outcome()),
-                        esc(&v.evidence),
-                        esc(&v.shown_diagnosis())
-                    );
-                }
-                s.push_str("</table>\n");
-            }
-            if !r.reported.is_empty() {
-                s.push_str("<table class=\"reported\">\n<tr><th>method</th><th>metric</th><th>at</th><th>paper</th><th>ours</th><th>source</th></tr>\n");
-                for x in &r.reported {
-                    let _ = writeln!(
-                        s,
-                        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                        esc(&x.method),
-                        esc(&x.metric),
-                        esc(&x.x),
-                        x.paper,
-                        number(x.ours),
-                        esc(&x.source)
-                    );
-                }
-                s.push_str("</table>\n");
-            }
-            for f in &r.figures {
-                let _ = writeln!(
-                    s,
-                    "<figure><img src=\"{f}\" alt=\"{f}\"><figcaption>{f}</figcaption></figure>",
-                    f = esc(f)
-                );
-            }
-            s.push_str("</article>\n");
-        }
-        if !p.skipped.is_empty() {
-            s.push_str("<h3>Not run</h3>\n<ul class=\"skipped\">\n");
-            for k in &p.skipped {
-                let _ = writeln!(s, "<li>{}: {}</li>", esc(&k.id), esc(&k.reason));
-            }
-            s.push_str("</ul>\n");
-        }
-        s.push_str("</section>\n");
     }
-    s.push_str(SELF_CHECK);
-    s.push_str("\n</body>\n</html>\n");
-    s
+    s.push_str("</article>\n");
 }
