@@ -248,53 +248,8 @@ fn photo_tourism(
     progress: bool,
     shape: &Shape,
 ) -> Result<Written, FeatureError> {
-    // the scene's files may sit in a sub-folder (mirrors re-pack them so)
-    let scenes: Vec<PathBuf> = walkdir::WalkDir::new(source)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "info.txt")
-        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
-        .collect();
-    if scenes.len() > 1 {
-        return Err(FeatureError::Format {
-            path: source.to_path_buf(),
-            line: None,
-            reason: format!(
-                "holds {} scenes ({}); point --from at the Notre Dame one",
-                scenes.len(),
-                scenes
-                    .iter()
-                    .map(|s| s.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        });
-    }
-    let scene = scenes
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| source.to_path_buf());
-    let info = need(
-        scene.join("info.txt"),
-        "the patch info file of a Photo Tourism scene",
-    )?;
-    let text = read_text(&info)?;
-    let points: Vec<u64> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(k, l)| {
-            l.split_whitespace()
-                .next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| FeatureError::Format {
-                    path: info.clone(),
-                    line: Some(k + 1),
-                    reason: format!("expected a 3D point id first, found `{l}`"),
-                })
-        })
-        .collect::<Result<_, _>>()?;
+    let scene = scene_folder(source)?;
+    let (info, points) = point_ids(&scene)?;
     let kept = shape.photo_tourism_patches;
     if points.len() < kept {
         return Err(FeatureError::Format {
@@ -334,25 +289,7 @@ fn photo_tourism(
         |range, bar| {
             // each bitmap of the chunk decoded once, for its 256 patches
             let first = range.start / per_file;
-            let sheets: Vec<Gray> = (first..=(range.end - 1) / per_file)
-                .into_par_iter()
-                .map(|f| {
-                    let sheet = Gray::open(&bitmaps[f], GrayFrom::Luma)?;
-                    if sheet.width() == side && sheet.height() == side {
-                        Ok(sheet)
-                    } else {
-                        Err(FeatureError::Format {
-                            path: bitmaps[f].clone(),
-                            line: None,
-                            reason: format!(
-                                "a patch bitmap is {side} x {side} pixels, this one {} x {}",
-                                sheet.width(),
-                                sheet.height()
-                            ),
-                        })
-                    }
-                })
-                .collect::<Result<_, _>>()?;
+            let sheets = sheets(&bitmaps[first..=(range.end - 1) / per_file], side)?;
             output::par_rows(range, bar, |i| {
                 let k = i % per_file;
                 let p = sheets[i / per_file - first].crop(
@@ -388,6 +325,85 @@ fn photo_tourism(
             gist.params()
         ),
     )
+}
+
+/// The folder of the one Photo Tourism scene under `source` (its files may
+/// sit in a sub-folder: mirrors re-pack them so).
+fn scene_folder(source: &Path) -> Result<PathBuf, FeatureError> {
+    let scenes: Vec<PathBuf> = walkdir::WalkDir::new(source)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "info.txt")
+        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
+        .collect();
+    if scenes.len() > 1 {
+        return Err(FeatureError::Format {
+            path: source.to_path_buf(),
+            line: None,
+            reason: format!(
+                "holds {} scenes ({}); point --from at the Notre Dame one",
+                scenes.len(),
+                scenes
+                    .iter()
+                    .map(|s| s.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
+    Ok(scenes
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| source.to_path_buf()))
+}
+
+/// The scene's `info.txt` and the 3D point id of each patch, in its order.
+fn point_ids(scene: &Path) -> Result<(PathBuf, Vec<u64>), FeatureError> {
+    let info = need(
+        scene.join("info.txt"),
+        "the patch info file of a Photo Tourism scene",
+    )?;
+    let text = read_text(&info)?;
+    let points = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(k, l)| {
+            l.split_whitespace()
+                .next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| FeatureError::Format {
+                    path: info.clone(),
+                    line: Some(k + 1),
+                    reason: format!("expected a 3D point id first, found `{l}`"),
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((info, points))
+}
+
+/// The patch bitmaps `files`, decoded in parallel, each `side` pixels square.
+fn sheets(files: &[PathBuf], side: usize) -> Result<Vec<Gray>, FeatureError> {
+    files
+        .par_iter()
+        .map(|file| {
+            let sheet = Gray::open(file, GrayFrom::Luma)?;
+            if sheet.width() == side && sheet.height() == side {
+                Ok(sheet)
+            } else {
+                Err(FeatureError::Format {
+                    path: file.clone(),
+                    line: None,
+                    reason: format!(
+                        "a patch bitmap is {side} x {side} pixels, this one {} x {}",
+                        sheet.width(),
+                        sheet.height()
+                    ),
+                })
+            }
+        })
+        .collect()
 }
 
 /// The first `left` columns of each `dim`-wide row, and the rest.
@@ -517,47 +533,14 @@ fn caltech101(
     progress: bool,
     shape: &Shape,
 ) -> Result<Written, FeatureError> {
-    let mut classes: Vec<(String, PathBuf)> = Vec::new();
-    for e in std::fs::read_dir(source)
-        .map_err(FeatureError::io(source))?
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-    {
-        // a class name is a line of classes.txt: printable text only
-        let name = e
-            .file_name()
-            .into_string()
-            .ok()
-            .filter(|n| !n.chars().any(char::is_control));
-        let Some(name) = name else {
-            return Err(FeatureError::Format {
-                path: e.path(),
-                line: None,
-                reason: "a class folder's name is not printable UTF-8 text (it is a line of classes.txt)".into(),
-            });
-        };
-        classes.push((name, e.path()));
-    }
-    classes.sort();
+    let classes = class_folders(source)?;
     published_count(
         source,
         classes.len(),
         shape.caltech_classes,
         "class folders",
     )?;
-    let mut images = Vec::new();
-    let mut labels = Vec::new();
-    for (label, (_, dir)) in classes.iter().enumerate() {
-        let files = images_in(dir)?;
-        if files.is_empty() {
-            return Err(FeatureError::Missing {
-                path: dir.clone(),
-                what: "a Caltech-101 class folder's .jpg images".into(),
-            });
-        }
-        labels.extend(std::iter::repeat_n(label as u32, files.len()));
-        images.extend(files);
-    }
+    let (images, labels) = labelled_images(&classes)?;
     let dense = DenseSift::default();
     // two passes over the images: a sample of descriptors for the
     // vocabulary, then each image's words (a whole set of descriptors would
@@ -577,28 +560,8 @@ fn caltech101(
         }
         Ok(dense.describe(&img))
     };
-    let bar = output::bar(
-        images.len() as u64,
-        "caltech-101 vocabulary sample",
-        progress,
-    );
-    let samples: Vec<[f32; sift::LEN]> = (0..images.len())
-        .into_par_iter()
-        .map(|i| {
-            let s = pyramid::sample(&describe(i)?, VOCABULARY_SAMPLE, VOCABULARY_SEED, i as u64);
-            bar.inc(1);
-            Ok(s)
-        })
-        .collect::<Result<Vec<_>, FeatureError>>()?
-        .concat();
-    bar.finish_and_clear();
-    let words = CALTECH_WORDS.min(samples.len());
-    if words == 0 {
-        return Err(FeatureError::Extractor(
-            "no Caltech-101 image is large enough for a 16-pixel SIFT window".into(),
-        ));
-    }
-    let vocabulary = Vocabulary::kmeans(&samples, words, VOCABULARY_SEED);
+    let vocabulary = vocabulary(images.len(), &describe, progress)?;
+    let words = vocabulary.len();
     let dim = words * (0..=CALTECH_LEVELS).map(|l| 4usize.pow(l)).sum::<usize>();
     let key = chunk_key(
         &format!(
@@ -639,6 +602,80 @@ fn caltech101(
             classes.len()
         ),
     )
+}
+
+/// Caltech-101's class folders under `source`, by name, each name
+/// printable text (it is a line of `classes.txt`).
+fn class_folders(source: &Path) -> Result<Vec<(String, PathBuf)>, FeatureError> {
+    let mut classes: Vec<(String, PathBuf)> = Vec::new();
+    for e in std::fs::read_dir(source)
+        .map_err(FeatureError::io(source))?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+    {
+        let name = e
+            .file_name()
+            .into_string()
+            .ok()
+            .filter(|n| !n.chars().any(char::is_control));
+        let Some(name) = name else {
+            return Err(FeatureError::Format {
+                path: e.path(),
+                line: None,
+                reason: "a class folder's name is not printable UTF-8 text (it is a line of classes.txt)".into(),
+            });
+        };
+        classes.push((name, e.path()));
+    }
+    classes.sort();
+    Ok(classes)
+}
+
+/// Every class's images in name order, and each image's class number.
+fn labelled_images(
+    classes: &[(String, PathBuf)],
+) -> Result<(Vec<PathBuf>, Vec<u32>), FeatureError> {
+    let mut images = Vec::new();
+    let mut labels = Vec::new();
+    for (label, (_, dir)) in classes.iter().enumerate() {
+        let files = images_in(dir)?;
+        if files.is_empty() {
+            return Err(FeatureError::Missing {
+                path: dir.clone(),
+                what: "a Caltech-101 class folder's .jpg images".into(),
+            });
+        }
+        labels.extend(std::iter::repeat_n(label as u32, files.len()));
+        images.extend(files);
+    }
+    Ok((images, labels))
+}
+
+/// The k-means vocabulary of a seeded sample of each of the `n` images'
+/// descriptors (`describe(i)`), at most [`CALTECH_WORDS`] words.
+fn vocabulary(
+    n: usize,
+    describe: &(dyn Fn(usize) -> Result<Vec<pyramid::Located>, FeatureError> + Sync),
+    progress: bool,
+) -> Result<Vocabulary, FeatureError> {
+    let bar = output::bar(n as u64, "caltech-101 vocabulary sample", progress);
+    let samples: Vec<[f32; sift::LEN]> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let s = pyramid::sample(&describe(i)?, VOCABULARY_SAMPLE, VOCABULARY_SEED, i as u64);
+            bar.inc(1);
+            Ok(s)
+        })
+        .collect::<Result<Vec<_>, FeatureError>>()?
+        .concat();
+    bar.finish_and_clear();
+    let words = CALTECH_WORDS.min(samples.len());
+    if words == 0 {
+        return Err(FeatureError::Extractor(
+            "no Caltech-101 image is large enough for a 16-pixel SIFT window".into(),
+        ));
+    }
+    Ok(Vocabulary::kmeans(&samples, words, VOCABULARY_SEED))
 }
 
 /// UCI Nursery's attributes, each with its values in `nursery.names`' order.
