@@ -259,8 +259,56 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
         ));
     }
     let have = part.metadata().map_or(0, |m| m.len());
-    // a stalled server ends the transfer (the part stays for a resume);
-    // redirects are followed here, so each target's scheme is checked
+    let (response, at) = match request(url, part, have, progress)? {
+        Reply::Body(response, at) => (response, at),
+        Reply::Done(got) => return Ok(got),
+    };
+    let resumes_here = response
+        .headers()
+        .get("content-range")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(&format!("bytes {have}-")));
+    let (file, start) = match response.status().as_u16() {
+        // a range that does not continue the part: start again
+        206 if !resumes_here => {
+            std::fs::remove_file(part).map_err(io(part))?;
+            return transfer(url, part, progress);
+        }
+        206 if have > 0 => (
+            OpenOptions::new()
+                .append(true)
+                .open(part)
+                .map_err(io(part))?,
+            have,
+        ),
+        200 => (File::create(part).map_err(io(part))?, 0),
+        code => return Err(http(format!("HTTP status {code}{}", via(url, &at)))),
+    };
+    let length: Option<u64> = response
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let body = response.into_body().into_reader();
+    copy_body(url, part, body, file, start, length, progress)
+}
+
+/// What an http request of a download came to: the response to read (and
+/// the URL it came from after redirects), or a transfer already made (a
+/// restart, or an ftp redirect), with its bytes.
+enum Reply {
+    Body(ureq::http::Response<ureq::Body>, String),
+    Done(u64),
+}
+
+/// The response to `url`, asking for the bytes after the `have` the part
+/// holds, redirects followed here so that each target's scheme is checked;
+/// a stalled server ends it (the part stays for a resume).
+fn request(url: &str, part: &Path, have: u64, progress: bool) -> Result<Reply, FetchError> {
+    let http = |reason: String| FetchError::Failed {
+        url: url.to_string(),
+        reason,
+    };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(STALL))
         .timeout_per_read(Some(STALL))
@@ -269,7 +317,7 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
         .into();
     let mut at = url.to_string();
     let mut hops = 0;
-    let response = loop {
+    loop {
         let mut request = agent.get(&at);
         if have > 0 {
             request = request.header("Range", format!("bytes={have}-"));
@@ -278,7 +326,7 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
             // a part as long as the file: start again rather than trust it
             Err(ureq::Error::StatusCode(416)) if have > 0 => {
                 std::fs::remove_file(part).map_err(io(part))?;
-                return transfer(url, part, progress);
+                return Ok(Reply::Done(transfer(url, part, progress)?));
             }
             Err(ureq::Error::StatusCode(code)) => {
                 return Err(http(format!("HTTP status {code}{}", via(url, &at))));
@@ -301,40 +349,27 @@ fn transfer(url: &str, part: &Path, progress: bool) -> Result<u64, FetchError> {
                 }
                 at = redirected(&at, target).map_err(http)?;
                 if at.starts_with("ftp://") {
-                    return transfer_ftp(&at, part, progress);
+                    return Ok(Reply::Done(transfer_ftp(&at, part, progress)?));
                 }
             }
-            Ok(r) => break r,
+            Ok(r) => return Ok(Reply::Body(r, at)),
         }
-    };
-    let resumes_here = response
-        .headers()
-        .get("content-range")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with(&format!("bytes {have}-")));
-    let (mut file, start) = match response.status().as_u16() {
-        // a range that does not continue the part: start again
-        206 if !resumes_here => {
-            std::fs::remove_file(part).map_err(io(part))?;
-            return transfer(url, part, progress);
-        }
-        206 if have > 0 => (
-            OpenOptions::new()
-                .append(true)
-                .open(part)
-                .map_err(io(part))?,
-            have,
-        ),
-        200 => (File::create(part).map_err(io(part))?, 0),
-        code => return Err(http(format!("HTTP status {code}{}", via(url, &at)))),
-    };
-    let length: Option<u64> = response
-        .headers()
-        .get("content-length")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok());
+    }
+}
+
+/// The response `body` appended to `file` (the part, which held `start`
+/// bytes), flushed as it goes; a body cut short of its announced `length`
+/// is an interruption that keeps the part.
+fn copy_body(
+    url: &str,
+    part: &Path,
+    mut body: impl Read,
+    mut file: File,
+    start: u64,
+    length: Option<u64>,
+    progress: bool,
+) -> Result<u64, FetchError> {
     let bar = progress_bar(url, length.map(|l| l + start), start, progress);
-    let mut body = response.into_body().into_reader();
     let mut buf = vec![0u8; 1 << 16];
     let mut got = 0u64;
     let interrupted = |got: u64, reason: String| FetchError::Interrupted {

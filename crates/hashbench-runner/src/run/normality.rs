@@ -165,43 +165,8 @@ pub fn run(
         dataset: data.name.clone(),
         ..ResultTables::default()
     };
-    for (&(series, p), rec) in jobs.iter().zip(&records) {
-        let mut sorted: Vec<f64> = rec
-            .statistics
-            .iter()
-            .copied()
-            .filter(|v| v.is_finite())
-            .collect();
-        sorted.sort_by(f64::total_cmp);
-        let passed = rec.statistics.iter().filter(|&&a| passes(a)).count();
-        let values = [
-            passed as f64 / rec.statistics.len() as f64,
-            quantile(&sorted, 0.5),
-            quantile(&sorted, 0.25),
-            quantile(&sorted, 0.75),
-        ];
-        // each hyperplane's pass (1) or fail (0): the spread of the success rate
-        tables.query_values.push(QueryValueRow {
-            method: series.to_string(),
-            bits: p,
-            trial: 0,
-            metric: NormalitySpec::METRICS[0].to_string(),
-            values: QueryValues::mean(
-                rec.statistics
-                    .iter()
-                    .map(|&a| f64::from(u8::from(passes(a)))),
-            ),
-        });
-        for (metric, value) in NormalitySpec::METRICS.iter().zip(values) {
-            tables.metrics.push(MetricRow {
-                method: series.to_string(),
-                params: format!("{spec:?}"),
-                bits: p,
-                trial: 0,
-                metric: metric.to_string(),
-                value,
-            });
-        }
+    for rec in &records {
+        push_rows(&mut tables, spec, rec);
     }
     let about = format!(
         "pool: {} items of {} dimensions{}",
@@ -216,6 +181,49 @@ pub fn run(
         reused: jobs.len() - computed,
     };
     Ok((tables, counts, about))
+}
+
+/// The rows of one (series, p) record: its success rate, the median and
+/// quartiles of its statistics, and each hyperplane's pass or fail as the
+/// success rate's per-query values.
+fn push_rows(tables: &mut ResultTables, spec: &NormalitySpec, rec: &NormalityRecord) {
+    let (series, p) = (rec.series.as_str(), rec.p);
+    let mut sorted: Vec<f64> = rec
+        .statistics
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    sorted.sort_by(f64::total_cmp);
+    let passed = rec.statistics.iter().filter(|&&a| passes(a)).count();
+    let values = [
+        passed as f64 / rec.statistics.len() as f64,
+        quantile(&sorted, 0.5),
+        quantile(&sorted, 0.25),
+        quantile(&sorted, 0.75),
+    ];
+    // each hyperplane's pass (1) or fail (0): the spread of the success rate
+    tables.query_values.push(QueryValueRow {
+        method: series.to_string(),
+        bits: p,
+        trial: 0,
+        metric: NormalitySpec::METRICS[0].to_string(),
+        values: QueryValues::mean(
+            rec.statistics
+                .iter()
+                .map(|&a| f64::from(u8::from(passes(a)))),
+        ),
+    });
+    for (metric, value) in NormalitySpec::METRICS.iter().zip(values) {
+        tables.metrics.push(MetricRow {
+            method: series.to_string(),
+            params: format!("{spec:?}"),
+            bits: p,
+            trial: 0,
+            metric: metric.to_string(),
+            value,
+        });
+    }
 }
 
 #[cfg(test)]
