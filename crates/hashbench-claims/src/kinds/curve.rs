@@ -82,111 +82,130 @@ impl Pool {
 /// x range (points outside it are neither wins nor losses), judged per code
 /// length and rival or all at once, as `pool` says.
 fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
-    let Above {
-        method,
-        rivals,
-        curve,
-        bits,
-        factor,
-        over,
-        pool,
-    } = *q;
     let mut outcomes = Vec::new();
     let mut shown = Vec::new();
     // each code length and rival judged apart: its name, for a pooled verdict
     let mut parts = Vec::new();
     // each rival's points over every code length
-    let mut pooled: Vec<Vec<Statistic>> = vec![Vec::new(); rivals.len()];
-    for &b in bits {
-        let mine = ev.curve(method, curve, b, Draw::Observed);
-        for (k, r) in rivals.iter().enumerate() {
-            let theirs = ev.curve(r, curve, b, Draw::Observed);
-            let xs: Vec<f64> = mine
-                .iter()
-                .map(|p| p.0)
-                .filter(|&x| interpolate(&theirs, x).is_some())
-                .collect();
+    let mut pooled: Vec<Vec<Statistic>> = vec![Vec::new(); q.rivals.len()];
+    for &b in q.bits {
+        for (k, r) in q.rivals.iter().enumerate() {
             parts.push(format!("{b} bits vs {r}"));
-            if xs.is_empty() {
-                outcomes.push(Outcome::NotTestable);
-                shown.push(format!("{b} bits vs {r}: no point of equal x"));
-                continue;
-            }
-            let points: Vec<Statistic> = xs
-                .iter()
-                .map(|&x| {
-                    Statistic::of(format!("x {x:.4}"), ev, |d| {
-                        let at =
-                            |m: &str| interpolate(&ev.curve(m, curve, b, d), x).unwrap_or(f64::NAN);
-                        at(method) - factor * at(r)
-                    })
-                })
-                .collect();
-            let j = judge(&points, over);
-            pooled[k].extend(points.iter().cloned());
-            let held = points
-                .iter()
-                .filter(|p| p.support(ALPHA) == Support::Claim)
-                .count();
-            outcomes.push(j.outcome);
-            let no_spread = no_spread_note(j.rested_on_no_spread());
-            shown.push(format!(
-                "{b} bits vs {r}: {} (above {}{r} at {held} of {} points; outside its range: {}{no_spread})",
-                j.outcome.name(),
-                if factor == 1.0 {
-                    String::new()
-                } else {
-                    format!("{factor}× ")
-                },
-                points.len(),
-                mine.len() - xs.len()
-            ));
+            let (outcome, line, points) = above_one_rival(ev, q, b, r);
+            outcomes.push(outcome);
+            shown.push(line);
+            pooled[k].extend(points);
         }
     }
-    match pool {
+    match q.pool {
         Pool::EachLengthAndRival => Judged {
             outcome: all_of(&outcomes),
             evidence: shown.join(" · "),
         },
-        Pool::AllLengths => {
-            let apart = outcomes;
-            let mut outcomes = Vec::new();
-            let mut at_once = Vec::new();
-            for (r, points) in rivals.iter().zip(&pooled) {
-                let outcome = if points.is_empty() {
-                    Outcome::NotTestable
-                } else {
-                    judge(points, over).outcome
-                };
-                outcomes.push(outcome);
-                at_once.push(format!(
-                    "vs {r}, all {} points of the {} code lengths at once: {}",
-                    points.len(),
-                    bits.len(),
-                    outcome.name()
-                ));
-            }
-            // what the pooled verdict does not say: the parts failing apart
-            let failing: Vec<&str> = parts
-                .iter()
-                .zip(&apart)
-                .filter(|(_, o)| **o == Outcome::Fails)
-                .map(|(p, _)| p.as_str())
-                .collect();
-            let failing = if failing.is_empty() {
-                "none".to_string()
-            } else {
-                failing.join(", ")
-            };
-            Judged {
-                outcome: all_of(&outcomes),
-                evidence: format!(
-                    "{} · failing apart: {failing} · apart: {}",
-                    at_once.join(" · "),
-                    shown.join(" · ")
-                ),
-            }
-        }
+        Pool::AllLengths => all_lengths_at_once(q, &pooled, &parts, &outcomes, &shown),
+    }
+}
+
+/// `q.method` against rival `r` at code length `b`: the outcome, its line of
+/// evidence, and its statistics (one per point of the method's curve inside
+/// the rival's x range).
+fn above_one_rival(
+    ev: &Evidence<'_>,
+    q: &Above<'_>,
+    b: usize,
+    r: &str,
+) -> (Outcome, String, Vec<Statistic>) {
+    let Above {
+        method,
+        curve,
+        factor,
+        over,
+        ..
+    } = *q;
+    let mine = ev.curve(method, curve, b, Draw::Observed);
+    let theirs = ev.curve(r, curve, b, Draw::Observed);
+    let xs: Vec<f64> = mine
+        .iter()
+        .map(|p| p.0)
+        .filter(|&x| interpolate(&theirs, x).is_some())
+        .collect();
+    if xs.is_empty() {
+        let line = format!("{b} bits vs {r}: no point of equal x");
+        return (Outcome::NotTestable, line, Vec::new());
+    }
+    let points: Vec<Statistic> = xs
+        .iter()
+        .map(|&x| {
+            Statistic::of(format!("x {x:.4}"), ev, |d| {
+                let at = |m: &str| interpolate(&ev.curve(m, curve, b, d), x).unwrap_or(f64::NAN);
+                at(method) - factor * at(r)
+            })
+        })
+        .collect();
+    let j = judge(&points, over);
+    let held = points
+        .iter()
+        .filter(|p| p.support(ALPHA) == Support::Claim)
+        .count();
+    let no_spread = no_spread_note(j.rested_on_no_spread());
+    let line = format!(
+        "{b} bits vs {r}: {} (above {}{r} at {held} of {} points; outside its range: {}{no_spread})",
+        j.outcome.name(),
+        if factor == 1.0 {
+            String::new()
+        } else {
+            format!("{factor}× ")
+        },
+        points.len(),
+        mine.len() - xs.len()
+    );
+    (j.outcome, line, points)
+}
+
+/// The pooled verdict: each rival judged on all its points of every code
+/// length at once, with the parts that fail apart and every part's line.
+fn all_lengths_at_once(
+    q: &Above<'_>,
+    pooled: &[Vec<Statistic>],
+    parts: &[String],
+    apart: &[Outcome],
+    shown: &[String],
+) -> Judged {
+    let mut outcomes = Vec::new();
+    let mut at_once = Vec::new();
+    for (r, points) in q.rivals.iter().zip(pooled) {
+        let outcome = if points.is_empty() {
+            Outcome::NotTestable
+        } else {
+            judge(points, q.over).outcome
+        };
+        outcomes.push(outcome);
+        at_once.push(format!(
+            "vs {r}, all {} points of the {} code lengths at once: {}",
+            points.len(),
+            q.bits.len(),
+            outcome.name()
+        ));
+    }
+    // what the pooled verdict does not say: the parts failing apart
+    let failing: Vec<&str> = parts
+        .iter()
+        .zip(apart)
+        .filter(|(_, o)| **o == Outcome::Fails)
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let failing = if failing.is_empty() {
+        "none".to_string()
+    } else {
+        failing.join(", ")
+    };
+    Judged {
+        outcome: all_of(&outcomes),
+        evidence: format!(
+            "{} · failing apart: {failing} · apart: {}",
+            at_once.join(" · "),
+            shown.join(" · ")
+        ),
     }
 }
 
