@@ -202,16 +202,7 @@ pub(crate) fn pass(
     check_methods(plan, study, data)?;
     let dir = ws.run_dir(plan);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let keys: Vec<TrialKey> = match mode {
-        Mode::Shard(shard) => plan
-            .trial_keys()
-            .into_iter()
-            .enumerate()
-            .filter(|(position, _)| shard.holds(*position))
-            .map(|(_, k)| k)
-            .collect(),
-        _ => plan.trial_keys(),
-    };
+    let keys = selected_keys(plan, mode);
     let bar = progress_bar(plan, opts.progress);
     let mut out = Pass {
         records: Vec::with_capacity(keys.len()),
@@ -262,24 +253,8 @@ pub(crate) fn pass(
         // every trial of the split is done: time the first trial of each
         // point alone, the points' refits interleaved
         if matches!(mode, Mode::Whole) && timing::wanted(plan) {
-            let firsts: Vec<_> = mine
-                .iter()
-                .zip(&recs)
-                .filter(|(k, _)| k.trial == 0)
-                .collect();
-            let cells = firsts
-                .iter()
-                .map(|(k, _)| ctx.timing_cell(k))
-                .collect::<Result<Vec<_>>>()?;
-            let timed = timing::time(&cells, plan.timing_repeats, opts.force)?;
-            for ((_, r), timed) in firsts.into_iter().zip(timed) {
-                out.repeats.push(hashbench_tables::Repeats {
-                    method: r.method.clone(),
-                    params: r.params.clone(),
-                    bits: r.bits,
-                    timed,
-                });
-            }
+            out.repeats
+                .extend(time_first_trials(&ctx, plan, &mine, &recs, opts.force)?);
         }
         out.records.append(&mut recs);
         out.computed += n;
@@ -297,6 +272,51 @@ pub(crate) fn pass(
         );
     }
     Ok(out)
+}
+
+/// The trial keys a pass of `mode` runs: a shard's positions, else all.
+fn selected_keys(plan: &Plan, mode: Mode) -> Vec<TrialKey> {
+    match mode {
+        Mode::Shard(shard) => plan
+            .trial_keys()
+            .into_iter()
+            .enumerate()
+            .filter(|(position, _)| shard.holds(*position))
+            .map(|(_, k)| k)
+            .collect(),
+        _ => plan.trial_keys(),
+    }
+}
+
+/// The timed refits of the first trial of each of the split's points
+/// (`mine`, with their records `recs`), interleaved across the points.
+fn time_first_trials(
+    ctx: &TrialContext<'_>,
+    plan: &Plan,
+    mine: &[&TrialKey],
+    recs: &[TrialRecord],
+    force: bool,
+) -> Result<Vec<hashbench_tables::Repeats>> {
+    let firsts: Vec<_> = mine
+        .iter()
+        .zip(recs)
+        .filter(|(k, _)| k.trial == 0)
+        .collect();
+    let cells = firsts
+        .iter()
+        .map(|(k, _)| ctx.timing_cell(k))
+        .collect::<Result<Vec<_>>>()?;
+    let timed = timing::time(&cells, plan.timing_repeats, force)?;
+    Ok(firsts
+        .into_iter()
+        .zip(timed)
+        .map(|((_, r), timed)| hashbench_tables::Repeats {
+            method: r.method.clone(),
+            params: r.params.clone(),
+            bits: r.bits,
+            timed,
+        })
+        .collect())
 }
 
 /// The retrieval study of `plan`; an error naming what was asked of a
