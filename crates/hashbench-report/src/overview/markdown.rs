@@ -13,6 +13,25 @@ pub(super) fn cell(text: &str) -> String {
 /// The report as Markdown (links relative to the results folder).
 pub fn markdown(report: &Report) -> String {
     let mut s = String::from("# hashbench reproduction report\n\n");
+    write_overview(&mut s, report);
+    for p in &report.papers {
+        let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
+        let _ = writeln!(s, "{}", p.tally().sentence(p.runs.len()));
+        for r in &p.runs {
+            write_run(&mut s, r);
+        }
+        if !p.skipped.is_empty() {
+            s.push_str("\nNot run:\n\n");
+            for k in &p.skipped {
+                let _ = writeln!(s, "- {}: {}", k.id, k.reason);
+            }
+        }
+    }
+    s
+}
+
+/// The opening: the rule, the totals per paper and the cost per paper.
+fn write_overview(s: &mut String, report: &Report) {
     s.push_str(
         "Claims checked on the stored runs (`hashbench report`; `just run-all` ends with it).\n\n",
     );
@@ -32,69 +51,59 @@ pub fn markdown(report: &Report) -> String {
     for p in &report.papers {
         let _ = writeln!(s, "| {} | {} |", p.key, cost_cells(p).join(" | "));
     }
-    for p in &report.papers {
-        let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
-        let _ = writeln!(s, "{}", p.tally().sentence(p.runs.len()));
-        for r in &p.runs {
-            let _ = writeln!(s, "\n### {} [{}]: {}\n", r.id, r.profile, r.title);
-            if r.stale {
-                let _ = writeln!(s, "**Stale:** {STALE}.\n");
-            }
-            match &r.deviation {
-                Some(d) => {
-                    let _ = writeln!(s, "Deviation: {d}\n");
-                }
-                None => s.push_str("The paper's protocol.\n\n"),
-            }
-            let links: Vec<String> = r.files.iter().map(|f| format!("[{f}]({f})")).collect();
-            let _ = writeln!(s, "Files: {}\n", links.join(", "));
-            let _ = writeln!(s, "Cost: {}.\n", cell(&run_cost(&r.cost)));
-            if !r.verdicts.is_empty() {
-                s.push_str("| claim | paper | basis | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|\n");
-                for v in &r.verdicts {
-                    let _ = writeln!(
-                        s,
-                        "| `{}` {} | \"{}\" ({}) | {} | **{}** | {} | {} |",
-                        v.id,
-                        v.scope,
-                        cell(&v.quote),
-                        cell(&v.source),
-                        v.basis.name(),
-                        v.shown_outcome(),
-                        cell(&v.evidence),
-                        cell(&v.shown_diagnosis())
-                    );
-                }
-                s.push('\n');
-            }
-            if !r.reported.is_empty() {
-                s.push_str(
-                    "| method | metric | at | paper | ours | source |\n|---|---|---|---|---|---|\n",
-                );
-                for x in &r.reported {
-                    let _ = writeln!(
-                        s,
-                        "| {} | {} | {} | {} | {} | {} |",
-                        cell(&x.method),
-                        cell(&x.metric),
-                        x.x,
-                        x.paper,
-                        number(x.ours),
-                        cell(&x.source)
-                    );
-                }
-                s.push('\n');
-            }
-            for f in &r.figures {
-                let _ = writeln!(s, "![{f}]({f})");
-            }
-        }
-        if !p.skipped.is_empty() {
-            s.push_str("\nNot run:\n\n");
-            for k in &p.skipped {
-                let _ = writeln!(s, "- {}: {}", k.id, k.reason);
-            }
-        }
+}
+
+/// One run: its heading, deviation, files, cost, verdicts, the paper's
+/// numbers beside ours, and its figures.
+fn write_run(s: &mut String, r: &RunEntry) {
+    let _ = writeln!(s, "\n### {} [{}]: {}\n", r.id, r.profile, r.title);
+    if r.stale {
+        let _ = writeln!(s, "**Stale:** {STALE}.\n");
     }
-    s
+    match &r.deviation {
+        Some(d) => {
+            let _ = writeln!(s, "Deviation: {d}\n");
+        }
+        None => s.push_str("The paper's protocol.\n\n"),
+    }
+    let links: Vec<String> = r.files.iter().map(|f| format!("[{f}]({f})")).collect();
+    let _ = writeln!(s, "Files: {}\n", links.join(", "));
+    let _ = writeln!(s, "Cost: {}.\n", cell(&run_cost(&r.cost)));
+    if !r.verdicts.is_empty() {
+        s.push_str("| claim | paper | basis | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|\n");
+        for v in &r.verdicts {
+            let _ = writeln!(
+                s,
+                "| `{}` {} | \"{}\" ({}) | {} | **{}** | {} | {} |",
+                v.id,
+                v.scope,
+                cell(&v.quote),
+                cell(&v.source),
+                v.basis.name(),
+                v.shown_outcome(),
+                cell(&v.evidence),
+                cell(&v.shown_diagnosis())
+            );
+        }
+        s.push('\n');
+    }
+    if !r.reported.is_empty() {
+        s.push_str("| method | metric | at | paper | ours | source |\n|---|---|---|---|---|---|\n");
+        for x in &r.reported {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                cell(&x.method),
+                cell(&x.metric),
+                x.x,
+                x.paper,
+                number(x.ours),
+                cell(&x.source)
+            );
+        }
+        s.push('\n');
+    }
+    for f in &r.figures {
+        let _ = writeln!(s, "![{f}]({f})");
+    }
 }
