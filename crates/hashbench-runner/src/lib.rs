@@ -17,6 +17,7 @@
 
 pub mod cluster;
 pub mod golden;
+pub mod listing;
 pub mod lock;
 pub mod obtain;
 pub mod run;

@@ -486,77 +486,46 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
 }
 
 pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
-    let roots: Vec<String> = ws
-        .data_roots
+    let listing = hashbench_runner::listing::listing(ws)?;
+    let roots: Vec<String> = listing
+        .roots
         .iter()
         .map(|r| r.display().to_string())
         .collect();
     println!("data roots, in order: {}", roots.join(", "));
-    let registry = ws.registry()?;
-    let mut present = std::collections::BTreeSet::new();
-    for (name, entry) in &registry.datasets {
-        match entry.locate(name, &ws.data_roots) {
-            Ok(root) => {
-                println!("  {name}: present in {}", root.display());
-                present.insert(name.as_str());
-            }
-            Err(e) => println!("  {name}: missing: {e:#}"),
+    for (name, at) in &listing.datasets {
+        match at {
+            Ok(root) => println!("  {name}: present in {}", root.display()),
+            Err(e) => println!("  {name}: missing: {e}"),
         }
     }
     println!();
-    let walked = ws.walk(Visit::Every)?;
-    if !registry.collections.is_empty() {
-        println!("raw collections hashbench computes datasets from (`hashbench fetch NAME`):");
-    }
-    for (name, c) in &registry.collections {
-        let state = if ws.data_roots.iter().any(|r| c.present_in(r)) {
-            "present"
-        } else {
-            "not fetched"
-        };
-        println!("  {name} ({}, {state}): unlocks", c.size);
-        for dataset in &c.unlocks {
-            let readers: Vec<String> = walked
-                .iter()
-                .filter_map(|w| w.spec.as_ref().ok())
-                .filter(|s| {
-                    s.profiles()
-                        .iter()
-                        .any(|p| s.dataset_of(p) == Some(dataset.as_str()))
-                })
-                .map(|s| s.id().to_string())
-                .collect();
-            println!("    {dataset}: {}", readers.join(", "));
-        }
-    }
+    print_collections(&listing.collections);
     println!();
-    for w in &walked {
-        let Ok(spec) = &w.spec else {
-            println!(
-                "{} ({}): {}, not runnable",
-                w.id(),
-                w.path.display(),
-                w.why_not().unwrap_or_default()
-            );
-            continue;
-        };
-        println!("{} ({})", spec.id(), w.path.display());
-        for step in &w.steps {
-            let profile = &step.profile;
-            let dataset = spec.dataset_of(profile).unwrap_or_default().to_string();
-            let status = if let Err(e) = &step.plan {
-                format!("invalid, not runnable: {e:#}")
-            } else if present.contains(dataset.as_str()) {
-                "data present".to_string()
-            } else if registry.datasets.contains_key(&dataset) {
-                "data missing (see above)".to_string()
-            } else {
-                "not in configs/datasets.toml".to_string()
-            };
-            println!("  {profile:<6} {dataset}: {status}");
+    for spec in &listing.specs {
+        match &spec.why_not {
+            Some(why) => println!("{} ({}): {why}, not runnable", spec.id, spec.path.display()),
+            None => println!("{} ({})", spec.id, spec.path.display()),
+        }
+        for (profile, dataset, state) in &spec.profiles {
+            println!("  {profile:<6} {dataset}: {state}");
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The raw collections and, for each dataset one unlocks, the specs that read it.
+fn print_collections(collections: &[hashbench_runner::listing::CollectionState]) {
+    if !collections.is_empty() {
+        println!("raw collections hashbench computes datasets from (`hashbench fetch NAME`):");
+    }
+    for c in collections {
+        let state = if c.present { "present" } else { "not fetched" };
+        println!("  {} ({}, {state}): unlocks", c.name, c.size);
+        for (dataset, readers) in &c.unlocks {
+            println!("    {dataset}: {}", readers.join(", "));
+        }
+    }
 }
 
 /// Prints each written file with its sha256 (what the registry pins).
