@@ -201,6 +201,13 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
         },
         &mut Printer,
     )?;
+    print_closing(&ran);
+    report(ws)
+}
+
+/// run-all's closing lines: the totals, each run's and each paper's time,
+/// parallel efficiency and longest trial fit, and what was skipped.
+fn print_closing(ran: &run_all::RunAll) {
     let total = ran.total;
     println!(
         "== run-all: {} experiments run in {:.1} s ({:.1} s CPU; parallel efficiency {:.0}% of {} threads)",
@@ -242,7 +249,6 @@ pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
     for s in &ran.skipped {
         println!("  skipped {s}");
     }
-    report(ws)
 }
 
 /// The data root a command writes into: `to`, else the first root.
@@ -276,11 +282,23 @@ pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Resul
         );
         return Ok(ExitCode::SUCCESS);
     };
+    fetch_collection(&registry, dataset, name, c, &root)
+}
+
+/// Fetches collection `name` (unless `root` has it) and computes its
+/// datasets, unless `dataset`, computed from it, is already in `root`.
+fn fetch_collection(
+    registry: &hashbench_data::Registry,
+    dataset: &str,
+    name: &str,
+    c: &hashbench_data::CollectionEntry,
+    root: &Path,
+) -> Result<ExitCode> {
     // a dataset computed from a collection: nothing to do when present
     if name != dataset
         && registry
             .get(dataset)?
-            .locate(dataset, std::slice::from_ref(&root))
+            .locate(dataset, &[root.to_path_buf()])
             .is_ok()
     {
         println!(
@@ -295,7 +313,7 @@ pub(crate) fn fetch(ws: &Workspace, dataset: &str, to: Option<PathBuf>) -> Resul
         root.display(),
         c.unlocks.join(", ")
     );
-    let got = match hashbench_fetch::compute_collection(name, c, &root, true) {
+    let got = match hashbench_fetch::compute_collection(name, c, root, true) {
         Ok(got) => got,
         Err(e) if e.is_transfer() => bail!("{e}; {}", hashbench_fetch::elsewhere(name, c)),
         Err(e) => return Err(e.into()),
@@ -402,19 +420,7 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
             .iter()
             .filter(|p| hashbench_tables::is_stored(&ws.run_dir(p)))
         {
-            // an unreadable run is listed with its reason; the rest are drawn
-            match redraw(ws, plan) {
-                Ok(dir) => println!("redrew {}", dir.display()),
-                Err(e) => {
-                    println!(
-                        "could not redraw {} (rerun it: `hashbench run {} --profile {}`): {e:#}",
-                        ws.run_dir(plan).display(),
-                        path.strip_prefix(&ws.root).unwrap_or(path).display(),
-                        plan.profile
-                    );
-                    unreadable += 1;
-                }
-            }
+            unreadable += usize::from(!redraw_one(ws, path, plan));
             n += 1;
         }
     }
@@ -429,6 +435,26 @@ pub(crate) fn figures(ws: &Workspace) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Redraws the stored run of `plan` (its spec at `path`); an unreadable
+/// run is listed with its reason and how to rerun it. Whether it was drawn.
+fn redraw_one(ws: &Workspace, path: &Path, plan: &Plan) -> bool {
+    match redraw(ws, plan) {
+        Ok(dir) => {
+            println!("redrew {}", dir.display());
+            true
+        }
+        Err(e) => {
+            println!(
+                "could not redraw {} (rerun it: `hashbench run {} --profile {}`): {e:#}",
+                ws.run_dir(plan).display(),
+                path.strip_prefix(&ws.root).unwrap_or(path).display(),
+                plan.profile
+            );
+            false
+        }
+    }
 }
 
 pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
@@ -450,6 +476,12 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
             );
         }
     })?;
+    Ok(check_verdict(&report, bless))
+}
+
+/// The check's closing lines and exit code: nothing checked fails, a bless
+/// passes unless a spec is invalid, a comparison passes with no difference.
+fn check_verdict(report: &hashbench_runner::golden::GoldenReport, bless: bool) -> ExitCode {
     for (id, why) in &report.skipped {
         println!("{id}: skipped, its ci data is missing: {why}");
     }
@@ -469,19 +501,19 @@ pub(crate) fn check(ws: &Workspace, bless: bool) -> Result<ExitCode> {
         eprintln!(
             "check: no experiment was checked{skipped}: a check that compares nothing does not pass (`just data` and `hashbench fetch` obtain the data)"
         );
-        Ok(ExitCode::FAILURE)
+        ExitCode::FAILURE
     } else if bless && report.invalid.is_empty() {
         println!("check: blessed the baselines of {checked} experiments{skipped}");
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else if differences.is_empty() {
         println!("check: {checked} experiments match their baselines{skipped}");
-        Ok(ExitCode::SUCCESS)
+        ExitCode::SUCCESS
     } else {
         for f in &differences {
             eprintln!("CHANGED {f}");
         }
         eprintln!("check: {} differences", differences.len());
-        Ok(ExitCode::FAILURE)
+        ExitCode::FAILURE
     }
 }
 
