@@ -963,38 +963,18 @@ fn a_method_set_is_refused_with_its_file_and_line() {
     assert!(e.contains("method-sets/ folder"), "{e}");
 }
 
-/// GOOD split into a figure file (what panels share) and a panel of it.
-const FIGURE: &str = r#"paper = "P"
-seed = 1
-bits = [8, 16]
-trials = 3
-ground_truth = { rule = "same-label" }
-
-[[methods]]
-method = "lsh"
-
-[[methods]]
-method = "sikh"
-label = "SIKH"
-grid = { width = [{ fixed = 1.0 }, { fixed = 2.0 }] }
-
-[[metrics]]
-metric = "map"
-ties = "random"
-
-[[figures]]
-name = "a"
-title = "A"
-metric = "map"
-
-[[claims]]
-id = "lsh-best"
-quote = "LSH is best"
-source = "Sec. 1"
-kind = "beats"
-methods = ["LSH"]
-metric = "map"
-"#;
+/// GOOD's figure file: what its panels share, everything but the top-level
+/// keys a panel states (id, title, dataset, split) and the profiles.
+fn figure() -> String {
+    let spec = GOOD.split("\n[profiles.ci]").next().unwrap();
+    let (top, tables) = spec.split_once("\n[").unwrap();
+    let own = ["id = ", "title = ", "dataset = ", "split = "];
+    let shared: Vec<&str> = top
+        .lines()
+        .filter(|l| !l.is_empty() && !own.iter().any(|k| l.starts_with(k)))
+        .collect();
+    format!("{}\n\n[{tables}\n", shared.join("\n"))
+}
 
 const PANEL: &str = r#"panel = { of = "figures/f.toml", name = "p", title = "P" }
 id = "t"
@@ -1036,7 +1016,7 @@ fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
         "title = \"P: A\"",
         1,
     );
-    let (_dir, spec) = panel_of(PANEL, FIGURE);
+    let (_dir, spec) = panel_of(PANEL, &figure());
     let spec = spec.unwrap();
     assert_eq!(spec.profiles(), vec!["paper", "ci"]);
     for profile in ["paper", "ci"] {
@@ -1045,9 +1025,12 @@ fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
     }
     assert_eq!(spec.plan("paper").unwrap().figures[0].name, "p-a");
     // a panel key replaces the figure's; the figure's text is in the checksum
-    let (_dir, more) = panel_of(&PANEL.replacen("dataset", "trials = 2\ndataset", 1), FIGURE);
+    let (_dir, more) = panel_of(
+        &PANEL.replacen("dataset", "trials = 2\ndataset", 1),
+        &figure(),
+    );
     assert_eq!(more.unwrap().plan("paper").unwrap().trials, 2);
-    let (_dir, other) = panel_of(PANEL, &FIGURE.replacen("seed = 1", "seed = 2", 1));
+    let (_dir, other) = panel_of(PANEL, &figure().replacen("seed = 1", "seed = 2", 1));
     assert_ne!(
         other.unwrap().plan("paper").unwrap().spec_sha256,
         spec.plan("paper").unwrap().spec_sha256
@@ -1058,7 +1041,7 @@ fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
         "\n[[figures]]\nname = \"own\"\ntitle = \"Own\"\nmetric = \"map\"\n\n[profiles.ci]",
         1,
     );
-    let (_dir, own) = panel_of(&own, FIGURE);
+    let (_dir, own) = panel_of(&own, &figure());
     let figures = own.unwrap().plan("paper").unwrap().figures;
     assert_eq!((figures.len(), figures[0].name.as_str()), (1, "own"));
 }
@@ -1074,32 +1057,33 @@ fn a_figure_files_errors_name_its_file_and_line() {
         let (_dir, spec) = panel_of(panel, figure);
         format!("{:#}", spec.unwrap().plan("paper").unwrap_err())
     };
-    let line = |needle: &str| FIGURE.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let text = figure();
+    let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     // a schema error, a refused number and a claim's bad name in the figure
-    let e = err(PANEL, &FIGURE.replacen("trials = 3", "trails = 3", 1));
+    let e = err(PANEL, &figure().replacen("trials = 3", "trails = 3", 1));
     assert!(
         e.contains(&format!("figures/f.toml:{}:", line("trials"))) && e.contains("trails"),
         "{e}"
     );
-    let e = plan_err(PANEL, &FIGURE.replacen("fixed = 2.0", "fixed = -2.0", 1));
+    let e = plan_err(PANEL, &figure().replacen("fixed = 2.0", "fixed = -2.0", 1));
     assert!(
         e.contains(&format!("figures/f.toml:{}", line("method = \"sikh\"") - 1)),
         "{e}"
     );
     let e = plan_err(
         PANEL,
-        &FIGURE.replacen("methods = [\"LSH\"]", "methods = [\"LHS\"]", 1),
+        &figure().replacen("methods = [\"LSH\"]", "methods = [\"LHS\"]", 1),
     );
     assert!(
         e.contains(&format!("figures/f.toml:{}", line("id = \"lsh-best\"") - 1)),
         "{e}"
     );
     // a syntax error in the figure
-    let e = err(PANEL, &FIGURE.replacen("seed = 1", "seed = = 1", 1));
+    let e = err(PANEL, &figure().replacen("seed = 1", "seed = = 1", 1));
     assert!(e.contains("figures/f.toml:2:"), "{e}");
     // a panel's own keys stay out of the figure
     for key in ["id = \"x\"", "panel = 1"] {
-        let e = err(PANEL, &format!("{key}\n{FIGURE}"));
+        let e = err(PANEL, &format!("{key}\n{}", figure()));
         assert!(
             e.contains("figures/f.toml:1:") && e.contains("is a panel's own key"),
             "{e}"
@@ -1107,34 +1091,37 @@ fn a_figure_files_errors_name_its_file_and_line() {
     }
     let e = err(
         PANEL,
-        &format!("{FIGURE}\n[profiles.x]\ndeviation = \"d\"\n"),
+        &format!("{}\n[profiles.x]\ndeviation = \"d\"\n", figure()),
     );
     assert!(e.contains("`profiles` is a panel's own key"), "{e}");
     // `panel` is three strings, names a file of figures/, and only at the top
-    let e = err(&PANEL.replacen(", title = \"P\"", "", 1), FIGURE);
+    let e = err(&PANEL.replacen(", title = \"P\"", "", 1), &figure());
     assert!(
         e.contains("spec.toml:1:") && e.contains("`panel` is { of"),
         "{e}"
     );
-    let e = err(&PANEL.replacen("figures/f.toml", "../f.toml", 1), FIGURE);
+    let e = err(&PANEL.replacen("figures/f.toml", "../f.toml", 1), &figure());
     assert!(
         e.contains("spec.toml:1: panel.of = \"../f.toml\": a figure is a file of"),
         "{e}"
     );
     let e = err(
         &PANEL.replacen("figures/f.toml", "figures/none.toml", 1),
-        FIGURE,
+        &figure(),
     );
     assert!(e.contains("figures/none.toml"), "{e}");
     let e = err(
         &PANEL.replacen("trials = 1", "trials = 1\npanel = 2", 1),
-        FIGURE,
+        &figure(),
     );
     assert!(
         e.contains("`panel` is a key of the spec's top level"),
         "{e}"
     );
-    let e = err(&PANEL.replacen("of = \"figures/f.toml\", ", "", 1), FIGURE);
+    let e = err(
+        &PANEL.replacen("of = \"figures/f.toml\", ", "", 1),
+        &figure(),
+    );
     assert!(
         e.contains("spec.toml:1:") && e.contains("`panel` is { of"),
         "{e}"
