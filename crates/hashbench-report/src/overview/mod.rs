@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use super::cost::{Cost, RunSeconds};
 use super::stats::aggregate;
 use hashbench_claims::{Basis, Outcome, Verdict, all_of, check_claims};
-use hashbench_spec::{Plan, Visit, Workspace, choose_profile};
+use hashbench_spec::{Plan, Visit, Walked, Workspace, choose_profile};
 use hashbench_tables as tables;
 
 mod html;
@@ -332,66 +332,17 @@ pub fn build(ws: &Workspace) -> Result<Report> {
                 },
             )
         });
-        // an invalid spec is listed with its error, never stops the report
-        let id = walked.id();
-        let Ok(spec) = &walked.spec else {
-            section.skipped.push(Skipped {
-                id,
-                reason: walked.why_not().unwrap_or_default(),
-            });
-            continue;
-        };
-        for id in spec.claim_ids() {
-            *section.panels.entry(id.to_string()).or_default() += 1;
-        }
-        let (mut shown, mut error) = (None, None);
-        for step in walked.steps {
-            match step.plan {
-                Ok(plan) if tables::is_stored(&ws.run_dir(&plan)) => {
-                    shown = Some(plan);
-                    break;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    error.get_or_insert(e);
-                }
+        if let Ok(spec) = &walked.spec {
+            for id in spec.claim_ids() {
+                *section.panels.entry(id.to_string()).or_default() += 1;
             }
         }
-        if let (None, Some(e)) = (&shown, error) {
-            section.skipped.push(Skipped {
-                id,
-                reason: format!("invalid spec: {e:#}"),
-            });
-            continue;
-        }
-        match shown {
-            // a run whose stored tables cannot be read (a truncated file) is
-            // listed with the reason; the other runs are still reported
-            Some(plan) => match entry(ws, &plan) {
-                Ok(run) => {
-                    cited.push(plan.paper.clone());
-                    section.runs.push(run);
-                }
-                Err(e) => section.skipped.push(Skipped {
-                    id: plan.id.clone(),
-                    reason: format!(
-                        "unreadable run ({}): {e:#}; rerun it (`hashbench run {} --profile {}`)",
-                        ws.run_dir(&plan).display(),
-                        path.strip_prefix(&ws.root).unwrap_or(&path).display(),
-                        plan.profile
-                    ),
-                }),
-            },
-            None => {
-                let reason = match choose_profile(ws, spec) {
-                    Ok(p) => format!(
-                        "not run yet: `hashbench run {} --profile {p}`",
-                        path.strip_prefix(&ws.root).unwrap_or(&path).display()
-                    ),
-                    Err(e) => format!("{e:#}"),
-                };
-                section.skipped.push(Skipped { id, reason });
+        match shown(ws, walked) {
+            Shown::Run(run, paper) => {
+                cited.push(paper);
+                section.runs.push(*run);
             }
+            Shown::Skipped(skipped) => section.skipped.push(skipped),
         }
     }
     Ok(Report {
@@ -403,6 +354,63 @@ pub fn build(ws: &Workspace) -> Result<Report> {
             })
             .collect(),
     })
+}
+
+/// What the report shows of a spec: its stored run (with the paper it
+/// cites), or why there is none.
+enum Shown {
+    Run(Box<RunEntry>, String),
+    Skipped(Skipped),
+}
+
+/// The first of `walked`'s profiles with a stored run, as a report entry; an
+/// invalid spec, an unreadable run or a spec not run yet is listed with the
+/// reason, never stops the report.
+fn shown(ws: &Workspace, walked: Walked) -> Shown {
+    let (path, id) = (walked.path.clone(), walked.id());
+    let Ok(spec) = &walked.spec else {
+        return Shown::Skipped(Skipped {
+            id,
+            reason: walked.why_not().unwrap_or_default(),
+        });
+    };
+    let (mut stored, mut error) = (None, None);
+    for step in walked.steps {
+        match step.plan {
+            Ok(plan) if tables::is_stored(&ws.run_dir(&plan)) => {
+                stored = Some(plan);
+                break;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                error.get_or_insert(e);
+            }
+        }
+    }
+    let relative = path.strip_prefix(&ws.root).unwrap_or(&path).display();
+    let reason = match (stored, error) {
+        // a run whose stored tables cannot be read (a truncated file) is
+        // listed with the reason; the other runs are still reported
+        (Some(plan), _) => match entry(ws, &plan) {
+            Ok(run) => return Shown::Run(Box::new(run), plan.paper.clone()),
+            Err(e) => {
+                return Shown::Skipped(Skipped {
+                    id: plan.id.clone(),
+                    reason: format!(
+                        "unreadable run ({}): {e:#}; rerun it (`hashbench run {relative} --profile {}`)",
+                        ws.run_dir(&plan).display(),
+                        plan.profile
+                    ),
+                });
+            }
+        },
+        (None, Some(e)) => format!("invalid spec: {e:#}"),
+        (None, None) => match choose_profile(ws, spec) {
+            Ok(p) => format!("not run yet: `hashbench run {relative} --profile {p}`"),
+            Err(e) => format!("{e:#}"),
+        },
+    };
+    Shown::Skipped(Skipped { id, reason })
 }
 
 /// The note shown for a run whose spec changed since.
