@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use hashbench_spec::{Visit, Workspace};
+use hashbench_data::CollectionEntry;
+use hashbench_spec::{Visit, Walked, Workspace};
 
 /// The listing of a workspace.
 #[derive(Debug)]
@@ -75,28 +76,7 @@ pub fn listing(ws: &Workspace) -> Result<Listing> {
     let collections = registry
         .collections
         .iter()
-        .map(|(name, c)| CollectionState {
-            name: name.clone(),
-            size: c.size.clone(),
-            present: ws.data_roots.iter().any(|r| c.present_in(r)),
-            unlocks: c
-                .unlocks
-                .iter()
-                .map(|dataset| {
-                    let readers = walked
-                        .iter()
-                        .filter_map(|w| w.spec.as_ref().ok())
-                        .filter(|s| {
-                            s.profiles()
-                                .iter()
-                                .any(|p| s.dataset_of(p) == Some(dataset.as_str()))
-                        })
-                        .map(|s| s.id().to_string())
-                        .collect();
-                    (dataset.clone(), readers)
-                })
-                .collect(),
-        })
+        .map(|(name, c)| collection_state(ws, &walked, name, c))
         .collect();
     let specs = walked
         .iter()
@@ -135,4 +115,35 @@ pub fn listing(ws: &Workspace) -> Result<Listing> {
         collections,
         specs,
     })
+}
+
+/// Collection `name`'s state, and the specs that read each dataset it unlocks.
+fn collection_state(
+    ws: &Workspace,
+    walked: &[Walked],
+    name: &str,
+    c: &CollectionEntry,
+) -> CollectionState {
+    let readers = |dataset: &str| {
+        walked
+            .iter()
+            .filter_map(|w| w.spec.as_ref().ok())
+            .filter(|s| {
+                s.profiles()
+                    .iter()
+                    .any(|p| s.dataset_of(p) == Some(dataset))
+            })
+            .map(|s| s.id().to_string())
+            .collect()
+    };
+    CollectionState {
+        name: name.to_string(),
+        size: c.size.clone(),
+        present: ws.data_roots.iter().any(|r| c.present_in(r)),
+        unlocks: c
+            .unlocks
+            .iter()
+            .map(|dataset| (dataset.clone(), readers(dataset)))
+            .collect(),
+    }
 }

@@ -245,8 +245,6 @@ pub fn merge(
     only: Option<(&str, &str)>,
     opts: &RunOptions,
 ) -> Result<Vec<RunOutcome>> {
-    // per (experiment, profile): (results folder, manifest file, manifest)
-    type Found = (PathBuf, PathBuf, ShardManifest);
     let mut runs: BTreeMap<(String, String), Vec<Found>> = BTreeMap::new();
     for source in sources {
         // a folder without manifests (a shard that never finished) gives
@@ -273,26 +271,7 @@ pub fn merge(
     let mut outcomes = Vec::new();
     for ((experiment, profile), shards) in runs {
         let (_, first_path, first) = &shards[0];
-        for (_, path, m) in &shards[1..] {
-            let clash = if m.spec_sha256 != first.spec_sha256 {
-                Some("different specs (spec_sha256)")
-            } else if m.code_version != first.code_version {
-                Some("different hashbench builds (code_version)")
-            } else if m.count != first.count {
-                Some(
-                    "different shard counts (an earlier sharding's manifests? `hashbench prepare` forgets them)",
-                )
-            } else {
-                None
-            };
-            if let Some(what) = clash {
-                bail!(
-                    "{experiment} [{profile}]: {} and {} come from {what}; rerun the shards with one spec and one build",
-                    first_path.display(),
-                    path.display()
-                );
-            }
-        }
+        check_one_sharding(&experiment, &profile, &shards)?;
         let spec_path = if first.spec.is_absolute() {
             first.spec.clone()
         } else {
@@ -333,6 +312,35 @@ pub fn merge(
         })?);
     }
     Ok(outcomes)
+}
+
+/// A shard of a merge: its results folder, manifest file and manifest.
+type Found = (PathBuf, PathBuf, ShardManifest);
+
+/// The shards of one run come from one spec, one build and one sharding.
+fn check_one_sharding(experiment: &str, profile: &str, shards: &[Found]) -> Result<()> {
+    let (_, first_path, first) = &shards[0];
+    for (_, path, m) in &shards[1..] {
+        let clash = if m.spec_sha256 != first.spec_sha256 {
+            Some("different specs (spec_sha256)")
+        } else if m.code_version != first.code_version {
+            Some("different hashbench builds (code_version)")
+        } else if m.count != first.count {
+            Some(
+                "different shard counts (an earlier sharding's manifests? `hashbench prepare` forgets them)",
+            )
+        } else {
+            None
+        };
+        if let Some(what) = clash {
+            bail!(
+                "{experiment} [{profile}]: {} and {} come from {what}; rerun the shards with one spec and one build",
+                first_path.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
