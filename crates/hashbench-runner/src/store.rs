@@ -460,59 +460,7 @@ pub fn tables_of(
         ..ResultTables::default()
     };
     for r in records {
-        let row = |metric: &str, value: f64| MetricRow {
-            method: r.method.clone(),
-            params: r.params.clone(),
-            bits: r.bits,
-            trial: r.trial,
-            metric: metric.to_string(),
-            value,
-        };
-        t.metrics
-            .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
-        let repeated = repeats
-            .iter()
-            .any(|p| p.method == r.method && p.params == r.params && p.bits == r.bits);
-        // codes scored without a fit record have no timings
-        if r.fit_seconds.is_finite() {
-            if !repeated {
-                t.timings.push(row(FIT_SECONDS, r.fit_seconds));
-                t.timings.push(row(ENCODE_SECONDS, r.encode_seconds));
-            }
-            t.timings.extend(
-                r.fit_log_seconds
-                    .iter()
-                    .filter(|(n, _)| !(repeated && n == QUERY_ENCODE))
-                    .map(|(n, v)| row(n, *v)),
-            );
-        }
-        for (name, value) in [
-            (FIT_CPU, r.fit_cpu_seconds),
-            (EVALUATE_CPU, r.evaluate_cpu_seconds),
-        ] {
-            if let Some(v) = value {
-                t.timings.push(row(name, v));
-            }
-        }
-        t.query_values
-            .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {
-                method: r.method.clone(),
-                bits: r.bits,
-                trial: r.trial,
-                metric: metric.clone(),
-                values: values.clone(),
-            }));
-        for (curve, points) in &r.curves {
-            t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
-                method: r.method.clone(),
-                params: r.params.clone(),
-                bits: r.bits,
-                trial: r.trial,
-                curve: curve.clone(),
-                x,
-                y: y.unwrap_or(f64::NAN),
-            }));
-        }
+        push_record(&mut t, r, repeats);
     }
     for p in repeats {
         for (i, timed) in p.timed.iter().enumerate() {
@@ -533,6 +481,65 @@ pub fn tables_of(
         }
     }
     t
+}
+
+/// The rows of trial record `r`: its scalars, its timings (the fit and
+/// encoding times left to a point's timed `repeats` when it has them), its
+/// per-query values and its curves.
+fn push_record(t: &mut ResultTables, r: &TrialRecord, repeats: &[Repeats]) {
+    let row = |metric: &str, value: f64| MetricRow {
+        method: r.method.clone(),
+        params: r.params.clone(),
+        bits: r.bits,
+        trial: r.trial,
+        metric: metric.to_string(),
+        value,
+    };
+    t.metrics
+        .extend(r.scalars.iter().map(|(n, v)| row(n, v.unwrap_or(f64::NAN))));
+    let repeated = repeats
+        .iter()
+        .any(|p| p.method == r.method && p.params == r.params && p.bits == r.bits);
+    // codes scored without a fit record have no timings
+    if r.fit_seconds.is_finite() {
+        if !repeated {
+            t.timings.push(row(FIT_SECONDS, r.fit_seconds));
+            t.timings.push(row(ENCODE_SECONDS, r.encode_seconds));
+        }
+        t.timings.extend(
+            r.fit_log_seconds
+                .iter()
+                .filter(|(n, _)| !(repeated && n == QUERY_ENCODE))
+                .map(|(n, v)| row(n, *v)),
+        );
+    }
+    for (name, value) in [
+        (FIT_CPU, r.fit_cpu_seconds),
+        (EVALUATE_CPU, r.evaluate_cpu_seconds),
+    ] {
+        if let Some(v) = value {
+            t.timings.push(row(name, v));
+        }
+    }
+    t.query_values
+        .extend(r.query_values.iter().map(|(metric, values)| QueryValueRow {
+            method: r.method.clone(),
+            bits: r.bits,
+            trial: r.trial,
+            metric: metric.clone(),
+            values: values.clone(),
+        }));
+    for (curve, points) in &r.curves {
+        t.curves.extend(points.iter().map(|&(x, y)| CurveRow {
+            method: r.method.clone(),
+            params: r.params.clone(),
+            bits: r.bits,
+            trial: r.trial,
+            curve: curve.clone(),
+            x,
+            y: y.unwrap_or(f64::NAN),
+        }));
+    }
 }
 
 /// Hyperparameters a method picked on one training set at one code length.
