@@ -306,25 +306,7 @@ impl DatasetEntry {
         graphs: Option<&WlSubtree>,
     ) -> Result<Dataset> {
         let root = &self.locate(name, roots)?;
-        let mut fingerprint = String::new();
-        for (path, expected) in self.files(root) {
-            if path.is_dir() {
-                continue;
-            }
-            let actual = sha256_file(&path)?;
-            if let Some(expected) = expected
-                && !expected.eq_ignore_ascii_case(&actual)
-            {
-                return Err(DataError::Checksum {
-                    dataset: name.to_string(),
-                    path,
-                    expected: expected.to_string(),
-                    actual,
-                    fix: self.obtain.clone(),
-                });
-            }
-            fingerprint.push_str(&actual);
-        }
+        let mut fingerprint = self.checked_files(name, root)?;
         let formats: Vec<Format> = self.parts.iter().map(|p| p.format).collect();
         if formats.contains(&Format::TuGraphs) {
             let Some(wl) = graphs else {
@@ -354,6 +336,37 @@ impl DatasetEntry {
                 "dataset `{name}`: parts mix formats {formats:?}; svmlight and gram parts cannot be combined with others"
             )));
         }
+        self.load_dense(name, root, fingerprint)
+    }
+
+    /// The concatenated checksums of the dataset's files under `root`, each
+    /// checked against the registry's pin where it has one.
+    fn checked_files(&self, name: &str, root: &Path) -> Result<String> {
+        let mut fingerprint = String::new();
+        for (path, expected) in self.files(root) {
+            if path.is_dir() {
+                continue;
+            }
+            let actual = sha256_file(&path)?;
+            if let Some(expected) = expected
+                && !expected.eq_ignore_ascii_case(&actual)
+            {
+                return Err(DataError::Checksum {
+                    dataset: name.to_string(),
+                    path,
+                    expected: expected.to_string(),
+                    actual,
+                    fix: self.obtain.clone(),
+                });
+            }
+            fingerprint.push_str(&actual);
+        }
+        Ok(fingerprint)
+    }
+
+    /// The dense parts read in order into one matrix, with their labels
+    /// (kept only when every part has them) and their item ranges.
+    fn load_dense(&self, name: &str, root: &Path, fingerprint: String) -> Result<Dataset> {
         let mut rows: Vec<f64> = Vec::new();
         let mut labels: Option<Vec<u32>> = Some(Vec::new());
         let (mut parts, mut n, mut dim) = (Vec::new(), 0usize, None::<usize>);
