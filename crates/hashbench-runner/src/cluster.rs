@@ -75,13 +75,7 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
         }
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    // every job runs this copy: a rebuild before the array starts changes nothing
-    let exe = dir.join("hashbench");
-    let current = std::env::current_exe().context("locating the hashbench executable")?;
-    if current != exe {
-        std::fs::copy(&current, &exe)
-            .with_context(|| format!("copying {} to {}", current.display(), exe.display()))?;
-    }
+    let exe = frozen_executable(&dir)?;
     let jobs = Jobs {
         name: format!("hashbench-{}", plan.id),
         dir: &dir,
@@ -101,46 +95,53 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
         shards: dir.join("shards.sbatch"),
         merge: dir.join("merge.sbatch"),
     };
-    for (path, text) in [
-        (
-            &scripts.prepare,
-            jobs.script(
-                "prepare",
-                "prepare-%j.out",
-                None,
-                &format!("prepare {spec_arg}"),
+    let texts = [
+        jobs.script(
+            "prepare",
+            "prepare-%j.out",
+            None,
+            &format!("prepare {spec_arg}"),
+        ),
+        jobs.script(
+            "shard",
+            "shard-%A_%a.out",
+            Some(opts.shards),
+            &format!(
+                "run {spec_arg} --shard \"$SLURM_ARRAY_TASK_ID/{}\"",
+                opts.shards
             ),
         ),
-        (
-            &scripts.shards,
-            jobs.script(
-                "shard",
-                "shard-%A_%a.out",
-                Some(opts.shards),
-                &format!(
-                    "run {spec_arg} --shard \"$SLURM_ARRAY_TASK_ID/{}\"",
-                    opts.shards
-                ),
-            ),
-        ),
-        (
-            &scripts.merge,
-            jobs.script(
-                "merge",
-                "merge-%j.out",
-                None,
-                &format!(
-                    "merge {} --experiment {} --profile {}",
-                    quoted(&results.display().to_string()),
-                    quoted(&plan.id),
-                    quoted(&plan.profile)
-                ),
-            ),
-        ),
-    ] {
+        jobs.script("merge", "merge-%j.out", None, &merge_args(&results, plan)),
+    ];
+    for (path, text) in [&scripts.prepare, &scripts.shards, &scripts.merge]
+        .into_iter()
+        .zip(texts)
+    {
         std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(scripts)
+}
+
+/// A copy of this executable in the run's `slurm/` folder, which every job
+/// runs: a rebuild before the array starts changes nothing.
+fn frozen_executable(dir: &Path) -> Result<PathBuf> {
+    let exe = dir.join("hashbench");
+    let current = std::env::current_exe().context("locating the hashbench executable")?;
+    if current != exe {
+        std::fs::copy(&current, &exe)
+            .with_context(|| format!("copying {} to {}", current.display(), exe.display()))?;
+    }
+    Ok(exe)
+}
+
+/// The merge job's command: the shards of `plan` under `results` merged.
+fn merge_args(results: &Path, plan: &Plan) -> String {
+    format!(
+        "merge {} --experiment {} --profile {}",
+        quoted(&results.display().to_string()),
+        quoted(&plan.id),
+        quoted(&plan.profile)
+    )
 }
 
 /// What every job script of one run shares.
