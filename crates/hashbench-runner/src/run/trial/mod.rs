@@ -31,7 +31,9 @@ use hashbench_tables::Timed;
 mod training;
 mod tuning;
 
-use crate::store::{self, FitRecord, FittedCodes, TrialRecord, TunedRecord, fingerprint};
+use crate::store::{
+    self, FitRecord, FittedCodes, StoredCurve, TrialRecord, TunedRecord, fingerprint,
+};
 use hashbench_tables::{IDENTICAL_CODES, null_if_undefined};
 use training::Training;
 
@@ -431,19 +433,7 @@ impl<'a> TrialContext<'a> {
         id: &TrialId<'_>,
         fingerprint: String,
     ) -> Result<TrialRecord> {
-        let scores = match &self.kernel {
-            Some(kernel) => Some(
-                self.scores
-                    .get_or_init(|| {
-                        kernel
-                            .block(&self.database, &self.queries)
-                            .map_err(|e| e.to_string())
-                    })
-                    .as_ref()
-                    .map_err(|e| anyhow!("{}: kernel: {e}", self.plan.spec_path.display()))?,
-            ),
-            None => None,
-        };
+        let scores = self.kernel_scores()?;
         let columns: Vec<&[f64]> = scores.map_or_else(Vec::new, |m| {
             (0..m.ncols()).map(|q| m.col_as_slice(q)).collect()
         });
@@ -481,33 +471,31 @@ impl<'a> TrialContext<'a> {
                 .chain(identical_codes_flag(&codes.db))
                 .map(|(n, v)| (n, null_if_undefined(v)))
                 .collect(),
-            curves: values
-                .curves
-                .into_iter()
-                .map(|Curve { name, points }| {
-                    (
-                        name,
-                        points
-                            .into_iter()
-                            .map(|(x, y)| (x, null_if_undefined(y)))
-                            .collect(),
-                    )
-                })
-                .chain(log.per_bit.iter().map(|(name, values)| {
-                    let points = values
-                        .iter()
-                        .enumerate()
-                        .map(|(m, &v)| ((m + 1) as f64, null_if_undefined(v)))
-                        .collect();
-                    (name.clone(), points)
-                }))
-                .collect(),
+            curves: stored_curves(values.curves, &log.per_bit),
             fit_seconds: codes.fit.fit_seconds,
             encode_seconds: codes.fit.encode_seconds,
             fit_cpu_seconds: codes.fit.fit_cpu_seconds,
             evaluate_cpu_seconds: None,
             fit_log_seconds: log.seconds.clone(),
         })
+    }
+
+    /// The kernel values of the split's queries against its database, once
+    /// per split, when the experiment has a kernel.
+    fn kernel_scores(&self) -> Result<Option<&Mat<f64>>> {
+        let Some(kernel) = &self.kernel else {
+            return Ok(None);
+        };
+        let scores = self
+            .scores
+            .get_or_init(|| {
+                kernel
+                    .block(&self.database, &self.queries)
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| anyhow!("{}: kernel: {e}", self.plan.spec_path.display()))?;
+        Ok(Some(scores))
     }
 
     /// Items in this split's database and query set.
@@ -536,4 +524,30 @@ pub struct TrialId<'a> {
 fn identical_codes_flag(db: &BitCodes) -> Option<(String, f64)> {
     (db.len() > 1 && (1..db.len()).all(|i| db.code(i) == db.code(0)))
         .then(|| (IDENTICAL_CODES.to_string(), 1.0))
+}
+
+/// A trial's curves as stored: the evaluated ones, then the fit log's
+/// per-bit values as curves over the bit index (from 1); undefined points
+/// null.
+fn stored_curves(curves: Vec<Curve>, per_bit: &[(String, Vec<f64>)]) -> Vec<StoredCurve> {
+    curves
+        .into_iter()
+        .map(|Curve { name, points }| {
+            (
+                name,
+                points
+                    .into_iter()
+                    .map(|(x, y)| (x, null_if_undefined(y)))
+                    .collect(),
+            )
+        })
+        .chain(per_bit.iter().map(|(name, values)| {
+            let points = values
+                .iter()
+                .enumerate()
+                .map(|(m, &v)| ((m + 1) as f64, null_if_undefined(v)))
+                .collect();
+            (name.clone(), points)
+        }))
+        .collect()
 }
