@@ -104,7 +104,7 @@ pub(crate) fn retrieve(
     sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> Result<Transfer, String> {
     let (host, port, path) = parse(url).ok_or("not an ftp://host/path URL")?;
-    let timeout = Some(crate::transfer::STALL);
+    let timeout = Some(crate::STALL);
     let stream = TcpStream::connect((host.as_str(), port)).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(timeout)

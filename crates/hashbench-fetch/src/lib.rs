@@ -22,6 +22,10 @@ mod unpack;
 mod verify;
 
 pub use error::FetchError;
+
+/// How long a connection or a read may stall before a transfer (http or
+/// ftp) stops.
+const STALL: std::time::Duration = std::time::Duration::from_secs(60);
 use error::io;
 use transfer::download;
 use unpack::unpack;

@@ -15,10 +15,8 @@ use hashbench_data::{Download, Unpack};
 
 use crate::error::{FetchError, io};
 use crate::verify::file_digest;
-use crate::{Fetched, ftp};
+use crate::{Fetched, STALL, ftp};
 
-/// How long a connection or a read may stall before the transfer stops.
-pub(crate) const STALL: std::time::Duration = std::time::Duration::from_secs(60);
 /// Redirects followed from one URL.
 const MAX_REDIRECTS: usize = 10;
 
