@@ -9,6 +9,7 @@ pub mod linalg;
 pub mod linear;
 pub mod method;
 pub mod pairs;
+pub mod recent;
 pub mod scan;
 pub mod search;
 pub mod seed;

@@ -6,7 +6,7 @@ use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::train::{PairLoss, loss_adjusted};
+use crate::train::{Items, PairLoss, PairSampler, Sgd, learn, loss_adjusted};
 use crate::*;
 
 #[test]
@@ -162,6 +162,71 @@ fn learning_lowers_the_loss_of_the_neighbour_pairs() {
         get("bound-last-epoch") >= get("loss-last-epoch") - 1e-12,
         "a bound"
     );
+}
+
+/// Items of a bag-of-words shape: a fifth of the entries nonzero, none
+/// centred.
+fn sparse_items() -> Mat<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    Mat::from_fn(300, 40, |i, j| {
+        if (i * 7 + j * 3) % 5 == 0 || j == i % 40 {
+            rng.random_range(0.1..2.0)
+        } else {
+            0.0
+        }
+    })
+}
+
+#[test]
+fn sparse_items_learn_the_dense_learners_weights() {
+    // Wᵀx/s − Wᵀμ/s over the nonzero entries is Wᵀ(x − μ)/s: the two
+    // learners take the same steps to round-off (the dense one is the
+    // oracle), over every code length a block of 32 leaves a tail in
+    let x = sparse_items();
+    let standard = Standardise::fit(x.as_ref());
+    let lists = neighbour_lists(x.as_ref(), None, 5).unwrap();
+    let sampler = PairSampler { lists: &lists };
+    let sgd = Sgd {
+        epochs: 3,
+        pairs_per_epoch: 3000,
+        batch: 100,
+        learning_rate: 0.1,
+        momentum: 0.9,
+        weight_decay: 0.001,
+    };
+    let (dense, sparse) = (
+        Items::dense(x.as_ref(), &standard),
+        Items::sparse(x.as_ref(), &standard),
+    );
+    assert!(matches!(
+        Items::new(x.as_ref(), &standard),
+        Items::Sparse { .. }
+    ));
+    for bits in [3, 8, 37] {
+        let loss = PairLoss {
+            bits,
+            rho: 2,
+            lambda: 1.0,
+        };
+        let seed = || ChaCha8Rng::seed_from_u64(bits as u64);
+        let (a, b) = (
+            learn(&dense, &sampler, &loss, &sgd, &mut seed()),
+            learn(&sparse, &sampler, &loss, &sgd, &mut seed()),
+        );
+        let largest =
+            a.w.col_iter()
+                .flat_map(|c| c.iter())
+                .fold(0.0f64, |m, v| m.max(v.abs()));
+        let apart = (0..bits)
+            .flat_map(|k| (0..40).map(move |j| (k, j)))
+            .fold(0.0f64, |m, (k, j)| m.max((a.w[(k, j)] - b.w[(k, j)]).abs()));
+        assert!(
+            apart <= 1e-9 * largest,
+            "{bits} bits: W apart by {apart} (largest {largest})"
+        );
+        assert!((a.last_bound - b.last_bound).abs() <= 1e-9, "{bits} bits");
+        assert!((a.last_loss - b.last_loss).abs() <= 1e-9, "{bits} bits");
+    }
 }
 
 #[test]

@@ -7,10 +7,13 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
+use hashbench_core::SparseRows;
 use hashbench_simd::vector::Kernels;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
+
+use crate::Standardise;
 
 /// The hinge loss of a pair at Hamming distance m, normalised as the
 /// reference code does: a similar pair λ·max(m − ρ + 1, 0)/(q − ρ + 1), a
@@ -213,105 +216,324 @@ pub struct Trained {
     pub last_loss: f64,
 }
 
-/// Learns W on the rows of `x` (already centred and scaled) from pairs drawn
-/// by `pairs`. The hyperplanes pass through the origin (the reference's
-/// calls all set `zerobias = 1`: with offsets, nothing stops every code
-/// drifting to one value, where merged dissimilar pairs have no gradient).
+/// Fraction of nonzero entries at or below which the items are kept
+/// sparse (`just bench-solvers` times an epoch both ways: at a quarter
+/// of the entries nonzero the sparse learner is the faster).
+pub const SPARSE_BELOW: f64 = 0.3;
+
+/// The training items as [`learn`] reads them, standardised.
+pub enum Items {
+    /// (x − μ)/s, one item per column (d × n): a batch is gathered and
+    /// scored by one product.
+    Dense(Mat<f64>),
+    /// Mostly zeros: each item's nonzero entries of x/s, and μ/s apart
+    /// (Wᵀ(x − μ)/s = Wᵀx/s − Wᵀμ/s), so a batch touches only the entries
+    /// its items hold.
+    Sparse {
+        /// x/s, one row per item.
+        rows: SparseRows,
+        /// μ/s.
+        mean: Vec<f64>,
+    },
+}
+
+impl Items {
+    /// The rows of `x` standardised by `standard`, sparse when at most
+    /// [`SPARSE_BELOW`] of the entries are nonzero.
+    pub fn new(x: MatRef<'_, f64>, standard: &Standardise) -> Items {
+        let nonzero = x
+            .col_iter()
+            .flat_map(|c| c.iter())
+            .filter(|v| **v != 0.0)
+            .count();
+        if nonzero as f64 > SPARSE_BELOW * (x.nrows() * x.ncols()) as f64 {
+            Items::dense(x, standard)
+        } else {
+            Items::sparse(x, standard)
+        }
+    }
+
+    /// The rows of `x` standardised by `standard`, kept dense.
+    pub fn dense(x: MatRef<'_, f64>, standard: &Standardise) -> Items {
+        Items::Dense(standard.apply(x).transpose().to_owned())
+    }
+
+    /// The rows of `x` standardised by `standard`, kept sparse.
+    pub fn sparse(x: MatRef<'_, f64>, standard: &Standardise) -> Items {
+        let s = standard.scale;
+        let rows: Vec<Vec<(u32, f64)>> = (0..x.nrows())
+            .map(|i| {
+                (0..x.ncols())
+                    .filter(|&j| x[(i, j)] != 0.0)
+                    .map(|j| (j as u32, x[(i, j)] / s))
+                    .collect()
+            })
+            .collect();
+        Items::Sparse {
+            rows: SparseRows::new(x.ncols(), &rows).expect("finite rows of x"),
+            mean: standard.mean.iter().map(|m| m / s).collect(),
+        }
+    }
+
+    /// The dimension d.
+    fn dim(&self) -> usize {
+        match self {
+            Items::Dense(columns) => columns.nrows(),
+            Items::Sparse { rows, .. } => rows.n_cols(),
+        }
+    }
+}
+
+/// Learns W on `items` from pairs drawn by `pairs`. The hyperplanes pass
+/// through the origin (the reference's calls all set `zerobias = 1`: with
+/// offsets, nothing stops every code drifting to one value, where merged
+/// dissimilar pairs have no gradient).
 pub fn learn(
-    x: MatRef<'_, f64>,
+    items: &Items,
     pairs: &PairSampler<'_>,
     loss: &PairLoss,
     sgd: &Sgd,
     rng: &mut ChaCha8Rng,
 ) -> Trained {
-    let (d, q) = (x.ncols(), loss.bits);
+    let (d, q) = (items.dim(), loss.bits);
     // W initialised as LSH, N(0, 1) (the reference's `MLH.m`), drawn in
-    // W's (q × d) column order and kept as its transpose, one bit per
-    // column, so a bit's gradient and update run down contiguous memory
+    // W's (q × d) column order
     let w0 = Mat::from_fn(q, d, |_, _| {
         Distribution::<f64>::sample(&StandardNormal, rng)
     });
-    let mut wt = w0.transpose().to_owned();
-    let mut step = Mat::<f64>::zeros(d, q);
-    // the items as columns, so that a batch is gathered by contiguous copies
-    let items = x.transpose().to_owned();
+    let mut learner = Learner::new(items, w0.as_ref(), sgd.batch);
     let batches = (sgd.pairs_per_epoch / sgd.batch).max(1);
-    // one batch's buffers, reused: every entry is overwritten before it is
-    // read. Both sides of the batch's pairs share one matrix: first items
-    // in columns 0..n_b, second items in n_b..2n_b; their scores are the
-    // columns of one q × 2n_b product, an item's q scores contiguous.
-    let n_b = sgd.batch;
-    let mut drawn = Vec::with_capacity(n_b);
-    let mut sides = Mat::<f64>::zeros(d, 2 * n_b);
-    let mut scores = Mat::<f64>::zeros(q, 2 * n_b);
-    let mut gradt = Mat::<f64>::zeros(d, q);
-    let kernels = Kernels::detected();
-    let (mut g, mut h) = (vec![0.0; q], vec![0.0; q]);
+    let mut drawn = Vec::with_capacity(sgd.batch);
     let (mut last_bound, mut last_loss) = (0.0, 0.0);
     for epoch in 0..sgd.epochs {
         let eta = sgd.learning_rate * (sgd.epochs - epoch) as f64 / sgd.epochs as f64;
         let (mut bound, mut empirical) = (0.0, 0.0);
         for _ in 0..batches {
-            pairs.draw_into(n_b, rng, &mut drawn);
-            for (r, pair) in drawn.iter().enumerate() {
-                sides
-                    .col_as_slice_mut(r)
-                    .copy_from_slice(items.col_as_slice(pair.0 as usize));
-                sides
-                    .col_as_slice_mut(n_b + r)
-                    .copy_from_slice(items.col_as_slice(pair.1 as usize));
-            }
-            matmul(
-                scores.as_mut(),
-                Accum::Replace,
-                wt.transpose(),
-                sides.as_ref(),
-                1.0,
-                Par::Seq,
-            );
-            // the gradient Σ (y − ŷ) xᵀ over the entries where the current
-            // code and the loss-adjusted one differ (most agree, so it is
-            // summed entry by entry rather than as a dense product)
-            gradt.fill(0.0);
-            for (r, pair) in drawn.iter().enumerate() {
-                let (ar, br) = (scores.col_as_slice(r), scores.col_as_slice(n_b + r));
-                let value = loss_adjusted_into(ar, br, loss, pair.2, &mut g, &mut h);
-                let mut current = 0.0;
-                let mut differ = 0;
-                for k in 0..q {
-                    // sign(0) = 0, as the reference code's `sign`
-                    let (y1, y2) = (sign(ar[k]), sign(br[k]));
-                    for (delta, column) in [(y1 - g[k], r), (y2 - h[k], n_b + r)] {
-                        if delta != 0.0 {
-                            kernels.add_scaled(
-                                gradt.col_as_slice_mut(k),
-                                sides.col_as_slice(column),
-                                delta,
-                            );
-                        }
-                    }
-                    current += ar[k].abs() + br[k].abs();
-                    differ += usize::from((ar[k] > 0.0) != (br[k] > 0.0));
-                }
-                bound += value - current;
-                empirical += loss.at(differ, pair.2);
-            }
-            let scale = 1.0 / n_b as f64;
-            for k in 0..q {
-                let (grad, w) = (gradt.col_as_slice(k), wt.col_as_slice_mut(k));
-                for ((s, g), w) in step.col_as_slice_mut(k).iter_mut().zip(grad).zip(w) {
-                    *s = sgd.momentum * *s + eta * (g * scale - sgd.weight_decay * *w);
-                    *w += *s;
-                }
-            }
+            pairs.draw_into(sgd.batch, rng, &mut drawn);
+            let (b, e) = learner.batch(&drawn, loss);
+            bound += b;
+            empirical += e;
+            learner.update(sgd, eta);
         }
-        let seen = (batches * n_b) as f64;
+        let seen = (batches * sgd.batch) as f64;
         (last_bound, last_loss) = (bound / seen, empirical / seen);
     }
     Trained {
-        w: wt.transpose().to_owned(),
+        w: learner.weights(),
         last_bound,
         last_loss,
+    }
+}
+
+/// One SGD run's state and the buffers its batches reuse (every entry is
+/// overwritten before it is read). Both sides of a batch's pairs share one
+/// score matrix: first items in columns 0..n_b, second items in n_b..2n_b,
+/// an item's q scores contiguous.
+struct Learner<'a> {
+    items: &'a Items,
+    q: usize,
+    /// W, laid out as the items need: dense, W's transpose (d × q, a bit's
+    /// weights contiguous, so its gradient runs down memory); sparse, W
+    /// itself (q × d, a feature's weights contiguous, so an item's entries
+    /// gather whole columns).
+    w: Vec<f64>,
+    step: Vec<f64>,
+    grad: Vec<f64>,
+    /// Sparse: Σ of the deltas of each bit (the gradient's −(Σδ)μᵀ/s part).
+    delta_sums: Vec<f64>,
+    /// Dense: the batch's items, one per column.
+    sides: Mat<f64>,
+    scores: Mat<f64>,
+    /// Sparse: Wμ/s, and the mean's nonzero entries.
+    offset: Vec<f64>,
+    mean_support: (Vec<u32>, Vec<f64>),
+    g: Vec<f64>,
+    h: Vec<f64>,
+    deltas: [Vec<f64>; 2],
+    kernels: Kernels,
+}
+
+impl<'a> Learner<'a> {
+    fn new(items: &'a Items, w0: MatRef<'_, f64>, n_b: usize) -> Learner<'a> {
+        let (q, d) = (w0.nrows(), w0.ncols());
+        let (w, sides, mean_support) = match items {
+            Items::Dense(_) => (
+                (0..q)
+                    .flat_map(|k| w0.row(k).iter().copied().collect::<Vec<_>>())
+                    .collect(),
+                Mat::zeros(d, 2 * n_b),
+                (Vec::new(), Vec::new()),
+            ),
+            Items::Sparse { mean, .. } => (
+                (0..d)
+                    .flat_map(|j| w0.col(j).iter().copied().collect::<Vec<_>>())
+                    .collect(),
+                Mat::zeros(0, 0),
+                (0..d as u32)
+                    .zip(mean.iter().copied())
+                    .filter(|(_, m)| *m != 0.0)
+                    .unzip(),
+            ),
+        };
+        Learner {
+            items,
+            q,
+            w,
+            step: vec![0.0; q * d],
+            grad: vec![0.0; q * d],
+            delta_sums: vec![0.0; q],
+            sides,
+            scores: Mat::zeros(q, 2 * n_b),
+            offset: vec![0.0; q],
+            mean_support,
+            g: vec![0.0; q],
+            h: vec![0.0; q],
+            deltas: [vec![0.0; q], vec![0.0; q]],
+            kernels: Kernels::detected(),
+        }
+    }
+
+    /// W, q × d.
+    fn weights(&self) -> Mat<f64> {
+        let (q, d) = (self.q, self.items.dim());
+        match self.items {
+            Items::Dense(_) => Mat::from_fn(q, d, |k, j| self.w[k * d + j]),
+            Items::Sparse { .. } => Mat::from_fn(q, d, |k, j| self.w[j * q + k]),
+        }
+    }
+
+    /// The current scores of the batch's items (columns of `scores`).
+    fn score(&mut self, drawn: &[Pair]) {
+        let (q, n_b) = (self.q, drawn.len());
+        let item = |r: usize| {
+            let pair = drawn[r % n_b];
+            (if r < n_b { pair.0 } else { pair.1 }) as usize
+        };
+        match self.items {
+            Items::Dense(columns) => {
+                for r in 0..2 * n_b {
+                    self.sides
+                        .col_as_slice_mut(r)
+                        .copy_from_slice(columns.col_as_slice(item(r)));
+                }
+                let wt = MatRef::from_column_major_slice(&self.w, self.sides.nrows(), q);
+                matmul(
+                    self.scores.as_mut(),
+                    Accum::Replace,
+                    wt.transpose(),
+                    self.sides.as_ref(),
+                    1.0,
+                    Par::Seq,
+                );
+            }
+            Items::Sparse { rows, .. } => {
+                self.offset.fill(0.0);
+                let (support, mean) = &self.mean_support;
+                self.kernels
+                    .add_gathered(&mut self.offset, &self.w, support, mean);
+                for r in 0..2 * n_b {
+                    let (idx, val) = rows.row(item(r));
+                    let col = self.scores.col_as_slice_mut(r);
+                    col.fill(0.0);
+                    self.kernels.add_gathered(col, &self.w, idx, val);
+                    for (s, o) in col.iter_mut().zip(&self.offset) {
+                        *s -= o;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Scores the batch, runs each pair's loss-adjusted inference and sums
+    /// the gradient Σ (y − ŷ) xᵀ over the entries where the current code
+    /// and the loss-adjusted one differ (most agree); returns the batch's
+    /// summed bound and empirical loss.
+    fn batch(&mut self, drawn: &[Pair], loss: &PairLoss) -> (f64, f64) {
+        let (q, n_b) = (self.q, drawn.len());
+        self.score(drawn);
+        self.grad.fill(0.0);
+        self.delta_sums.fill(0.0);
+        let (mut bound, mut empirical) = (0.0, 0.0);
+        for (r, pair) in drawn.iter().enumerate() {
+            let (ar, br) = (
+                self.scores.col_as_slice(r),
+                self.scores.col_as_slice(n_b + r),
+            );
+            let value = loss_adjusted_into(ar, br, loss, pair.2, &mut self.g, &mut self.h);
+            let (mut current, mut differ) = (0.0, 0);
+            let [d1, d2] = &mut self.deltas;
+            for k in 0..q {
+                // sign(0) = 0, as the reference code's `sign`
+                d1[k] = sign(ar[k]) - self.g[k];
+                d2[k] = sign(br[k]) - self.h[k];
+                current += ar[k].abs() + br[k].abs();
+                differ += usize::from((ar[k] > 0.0) != (br[k] > 0.0));
+            }
+            bound += value - current;
+            empirical += loss.at(differ, pair.2);
+            self.add_gradient(pair);
+        }
+        (bound, empirical)
+    }
+
+    /// Adds one pair's deltas times its items to the gradient.
+    fn add_gradient(&mut self, pair: &Pair) {
+        let (q, [d1, d2]) = (self.q, &self.deltas);
+        match self.items {
+            Items::Dense(columns) => {
+                let d = columns.nrows();
+                let (x1, x2) = (
+                    columns.col_as_slice(pair.0 as usize),
+                    columns.col_as_slice(pair.1 as usize),
+                );
+                for k in 0..q {
+                    let grad = &mut self.grad[k * d..(k + 1) * d];
+                    for (delta, x) in [(d1[k], x1), (d2[k], x2)] {
+                        if delta != 0.0 {
+                            self.kernels.add_scaled(grad, x, delta);
+                        }
+                    }
+                }
+            }
+            Items::Sparse { rows, .. } => {
+                for (delta, i) in [(d1, pair.0), (d2, pair.1)] {
+                    if delta.iter().any(|v| *v != 0.0) {
+                        let (idx, val) = rows.row(i as usize);
+                        self.kernels.scatter_scaled(&mut self.grad, idx, val, delta);
+                        for (s, v) in self.delta_sums.iter_mut().zip(delta) {
+                            *s += v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The momentum step from the batch's mean gradient and the weight decay.
+    fn update(&mut self, sgd: &Sgd, eta: f64) {
+        let scale = 1.0 / sgd.batch as f64;
+        let step = |s: &mut f64, w: &mut f64, g: f64| {
+            *s = sgd.momentum * *s + eta * (g * scale - sgd.weight_decay * *w);
+            *w += *s;
+        };
+        match self.items {
+            Items::Dense(_) => {
+                let entries = self.step.iter_mut().zip(self.w.iter_mut()).zip(&self.grad);
+                entries.for_each(|((s, w), g)| step(s, w, *g));
+            }
+            Items::Sparse { mean, .. } => {
+                // feature j's q entries: the gradient's −(Σδₖ)μⱼ/s part
+                let q = self.q;
+                let columns = self
+                    .step
+                    .chunks_exact_mut(q)
+                    .zip(self.w.chunks_exact_mut(q));
+                for (((steps, ws), grads), m) in columns.zip(self.grad.chunks_exact(q)).zip(mean) {
+                    let entries = steps.iter_mut().zip(ws).zip(grads).zip(&self.delta_sums);
+                    entries.for_each(|(((s, w), g), sum)| step(s, w, g - sum * m));
+                }
+            }
+        }
     }
 }
 

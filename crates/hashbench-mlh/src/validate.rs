@@ -20,7 +20,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::train::{PairLoss, PairSampler, learn};
+use crate::train::{Items, PairLoss, PairSampler, learn};
 use crate::{MlhFixed, MlhParams, Standardise, nearest_lists, neighbour_lists};
 
 /// The weight decays tried (the reference's grid).
@@ -60,7 +60,7 @@ struct Holdout {
     rest: Data,
     queries: Data,
     standard: Standardise,
-    standardised: Mat<f64>,
+    items: Items,
     lists: Vec<Vec<u32>>,
     truth: GroundTruth,
 }
@@ -105,12 +105,12 @@ impl Holdout {
             lists: truth,
         };
         let standard = Standardise::fit(rest.as_ref());
-        let standardised = standard.apply(rest.as_ref());
+        let items = Items::new(rest.as_ref(), &standard);
         Ok(Holdout {
             rest: Data::Dense(rest),
             queries: Data::Dense(queries),
             standard,
-            standardised,
+            items,
             lists,
             truth,
         })
@@ -125,7 +125,7 @@ impl Holdout {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(bits as u64, &["mlh-validation-fit"]));
         let trained = learn(
-            self.standardised.as_ref(),
+            &self.items,
             &PairSampler { lists: &self.lists },
             &loss,
             &params.sgd(params.validation_epochs, fixed.weight_decay),

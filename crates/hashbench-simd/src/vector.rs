@@ -14,6 +14,77 @@ fn add_scaled_portable(y: &mut [f64], x: &[f64], a: f64) {
     }
 }
 
+/// `y[k] += Σₜ a[t]·table[idx[t]·q + k]` for every k < q = `y.len()`: a
+/// sparse vector's product with the q-row matrix `table` stored column
+/// after column. Each entry's sum runs in four partial sums (term t into
+/// sum t mod 4, each in t order from 0), added as (s₀ + s₁) + (s₂ + s₃)
+/// and then to `y[k]`: four independent chains of additions instead of one
+/// waiting on the last. The entries of `y` are advanced in blocks of 16, 8,
+/// 4 and 1 held in registers while the terms stream past.
+#[inline(always)]
+fn add_gathered_portable(y: &mut [f64], table: &[f64], idx: &[u32], a: &[f64]) {
+    let from = gathered_blocks::<16>(y, 0, table, idx, a);
+    let from = gathered_blocks::<8>(y, from, table, idx, a);
+    let from = gathered_blocks::<4>(y, from, table, idx, a);
+    gathered_blocks::<1>(y, from, table, idx, a);
+}
+
+/// [`add_gathered_portable`] on the whole blocks of `N` entries of `y`
+/// from `from` on; returns where they end.
+#[inline(always)]
+fn gathered_blocks<const N: usize>(
+    y: &mut [f64],
+    from: usize,
+    table: &[f64],
+    idx: &[u32],
+    a: &[f64],
+) -> usize {
+    let q = y.len();
+    let (idx4, idx_rest) = idx.as_chunks::<4>();
+    let (a4, a_rest) = a.as_chunks::<4>();
+    let mut start = from;
+    while start + N <= q {
+        let column = |j: u32| -> &[f64; N] {
+            let at = j as usize * q + start;
+            table[at..at + N].try_into().expect("N entries")
+        };
+        // four named sums, so that they stay in registers
+        let mut sums = [[0.0; N]; 4];
+        for (js, vs) in idx4.iter().zip(a4) {
+            for m in 0..4 {
+                let col = column(js[m]);
+                for l in 0..N {
+                    sums[m][l] += vs[m] * col[l];
+                }
+            }
+        }
+        for (m, (&j, &v)) in idx_rest.iter().zip(a_rest).enumerate() {
+            let col = column(j);
+            for l in 0..N {
+                sums[m][l] += v * col[l];
+            }
+        }
+        let [s0, s1, s2, s3] = sums;
+        for l in 0..N {
+            y[start + l] += (s0[l] + s1[l]) + (s2[l] + s3[l]);
+        }
+        start += N;
+    }
+    start
+}
+
+/// `table[idx[t]·q + k] += a[t]·x[k]` for every t (in order) and k < q =
+/// `x.len()`: the outer product of a sparse vector and `x` added into the
+/// q-row matrix `table` stored column after column.
+#[inline(always)]
+fn scatter_scaled_portable(table: &mut [f64], idx: &[u32], a: &[f64], x: &[f64]) {
+    let q = x.len();
+    for (&j, &v) in idx.iter().zip(a) {
+        let at = j as usize * q;
+        add_scaled_portable(&mut table[at..at + q], x, v);
+    }
+}
+
 /// aᵀb in eight interleaved partial sums (sum l takes the entries at
 /// l mod 8) added in a fixed tree: vectorised without reassociating
 /// anything, and not bound by one chain of dependent additions.
@@ -83,7 +154,9 @@ pub fn row_sums(x: &[f64], rows: &[f64], f: impl Fn(f64, f64) -> f64) -> Vec<f64
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod x86 {
-    use super::{add_scaled_portable, dot_portable};
+    use super::{
+        add_gathered_portable, add_scaled_portable, dot_portable, scatter_scaled_portable,
+    };
 
     /// The portable dot product compiled for AVX2.
     #[target_feature(enable = "avx2")]
@@ -107,6 +180,30 @@ mod x86 {
     #[target_feature(enable = "avx512f")]
     pub(super) fn add_scaled_avx512(y: &mut [f64], x: &[f64], a: f64) {
         add_scaled_portable(y, x, a);
+    }
+
+    /// The portable gather compiled for AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add_gathered_avx2(y: &mut [f64], table: &[f64], idx: &[u32], a: &[f64]) {
+        add_gathered_portable(y, table, idx, a);
+    }
+
+    /// The portable gather compiled for AVX-512.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn add_gathered_avx512(y: &mut [f64], table: &[f64], idx: &[u32], a: &[f64]) {
+        add_gathered_portable(y, table, idx, a);
+    }
+
+    /// The portable scatter compiled for AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn scatter_scaled_avx2(table: &mut [f64], idx: &[u32], a: &[f64], x: &[f64]) {
+        scatter_scaled_portable(table, idx, a, x);
+    }
+
+    /// The portable scatter compiled for AVX-512.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn scatter_scaled_avx512(table: &mut [f64], idx: &[u32], a: &[f64], x: &[f64]) {
+        scatter_scaled_portable(table, idx, a, x);
     }
 }
 
@@ -153,6 +250,60 @@ impl Kernels {
             // SAFETY: `with` keeps AVX2 only where the CPU has it.
             Isa::Avx2 => unsafe { x86::add_scaled_avx2(y, x, a) },
             _ => add_scaled_portable(y, x, a),
+        }
+    }
+
+    /// `y[k] += Σₜ a[t]·table[idx[t]·q + k]` for every k < q = `y.len()`:
+    /// `y` plus the product of the sparse vector (`idx`, `a`) with `table`,
+    /// a matrix of q rows stored column after column; each sum in four
+    /// partial sums (term t into sum t mod 4, in t order) added as
+    /// (s₀ + s₁) + (s₂ + s₃).
+    ///
+    /// # Panics
+    /// If `idx` and `a` differ in length or an index points past `table`
+    /// (the slices' own bounds checks).
+    #[track_caller]
+    #[allow(unsafe_code)]
+    pub fn add_gathered(self, y: &mut [f64], table: &[f64], idx: &[u32], a: &[f64]) {
+        assert_eq!(
+            idx.len(),
+            a.len(),
+            "add_gathered: indices and values differ in length"
+        );
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX-512 only where the CPU has it.
+            Isa::Avx512 => unsafe { x86::add_gathered_avx512(y, table, idx, a) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX2 only where the CPU has it.
+            Isa::Avx2 => unsafe { x86::add_gathered_avx2(y, table, idx, a) },
+            _ => add_gathered_portable(y, table, idx, a),
+        }
+    }
+
+    /// `table[idx[t]·q + k] += a[t]·x[k]` for every t in order and k < q =
+    /// `x.len()`: the outer product of the sparse vector (`idx`, `a`) and
+    /// `x` added into `table`, a matrix of q rows stored column after column.
+    ///
+    /// # Panics
+    /// If `idx` and `a` differ in length or an index points past `table`
+    /// (the slices' own bounds checks).
+    #[track_caller]
+    #[allow(unsafe_code)]
+    pub fn scatter_scaled(self, table: &mut [f64], idx: &[u32], a: &[f64], x: &[f64]) {
+        assert_eq!(
+            idx.len(),
+            a.len(),
+            "scatter_scaled: indices and values differ in length"
+        );
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX-512 only where the CPU has it.
+            Isa::Avx512 => unsafe { x86::scatter_scaled_avx512(table, idx, a, x) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with` keeps AVX2 only where the CPU has it.
+            Isa::Avx2 => unsafe { x86::scatter_scaled_avx2(table, idx, a, x) },
+            _ => scatter_scaled_portable(table, idx, a, x),
         }
     }
 
@@ -228,6 +379,48 @@ mod tests {
                     Kernels::with(isa).dot(&a, &b).to_bits(),
                     want,
                     "{} at length {n}",
+                    isa.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gathered_and_scattered_sums_give_the_bits_of_the_scalar_loops() {
+        // q through every block size and tail; repeated indices
+        for q in [1, 3, 4, 5, 8, 13, 16, 29, 32, 64, 70] {
+            let cols = 9;
+            let table0 = pseudo_random(q * cols, 500.0, 31);
+            let idx = [3u32, 0, 8, 3, 5];
+            let a = pseudo_random(idx.len(), 500.0, 32);
+            let x = pseudo_random(q, 500.0, 33);
+            let y0 = pseudo_random(q, 500.0, 34);
+            let mut want_y = y0.clone();
+            for k in 0..q {
+                let mut sums = [0.0; 4];
+                for (t, (&j, &v)) in idx.iter().zip(&a).enumerate() {
+                    sums[t % 4] += v * table0[j as usize * q + k];
+                }
+                want_y[k] += (sums[0] + sums[1]) + (sums[2] + sums[3]);
+            }
+            let mut want_table = table0.clone();
+            for (&j, &v) in idx.iter().zip(&a) {
+                for k in 0..q {
+                    want_table[j as usize * q + k] += v * x[k];
+                }
+            }
+            let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
+                let kernels = Kernels::with(isa);
+                let mut y = y0.clone();
+                kernels.add_gathered(&mut y, &table0, &idx, &a);
+                assert_eq!(bits(&y), bits(&want_y), "{} gather, q = {q}", isa.name());
+                let mut table = table0.clone();
+                kernels.scatter_scaled(&mut table, &idx, &a, &x);
+                assert_eq!(
+                    bits(&table),
+                    bits(&want_table),
+                    "{} scatter, q = {q}",
                     isa.name()
                 );
             }

@@ -4,7 +4,6 @@ pub mod codes;
 pub mod encw;
 pub mod grid;
 mod hash;
-mod recent;
 #[cfg(test)]
 mod tests;
 pub mod tune;
@@ -28,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{CodeSettings, initial_bases, sparse_codes};
-use crate::recent::Recent;
+use hashbench_core::recent::Recent;
 
 /// Sparse Hashing with ENCW hash functions (the paper's SH_ENCW).
 pub type ShEncwParams = SpahParams<Encw>;

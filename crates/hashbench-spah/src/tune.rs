@@ -53,8 +53,8 @@ use rayon::prelude::*;
 
 use crate::codes::{initial_bases, sparse_codes};
 use crate::grid::{ALPHA_AXIS, ALPHA_GRID, AxisOutcome, LAMBDA_AXIS, PENALTY_GRID, first_max};
-use crate::recent::Recent;
 use crate::{CodeHyper, HashContext, HashKind, SpahParams};
+use hashbench_core::recent::Recent;
 
 /// Folds (the paper's 5).
 pub const FOLDS: usize = 5;
