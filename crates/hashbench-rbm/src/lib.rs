@@ -1,7 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Mat, MatRef};
 use hashbench_core::linalg::{for_each_column_mut, product, product_into};
 use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
@@ -131,14 +130,7 @@ pub fn pretrain_layer(
                 }
             }
             // the reconstructions as columns: σ(W h₀ + b_v) for each item
-            matmul(
-                recon.as_mut(),
-                Accum::Replace,
-                w.as_ref(),
-                h0.transpose(),
-                1.0,
-                Par::Seq,
-            );
+            product_into(recon.as_mut(), w.as_ref(), h0.transpose());
             for c in 0..b {
                 let column = recon.as_mut().col_mut(c).try_as_col_major_mut();
                 logistic(column.expect("a column").as_slice_mut(), |i| bv[i]);
@@ -153,19 +145,12 @@ pub fn pretrain_layer(
                     .for_each(|(d, &h)| *d = -h);
             }
             let inverse = 1.0 / b as f64;
-            matmul(
-                statistic.as_mut(),
-                Accum::Replace,
-                visible.as_ref(),
-                hidden.as_ref(),
-                inverse,
-                Par::Seq,
-            );
+            product_into(statistic.as_mut(), visible.as_ref(), hidden.as_ref());
             let rate = p.learning_rate;
             for j in 0..units {
                 let (w, vw) = (w.col_as_slice_mut(j), vw.col_as_slice_mut(j));
                 for ((w, vw), s) in w.iter_mut().zip(vw).zip(statistic.col_as_slice(j)) {
-                    *vw = momentum * *vw + rate * (s - decay * *w);
+                    *vw = momentum * *vw + rate * (s * inverse - decay * *w);
                     *w += *vw;
                 }
                 let (up, down) = (h0p.col_as_slice(j), h1p.col_as_slice(j));
