@@ -81,8 +81,8 @@ fn activate_into(z: &mut Mat<f64>, a: MatRef<'_, f64>, w: MatRef<'_, f64>, b: &[
 /// A mini-batch of b items is held as the columns of one a × 2b matrix, the
 /// data in the first b and their reconstructions in the last b, beside a
 /// 2b × units matrix of the hidden probabilities, the data's above minus the
-/// reconstructions' below: the CD-1 statistic v₀ᵀh₀ − v₁ᵀh₁, divided by b,
-/// is then one product of the two.
+/// reconstructions' below: the CD-1 statistic v₀ᵀh₀ − v₁ᵀh₁ is then one
+/// product of the two (divided by b in the update).
 pub fn pretrain_layer(
     v: MatRef<'_, f64>,
     units: usize,
@@ -99,61 +99,21 @@ pub fn pretrain_layer(
     let mut order: Vec<usize> = (0..n).collect();
     // the items as columns: a mini-batch is gathered by contiguous copies
     let items = v.transpose().to_owned();
-    // one batch's buffers, kept across batches
-    let (mut visible, mut hidden) = (Mat::<f64>::zeros(a, 0), Mat::<f64>::zeros(0, units));
-    let (mut h0p, mut h0, mut h1p) = (
-        Mat::<f64>::zeros(0, units),
-        Mat::<f64>::zeros(0, units),
-        Mat::<f64>::zeros(0, units),
-    );
-    let mut statistic = Mat::<f64>::zeros(a, units);
+    let mut cd1 = Cd1::new(a, units);
     for epoch in 0..p.epochs {
         let momentum = if epoch < p.epochs / 2 { 0.5 } else { 0.9 };
         order.shuffle(rng);
         let mut err = 0.0;
         for chunk in order.chunks(p.batch.max(1)) {
-            let b = chunk.len();
-            visible.resize_with(a, 2 * b, |_, _| 0.0);
-            for (c, &item) in chunk.iter().enumerate() {
-                visible
-                    .col_as_slice_mut(c)
-                    .copy_from_slice(items.col_as_slice(item));
-            }
-            let (data, mut recon) = visible.as_mut().split_at_col_mut(b);
-            activate_into(&mut h0p, data.as_ref().transpose(), w.as_ref(), &bh);
-            // the hidden states sampled in column-major order, as
-            // `Mat::from_fn` fills
-            h0.resize_with(b, units, |_, _| 0.0);
-            for j in 0..units {
-                for (h, &p) in h0.col_as_slice_mut(j).iter_mut().zip(h0p.col_as_slice(j)) {
-                    *h = f64::from(u8::from(rng.random::<f64>() < p));
-                }
-            }
-            // the reconstructions as columns: σ(W h₀ + b_v) for each item
-            product_into(recon.as_mut(), w.as_ref(), h0.transpose());
-            for c in 0..b {
-                let column = recon.as_mut().col_mut(c).try_as_col_major_mut();
-                logistic(column.expect("a column").as_slice_mut(), |i| bv[i]);
-            }
-            activate_into(&mut h1p, recon.as_ref().transpose(), w.as_ref(), &bh);
-            hidden.resize_with(2 * b, units, |_, _| 0.0);
-            for j in 0..units {
-                let (up, down) = hidden.col_as_slice_mut(j).split_at_mut(b);
-                up.copy_from_slice(h0p.col_as_slice(j));
-                down.iter_mut()
-                    .zip(h1p.col_as_slice(j))
-                    .for_each(|(d, &h)| *d = -h);
-            }
-            let inverse = 1.0 / b as f64;
-            product_into(statistic.as_mut(), visible.as_ref(), hidden.as_ref());
-            let rate = p.learning_rate;
+            cd1.run(&items, chunk, (w.as_ref(), &bv, &bh), rng);
+            let (b, inverse, rate) = (chunk.len(), 1.0 / chunk.len() as f64, p.learning_rate);
             for j in 0..units {
                 let (w, vw) = (w.col_as_slice_mut(j), vw.col_as_slice_mut(j));
-                for ((w, vw), s) in w.iter_mut().zip(vw).zip(statistic.col_as_slice(j)) {
+                for ((w, vw), s) in w.iter_mut().zip(vw).zip(cd1.statistic.col_as_slice(j)) {
                     *vw = momentum * *vw + rate * (s * inverse - decay * *w);
                     *w += *vw;
                 }
-                let (up, down) = (h0p.col_as_slice(j), h1p.col_as_slice(j));
+                let (up, down) = (cd1.h0p.col_as_slice(j), cd1.h1p.col_as_slice(j));
                 let g = up.iter().zip(down).map(|(x, y)| x - y).sum::<f64>() * inverse;
                 vbh[j] = momentum * vbh[j] + rate * g;
                 bh[j] += vbh[j];
@@ -161,7 +121,7 @@ pub fn pretrain_layer(
             // the visible biases' gradient and the error, item by item
             let mut gv = vec![0.0; a];
             for c in 0..b {
-                let (v0, v1) = (visible.col_as_slice(c), visible.col_as_slice(b + c));
+                let (v0, v1) = (cd1.visible.col_as_slice(c), cd1.visible.col_as_slice(b + c));
                 for ((g, x), y) in gv.iter_mut().zip(v0).zip(v1) {
                     *g += x - y;
                     err += (x - y).powi(2);
@@ -175,6 +135,82 @@ pub fn pretrain_layer(
         errors.push(err / (n * a) as f64);
     }
     (Layer { w, b: bh }, errors)
+}
+
+/// One mini-batch's CD-1 buffers, kept across batches.
+struct Cd1 {
+    /// The b items (first b columns) and their reconstructions (last b), a × 2b.
+    visible: Mat<f64>,
+    /// The items' hidden probabilities (first b rows) and the reconstructions'
+    /// negated (last b), 2b × units.
+    hidden: Mat<f64>,
+    h0p: Mat<f64>,
+    h0: Mat<f64>,
+    h1p: Mat<f64>,
+    /// v₀ᵀh₀ − v₁ᵀh₁ (a × units), not yet divided by b.
+    statistic: Mat<f64>,
+}
+
+impl Cd1 {
+    fn new(a: usize, units: usize) -> Cd1 {
+        Cd1 {
+            visible: Mat::zeros(a, 0),
+            hidden: Mat::zeros(0, units),
+            h0p: Mat::zeros(0, units),
+            h0: Mat::zeros(0, units),
+            h1p: Mat::zeros(0, units),
+            statistic: Mat::zeros(a, units),
+        }
+    }
+
+    /// CD-1 on the items `chunk` (columns of `items`) under the layer
+    /// (W, visible biases, hidden biases): the data's and the
+    /// reconstructions' hidden probabilities and the statistic.
+    fn run(
+        &mut self,
+        items: &Mat<f64>,
+        chunk: &[usize],
+        (w, bv, bh): (MatRef<'_, f64>, &[f64], &[f64]),
+        rng: &mut ChaCha8Rng,
+    ) {
+        let (a, b, units) = (items.nrows(), chunk.len(), w.ncols());
+        self.visible.resize_with(a, 2 * b, |_, _| 0.0);
+        for (c, &item) in chunk.iter().enumerate() {
+            self.visible
+                .col_as_slice_mut(c)
+                .copy_from_slice(items.col_as_slice(item));
+        }
+        let (data, mut recon) = self.visible.as_mut().split_at_col_mut(b);
+        activate_into(&mut self.h0p, data.as_ref().transpose(), w, bh);
+        // the hidden states sampled in column-major order, as `Mat::from_fn` fills
+        self.h0.resize_with(b, units, |_, _| 0.0);
+        for j in 0..units {
+            let probabilities = self.h0p.col_as_slice(j);
+            for (h, &p) in self.h0.col_as_slice_mut(j).iter_mut().zip(probabilities) {
+                *h = f64::from(u8::from(rng.random::<f64>() < p));
+            }
+        }
+        // the reconstructions as columns: σ(W h₀ + b_v) for each item
+        product_into(recon.as_mut(), w, self.h0.transpose());
+        for c in 0..b {
+            let column = recon.as_mut().col_mut(c).try_as_col_major_mut();
+            logistic(column.expect("a column").as_slice_mut(), |i| bv[i]);
+        }
+        activate_into(&mut self.h1p, recon.as_ref().transpose(), w, bh);
+        self.hidden.resize_with(2 * b, units, |_, _| 0.0);
+        for j in 0..units {
+            let (up, down) = self.hidden.col_as_slice_mut(j).split_at_mut(b);
+            up.copy_from_slice(self.h0p.col_as_slice(j));
+            down.iter_mut()
+                .zip(self.h1p.col_as_slice(j))
+                .for_each(|(d, &h)| *d = -h);
+        }
+        product_into(
+            self.statistic.as_mut(),
+            self.visible.as_ref(),
+            self.hidden.as_ref(),
+        );
+    }
 }
 
 /// σ(zᵢ + bias(i)) in place over a column of pre-activations: the logistic
