@@ -76,6 +76,18 @@ pub(crate) fn merge(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `prepare`: the plan's ground truth and tuning computed into the cache.
+pub(crate) fn prepare(ws: &Workspace, plan: &Plan) -> Result<ExitCode> {
+    hashbench_runner::shard::prepare(ws, plan)?;
+    println!(
+        "== {} [{}]: ground truth and tuning ready under {}",
+        plan.id,
+        plan.profile,
+        ws.cache().display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(crate) fn slurm(
     ws: &Workspace,
     plan: &Plan,

@@ -14,8 +14,8 @@ use hashbench_spec::{Workspace, plan_of, plans_of};
 mod commands;
 
 use commands::{
-    check, describe, features, fetch, figures, list, merge, print_written, report, run_all,
-    run_plans, score_codes, slurm,
+    check, describe, features, fetch, figures, list, merge, prepare, print_written, report,
+    run_all, run_plans, score_codes, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
@@ -290,17 +290,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             let plans = plans_of(ws, &specs, profile.as_deref())?;
             run_plans(ws, &plans, force, shard)
         }
-        Command::Prepare { spec, profile } => {
-            let plan = plan_of(ws, &spec, profile.as_deref())?;
-            hashbench_runner::shard::prepare(ws, &plan)?;
-            println!(
-                "== {} [{}]: ground truth and tuning ready under {}",
-                plan.id,
-                plan.profile,
-                ws.cache().display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Prepare { spec, profile } => prepare(ws, &plan_of(ws, &spec, profile.as_deref())?),
         Command::Merge {
             sources,
             experiment,
@@ -340,6 +330,19 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             profile,
         } => score_codes(ws, &spec, &codes, profile),
         Command::List => list(ws),
+        data @ (Command::Fetch { .. }
+        | Command::Features { .. }
+        | Command::Describe { .. }
+        | Command::ConvertMnistNpm { .. }
+        | Command::ConvertReuters { .. }
+        | Command::ConvertUsps { .. }) => prepare_data(ws, data),
+    }
+}
+
+/// The commands that obtain or convert data rather than run experiments
+/// (`dispatch` passes only these).
+fn prepare_data(ws: &Workspace, command: Command) -> Result<ExitCode> {
+    match command {
         Command::Fetch { dataset, to } => fetch(ws, &dataset, to),
         Command::Features {
             collection,
@@ -364,6 +367,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         Command::ConvertUsps { mat, out } => {
             print_written(&[hashbench_data::convert::usps(&mat, &out)?])
         }
+        experiment => unreachable!("{experiment:?} is dispatched with the experiments"),
     }
 }
 
