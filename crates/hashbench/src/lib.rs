@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use hashbench_runner::score::CodeSource;
 use hashbench_runner::shard::Shard;
 use hashbench_spec::{Workspace, plan_of, plans_of};
@@ -86,21 +86,8 @@ enum Command {
         /// Profile (default: the paper's when its data is present, else `local`).
         #[arg(long)]
         profile: Option<String>,
-        /// Array tasks.
-        #[arg(long)]
-        shards: usize,
-        /// Slurm partition of every job.
-        #[arg(long)]
-        partition: Option<String>,
-        /// Time limit of every job (Slurm syntax, e.g. 04:00:00).
-        #[arg(long)]
-        time: Option<String>,
-        /// CPUs per task (also each task's worker threads).
-        #[arg(long)]
-        cpus_per_task: Option<usize>,
-        /// Memory per job (Slurm syntax, e.g. 16G).
-        #[arg(long)]
-        mem: Option<String>,
+        #[command(flatten)]
+        jobs: SlurmArgs,
         /// Submit through sbatch.
         #[arg(long)]
         submit: bool,
@@ -299,23 +286,12 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         Command::Slurm {
             spec,
             profile,
-            shards,
-            partition,
-            time,
-            cpus_per_task,
-            mem,
+            jobs,
             submit,
             wait,
         } => {
             let plan = plan_of(ws, &spec, profile.as_deref())?;
-            let opts = SlurmOptions {
-                shards,
-                partition,
-                time,
-                cpus_per_task,
-                mem,
-            };
-            slurm(ws, &plan, &opts, submit, wait)
+            slurm(ws, &plan, &jobs.into(), submit, wait)
         }
         Command::RunAll { force, paper_data } => {
             hashbench_runner::obtain::obtain_missing(ws, paper_data, &mut |l| println!("{l}"))?;
@@ -336,6 +312,38 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         | Command::ConvertMnistNpm { .. }
         | Command::ConvertReuters { .. }
         | Command::ConvertUsps { .. }) => prepare_data(ws, data),
+    }
+}
+
+/// The jobs of `hashbench slurm`, as [`SlurmOptions`] holds them.
+#[derive(Debug, Args)]
+struct SlurmArgs {
+    /// Array tasks.
+    #[arg(long)]
+    shards: usize,
+    /// Slurm partition of every job.
+    #[arg(long)]
+    partition: Option<String>,
+    /// Time limit of every job (Slurm syntax, e.g. 04:00:00).
+    #[arg(long)]
+    time: Option<String>,
+    /// CPUs per task (also each task's worker threads).
+    #[arg(long)]
+    cpus_per_task: Option<usize>,
+    /// Memory per job (Slurm syntax, e.g. 16G).
+    #[arg(long)]
+    mem: Option<String>,
+}
+
+impl From<SlurmArgs> for SlurmOptions {
+    fn from(a: SlurmArgs) -> SlurmOptions {
+        SlurmOptions {
+            shards: a.shards,
+            partition: a.partition,
+            time: a.time,
+            cpus_per_task: a.cpus_per_task,
+            mem: a.mem,
+        }
     }
 }
 
