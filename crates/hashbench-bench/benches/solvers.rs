@@ -212,7 +212,7 @@ fn spah_s_step(c: &mut Criterion) {
 /// MLH's SGD epoch (10⁵ pairs) on 2,000 items of 500 dimensions at the
 /// densities of its data (20 Newsgroups' and Reuters' top 500 terms about
 /// 13% nonzero, pooled MNIST 26%, SIFT 77%, USPS-like dense), by the dense
-/// learner (gather, one product a batch) and the sparse one (Wᵀx − Wᵀμ
+/// learner (gather, one product a batch) and the sparse one (Wx/s − Wμ/s
 /// over an item's nonzero entries); [`hashbench_mlh::train::Items::new`]
 /// keeps items sparse at or below `SPARSE_BELOW`.
 fn mlh_sgd(c: &mut Criterion) {

@@ -434,6 +434,10 @@ impl HashMethod for MlhParams {
         }
     }
 
+    fn forget_memos(&self) {
+        RECENT_LISTS.clear();
+    }
+
     fn needs_tuning(&self) -> bool {
         matches!(self.hyperparameters, Hyperparameters::Rule(_))
     }

@@ -1,6 +1,8 @@
 //! Loss-adjusted inference against brute force, the AP by hand, learning on a
 //! toy problem, and the validation's independence of the trial seed.
 
+use std::sync::Arc;
+
 use faer::Mat;
 use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use rand::{RngExt, SeedableRng};
@@ -179,9 +181,9 @@ fn sparse_items() -> Mat<f64> {
 
 #[test]
 fn sparse_items_learn_the_dense_learners_weights() {
-    // Wᵀx/s − Wᵀμ/s over the nonzero entries is Wᵀ(x − μ)/s: the two
+    // Wx/s − Wμ/s over the nonzero entries is W(x − μ)/s: the two
     // learners take the same steps to round-off (the dense one is the
-    // oracle), over every code length a block of 32 leaves a tail in
+    // oracle), at code lengths that leave tails after the kernels' blocks of 16, 8 and 4
     let x = sparse_items();
     let standard = Standardise::fit(x.as_ref());
     let lists = neighbour_lists(x.as_ref(), None, 5).unwrap();
@@ -227,6 +229,33 @@ fn sparse_items_learn_the_dense_learners_weights() {
         assert!((a.last_bound - b.last_bound).abs() <= 1e-9, "{bits} bits");
         assert!((a.last_loss - b.last_loss).abs() <= 1e-9, "{bits} bits");
     }
+}
+
+#[test]
+fn a_training_set_computes_its_neighbour_lists_once_until_a_timed_refit_forgets_them() {
+    let x = clusters();
+    let first = recent_neighbour_lists(x.as_ref(), None, 4).unwrap();
+    let again = recent_neighbour_lists(x.as_ref(), None, 4).unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &again),
+        "the same rows and k: one set of lists"
+    );
+    assert_eq!(*first, neighbour_lists(x.as_ref(), None, 4).unwrap());
+    // a timed refit pays for its own lists
+    quick(Hyperparameters::Rule(TuningRule::Validate)).forget_memos();
+    let rebuilt = recent_neighbour_lists(x.as_ref(), None, 4).unwrap();
+    assert!(!Arc::ptr_eq(&first, &rebuilt), "forgotten: computed afresh");
+    assert_eq!(first, rebuilt);
+    // another k, other labels or another entry: lists of their own
+    let wider = recent_neighbour_lists(x.as_ref(), None, 5).unwrap();
+    assert!(!Arc::ptr_eq(&rebuilt, &wider));
+    let labels: Vec<u32> = (0..160).map(|i| (i / 10) as u32).collect();
+    let within = recent_neighbour_lists(x.as_ref(), Some(&labels), 4).unwrap();
+    assert!(!Arc::ptr_eq(&rebuilt, &within));
+    let mut moved = x.clone();
+    moved[(7, 2)] += 1e-12;
+    let other = recent_neighbour_lists(moved.as_ref(), None, 4).unwrap();
+    assert!(!Arc::ptr_eq(&rebuilt, &other));
 }
 
 #[test]

@@ -222,12 +222,13 @@ pub struct Trained {
 pub const SPARSE_BELOW: f64 = 0.3;
 
 /// The training items as [`learn`] reads them, standardised.
+#[derive(Debug)]
 pub enum Items {
     /// (x − μ)/s, one item per column (d × n): a batch is gathered and
     /// scored by one product.
     Dense(Mat<f64>),
     /// Mostly zeros: each item's nonzero entries of x/s, and μ/s apart
-    /// (Wᵀ(x − μ)/s = Wᵀx/s − Wᵀμ/s), so a batch touches only the entries
+    /// (W(x − μ)/s = Wx/s − Wμ/s), so a batch touches only the entries
     /// its items hold.
     Sparse {
         /// x/s, one row per item.
@@ -258,20 +259,24 @@ impl Items {
         Items::Dense(standard.apply(x).transpose().to_owned())
     }
 
-    /// The rows of `x` standardised by `standard`, kept sparse.
+    /// The rows of `x` standardised by `standard`, kept sparse (dense when
+    /// an entry of x/s is not finite, as a tiny s can make it).
     pub fn sparse(x: MatRef<'_, f64>, standard: &Standardise) -> Items {
         let s = standard.scale;
-        let rows: Vec<Vec<(u32, f64)>> = (0..x.nrows())
-            .map(|i| {
-                (0..x.ncols())
-                    .filter(|&j| x[(i, j)] != 0.0)
-                    .map(|j| (j as u32, x[(i, j)] / s))
-                    .collect()
-            })
-            .collect();
-        Items::Sparse {
-            rows: SparseRows::new(x.ncols(), &rows).expect("finite rows of x"),
-            mean: standard.mean.iter().map(|m| m / s).collect(),
+        let mut rows = vec![Vec::new(); x.nrows()];
+        for (j, column) in x.col_iter().enumerate() {
+            for (row, &v) in rows.iter_mut().zip(column.iter()) {
+                if v != 0.0 {
+                    row.push((j as u32, v / s));
+                }
+            }
+        }
+        match SparseRows::new(x.ncols(), &rows) {
+            Ok(rows) => Items::Sparse {
+                rows,
+                mean: standard.mean.iter().map(|m| m / s).collect(),
+            },
+            Err(_) => Items::dense(x, standard),
         }
     }
 
@@ -445,9 +450,10 @@ impl<'a> Learner<'a> {
     }
 
     /// Scores the batch, runs each pair's loss-adjusted inference and sums
-    /// the gradient Σ (y − ŷ) xᵀ over the entries where the current code
-    /// and the loss-adjusted one differ (most agree); returns the batch's
-    /// summed bound and empirical loss.
+    /// the gradient Σ (y − ŷ) xᵀ (dense items: over the entries where the
+    /// current code and the loss-adjusted one differ, most agree; sparse
+    /// items: every bit of an item with any such entry, over its nonzero
+    /// features); returns the batch's summed bound and empirical loss.
     fn batch(&mut self, drawn: &[Pair], loss: &PairLoss) -> (f64, f64) {
         let (q, n_b) = (self.q, drawn.len());
         self.score(drawn);

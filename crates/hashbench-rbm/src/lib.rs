@@ -336,7 +336,7 @@ impl HashMethod for RbmParams {
     const LABEL: &'static str = "RBMs";
     const NAME: &'static str = "rbm";
     // 2: exp by hashbench_simd::math (the same bits on every machine); 3: the
-    // CD-1 statistic as one product of the stacked batch, scaled in the product
+    // CD-1 statistic as one product of the stacked batch, divided by b in the update
     const VERSION: u32 = 3;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::Optional,

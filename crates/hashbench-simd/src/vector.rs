@@ -1,9 +1,11 @@
-//! `y += a·x` and `aᵀb` over slices ([`Kernels`]), from IEEE
-//! multiplications and additions only (no fused multiply-add), compiled for
-//! AVX-512F or AVX2 when the machine has them and portably otherwise. Each variant performs the
-//! same operations in the same order (`y += a·x` element by element, `aᵀb`
-//! in eight interleaved partial sums added in a fixed tree), so every variant
-//! and every machine gives the same bits.
+//! `y += a·x`, `aᵀb` and a sparse vector's product with (and outer product
+//! into) a matrix stored column after column, over slices ([`Kernels`]), from
+//! IEEE multiplications and additions only (no fused multiply-add), compiled
+//! for AVX-512F or AVX2 when the machine has them and portably otherwise.
+//! Each variant performs the same operations in the same order (`y += a·x`
+//! element by element, `aᵀb` in eight interleaved partial sums added in a
+//! fixed tree, the gathered product in four partial sums per entry), so every
+//! variant and every machine gives the same bits.
 
 use crate::hamming::Isa;
 
@@ -48,7 +50,7 @@ fn gathered_blocks<const N: usize>(
             let at = j as usize * q + start;
             table[at..at + N].try_into().expect("N entries")
         };
-        // four named sums, so that they stay in registers
+        // four sums of N entries each (in registers for N up to 8 on AVX2)
         let mut sums = [[0.0; N]; 4];
         for (js, vs) in idx4.iter().zip(a4) {
             for m in 0..4 {
@@ -387,11 +389,16 @@ mod tests {
 
     #[test]
     fn gathered_and_scattered_sums_give_the_bits_of_the_scalar_loops() {
-        // q through every block size and tail; repeated indices
-        for q in [1, 3, 4, 5, 8, 13, 16, 29, 32, 64, 70] {
+        // q through every block size and tail; 0 to 9 terms (every
+        // remainder of the four sums), repeated indices
+        let all_idx = [3u32, 0, 8, 3, 5, 1, 8, 2, 7];
+        for (q, terms) in [1, 3, 4, 5, 8, 13, 16, 29, 32, 64, 70]
+            .into_iter()
+            .flat_map(|q| (0..=all_idx.len()).map(move |t| (q, t)))
+        {
             let cols = 9;
             let table0 = pseudo_random(q * cols, 500.0, 31);
-            let idx = [3u32, 0, 8, 3, 5];
+            let idx = &all_idx[..terms];
             let a = pseudo_random(idx.len(), 500.0, 32);
             let x = pseudo_random(q, 500.0, 33);
             let y0 = pseudo_random(q, 500.0, 34);
@@ -413,10 +420,15 @@ mod tests {
             for isa in Isa::ALL.into_iter().filter(|isa| isa.available()) {
                 let kernels = Kernels::with(isa);
                 let mut y = y0.clone();
-                kernels.add_gathered(&mut y, &table0, &idx, &a);
-                assert_eq!(bits(&y), bits(&want_y), "{} gather, q = {q}", isa.name());
+                kernels.add_gathered(&mut y, &table0, idx, &a);
+                assert_eq!(
+                    bits(&y),
+                    bits(&want_y),
+                    "{} gather, q = {q}, {terms} terms",
+                    isa.name()
+                );
                 let mut table = table0.clone();
-                kernels.scatter_scaled(&mut table, &idx, &a, &x);
+                kernels.scatter_scaled(&mut table, idx, &a, &x);
                 assert_eq!(
                     bits(&table),
                     bits(&want_table),

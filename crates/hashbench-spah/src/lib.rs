@@ -20,6 +20,7 @@ use hashbench_core::linear::{LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
     BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
+use hashbench_core::recent::Recent;
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_eval::EmptyPolicy;
 use hashbench_solvers::{KnnGraph, SolverError};
@@ -27,7 +28,6 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{CodeSettings, initial_bases, sparse_codes};
-use hashbench_core::recent::Recent;
 
 /// Sparse Hashing with ENCW hash functions (the paper's SH_ENCW).
 pub type ShEncwParams = SpahParams<Encw>;

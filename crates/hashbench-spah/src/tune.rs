@@ -42,6 +42,7 @@ use std::sync::{Arc, OnceLock};
 
 use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_nearest, k_nearest_same_label};
+use hashbench_core::recent::Recent;
 use hashbench_core::search::hamming_distances;
 use hashbench_core::{BitCodes, Data, HashModel};
 use hashbench_eval::{BallScores, EmptyPolicy, f1_of_means};
@@ -54,7 +55,6 @@ use rayon::prelude::*;
 use crate::codes::{initial_bases, sparse_codes};
 use crate::grid::{ALPHA_AXIS, ALPHA_GRID, AxisOutcome, LAMBDA_AXIS, PENALTY_GRID, first_max};
 use crate::{CodeHyper, HashContext, HashKind, SpahParams};
-use hashbench_core::recent::Recent;
 
 /// Folds (the paper's 5).
 pub const FOLDS: usize = 5;
