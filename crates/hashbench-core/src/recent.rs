@@ -35,6 +35,21 @@ impl<T: Clone> Recent<T> {
         v
     }
 
+    /// The value stored under `key`, else `build`'s, stored. Nothing is held
+    /// while building: two askers at once may both build it (the same value),
+    /// but none waits on another (a build that runs on rayon could be handed
+    /// the waiting thread's own job by work-stealing).
+    ///
+    /// # Errors
+    /// `build`'s, when it fails (nothing is stored).
+    pub fn get_or_build<E>(&self, key: u64, build: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        if let Some(value) = self.get(key) {
+            return Ok(value);
+        }
+        let built = build()?;
+        Ok(self.get_or_insert_with(key, || built))
+    }
+
     /// The value stored under `key`.
     pub fn get(&self, key: u64) -> Option<T> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
@@ -50,5 +65,24 @@ impl<T: Clone> Recent<T> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_built_once_and_a_failed_build_stores_nothing() {
+        let recent: Recent<u32> = Recent::new(2);
+        assert_eq!(recent.get_or_build(1, || Err::<u32, &str>("no")), Err("no"));
+        assert_eq!(recent.get(1), None, "a failure is not kept");
+        assert_eq!(recent.get_or_build(1, || Ok::<u32, &str>(7)), Ok(7));
+        assert_eq!(recent.get_or_build(1, || Ok::<u32, &str>(8)), Ok(7), "kept");
+        // the oldest goes when full
+        recent.get_or_build(2, || Ok::<u32, &str>(9)).unwrap();
+        recent.get_or_build(3, || Ok::<u32, &str>(10)).unwrap();
+        assert_eq!(recent.get(1), None);
+        assert_eq!(recent.get(3), Some(10));
     }
 }

@@ -203,9 +203,7 @@ pub fn neighbour_lists(
 /// the fits on one training set (every code length and trial) share them.
 static RECENT_LISTS: Recent<Arc<Vec<Vec<u32>>>> = Recent::new(4);
 
-/// [`neighbour_lists`], from [`RECENT_LISTS`] when computed lately. Nothing
-/// is held while computing (the kNN search runs on rayon): two fits that
-/// ask at once may both compute the same lists.
+/// [`neighbour_lists`], from [`RECENT_LISTS`] when computed lately.
 fn recent_neighbour_lists(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
@@ -215,12 +213,7 @@ fn recent_neighbour_lists(
     (x.nrows(), x.ncols(), labels, k).hash(&mut h);
     x.col_iter()
         .for_each(|c| c.iter().for_each(|v| v.to_bits().hash(&mut h)));
-    let key = h.finish();
-    if let Some(lists) = RECENT_LISTS.get(key) {
-        return Ok(lists);
-    }
-    let lists = Arc::new(neighbour_lists(x, labels, k)?);
-    Ok(RECENT_LISTS.get_or_insert_with(key, || lists))
+    RECENT_LISTS.get_or_build(h.finish(), || neighbour_lists(x, labels, k).map(Arc::new))
 }
 
 /// For each row of `queries`, its `k` nearest `db` rows (Euclidean), among

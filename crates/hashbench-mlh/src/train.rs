@@ -8,6 +8,7 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 use hashbench_core::SparseRows;
+use hashbench_core::linalg::row_major;
 use hashbench_simd::vector::Kernels;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -363,16 +364,12 @@ impl<'a> Learner<'a> {
         let (q, d) = (w0.nrows(), w0.ncols());
         let (w, sides, mean_support) = match items {
             Items::Dense(_) => (
-                (0..q)
-                    .flat_map(|k| w0.row(k).iter().copied().collect::<Vec<_>>())
-                    .collect(),
+                row_major(w0),
                 Mat::zeros(d, 2 * n_b),
                 (Vec::new(), Vec::new()),
             ),
             Items::Sparse { mean, .. } => (
-                (0..d)
-                    .flat_map(|j| w0.col(j).iter().copied().collect::<Vec<_>>())
-                    .collect(),
+                row_major(w0.transpose()),
                 Mat::zeros(0, 0),
                 (0..d as u32)
                     .zip(mean.iter().copied())
@@ -402,8 +399,10 @@ impl<'a> Learner<'a> {
     fn weights(&self) -> Mat<f64> {
         let (q, d) = (self.q, self.items.dim());
         match self.items {
-            Items::Dense(_) => Mat::from_fn(q, d, |k, j| self.w[k * d + j]),
-            Items::Sparse { .. } => Mat::from_fn(q, d, |k, j| self.w[j * q + k]),
+            Items::Dense(_) => MatRef::from_column_major_slice(&self.w, d, q)
+                .transpose()
+                .to_owned(),
+            Items::Sparse { .. } => MatRef::from_column_major_slice(&self.w, q, d).to_owned(),
         }
     }
 

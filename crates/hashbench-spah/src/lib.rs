@@ -264,7 +264,7 @@ impl<H: HashKind> SpahParams<H> {
 
     /// The heat-kernel kNN graph of the rows `x` and its σ, shared by the
     /// fits on the same rows (every code length, trial and both hashes of a
-    /// fixed training set), see [`recent_graph`]. A graph whose mean weight
+    /// fixed training set), from [`RECENT_GRAPHS`]. A graph whose mean weight
     /// is below 10⁻⁶ is an error: α would change nothing.
     fn graph(&self, x: faer::MatRef<'_, f64>) -> Result<SharedGraph, SolverError> {
         let mut h = DefaultHasher::new();
@@ -273,7 +273,7 @@ impl<H: HashKind> SpahParams<H> {
         for row in x.row_iter() {
             row.iter().for_each(|v| v.to_bits().hash(&mut h));
         }
-        recent_graph(h.finish(), || self.new_graph(x))
+        RECENT_GRAPHS.get_or_build(h.finish(), || self.new_graph(x).map(Arc::new))
     }
 
     /// [`SpahParams::graph`], computed.
@@ -376,21 +376,6 @@ type SharedGraph = Arc<(KnnGraph, f64)>;
 /// (a run's threads fit on a few training sets at once; a graph is 25 or
 /// 100 edges per item).
 static RECENT_GRAPHS: Recent<SharedGraph> = Recent::new(4);
-
-/// The graph stored under `key`, else `build`'s, stored. Nothing is held
-/// while building: two fits that ask at once may both build it (the same
-/// graph), but a fit never waits on another (the kNN search runs on rayon,
-/// whose work-stealing could hand the waiting thread's own job to it).
-fn recent_graph(
-    key: u64,
-    build: impl FnOnce() -> Result<(KnnGraph, f64), SolverError>,
-) -> Result<SharedGraph, SolverError> {
-    if let Some(graph) = RECENT_GRAPHS.get(key) {
-        return Ok(graph);
-    }
-    let built = Arc::new(build()?);
-    Ok(RECENT_GRAPHS.get_or_insert_with(key, || built))
-}
 
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
