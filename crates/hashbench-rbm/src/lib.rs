@@ -232,99 +232,121 @@ pub fn nca_objective(f: MatRef<'_, f64>, labels: &[u32]) -> (f64, Mat<f64>) {
     // squared distances from one Gram product: |fᵢ|² + |fₖ|² − 2 fᵢ·fₖ
     let gram = product(f, f.transpose());
     let sq: Vec<f64> = (0..l).map(|i| gram[(i, i)]).collect();
-    let mut p = Mat::<f64>::zeros(l, l);
+    // column i holds row i of P, then row i of M
+    let mut m = Mat::<f64>::zeros(l, l);
     let mut objective = 0.0;
-    let mut p_same = vec![0.0; l];
-    let mut dist = vec![0.0; l];
     for i in 0..l {
-        for k in 0..l {
-            dist[k] = if k == i {
+        let row = m.col_as_slice_mut(i);
+        for (k, (d, g)) in row.iter_mut().zip(gram.col_as_slice(i)).enumerate() {
+            *d = if k == i {
                 f64::INFINITY
             } else {
-                (sq[i] + sq[k] - 2.0 * gram[(k, i)]).max(0.0)
+                (sq[i] + sq[k] - 2.0 * g).max(0.0)
             };
         }
-        let min = dist.iter().copied().fold(f64::INFINITY, f64::min);
+        let min = row.iter().copied().fold(f64::INFINITY, f64::min);
         // weights below e^-40 relative to the nearest neighbour are taken as 0
-        let mut weight: Vec<f64> = dist.iter().map(|&x| (min - x).max(-40.0)).collect();
-        exp_in_place(&mut weight);
-        let z: f64 = weight.iter().sum();
-        for k in 0..l {
-            let pik = weight[k] / z;
-            p[(k, i)] = pik;
+        row.iter_mut().for_each(|d| *d = (min - *d).max(-40.0));
+        exp_in_place(row);
+        let z: f64 = row.iter().sum();
+        let mut p_same = 0.0;
+        for (k, p) in row.iter_mut().enumerate() {
+            *p /= z;
             if k != i && labels[k] == labels[i] {
-                p_same[i] += pik;
+                p_same += *p;
             }
         }
-        objective += p_same[i];
-    }
-    // p is stored transposed (column i holds row i of P): Mᵢₖ = pᵢₖ (pᵢ − [same])
-    let m = |i: usize, k: usize| {
-        if i == k {
-            0.0
-        } else {
-            p[(k, i)] * (p_same[i] - f64::from(u8::from(labels[i] == labels[k])))
+        objective += p_same;
+        // Mᵢₖ = pᵢₖ (pᵢ − [same]), Mᵢᵢ = 0
+        for (k, p) in row.iter_mut().enumerate() {
+            *p = if k == i {
+                0.0
+            } else {
+                *p * (p_same - f64::from(u8::from(labels[i] == labels[k])))
+            };
         }
-    };
-    let q = Mat::from_fn(l, l, |i, k| m(i, k) + m(k, i));
-    (objective, q)
+    }
+    (objective, symmetric_sum(m.as_ref()))
+}
+
+/// A + Aᵀ of a square matrix, by tiles that keep both sides in cache.
+fn symmetric_sum(a: MatRef<'_, f64>) -> Mat<f64> {
+    const TILE: usize = 64;
+    let l = a.nrows();
+    let mut s = Mat::<f64>::zeros(l, l);
+    for k0 in (0..l).step_by(TILE) {
+        for i0 in (0..l).step_by(TILE) {
+            for k in k0..(k0 + TILE).min(l) {
+                for i in i0..(i0 + TILE).min(l) {
+                    s[(i, k)] = a[(i, k)] + a[(k, i)];
+                }
+            }
+        }
+    }
+    s
 }
 
 impl RbmModel {
-    /// Activations of every layer (the input first) for scaled inputs `x`.
-    fn forward(&self, x: MatRef<'_, f64>) -> Vec<Mat<f64>> {
-        let mut acts = vec![Mat::from_fn(x.nrows(), x.ncols(), |i, j| {
-            x[(i, j)] / self.scale
-        })];
-        for layer in &self.layers {
-            let next = activate(
-                acts.last().expect("input").as_ref(),
-                layer.w.as_ref(),
-                &layer.b,
-            );
-            acts.push(next);
-        }
-        acts
+    /// Inputs `x` scaled as the training data were.
+    fn scaled(&self, x: MatRef<'_, f64>) -> Mat<f64> {
+        Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] / self.scale)
     }
 
-    /// One gradient-ascent step of NCA on labelled rows `xl`; returns the objective
-    /// before the step.
+    /// Each layer's output, the code layer's last, for scaled inputs.
+    fn outputs(&self, input: MatRef<'_, f64>) -> Vec<Mat<f64>> {
+        let mut outs: Vec<Mat<f64>> = Vec::with_capacity(self.layers.len());
+        for layer in &self.layers {
+            let below = outs.last().map_or(input, Mat::as_ref);
+            let next = activate(below, layer.w.as_ref(), &layer.b);
+            outs.push(next);
+        }
+        outs
+    }
+
+    /// One gradient-ascent step of NCA on the scaled labelled rows `xl`;
+    /// returns the objective before the step.
     fn fine_tune_step(&mut self, xl: MatRef<'_, f64>, labels: &[u32], rate: f64) -> f64 {
-        let acts = self.forward(xl);
-        let top = acts.last().expect("output");
+        let outs = self.outputs(xl);
+        let top = outs.last().expect("a code layer");
         let (objective, q) = nca_objective(top.as_ref(), labels);
-        let (l, b) = (top.nrows(), top.ncols());
-        let qf = product(q.as_ref(), top.as_ref());
-        let row_sums: Vec<f64> = (0..l).map(|i| q.col(i).iter().sum()).collect();
-        // δ at the top: ∂O/∂f ⊙ f(1 − f)
-        let mut delta = Mat::from_fn(l, b, |i, c| {
-            let f = top[(i, c)];
-            2.0 * (row_sums[i] * f - qf[(i, c)]) * f * (1.0 - f)
-        });
-        for k in (0..self.layers.len()).rev() {
-            let input = &acts[k];
-            let grad_w = product(input.transpose(), delta.as_ref());
-            let grad_b: Vec<f64> = (0..delta.ncols())
-                .map(|c| delta.col(c).iter().sum())
-                .collect();
-            let back = if k > 0 {
-                let g = product(delta.as_ref(), self.layers[k].w.transpose());
-                Some(Mat::from_fn(l, input.ncols(), |i, c| {
-                    g[(i, c)] * input[(i, c)] * (1.0 - input[(i, c)])
-                }))
-            } else {
-                None
-            };
-            let layer = &mut self.layers[k];
-            let step = rate / l as f64;
-            for c in 0..layer.w.ncols() {
-                for r in 0..layer.w.nrows() {
-                    layer.w[(r, c)] += step * grad_w[(r, c)];
-                }
-                layer.b[c] += step * grad_b[c];
+        let l = top.nrows();
+        let row_sums: Vec<f64> = (0..l).map(|i| q.col_as_slice(i).iter().sum()).collect();
+        // δ at the top: ∂O/∂f ⊙ f(1 − f), written over Q f
+        let mut delta = product(q.as_ref(), top.as_ref());
+        for c in 0..top.ncols() {
+            let column = delta
+                .col_as_slice_mut(c)
+                .iter_mut()
+                .zip(top.col_as_slice(c));
+            for ((d, &f), &r) in column.zip(&row_sums) {
+                *d = 2.0 * (r * f - *d) * f * (1.0 - f);
             }
-            if let Some(next) = back {
-                delta = next;
+        }
+        let step = rate / l as f64;
+        for k in (0..self.layers.len()).rev() {
+            let input = if k == 0 { xl } else { outs[k - 1].as_ref() };
+            let grad_w = product(input.transpose(), delta.as_ref());
+            // δ one layer down, through this layer's weights before the step
+            let below = (k > 0).then(|| {
+                let mut g = product(delta.as_ref(), self.layers[k].w.transpose());
+                for c in 0..g.ncols() {
+                    let column = g.col_as_slice_mut(c).iter_mut();
+                    for (g, &x) in column.zip(input.col(c).iter()) {
+                        *g = *g * x * (1.0 - x);
+                    }
+                }
+                g
+            });
+            let layer = &mut self.layers[k];
+            for c in 0..layer.w.ncols() {
+                let gradient = grad_w.col_as_slice(c);
+                for (w, g) in layer.w.col_as_slice_mut(c).iter_mut().zip(gradient) {
+                    *w += step * g;
+                }
+                layer.b[c] += step * delta.col_as_slice(c).iter().sum::<f64>();
+            }
+            if let Some(below) = below {
+                delta = below;
             }
         }
         objective
@@ -388,18 +410,19 @@ impl HashMethod for RbmParams {
             dim: x.ncols(),
             layers: Vec::new(),
         };
-        let mut data = model.forward(x).swap_remove(0);
+        let mut data = model.scaled(x);
+        // the labelled rows, scaled, for the fine-tuning
+        let labelled = Mat::from_fn(train.labelled.len(), x.ncols(), |i, j| {
+            data[(train.labelled[i], j)]
+        });
         for &units in self.hidden.iter().chain(std::iter::once(&n_bits)) {
             let (layer, _) = pretrain_layer(data.as_ref(), units, self, rng);
             data = activate(data.as_ref(), layer.w.as_ref(), &layer.b);
             model.layers.push(layer);
         }
-        if train.labelled.len() >= 2 {
-            let xl = Mat::from_fn(train.labelled.len(), x.ncols(), |i, j| {
-                x[(train.labelled[i], j)]
-            });
+        if labelled.nrows() >= 2 {
             for _ in 0..self.fine_tune_steps {
-                model.fine_tune_step(xl.as_ref(), train.labels, self.fine_tune_rate);
+                model.fine_tune_step(labelled.as_ref(), train.labels, self.fine_tune_rate);
             }
         }
         Ok(model)
@@ -413,8 +436,8 @@ impl HashModel for RbmModel {
 
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
         let x = dense_with_dim(data, self.dim)?;
-        let acts = self.forward(x);
-        let top = acts.last().expect("output");
+        let outs = self.outputs(self.scaled(x).as_ref());
+        let top = outs.last().expect("a code layer");
         Ok(BitCodes::from_fn(top.nrows(), top.ncols(), |i, k| {
             top[(i, k)] > 0.5
         }))
