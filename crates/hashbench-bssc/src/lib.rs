@@ -60,38 +60,104 @@ impl SignedPairs {
     }
 }
 
-/// The best threshold of one direction: (r, threshold), over projections `p` of
-/// the labelled items and the round's signed pair weights. Returns `None` when
-/// all projections are equal.
-pub fn best_threshold(p: &[f64], pairs: &SignedPairs) -> Option<(f64, f64)> {
-    let l = p.len();
-    let mut order: Vec<usize> = (0..l).collect();
-    // a total order (ties by index), so the unstable sort is the stable one
-    order.sort_unstable_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
-    let SignedPairs {
-        signed,
-        row_sums,
-        total,
-    } = pairs;
-    let mut into_left = vec![0.0; l];
-    let mut cut = 0.0;
-    let mut best: Option<(f64, f64)> = None;
-    for m in 0..l - 1 {
-        let k = order[m];
-        cut += row_sums[k] - 2.0 * into_left[k];
-        // column k equals row k (symmetric) and is contiguous
-        for (acc, &v) in into_left.iter_mut().zip(signed.col(k).iter()) {
-            *acc += v;
-        }
-        let (lo, hi) = (p[k], p[order[m + 1]]);
-        if lo < hi {
-            let r = total - 2.0 * cut;
-            if best.is_none_or(|(b, _)| r > b) {
-                best = Some((r, 0.5 * (lo + hi)));
+/// Columns of the signed weights read together by [`left_weights`].
+const BLOCK: usize = 8;
+
+/// The best threshold of each direction: (r, threshold), over the
+/// projections of the labelled items on it and the round's signed pair
+/// weights; `None` for a direction whose projections are all equal.
+///
+/// Item k's weight towards the items left of it, Σ over items before k in
+/// the direction's order of wᵢₖyᵢₖ, summed in that order, is the one O(l²)
+/// part of a sweep: every direction's is computed in one pass over the
+/// signed weights ([`left_weights`]), then each direction sweeps its
+/// thresholds in O(l). The numbers are those of moving one item at a time
+/// across the threshold, the same operations in the same order.
+pub fn best_thresholds(projections: &[Vec<f64>], pairs: &SignedPairs) -> Vec<Option<(f64, f64)>> {
+    let orders: Vec<Vec<usize>> = projections.par_iter().map(|p| ascending(p)).collect();
+    let left = left_weights(&orders, &pairs.signed);
+    (0..orders.len())
+        .into_par_iter()
+        .map(|c| {
+            let (p, order, left) = (&projections[c], &orders[c], &left[c]);
+            let mut cut = 0.0;
+            let mut best: Option<(f64, f64)> = None;
+            for m in 0..order.len().saturating_sub(1) {
+                let k = order[m];
+                cut += pairs.row_sums[k] - 2.0 * left[k];
+                let (lo, hi) = (p[k], p[order[m + 1]]);
+                if lo < hi {
+                    let r = pairs.total - 2.0 * cut;
+                    if best.is_none_or(|(b, _)| r > b) {
+                        best = Some((r, 0.5 * (lo + hi)));
+                    }
+                }
             }
-        }
-    }
-    best
+            best
+        })
+        .collect()
+}
+
+/// The items in ascending order of `p` (ties by index: a total order).
+fn ascending(p: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..p.len()).collect();
+    order.sort_unstable_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    order
+}
+
+/// For every direction c (its items in `orders[c]`) and item k: Σ over the
+/// items i before k in c's order of `signed[(i, k)]`, summed in that order
+/// (`[c][k]`). Blocks of [`BLOCK`] columns are read once
+/// for every direction, and a block's sums run together (each its own
+/// chain, in the same order) so they overlap in the processor; a short last
+/// block repeats its last column.
+fn left_weights(orders: &[Vec<usize>], signed: &Mat<f64>) -> Vec<Vec<f64>> {
+    let (l, directions) = (signed.ncols(), orders.len());
+    let ranks: Vec<Vec<usize>> = orders
+        .iter()
+        .map(|order| {
+            let mut rank = vec![0; l];
+            order.iter().enumerate().for_each(|(m, &i)| rank[i] = m);
+            rank
+        })
+        .collect();
+    let mut by_item = vec![0.0; l * directions];
+    by_item
+        .par_chunks_mut(BLOCK * directions)
+        .enumerate()
+        .for_each(|(block, out)| {
+            let first = block * BLOCK;
+            let width = out.len() / directions;
+            for (c, (order, rank)) in orders.iter().zip(&ranks).enumerate() {
+                // the block's columns by their rank in this order
+                let mut by_rank = [(0, 0); BLOCK];
+                for (j, slot) in by_rank.iter_mut().take(width).enumerate() {
+                    *slot = (rank[first + j], j);
+                }
+                by_rank[..width].sort_unstable();
+                // each cut to l entries: one bounds check serves all eight
+                let columns: [&[f64]; BLOCK] = std::array::from_fn(|t| {
+                    &signed.col_as_slice(first + by_rank[t.min(width - 1)].1)[..l]
+                });
+                let mut sums = [0.0; BLOCK];
+                let mut from = 0;
+                for (t, &(to, j)) in by_rank[..width].iter().enumerate() {
+                    // every sum runs on: those already stored (t's left) are
+                    // not read again, and a fixed width keeps them in registers
+                    for &i in &order[from..to] {
+                        for (sum, column) in sums.iter_mut().zip(&columns) {
+                            *sum += column[i];
+                        }
+                    }
+                    from = to;
+                    out[j * directions + c] = sums[t];
+                }
+            }
+        });
+    // direction by direction, so that each sweep reads its own l values
+    (0..directions)
+        .map(|c| (0..l).map(|k| by_item[k * directions + c]).collect())
+        .collect()
 }
 
 impl HashMethod for BsscParams {
@@ -169,16 +235,16 @@ impl HashMethod for BsscParams {
                     Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm)
                 })
                 .collect();
-            let scored: Vec<_> = directions
-                .into_par_iter()
+            let projections: Vec<Vec<f64>> = directions
+                .par_iter()
                 .map(|dir| {
                     let proj = product(xl.as_ref(), dir.as_ref());
-                    let p: Vec<f64> = (0..l).map(|i| proj[(i, 0)]).collect();
-                    (best_threshold(&p, &pairs), dir, p)
+                    (0..l).map(|i| proj[(i, 0)]).collect()
                 })
                 .collect();
+            let found = best_thresholds(&projections, &pairs);
             let mut best: Option<(f64, f64, Mat<f64>, Vec<f64>)> = None;
-            for (found, dir, p) in scored {
+            for ((found, dir), p) in found.into_iter().zip(directions).zip(projections) {
                 if let Some((r, t)) = found
                     && best.as_ref().is_none_or(|b| r > b.0)
                 {
@@ -244,7 +310,58 @@ impl HashModel for BsscModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
+
+    /// One direction's sweep, moving one item at a time across the
+    /// threshold and adding its column to every item's weight towards the
+    /// left: the reference the batched sweep must equal bit for bit.
+    fn one_direction(p: &[f64], pairs: &SignedPairs) -> Option<(f64, f64)> {
+        let order = ascending(p);
+        let mut into_left = vec![0.0; p.len()];
+        let (mut cut, mut best) = (0.0, None::<(f64, f64)>);
+        for m in 0..p.len() - 1 {
+            let k = order[m];
+            cut += pairs.row_sums[k] - 2.0 * into_left[k];
+            for (acc, &v) in into_left.iter_mut().zip(pairs.signed.col_as_slice(k)) {
+                *acc += v;
+            }
+            let (lo, hi) = (p[k], p[order[m + 1]]);
+            if lo < hi && best.is_none_or(|(b, _)| pairs.total - 2.0 * cut > b) {
+                best = Some((pairs.total - 2.0 * cut, 0.5 * (lo + hi)));
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn batched_sweeps_equal_one_direction_at_a_time_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        // 29 items: blocks of 8 and a short last one; projections with ties
+        // (rounded) and one direction whose projections are all equal
+        let l = 29;
+        let upper = Mat::from_fn(l, l, |_, _| rng.random::<f64>() - 0.5);
+        let signed = Mat::from_fn(l, l, |i, j| match i.cmp(&j) {
+            std::cmp::Ordering::Equal => 0.0,
+            std::cmp::Ordering::Less => upper[(i, j)],
+            std::cmp::Ordering::Greater => upper[(j, i)],
+        });
+        let pairs = SignedPairs::new(signed);
+        let mut projections: Vec<Vec<f64>> = (0..7)
+            .map(|_| {
+                (0..l)
+                    .map(|_| (rng.random::<f64>() * 8.0).round())
+                    .collect()
+            })
+            .collect();
+        projections.push(vec![1.5; l]);
+        let batched = best_thresholds(&projections, &pairs);
+        let single: Vec<_> = projections
+            .iter()
+            .map(|p| one_direction(p, &pairs))
+            .collect();
+        assert_eq!(batched, single);
+        assert!(batched[..7].iter().all(Option::is_some) && batched[7].is_none());
+    }
 
     #[test]
     fn threshold_sweep_agrees_with_brute_force() {
@@ -257,7 +374,7 @@ mod tests {
                 (1.0 + (i * j) as f64 * 0.1) * if labels[i] == labels[j] { 1.0 } else { -1.0 }
             }
         });
-        let (r, t) = best_threshold(&p, &SignedPairs::new(signed.clone())).unwrap();
+        let (r, t) = best_thresholds(&[p.to_vec()], &SignedPairs::new(signed.clone()))[0].unwrap();
         let score = |t: f64| {
             let mut s = 0.0;
             for i in 0..6 {
