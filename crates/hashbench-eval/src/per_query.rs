@@ -314,12 +314,7 @@ pub fn query_stats(
     let ranking = |order: &mut dyn Iterator<Item = u32>| -> Vec<u32> {
         match weighted {
             None => rank_by_distance_in(distances, n_bits, order),
-            Some(w) => {
-                let mut ranking: Vec<u32> = order.collect();
-                // a stable sort keeps the visiting order among equal weights
-                ranking.sort_by(|&a, &b| w[a as usize].total_cmp(&w[b as usize]));
-                ranking
-            }
+            Some(w) => by_weight(w, order.collect()),
         }
     };
     let ranked_stats = |ranking: &[u32]| RankStats {
@@ -362,6 +357,30 @@ pub fn query_stats(
         at_distance,
         relevant_at_distance,
         ranked,
+    }
+}
+
+/// The items of `visited` by ascending `w` (`f64::total_cmp`), keeping the
+/// visiting order among equal weights (what a stable sort gives), sorted as
+/// unique integer keys: the weight's total-order bits above its position.
+fn by_weight(w: &[f64], visited: Vec<u32>) -> Vec<u32> {
+    let mut keys: Vec<u128> = visited
+        .iter()
+        .enumerate()
+        .map(|(pos, &i)| (u128::from(total_order_bits(w[i as usize])) << 32) | pos as u128)
+        .collect();
+    keys.sort_unstable();
+    keys.iter().map(|&k| visited[(k as u32) as usize]).collect()
+}
+
+/// Bits of `x` whose unsigned order is `f64::total_cmp`'s: negative values
+/// (sign set) inverted, the others with the sign bit set.
+fn total_order_bits(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
     }
 }
 

@@ -314,3 +314,32 @@ fn relevant_in_top_counts_prefixes_in_any_request_order() {
     assert_eq!(s.at_distance, vec![1, 1, 2]);
     assert_eq!(s.relevant_at_distance, vec![0, 1, 1]);
 }
+
+#[test]
+fn weighted_ranking_is_the_stable_sort_by_total_order() {
+    // weights with ties, both zeros, negatives, an infinity and a NaN, visited
+    // in a shuffled order: the integer-key sort must equal the stable sort
+    let specials = [0.0, -0.0, 1.5, -1.5, f64::INFINITY, f64::NAN, 2.25];
+    let mut s = 7u64;
+    let mut next = || {
+        s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        (s >> 33) as usize
+    };
+    let w: Vec<f64> = (0..300)
+        .map(|_| specials[next() % specials.len()] * (next() % 3) as f64)
+        .collect();
+    let mut visited: Vec<u32> = (0..300).collect();
+    for i in (1..visited.len()).rev() {
+        visited.swap(i, next() % (i + 1));
+    }
+    let mut stable = visited.clone();
+    stable.sort_by(|&a, &b| w[a as usize].total_cmp(&w[b as usize]));
+    assert_eq!(by_weight(&w, visited), stable);
+    for pair in specials.windows(2) {
+        assert_eq!(
+            total_order_bits(pair[0]).cmp(&total_order_bits(pair[1])),
+            pair[0].total_cmp(&pair[1]),
+            "{pair:?}"
+        );
+    }
+}
