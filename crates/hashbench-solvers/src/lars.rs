@@ -52,6 +52,17 @@ fn row_start(i: usize) -> usize {
 }
 
 impl ActiveFactor {
+    /// Empty, with room for `k` variables (a factor built to a known size
+    /// then grows without a reallocation).
+    fn with_capacity(k: usize) -> Self {
+        Self {
+            active: Vec::with_capacity(k),
+            signs: Vec::with_capacity(k),
+            packed: Vec::with_capacity(row_start(k)),
+            forward: Vec::with_capacity(k),
+        }
+    }
+
     /// Appends variable `j` with sign `sign` (`g_j` is row j of G); false
     /// (and unchanged) when it is numerically a combination of the active
     /// ones.
@@ -286,7 +297,7 @@ impl LarsGram {
         let mut support = guess.to_vec();
         let mut rho = vec![0.0; p];
         for _ in 0..ACTIVE_SET_ROUNDS {
-            let mut factor = ActiveFactor::default();
+            let mut factor = ActiveFactor::with_capacity(support.len());
             for &j in &support {
                 if !factor.push(self.row(j), j, 1.0) {
                     return None;
