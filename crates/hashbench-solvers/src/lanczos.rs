@@ -76,9 +76,12 @@ impl Basis {
                     .zip(sums.chunks_mut(COLUMNS_PER_PASS))
                 {
                     let mut acc = [0.0f64; COLUMNS_PER_PASS];
-                    let columns: Vec<&[f64]> = (first..first + sums.len())
-                        .map(|j| &self.column(j)[rows.clone()])
-                        .collect();
+                    // a fixed count (a short last pass repeats its last
+                    // column) keeps the sums in registers, and columns cut
+                    // to the block's rows need one bounds check between them
+                    let columns: [&[f64]; COLUMNS_PER_PASS] = std::array::from_fn(|t| {
+                        &self.column(first + t.min(sums.len() - 1))[rows.clone()][..w.len()]
+                    });
                     for (i, &wi) in w.iter().enumerate() {
                         for (a, c) in acc.iter_mut().zip(&columns) {
                             *a += c[i] * wi;

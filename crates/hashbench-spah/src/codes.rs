@@ -92,8 +92,10 @@ fn with_penalties(fit: f64, graph: &KnnGraph, s: MatRef<'_, f64>, settings: &Cod
         // order (independent sums that overlap in the processor), then
         // added to the total one edge after another
         for edges in row.chunks(4) {
-            let others: [&[f64]; 4] =
-                std::array::from_fn(|t| column(edges[t.min(edges.len() - 1)].0 as usize));
+            // each cut to the atoms' count: one bounds check serves all four
+            let others: [&[f64]; 4] = std::array::from_fn(|t| {
+                &column(edges[t.min(edges.len() - 1)].0 as usize)[..si.len()]
+            });
             let mut d2 = [0.0; 4];
             for (r, &a) in si.iter().enumerate() {
                 for (d2, other) in d2.iter_mut().zip(&others) {
