@@ -201,40 +201,14 @@ impl HashMethod for BsscParams {
         let (d, l) = (x.ncols(), train.labelled.len());
         let mean = column_means(x);
         let xl = train.labelled_centered(&mean);
-        let y = |i: usize, j: usize| {
-            if train.labels[i] == train.labels[j] {
-                1.0
-            } else {
-                -1.0
-            }
-        };
-        let positives = (0..l)
-            .flat_map(|i| (i + 1..l).map(move |j| (i, j)))
-            .filter(|&(i, j)| y(i, j) > 0.0)
-            .count();
-        let negatives = l * (l - 1) / 2 - positives;
-        // pair weights, stored symmetric; positives and negatives each carry 1/2
-        let mut weight = Mat::from_fn(l, l, |i, j| {
-            if i == j {
-                0.0
-            } else if y(i, j) > 0.0 {
-                0.5 / positives.max(1) as f64
-            } else {
-                0.5 / negatives.max(1) as f64
-            }
-        });
+        let same = |i: usize, j: usize| train.labels[i] == train.labels[j];
+        let mut weight = initial_weights(l, same);
         let (mut w, mut thresholds, mut alphas) = (Mat::zeros(d, n_bits), Vec::new(), Vec::new());
         for k in 0..n_bits {
-            let pairs = SignedPairs::new(Mat::from_fn(l, l, |i, j| weight[(i, j)] * y(i, j)));
-            // the candidates are drawn in order, scored in parallel, and the
-            // first best kept, as one after another
-            let directions: Vec<Mat<f64>> = (0..self.candidates)
-                .map(|_| {
-                    let dir: Mat<f64> = Mat::from_fn(d, 1, |_, _| StandardNormal.sample(rng));
-                    let norm = dir.norm_l2().max(f64::MIN_POSITIVE);
-                    Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm)
-                })
-                .collect();
+            let signed = Mat::from_fn(l, l, |i, j| {
+                weight[(i, j)] * if same(i, j) { 1.0 } else { -1.0 }
+            });
+            let directions = random_directions(d, self.candidates, rng);
             let projections: Vec<Vec<f64>> = directions
                 .par_iter()
                 .map(|dir| {
@@ -242,7 +216,8 @@ impl HashMethod for BsscParams {
                     (0..l).map(|i| proj[(i, 0)]).collect()
                 })
                 .collect();
-            let found = best_thresholds(&projections, &pairs);
+            let found = best_thresholds(&projections, &SignedPairs::new(signed));
+            // the first best direction, as if scored one after another
             let mut best: Option<(f64, f64, Mat<f64>, Vec<f64>)> = None;
             for ((found, dir), p) in found.into_iter().zip(directions).zip(projections) {
                 if let Some((r, t)) = found
@@ -258,22 +233,7 @@ impl HashMethod for BsscParams {
             })?;
             let r = r.clamp(-1.0 + 1e-9, 1.0 - 1e-9);
             let alpha = 0.5 * ((1.0 + r) / (1.0 - r)).ln();
-            let mut total = 0.0;
-            // y·agree is ±1, so the factor is one of two exponentials
-            let (down, up) = ((-alpha).exp(), alpha.exp());
-            for i in 0..l {
-                for j in 0..l {
-                    if i != j {
-                        let agree = (p[i] > t) == (p[j] > t);
-                        let same = y(i, j) > 0.0;
-                        weight[(i, j)] *= if agree == same { down } else { up };
-                        total += weight[(i, j)];
-                    }
-                }
-            }
-            // normalise so unordered pairs sum to 1 (each pair is stored twice)
-            let scale = 2.0 / total;
-            weight = Mat::from_fn(l, l, |i, j| weight[(i, j)] * scale);
+            reweight(&mut weight, &p, t, alpha, same);
             (0..d).for_each(|i| w[(i, k)] = dir[(i, 0)]);
             thresholds.push(t);
             alphas.push(alpha);
@@ -284,6 +244,75 @@ impl HashMethod for BsscParams {
             thresholds,
             alphas,
         })
+    }
+}
+
+/// The first round's pair weights over `l` labelled items, stored symmetric
+/// with a zero diagonal: the similar pairs (`same`) and the others each
+/// carry half the total.
+fn initial_weights(l: usize, same: impl Fn(usize, usize) -> bool) -> Mat<f64> {
+    let positives = (0..l)
+        .flat_map(|i| (i + 1..l).map(move |j| (i, j)))
+        .filter(|&(i, j)| same(i, j))
+        .count();
+    let negatives = l * (l - 1) / 2 - positives;
+    Mat::from_fn(l, l, |i, j| {
+        if i == j {
+            0.0
+        } else if same(i, j) {
+            0.5 / positives.max(1) as f64
+        } else {
+            0.5 / negatives.max(1) as f64
+        }
+    })
+}
+
+/// `count` random unit directions in d dimensions (the LSH family), drawn
+/// one after another.
+fn random_directions(d: usize, count: usize, rng: &mut ChaCha8Rng) -> Vec<Mat<f64>> {
+    (0..count)
+        .map(|_| {
+            let dir: Mat<f64> = Mat::from_fn(d, 1, |_, _| StandardNormal.sample(rng));
+            let norm = dir.norm_l2().max(f64::MIN_POSITIVE);
+            Mat::from_fn(d, 1, |i, _| dir[(i, 0)] / norm)
+        })
+        .collect()
+}
+
+/// AdaBoost's reweighting after a bit (projections `p`, threshold `t`,
+/// weight `alpha`): wᵢⱼ ← wᵢⱼ exp(−α yᵢⱼ cᵢⱼ), then normalised so that the
+/// unordered pairs sum to 1 (each is stored twice).
+///
+/// The pairs are visited row by row (i, then j), as the sum of the new
+/// weights runs, and each is written at (j, i): the same value, the weights
+/// being symmetric, read down a column instead of across the columns.
+fn reweight(
+    weight: &mut Mat<f64>,
+    p: &[f64],
+    t: f64,
+    alpha: f64,
+    same: impl Fn(usize, usize) -> bool,
+) {
+    let l = weight.ncols();
+    // y·agree is ±1, so the factor is one of two exponentials
+    let (down, up) = ((-alpha).exp(), alpha.exp());
+    let mut total = 0.0;
+    for i in 0..l {
+        let column = weight.col_as_slice_mut(i);
+        for (j, w) in column.iter_mut().enumerate() {
+            if i != j {
+                let agree = (p[i] > t) == (p[j] > t);
+                *w *= if agree == same(i, j) { down } else { up };
+                total += *w;
+            }
+        }
+    }
+    let scale = 2.0 / total;
+    for j in 0..l {
+        weight
+            .col_as_slice_mut(j)
+            .iter_mut()
+            .for_each(|w| *w *= scale);
     }
 }
 
