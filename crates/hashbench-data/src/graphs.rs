@@ -68,42 +68,8 @@ pub fn read_tu(files: &TuFiles) -> Result<Vec<Graph>> {
         .map(|(n, l)| parse_int(ind_path, *n, l, "a graph id"))
         .collect::<Result<_>>()?;
     let n_nodes = indicator.len();
-    let mut first_node = Vec::new(); // first (0-based) node of each graph
-    for (v, &g) in indicator.iter().enumerate() {
-        let expected = first_node.len();
-        if g == expected + 1 {
-            first_node.push(v);
-        } else if g != expected {
-            return Err(DataError::format(
-                ind_path,
-                format!(
-                    "line {}: graph id {g} after {expected}; ids must run 1, 2, ... with each graph's nodes together",
-                    v + 1
-                ),
-            ));
-        }
-    }
-    first_node.push(n_nodes);
-    let labels: Vec<u32> = match &files.node_labels {
-        Some(p) => {
-            let l: Vec<u32> = numbered_lines(p)?
-                .iter()
-                .map(|(n, l)| parse_int(p, *n, l, "a node label (non-negative integer)"))
-                .collect::<Result<_>>()?;
-            if l.len() != n_nodes {
-                return Err(DataError::format(
-                    p,
-                    format!(
-                        "{} node labels for {n_nodes} nodes in {}",
-                        l.len(),
-                        ind_path.display()
-                    ),
-                ));
-            }
-            l
-        }
-        None => vec![0; n_nodes],
-    };
+    let first_node = graph_starts(ind_path, &indicator)?;
+    let labels = node_labels(files, n_nodes)?;
     let mut graphs: Vec<Graph> = (0..first_node.len() - 1)
         .map(|g| {
             let (a, b) = (first_node[g], first_node[g + 1]);
@@ -147,6 +113,51 @@ pub fn read_tu(files: &TuFiles) -> Result<Vec<Graph>> {
         }
     }
     Ok(graphs)
+}
+
+/// The first (0-based) node of each graph, then the node count, from the
+/// graph indicator's ids (read from `path`): 1, 2, ... with each graph's
+/// nodes together.
+fn graph_starts(path: &Path, indicator: &[usize]) -> Result<Vec<usize>> {
+    let mut first_node = Vec::new();
+    for (v, &g) in indicator.iter().enumerate() {
+        let expected = first_node.len();
+        if g == expected + 1 {
+            first_node.push(v);
+        } else if g != expected {
+            return Err(DataError::format(
+                path,
+                format!(
+                    "line {}: graph id {g} after {expected}; ids must run 1, 2, ... with each graph's nodes together",
+                    v + 1
+                ),
+            ));
+        }
+    }
+    first_node.push(indicator.len());
+    Ok(first_node)
+}
+
+/// The node labels (all 0 without a labels file), one per node.
+fn node_labels(files: &TuFiles, n_nodes: usize) -> Result<Vec<u32>> {
+    let Some(p) = &files.node_labels else {
+        return Ok(vec![0; n_nodes]);
+    };
+    let l: Vec<u32> = numbered_lines(p)?
+        .iter()
+        .map(|(n, l)| parse_int(p, *n, l, "a node label (non-negative integer)"))
+        .collect::<Result<_>>()?;
+    if l.len() != n_nodes {
+        return Err(DataError::format(
+            p,
+            format!(
+                "{} node labels for {n_nodes} nodes in {}",
+                l.len(),
+                files.indicator.display()
+            ),
+        ));
+    }
+    Ok(l)
 }
 
 /// Weisfeiler-Lehman subtree features: `iterations` (h) relabelling rounds,

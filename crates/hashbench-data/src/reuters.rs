@@ -65,41 +65,7 @@ pub fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
 /// # Errors
 /// Unreadable or invalid JSON files (named), or too few documents.
 pub fn build_reuters(dir: &Path, train: usize, test: usize, seed: u64) -> Result<ReutersSet> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| DataError::io(dir, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("reuters-") && n.ends_with(".json"))
-        })
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(DataError::format(
-            dir,
-            "no reuters-*.json files (the package's data/full folder)",
-        ));
-    }
-    let mut single: Vec<(String, String)> = Vec::new();
-    for path in &files {
-        let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
-        let docs: Vec<Document> = serde_json::from_str(&text).map_err(|e| {
-            DataError::format(
-                path,
-                format!("line {}, column {}: {e}", e.line(), e.column()),
-            )
-        })?;
-        for d in docs {
-            let (Some(body), Some(t)) = (d.body, d.topics) else {
-                continue;
-            };
-            if let [topic] = t.as_slice() {
-                let title = d.title.unwrap_or_default();
-                single.push((topic.clone(), format!("{title}\n{body}")));
-            }
-        }
-    }
+    let single = single_topic_documents(dir)?;
     let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
     for (t, _) in &single {
         *sizes.entry(t.as_str()).or_default() += 1;
@@ -157,6 +123,48 @@ pub fn build_reuters(dir: &Path, train: usize, test: usize, seed: u64) -> Result
         categories,
         left_out,
     })
+}
+
+/// The documents of the package's `reuters-*.json` files in `dir` (in file
+/// name order) that have a body and exactly one topic: (topic, title and
+/// body).
+fn single_topic_documents(dir: &Path) -> Result<Vec<(String, String)>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| DataError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("reuters-") && n.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(DataError::format(
+            dir,
+            "no reuters-*.json files (the package's data/full folder)",
+        ));
+    }
+    let mut single: Vec<(String, String)> = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
+        let docs: Vec<Document> = serde_json::from_str(&text).map_err(|e| {
+            DataError::format(
+                path,
+                format!("line {}, column {}: {e}", e.line(), e.column()),
+            )
+        })?;
+        for d in docs {
+            let (Some(body), Some(t)) = (d.body, d.topics) else {
+                continue;
+            };
+            if let [topic] = t.as_slice() {
+                let title = d.title.unwrap_or_default();
+                single.push((topic.clone(), format!("{title}\n{body}")));
+            }
+        }
+    }
+    Ok(single)
 }
 
 /// svmlight text of documents: `class index:count ...`, 1-based indices.

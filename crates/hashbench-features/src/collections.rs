@@ -249,28 +249,9 @@ fn photo_tourism(
     shape: &Shape,
 ) -> Result<Written, FeatureError> {
     let scene = scene_folder(source)?;
-    let (info, points) = point_ids(&scene)?;
-    let kept = shape.photo_tourism_patches;
-    if points.len() < kept {
-        return Err(FeatureError::Format {
-            path: info,
-            line: None,
-            reason: format!(
-                "lists {} patches, fewer than the {kept} hashbench keeps: a short or altered copy",
-                points.len()
-            ),
-        });
-    }
-    let points = &points[..kept];
+    let (points, bitmaps) = kept_patches(&scene, shape.photo_tourism_patches)?;
+    let points = &points[..];
     let per_file = PATCHES_PER_SIDE * PATCHES_PER_SIDE;
-    let bitmaps: Vec<PathBuf> = (0..points.len().div_ceil(per_file))
-        .map(|f| {
-            need(
-                scene.join(format!("patches{f:04}.bmp")),
-                "a Photo Tourism patch bitmap",
-            )
-        })
-        .collect::<Result<_, _>>()?;
     let sift = PatchSift::default();
     let gist = Gist::new(GistParams::lmgist(PATCH));
     let key = chunk_key(
@@ -325,6 +306,34 @@ fn photo_tourism(
             gist.params()
         ),
     )
+}
+
+/// The first `kept` patches' 3D point ids of `scene` and the bitmaps that
+/// hold them (`PATCHES_PER_SIDE`² patches each); a scene listing fewer
+/// patches is a short or altered copy.
+fn kept_patches(scene: &Path, kept: usize) -> Result<(Vec<u64>, Vec<PathBuf>), FeatureError> {
+    let (info, mut points) = point_ids(scene)?;
+    if points.len() < kept {
+        return Err(FeatureError::Format {
+            path: info,
+            line: None,
+            reason: format!(
+                "lists {} patches, fewer than the {kept} hashbench keeps: a short or altered copy",
+                points.len()
+            ),
+        });
+    }
+    points.truncate(kept);
+    let per_file = PATCHES_PER_SIDE * PATCHES_PER_SIDE;
+    let bitmaps = (0..points.len().div_ceil(per_file))
+        .map(|f| {
+            need(
+                scene.join(format!("patches{f:04}.bmp")),
+                "a Photo Tourism patch bitmap",
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((points, bitmaps))
 }
 
 /// The folder of the one Photo Tourism scene under `source` (its files may

@@ -127,37 +127,7 @@ pub(crate) fn download(
                 }
             }
         };
-        let digest = |md5: bool| {
-            file_digest(&done, md5).map_err(|e| FetchError::Unpack {
-                path: done.clone(),
-                reason: e.to_string(),
-            })
-        };
-        let pinned = match (&d.sha256, &d.md5) {
-            (Some(sha), _) => Some((sha, digest(false)?)),
-            (None, Some(md5)) => Some((md5, digest(true)?)),
-            (None, None) => {
-                if let Some(fetched) = record {
-                    // `to` is the file itself unless the download is an archive
-                    let path = match d.unpack {
-                        Unpack::None | Unpack::Gunzip => d.to.clone(),
-                        Unpack::TarGz | Unpack::Zip => d.to.join(file_name(url)),
-                    };
-                    fetched.unverified.push((path, digest(false)?));
-                }
-                None
-            }
-        };
-        if let Some((expected, actual)) = pinned
-            && !actual.eq_ignore_ascii_case(expected)
-        {
-            let _ = std::fs::remove_file(&done);
-            return Err(FetchError::Checksum {
-                path: done,
-                expected: expected.clone(),
-                actual,
-            });
-        }
+        verify(d, url, &done, record)?;
         return Ok((done, bytes));
     }
     Err(match failures.len() {
@@ -171,6 +141,49 @@ pub(crate) fn download(
             attempts: failures.iter().map(ToString::to_string).collect(),
         },
     })
+}
+
+/// Checks the downloaded file `done` against the digest `d` pins (SHA-256,
+/// else MD5), removing it when they differ; an unpinned download's SHA-256
+/// goes to `record`, under the path it will have, as unverified.
+fn verify(
+    d: &Download,
+    url: &str,
+    done: &Path,
+    record: Option<&mut Fetched>,
+) -> Result<(), FetchError> {
+    let digest = |md5: bool| {
+        file_digest(done, md5).map_err(|e| FetchError::Unpack {
+            path: done.to_path_buf(),
+            reason: e.to_string(),
+        })
+    };
+    let pinned = match (&d.sha256, &d.md5) {
+        (Some(sha), _) => Some((sha, digest(false)?)),
+        (None, Some(md5)) => Some((md5, digest(true)?)),
+        (None, None) => {
+            if let Some(fetched) = record {
+                // `to` is the file itself unless the download is an archive
+                let path = match d.unpack {
+                    Unpack::None | Unpack::Gunzip => d.to.clone(),
+                    Unpack::TarGz | Unpack::Zip => d.to.join(file_name(url)),
+                };
+                fetched.unverified.push((path, digest(false)?));
+            }
+            None
+        }
+    };
+    if let Some((expected, actual)) = pinned
+        && !actual.eq_ignore_ascii_case(expected)
+    {
+        let _ = std::fs::remove_file(done);
+        return Err(FetchError::Checksum {
+            path: done.to_path_buf(),
+            expected: expected.clone(),
+            actual,
+        });
+    }
+    Ok(())
 }
 
 /// A byte-counting progress bar for `url` (hidden unless `show`).

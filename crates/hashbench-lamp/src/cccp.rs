@@ -453,26 +453,13 @@ pub fn cutting_plane(
         fallbacks: 0,
     };
     let mut best = majorant.value_at(problem, start, start_values);
-    let (mut xi_cuts, mut zeta_cuts) = (Vec::<Cut>::new(), Vec::<Cut>::new());
-    let n = problem.n as f64;
+    let mut cuts = Cuts::default();
     // the dual, warm-started cut by cut; None once it has failed (the
     // interior-point solver takes the rest of the run)
     let mut dual = reduced_dual(problem).ok();
     let (mut x, mut f) = (start.to_vec(), start_values.to_vec());
     while out.iterations < stop.max_cuts {
-        let mut added = Vec::new();
-        let cut = xi_cut(problem, majorant, &f);
-        if !xi_cuts.contains(&cut) {
-            added.push((0, mean_cut(&cut, n)));
-            xi_cuts.push(cut);
-        }
-        if problem.uses_pairs() {
-            let cut = zeta_cut(problem, majorant, &x, &f);
-            if !zeta_cuts.contains(&cut) {
-                added.push((1, mean_cut(&cut, n)));
-                zeta_cuts.push(cut);
-            }
-        }
+        let added = cuts.add(problem, majorant, &x, &f);
         if added.is_empty() {
             break;
         }
@@ -497,7 +484,7 @@ pub fn cutting_plane(
             None => {
                 dual = None;
                 out.fallbacks += 1;
-                reduced_qp(problem, &xi_cuts, &zeta_cuts).solve()?
+                reduced_qp(problem, &cuts.xi, &cuts.zeta).solve()?
             }
         };
         out.seconds += solution.seconds;
@@ -526,6 +513,42 @@ pub fn cutting_plane(
         }
     }
     Ok(out)
+}
+
+/// The cuts of one cutting-plane run, by family.
+#[derive(Default)]
+struct Cuts {
+    xi: Vec<Cut>,
+    zeta: Vec<Cut>,
+}
+
+impl Cuts {
+    /// The new cuts at (ν̃ = `x`, f): ξ's, and ζ's when the pair term is
+    /// present, each kept unless already there; returned as the reduced QP
+    /// reads them, with their family (0: ξ, 1: ζ).
+    fn add(
+        &mut self,
+        problem: &BitProblem<'_>,
+        majorant: &Majorant,
+        x: &[f64],
+        f: &[f64],
+    ) -> Vec<(usize, (Vec<f64>, f64))> {
+        let n = problem.n as f64;
+        let mut added = Vec::new();
+        let cut = xi_cut(problem, majorant, f);
+        if !self.xi.contains(&cut) {
+            added.push((0, mean_cut(&cut, n)));
+            self.xi.push(cut);
+        }
+        if problem.uses_pairs() {
+            let cut = zeta_cut(problem, majorant, x, f);
+            if !self.zeta.contains(&cut) {
+                added.push((1, mean_cut(&cut, n)));
+                self.zeta.push(cut);
+            }
+        }
+        added
+    }
 }
 
 /// Minimises J from `start` by CCCP (returns ν̃, f at ν̃ and the log): each step majorises J at the current

@@ -80,29 +80,11 @@ pub(crate) fn fit(
         Decorrelation::Fixed(mu) => vec![*mu],
         Decorrelation::CrossValidate(grid) => grid.clone(),
     };
-    let held_out: Vec<usize> = if grid.len() > 1 {
-        let h = ((n_train as f64 * HELD_OUT_SHARE) as usize).min(HELD_OUT_MAX);
-        let mut v = sample(rng, n_train, h).into_vec();
-        v.sort_unstable();
-        v
-    } else {
-        Vec::new()
-    };
-    let mut is_held = vec![false; n_train];
-    held_out.iter().for_each(|&i| is_held[i] = true);
-    let rest: Vec<usize> = (0..n_train).filter(|&i| !is_held[i]).collect();
-    let n = params.working_set.min(rest.len());
-    if n < params.p.max(2) {
-        return Err(FitError::TooFewItems {
-            method: "lamp",
-            needed: params.p.max(2) + held_out.len(),
-            got: n_train,
-        });
-    }
-    let working: Vec<usize> = sample(rng, rest.len(), n)
-        .into_iter()
-        .map(|k| rest[k])
-        .collect();
+    let Items {
+        held_out,
+        working,
+        rest,
+    } = draw_items(params, n_train, grid.len() > 1, rng)?;
     let draw = partners(
         params.constraints,
         train.x,
@@ -153,6 +135,54 @@ pub(crate) fn fit(
         working,
         #[cfg(test)]
         values: search.trained.values,
+    })
+}
+
+/// A fit's training items by role, in training indices.
+struct Items {
+    /// Held out to choose μ (none when μ is fixed), sorted.
+    held_out: Vec<usize>,
+    /// The working set: support vectors and constraints are drawn from it.
+    working: Vec<usize>,
+    /// Every item not held out, in order.
+    rest: Vec<usize>,
+}
+
+/// Draws the held-out items (when `hold_out`, to choose μ), then the
+/// working set from the rest.
+fn draw_items(
+    params: &LampParams,
+    n_train: usize,
+    hold_out: bool,
+    rng: &mut ChaCha8Rng,
+) -> Result<Items, FitError> {
+    let held_out: Vec<usize> = if hold_out {
+        let h = ((n_train as f64 * HELD_OUT_SHARE) as usize).min(HELD_OUT_MAX);
+        let mut v = sample(rng, n_train, h).into_vec();
+        v.sort_unstable();
+        v
+    } else {
+        Vec::new()
+    };
+    let mut is_held = vec![false; n_train];
+    held_out.iter().for_each(|&i| is_held[i] = true);
+    let rest: Vec<usize> = (0..n_train).filter(|&i| !is_held[i]).collect();
+    let n = params.working_set.min(rest.len());
+    if n < params.p.max(2) {
+        return Err(FitError::TooFewItems {
+            method: "lamp",
+            needed: params.p.max(2) + held_out.len(),
+            got: n_train,
+        });
+    }
+    let working: Vec<usize> = sample(rng, rest.len(), n)
+        .into_iter()
+        .map(|k| rest[k])
+        .collect();
+    Ok(Items {
+        held_out,
+        working,
+        rest,
     })
 }
 
@@ -458,48 +488,62 @@ fn fit_log(draw: &PartnerDraw, search: &DecorrelationSearch<Trained>) -> FitLog 
             trained.logs.iter().map(|l| l.qp_fallbacks as f64).sum(),
         ),
     ];
-    if !search.scores.is_empty() {
-        facts.push((
-            "decorrelation-widenings".to_string(),
-            search.widenings as f64,
-        ));
-        facts.push((
-            "decorrelation-at-edge".to_string(),
-            f64::from(u8::from(search.at_edge)),
-        ));
-        facts.extend(
-            search
-                .scores
-                .iter()
-                .map(|(m, s)| (format!("cv-map-decorrelation-{}", weight_name(*m)), *s)),
-        );
-    }
+    facts.extend(search_facts(search));
     let qp: Vec<f64> = trained.logs.iter().map(|l| l.qp_seconds).collect();
     FitLog {
         facts,
-        per_bit: vec![
-            ("cccp-steps-per-bit".to_string(), steps),
-            (
-                "cp-iterations-per-bit".to_string(),
-                trained
-                    .logs
-                    .iter()
-                    .map(|l| l.cuts_per_step.iter().sum::<usize>() as f64)
-                    .collect(),
-            ),
-            (
-                "objective-per-bit".to_string(),
-                trained
-                    .logs
-                    .iter()
-                    .map(|l| *l.objective.last().expect("J(start) is logged"))
-                    .collect(),
-            ),
-        ],
+        per_bit: per_bit_facts(trained, steps),
         seconds: vec![
             ("seconds-per-bit-mean".to_string(), mean(&trained.seconds)),
             ("seconds-per-bit-max".to_string(), max(&trained.seconds)),
             ("qp-seconds-per-bit-mean".to_string(), mean(&qp)),
         ],
     }
+}
+
+/// What the decorrelation weight's search found, when one ran: its
+/// widenings, whether it ended at the grid's edge and each weight's
+/// cross-validated MAP.
+fn search_facts(search: &DecorrelationSearch<Trained>) -> Vec<(String, f64)> {
+    if search.scores.is_empty() {
+        return Vec::new();
+    }
+    let mut facts = vec![
+        (
+            "decorrelation-widenings".to_string(),
+            search.widenings as f64,
+        ),
+        (
+            "decorrelation-at-edge".to_string(),
+            f64::from(u8::from(search.at_edge)),
+        ),
+    ];
+    facts.extend(
+        search
+            .scores
+            .iter()
+            .map(|(m, s)| (format!("cv-map-decorrelation-{}", weight_name(*m)), *s)),
+    );
+    facts
+}
+
+/// Each bit's CCCP steps (`steps`), cutting-plane iterations and final
+/// objective.
+fn per_bit_facts(trained: &Trained, steps: Vec<f64>) -> Vec<(String, Vec<f64>)> {
+    let logs = &trained.logs;
+    vec![
+        ("cccp-steps-per-bit".to_string(), steps),
+        (
+            "cp-iterations-per-bit".to_string(),
+            logs.iter()
+                .map(|l| l.cuts_per_step.iter().sum::<usize>() as f64)
+                .collect(),
+        ),
+        (
+            "objective-per-bit".to_string(),
+            logs.iter()
+                .map(|l| *l.objective.last().expect("J(start) is logged"))
+                .collect(),
+        ),
+    ]
 }

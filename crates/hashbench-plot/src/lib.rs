@@ -284,20 +284,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         .y_label_area_size(65)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(e)?;
-    let categories = xs.clone();
-    let categorical = fig.categorical_x;
-    let x_fmt = move |v: &f64| {
-        if categorical {
-            let k = v.round();
-            if (v - k).abs() < 1e-6 && k >= 0.0 && (k as usize) < categories.len() {
-                format!("{}", categories[k as usize])
-            } else {
-                String::new()
-            }
-        } else {
-            tick_label(*v)
-        }
-    };
+    let x_fmt = x_formatter(fig.categorical_x, xs.clone());
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(fig.x_label.as_str())
         .y_desc(fig.y_label.as_str())
@@ -353,6 +340,23 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Resu
         }
     }
     draw_legend(&legend, fig, &styles)
+}
+
+/// The x axis's tick labels: on a categorical axis the x values at their
+/// positions 0, 1, ... (`categories`) and nothing between, else numbers.
+fn x_formatter(categorical: bool, categories: Vec<f64>) -> impl Fn(&f64) -> String {
+    move |v: &f64| {
+        if categorical {
+            let k = v.round();
+            if (v - k).abs() < 1e-6 && k >= 0.0 && (k as usize) < categories.len() {
+                format!("{}", categories[k as usize])
+            } else {
+                String::new()
+            }
+        } else {
+            tick_label(*v)
+        }
+    }
 }
 
 /// Every x value of the figure's series, sorted, once each.

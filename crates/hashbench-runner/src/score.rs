@@ -89,30 +89,7 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
             Some(("fit", "json")) => 2,
             _ => continue,
         };
-        if !plan.axis.values().contains(&bits) {
-            let what = match plan.axis.sweep_bits() {
-                Some(_) => "training items is not a training-set size",
-                None => "bits is not a code length",
-            };
-            bail!(
-                "{}: {bits} {what} of {} [{}] (its {}: {:?})",
-                path.display(),
-                plan.id,
-                plan.profile,
-                plan.axis.name(),
-                plan.axis.values()
-            );
-        }
-        if trial >= plan.trials {
-            bail!(
-                "{}: trial {trial}, but {} [{}] has {} trials (0 to {})",
-                path.display(),
-                plan.id,
-                plan.profile,
-                plan.trials,
-                plan.trials - 1
-            );
-        }
+        check_point(plan, &path, bits, trial)?;
         let files = found.entry((bits, trial)).or_default();
         if let Some(other) = &files[slot] {
             bail!(
@@ -150,6 +127,36 @@ fn discover(plan: &Plan, source: &CodeSource) -> Result<Vec<Pair>> {
         );
     }
     Ok(pairs)
+}
+
+/// Refuses a code file (`path`) whose name's x value (`bits`) or trial the
+/// plan does not have.
+fn check_point(plan: &Plan, path: &Path, bits: usize, trial: usize) -> Result<()> {
+    if !plan.axis.values().contains(&bits) {
+        let what = match plan.axis.sweep_bits() {
+            Some(_) => "training items is not a training-set size",
+            None => "bits is not a code length",
+        };
+        bail!(
+            "{}: {bits} {what} of {} [{}] (its {}: {:?})",
+            path.display(),
+            plan.id,
+            plan.profile,
+            plan.axis.name(),
+            plan.axis.values()
+        );
+    }
+    if trial >= plan.trials {
+        bail!(
+            "{}: trial {trial}, but {} [{}] has {} trials (0 to {})",
+            path.display(),
+            plan.id,
+            plan.profile,
+            plan.trials,
+            plan.trials - 1
+        );
+    }
+    Ok(())
 }
 
 /// Reads the codes of `pair`, checking their shape against the split and

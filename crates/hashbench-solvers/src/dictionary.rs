@@ -64,30 +64,21 @@ pub fn dictionary_dual(
     let k = live.len();
     let xs_l = Mat::from_fn(d, k, |i, a| xs[(i, live[a])]);
     let ss_l = Mat::from_fn(k, k, |a, b| ss[(live[a], live[b])]);
-    let a_mat = xs_l.transpose() * &xs_l;
-    let dual = |lambda: &[f64]| -> Option<(f64, Mat<f64>)> {
-        let mut mm = ss_l.clone();
-        for (t, l) in lambda.iter().enumerate() {
-            mm[(t, t)] += l;
-        }
-        let llt = cholesky(mm.as_ref())?;
-        let minv = llt.solve(Mat::<f64>::identity(k, k));
-        let value = xx
-            - (0..k)
-                .map(|t| (0..k).map(|u| minv[(t, u)] * a_mat[(u, t)]).sum::<f64>())
-                .sum::<f64>()
-            - lambda.iter().sum::<f64>();
-        Some((value, minv))
+    let dual = Dual {
+        ss: ss_l.clone(),
+        a: xs_l.transpose() * &xs_l,
+        xx,
     };
+    let a_mat = &dual.a;
     let scale = (0..k).map(|t| ss_l[(t, t)]).fold(1.0, f64::max);
     let mut lambda = vec![scale; k];
-    let (mut value, mut minv) = dual(&lambda).ok_or_else(|| {
+    let (mut value, mut minv) = dual.at(&lambda).ok_or_else(|| {
         SolverError::Invalid("dictionary: SSᵀ + diag(λ) is not positive definite".into())
     })?;
     let mut iterations = 0;
     let tol = 1e-12 * xx.max(1.0);
     let converged = loop {
-        let bnorm = &minv * &a_mat * &minv;
+        let bnorm = &minv * a_mat * &minv;
         let grad: Vec<f64> = (0..k).map(|t| bnorm[(t, t)] - 1.0).collect();
         // Free variables: interior, or at the bound with an inward gradient.
         let free: Vec<usize> = (0..k)
@@ -98,38 +89,10 @@ pub fn dictionary_dual(
             break pg <= 1e-8;
         }
         iterations += 1;
-        // Newton direction on the free variables for the maximisation.
-        let f = free.len();
-        let neg_hess = Mat::from_fn(f, f, |a, b| {
-            let (s, t) = (free[a], free[b]);
-            2.0 * bnorm[(s, t)] * minv[(s, t)] + if a == b { 1e-14 * scale } else { 0.0 }
-        });
-        let g_free = Mat::from_fn(f, 1, |a, _| grad[free[a]]);
-        let dir = match cholesky(neg_hess.as_ref()) {
-            Some(l) => l.solve(&g_free),
-            None => g_free.clone(),
-        };
-        let mut step = 1.0;
-        let mut accepted = false;
-        for _ in 0..60 {
-            let mut trial = lambda.clone();
-            for (a, &t) in free.iter().enumerate() {
-                trial[t] = (lambda[t] + step * dir[(a, 0)]).max(0.0);
-            }
-            let gain: f64 = free.iter().map(|&t| grad[t] * (trial[t] - lambda[t])).sum();
-            if let Some((v, mi)) = dual(&trial)
-                && v >= value + 1e-4 * gain - tol
-            {
-                lambda = trial;
-                value = v;
-                minv = mi;
-                accepted = true;
-                break;
-            }
-            step /= 2.0;
-        }
-        if !accepted {
-            break pg <= 1e-6;
+        let dir = newton_direction((bnorm.as_ref(), minv.as_ref()), &grad, &free, scale);
+        match dual.line_search((&lambda, value), &grad, &free, dir.as_ref(), tol) {
+            Some((trial, v, mi)) => (lambda, value, minv) = (trial, v, mi),
+            None => break pg <= 1e-6,
         }
     };
     if !converged {
@@ -155,6 +118,85 @@ pub fn dictionary_dual(
         fallback: false,
         gap: primal - value,
     })
+}
+
+/// The Newton direction of the dual's maximisation on the `free`
+/// multipliers: the negated Hessian 2 (M⁻¹AM⁻¹ ∘ M⁻¹) (from `bnorm` =
+/// M⁻¹AM⁻¹ and `minv` = M⁻¹; a ridge of 10⁻¹⁴ `scale`) solved against the
+/// gradient, or the gradient itself where that Hessian is not definite.
+fn newton_direction(
+    (bnorm, minv): (MatRef<'_, f64>, MatRef<'_, f64>),
+    grad: &[f64],
+    free: &[usize],
+    scale: f64,
+) -> Mat<f64> {
+    let f = free.len();
+    let neg_hess = Mat::from_fn(f, f, |a, b| {
+        let (s, t) = (free[a], free[b]);
+        2.0 * bnorm[(s, t)] * minv[(s, t)] + if a == b { 1e-14 * scale } else { 0.0 }
+    });
+    let g_free = Mat::from_fn(f, 1, |a, _| grad[free[a]]);
+    match cholesky(neg_hess.as_ref()) {
+        Some(l) => l.solve(&g_free),
+        None => g_free,
+    }
+}
+
+/// The Lagrange dual of the live atoms' problem, over the multipliers λ of
+/// their norm constraints: g(λ) = tr(XᵀX) − tr(M⁻¹ A) − Σλ with
+/// M = SSᵀ + diag(λ) and A = (XSᵀ)ᵀ XSᵀ.
+struct Dual {
+    ss: Mat<f64>,
+    a: Mat<f64>,
+    xx: f64,
+}
+
+impl Dual {
+    /// g(λ) and M⁻¹; `None` where M is not positive definite.
+    fn at(&self, lambda: &[f64]) -> Option<(f64, Mat<f64>)> {
+        let k = lambda.len();
+        let mut mm = self.ss.clone();
+        for (t, l) in lambda.iter().enumerate() {
+            mm[(t, t)] += l;
+        }
+        let llt = cholesky(mm.as_ref())?;
+        let minv = llt.solve(Mat::<f64>::identity(k, k));
+        let value = self.xx
+            - (0..k)
+                .map(|t| (0..k).map(|u| minv[(t, u)] * self.a[(u, t)]).sum::<f64>())
+                .sum::<f64>()
+            - lambda.iter().sum::<f64>();
+        Some((value, minv))
+    }
+
+    /// Backtracking from (λ, g(λ)) along `dir` on the `free` multipliers
+    /// (projected onto λ ≥ 0), halving the step up to 60 times until the
+    /// ascent meets Armijo's condition against the gradient `grad` (within
+    /// `tol`): the new λ, g and M⁻¹, or `None`.
+    fn line_search(
+        &self,
+        (lambda, value): (&[f64], f64),
+        grad: &[f64],
+        free: &[usize],
+        dir: MatRef<'_, f64>,
+        tol: f64,
+    ) -> Option<(Vec<f64>, f64, Mat<f64>)> {
+        let mut step = 1.0;
+        for _ in 0..60 {
+            let mut trial = lambda.to_vec();
+            for (a, &t) in free.iter().enumerate() {
+                trial[t] = (lambda[t] + step * dir[(a, 0)]).max(0.0);
+            }
+            let gain: f64 = free.iter().map(|&t| grad[t] * (trial[t] - lambda[t])).sum();
+            if let Some((v, mi)) = self.at(&trial)
+                && v >= value + 1e-4 * gain - tol
+            {
+                return Some((trial, v, mi));
+            }
+            step /= 2.0;
+        }
+        None
+    }
 }
 
 /// ‖X − BS‖² = tr(XᵀX) − 2 tr(Bᵀ XSᵀ) + tr(Bᵀ B SSᵀ), from the sufficient

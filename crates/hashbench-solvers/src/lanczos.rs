@@ -177,49 +177,17 @@ pub fn largest_eigenpairs(
     let mut previous: Option<Vec<f64>> = None;
     let mut w = vec![0.0; n];
     loop {
-        // extend the basis to `target` vectors (or the whole space)
-        let mut whole = false;
-        while projection.len() < target {
-            let j = projection.len();
-            apply(basis.column(j), &mut w);
-            // row j of the projection is the first Gram-Schmidt pass's Vᵀ w
-            let row = basis.inner(&w);
-            basis.orthogonalise(&mut w, Some(&row));
-            projection.push(row);
-            let b = norm(&w);
-            let next = if b > BREAKDOWN {
-                Some(w.iter().map(|x| x / b).collect())
-            } else {
-                // an invariant subspace: a new Krylov sequence
-                fresh(&basis)
-            };
-            match next {
-                Some(v) if basis.len() < n => basis.push(&v),
-                _ => {
-                    whole = true;
-                    break;
-                }
-            }
-        }
+        let whole = extend(
+            &mut basis,
+            &mut projection,
+            target,
+            apply,
+            &mut fresh,
+            &mut w,
+        );
         let m = projection.len();
-        let t = Mat::from_fn(m, m, |i, j| projection[i.max(j)][i.min(j)]);
         let k = count.min(m);
-        let (values, s) = top_eigenpairs(t.as_ref(), k)
-            .map_err(|e| SolverError::Invalid(format!("Lanczos: projected eigensolve: {e}")))?;
-        let x = product(basis.as_mat().subcols(0, m), s.as_ref());
-        let worst = (0..k)
-            .into_par_iter()
-            .map(|c| {
-                let column = x.col_as_slice(c);
-                let mut ax = vec![0.0; n];
-                apply(column, &mut ax);
-                ax.iter()
-                    .zip(column)
-                    .map(|(y, v)| (y - values[c] * v).powi(2))
-                    .sum::<f64>()
-                    .sqrt()
-            })
-            .reduce(|| 0.0, f64::max);
+        let (values, x, worst) = ritz_pairs(&basis, &projection, k, apply)?;
         // a basis spanning the whole space gives exact pairs (up to rounding)
         if whole && k == count {
             return Ok((values, x));
@@ -252,6 +220,69 @@ pub fn largest_eigenpairs(
         }
         target = cap.min(target + target / 2);
     }
+}
+
+/// Extends the basis to `target` vectors (fewer when it spans the whole
+/// space: then true), adding each new vector's row to the projection; an
+/// invariant subspace starts a new Krylov sequence from `fresh`. `w` is
+/// scratch of the operator's size.
+fn extend(
+    basis: &mut Basis,
+    projection: &mut Vec<Vec<f64>>,
+    target: usize,
+    apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
+    fresh: &mut impl FnMut(&Basis) -> Option<Vec<f64>>,
+    w: &mut [f64],
+) -> bool {
+    while projection.len() < target {
+        let j = projection.len();
+        apply(basis.column(j), w);
+        // row j of the projection is the first Gram-Schmidt pass's Vᵀ w
+        let row = basis.inner(w);
+        basis.orthogonalise(w, Some(&row));
+        projection.push(row);
+        let b = norm(w);
+        let next = if b > BREAKDOWN {
+            Some(w.iter().map(|x| x / b).collect())
+        } else {
+            // an invariant subspace: a new Krylov sequence
+            fresh(basis)
+        };
+        match next {
+            Some(v) if basis.len() < basis.n => basis.push(&v),
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// The `k` largest Ritz pairs of the basis (values, vectors as columns) and
+/// the largest residual norm ‖A x − θ x‖ among them.
+fn ritz_pairs(
+    basis: &Basis,
+    projection: &[Vec<f64>],
+    k: usize,
+    apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
+) -> Result<(Vec<f64>, Mat<f64>, f64), SolverError> {
+    let m = projection.len();
+    let t = Mat::from_fn(m, m, |i, j| projection[i.max(j)][i.min(j)]);
+    let (values, s) = top_eigenpairs(t.as_ref(), k)
+        .map_err(|e| SolverError::Invalid(format!("Lanczos: projected eigensolve: {e}")))?;
+    let x = product(basis.as_mat().subcols(0, m), s.as_ref());
+    let worst = (0..k)
+        .into_par_iter()
+        .map(|c| {
+            let column = x.col_as_slice(c);
+            let mut ax = vec![0.0; basis.n];
+            apply(column, &mut ax);
+            ax.iter()
+                .zip(column)
+                .map(|(y, v)| (y - values[c] * v).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .reduce(|| 0.0, f64::max);
+    Ok((values, x, worst))
 }
 
 #[cfg(test)]

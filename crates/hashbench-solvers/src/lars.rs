@@ -353,21 +353,18 @@ impl LarsGram {
         let p = self.p;
         let kernels = Kernels::detected();
         let target = lambda / 2.0;
-        let mut s = vec![0.0; p];
-        let mut rho = c.to_vec();
-        // Variables the step may not enter: active ones, numerical combinations
-        // of the active ones, and the one that just left on the side it left
-        // from (not at the same point; the signed path may take it back with
-        // the other sign).
-        let mut active = vec![false; p];
-        let mut collinear = vec![false; p];
-        let mut just_left: Option<(usize, f64)> = None;
+        let mut state = PathState {
+            s: vec![0.0; p],
+            rho: c.to_vec(),
+            active: vec![false; p],
+            collinear: vec![false; p],
+            just_left: None,
+            level: f64::NEG_INFINITY,
+            signed,
+        };
         let mut factor = ActiveFactor::default();
         let (mut d, mut a) = (Vec::with_capacity(p), vec![0.0; p]);
         let mut steps = 0;
-        // The common |correlation| of the active set.
-        let mut level = f64::NEG_INFINITY;
-        let strength = |r: f64| if signed { r.abs() } else { r };
         let cap = 16 * p.max(1);
         loop {
             if steps == cap {
@@ -377,21 +374,11 @@ impl LarsGram {
                 });
             }
             if factor.active.is_empty() {
-                let Some(j) = (0..p)
-                    .filter(|&j| !collinear[j])
-                    .max_by(|&a, &b| strength(rho[a]).total_cmp(&strength(rho[b])))
-                else {
-                    break;
-                };
-                if strength(rho[j]) <= target {
-                    break;
+                match self.enter_first(&mut state, &mut factor, target) {
+                    None => break,
+                    Some(false) => continue,
+                    Some(true) => {}
                 }
-                if !factor.push(self.row(j), j, rho[j].signum()) {
-                    collinear[j] = true;
-                    continue;
-                }
-                active[j] = true;
-                level = strength(rho[j]);
             }
             factor.solve_signs(&mut d);
             // a = G_{:,A} d: how fast each correlation moves per unit step
@@ -400,71 +387,135 @@ impl LarsGram {
             for (&k, &dt) in factor.active.iter().zip(&d) {
                 kernels.add_scaled(&mut a, &self.columns[k * p..(k + 1) * p], dt);
             }
-            let mut step = level - target;
-            let mut event = Event::Stop;
-            for j in 0..p {
-                if active[j] || collinear[j] {
-                    continue;
-                }
-                // ρⱼ − γaⱼ reaches +(level − γ), or −(level − γ) when signed
-                if a[j] < 1.0 && just_left != Some((j, 1.0)) {
-                    let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
-                    if gamma < step {
-                        step = gamma;
-                        event = Event::Enter(j, 1.0);
-                    }
-                }
-                if signed && a[j] > -1.0 && just_left != Some((j, -1.0)) {
-                    let gamma = ((level + rho[j]) / (1.0 + a[j])).max(0.0);
-                    if gamma < step {
-                        step = gamma;
-                        event = Event::Enter(j, -1.0);
-                    }
-                }
-            }
-            for ((&k, &dt), &sign) in factor.active.iter().zip(&d).zip(&factor.signs) {
-                if dt * sign < 0.0 {
-                    let gamma = (-s[k] / dt).max(0.0);
-                    if gamma < step {
-                        step = gamma;
-                        event = Event::Leave(k);
-                    }
-                }
-            }
+            let (step, event) = state.next_event(&factor, &d, &a, target);
             for (&k, &dt) in factor.active.iter().zip(&d) {
-                s[k] += step * dt;
+                state.s[k] += step * dt;
             }
-            for (r, &aj) in rho.iter_mut().zip(&a) {
+            for (r, &aj) in state.rho.iter_mut().zip(&a) {
                 *r -= step * aj;
             }
-            level -= step;
+            state.level -= step;
             steps += 1;
-            just_left = None;
+            state.just_left = None;
             match event {
                 Event::Stop => break,
                 Event::Enter(j, sign) => {
                     if factor.push(self.row(j), j, sign) {
-                        active[j] = true;
+                        state.active[j] = true;
                     } else {
-                        collinear[j] = true;
+                        state.collinear[j] = true;
                     }
                 }
                 Event::Leave(k) => {
-                    s[k] = 0.0;
-                    active[k] = false;
+                    state.s[k] = 0.0;
+                    state.active[k] = false;
                     let t = factor.active.iter().position(|&v| v == k);
                     let t = t.expect("a leaving variable is active");
-                    just_left = Some((k, factor.signs[t]));
+                    state.just_left = Some((k, factor.signs[t]));
                     factor.remove(t);
                 }
             }
         }
+        let mut s = state.s;
         if !signed {
             for v in &mut s {
                 *v = v.max(0.0);
             }
         }
         Ok(LarsSolution { s, steps })
+    }
+
+    /// With no variable active, the one whose correlation pulls hardest
+    /// enters (`Some(true)`) or, a numerical combination of none, is set
+    /// aside (`Some(false)`: look again); `None` when none pulls harder than
+    /// `target` (the path ends).
+    fn enter_first(
+        &self,
+        state: &mut PathState,
+        factor: &mut ActiveFactor,
+        target: f64,
+    ) -> Option<bool> {
+        let strength = |state: &PathState, j: usize| state.strength(state.rho[j]);
+        let j = (0..self.p)
+            .filter(|&j| !state.collinear[j])
+            .max_by(|&a, &b| strength(state, a).total_cmp(&strength(state, b)))?;
+        if strength(state, j) <= target {
+            return None;
+        }
+        if !factor.push(self.row(j), j, state.rho[j].signum()) {
+            state.collinear[j] = true;
+            return Some(false);
+        }
+        state.active[j] = true;
+        state.level = strength(state, j);
+        Some(true)
+    }
+}
+
+/// Where the homotopy path is between steps.
+struct PathState {
+    /// The coefficients.
+    s: Vec<f64>,
+    /// The correlations c − G s.
+    rho: Vec<f64>,
+    /// Variables the step may not enter: active ones, numerical
+    /// combinations of the active ones (`collinear`), and the one that just
+    /// left on the side it left from (not at the same point; the signed path
+    /// may take it back with the other sign).
+    active: Vec<bool>,
+    collinear: Vec<bool>,
+    just_left: Option<(usize, f64)>,
+    /// The common |correlation| of the active set.
+    level: f64,
+    /// The signed lasso's path (else the nonnegative one's).
+    signed: bool,
+}
+
+impl PathState {
+    /// How strongly a correlation pulls its variable in: |r| when signed,
+    /// else r.
+    fn strength(&self, r: f64) -> f64 {
+        if self.signed { r.abs() } else { r }
+    }
+
+    /// The step along the direction `d` of the active coefficients (`a` =
+    /// G_{:,A} d) to the next event, and the event: a variable entering (its
+    /// correlation reaching the level), an active one leaving (its
+    /// coefficient reaching 0), or the level reaching `target`.
+    fn next_event(&self, factor: &ActiveFactor, d: &[f64], a: &[f64], target: f64) -> (f64, Event) {
+        let (level, rho) = (self.level, &self.rho);
+        let mut step = level - target;
+        let mut event = Event::Stop;
+        for j in 0..rho.len() {
+            if self.active[j] || self.collinear[j] {
+                continue;
+            }
+            // ρⱼ − γaⱼ reaches +(level − γ), or −(level − γ) when signed
+            if a[j] < 1.0 && self.just_left != Some((j, 1.0)) {
+                let gamma = ((level - rho[j]) / (1.0 - a[j])).max(0.0);
+                if gamma < step {
+                    step = gamma;
+                    event = Event::Enter(j, 1.0);
+                }
+            }
+            if self.signed && a[j] > -1.0 && self.just_left != Some((j, -1.0)) {
+                let gamma = ((level + rho[j]) / (1.0 + a[j])).max(0.0);
+                if gamma < step {
+                    step = gamma;
+                    event = Event::Enter(j, -1.0);
+                }
+            }
+        }
+        for ((&k, &dt), &sign) in factor.active.iter().zip(d).zip(&factor.signs) {
+            if dt * sign < 0.0 {
+                let gamma = (-self.s[k] / dt).max(0.0);
+                if gamma < step {
+                    step = gamma;
+                    event = Event::Leave(k);
+                }
+            }
+        }
+        (step, event)
     }
 }
 

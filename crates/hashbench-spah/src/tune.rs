@@ -90,21 +90,7 @@ pub fn cross_validate<H: HashKind>(
     n_bits: usize,
 ) -> Result<Choice<H::Fixed>, SolverError> {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5ba4_c0de ^ n_bits as u64);
-    let mut items: Vec<usize> = (0..x.nrows()).collect();
-    items.shuffle(&mut rng);
-    items.truncate(
-        params
-            .cv_items
-            .unwrap_or_else(|| default_items(x.nrows()))
-            .min(x.nrows()),
-    );
-    let need = FOLDS * (params.cv_neighbours.max(params.neighbours) + 1);
-    if items.len() < need {
-        return Err(SolverError::Invalid(format!(
-            "cross-validation needs at least {need} training items for {FOLDS} folds, got {}",
-            items.len()
-        )));
-    }
+    let items = search_items(params, x.nrows(), &mut rng)?;
     let codes_grid: Vec<CodeHyper> = ALPHA_GRID
         .iter()
         .flat_map(|&alpha| {
@@ -126,100 +112,38 @@ pub fn cross_validate<H: HashKind>(
         folds: &folds,
         b0: &b0,
     };
-    // Stage 1: the codes, each scored with the hash's middle setting; codes
-    // that give every item the same word in some fold are no hash.
     let grid_codes: Vec<FoldBits> = (0..codes_grid.len())
         .map(|c| (0..FOLDS).map(|f| shared.codes[f][c].clone()).collect())
         .collect();
-    let code_scores = grid_codes
-        .iter()
-        .zip(&codes_grid)
-        .map(|(bits, &code)| search.score(bits, &H::first_stage(code)))
-        .collect::<Result<Vec<f64>, SolverError>>()?;
-    if code_scores.iter().all(|s| *s == f64::NEG_INFINITY) {
-        return Err(SolverError::Invalid(format!(
-            "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
-        )));
-    }
-    let best = first_max(code_scores.iter().copied());
-    let mut code = codes_grid[best];
-    // λ along its axis at the chosen α, then α at the refined λ
-    let lambda_row: Vec<(f64, f64)> = codes_grid
-        .iter()
-        .zip(&code_scores)
-        .filter(|(c, _)| c.alpha == code.alpha)
-        .map(|(c, &s)| (c.lambda, s))
-        .collect();
-    // a setting's score: the grid's, one tried before, or its codes learnt
-    // and scored now
-    let mut tried_codes: Vec<(CodeHyper, FoldBits, f64)> = Vec::new();
-    let mut score_code = |c: CodeHyper| -> Result<f64, SolverError> {
-        if let Some(i) = codes_grid.iter().position(|g| *g == c) {
-            return Ok(code_scores[i]);
-        }
-        if let Some((_, _, s)) = tried_codes.iter().find(|(t, _, _)| *t == c) {
-            return Ok(*s);
-        }
-        let b = search.codes(c)?;
-        let s = search.score(&b, &H::first_stage(c))?;
-        tried_codes.push((c, b, s));
-        Ok(s)
-    };
-    let lambda = LAMBDA_AXIS.refine(lambda_row, |lambda| {
-        score_code(CodeHyper { lambda, ..code })
-    })?;
-    code.lambda = lambda.value;
-    // α's printed values at the refined λ (off the grid, their codes are new)
-    let known = ALPHA_GRID
-        .iter()
-        .map(|&alpha| Ok((alpha, score_code(CodeHyper { alpha, ..code })?)))
-        .collect::<Result<Vec<_>, SolverError>>()?;
-    let alpha = ALPHA_AXIS.refine(known, |alpha| score_code(CodeHyper { alpha, ..code }))?;
-    code.alpha = alpha.value;
-    let bits = match codes_grid.iter().position(|g| *g == code) {
-        Some(i) => grid_codes[i].clone(),
-        None => {
-            let tried = tried_codes.iter().find(|(c, _, _)| *c == code);
-            tried.expect("the chosen codes were tried").1.clone()
-        }
-    };
-    drop(tried_codes);
-    // Stage 2: the hash's own grid on the chosen codes, then its axes.
-    let settings = H::grid(code);
-    let scores = settings
-        .iter()
-        .map(|fixed| search.score(&bits, fixed))
-        .collect::<Result<Vec<f64>, SolverError>>()?;
-    let mut fixed = settings[first_max(scores.iter().copied())].clone();
-    let mut axes = vec![alpha, lambda];
-    // each hash axis's printed values at the other axes' current values (a
-    // value refined off the grid has no grid scores beside it), then refined
-    let mut tried: Vec<(H::Fixed, f64)> = settings.into_iter().zip(scores).collect();
-    let mut score_hash = |f: H::Fixed| -> Result<f64, SolverError> {
-        if let Some((_, s)) = tried.iter().find(|(t, _)| *t == f) {
-            return Ok(*s);
-        }
-        let s = search.score(&bits, &f)?;
-        tried.push((f, s));
-        Ok(s)
-    };
-    for (a, axis) in H::hash_axes().iter().enumerate() {
-        let known = axis
-            .grid
-            .iter()
-            .map(|&v| Ok((v, score_hash(H::with_hash_value(&fixed, a, v))?)))
-            .collect::<Result<Vec<_>, SolverError>>()?;
-        let outcome = axis.refine(known, |v| score_hash(H::with_hash_value(&fixed, a, v)))?;
-        fixed = H::with_hash_value(&fixed, a, outcome.value);
-        axes.push(outcome);
-    }
-    let f1 = score_hash(fixed.clone())?;
+    let (code, bits, axes) = search.choose_codes(&codes_grid, &grid_codes, n_bits)?;
+    let (fixed, f1, axes) = search.choose_hash(code, &bits, axes)?;
     Ok(Choice {
         fixed,
         f1,
         items: items.len(),
         axes,
     })
+}
+
+/// The training items a search runs on: `cv_items` of them (by default
+/// [`default_items`]) in a seeded random order, enough for every fold's
+/// neighbours.
+fn search_items<H: HashKind>(
+    params: &SpahParams<H>,
+    n: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<usize>, SolverError> {
+    let mut items: Vec<usize> = (0..n).collect();
+    items.shuffle(rng);
+    items.truncate(params.cv_items.unwrap_or_else(|| default_items(n)).min(n));
+    let need = FOLDS * (params.cv_neighbours.max(params.neighbours) + 1);
+    if items.len() < need {
+        return Err(SolverError::Invalid(format!(
+            "cross-validation needs at least {need} training items for {FOLDS} folds, got {}",
+            items.len()
+        )));
+    }
+    Ok(items)
 }
 
 /// The items a search draws from `n` training items unless `cv_items` says
@@ -386,6 +310,109 @@ impl<H: HashKind> Search<'_, H> {
                 Ok(Arc::new(Bits::of(codes.bits().as_ref())))
             })
             .collect()
+    }
+
+    /// Stage 1, the codes: each (α, λ) of the grid (`codes_grid`, their
+    /// codes `grid_codes`) scored with the hash's middle setting, codes that
+    /// give every item the same word in some fold being no hash; then λ
+    /// refined along its axis at the chosen α, and α at the refined λ.
+    /// Returns the chosen setting, its codes and the two axes' outcomes.
+    fn choose_codes(
+        &self,
+        codes_grid: &[CodeHyper],
+        grid_codes: &[FoldBits],
+        n_bits: usize,
+    ) -> Result<(CodeHyper, FoldBits, Vec<AxisOutcome>), SolverError> {
+        let code_scores = grid_codes
+            .iter()
+            .zip(codes_grid)
+            .map(|(bits, &code)| self.score(bits, &H::first_stage(code)))
+            .collect::<Result<Vec<f64>, SolverError>>()?;
+        if code_scores.iter().all(|s| *s == f64::NEG_INFINITY) {
+            return Err(SolverError::Invalid(format!(
+                "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
+            )));
+        }
+        let mut code = codes_grid[first_max(code_scores.iter().copied())];
+        let lambda_row: Vec<(f64, f64)> = codes_grid
+            .iter()
+            .zip(&code_scores)
+            .filter(|(c, _)| c.alpha == code.alpha)
+            .map(|(c, &s)| (c.lambda, s))
+            .collect();
+        // a setting's score: the grid's, one tried before, or its codes learnt
+        // and scored now
+        let mut tried_codes: Vec<(CodeHyper, FoldBits, f64)> = Vec::new();
+        let mut score_code = |c: CodeHyper| -> Result<f64, SolverError> {
+            if let Some(i) = codes_grid.iter().position(|g| *g == c) {
+                return Ok(code_scores[i]);
+            }
+            if let Some((_, _, s)) = tried_codes.iter().find(|(t, _, _)| *t == c) {
+                return Ok(*s);
+            }
+            let b = self.codes(c)?;
+            let s = self.score(&b, &H::first_stage(c))?;
+            tried_codes.push((c, b, s));
+            Ok(s)
+        };
+        let lambda = LAMBDA_AXIS.refine(lambda_row, |lambda| {
+            score_code(CodeHyper { lambda, ..code })
+        })?;
+        code.lambda = lambda.value;
+        // α's printed values at the refined λ (off the grid, their codes are new)
+        let known = ALPHA_GRID
+            .iter()
+            .map(|&alpha| Ok((alpha, score_code(CodeHyper { alpha, ..code })?)))
+            .collect::<Result<Vec<_>, SolverError>>()?;
+        let alpha = ALPHA_AXIS.refine(known, |alpha| score_code(CodeHyper { alpha, ..code }))?;
+        code.alpha = alpha.value;
+        let bits = match codes_grid.iter().position(|g| *g == code) {
+            Some(i) => grid_codes[i].clone(),
+            None => {
+                let tried = tried_codes.iter().find(|(c, _, _)| *c == code);
+                tried.expect("the chosen codes were tried").1.clone()
+            }
+        };
+        Ok((code, bits, vec![alpha, lambda]))
+    }
+
+    /// Stage 2, the hash on the chosen codes: its own grid, then each of its
+    /// axes refined at the other axes' current values (a value refined off
+    /// the grid has no grid scores beside it). Returns the setting, its F1
+    /// and every axis's outcome after `axes`.
+    fn choose_hash(
+        &self,
+        code: CodeHyper,
+        bits: &FoldBits,
+        mut axes: Vec<AxisOutcome>,
+    ) -> Result<(H::Fixed, f64, Vec<AxisOutcome>), SolverError> {
+        let settings = H::grid(code);
+        let scores = settings
+            .iter()
+            .map(|fixed| self.score(bits, fixed))
+            .collect::<Result<Vec<f64>, SolverError>>()?;
+        let mut fixed = settings[first_max(scores.iter().copied())].clone();
+        let mut tried: Vec<(H::Fixed, f64)> = settings.into_iter().zip(scores).collect();
+        let mut score_hash = |f: H::Fixed| -> Result<f64, SolverError> {
+            if let Some((_, s)) = tried.iter().find(|(t, _)| *t == f) {
+                return Ok(*s);
+            }
+            let s = self.score(bits, &f)?;
+            tried.push((f, s));
+            Ok(s)
+        };
+        for (a, axis) in H::hash_axes().iter().enumerate() {
+            let known = axis
+                .grid
+                .iter()
+                .map(|&v| Ok((v, score_hash(H::with_hash_value(&fixed, a, v))?)))
+                .collect::<Result<Vec<_>, SolverError>>()?;
+            let outcome = axis.refine(known, |v| score_hash(H::with_hash_value(&fixed, a, v)))?;
+            fixed = H::with_hash_value(&fixed, a, outcome.value);
+            axes.push(outcome);
+        }
+        let f1 = score_hash(fixed.clone())?;
+        Ok((fixed, f1, axes))
     }
 
     /// The mean held-out F1 over the folds of the hash `fixed` learnt on

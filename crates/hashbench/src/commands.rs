@@ -14,16 +14,19 @@ use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
 use hashbench_runner::{RunOptions, RunOutcome, redraw};
-use hashbench_spec::{Plan, Visit, Workspace, plan_of};
+use hashbench_spec::{Plan, Visit, Workspace, plan_of, plans_of};
 
-/// Runs `plans` in order, whole or as `shard`, printing each.
-pub(crate) fn run_plans(
+/// Runs the plans of `specs` in order, whole or as `shard`, printing each;
+/// every spec and its data are checked first, so a bad one fails before any
+/// trial.
+pub(crate) fn run_specs(
     ws: &Workspace,
-    plans: &[Plan],
+    specs: &[PathBuf],
+    profile: Option<&str>,
     force: bool,
     shard: Option<Shard>,
 ) -> Result<ExitCode> {
-    for plan in plans {
+    for plan in &plans_of(ws, specs, profile)? {
         match shard {
             Some(shard) => run_shard_and_print(ws, plan, force, shard)?,
             None => {
@@ -77,7 +80,8 @@ pub(crate) fn merge(
 }
 
 /// `prepare`: the plan's ground truth and tuning computed into the cache.
-pub(crate) fn prepare(ws: &Workspace, plan: &Plan) -> Result<ExitCode> {
+pub(crate) fn prepare(ws: &Workspace, spec: &Path, profile: Option<&str>) -> Result<ExitCode> {
+    let plan = &plan_of(ws, spec, profile)?;
     hashbench_runner::shard::prepare(ws, plan)?;
     println!(
         "== {} [{}]: ground truth and tuning ready under {}",
@@ -90,11 +94,12 @@ pub(crate) fn prepare(ws: &Workspace, plan: &Plan) -> Result<ExitCode> {
 
 pub(crate) fn slurm(
     ws: &Workspace,
-    plan: &Plan,
+    (spec, profile): (&Path, Option<&str>),
     opts: &SlurmOptions,
     submit: bool,
     wait: bool,
 ) -> Result<ExitCode> {
+    let plan = &plan_of(ws, spec, profile)?;
     let scripts = cluster::write_scripts(ws, plan, opts)?;
     println!(
         "== {} [{}]: {} trials in {} shards; job scripts {}, {} and {}",
@@ -116,9 +121,20 @@ pub(crate) fn slurm(
         return Ok(ExitCode::SUCCESS);
     }
     let ids = cluster::submit(&scripts, wait)?;
+    print_submitted(&scripts, &ids, opts.shards, wait);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `slurm --submit` submitted, and how to resubmit a failed shard.
+fn print_submitted(
+    scripts: &cluster::JobScripts,
+    ids: &cluster::Submitted,
+    shards: usize,
+    wait: bool,
+) {
     println!(
-        "submitted: prepare job {}, shard array {} ({} tasks), merge job {}",
-        ids.prepare, ids.shards, opts.shards, ids.merge
+        "submitted: prepare job {}, shard array {} ({shards} tasks), merge job {}",
+        ids.prepare, ids.shards, ids.merge
     );
     println!(
         "a failed shard i is resubmitted alone with `sbatch --array=i {}`, then `sbatch {}`",
@@ -128,7 +144,6 @@ pub(crate) fn slurm(
     if wait {
         println!("merge job {} completed", ids.merge);
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints each plan's start, its end with what it fitted, and its summary.
@@ -200,7 +215,10 @@ pub(crate) fn score_codes(
     Ok(ExitCode::SUCCESS)
 }
 
-pub(crate) fn run_all(ws: &Workspace, force: bool) -> Result<ExitCode> {
+/// Obtains what the paper profiles can fetch (`paper_data`) or build, then
+/// runs every experiment on the data present.
+pub(crate) fn run_all(ws: &Workspace, force: bool, paper_data: bool) -> Result<ExitCode> {
+    hashbench_runner::obtain::obtain_missing(ws, paper_data, &mut |l| println!("{l}"))?;
     let ran = run_all::run_all(
         ws,
         &whole(force),

@@ -9,13 +9,13 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use hashbench_runner::score::CodeSource;
 use hashbench_runner::shard::Shard;
-use hashbench_spec::{Workspace, plan_of, plans_of};
+use hashbench_spec::Workspace;
 
 mod commands;
 
 use commands::{
     check, describe, features, fetch, figures, list, merge, prepare, print_written, report,
-    run_all, run_plans, score_codes, slurm,
+    run_all, run_specs, score_codes, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
@@ -272,12 +272,8 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             profile,
             force,
             shard,
-        } => {
-            // every spec and its data checked first, so a bad one fails before any trial
-            let plans = plans_of(ws, &specs, profile.as_deref())?;
-            run_plans(ws, &plans, force, shard)
-        }
-        Command::Prepare { spec, profile } => prepare(ws, &plan_of(ws, &spec, profile.as_deref())?),
+        } => run_specs(ws, &specs, profile.as_deref(), force, shard),
+        Command::Prepare { spec, profile } => prepare(ws, &spec, profile.as_deref()),
         Command::Merge {
             sources,
             experiment,
@@ -289,14 +285,8 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             jobs,
             submit,
             wait,
-        } => {
-            let plan = plan_of(ws, &spec, profile.as_deref())?;
-            slurm(ws, &plan, &jobs.into(), submit, wait)
-        }
-        Command::RunAll { force, paper_data } => {
-            hashbench_runner::obtain::obtain_missing(ws, paper_data, &mut |l| println!("{l}"))?;
-            run_all(ws, force)
-        }
+        } => slurm(ws, (&spec, profile.as_deref()), &jobs.into(), submit, wait),
+        Command::RunAll { force, paper_data } => run_all(ws, force, paper_data),
         Command::Figures => figures(ws),
         Command::Report => report(ws),
         Command::Check { bless } => check(ws, bless),

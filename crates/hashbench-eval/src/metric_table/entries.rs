@@ -31,19 +31,13 @@ impl MetricSpec {
 
     /// Policies that rank the database by Hamming distance under a tie order.
     fn ranking_info(&self) -> MetricInfo {
-        use Direction::HigherIsBetter as Higher;
-        use Unit::Fraction;
         let curve = |name: &str, x: &str, y: &str| (name.to_string(), Axes::new(x, y));
         match self {
             MetricSpec::Map { ties } => MetricInfo::ranking(
-                vec![(
+                vec![fraction(
                     format!("map{}", ties.suffix()),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        format!("mean average precision of the Hamming ranking ({})", ties.phrase()),
-                        "mean average precision",
-                    ),
+                    format!("mean average precision of the Hamming ranking ({})", ties.phrase()),
+                    "mean average precision",
                 )],
                 vec![],
                 *ties,
@@ -72,14 +66,10 @@ impl MetricSpec {
                 ..MetricInfo::ranking(
                     k.iter()
                         .map(|k| {
-                            (
+                            fraction(
                                 format!("knn-k{k}{}", ties.suffix()),
-                                MetricMeta::new(
-                                    Higher,
-                                    Fraction,
-                                    format!("k-NN classification accuracy by Hamming distance, k = {k} ({})", ties.phrase()),
-                                    format!("accuracy (k = {k})"),
-                                ),
+                                format!("k-NN classification accuracy by Hamming distance, k = {k} ({})", ties.phrase()),
+                                format!("accuracy (k = {k})"),
                             )
                         })
                         .collect(),
@@ -97,94 +87,56 @@ impl MetricSpec {
 
     /// Policies that read Hamming balls of a radius.
     fn ball_info(&self) -> MetricInfo {
-        use Direction::HigherIsBetter as Higher;
-        use Unit::Fraction;
         match self {
             MetricSpec::PrecisionAtRadius { radius, empty } => {
-                let e = empty.suffix();
-                MetricInfo::ball(
-                    vec![
-                        (
-                            format!("precision-r{radius}{e}"),
-                            MetricMeta::new(
-                                Higher,
-                                Fraction,
-                                format!(
-                                    "precision of the Hamming ball of radius {radius} ({})",
-                                    empty.phrase()
-                                ),
-                                format!("precision (radius {radius})"),
-                            ),
-                        ),
-                        (
-                            format!("recall-r{radius}{e}"),
-                            MetricMeta::new(
-                                Higher,
-                                Fraction,
-                                format!(
-                                    "recall of the Hamming ball of radius {radius} ({})",
-                                    empty.phrase()
-                                ),
-                                format!("recall (radius {radius})"),
-                            ),
-                        ),
-                        failed_queries(*radius),
-                    ],
-                    vec![],
-                )
+                let (e, phrase) = (empty.suffix(), empty.phrase());
+                let part = |what: &str| {
+                    fraction(
+                        format!("{what}-r{radius}{e}"),
+                        format!("{what} of the Hamming ball of radius {radius} ({phrase})"),
+                        format!("{what} (radius {radius})"),
+                    )
+                };
+                let parts = vec![part("precision"), part("recall"), failed_queries(*radius)];
+                MetricInfo::ball(parts, vec![])
             }
             MetricSpec::F1AtRadius { radius, empty } => MetricInfo::ball(
-                vec![(
+                vec![fraction(
                     format!("f1-r{radius}{}", empty.suffix()),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        format!(
-                            "F1 of the Hamming ball of radius {radius} ({})",
-                            empty.phrase()
-                        ),
-                        format!("F1 (radius {radius})"),
+                    format!(
+                        "F1 of the Hamming ball of radius {radius} ({})",
+                        empty.phrase()
                     ),
+                    format!("F1 (radius {radius})"),
                 )],
                 vec![],
             ),
             MetricSpec::TopWithinRadius { k, radius, empty } => {
-                let e = empty.suffix();
+                let (e, phrase) = (empty.suffix(), empty.phrase());
                 let part = |what: &str| {
-                    (
+                    fraction(
                         format!("{what}-r{radius}-top{k}{e}"),
-                        MetricMeta::new(
-                            Higher,
-                            Fraction,
-                            format!(
-                                "{what} of the top {k} by Hamming distance within radius {radius}, ties at the k-th distance in expectation ({})",
-                                empty.phrase()
-                            ),
-                            format!("{what} (top {k} within radius {radius})"),
+                        format!(
+                            "{what} of the top {k} by Hamming distance within radius {radius}, ties at the k-th distance in expectation ({phrase})"
                         ),
+                        format!("{what} (top {k} within radius {radius})"),
                     )
                 };
-                MetricInfo::ball(
-                    vec![
-                        part("precision"),
-                        part("recall"),
-                        part("f1"),
-                        failed_queries(*radius),
-                    ],
-                    vec![],
-                )
+                let parts = vec![
+                    part("precision"),
+                    part("recall"),
+                    part("f1"),
+                    failed_queries(*radius),
+                ];
+                MetricInfo::ball(parts, vec![])
             }
             MetricSpec::Overlap { radius } => MetricInfo::ball(
-                vec![(
+                vec![fraction(
                     format!("overlap-r{radius}"),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        format!(
-                            "share of the query-item pairs within Hamming distance {radius} that are true neighbours, pooled"
-                        ),
-                        format!("overlap (radius {radius})"),
+                    format!(
+                        "share of the query-item pairs within Hamming distance {radius} that are true neighbours, pooled"
                     ),
+                    format!("overlap (radius {radius})"),
                 )],
                 vec![],
             ),
@@ -194,8 +146,8 @@ impl MetricSpec {
 
     /// Policies that grow a ball to a size or sweep its radius.
     fn grown_ball_info(&self) -> MetricInfo {
-        use Direction::{HigherIsBetter as Higher, Neither};
-        use Unit::{Count, Fraction};
+        use Direction::Neither;
+        use Unit::Count;
         let curve = |name: &str, x: &str, y: &str| (name.to_string(), Axes::new(x, y));
         match self {
             MetricSpec::GoodNeighbours {
@@ -203,16 +155,12 @@ impl MetricSpec {
                 min_retrieved,
             } => MetricInfo::ball(
                 vec![
-                    (
+                    fraction(
                         format!("good-neighbours-r{radius}-min{min_retrieved}"),
-                        MetricMeta::new(
-                            Higher,
-                            Fraction,
-                            format!(
-                                "share of true neighbours in the Hamming ball of radius {radius}, grown to at least {min_retrieved} items"
-                            ),
-                            "good neighbours",
+                        format!(
+                            "share of true neighbours in the Hamming ball of radius {radius}, grown to at least {min_retrieved} items"
                         ),
+                        "good neighbours",
                     ),
                     (
                         format!("retrieved-r{radius}-min{min_retrieved}"),
@@ -260,8 +208,6 @@ impl MetricSpec {
 
     /// Policies that re-rank by, or compare with, the experiment kernel.
     fn kernel_info(&self) -> MetricInfo {
-        use Direction::HigherIsBetter as Higher;
-        use Unit::Fraction;
         let curve = |name: &str, x: &str, y: &str| (name.to_string(), Axes::new(x, y));
         let per_eps = |search: &SearchSpec, make: &dyn Fn(f64) -> (String, MetricMeta)| {
             search.eps.iter().map(|&e| make(e)).collect::<Vec<_>>()
@@ -269,26 +215,18 @@ impl MetricSpec {
         match self {
             MetricSpec::KnnAccuracy { search, .. } => MetricInfo::kernel(
                 per_eps(search, &|e| {
-                    (
+                    fraction(
                         format!("knn-accuracy-eps{e}"),
-                        MetricMeta::new(
-                            Higher,
-                            Fraction,
-                            format!("k-NN accuracy of the hashed search at epsilon = {e}"),
-                            "k-NN accuracy",
-                        ),
+                        format!("k-NN accuracy of the hashed search at epsilon = {e}"),
+                        "k-NN accuracy",
                     )
                 })
                 .into_iter()
                 .chain(per_eps(search, &searched_percent))
-                .chain([(
+                .chain([fraction(
                     "linear-scan-knn-accuracy".to_string(),
-                    MetricMeta::new(
-                        Higher,
-                        Fraction,
-                        "k-NN accuracy of the kernel linear scan",
-                        "k-NN accuracy",
-                    ),
+                    "k-NN accuracy of the kernel linear scan",
+                    "k-NN accuracy",
                 )])
                 .collect(),
                 vec![
@@ -400,6 +338,21 @@ impl MetricSpec {
     pub fn needs_kernel(&self) -> bool {
         self.info().needs_kernel
     }
+}
+
+/// A fraction that is better higher: its name, description and axis label.
+fn fraction(
+    name: String,
+    description: impl Into<String>,
+    axis_label: impl Into<String>,
+) -> (String, MetricMeta) {
+    let meta = MetricMeta::new(
+        Direction::HigherIsBetter,
+        Unit::Fraction,
+        description,
+        axis_label,
+    );
+    (name, meta)
 }
 
 /// The share of the database a kernel search visits at `eps`.

@@ -222,17 +222,7 @@ pub(crate) fn pass(
             out.about = check_supervision(plan, study, data, &split)?;
         }
         let ctx = context_of(ws, plan, study, data, &split, s, &dir)?;
-        // each stored record read (and its codes checked) once
-        let stored: Vec<Option<TrialRecord>> = mine
-            .par_iter()
-            .map(|k| if opts.force { None } else { ctx.stored(k) })
-            .collect();
-        let to_run: Vec<&TrialKey> = mine
-            .iter()
-            .zip(&stored)
-            .filter(|(_, r)| r.is_none())
-            .map(|(k, _)| *k)
-            .collect();
+        let (stored, to_run) = stored_records(&ctx, &mine, opts.force);
         match mode {
             Mode::Prepare => {
                 ctx.tune_ahead(&to_run)?;
@@ -272,6 +262,26 @@ pub(crate) fn pass(
         );
     }
     Ok(out)
+}
+
+/// Each key's stored record (none when `force`), read once with its codes
+/// checked, and the keys that have none.
+fn stored_records<'k>(
+    ctx: &TrialContext<'_>,
+    keys: &[&'k TrialKey],
+    force: bool,
+) -> (Vec<Option<TrialRecord>>, Vec<&'k TrialKey>) {
+    let stored: Vec<Option<TrialRecord>> = keys
+        .par_iter()
+        .map(|k| if force { None } else { ctx.stored(k) })
+        .collect();
+    let to_run = keys
+        .iter()
+        .zip(&stored)
+        .filter(|(_, r)| r.is_none())
+        .map(|(k, _)| *k)
+        .collect();
+    (stored, to_run)
 }
 
 /// The trial keys a pass of `mode` runs: a shard's positions, else all.

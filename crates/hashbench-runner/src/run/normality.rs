@@ -125,40 +125,7 @@ pub fn run(
         .iter()
         .flat_map(|&s| spec.p.iter().map(move |&p| (s, p)))
         .collect();
-    let path_of = |series: &str, p: usize| {
-        dir.join("trials")
-            .join(store::slug(series))
-            .join(format!("p{p}.json"))
-    };
-    let fingerprint =
-        |series: &str, p: usize| store::fingerprint(&[&context, series, &p.to_string()]);
-    let stored = jobs
-        .iter()
-        .map(|&(s, p)| (!force).then(|| store::load(&path_of(s, p), &fingerprint(s, p)))?)
-        .collect();
-    let (records, computed) = store::resume(
-        &jobs,
-        stored,
-        |&(_, p)| p,
-        |&(series, p)| {
-            let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
-                plan.seed,
-                &["normality", series, &p.to_string()],
-            ));
-            let statistics = (0..spec.hyperplanes)
-                .map(|_| one_hyperplane(series, &pool, p, spec, &mut rng))
-                .collect::<Result<Vec<f64>>>()?;
-            let rec = NormalityRecord {
-                fingerprint: fingerprint(series, p),
-                series: series.to_string(),
-                p,
-                statistics,
-            };
-            store::save(&path_of(series, p), &rec)?;
-            Ok(rec)
-        },
-        &ProgressBar::hidden(),
-    )?;
+    let (records, computed) = studied(plan, spec, &pool, &jobs, (dir, force), &context)?;
     let mut tables = ResultTables {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
@@ -181,6 +148,54 @@ pub fn run(
         reused: jobs.len() - computed,
     };
     Ok((tables, counts, about))
+}
+
+/// Each (series, p) job's record: stored under `dir` (unless `force`) when
+/// it holds under the study's `context`, else its hyperplanes tested and the
+/// record stored. Returns the records in the jobs' order and how many were
+/// computed.
+fn studied(
+    plan: &Plan,
+    spec: &NormalitySpec,
+    pool: &Mat<f64>,
+    jobs: &[(&str, usize)],
+    (dir, force): (&Path, bool),
+    context: &str,
+) -> Result<(Vec<NormalityRecord>, usize)> {
+    let path_of = |series: &str, p: usize| {
+        dir.join("trials")
+            .join(store::slug(series))
+            .join(format!("p{p}.json"))
+    };
+    let fingerprint =
+        |series: &str, p: usize| store::fingerprint(&[context, series, &p.to_string()]);
+    let stored = jobs
+        .iter()
+        .map(|&(s, p)| (!force).then(|| store::load(&path_of(s, p), &fingerprint(s, p)))?)
+        .collect();
+    store::resume(
+        jobs,
+        stored,
+        |&(_, p)| p,
+        |&(series, p)| {
+            let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(
+                plan.seed,
+                &["normality", series, &p.to_string()],
+            ));
+            let statistics = (0..spec.hyperplanes)
+                .map(|_| one_hyperplane(series, pool, p, spec, &mut rng))
+                .collect::<Result<Vec<f64>>>()?;
+            let rec = NormalityRecord {
+                fingerprint: fingerprint(series, p),
+                series: series.to_string(),
+                p,
+                statistics,
+            };
+            store::save(&path_of(series, p), &rec)?;
+            Ok(rec)
+        },
+        &ProgressBar::hidden(),
+    )
 }
 
 /// The rows of one (series, p) record: its success rate, the median and
