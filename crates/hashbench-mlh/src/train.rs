@@ -9,7 +9,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 use hashbench_core::SparseRows;
 use hashbench_core::linalg::row_major;
-use hashbench_simd::vector::Kernels;
+use hashbench_simd::vector::{Kernels, prefetch};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -331,6 +331,9 @@ pub fn learn(
     }
 }
 
+/// How many items ahead a dense batch's gather asks for an item's column.
+const GATHER_AHEAD: usize = 4;
+
 /// One SGD run's state and the buffers its batches reuse (every entry is
 /// overwritten before it is read). Both sides of a batch's pairs share one
 /// score matrix: first items in columns 0..n_b, second items in n_b..2n_b,
@@ -416,6 +419,10 @@ impl<'a> Learner<'a> {
         match self.items {
             Items::Dense(columns) => {
                 for r in 0..2 * n_b {
+                    // the column gathered a few items later, asked for now
+                    if r + GATHER_AHEAD < 2 * n_b {
+                        prefetch(columns.col_as_slice(item(r + GATHER_AHEAD)));
+                    }
                     self.sides
                         .col_as_slice_mut(r)
                         .copy_from_slice(columns.col_as_slice(item(r)));
