@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 use faer::Mat;
-use hashbench_core::linalg::{column_means, product};
+use hashbench_core::linalg::{column_means, for_each_column_mut, product};
 use hashbench_core::method::{Requirements, Supervision};
 use hashbench_core::method::{dense_fit_input, dense_with_dim};
 use hashbench_core::{
@@ -293,12 +293,10 @@ fn reweight(
     alpha: f64,
     same: impl Fn(usize, usize) -> bool,
 ) {
-    let l = weight.ncols();
     // y·agree is ±1, so the factor is one of two exponentials
     let (down, up) = ((-alpha).exp(), alpha.exp());
     let mut total = 0.0;
-    for i in 0..l {
-        let column = weight.col_as_slice_mut(i);
+    for_each_column_mut(weight, |i, column| {
         for (j, w) in column.iter_mut().enumerate() {
             if i != j {
                 let agree = (p[i] > t) == (p[j] > t);
@@ -306,14 +304,11 @@ fn reweight(
                 total += *w;
             }
         }
-    }
+    });
     let scale = 2.0 / total;
-    for j in 0..l {
-        weight
-            .col_as_slice_mut(j)
-            .iter_mut()
-            .for_each(|w| *w *= scale);
-    }
+    for_each_column_mut(weight, |_, column| {
+        column.iter_mut().for_each(|w| *w *= scale)
+    });
 }
 
 impl HashModel for BsscModel {

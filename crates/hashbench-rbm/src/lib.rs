@@ -313,15 +313,11 @@ impl RbmModel {
         let row_sums: Vec<f64> = (0..l).map(|i| q.col_as_slice(i).iter().sum()).collect();
         // δ at the top: ∂O/∂f ⊙ f(1 − f), written over Q f
         let mut delta = product(q.as_ref(), top.as_ref());
-        for c in 0..top.ncols() {
-            let column = delta
-                .col_as_slice_mut(c)
-                .iter_mut()
-                .zip(top.col_as_slice(c));
-            for ((d, &f), &r) in column.zip(&row_sums) {
+        for_each_column_mut(&mut delta, |c, column| {
+            for ((d, &f), &r) in column.iter_mut().zip(top.col_as_slice(c)).zip(&row_sums) {
                 *d = 2.0 * (r * f - *d) * f * (1.0 - f);
             }
-        }
+        });
         let step = rate / l as f64;
         for k in (0..self.layers.len()).rev() {
             let input = if k == 0 { xl } else { outs[k - 1].as_ref() };
@@ -329,12 +325,11 @@ impl RbmModel {
             // δ one layer down, through this layer's weights before the step
             let below = (k > 0).then(|| {
                 let mut g = product(delta.as_ref(), self.layers[k].w.transpose());
-                for c in 0..g.ncols() {
-                    let column = g.col_as_slice_mut(c).iter_mut();
-                    for (g, &x) in column.zip(input.col(c).iter()) {
+                for_each_column_mut(&mut g, |c, column| {
+                    for (g, &x) in column.iter_mut().zip(input.col(c).iter()) {
                         *g = *g * x * (1.0 - x);
                     }
-                }
+                });
                 g
             });
             let layer = &mut self.layers[k];

@@ -65,12 +65,12 @@ pub fn dictionary_dual(
     let xs_l = Mat::from_fn(d, k, |i, a| xs[(i, live[a])]);
     let ss_l = Mat::from_fn(k, k, |a, b| ss[(live[a], live[b])]);
     let dual = Dual {
-        ss: ss_l.clone(),
+        ss: ss_l,
         a: xs_l.transpose() * &xs_l,
         xx,
     };
     let a_mat = &dual.a;
-    let scale = (0..k).map(|t| ss_l[(t, t)]).fold(1.0, f64::max);
+    let scale = (0..k).map(|t| dual.ss[(t, t)]).fold(1.0, f64::max);
     let mut lambda = vec![scale; k];
     let (mut value, mut minv) = dual.at(&lambda).ok_or_else(|| {
         SolverError::Invalid("dictionary: SSᵀ + diag(λ) is not positive definite".into())
@@ -105,7 +105,7 @@ pub fn dictionary_dual(
             b[(i, j)] = b_live[(i, a)];
         }
     }
-    let primal = primal(b_live.as_ref(), xs_l.as_ref(), ss_l.as_ref(), xx);
+    let primal = primal(b_live.as_ref(), xs_l.as_ref(), dual.ss.as_ref(), xx);
     let mut multipliers = vec![0.0; m];
     for (a, &j) in live.iter().enumerate() {
         multipliers[j] = lambda[a];
