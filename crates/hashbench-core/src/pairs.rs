@@ -10,7 +10,7 @@ use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 
 use crate::knn::row_sq_norms;
-use crate::linalg::product;
+use crate::linalg::{for_each_column_mut, product};
 
 /// The l × l label matrix S of eq. (3) from class labels.
 pub fn label_pair_matrix(labels: &[u32]) -> Mat<f64> {
@@ -59,12 +59,38 @@ pub fn adjusted_covariance(
     n: usize,
     eta: f64,
 ) -> Mat<f64> {
-    let l = xl.nrows();
-    let pairs = (l * l.saturating_sub(1)).max(1) as f64;
     let sup = labelled_scatter(xl, s);
-    Mat::from_fn(scatter.nrows(), scatter.ncols(), |i, j| {
-        sup[(i, j)] / pairs + eta * scatter[(i, j)] / n.max(1) as f64
-    })
+    adjusted_from_supervised(sup.as_ref(), xl.nrows(), scatter, n, eta)
+}
+
+/// [`adjusted_covariance`] from its supervised term `sup` = X_lᵀ S X_l of
+/// `l` labelled items, for a caller that keeps that term up to date itself.
+///
+/// # Panics
+/// On inconsistent shapes.
+#[track_caller]
+pub fn adjusted_from_supervised(
+    sup: MatRef<'_, f64>,
+    l: usize,
+    scatter: MatRef<'_, f64>,
+    n: usize,
+    eta: f64,
+) -> Mat<f64> {
+    assert_eq!(
+        (sup.nrows(), sup.ncols()),
+        (scatter.nrows(), scatter.ncols()),
+        "supervised term shape"
+    );
+    let (pairs, n) = ((l * l.saturating_sub(1)).max(1) as f64, n.max(1) as f64);
+    let mut m = Mat::zeros(scatter.nrows(), scatter.ncols());
+    for_each_column_mut(&mut m, |j, column| {
+        let terms = column
+            .iter_mut()
+            .zip(sup.col(j).iter())
+            .zip(scatter.col(j).iter());
+        terms.for_each(|((m, s), c)| *m = s / pairs + eta * c / n);
+    });
+    m
 }
 
 /// Similar pairs drawn for a set of anchors.

@@ -3,7 +3,7 @@
 mod s3plh;
 mod usplh;
 
-pub use s3plh::{LabelStep, S3plhParams, update_labels};
+pub use s3plh::{LabelStep, S3plhParams};
 pub use usplh::{Regions, UsplhForm, UsplhParams, boundary_regions};
 
 use faer::Mat;

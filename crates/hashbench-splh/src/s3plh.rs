@@ -1,11 +1,12 @@
 //! S3PLH, Algorithm 1 of the paper (see the crate documentation).
 
-use faer::{Mat, MatRef};
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
 use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
 use hashbench_core::linear::LinearModel;
 use hashbench_core::method::dense_fit_input;
 use hashbench_core::method::{Requirements, Supervision};
-use hashbench_core::pairs::{adjusted_covariance as adjusted, label_pair_matrix};
+use hashbench_core::pairs::{adjusted_from_supervised, label_pair_matrix, labelled_scatter};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -53,29 +54,75 @@ impl LabelStep {
     }
 }
 
-/// One truncated-gradient label update (eqs. 9-10): returns Sₖ₊₁ and the number
-/// of violated pairs that changed. `xl` holds the centred labelled items.
-pub fn update_labels(
-    s: MatRef<'_, f64>,
-    xl: MatRef<'_, f64>,
-    w: &[f64],
-    alpha: f64,
-) -> (Mat<f64>, usize) {
-    let l = xl.nrows();
-    let proj: Vec<f64> = (0..l)
-        .map(|i| (0..w.len()).map(|j| xl[(i, j)] * w[j]).sum())
-        .collect();
-    let mut changed = 0;
-    let next = Mat::from_fn(l, l, |i, j| {
-        let tilde = proj[i] * proj[j];
-        if s[(i, j)] * tilde < 0.0 {
-            changed += 1;
-            s[(i, j)] - alpha * tilde
-        } else {
-            s[(i, j)]
+/// X_lᵀ Sₖ X_l, the supervised term of the adjusted covariance, carried from
+/// bit to bit instead of the l × l label matrix (eqs. 8-10).
+///
+/// An update Sₖ₊₁ = Sₖ − α T(S̃ₖ, Sₖ) changes only the violated pairs, each
+/// away from zero (Sᵢⱼ S̃ᵢⱼ < 0 and α ≥ 0), so every Sₖ keeps the signs of
+/// S₀: with pᵢ = x_l,iᵀwₖ, pair (i, j) is violated exactly when it has one
+/// label and projections of opposite signs, or two labels and projections of
+/// one sign. Summed over those pairs, X_lᵀ(Sₖ₊₁ − Sₖ)X_l = −α Σ pᵢpⱼ xᵢxⱼᵀ is
+/// −α (AAᵀ + BBᵀ − Σ_c e_c e_cᵀ), with A (B) the sum of pᵢxᵢ over the positive
+/// (negative) projections and e_c the sum of |pᵢ|xᵢ over class c: C + 2 outer
+/// products in place of the l × l product, which builds the first term only
+/// (the tests hold the two against each other after every update).
+struct SupervisedTerm<'a> {
+    xl: MatRef<'a, f64>,
+    /// Each labelled item's class, numbered from 0 in order of appearance.
+    class: Vec<usize>,
+    classes: usize,
+    /// X_lᵀ Sₖ X_l.
+    sum: Mat<f64>,
+}
+
+impl<'a> SupervisedTerm<'a> {
+    /// X_lᵀ S₀ X_l for the centred labelled items `xl` and their labels.
+    fn new(xl: MatRef<'a, f64>, labels: &[u32]) -> Self {
+        let mut ids = std::collections::BTreeMap::new();
+        let class = labels
+            .iter()
+            .map(|label| {
+                let next = ids.len();
+                *ids.entry(*label).or_insert(next)
+            })
+            .collect();
+        Self {
+            xl,
+            class,
+            classes: ids.len(),
+            sum: labelled_scatter(xl, label_pair_matrix(labels).as_ref()),
         }
-    });
-    (next, changed)
+    }
+
+    /// The label update of eqs. (9)-(10) for the projection `w` with step `alpha`.
+    fn update(&mut self, w: &[f64], alpha: f64) {
+        // columns A, B and e_c of each class
+        let mut z = Mat::<f64>::zeros(self.xl.ncols(), self.classes + 2);
+        for (i, &c) in self.class.iter().enumerate() {
+            let row = self.xl.row(i);
+            let p: f64 = row.iter().zip(w).map(|(x, w)| x * w).sum();
+            if p == 0.0 {
+                continue;
+            }
+            let side = if p > 0.0 { 0 } else { 1 };
+            for (j, &x) in row.iter().enumerate() {
+                z[(j, side)] += p * x;
+                z[(j, c + 2)] += p.abs() * x;
+            }
+        }
+        let mut signed = z.clone();
+        for c in 2..self.classes + 2 {
+            signed.col_mut(c).iter_mut().for_each(|v| *v = -*v);
+        }
+        matmul(
+            self.sum.as_mut(),
+            Accum::Add,
+            signed.as_ref(),
+            z.transpose(),
+            -alpha,
+            Par::Seq,
+        );
+    }
 }
 
 impl HashMethod for S3plhParams {
@@ -83,7 +130,9 @@ impl HashMethod for S3plhParams {
     const LABEL: &'static str = "S3PLH";
     const NAME: &'static str = "s3plh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
-    const VERSION: u32 = 2;
+    // 3: X_lᵀSₖX_l carried by the low-rank label updates (`SupervisedTerm`):
+    // the same matrices up to rounding, bits after the first move
+    const VERSION: u32 = 3;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::LabelledPairs,
         ..Requirements::UNSUPERVISED
@@ -114,7 +163,7 @@ impl HashMethod for S3plhParams {
         let d = x.ncols();
         let (mean, mut scatter) = mean_and_scatter(x);
         let xl = train.labelled_centered(&mean);
-        let mut s = label_pair_matrix(train.labels);
+        let mut supervised = SupervisedTerm::new(xl.as_ref(), train.labels);
         let rho = (0..xl.nrows())
             .map(|i| (0..d).map(|j| xl[(i, j)] * xl[(i, j)]).sum::<f64>())
             .fold(0.0, f64::max);
@@ -125,9 +174,9 @@ impl HashMethod for S3plhParams {
         };
         let mut w = Mat::zeros(d, n_bits);
         for k in 0..n_bits {
-            let m = adjusted(
-                xl.as_ref(),
-                s.as_ref(),
+            let m = adjusted_from_supervised(
+                supervised.sum.as_ref(),
+                xl.nrows(),
                 scatter.as_ref(),
                 x.nrows(),
                 self.eta,
@@ -135,7 +184,7 @@ impl HashMethod for S3plhParams {
             let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
             let wk: Vec<f64> = (0..d).map(|i| top[(i, 0)]).collect();
             (0..d).for_each(|i| w[(i, k)] = wk[i]);
-            s = update_labels(s.as_ref(), xl.as_ref(), &wk, alpha).0;
+            supervised.update(&wk, alpha);
             deflate_scatter(&mut scatter, &wk);
         }
         Ok(LinearModel::new(mean, w))
@@ -148,6 +197,32 @@ mod tests {
     use hashbench_core::{Data, HashModel};
     use rand::SeedableRng;
     use rand_distr::{Distribution, StandardNormal};
+
+    /// One truncated-gradient label update (eqs. 9-10) on the explicit l × l S,
+    /// the oracle of [`SupervisedTerm::update`]: returns Sₖ₊₁ and the number
+    /// of violated pairs that changed. `xl` holds the centred labelled items.
+    fn update_labels(
+        s: MatRef<'_, f64>,
+        xl: MatRef<'_, f64>,
+        w: &[f64],
+        alpha: f64,
+    ) -> (Mat<f64>, usize) {
+        let l = xl.nrows();
+        let proj: Vec<f64> = (0..l)
+            .map(|i| (0..w.len()).map(|j| xl[(i, j)] * w[j]).sum())
+            .collect();
+        let mut changed = 0;
+        let next = Mat::from_fn(l, l, |i, j| {
+            let tilde = proj[i] * proj[j];
+            if s[(i, j)] * tilde < 0.0 {
+                changed += 1;
+                s[(i, j)] - alpha * tilde
+            } else {
+                s[(i, j)]
+            }
+        });
+        (next, changed)
+    }
 
     /// Two classes separated along axis 2, with most variance along axis 0.
     fn two_classes(n: usize) -> (Data, Vec<usize>, Vec<u32>) {
@@ -177,7 +252,7 @@ mod tests {
         let model = p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
         let xd = x.as_dense().unwrap();
         let (mean, scatter) = mean_and_scatter(xd);
-        let m = adjusted(
+        let m = hashbench_core::pairs::adjusted_covariance(
             train.labelled_centered(&mean).as_ref(),
             label_pair_matrix(&labels).as_ref(),
             scatter.as_ref(),
@@ -187,6 +262,36 @@ mod tests {
         let (_, e) = top_eigenpairs(m.as_ref(), 1).unwrap();
         let dot: f64 = (0..4).map(|i| e[(i, 0)] * model.w[(i, 0)]).sum();
         assert!((dot.abs() - 1.0).abs() < 1e-10);
+    }
+
+    /// The carried X_lᵀSₖX_l equals the product of the explicit label matrix
+    /// after every update: three classes with labels out of order, an item
+    /// projecting to 0, the cap-sized step and the release's α = 1 (which
+    /// moves the labels much further).
+    #[test]
+    fn the_carried_supervised_term_equals_the_explicit_product_after_every_update() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (l, d) = (30, 5);
+        let mut xl = Mat::from_fn(l, d, |_, _| StandardNormal.sample(&mut rng));
+        xl.row_mut(3).fill(0.0);
+        let labels: Vec<u32> = (0..l).map(|i| [7, 2, 7, 9, 2][i % 5]).collect();
+        for alpha in [0.02, 1.0] {
+            let mut term = SupervisedTerm::new(xl.as_ref(), &labels);
+            let mut s = label_pair_matrix(&labels);
+            for _ in 0..6 {
+                let w: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut rng)).collect();
+                let norm = w.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let w: Vec<f64> = w.iter().map(|v| v / norm).collect();
+                let (next, changed) = update_labels(s.as_ref(), xl.as_ref(), &w, alpha);
+                assert!(changed > 0);
+                s = next;
+                term.update(&w, alpha);
+                let explicit = labelled_scatter(xl.as_ref(), s.as_ref());
+                let scale = explicit.norm_max();
+                let gap = (&term.sum - &explicit).norm_max();
+                assert!(gap <= 1e-12 * scale, "alpha {alpha}: {gap} against {scale}");
+            }
+        }
     }
 
     #[test]
