@@ -3,9 +3,9 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Scale};
 use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
-use hashbench_core::linear::LinearModel;
+use hashbench_core::linear::{LinearModel, LoggedLinearModel};
 use hashbench_core::method::dense_fit_input;
-use hashbench_core::method::{Requirements, Supervision};
+use hashbench_core::method::{FitCheck, FitLog, FitLogNames, Requirements, Supervision};
 use hashbench_core::pairs::{adjusted_from_supervised, label_pair_matrix, labelled_scatter};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_solvers::lanczos::largest_eigenpairs;
@@ -135,11 +135,13 @@ const EIGEN_TOLERANCE: f64 = 1e-10;
 /// pair a bit needs comes from Lanczos on `m` scaled to a largest entry of 1,
 /// a few dozen products with Mₖ in place of its tridiagonalisation (4/3 d³
 /// flops, most of a bit's time once X_lᵀSₖX_l is carried); from the dense
-/// solver when Lanczos stops short of the bound.
-fn top_eigenvector(m: &Mat<f64>) -> Result<Vec<f64>, FitError> {
+/// solver when Lanczos stops short of the bound (then the flag is true) or
+/// `m` is zero or not finite.
+fn top_eigenvector(m: &Mat<f64>) -> Result<(Vec<f64>, bool), FitError> {
     let d = m.nrows();
     let largest = m.norm_max();
-    let lanczos = (largest > 0.0 && largest.is_finite())
+    let tried = largest > 0.0 && largest.is_finite();
+    let lanczos = tried
         .then(|| {
             let scaled = m * Scale(1.0 / largest);
             let apply = |x: &[f64], y: &mut [f64]| {
@@ -155,6 +157,7 @@ fn top_eigenvector(m: &Mat<f64>) -> Result<Vec<f64>, FitError> {
             largest_eigenpairs(d, 1, EIGEN_TOLERANCE, 0, &apply).ok()
         })
         .flatten();
+    let fell_back = tried && lanczos.is_none();
     let mut w: Vec<f64> = match lanczos {
         Some((_, v)) => v.col(0).iter().copied().collect(),
         None => {
@@ -169,11 +172,11 @@ fn top_eigenvector(m: &Mat<f64>) -> Result<Vec<f64>, FitError> {
     if w.get(peak).is_some_and(|v| *v < 0.0) {
         w.iter_mut().for_each(|v| *v = -*v);
     }
-    Ok(w)
+    Ok((w, fell_back))
 }
 
 impl HashMethod for S3plhParams {
-    type Model = LinearModel;
+    type Model = LoggedLinearModel;
     const LABEL: &'static str = "S3PLH";
     const NAME: &'static str = "s3plh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
@@ -184,6 +187,17 @@ impl HashMethod for S3plhParams {
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::LabelledPairs,
         ..Requirements::UNSUPERVISED
+    };
+    const FIT_LOG: FitLogNames = FitLogNames {
+        facts: &["eigen-fallbacks"],
+        per_bit: &[],
+        seconds: &[],
+        checks: &[FitCheck {
+            fact: "eigen-fallbacks",
+            low: 0.0,
+            high: 0.0,
+            says: "Lanczos stopped short of its bound on some bits, whose eigenvectors came from the dense solver",
+        }],
     };
 
     fn fixture() -> Self {
@@ -203,7 +217,7 @@ impl HashMethod for S3plhParams {
         train: &TrainSet<'_>,
         n_bits: usize,
         _rng: &mut ChaCha8Rng,
-    ) -> Result<LinearModel, FitError> {
+    ) -> Result<LoggedLinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, 2)?;
         if train.labelled.len() < 2 {
             return Err(FitError::MissingLabels { method: "s3plh" });
@@ -221,6 +235,7 @@ impl HashMethod for S3plhParams {
             LabelStep::One => 1.0,
         };
         let mut w = Mat::zeros(d, n_bits);
+        let mut fallbacks = 0;
         for k in 0..n_bits {
             let m = adjusted_from_supervised(
                 supervised.sum.as_ref(),
@@ -229,12 +244,19 @@ impl HashMethod for S3plhParams {
                 x.nrows(),
                 self.eta,
             );
-            let wk = top_eigenvector(&m)?;
+            let (wk, fell_back) = top_eigenvector(&m)?;
+            fallbacks += usize::from(fell_back);
             (0..d).for_each(|i| w[(i, k)] = wk[i]);
             supervised.update(&wk, alpha);
             deflate_scatter(&mut scatter, &wk);
         }
-        Ok(LinearModel::new(mean, w))
+        Ok(LoggedLinearModel {
+            hash: LinearModel::new(mean, w),
+            log: FitLog {
+                facts: vec![("eigen-fallbacks".into(), fallbacks as f64)],
+                ..FitLog::default()
+            },
+        })
     }
 }
 
@@ -296,7 +318,10 @@ mod tests {
             labels: &labels,
         };
         let p = S3plhParams::default();
-        let model = p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let model = p
+            .fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0))
+            .unwrap()
+            .hash;
         let xd = x.as_dense().unwrap();
         let (mean, scatter) = mean_and_scatter(xd);
         let m = hashbench_core::pairs::adjusted_covariance(
@@ -352,7 +377,8 @@ mod tests {
         let u: Vec<f64> = (0..d).map(|i| ((i % 7) as f64 - 3.0) / 10.0).collect();
         let spike = Mat::from_fn(d, d, |i, j| 3.0 * u[i] * u[j]);
         for m in [&a + a.transpose() + spike, Mat::zeros(d, d)] {
-            let got = top_eigenvector(&m).unwrap();
+            let (got, fell_back) = top_eigenvector(&m).unwrap();
+            assert!(!fell_back);
             let (_, want) = top_eigenpairs(m.as_ref(), 1).unwrap();
             let gap = (0..d)
                 .map(|i| (got[i] - want[(i, 0)]).abs())
@@ -401,7 +427,8 @@ mod tests {
             ..Default::default()
         }
         .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
-        .unwrap();
+        .unwrap()
+        .hash;
         assert!(supervised.w[(2, 0)].abs() > 0.9, "{:?}", supervised.w);
         // the bit separates the classes (up to which side is called 1) far better
         // than the top principal direction, which a huge η recovers
@@ -415,7 +442,8 @@ mod tests {
             ..Default::default()
         }
         .fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0))
-        .unwrap();
+        .unwrap()
+        .hash;
         assert!(separation(&supervised) > 330, "{}", separation(&supervised));
         assert!(
             separation(&unsupervised) < 260,
@@ -440,7 +468,9 @@ mod tests {
                 eta: 1e-3,
                 label_step,
             };
-            p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0)).unwrap()
+            p.fit(&train, 3, &mut ChaCha8Rng::seed_from_u64(0))
+                .unwrap()
+                .hash
         };
         let (cap, one) = (fit(LabelStep::Cap), fit(LabelStep::One));
         assert_eq!(cap.w.col(0), one.w.col(0));
