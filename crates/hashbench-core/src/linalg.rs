@@ -262,19 +262,23 @@ pub fn top_eigenpairs(sym: MatRef<'_, f64>, k: usize) -> Result<(Vec<f64>, Mat<f
         let values = (0..k).map(|r| s[n - 1 - r]).collect();
         (values, Mat::from_fn(n, k, |i, r| u[(i, n - 1 - r)]))
     };
-    for col in vectors.col_iter_mut() {
-        let peak = (0..n).fold(0, |best, i| {
-            if col[i].abs() > col[best].abs() {
-                i
-            } else {
-                best
-            }
-        });
-        if col[peak] < 0.0 {
-            col.iter_mut().for_each(|v| *v = -*v);
-        }
-    }
+    vectors.col_iter_mut().for_each(peak_positive);
     Ok((values, vectors))
+}
+
+/// Signs an eigenvector so that its entry of largest magnitude (the first,
+/// on ties) is positive: the sign [`top_eigenpairs`] gives its vectors, for
+/// eigensolvers elsewhere to give theirs.
+pub fn peak_positive(v: faer::ColMut<'_, f64>) {
+    let peak = (0..v.nrows()).fold(
+        0,
+        |best, i| {
+            if v[i].abs() > v[best].abs() { i } else { best }
+        },
+    );
+    if v.nrows() > 0 && v[peak] < 0.0 {
+        v.iter_mut().for_each(|x| *x = -*x);
+    }
 }
 
 /// The orthogonal matrix R minimising ‖B − V R‖_F over rotations, for

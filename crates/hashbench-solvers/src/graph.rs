@@ -8,6 +8,7 @@
 
 use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_largest_inner_products, k_nearest};
+use hashbench_core::linalg::peak_positive;
 use rayon::prelude::*;
 
 use crate::{SolverError, lanczos};
@@ -158,7 +159,7 @@ impl KnnGraph {
             )));
         }
         let operator = self.shifted_normalised();
-        let (shifted, z) = lanczos::largest_eigenpairs(
+        let (shifted, mut z) = lanczos::largest_eigenpairs(
             n,
             count,
             EIGEN_TOLERANCE,
@@ -169,18 +170,9 @@ impl KnnGraph {
         order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
         let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
         // a fixed sign per vector: its largest-magnitude entry positive
-        let sign: Vec<f64> = order
-            .iter()
-            .map(|&c| {
-                z.col(c)
-                    .iter()
-                    .copied()
-                    .fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m })
-                    .signum()
-            })
-            .collect();
+        z.col_iter_mut().for_each(peak_positive);
         let y = Mat::from_fn(n, count, |i, c| {
-            z[(i, order[c])] * operator.inv_sqrt_degree[i] * sign[c]
+            z[(i, order[c])] * operator.inv_sqrt_degree[i]
         });
         Ok((values, y))
     }

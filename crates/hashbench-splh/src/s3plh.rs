@@ -2,7 +2,7 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Scale};
-use hashbench_core::linalg::{mean_and_scatter, top_eigenpairs};
+use hashbench_core::linalg::{mean_and_scatter, peak_positive, top_eigenpairs};
 use hashbench_core::linear::{LinearModel, LoggedLinearModel};
 use hashbench_core::method::dense_fit_input;
 use hashbench_core::method::{FitCheck, FitLog, FitLogNames, Requirements, Supervision};
@@ -141,37 +141,33 @@ fn top_eigenvector(m: &Mat<f64>) -> Result<(Vec<f64>, bool), FitError> {
     let d = m.nrows();
     let largest = m.norm_max();
     let tried = largest > 0.0 && largest.is_finite();
-    let lanczos = tried
-        .then(|| {
-            let scaled = m * Scale(1.0 / largest);
-            let apply = |x: &[f64], y: &mut [f64]| {
-                matmul(
-                    MatMut::from_column_major_slice_mut(y, d, 1),
-                    Accum::Replace,
-                    scaled.as_ref(),
-                    MatRef::from_column_major_slice(x, d, 1),
-                    1.0,
-                    Par::Seq,
-                );
-            };
-            largest_eigenpairs(d, 1, EIGEN_TOLERANCE, 0, &apply).ok()
-        })
-        .flatten();
+    let lanczos = if tried {
+        let scaled = m * Scale(1.0 / largest);
+        let apply = |x: &[f64], y: &mut [f64]| {
+            matmul(
+                MatMut::from_column_major_slice_mut(y, d, 1),
+                Accum::Replace,
+                scaled.as_ref(),
+                MatRef::from_column_major_slice(x, d, 1),
+                1.0,
+                Par::Seq,
+            );
+        };
+        largest_eigenpairs(d, 1, EIGEN_TOLERANCE, 0, &apply).ok()
+    } else {
+        None
+    };
     let fell_back = tried && lanczos.is_none();
-    let mut w: Vec<f64> = match lanczos {
-        Some((_, v)) => v.col(0).iter().copied().collect(),
+    let w = match lanczos {
+        Some((_, mut v)) => {
+            peak_positive(v.col_mut(0));
+            v.col(0).iter().copied().collect()
+        }
         None => {
             let (_, top) = top_eigenpairs(m.as_ref(), 1).map_err(FitError::from)?;
             top.col(0).iter().copied().collect()
         }
     };
-    let peak = (0..d).fold(
-        0,
-        |best, i| if w[i].abs() > w[best].abs() { i } else { best },
-    );
-    if w.get(peak).is_some_and(|v| *v < 0.0) {
-        w.iter_mut().for_each(|v| *v = -*v);
-    }
     Ok((w, fell_back))
 }
 
