@@ -10,6 +10,7 @@ pub mod linear;
 pub mod method;
 pub mod pairs;
 pub mod recent;
+pub mod registry;
 pub mod scan;
 pub mod search;
 pub mod seed;

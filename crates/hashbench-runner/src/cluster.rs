@@ -288,6 +288,7 @@ pub fn submit(scripts: &JobScripts, wait: bool) -> Result<Submitted> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hashbench_methods::CATALOG;
 
     #[test]
     fn scripts_chain_prepare_shards_and_merge_on_one_build() {
@@ -313,9 +314,13 @@ ties = "random"
         .unwrap();
         let plan = hashbench_spec::Spec::load(&spec)
             .unwrap()
-            .plan("paper")
+            .plan("paper", &CATALOG)
             .unwrap();
-        let ws = Workspace::with_results(dir.path().join("results"), dir.path().to_path_buf());
+        let ws = Workspace::with_results(
+            dir.path().join("results"),
+            dir.path().to_path_buf(),
+            &CATALOG,
+        );
         let opts = SlurmOptions {
             shards: 4,
             partition: Some("short".into()),

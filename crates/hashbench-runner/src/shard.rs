@@ -277,7 +277,7 @@ pub fn merge(
         } else {
             ws.root.join(&first.spec)
         };
-        let plan = Spec::load(&spec_path)?.plan(&profile)?;
+        let plan = Spec::load(&spec_path)?.plan(&profile, ws.methods)?;
         if plan.spec_sha256 != first.spec_sha256 {
             bail!(
                 "{}: the spec changed since its shards ran ({}); rerun them",

@@ -25,8 +25,6 @@ use sha2::{Digest, Sha256};
 
 use hashbench_eval::QueryValues;
 
-use hashbench_spec::methods::MethodSpec;
-
 /// sha256 (hex) of `parts`, separated so that parts cannot run together.
 pub fn fingerprint(parts: &[&str]) -> String {
     let mut h = Sha256::new();
@@ -546,8 +544,9 @@ fn push_record(t: &mut ResultTables, r: &TrialRecord, repeats: &[Repeats]) {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct TunedRecord {
     pub(crate) fingerprint: String,
-    /// The configuration with its hyperparameters fixed.
-    pub(crate) spec: MethodSpec,
+    /// The configuration with its hyperparameters fixed, as a spec writes
+    /// it (read back by its method's registration).
+    pub(crate) spec: serde_json::Value,
     /// What the choice rested on (reported with every fit that uses it).
     pub(crate) log: FitLog,
     /// Seconds the tuning took.
@@ -662,7 +661,7 @@ mod tests {
     #[test]
     fn every_committed_tuning_choice_reads_back_and_writes_the_same_json() {
         // a stored choice is reused only while its method parameters read
-        // back: a change to MethodSpec's serde would silently send every
+        // back: a change to a params type's serde would silently send every
         // search (hours for SpaH) to be rerun
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/tuning");
         let mut read = 0;
@@ -676,8 +675,14 @@ mod tests {
                 other => panic!("{}: {other:?}", path.display()),
             };
             let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let name = rec.spec["method"].as_str().unwrap();
+            let spec = hashbench_methods::CATALOG
+                .get(name)
+                .unwrap()
+                .read(rec.spec.clone())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(
-                serde_json::to_value(&rec.spec).unwrap(),
+                serde_json::from_str::<serde_json::Value>(&spec.to_json()).unwrap(),
                 stored["spec"],
                 "{}",
                 path.display()

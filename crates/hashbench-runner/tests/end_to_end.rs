@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use hashbench_core::BitCodes;
 use hashbench_data::idx::{IdxArray, write_idx_gz};
 use hashbench_data::registry::sha256_file;
+use hashbench_methods::CATALOG;
 use hashbench_report::{Cost, RunSeconds};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::store::slug;
@@ -132,14 +133,14 @@ trials = 1
 fn setup() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     write_fixture(dir.path());
-    let ws = Workspace::at(dir.path());
+    let ws = Workspace::at(dir.path(), &CATALOG);
     (dir, ws)
 }
 
 fn plan(ws: &Workspace, profile: &str) -> hashbench_spec::Plan {
     Spec::load(&ws.root.join("experiments/toy/spec.toml"))
         .unwrap()
-        .plan(profile)
+        .plan(profile, &CATALOG)
         .unwrap()
 }
 
@@ -403,7 +404,7 @@ fn a_spec_that_differs_only_in_ground_truth_reuses_the_other_specs_fits() {
     );
     let path = ws.root.join("experiments/toy/knn.toml");
     std::fs::write(&path, text).unwrap();
-    let knn = Spec::load(&path).unwrap().plan("paper").unwrap();
+    let knn = Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap();
     let second = run_plan(&ws, &knn, &RunOptions::default()).unwrap();
     // every fit is reused; every trial is evaluated against the new truth
     assert_eq!(counts(&second), (0, 16, 0));
@@ -563,7 +564,10 @@ fn bad_input_is_answered_with_named_errors() {
         SPEC.replace("training = 200", "training = 5000"),
     )
     .unwrap();
-    let plan = Spec::load(&spec_path).unwrap().plan("paper").unwrap();
+    let plan = Spec::load(&spec_path)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap();
     let e = format!(
         "{:#}",
         run_plan(&ws, &plan, &RunOptions::default()).unwrap_err()
@@ -577,7 +581,10 @@ fn bad_input_is_answered_with_named_errors() {
         SPEC.replace("bits = [8, 16]", "bits = [8, 16, 80]"),
     )
     .unwrap();
-    let plan = Spec::load(&spec_path).unwrap().plan("paper").unwrap();
+    let plan = Spec::load(&spec_path)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap();
     let e = format!(
         "{:#}",
         run_plan(&ws, &plan, &RunOptions::default()).unwrap_err()
@@ -796,7 +803,7 @@ fn a_method_that_tunes_is_tuned_once_per_code_length_and_every_trial_reuses_the_
     let (_dir, ws) = setup();
     let path = ws.root.join("experiments/toy/tuned.toml");
     std::fs::write(&path, TUNED).unwrap();
-    let plan = Spec::load(&path).unwrap().plan("paper").unwrap();
+    let plan = Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap();
     let first = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
     let tuning = ws.tuning();
     let stored: Vec<_> = std::fs::read_dir(&tuning).unwrap().collect();
@@ -902,7 +909,7 @@ fn a_training_size_sweep_fits_one_code_length_on_each_size() {
     std::fs::write(&spec, sweep.replace("bits = [16]", "bits = [8, 16]")).unwrap();
     let err = Spec::load(&spec)
         .unwrap()
-        .plan("paper")
+        .plan("paper", &CATALOG)
         .unwrap_err()
         .to_string();
     assert!(err.contains("at one code length"), "{err}");
@@ -1594,7 +1601,7 @@ fn damaged_or_edited_stored_records_are_refused_and_never_change_a_number() {
     std::fs::write(&path, TUNED).unwrap();
     let plans = [
         plan(&ws, "paper"),
-        Spec::load(&path).unwrap().plan("paper").unwrap(),
+        Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap(),
     ];
     let firsts: Vec<_> = plans
         .iter()

@@ -7,6 +7,7 @@ mod common;
 use std::fmt::Write as _;
 use std::path::Path;
 
+use hashbench_methods::CATALOG;
 use hashbench_runner::{RunOptions, run_plan};
 use hashbench_spec::{Spec, Workspace};
 
@@ -40,14 +41,14 @@ fn workspace(registry: &str, spec: &str) -> (tempfile::TempDir, Workspace) {
     std::fs::create_dir_all(dir.path().join("data")).unwrap();
     std::fs::write(dir.path().join("configs/datasets.toml"), registry).unwrap();
     std::fs::write(dir.path().join("experiments/k/spec.toml"), spec).unwrap();
-    let ws = Workspace::at(dir.path());
+    let ws = Workspace::at(dir.path(), &CATALOG);
     (dir, ws)
 }
 
 fn run(ws: &Workspace, profile: &str) -> hashbench_runner::RunOutcome {
     let plan = Spec::load(&ws.root.join("experiments/k/spec.toml"))
         .unwrap()
-        .plan(profile)
+        .plan(profile, &CATALOG)
         .unwrap();
     run_plan(ws, &plan, &RunOptions::default()).unwrap()
 }
@@ -136,7 +137,7 @@ source = "a made-up paper value"
         std::fs::write(ws.root.join("experiments/k/spec.toml"), &bad).unwrap();
         let plan = Spec::load(&ws.root.join("experiments/k/spec.toml"))
             .unwrap()
-            .plan("paper")
+            .plan("paper", &CATALOG)
             .unwrap();
         let e = run_plan(&ws, &plan, &RunOptions::default())
             .unwrap_err()
@@ -280,7 +281,7 @@ search = { eps = [1.0], permutations = 3, extra_bins = 2 }
     // the same tables with one and with two worker threads
     let plan = Spec::load(&ws.root.join("experiments/k/spec.toml"))
         .unwrap()
-        .plan("paper")
+        .plan("paper", &CATALOG)
         .unwrap();
     let with_threads = |threads: usize| {
         let (t, csv) = common::run_with_threads(&ws, &plan, threads);

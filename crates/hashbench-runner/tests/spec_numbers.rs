@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hashbench_methods::CATALOG;
 use hashbench_runner::{RunOptions, run_plan};
 use hashbench_spec::CI_PROFILE;
 use hashbench_spec::numbers::{Number, numbers};
@@ -62,7 +63,7 @@ fn copy_folder(from: &Path, to: &Path) {
 
 #[test]
 fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degeneracy() {
-    let ws = Workspace::at(root());
+    let ws = Workspace::at(root(), &CATALOG);
     let scratch = tempfile::tempdir().unwrap();
     let mut unclear = Vec::new();
     let mut planned: Vec<Planned> = Vec::new();
@@ -87,7 +88,7 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
         // the spec's own numbers, then its method set's and its figure's
         // its method set, as the spec names it, in the copy
         let set = spec
-            .plan(&spec.profiles()[0])
+            .plan(&spec.profiles()[0], &CATALOG)
             .unwrap()
             .method_set
             .map(|m| folder.join(method_set::FOLDER).join(m.file_name().unwrap()));
@@ -109,8 +110,11 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
                     cases += 1;
                     let mutant = mutate(original, &n, value);
                     std::fs::write(target, &mutant).unwrap();
-                    let outcome = Spec::load(&file)
-                        .and_then(|s| s.profiles().iter().try_for_each(|p| s.plan(p).map(|_| ())));
+                    let outcome = Spec::load(&file).and_then(|s| {
+                        s.profiles()
+                            .iter()
+                            .try_for_each(|p| s.plan(p, &CATALOG).map(|_| ()))
+                    });
                     match outcome {
                         Err(e) => {
                             refused += 1;
@@ -180,7 +184,7 @@ fn run_a_sample(ws: &Workspace, scratch: &Path, planned: &[Planned]) {
         if !spec.profiles().iter().any(|p| p == CI_PROFILE) {
             continue;
         }
-        let plan = spec.plan(CI_PROFILE).unwrap();
+        let plan = spec.plan(CI_PROFILE, &CATALOG).unwrap();
         if ws.data_root(&plan.dataset).is_err() {
             continue;
         }

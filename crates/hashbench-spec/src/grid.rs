@@ -5,17 +5,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::{MethodEntry, Spec};
-use crate::methods::{self, MethodSpec};
+use hashbench_core::registry::{Catalog, MethodSpec};
 use hashbench_kernel::KernelSpec;
 
 impl Spec {
     /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
     /// lists values per parameter, expanded as a cartesian product.
+    /// Each is read by the `catalog`'s registration of the method it names.
     /// `kernel` is the profile's experiment kernel, given to methods that
     /// read it and name none; `overrides` (the profile's, by label) replace
     /// parameters of the tables whose label (stated or default) they name.
     pub(super) fn methods(
         &self,
+        catalog: &'static Catalog,
         kernel: Option<&KernelSpec>,
         overrides: &BTreeMap<String, toml::Table>,
     ) -> Result<Vec<MethodEntry>> {
@@ -36,9 +38,7 @@ impl Spec {
                 None => true,
             };
             let table_label = label.clone().or_else(|| match base.get("method") {
-                Some(toml::Value::String(n)) => {
-                    methods::registration(n).map(|r| r.label.to_string())
-                }
+                Some(toml::Value::String(n)) => catalog.get(n).map(|r| r.label.to_string()),
                 _ => None,
             });
             if let Some((name, params)) = table_label.and_then(|l| overrides.get_key_value(&l)) {
@@ -51,7 +51,7 @@ impl Spec {
                 }
             }
             for (t, tags) in expand_grid(&at, k, base)? {
-                let (stated, spec) = configuration(&at, k, t, kernel)?;
+                let (stated, spec) = configuration(catalog, &at, k, t, kernel)?;
                 let base_label = label
                     .clone()
                     .unwrap_or_else(|| spec.default_label().to_string());
@@ -65,12 +65,11 @@ impl Spec {
                         "{at}: methods[{k}]: label `{label}` is used twice; give each configuration its own `label`"
                     );
                 }
-                let params =
-                    serde_json::to_string(&spec).context("serialising method parameters")?;
                 out.push(MethodEntry {
                     label,
+                    params: spec.to_json(),
+                    palette_slot: catalog.palette_slot(spec.registration().name),
                     spec,
-                    params,
                     stated,
                     in_paper,
                 });
@@ -128,6 +127,7 @@ fn expand_grid(
 /// where the method reads it and names none, parsed and validated; with
 /// the parameters as the spec states them (what trial seeds derive from).
 fn configuration(
+    catalog: &'static Catalog,
     at: &str,
     k: usize,
     mut t: toml::Table,
@@ -137,13 +137,13 @@ fn configuration(
         Some(toml::Value::String(name)) => name.clone(),
         _ => bail!(
             "{at}: methods[{k}] needs `method = \"...\"` (one of {})",
-            methods::names()
+            catalog.names()
         ),
     };
-    let reg = methods::registration(&name).ok_or_else(|| {
+    let reg = catalog.get(&name).ok_or_else(|| {
         anyhow!(
             "{at}: methods[{k}]: unknown method `{name}` (one of {})",
-            methods::names()
+            catalog.names()
         )
     })?;
     if reg.requirements.uses_spec_kernel && !t.contains_key("kernel") {
@@ -156,8 +156,8 @@ fn configuration(
         );
     }
     let stated = serde_json::to_string(&t).context("serialising method parameters")?;
-    let spec: MethodSpec = toml::Value::Table(t).try_into().map_err(|e| {
-        let e = e.to_string();
+    let table = serde_json::to_value(&t).context("method parameters as JSON")?;
+    let spec: MethodSpec = reg.read(table).map_err(|e| {
         // the method's own fields are listed; the keys every
         // method takes are read before it
         let common = if e.contains("unknown field") {

@@ -3,8 +3,8 @@
 //! form (`Protocol`); its diagnoses from their own file (`diagnoses`); a protocol resolved
 //! into the validated `Plan` a run executes (`resolve`), the plan itself
 //! (`plan`), method grids (`grid`), the cross-checks of names and code
-//! lengths (`validate`), the method registry (`methods`) and the workspace
-//! (`workspace`). Everything that can be wrong with a spec is found here,
+//! lengths (`validate`) and the workspace (`workspace`), whose catalog of
+//! methods (`hashbench_core::registry`) the plan reads method tables with. Everything that can be wrong with a spec is found here,
 //! before any data is read or trial run, and reported with the file and line.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,6 @@ mod diagnoses;
 mod document;
 mod grid;
 pub mod method_set;
-pub mod methods;
 mod normality;
 pub mod numbers;
 pub mod panel;

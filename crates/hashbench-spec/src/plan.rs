@@ -10,7 +10,7 @@ use hashbench_eval::{MetricSpec, curve_of_point};
 use hashbench_kernel::KernelSpec;
 
 use super::{Centre, ClaimSpec, FigureSpec, NormalitySpec, Reported, TuneOn};
-use crate::methods::MethodSpec;
+use hashbench_core::registry::MethodSpec;
 
 /// One method configuration of a plan.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +22,9 @@ pub struct MethodEntry {
     /// Canonical JSON of the parameters with their defaults (with the method
     /// tag): the params column, and part of the fit's fingerprint.
     pub params: String,
+    /// Its colour slot in figures (none for a method the catalog's colours
+    /// do not name).
+    pub palette_slot: Option<usize>,
     /// The parameters as the spec states them (canonical JSON of the table,
     /// grid values filled in): what trial seeds derive from, so a parameter
     /// added later with a default changes no seed.
@@ -333,13 +336,13 @@ impl Plan {
         }
     }
 
-    /// The figure colour slot of the method labelled `label` (from its
-    /// registration); `None` for normality series.
+    /// The figure colour slot of the method labelled `label`; `None` for
+    /// normality series.
     pub fn palette_slot(&self, label: &str) -> Option<usize> {
         self.methods()
             .iter()
             .find(|m| m.label == label)
-            .and_then(|m| m.spec.registration().palette_slot())
+            .and_then(|m| m.palette_slot)
     }
 
     /// The labels a claim about `method` compares it with: every other label

@@ -6,6 +6,7 @@
 
 use anyhow::{Result, anyhow, bail};
 use hashbench_claims::ClaimSpec;
+use hashbench_core::registry::Catalog;
 use hashbench_data::TruthRule;
 use hashbench_eval::MetricSpec;
 
@@ -28,11 +29,12 @@ const MIN_TIMING_REPEATS: usize = 5;
 const MAX_NAME_LEN: usize = 64;
 
 impl Spec {
-    /// Resolves `profile` into a validated plan.
+    /// Resolves `profile` into a validated plan, its methods read from `methods`.
     ///
     /// # Errors
-    /// An unknown profile, or any invalid value, with file and line.
-    pub fn plan(&self, profile: &str) -> Result<Plan> {
+    /// An unknown profile, an unknown method, or any invalid value, with
+    /// file and line.
+    pub fn plan(&self, profile: &str, methods: &'static Catalog) -> Result<Plan> {
         let laid = self.protocol(profile).ok_or_else(|| {
             anyhow!(
                 "{}: no profile `{profile}` (profiles: {})",
@@ -51,7 +53,7 @@ impl Spec {
                 Axis::P(n.p.clone()),
                 self.normality_study(n, laid, profile)?,
             ),
-            None => self.retrieval_study(laid, profile)?,
+            None => self.retrieval_study(laid, profile, methods)?,
         };
         self.check_size(axis.values(), laid, profile)?;
         self.check_references(laid, &self.names(laid, &study), axis.values(), profile)?;
@@ -143,7 +145,12 @@ impl Spec {
 
     /// A retrieval study and its x axis (code lengths, or a sweep's
     /// training-set sizes).
-    fn retrieval_study(&self, laid: &Protocol, profile: &str) -> Result<(Axis, Study)> {
+    fn retrieval_study(
+        &self,
+        laid: &Protocol,
+        profile: &str,
+        catalog: &'static Catalog,
+    ) -> Result<(Axis, Study)> {
         let file = self.path.display();
         let split = laid
             .split
@@ -192,7 +199,7 @@ impl Spec {
             check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
             check_radius(&file, m, &laid.bits, profile)?;
         }
-        let methods = self.methods(laid.kernel.as_ref(), &laid.method_params)?;
+        let methods = self.methods(catalog, laid.kernel.as_ref(), &laid.method_params)?;
         let study = Study::Retrieval(Box::new(Retrieval {
             split,
             tune_on: laid.tune_on,

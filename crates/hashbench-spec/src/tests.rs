@@ -1,6 +1,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use hashbench_methods::CATALOG;
 
 const GOOD: &str = r#"
 id = "t"
@@ -62,7 +63,11 @@ fn repeated_or_oversized_code_lengths_and_huge_plans_are_refused_before_any_tria
 
 /// The error planning `profile` of `text` gives.
 fn plan_err(text: &str, profile: &str) -> String {
-    parse(text).unwrap().plan(profile).unwrap_err().to_string()
+    parse(text)
+        .unwrap()
+        .plan(profile, &CATALOG)
+        .unwrap_err()
+        .to_string()
 }
 
 fn parse(text: &str) -> Result<Spec> {
@@ -114,7 +119,7 @@ proptest::proptest! {
         for bytes in [&junk[..], damaged.as_bytes()] {
             if let Ok(spec) = parse_bytes(bytes) {
                 for profile in spec.profiles() {
-                    let _ = spec.plan(&profile);
+                    let _ = spec.plan(&profile, &CATALOG);
                 }
             }
         }
@@ -124,7 +129,7 @@ proptest::proptest! {
 #[test]
 fn grid_expands_and_profiles_override() {
     let spec = parse(GOOD).unwrap();
-    let plan = spec.plan("paper").unwrap();
+    let plan = spec.plan("paper", &CATALOG).unwrap();
     let labels: Vec<&str> = plan.methods().iter().map(|m| m.label.as_str()).collect();
     assert_eq!(
         labels,
@@ -135,7 +140,7 @@ fn grid_expands_and_profiles_override() {
         ]
     );
     assert_eq!(plan.trial_keys().len(), 3 * 2 * 3);
-    let ci = spec.plan("ci").unwrap();
+    let ci = spec.plan("ci", &CATALOG).unwrap();
     assert_eq!(
         (ci.axis.clone(), ci.trial_keys().len()),
         (Axis::CodeLengths(vec![8]), 3)
@@ -147,11 +152,11 @@ fn grid_expands_and_profiles_override() {
         parse(&GOOD.replacen("seed =", "deviation = \"features by hashbench\"\nseed =", 1))
             .unwrap();
     assert_eq!(
-        stated.plan("paper").unwrap().deviation.as_deref(),
+        stated.plan("paper", &CATALOG).unwrap().deviation.as_deref(),
         Some("features by hashbench")
     );
     assert_eq!(
-        stated.plan("ci").unwrap().deviation.as_deref(),
+        stated.plan("ci", &CATALOG).unwrap().deviation.as_deref(),
         Some("small")
     );
     let seeds: BTreeSet<u64> = plan.trial_keys().iter().map(|t| t.seed).collect();
@@ -163,7 +168,7 @@ fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it(
     assert_eq!(
         parse(GOOD)
             .unwrap()
-            .plan("paper")
+            .plan("paper", &CATALOG)
             .unwrap()
             .retrieval()
             .unwrap()
@@ -182,11 +187,19 @@ fn tuning_on_the_first_draw_needs_a_draw_per_trial_and_a_profile_may_ask_for_it(
     );
     let spec = parse(&drawn).unwrap();
     assert_eq!(
-        spec.plan("ci").unwrap().retrieval().unwrap().tune_on,
+        spec.plan("ci", &CATALOG)
+            .unwrap()
+            .retrieval()
+            .unwrap()
+            .tune_on,
         TuneOn::FirstDraw
     );
     assert_eq!(
-        spec.plan("paper").unwrap().retrieval().unwrap().tune_on,
+        spec.plan("paper", &CATALOG)
+            .unwrap()
+            .retrieval()
+            .unwrap()
+            .tune_on,
         TuneOn::EachDraw
     );
 }
@@ -203,14 +216,14 @@ fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
     );
     let text = format!("{GOOD}\n[profiles.ci.method_params.\"LSH\"]\nthrough = \"origin\"\n");
     let spec = parse(&text).unwrap();
-    let ci = spec.plan("ci").unwrap();
+    let ci = spec.plan("ci", &CATALOG).unwrap();
     assert!(
         ci.methods()[0].params.contains("origin"),
         "{}",
         ci.methods()[0].params
     );
     assert!(
-        !spec.plan("paper").unwrap().methods()[0]
+        !spec.plan("paper", &CATALOG).unwrap().methods()[0]
             .params
             .contains("origin")
     );
@@ -229,7 +242,7 @@ fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
     use hashbench_core::{Data, HashMethod, TrainSet};
     use rand::SeedableRng;
     let text = GOOD.replace("seed = 1", "seed = 1\nshared_trial_seeds = true");
-    let plan = parse(&text).unwrap().plan("paper").unwrap();
+    let plan = parse(&text).unwrap().plan("paper", &CATALOG).unwrap();
     let seeds: BTreeSet<(usize, usize, u64)> = plan
         .trial_keys()
         .iter()
@@ -269,7 +282,7 @@ fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
 
 #[test]
 fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
-    let mut plan = parse(GOOD).unwrap().plan("paper").unwrap();
+    let mut plan = parse(GOOD).unwrap().plan("paper", &CATALOG).unwrap();
     let before: Vec<u64> = plan.trial_keys().iter().map(|t| t.seed).collect();
     // a parameter added to a params struct later, with a default, changes
     // the serialised parameters but not what the spec states
@@ -284,7 +297,7 @@ fn seeds_follow_what_the_spec_states_not_serialised_defaults() {
     let labelled = GOOD
         .replace("method = \"lsh\"", "method = \"lsh\"\nlabel = \"L\"")
         .replace("methods = [\"LSH\"]", "methods = [\"L\"]");
-    let stated = parse(&labelled).unwrap().plan("paper").unwrap();
+    let stated = parse(&labelled).unwrap().plan("paper", &CATALOG).unwrap();
     assert_eq!(
         stated.trial_keys()[0].seed,
         before[0],
@@ -336,7 +349,11 @@ fn errors_name_file_and_line() {
         "{e}"
     );
 
-    let e = parse(GOOD).unwrap().plan("nope").unwrap_err().to_string();
+    let e = parse(GOOD)
+        .unwrap()
+        .plan("nope", &CATALOG)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no profile `nope`"), "{e}");
 
     let bad_metric = GOOD.replace(
@@ -349,8 +366,13 @@ fn errors_name_file_and_line() {
 
 #[test]
 fn figures_and_claims_must_name_what_the_profile_produces() {
-    let plan_err =
-        |text: &str, profile: &str| parse(text).unwrap().plan(profile).unwrap_err().to_string();
+    let plan_err = |text: &str, profile: &str| {
+        parse(text)
+            .unwrap()
+            .plan(profile, &CATALOG)
+            .unwrap_err()
+            .to_string()
+    };
     // a curve no metric produces
     let curve_fig = GOOD.replace(
         "[[claims]]",
@@ -366,7 +388,7 @@ fn figures_and_claims_must_name_what_the_profile_produces() {
         "[[figures]]\nname = \"a\"",
         "[[metrics]]\nmetric = \"recall-curve\"\nties = \"random\"\n\n[[figures]]\nname = \"a\"",
     );
-    assert!(parse(&with_curve).unwrap().plan("paper").is_ok());
+    assert!(parse(&with_curve).unwrap().plan("paper", &CATALOG).is_ok());
     let e = plan_err(&with_curve, "ci");
     assert!(
         e.contains("figure `b` reads x = 16, which profile `ci` does not run (its x values: 8)"),
@@ -401,7 +423,7 @@ fn pr_point_panels_name_produced_metrics_and_stand_alone() {
         )
     };
     let good = with("pr_points = { precision = \"precision-r1\", recall = \"recall-r1\" }");
-    assert!(parse(&good).unwrap().plan("paper").is_ok());
+    assert!(parse(&good).unwrap().plan("paper", &CATALOG).is_ok());
     let e = plan_err(
         &with("pr_points = { precision = \"precision-r2\", recall = \"recall-r1\" }"),
         "paper",
@@ -416,7 +438,11 @@ fn pr_point_panels_name_produced_metrics_and_stand_alone() {
     assert!(e.contains("`pr_points` stands alone"), "{e}");
     let median = good.replace("trials = 3", "trials = 3\ncentre = \"median\"");
     assert_eq!(
-        parse(&median).unwrap().plan("paper").unwrap().centre,
+        parse(&median)
+            .unwrap()
+            .plan("paper", &CATALOG)
+            .unwrap()
+            .centre,
         Centre::Median
     );
 }
@@ -435,7 +461,7 @@ fn claimed_curves_that_are_means_over_queries_keep_per_query_values() {
             .replace("[profiles.ci]", &format!("{claim}\n[profiles.ci]"));
         parse(&text)
             .unwrap()
-            .plan("paper")
+            .plan("paper", &CATALOG)
             .unwrap()
             .kept_query_values()
     };
@@ -461,7 +487,7 @@ fn claimed_curves_that_are_means_over_queries_keep_per_query_values() {
 fn methods_outside_the_paper_are_no_rivals_in_claims() {
     let plan = parse(&GOOD.replace("label = \"SIKH\"", "label = \"SIKH\"\nin_paper = false"))
         .unwrap()
-        .plan("paper")
+        .plan("paper", &CATALOG)
         .unwrap();
     assert!(plan.rivals("LSH").is_empty(), "{:?}", plan.rivals("LSH"));
     assert_eq!(plan.rivals("SIKH (width={ fixed = 1.0 })"), ["LSH"]);
@@ -498,7 +524,7 @@ hyperplanes = 5
 
 #[test]
 fn a_normality_study_plans_with_only_its_own_fields() {
-    let plan = parse(NORMALITY).unwrap().plan("paper").unwrap();
+    let plan = parse(NORMALITY).unwrap().plan("paper", &CATALOG).unwrap();
     assert_eq!(plan.axis.values(), [10, 20]);
     assert!(
         plan.retrieval().is_none() && plan.methods().is_empty() && plan.trial_keys().is_empty()
@@ -510,7 +536,10 @@ fn a_normality_study_plans_with_only_its_own_fields() {
         "bits = [8]",
     ] {
         let text = NORMALITY.replace("dataset = \"d\"", &format!("dataset = \"d\"\n{extra}"));
-        let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+        let err = format!(
+            "{:#}",
+            parse(&text).unwrap().plan("paper", &CATALOG).unwrap_err()
+        );
         assert!(
             err.contains("a [normality] study takes its p values"),
             "{extra}: {err}"
@@ -520,8 +549,8 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     for extra in ["bits = [8]", "[profiles.ci.method_params.LSH]\nbits = 8"] {
         let text = format!("{NORMALITY}[profiles.ci]\ndeviation = \"d\"\n{extra}\n");
         let spec = parse(&text).unwrap();
-        assert!(spec.plan("paper").is_ok(), "{extra}");
-        let err = format!("{:#}", spec.plan("ci").unwrap_err());
+        assert!(spec.plan("paper", &CATALOG).is_ok(), "{extra}");
+        let err = format!("{:#}", spec.plan("ci", &CATALOG).unwrap_err());
         assert!(
             err.contains("a [normality] study takes its p values") && err.contains("profile `ci`"),
             "{extra}: {err}"
@@ -529,17 +558,23 @@ fn a_normality_study_plans_with_only_its_own_fields() {
     }
     // p is a sample size, not a code length: any size plans, but once each
     let large = NORMALITY.replace("p = [10, 20]", "p = [10, 5000]");
-    let plan = parse(&large).unwrap().plan("paper").unwrap();
+    let plan = parse(&large).unwrap().plan("paper", &CATALOG).unwrap();
     assert_eq!(plan.axis, Axis::P(vec![10, 5000]));
     // and the study fits no codes at any p
     assert_eq!(plan.axis.code_length_at(5000), None);
     assert!(plan.code_lengths().is_empty());
     let twice = NORMALITY.replace("p = [10, 20]", "p = [10, 10]");
-    let err = format!("{:#}", parse(&twice).unwrap().plan("paper").unwrap_err());
+    let err = format!(
+        "{:#}",
+        parse(&twice).unwrap().plan("paper", &CATALOG).unwrap_err()
+    );
     assert!(err.contains("p lists 10 twice"), "{err}");
     // its own parameters name the field at fault
     let text = NORMALITY.replace("hyperplanes = 5", "hyperplanes = 5\nt_fraction = 0.01");
-    let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+    let err = format!(
+        "{:#}",
+        parse(&text).unwrap().plan("paper", &CATALOG).unwrap_err()
+    );
     assert!(
         err.contains("normality: parameter `t_fraction` = 0.01: gives t = floor(0.01 * 10) = 0"),
         "{err}"
@@ -560,7 +595,7 @@ fn editing_a_diagnosis_leaves_the_checksum_a_protocol_value_moves_it() {
             "[[diagnosis]]\nclaim = \"lsh-best\"\nprofile = \"ci\"\noutcome = \"fails\"\nvalue = \"0.1\"\ntext = \"{text}\"\n"
         );
         std::fs::write(dir.path().join("diagnoses/spec.toml"), entry).unwrap();
-        Spec::load(&path).unwrap().plan("paper").unwrap()
+        Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap()
     };
     let (before, after) = (diagnose("first reading"), diagnose("second reading"));
     assert_eq!(before.spec_sha256, after.spec_sha256);
@@ -610,7 +645,7 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
     );
     for profile in ["paper", "ci"] {
         let spec = with_diagnoses(&entry("lsh-best", profile, "0.1")).unwrap();
-        let plan = spec.plan("paper").unwrap();
+        let plan = spec.plan("paper", &CATALOG).unwrap();
         let d = plan.claims[0].diagnosis.as_ref().unwrap();
         assert_eq!(
             (d.text.as_str(), d.written_for.profile.as_str()),
@@ -636,7 +671,7 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
     );
     // a spec without a diagnoses file has no diagnoses
     assert!(
-        parse(GOOD).unwrap().plan("paper").unwrap().claims[0]
+        parse(GOOD).unwrap().plan("paper", &CATALOG).unwrap().claims[0]
             .diagnosis
             .is_none()
     );
@@ -651,7 +686,7 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
     let swap = claim(
         "sensitivity = { reading = \"r\", swap = { \"LSH\" = \"SIKH (width={ fixed = 1.0 })\" } }",
     );
-    parse(&swap).unwrap().plan("paper").unwrap();
+    parse(&swap).unwrap().plan("paper", &CATALOG).unwrap();
 }
 
 /// Issue 57, cases 6, 12, 16 and 17: a golden tolerance wide enough to pass
@@ -687,7 +722,7 @@ fn a_tolerance_that_passes_noise_and_a_rank_cut_of_one_are_refused() {
     assert_eq!(
         parse(&with_ci("timing_repeats = 0"))
             .unwrap()
-            .plan("ci")
+            .plan("ci", &CATALOG)
             .unwrap()
             .timing_repeats,
         0
@@ -695,7 +730,7 @@ fn a_tolerance_that_passes_noise_and_a_rank_cut_of_one_are_refused() {
     assert_eq!(
         parse(&with_ci("timing_repeats = 20"))
             .unwrap()
-            .plan("ci")
+            .plan("ci", &CATALOG)
             .unwrap()
             .timing_repeats,
         20
@@ -736,7 +771,10 @@ fn a_bad_top_level_kernel_is_blamed_on_the_kernel_not_a_method_inheriting_it() {
             "[[methods]]\nmethod = \"klsh\"\n\n[[methods]]",
             1,
         );
-    let err = format!("{:#}", parse(&text).unwrap().plan("paper").unwrap_err());
+    let err = format!(
+        "{:#}",
+        parse(&text).unwrap().plan("paper", &CATALOG).unwrap_err()
+    );
     assert!(err.contains(": kernel: "), "{err}");
 }
 
@@ -752,8 +790,8 @@ fn line_with(text: &str, needle: &str) -> usize {
 fn a_profile_lays_any_top_level_key_and_errors_name_the_line_it_stands_on() {
     let with_ci = |extra: &str| GOOD.replacen("trials = 1\n", &format!("trials = 1\n{extra}\n"), 1);
     let spec = parse(&with_ci("timing_repeats = 6")).unwrap();
-    assert_eq!(spec.plan("ci").unwrap().timing_repeats, 6);
-    assert_eq!(spec.plan("paper").unwrap().timing_repeats, 0);
+    assert_eq!(spec.plan("ci", &CATALOG).unwrap().timing_repeats, 6);
+    assert_eq!(spec.plan("paper", &CATALOG).unwrap().timing_repeats, 0);
     // a profile's value of the wrong type: its own line, not the top level's
     let text = with_ci("timing_repeats = \"two\"");
     let e = parse(&text).unwrap_err().to_string();
@@ -833,7 +871,7 @@ fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
     assert_eq!(
         parse(&with_ci("tolerance = 0"))
             .unwrap()
-            .plan("ci")
+            .plan("ci", &CATALOG)
             .unwrap()
             .tolerance,
         0.0
@@ -862,7 +900,7 @@ fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
     assert!(
         parse(&radius.replacen("radius = 8", "radius = 15", 1))
             .unwrap()
-            .plan("paper")
+            .plan("paper", &CATALOG)
             .is_ok()
     );
 }
@@ -888,9 +926,9 @@ fn with_method_set(set: &str) -> (tempfile::TempDir, std::path::PathBuf, std::pa
 
 #[test]
 fn a_method_set_gives_the_plan_its_own_methods_would() {
-    let own = parse(GOOD).unwrap().plan("paper").unwrap();
+    let own = parse(GOOD).unwrap().plan("paper", &CATALOG).unwrap();
     let (_dir, spec, set) = with_method_set("# shared\n{methods}");
-    let from_set = Spec::load(&spec).unwrap().plan("paper").unwrap();
+    let from_set = Spec::load(&spec).unwrap().plan("paper", &CATALOG).unwrap();
     // the plan says where its methods came from (summary and run.json)
     assert_eq!(
         (own.method_set.clone(), from_set.method_set.clone()),
@@ -908,14 +946,14 @@ fn a_method_set_gives_the_plan_its_own_methods_would() {
     let (_dir, spec, set) = with_method_set("# shared\n{methods}");
     let before = Spec::load(&spec)
         .unwrap()
-        .plan("paper")
+        .plan("paper", &CATALOG)
         .unwrap()
         .spec_sha256;
     let text = std::fs::read_to_string(&set).unwrap();
     std::fs::write(&set, text.replace("# shared", "# shared by two")).unwrap();
     let after = Spec::load(&spec)
         .unwrap()
-        .plan("paper")
+        .plan("paper", &CATALOG)
         .unwrap()
         .spec_sha256;
     assert_ne!(before, after);
@@ -927,7 +965,10 @@ fn a_method_set_is_refused_with_its_file_and_line() {
     let (_dir, spec, set) = with_method_set("[[methods]]\n\nmethod = \"no-such\"\n");
     let e = format!(
         "{:#}",
-        Spec::load(&spec).unwrap().plan("paper").unwrap_err()
+        Spec::load(&spec)
+            .unwrap()
+            .plan("paper", &CATALOG)
+            .unwrap_err()
     );
     assert!(e.contains(&format!("{}:1:", set.display())), "{e}");
     assert!(e.contains("no-such"), "{e}");
@@ -1020,20 +1061,24 @@ fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
     let spec = spec.unwrap();
     assert_eq!(spec.profiles(), vec!["paper", "ci"]);
     for profile in ["paper", "ci"] {
-        let want = laid(parse(&flat).unwrap().plan(profile).unwrap());
-        assert_eq!(laid(spec.plan(profile).unwrap()), want, "{profile}");
+        let want = laid(parse(&flat).unwrap().plan(profile, &CATALOG).unwrap());
+        assert_eq!(
+            laid(spec.plan(profile, &CATALOG).unwrap()),
+            want,
+            "{profile}"
+        );
     }
-    assert_eq!(spec.plan("paper").unwrap().figures[0].name, "p-a");
+    assert_eq!(spec.plan("paper", &CATALOG).unwrap().figures[0].name, "p-a");
     // a panel key replaces the figure's; the figure's text is in the checksum
     let (_dir, more) = panel_of(
         &PANEL.replacen("dataset", "trials = 2\ndataset", 1),
         &figure(),
     );
-    assert_eq!(more.unwrap().plan("paper").unwrap().trials, 2);
+    assert_eq!(more.unwrap().plan("paper", &CATALOG).unwrap().trials, 2);
     let (_dir, other) = panel_of(PANEL, &figure().replacen("seed = 1", "seed = 2", 1));
     assert_ne!(
-        other.unwrap().plan("paper").unwrap().spec_sha256,
-        spec.plan("paper").unwrap().spec_sha256
+        other.unwrap().plan("paper", &CATALOG).unwrap().spec_sha256,
+        spec.plan("paper", &CATALOG).unwrap().spec_sha256
     );
     // a panel that writes its own figures keeps them as written
     let own = PANEL.replacen(
@@ -1042,7 +1087,7 @@ fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
         1,
     );
     let (_dir, own) = panel_of(&own, &figure());
-    let figures = own.unwrap().plan("paper").unwrap().figures;
+    let figures = own.unwrap().plan("paper", &CATALOG).unwrap().figures;
     assert_eq!((figures.len(), figures[0].name.as_str()), (1, "own"));
 }
 
@@ -1055,7 +1100,7 @@ fn a_figure_files_errors_name_its_file_and_line() {
     let err = |panel: &str, figure: &str| format!("{:#}", panel_of(panel, figure).1.unwrap_err());
     let plan_err = |panel: &str, figure: &str| {
         let (_dir, spec) = panel_of(panel, figure);
-        format!("{:#}", spec.unwrap().plan("paper").unwrap_err())
+        format!("{:#}", spec.unwrap().plan("paper", &CATALOG).unwrap_err())
     };
     let text = figure();
     let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
@@ -1149,7 +1194,7 @@ fn the_walk_visits_each_spec_once_with_one_policy_for_the_invalid() {
         1,
     );
     std::fs::write(papers.join("c.toml"), unplanned).unwrap();
-    let ws = Workspace::at(dir.path().to_path_buf());
+    let ws = Workspace::at(dir.path().to_path_buf(), &CATALOG);
     let profiles = |w: &Walked| {
         w.steps
             .iter()

@@ -98,7 +98,7 @@ impl Workspace {
                     Ok(spec) => profiles
                         .into_iter()
                         .map(|profile| Step {
-                            plan: spec.plan(&profile),
+                            plan: spec.plan(&profile, self.methods),
                             profile,
                         })
                         .collect(),

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
+use hashbench_core::registry::Catalog;
 use hashbench_data::Registry;
 
 use crate::{Plan, Spec, choose_profile};
@@ -18,6 +19,8 @@ pub struct Workspace {
     pub results: PathBuf,
     /// Where registered data files are looked for, in order (see [`data_roots`]).
     pub data_roots: Vec<PathBuf>,
+    /// The methods its specs can name.
+    pub methods: &'static Catalog,
 }
 
 /// The environment variable listing extra data roots, `:`-separated.
@@ -70,19 +73,21 @@ impl Workspace {
     }
 
     /// The workspace rooted at `root`, writing to `root/results`, with the
-    /// data roots of [`data_roots`] (reading [`DATA_ROOTS_VAR`]).
-    pub fn at(root: impl Into<PathBuf>) -> Self {
+    /// data roots of [`data_roots`] (reading [`DATA_ROOTS_VAR`]), its specs
+    /// naming the methods of `methods`.
+    pub fn at(root: impl Into<PathBuf>, methods: &'static Catalog) -> Self {
         let root = root.into();
-        Self::with_results(root.join("results"), root)
+        Self::with_results(root.join("results"), root, methods)
     }
 
     /// The workspace rooted at `root`, writing to `results`.
-    pub fn with_results(results: PathBuf, root: PathBuf) -> Self {
+    pub fn with_results(results: PathBuf, root: PathBuf, methods: &'static Catalog) -> Self {
         let extra = std::env::var(DATA_ROOTS_VAR).ok();
         Self {
             data_roots: data_roots(&root, extra.as_deref()),
             results,
             root,
+            methods,
         }
     }
 
@@ -157,7 +162,7 @@ pub fn plan_of(ws: &Workspace, path: &Path, profile: Option<&str>) -> Result<Pla
         Some(p) => p.to_string(),
         None => choose_profile(ws, &spec)?,
     };
-    let plan = spec.plan(&profile)?;
+    let plan = spec.plan(&profile, ws.methods)?;
     ws.data_root(&plan.dataset)?;
     Ok(plan)
 }

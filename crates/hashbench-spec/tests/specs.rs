@@ -4,12 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
+use hashbench_methods::CATALOG;
 use hashbench_spec::{Spec, Workspace};
 
 /// Every shipped spec file, loaded.
 fn shipped() -> Vec<(PathBuf, Spec)> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    Workspace::at(repo)
+    Workspace::at(repo, &CATALOG)
         .specs()
         .unwrap()
         .into_iter()
@@ -26,7 +27,7 @@ fn every_shipped_spec_plans_on_every_profile() {
     for (path, spec) in shipped() {
         for profile in spec.profiles() {
             let plan = spec
-                .plan(&profile)
+                .plan(&profile, &CATALOG)
                 .unwrap_or_else(|e| panic!("{} [{profile}]: {e:#}", path.display()));
             for c in &plan.claims {
                 assert!(
@@ -113,8 +114,8 @@ fn every_shipped_panel_plans_as_its_spec_written_flat() {
         assert_eq!(flat.profiles(), spec.profiles(), "{}", path.display());
         for profile in spec.profiles() {
             assert_eq!(
-                plain(spec.plan(&profile).unwrap()),
-                plain(flat.plan(&profile).unwrap()),
+                plain(spec.plan(&profile, &CATALOG).unwrap()),
+                plain(flat.plan(&profile, &CATALOG).unwrap()),
                 "{} [{profile}]",
                 path.display()
             );
@@ -172,7 +173,7 @@ fn every_diagnoses_file_has_its_spec_and_reaches_its_claims() {
     let diagnosed: usize = shipped()
         .iter()
         .map(|(_, spec)| {
-            let plan = spec.plan(hashbench_spec::PAPER_PROFILE).unwrap();
+            let plan = spec.plan(hashbench_spec::PAPER_PROFILE, &CATALOG).unwrap();
             plan.claims.iter().filter(|c| c.diagnosis.is_some()).count()
         })
         .sum();

@@ -212,6 +212,7 @@ pub fn main_with_args(
             .clone()
             .unwrap_or_else(|| cli.root.join("results")),
         cli.root.clone(),
+        &hashbench_methods::CATALOG,
     );
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = worker_threads(cli.threads, cores, |w| eprintln!("warning: {w}"))?;

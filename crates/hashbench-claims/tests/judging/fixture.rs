@@ -4,8 +4,53 @@
 use hashbench_eval::QueryValues;
 
 use hashbench_claims::{Outcome, Verdict, check_claims};
+use hashbench_core::linear::LinearModel;
+use hashbench_core::method::Requirements;
+use hashbench_core::registry::{Catalog, Registration};
+use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_spec::Plan;
 use hashbench_tables::{CurveRow, MetricRow, QueryValueRow, ResultTables};
+
+/// The one method the judging specs name: their runs are hand-made tables,
+/// so it is planned, labelled and judged, never fitted.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Hand {}
+
+impl HashMethod for Hand {
+    type Model = LinearModel;
+    const LABEL: &'static str = "Hand";
+    const NAME: &'static str = "hand";
+    const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
+    fn fixture() -> Self {
+        Hand {}
+    }
+    fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+    fn is_randomized(&self) -> bool {
+        true
+    }
+    fn train(
+        &self,
+        train: &TrainSet<'_>,
+        _: usize,
+        _: &mut rand_chacha::ChaCha8Rng,
+    ) -> Result<LinearModel, FitError> {
+        Err(FitError::UnsupportedData {
+            method: Self::NAME,
+            needs: "no",
+            got: train.x.kind(),
+        })
+    }
+}
+
+/// A catalog of the hand-made method alone (the judging tests compile no
+/// hashing algorithm).
+static HAND: Catalog = Catalog {
+    methods: &[Registration::of::<Hand>()],
+    colours: &[],
+};
 
 /// The plan of a spec with methods A, B, C, D (D outside the paper) at
 /// 8, 16, 32 bits, metric `f1-r0`, making the claims `claims` (TOML).
@@ -21,16 +66,16 @@ dataset = "d"
 split = {{ queries = 5 }}
 ground_truth = {{ rule = "k-nearest", k = 2 }}
 [[methods]]
-method = "lsh"
+method = "hand"
 label = "A"
 [[methods]]
-method = "lsh"
+method = "hand"
 label = "B"
 [[methods]]
-method = "lsh"
+method = "hand"
 label = "C"
 [[methods]]
-method = "lsh"
+method = "hand"
 label = "D"
 in_paper = false
 [[metrics]]
@@ -49,7 +94,7 @@ deviation = "another profile, whose diagnoses this run does not judge"
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.toml");
     std::fs::write(&path, text).unwrap();
-    hashbench_spec::Spec::load(&path)?.plan("paper")
+    hashbench_spec::Spec::load(&path)?.plan("paper", &HAND)
 }
 
 /// A run's tables, filled by the builder methods.

@@ -31,9 +31,7 @@ use hashbench_tables::Timed;
 mod training;
 mod tuning;
 
-use crate::store::{
-    self, FitRecord, FittedCodes, StoredCurve, TrialRecord, TunedRecord, fingerprint,
-};
+use crate::store::{self, FitRecord, FittedCodes, StoredCurve, TrialRecord, fingerprint};
 use hashbench_tables::{IDENTICAL_CODES, null_if_undefined};
 use training::Training;
 
@@ -67,7 +65,7 @@ pub struct TrialContext<'a> {
     /// Stored tuning choices by record key, each read and checked once
     /// (a choice not made yet is looked up again: tuning may store it later
     /// in the run).
-    choices: Mutex<HashMap<String, TunedRecord>>,
+    choices: Mutex<HashMap<String, tuning::Choice>>,
     /// Where tuned hyperparameters are stored (shared by every spec).
     tuning_dir: PathBuf,
     /// Where every fit's codes are also stored by fit fingerprint, so a spec
@@ -204,10 +202,7 @@ impl<'a> TrialContext<'a> {
         // refused or searched again are never reused under the new one
         if m.spec.needs_tuning() {
             parts.push(match self.stored_choice(m, self.plan.code_length(k)) {
-                Some(rec) => format!(
-                    "tuned to {}",
-                    serde_json::to_string(&rec.spec).expect("a method spec serializes")
-                ),
+                Some(choice) => format!("tuned to {}", choice.spec.to_json()),
                 None => "not tuned yet".into(),
             });
         }

@@ -10,6 +10,8 @@ use rayon::prelude::*;
 
 use super::TrialContext;
 use crate::store::{self, TunedRecord, fingerprint};
+use hashbench_core::method::FitLog;
+use hashbench_core::registry::MethodSpec;
 use hashbench_spec::{MethodEntry, TrialKey};
 
 impl TrialContext<'_> {
@@ -52,27 +54,32 @@ impl TrialContext<'_> {
     /// hyperparameters: read from the tuning store when present, else
     /// computed and stored ([`TrialContext::tune_ahead`] does this for every
     /// pair before the trials, so they only read it).
-    pub(super) fn tuned(&self, m: &MethodEntry, bits: usize) -> Result<Option<TunedRecord>> {
+    pub(super) fn tuned(&self, m: &MethodEntry, bits: usize) -> Result<Option<Choice>> {
         if !m.spec.needs_tuning() {
             return Ok(None);
         }
         let (key, path) = self.tuning_record(m, bits);
-        if let Some(rec) = self.stored_choice(m, bits) {
-            return Ok(Some(rec));
+        if let Some(choice) = self.stored_choice(m, bits) {
+            return Ok(Some(choice));
         }
         let on = self.first_draw.as_ref().unwrap_or(&self.training);
         let t0 = Instant::now();
         let Some((spec, log)) = m.spec.tune(&on.set(m), bits)? else {
             return Ok(None);
         };
-        let rec = TunedRecord {
-            fingerprint: key,
+        let choice = Choice {
             spec,
             log,
             seconds: t0.elapsed().as_secs_f64(),
         };
+        let rec = TunedRecord {
+            fingerprint: key,
+            spec: as_value(&choice.spec),
+            log: choice.log.clone(),
+            seconds: choice.seconds,
+        };
         store::save(&path, &rec)?;
-        Ok(Some(rec))
+        Ok(Some(choice))
     }
 
     /// The key and path of `m`'s tuning record at `bits` on this training
@@ -94,7 +101,7 @@ impl TrialContext<'_> {
     /// could have made (else noted as refused, and searched again); read
     /// and checked once per context, then kept (every trial's fit and
     /// fingerprint ask for it).
-    pub(super) fn stored_choice(&self, m: &MethodEntry, bits: usize) -> Option<TunedRecord> {
+    pub(super) fn stored_choice(&self, m: &MethodEntry, bits: usize) -> Option<Choice> {
         let (key, path) = self.tuning_record(m, bits);
         let kept = self
             .choices
@@ -107,12 +114,17 @@ impl TrialContext<'_> {
         }
         let rec = store::load::<TunedRecord>(&path, &key)?;
         match searched_for(&rec, m) {
-            Ok(()) => {
+            Ok(spec) => {
+                let choice = Choice {
+                    spec,
+                    log: rec.log,
+                    seconds: rec.seconds,
+                };
                 self.choices
                     .lock()
                     .expect("no holder panics")
-                    .insert(key, rec.clone());
-                Some(rec)
+                    .insert(key, choice.clone());
+                Some(choice)
             }
             Err(why) => {
                 store::refuse(&path, why);
@@ -122,32 +134,52 @@ impl TrialContext<'_> {
     }
 }
 
-/// Whether a stored choice is one `m`'s search could have made: the same
-/// method with the same parameters but its hyperparameters, fixed and
-/// within the method's own validated ranges.
-fn searched_for(rec: &TunedRecord, m: &MethodEntry) -> std::result::Result<(), String> {
-    let name = rec.spec.registration().name;
-    if name != m.spec.registration().name {
+/// Hyperparameters a method picked on one training set at one code length.
+#[derive(Debug, Clone)]
+pub(crate) struct Choice {
+    /// The configuration with its hyperparameters fixed.
+    pub(crate) spec: MethodSpec,
+    /// What the choice rested on (reported with every fit that uses it).
+    pub(crate) log: FitLog,
+    /// Seconds the tuning took.
+    pub(crate) seconds: f64,
+}
+
+/// A configuration as a JSON value (its canonical JSON read back).
+fn as_value(spec: &MethodSpec) -> serde_json::Value {
+    serde_json::from_str(&spec.to_json()).expect("a method's canonical JSON is JSON")
+}
+
+/// The configuration a stored choice holds, when it is one `m`'s search
+/// could have made: the same method with the same parameters but its
+/// hyperparameters, fixed and within the method's own validated ranges.
+fn searched_for(rec: &TunedRecord, m: &MethodEntry) -> std::result::Result<MethodSpec, String> {
+    let ours = m.spec.registration();
+    let name = rec.spec.get("method").and_then(|n| n.as_str());
+    if name != Some(ours.name) {
         return Err(format!(
-            "it holds a choice of {name}, not of {}",
-            m.spec.registration().name
+            "it holds a choice of {}, not of {}",
+            name.unwrap_or("no method"),
+            ours.name
         ));
     }
-    rec.spec
-        .validate()
+    let spec = ours
+        .read(rec.spec.clone())
+        .map_err(|e| format!("its parameters do not read as {}'s: {e}", ours.name))?;
+    spec.validate()
         .map_err(|e| format!("its values are out of range: {e}"))?;
-    if rec.spec.needs_tuning() {
+    if spec.needs_tuning() {
         return Err("its hyperparameters are not fixed".into());
     }
-    let without_choice = |spec: &hashbench_spec::methods::MethodSpec| {
-        let mut v = serde_json::to_value(spec).expect("a method spec serializes");
+    let without_choice = |spec: &MethodSpec| {
+        let mut v = as_value(spec);
         if let Some(o) = v.as_object_mut() {
             o.remove("hyperparameters");
         }
         v
     };
-    if without_choice(&rec.spec) != without_choice(&m.spec) {
+    if without_choice(&spec) != without_choice(&m.spec) {
         return Err("its other parameters are not the ones the spec gives".into());
     }
-    Ok(())
+    Ok(spec)
 }

@@ -1,18 +1,19 @@
-//! Every method of the `MethodSpec` set meets the same contract: degenerate
+//! Every method of the catalog meets the same contract: degenerate
 //! input is an error, never a panic; codes have the asked length; encoding
 //! checks the dimension.
 
 use faer::Mat;
 use hashbench_core::method::Supervision;
+use hashbench_core::registry::MethodSpec;
 use hashbench_core::{Data, FitError, HashModel, TrainSet};
-use hashbench_spec::methods::MethodSpec;
+use hashbench_methods::CATALOG;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-/// Every registered method, with the registry's fixture parameters: a new
-/// method is covered by its registration line alone.
+/// Every registered method, with its fixture parameters: a new method is
+/// covered by its registration line alone.
 fn all_methods() -> Vec<MethodSpec> {
-    MethodSpec::fixtures()
+    CATALOG.fixtures()
 }
 
 /// Fits with the first (up to) 6 items labelled in two classes, so that the
