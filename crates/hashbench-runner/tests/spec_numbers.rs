@@ -68,24 +68,25 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
     let mut unclear = Vec::new();
     let mut planned: Vec<Planned> = Vec::new();
     let (mut cases, mut refused) = (0, 0);
-    // a figure file's numbers are mutated once, through its first panel
+    // a figure or shared file's numbers are mutated once, through its first spec
     let mut figures_done = std::collections::BTreeSet::new();
     for (path, spec) in ws.specs().unwrap() {
         let spec = spec.unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         // a mutant lives in a copy of its paper's folder holding nothing but
-        // the method sets and figure files: specs naming split files by
-        // relative path still plan (the files are read at run time)
+        // the method sets, figure files and shared files: specs naming split
+        // files by relative path still plan (the files are read at run time)
         let paper = path.parent().unwrap();
         let folder = scratch.path().join(paper.file_name().unwrap());
-        for side in [method_set::FOLDER, panel::FOLDER] {
+        for side in [method_set::FOLDER, panel::FOLDER, panel::SHARED_FOLDER] {
             if paper.join(side).is_dir() {
                 copy_folder(&paper.join(side), &folder.join(side));
             }
         }
         std::fs::create_dir_all(&folder).unwrap();
         let file = folder.join(path.file_name().unwrap());
-        // the spec's own numbers, then its method set's and its figure's
+        // the spec's own numbers, then its method set's, its figure's and its
+        // shared files'
         // its method set, as the spec names it, in the copy
         let set = spec
             .plan(&spec.profiles()[0], &CATALOG)
@@ -101,6 +102,14 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
         {
             let copy = folder.join(panel::FOLDER).join(figure.file_name().unwrap());
             targets.push((copy, std::fs::read_to_string(figure).unwrap()));
+        }
+        for shared in spec.shared_files() {
+            if figures_done.insert(shared.to_path_buf()) {
+                let copy = folder
+                    .join(panel::SHARED_FOLDER)
+                    .join(shared.file_name().unwrap());
+                targets.push((copy, std::fs::read_to_string(shared).unwrap()));
+            }
         }
         for (target, original) in &targets {
             std::fs::write(&file, &text).unwrap();
@@ -135,7 +144,7 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
                                 ));
                             }
                         }
-                        // a method-set or figure mutant runs as the spec that names it
+                        // a method-set, figure or shared mutant runs as the spec that names it
                         Ok(()) if *target == file => planned.push(Planned {
                             spec: path.clone(),
                             key: n.key.clone(),

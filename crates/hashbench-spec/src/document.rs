@@ -25,8 +25,8 @@ use crate::{PAPER_PROFILE, Protocol};
 /// profile without its `deviation`, a figure that states a panel's key, or a
 /// schema error, each with its file and line.
 pub(crate) fn protocols(source: &Source) -> Result<(Protocol, BTreeMap<String, Protocol>)> {
-    let figure_text = source.figure_text();
-    let (doc, declared) = Document::parse(source, figure_text.as_deref())?;
+    let layer_texts: Vec<String> = source.layers().map(|l| source.layer_text(l)).collect();
+    let (doc, declared) = Document::parse(source, &layer_texts)?;
     let paper = doc.read(doc.base.clone())?;
     let Some(declared) = declared else {
         return Ok((paper, BTreeMap::new()));
@@ -57,48 +57,58 @@ pub(crate) fn protocols(source: &Source) -> Result<(Protocol, BTreeMap<String, P
     Ok((paper, profiles))
 }
 
-/// A spec's document: its top level without `profiles` (a panel's laid
-/// over its figure's), and every number it holds (for the refusals that
+/// A spec's document: its top level without `profiles` (laid over its
+/// figure's and its shared files'), and every number it holds (for the refusals that
 /// name a number's key).
 struct Document<'t> {
     source: &'t Source,
     span: Range<usize>,
     base: DeTable<'t>,
+    /// The shared files each profile names, by profile, in order.
+    profile_shared: Vec<(String, DeTable<'t>)>,
     numbers: Vec<Number>,
 }
 
 impl<'t> Document<'t> {
-    /// The parsed document and its `profiles` value, every number finite
-    /// and every key on its level; `figure_text`: a panel's figure, as
-    /// [`Source::figure_text`] gives it.
+    /// The parsed document and its `profiles` value (the shared files'
+    /// laid under the spec's), every number finite and every key on its
+    /// level; `layer_texts`: the files the spec is laid over, as
+    /// [`Source::layer_text`] gives them, in [`Source::layers`]' order.
     fn parse(
         source: &'t Source,
-        figure_text: Option<&'t str>,
+        layer_texts: &'t [String],
     ) -> Result<(Self, Option<Spanned<DeValue<'t>>>)> {
         let parsed = DeTable::parse(source.own()).map_err(|mut e| {
             e.set_input(Some(source.own()));
             anyhow!("{}: {e}", source.path.display())
         })?;
         let mut numbers = numbers::numbers_of(parsed.get_ref());
-        let figure = match figure_text {
-            None => None,
-            Some(text) => {
-                let figure = DeTable::parse(text).map_err(|e| {
-                    let at = e
-                        .span()
-                        .map_or_else(|| source.at(source.own().len() + 1), |s| source.at(s.start));
-                    anyhow!("{at}: {}", e.message())
-                })?;
-                numbers.extend(numbers::numbers_of(figure.get_ref()));
-                numbers.sort_by_key(|n| n.span.start);
-                Some(figure.into_inner())
-            }
-        };
+        let mut layers = Vec::new();
+        for (text, layer) in layer_texts.iter().zip(source.layers()) {
+            let parsed = DeTable::parse(text).map_err(|e| {
+                let at = e.span().map_or_else(
+                    || format!("{}", layer.path.display()),
+                    |s| source.at(s.start),
+                );
+                anyhow!("{at}: {}", e.message())
+            })?;
+            numbers.extend(numbers::numbers_of(parsed.get_ref()));
+            layers.push(parsed.into_inner());
+        }
+        numbers.sort_by_key(|n| n.span.start);
+        let figure = source.figure.is_some().then(|| layers.remove(0));
+        let profile_shared: Vec<(String, DeTable<'t>)> = source
+            .profile_shared
+            .iter()
+            .map(|(name, _)| name.clone())
+            .zip(layers.split_off(source.shared.len()))
+            .collect();
         let span = parsed.span();
         let mut doc = Document {
             source,
             span,
             base: DeTable::default(),
+            profile_shared,
             numbers,
         };
         if let Some(n) = numbers::first_non_finite(&doc.numbers) {
@@ -122,20 +132,39 @@ impl<'t> Document<'t> {
                 doc.at(offset)
             );
         }
-        doc.base = parsed.into_inner();
-        let declared = doc.base.remove("profiles");
-        match figure {
-            Some(figure) => doc.base = panel::lay(source, std::mem::take(&mut doc.base), figure)?,
-            None => {
-                if let Some((key, _)) = doc.base.iter().find(|(k, _)| k.get_ref() == "panel") {
-                    bail!(
-                        "{}: `panel` is {{ of = \"{}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix",
-                        doc.at(key.span().start),
-                        panel::FOLDER
-                    );
-                }
-            }
+        let mut own = parsed.into_inner();
+        let own_profiles = own.remove("profiles");
+        own.remove("shared_from");
+        if figure.is_none()
+            && let Some((key, _)) = own.iter().find(|(k, _)| k.get_ref() == "panel")
+        {
+            bail!(
+                "{}: `panel` is {{ of = \"{}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix",
+                doc.at(key.span().start),
+                panel::FOLDER
+            );
         }
+        let is_panel = figure.is_some();
+        let (below, shared_profiles) = panel::lay_layers(source, figure, layers)?;
+        doc.base = if is_panel {
+            panel::lay(source, own, below)?
+        } else {
+            let mut below = below;
+            panel::replace_keys(&mut below, own);
+            below
+        };
+        let declared = match (shared_profiles, own_profiles) {
+            (Some(shared), Some(own)) if own.get_ref().as_table().is_some() => {
+                let span = own.span();
+                let DeValue::Table(own) = own.into_inner() else {
+                    unreachable!("checked to be a table")
+                };
+                let laid = panel::lay_profiles(shared, own);
+                Some(Spanned::new(span, DeValue::Table(laid)))
+            }
+            (Some(shared), None) => Some(Spanned::new(0..0, DeValue::Table(shared))),
+            (_, own) => own,
+        };
         if let Some((key, _)) = doc
             .base
             .iter()
@@ -165,7 +194,7 @@ impl<'t> Document<'t> {
                 .and_then(|span| numbers::refused_number(text, &self.numbers, span, e.message()))
                 .map_or_else(String::new, |n| {
                     let (file, line) = self.source.line(n.span.start);
-                    let file = if self.source.in_figure(n.span.start) {
+                    let file = if self.source.in_layer(n.span.start) {
                         format!("{} ", file.display())
                     } else {
                         String::new()
@@ -173,8 +202,8 @@ impl<'t> Document<'t> {
                     format!("`{}` ({file}line {line}) is refused: ", n.key)
                 });
             match e.span() {
-                // a value the figure file states: its file and line
-                Some(span) if self.source.in_figure(span.start) => {
+                // a value a file below the spec states: its file and line
+                Some(span) if self.source.in_layer(span.start) => {
                     anyhow!("{}: {refused}{}", self.at(span.start), e.message())
                 }
                 _ => {
@@ -193,9 +222,23 @@ impl<'t> Document<'t> {
             );
         }
         let mut laid = self.base.clone();
+        for (_, shared) in self.profile_shared.iter().filter(|(p, _)| p == name) {
+            if let Some((key, _)) = shared.iter().find(|(k, _)| {
+                ["id", "panel", "shared_from", "profiles"].contains(&k.get_ref().as_ref())
+            }) {
+                bail!(
+                    "{}: `{}` is a spec's own key: a profile's shared file holds keys its profile takes",
+                    self.at(key.span().start),
+                    key.get_ref()
+                );
+            }
+            panel::replace_keys(&mut laid, shared.clone());
+        }
         for (key, value) in over {
-            laid.remove(key.get_ref().as_ref());
-            laid.insert(key.clone(), value.clone());
+            if key.get_ref() != "shared_from" {
+                laid.remove(key.get_ref().as_ref());
+                laid.insert(key.clone(), value.clone());
+            }
         }
         self.read(laid)
     }

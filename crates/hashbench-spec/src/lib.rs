@@ -335,7 +335,16 @@ impl Spec {
 
     /// The figure file a panel lays its keys over, if it is a panel.
     pub fn figure_file(&self) -> Option<&Path> {
-        self.source.figure.as_deref()
+        self.source.figure.as_ref().map(|l| l.path.as_path())
+    }
+
+    /// The shared files the spec and its profiles lay their keys over, in
+    /// the order they are read.
+    pub fn shared_files(&self) -> Vec<&Path> {
+        let profiles = self.source.profile_shared.iter().map(|(_, l)| l);
+        (self.source.shared.iter().chain(profiles))
+            .map(|l| l.path.as_path())
+            .collect()
     }
 
     /// Profile names: `paper` first, then the declared ones.
@@ -380,8 +389,8 @@ impl Spec {
         }
     }
 
-    /// sha256 of what the spec says: its text (a panel's and its figure's),
-    /// and its method set's.
+    /// sha256 of what the spec says: its text (with its figure's and shared
+    /// files'), and its method set's.
     fn sha256(&self) -> String {
         use sha2::Digest;
         let mut h = sha2::Sha256::new();

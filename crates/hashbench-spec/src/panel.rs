@@ -1,12 +1,21 @@
-//! A figure written once, its panels as small overrides. A figure file under
-//! a paper's `figures/` folder holds what every panel shares (methods,
-//! metrics, figures, claims with their quotes); a spec that states
+//! A figure written once, its panels as small overrides, and keys several
+//! specs state alike written once. A figure file under a paper's
+//! `figures/` folder holds what every panel shares (methods, metrics,
+//! figures, claims with their quotes); a spec that states
 //! `panel = { of = "figures/<name>.toml", name = "...", title = "..." }` is
 //! one panel of it: its own top-level keys (its id, title, dataset,
 //! transform, split, profiles) replace the figure's key by key, by the rule
 //! profiles use, and the figure's `[[figures]]` take the panel's name and
-//! title as their prefix. The panel's text and the figure's are read as one
-//! [`Source`], so every span still names the file and line it was written on.
+//! title as their prefix. A spec (a panel or not) may also name shared
+//! files, `shared_from = ["shared/<name>.toml", ...]` under the paper's
+//! `shared/` folder: keys and profile tables several specs state alike (a
+//! data set's split and deviations, a paper's kernel), laid over the figure
+//! in order and under the spec's own keys; a profile's table is laid over
+//! the same profile's table of the files below it, key by key. A profile
+//! may name shared files too (`[profiles.x] shared_from = [...]`): their
+//! top-level keys are laid under the profile's own. The spec's
+//! text and every file it is laid over are read as one [`Source`], so every
+//! span still names the file and line it was written on.
 
 use std::path::{Path, PathBuf};
 
@@ -19,25 +28,48 @@ use super::{line_of, place};
 /// spec listing passes over it.
 pub const FOLDER: &str = "figures";
 
-/// The largest figure file read.
+/// The folder under `experiments/<paper>/` that holds shared files; the
+/// spec listing passes over it.
+pub const SHARED_FOLDER: &str = "shared";
+
+/// The largest figure or shared file read.
 const MAX_BYTES: u64 = 1 << 20;
 
 /// The keys a figure file may not state: each is its panels' own.
-const PANEL_ONLY: [&str; 3] = ["id", "panel", "profiles"];
+const PANEL_ONLY: [&str; 4] = ["id", "panel", "profiles", "shared_from"];
 
-/// The text a spec is read from: its own file's, then (for a panel) a
-/// newline and its figure file's, so that one byte offset names one place
-/// in one of the two files.
+/// The keys a shared file may not state: a spec's own, and the files it is laid over.
+const NOT_SHARED: [&str; 3] = ["id", "panel", "shared_from"];
+
+/// A file a spec is laid over: its figure (a panel's) or a shared file.
+#[derive(Debug)]
+pub(crate) struct Layer {
+    /// The file.
+    pub path: PathBuf,
+    /// Where its text starts in [`Source::text`] (after the newline that
+    /// separates it from the text before).
+    start: usize,
+    /// Where its text ends.
+    end: usize,
+}
+
+/// The text a spec is read from: its own file's, then a newline and the
+/// text of each file it is laid over (its figure first, then its shared
+/// files in order), so that one byte offset names one place in one file.
 #[derive(Debug)]
 pub(crate) struct Source {
     /// The spec file.
     pub path: PathBuf,
-    /// The spec's text, then the figure's.
+    /// The spec's text, then its figure's and its shared files'.
     pub text: String,
     /// Where the spec's own text ends.
     own: usize,
     /// The figure file, for a panel.
-    pub figure: Option<PathBuf>,
+    pub figure: Option<Layer>,
+    /// The shared files, in the order they are laid.
+    pub shared: Vec<Layer>,
+    /// The shared files each profile names, by profile, in order.
+    pub profile_shared: Vec<(String, Layer)>,
 }
 
 /// What a panel says of its figure: the file, and the prefix of the
@@ -49,47 +81,68 @@ pub(crate) struct PanelOf {
 }
 
 impl Source {
-    /// The spec at `path` with `text`, and its figure file when its top
-    /// level names one (a spec that does not parse is left to the parser's
-    /// error, which names its line).
+    /// The spec at `path` with `text`, and the files its top level names:
+    /// its figure, its shared files (a spec that does not parse is left to
+    /// the parser's error, which names its line).
     ///
     /// # Errors
-    /// A figure path outside the paper's `figures/` folder, or a missing or
-    /// oversized figure file.
+    /// A figure outside the paper's `figures/` folder or a shared file
+    /// outside its `shared/` folder, a missing or oversized file.
     pub fn read(path: &Path, text: String) -> Result<Source> {
         let own = text.len();
+        let (figure, shared, profile_shared) = files_named(&text);
         let mut source = Source {
             path: path.to_path_buf(),
             text,
             own,
             figure: None,
+            shared: Vec::new(),
+            profile_shared: Vec::new(),
         };
-        let Some((of, offset)) = figure_named(&source.text) else {
-            return Ok(source);
-        };
-        let at = place(path, &source.text, offset);
-        let inside = Path::new(&of).strip_prefix(FOLDER).is_ok_and(|rest| {
+        if let Some((of, offset)) = figure {
+            source.figure = Some(source.append(&of, offset, "panel.of", FOLDER)?);
+        }
+        for (name, offset) in shared {
+            let layer = source.append(&name, offset, "shared_from", SHARED_FOLDER)?;
+            source.shared.push(layer);
+        }
+        for (profile, (name, offset)) in profile_shared {
+            let layer = source.append(&name, offset, "shared_from", SHARED_FOLDER)?;
+            source.profile_shared.push((profile, layer));
+        }
+        Ok(source)
+    }
+
+    /// Appends the file `name` (relative to the spec, inside the paper's
+    /// `folder`), named by `key` at `offset`, to the text.
+    fn append(&mut self, name: &str, offset: usize, key: &str, folder: &str) -> Result<Layer> {
+        let at = place(&self.path, &self.text[..self.own], offset);
+        let inside = Path::new(name).strip_prefix(folder).is_ok_and(|rest| {
             rest.components()
                 .all(|c| matches!(c, std::path::Component::Normal(_)))
         });
         if !inside {
             bail!(
-                "{at}: panel.of = \"{of}\": a figure is a file of the paper's {FOLDER}/ folder (`of = \"{FOLDER}/<name>.toml\"`)"
+                "{at}: {key} = \"{name}\": the file must be in the paper's {folder}/ folder (`\"{folder}/<name>.toml\"`)"
             );
         }
-        let file = path.parent().unwrap_or(Path::new(".")).join(&of);
+        let file = self.path.parent().unwrap_or(Path::new(".")).join(name);
         let size = std::fs::metadata(&file)
-            .with_context(|| format!("{at}: panel.of = \"{of}\": reading {}", file.display()))?
+            .with_context(|| format!("{at}: {key} = \"{name}\": reading {}", file.display()))?
             .len();
         if size > MAX_BYTES {
-            bail!("{at}: panel.of = \"{of}\": {size} bytes, more than a figure file holds");
+            bail!("{at}: {key} = \"{name}\": {size} bytes, more than a {folder}/ file holds");
         }
-        let figure = std::fs::read_to_string(&file)
-            .with_context(|| format!("{at}: panel.of = \"{of}\": reading {}", file.display()))?;
-        source.text.push('\n');
-        source.text.push_str(&figure);
-        source.figure = Some(file);
-        Ok(source)
+        let body = std::fs::read_to_string(&file)
+            .with_context(|| format!("{at}: {key} = \"{name}\": reading {}", file.display()))?;
+        self.text.push('\n');
+        let start = self.text.len();
+        self.text.push_str(&body);
+        Ok(Layer {
+            path: file,
+            start,
+            end: self.text.len(),
+        })
     }
 
     /// The spec's own text.
@@ -97,27 +150,25 @@ impl Source {
         &self.text[..self.own]
     }
 
-    /// The text the figure is parsed from: the spec's text blanked (every
-    /// byte but its newlines a space), then the figure's, so that the
-    /// figure's spans are offsets of [`Source::text`].
-    pub fn figure_text(&self) -> Option<String> {
-        self.figure.as_ref()?;
-        let blank: String = self
-            .own()
+    /// The text `layer` is parsed from: every byte before it blanked (a
+    /// space, newlines kept), then its own, so that its spans are offsets
+    /// of [`Source::text`].
+    pub fn layer_text(&self, layer: &Layer) -> String {
+        let blank: String = self.text[..layer.start]
             .bytes()
             .map(|b| if b == b'\n' { '\n' } else { ' ' })
             .collect();
-        Some(blank + &self.text[self.own..])
+        blank + &self.text[layer.start..layer.end]
     }
 
     /// The file and line of byte `offset`.
     pub fn line(&self, offset: usize) -> (&Path, usize) {
-        match &self.figure {
-            Some(figure) if offset > self.own => (
-                figure,
-                line_of(&self.text[self.own + 1..], offset - self.own - 1),
+        match self.layer_at(offset) {
+            Some(layer) => (
+                &layer.path,
+                line_of(&self.text[layer.start..layer.end], offset - layer.start),
             ),
-            _ => (&self.path, line_of(self.own(), offset)),
+            None => (&self.path, line_of(self.own(), offset)),
         }
     }
 
@@ -127,52 +178,202 @@ impl Source {
         format!("{}:{line}", path.display())
     }
 
-    /// Whether `offset` lies in the figure file.
-    pub fn in_figure(&self, offset: usize) -> bool {
-        self.figure.is_some() && offset > self.own
+    /// The files the spec is laid over, in the order they are laid (the
+    /// figure, the top level's shared files, the profiles').
+    pub fn layers(&self) -> impl Iterator<Item = &Layer> {
+        self.figure
+            .iter()
+            .chain(&self.shared)
+            .chain(self.profile_shared.iter().map(|(_, l)| l))
+    }
+
+    /// Whether `offset` lies in a file the spec is laid over.
+    pub fn in_layer(&self, offset: usize) -> bool {
+        self.layer_at(offset).is_some()
+    }
+
+    /// The file the spec is laid over that holds `offset`.
+    fn layer_at(&self, offset: usize) -> Option<&Layer> {
+        self.layers().find(|l| offset >= l.start && offset <= l.end)
     }
 }
 
-/// `panel.of` of a spec's text and its offset, when the text parses and
-/// names one.
-fn figure_named(text: &str) -> Option<(String, usize)> {
-    let doc = DeTable::parse(text).ok()?;
-    let panel = doc.get_ref().get("panel")?;
-    let of = panel.get_ref().as_table()?.get("of")?;
-    match of.get_ref() {
-        DeValue::String(s) => Some((s.to_string(), of.span().start)),
-        _ => Some((String::new(), of.span().start)),
+/// A file a spec names, and the offset of its name.
+type Named = (String, usize);
+
+/// The figure (`panel.of`), the shared files (`shared_from`) and each
+/// profile's shared files of a spec's text, each with its offset, when the
+/// text parses (a value of the wrong type is named as an empty path,
+/// refused with its place).
+fn files_named(text: &str) -> (Option<Named>, Vec<Named>, Vec<(String, Named)>) {
+    let Ok(doc) = DeTable::parse(text) else {
+        return (None, Vec::new(), Vec::new());
+    };
+    let figure = doc
+        .get_ref()
+        .get("panel")
+        .and_then(|p| p.get_ref().as_table()?.get("of"))
+        .map(named);
+    let shared = shared_named(doc.get_ref());
+    let profiles = doc
+        .get_ref()
+        .get("profiles")
+        .and_then(|p| p.get_ref().as_table())
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, table)| Some((name.get_ref().to_string(), table.get_ref().as_table()?)))
+        .flat_map(|(name, table)| {
+            shared_named(table)
+                .into_iter()
+                .map(move |n| (name.clone(), n))
+        })
+        .collect();
+    (figure, shared, profiles)
+}
+
+/// The files a table's `shared_from` names.
+fn shared_named(table: &DeTable<'_>) -> Vec<Named> {
+    match table.get("shared_from") {
+        None => Vec::new(),
+        Some(v) => match v.get_ref() {
+            DeValue::Array(list) => list.iter().map(named).collect(),
+            _ => vec![(String::new(), v.span().start)],
+        },
     }
 }
 
-/// The figure's top level with the panel's laid over it: `panel` (taken
-/// out of `own`) names the prefix of the figure's `[[figures]]`, each of
-/// the panel's keys replaces the figure's. `at` names places for errors.
+/// A string value and its offset (another value: an empty name).
+fn named(v: &toml::Spanned<DeValue<'_>>) -> Named {
+    match v.get_ref() {
+        DeValue::String(s) => (s.to_string(), v.span().start),
+        _ => (String::new(), v.span().start),
+    }
+}
+
+/// The files below a spec laid into one top level: its figure's, then each
+/// shared file's keys replacing the ones below them, and every shared
+/// file's profiles merged (see [`lay_profiles`]). Returns the laid top
+/// level and the shared files' profiles.
 ///
 /// # Errors
-/// A figure that states a panel's key, or a `panel` table that is not
-/// `{ of, name, title }` strings.
-pub(crate) fn lay<'t>(
+/// A figure that states a panel's key, or a shared file that states a key
+/// only a spec takes.
+pub(crate) fn lay_layers<'t>(
     source: &Source,
-    mut own: DeTable<'t>,
-    mut figure: DeTable<'t>,
-) -> Result<DeTable<'t>> {
-    if let Some((key, _)) = figure
+    figure: Option<DeTable<'t>>,
+    shared: Vec<DeTable<'t>>,
+) -> Result<(DeTable<'t>, Option<DeTable<'t>>)> {
+    let mut laid = match figure {
+        Some(figure) => {
+            refuse_keys(
+                source,
+                &figure,
+                &PANEL_ONLY,
+                "a panel's own key: a figure file holds what its panels share",
+            )?;
+            figure
+        }
+        None => DeTable::default(),
+    };
+    let mut profiles: Option<DeTable<'t>> = None;
+    for mut layer in shared {
+        refuse_keys(
+            source,
+            &layer,
+            &NOT_SHARED,
+            "a spec's own key: a shared file holds what several specs state alike",
+        )?;
+        if let Some(p) = layer.remove("profiles") {
+            let DeValue::Table(p) = p.into_inner() else {
+                bail!(
+                    "{}: `profiles` holds the profiles, one [profiles.<name>] table each",
+                    source.path.display()
+                );
+            };
+            for table in p.values() {
+                if let Some(t) = table.get_ref().as_table() {
+                    refuse_keys(
+                        source,
+                        t,
+                        &["shared_from"],
+                        "named by a spec's profile, not a shared file's",
+                    )?;
+                }
+            }
+            profiles = Some(match profiles {
+                Some(below) => lay_profiles(below, p),
+                None => p,
+            });
+        }
+        replace_keys(&mut laid, layer);
+    }
+    Ok((laid, profiles))
+}
+
+/// `upper`'s profiles laid over `lower`'s: a profile in both is `lower`'s
+/// table with `upper`'s keys replacing its own.
+pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> DeTable<'t> {
+    for (name, table) in upper {
+        let merged = match (lower.remove(name.get_ref().as_ref()), table.get_ref()) {
+            (Some(below), DeValue::Table(_)) if below.get_ref().as_table().is_some() => {
+                let span = table.span();
+                let DeValue::Table(mut below) = below.into_inner() else {
+                    unreachable!("checked to be a table")
+                };
+                let DeValue::Table(above) = table.into_inner() else {
+                    unreachable!("matched as a table")
+                };
+                replace_keys(&mut below, above);
+                toml::Spanned::new(span, DeValue::Table(below))
+            }
+            _ => table,
+        };
+        lower.insert(name, merged);
+    }
+    lower
+}
+
+/// Each key of `upper` replaces `lower`'s.
+pub(crate) fn replace_keys<'t>(lower: &mut DeTable<'t>, upper: DeTable<'t>) {
+    for (key, value) in upper {
+        lower.remove(key.get_ref().as_ref());
+        lower.insert(key, value);
+    }
+}
+
+/// The first of `keys` that `table` states, refused with its place.
+fn refuse_keys(source: &Source, table: &DeTable<'_>, keys: &[&str], why: &str) -> Result<()> {
+    if let Some((key, _)) = table
         .iter()
-        .find(|(k, _)| PANEL_ONLY.contains(&k.get_ref().as_ref()))
+        .find(|(k, _)| keys.contains(&k.get_ref().as_ref()))
     {
         bail!(
-            "{}: `{}` is a panel's own key: a figure file holds what its panels share",
+            "{}: `{}` is {why}",
             source.at(key.span().start),
             key.get_ref()
         );
     }
+    Ok(())
+}
+
+/// A panel's top level laid over the files below it (`below`, as
+/// [`lay_layers`] laid them): `panel` (taken out of `own`) names the prefix
+/// of the figure's `[[figures]]`, each of the panel's keys replaces the
+/// ones below.
+///
+/// # Errors
+/// A `panel` table that is not `{ of, name, title }` strings.
+pub(crate) fn lay<'t>(
+    source: &Source,
+    mut own: DeTable<'t>,
+    mut below: DeTable<'t>,
+) -> Result<DeTable<'t>> {
     let panel = own.remove("panel").expect("a panel names its figure");
     let at = source.at(panel.span().start);
     let prefix = panel_of(panel.get_ref())
         .ok_or_else(|| anyhow::anyhow!("{at}: `panel` is {{ of = \"{FOLDER}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix"))?;
     if !own.contains_key("figures")
-        && let Some(figures) = figure.get_mut("figures")
+        && let Some(figures) = below.get_mut("figures")
         && let DeValue::Array(list) = figures.get_mut()
     {
         for item in list.iter_mut() {
@@ -182,11 +383,8 @@ pub(crate) fn lay<'t>(
             }
         }
     }
-    for (key, value) in own {
-        figure.remove(key.get_ref().as_ref());
-        figure.insert(key, value);
-    }
-    Ok(figure)
+    replace_keys(&mut below, own);
+    Ok(below)
 }
 
 /// The name and title of a `panel` table of three strings.

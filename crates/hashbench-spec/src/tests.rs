@@ -1147,7 +1147,9 @@ fn a_figure_files_errors_name_its_file_and_line() {
     );
     let e = err(&PANEL.replacen("figures/f.toml", "../f.toml", 1), &figure());
     assert!(
-        e.contains("spec.toml:1: panel.of = \"../f.toml\": a figure is a file of"),
+        e.contains(
+            "spec.toml:1: panel.of = \"../f.toml\": the file must be in the paper's figures/"
+        ),
         "{e}"
     );
     let e = err(
@@ -1171,6 +1173,140 @@ fn a_figure_files_errors_name_its_file_and_line() {
         e.contains("spec.toml:1:") && e.contains("`panel` is { of"),
         "{e}"
     );
+}
+
+/// `files` (name, text) written into a fresh folder, `spec.toml` loaded.
+fn load_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Result<Spec>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let spec = Spec::load(&dir.path().join("spec.toml"));
+    (dir, spec)
+}
+
+/// GOOD's data set, split and ci profile as a shared file states them.
+const SHARED_DATA: &str = r#"dataset = "d"
+split = { queries = 5 }
+
+[profiles.ci]
+deviation = "small"
+bits = [8]
+"#;
+
+/// Issue 59: shared files laid over the figure and under the spec plan
+/// what the spec written flat plans, on every profile: later files replace
+/// earlier ones key by key, the spec's own keys replace theirs, and a
+/// profile's table is laid over the same profile's table below it; their
+/// text is part of the checksum.
+#[test]
+fn shared_files_lay_under_the_spec_as_written_flat() {
+    let panel = r#"panel = { of = "figures/f.toml", name = "p", title = "P" }
+shared_from = ["shared/data.toml", "shared/more.toml"]
+id = "t"
+title = "T"
+
+[profiles.ci]
+trials = 1
+"#;
+    let more = "dataset = \"overridden below\"\n";
+    let flat = GOOD.replacen("name = \"a\"", "name = \"p-a\"", 1).replacen(
+        "title = \"A\"",
+        "title = \"P: A\"",
+        1,
+    );
+    let files = |panel: &str, data: &str| {
+        load_with(&[
+            ("spec.toml", panel),
+            ("figures/f.toml", &figure()),
+            ("shared/data.toml", data),
+            ("shared/more.toml", more),
+        ])
+    };
+    // the later shared file names another data set: the spec's own wins
+    let (_dir, spec) = files(
+        &panel.replacen("title = \"T\"", "title = \"T\"\ndataset = \"d\"", 1),
+        SHARED_DATA,
+    );
+    let spec = spec.unwrap();
+    assert_eq!(spec.profiles(), vec!["paper", "ci"]);
+    assert_eq!(spec.shared_files().len(), 2);
+    for profile in ["paper", "ci"] {
+        let want = laid(parse(&flat).unwrap().plan(profile, &CATALOG).unwrap());
+        assert_eq!(
+            laid(spec.plan(profile, &CATALOG).unwrap()),
+            want,
+            "{profile}"
+        );
+    }
+    // without the spec's own data set the later shared file's stands
+    let (_dir, later) = files(panel, SHARED_DATA);
+    assert_eq!(
+        later.unwrap().plan("paper", &CATALOG).unwrap().dataset,
+        "overridden below"
+    );
+    // a shared file's text is in the checksum
+    let (_dir, edited) = files(
+        panel,
+        &SHARED_DATA.replacen("queries = 5", "queries = 6", 1),
+    );
+    assert_ne!(
+        edited.unwrap().plan("paper", &CATALOG).unwrap().spec_sha256,
+        spec.plan("paper", &CATALOG).unwrap().spec_sha256
+    );
+}
+
+/// Errors in a shared file name that file and line; a shared file that
+/// states a spec's own key or stands outside `shared/` is refused.
+#[test]
+fn a_shared_files_errors_name_its_file_and_line() {
+    let spec = GOOD
+        .replacen("dataset = \"d\"\n", "", 1)
+        .replacen("split = { queries = 5 }\n", "", 1)
+        .replacen(
+            "id = \"t\"",
+            "id = \"t\"\nshared_from = [\"shared/data.toml\"]",
+            1,
+        );
+    let spec = spec.split("\n[profiles.ci]").next().unwrap().to_string();
+    let err = |spec: &str, data: &str| {
+        let (_dir, loaded) = load_with(&[("spec.toml", spec), ("shared/data.toml", data)]);
+        format!("{:#}", loaded.unwrap_err())
+    };
+    let (_dir, ok) = load_with(&[("spec.toml", &spec), ("shared/data.toml", SHARED_DATA)]);
+    assert_eq!(ok.unwrap().plan("paper", &CATALOG).unwrap().dataset, "d");
+    let e = err(&spec, "dataset = \"d\"\nsplit = { querys = 5 }\n");
+    assert!(
+        e.contains("shared/data.toml:2") && e.contains("querys"),
+        "{e}"
+    );
+    let e = err(
+        &spec,
+        &SHARED_DATA.replacen("deviation = \"small\"\n", "", 1),
+    );
+    assert!(
+        e.contains("shared/data.toml:4") && e.contains("deviation"),
+        "{e}"
+    );
+    for key in ["id = \"x\"", "panel = 1", "shared_from = []"] {
+        let e = err(
+            &spec,
+            &format!("dataset = \"d\"\n{key}\nsplit = {{ queries = 5 }}\n"),
+        );
+        assert!(
+            e.contains("shared/data.toml:2") && e.contains("a spec's own key"),
+            "{e}"
+        );
+    }
+    let e = err(&spec.replacen("shared/data.toml", "../data.toml", 1), "");
+    assert!(e.contains("must be in the paper's shared/ folder"), "{e}");
+    let e = err(
+        &spec.replacen("[\"shared/data.toml\"]", "\"shared/data.toml\"", 1),
+        "",
+    );
+    assert!(e.contains("shared_from = \"\""), "{e}");
 }
 
 /// Issue 59, one walk: every spec under `experiments/` with the profiles a

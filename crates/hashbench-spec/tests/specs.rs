@@ -43,13 +43,41 @@ fn every_shipped_spec_plans_on_every_profile() {
     assert!(planned > 40, "only {planned} plans");
 }
 
-/// Issue 59: each shipped panel plans, on every profile, what the same spec
-/// written flat plans: its figure file's top level with the panel's keys
-/// laid over it (by an independent overlay of the two TOML tables, the
-/// figure's plot names and titles prefixed by the panel's), written out and
-/// loaded as one file; and every figure file is some panel's.
+/// A table's key `key`, taken out, as the list of file names it holds.
+fn names_in(table: &mut toml::Table, key: &str) -> Vec<String> {
+    table
+        .remove(key)
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Each of `upper`'s profile tables laid over `lower`'s table of the same
+/// profile, key by key.
+fn lay_profiles(lower: &mut toml::Table, upper: toml::Table) {
+    for (name, table) in upper {
+        let table = table.as_table().unwrap().clone();
+        match lower.get_mut(&name).and_then(|t| t.as_table_mut()) {
+            Some(below) => below.extend(table),
+            None => {
+                lower.insert(name, table.into());
+            }
+        }
+    }
+}
+
+/// Issue 59: each shipped spec laid over other files (a panel over its
+/// figure, a spec or a profile over shared files) plans, on every profile,
+/// what the same spec written flat plans: by an independent overlay of the
+/// TOML tables (the figure's top level, each shared file's keys over it and
+/// its profiles merged profile by profile, the spec's keys last; a
+/// profile's shared files under the profile's own keys; the figure's plot
+/// names and titles prefixed by the panel's), written out and loaded as one
+/// file; and every figure and shared file is some spec's.
 #[test]
-fn every_shipped_panel_plans_as_its_spec_written_flat() {
+fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
     let plain = |mut plan: hashbench_spec::Plan| {
         plan.spec_path = PathBuf::new();
         plan.spec_sha256 = String::new();
@@ -60,39 +88,81 @@ fn every_shipped_panel_plans_as_its_spec_written_flat() {
         }
         format!("{plan:#?}")
     };
-    let (mut panels, mut named) = (0, std::collections::BTreeSet::new());
+    let read = |path: &Path| -> toml::Table {
+        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let (mut layered, mut named) = (0, std::collections::BTreeSet::new());
     for (path, spec) in shipped() {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut own: toml::Table = toml::from_str(&text).unwrap();
-        let Some(panel) = own.remove("panel") else {
-            continue;
-        };
-        let (of, name, title) = (
-            panel["of"].as_str().unwrap(),
-            panel["name"].as_str().unwrap(),
-            panel["title"].as_str().unwrap(),
-        );
         let folder = path.parent().unwrap();
-        named.insert(folder.join(of));
-        let mut flat: toml::Table =
-            toml::from_str(&std::fs::read_to_string(folder.join(of)).unwrap()).unwrap();
-        if !own.contains_key("figures") {
-            for figure in flat
-                .get_mut("figures")
-                .and_then(|f| f.as_array_mut())
-                .into_iter()
-                .flatten()
-            {
-                let t = figure.as_table_mut().unwrap();
-                let prefixed = |key: &str, sep: &str, pre: &str| {
-                    format!("{pre}{sep}{}", t[key].as_str().unwrap())
-                };
-                let (n, ti) = (prefixed("name", "-", name), prefixed("title", ": ", title));
-                t.insert("name".into(), n.into());
-                t.insert("title".into(), ti.into());
+        let mut own = read(&path);
+        let panel = own.remove("panel");
+        let shared = names_in(&mut own, "shared_from");
+        let mut own_profiles = own
+            .remove("profiles")
+            .map(|p| p.as_table().unwrap().clone())
+            .unwrap_or_default();
+        let profile_shared: Vec<(String, Vec<String>)> = own_profiles
+            .iter_mut()
+            .map(|(name, t)| {
+                (
+                    name.clone(),
+                    names_in(t.as_table_mut().unwrap(), "shared_from"),
+                )
+            })
+            .filter(|(_, files)| !files.is_empty())
+            .collect();
+        if panel.is_none() && shared.is_empty() && profile_shared.is_empty() {
+            continue;
+        }
+        let mut flat = toml::Table::new();
+        if let Some(panel) = panel {
+            let (of, name, title) = (
+                panel["of"].as_str().unwrap(),
+                panel["name"].as_str().unwrap(),
+                panel["title"].as_str().unwrap(),
+            );
+            named.insert(folder.join(of));
+            flat = read(&folder.join(of));
+            if !own.contains_key("figures") {
+                for figure in flat
+                    .get_mut("figures")
+                    .and_then(|f| f.as_array_mut())
+                    .into_iter()
+                    .flatten()
+                {
+                    let t = figure.as_table_mut().unwrap();
+                    let prefixed = |key: &str, sep: &str, pre: &str| {
+                        format!("{pre}{sep}{}", t[key].as_str().unwrap())
+                    };
+                    let (n, ti) = (prefixed("name", "-", name), prefixed("title", ": ", title));
+                    t.insert("name".into(), n.into());
+                    t.insert("title".into(), ti.into());
+                }
             }
         }
+        let mut profiles = toml::Table::new();
+        for file in &shared {
+            named.insert(folder.join(file));
+            let mut layer = read(&folder.join(file));
+            if let Some(p) = layer.remove("profiles") {
+                lay_profiles(&mut profiles, p.as_table().unwrap().clone());
+            }
+            flat.extend(layer);
+        }
+        for (profile, files) in &profile_shared {
+            let mut laid = toml::Table::new();
+            for file in files {
+                named.insert(folder.join(file));
+                laid.extend(read(&folder.join(file)));
+            }
+            laid.extend(own_profiles[profile].as_table().unwrap().clone());
+            own_profiles.insert(profile.clone(), laid.into());
+        }
+        lay_profiles(&mut profiles, own_profiles);
         flat.extend(own);
+        if !profiles.is_empty() {
+            flat.insert("profiles".into(), profiles.into());
+        }
         let dir = tempfile::tempdir().unwrap();
         let sets = folder.join("method-sets");
         if sets.is_dir() {
@@ -120,26 +190,28 @@ fn every_shipped_panel_plans_as_its_spec_written_flat() {
                 path.display()
             );
         }
-        panels += 1;
+        layered += 1;
     }
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
-        let Ok(files) = std::fs::read_dir(paper.unwrap().path().join("figures")) else {
-            continue;
-        };
-        for file in files {
-            let file = file.unwrap().path();
-            let file = file.canonicalize().unwrap();
-            assert!(
-                named
-                    .iter()
-                    .any(|n| n.canonicalize().is_ok_and(|n| n == file)),
-                "{}: no panel names this figure file",
-                file.display()
-            );
+        let paper = paper.unwrap().path();
+        for side in ["figures", "shared"] {
+            let Ok(files) = std::fs::read_dir(paper.join(side)) else {
+                continue;
+            };
+            for file in files {
+                let file = file.unwrap().path().canonicalize().unwrap();
+                assert!(
+                    named
+                        .iter()
+                        .any(|n| n.canonicalize().is_ok_and(|n| n == file)),
+                    "{}: no spec names this file",
+                    file.display()
+                );
+            }
         }
     }
-    assert!(panels >= 16, "only {panels} panels");
+    assert!(layered >= 31, "only {layered} layered specs");
 }
 
 /// Every diagnoses file belongs to a spec beside its folder (a renamed spec
