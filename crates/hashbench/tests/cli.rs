@@ -22,7 +22,8 @@ fn a_closed_pipe_ends_the_command_quietly() {
 }
 
 /// A repository root holding the registry and `specs` (copies of shipped
-/// specs, under `experiments/x/` with the given names), and no data.
+/// specs and the figure or shared files they name, under `experiments/x/`
+/// with the given names), and no data.
 fn scratch_root(specs: &[(&str, &str)]) -> tempfile::TempDir {
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let root = tempfile::tempdir().unwrap();
@@ -34,11 +35,9 @@ fn scratch_root(specs: &[(&str, &str)]) -> tempfile::TempDir {
     )
     .unwrap();
     for (shipped, name) in specs {
-        std::fs::copy(
-            repo.join(shipped),
-            root.path().join("experiments/x").join(name),
-        )
-        .unwrap();
+        let to = root.path().join("experiments/x").join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join(shipped), to).unwrap();
     }
     root
 }
@@ -162,6 +161,7 @@ fn figures_lists_an_unreadable_run_and_redraws_the_rest() {
     let root = scratch_root(&[
         ("experiments/klsh/fig3.toml", "fig3.toml"),
         ("experiments/klsh/fig8.toml", "fig8.toml"),
+        ("experiments/klsh/figures/fig8.toml", "figures/fig8.toml"),
     ]);
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     std::os::unix::fs::symlink(repo.join("data"), root.path().join("data")).unwrap();
