@@ -1047,18 +1047,15 @@ fn laid(mut plan: Plan) -> String {
     format!("{plan:#?}")
 }
 
-/// Issue 59: a panel laid over its figure plans what the same spec written
-/// flat plans, on every profile, its figures' names and titles prefixed by
-/// the panel's; the figure's text is part of the protocol's checksum.
-#[test]
-fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
+/// `spec`, GOOD laid out as panel `p` of a figure (and shared files), plans
+/// on each profile what GOOD written flat plans, its figures prefixed by the
+/// panel's name and title.
+fn plans_as_written_flat(spec: &Spec) {
     let flat = GOOD.replacen("name = \"a\"", "name = \"p-a\"", 1).replacen(
         "title = \"A\"",
         "title = \"P: A\"",
         1,
     );
-    let (_dir, spec) = panel_of(PANEL, &figure());
-    let spec = spec.unwrap();
     assert_eq!(spec.profiles(), vec!["paper", "ci"]);
     for profile in ["paper", "ci"] {
         let want = laid(parse(&flat).unwrap().plan(profile, &CATALOG).unwrap());
@@ -1068,6 +1065,16 @@ fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
             "{profile}"
         );
     }
+}
+
+/// Issue 59: a panel laid over its figure plans what the same spec written
+/// flat plans, on every profile, its figures' names and titles prefixed by
+/// the panel's; the figure's text is part of the protocol's checksum.
+#[test]
+fn a_panel_over_its_figure_plans_as_the_spec_written_flat() {
+    let (_dir, spec) = panel_of(PANEL, &figure());
+    let spec = spec.unwrap();
+    plans_as_written_flat(&spec);
     assert_eq!(spec.plan("paper", &CATALOG).unwrap().figures[0].name, "p-a");
     // a panel key replaces the figure's; the figure's text is in the checksum
     let (_dir, more) = panel_of(
@@ -1212,11 +1219,6 @@ title = "T"
 trials = 1
 "#;
     let more = "dataset = \"overridden below\"\n";
-    let flat = GOOD.replacen("name = \"a\"", "name = \"p-a\"", 1).replacen(
-        "title = \"A\"",
-        "title = \"P: A\"",
-        1,
-    );
     let files = |panel: &str, data: &str| {
         load_with(&[
             ("spec.toml", panel),
@@ -1231,16 +1233,8 @@ trials = 1
         SHARED_DATA,
     );
     let spec = spec.unwrap();
-    assert_eq!(spec.profiles(), vec!["paper", "ci"]);
+    plans_as_written_flat(&spec);
     assert_eq!(spec.shared_files().len(), 2);
-    for profile in ["paper", "ci"] {
-        let want = laid(parse(&flat).unwrap().plan(profile, &CATALOG).unwrap());
-        assert_eq!(
-            laid(spec.plan(profile, &CATALOG).unwrap()),
-            want,
-            "{profile}"
-        );
-    }
     // without the spec's own data set the later shared file's stands
     let (_dir, later) = files(panel, SHARED_DATA);
     assert_eq!(
