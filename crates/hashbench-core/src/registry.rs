@@ -137,9 +137,9 @@ impl Catalog {
 
 /// What a params type needs to be registered: a [`HashMethod`] that a spec's
 /// table reads and that writes back as one.
-pub trait Registrable: HashMethod + Serialize + DeserializeOwned + Clone + 'static {}
+pub trait Registrable: HashMethod + Serialize + DeserializeOwned + 'static {}
 
-impl<P: HashMethod + Serialize + DeserializeOwned + Clone + 'static> Registrable for P {}
+impl<P: HashMethod + Serialize + DeserializeOwned + 'static> Registrable for P {}
 
 /// A method configuration, its type erased: what the runner and the plan
 /// ask of it.

@@ -58,7 +58,7 @@ const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 /// Colours in a fixed order; the methods of the five papers come first so each
 /// keeps its colour across figures.
 /// Distinct method colours: a registry with more methods than this would
-/// give two methods one colour (the registry's test in hashbench-spec checks it).
+/// give two methods one colour (the catalog's test in hashbench-methods checks it).
 pub const PALETTE_SIZE: usize = PALETTE.len();
 
 const PALETTE: [RGBColor; 18] = [

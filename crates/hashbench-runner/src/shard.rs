@@ -277,7 +277,7 @@ pub fn merge(
         } else {
             ws.root.join(&first.spec)
         };
-        let plan = Spec::load(&spec_path)?.plan(&profile, ws.methods)?;
+        let plan = Spec::load(&spec_path)?.plan(&profile, ws.catalog)?;
         if plan.spec_sha256 != first.spec_sha256 {
             bail!(
                 "{}: the spec changed since its shards ran ({}); rerun them",

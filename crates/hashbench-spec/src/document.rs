@@ -1,9 +1,10 @@
-//! A spec's TOML document parsed once, and each profile's protocol made
-//! from it: the profile's table laid over the top level key by key (a key
-//! the profile states replaces the top level's, whatever it is), then read
-//! into the one typed form, [`Protocol`]. Values keep the spans of the lines
-//! they were written on, in the profile or above it, so a syntax or schema
-//! error names its line.
+//! A spec's TOML document parsed once with the files it is laid over (its
+//! figure, its shared files, its profiles' shared files: `panel`), and each
+//! profile's protocol made from it: the profile's table laid over the top
+//! level key by key (a key the profile states replaces the top level's,
+//! whatever it is), then read into the one typed form, [`Protocol`]. Values
+//! keep the spans of the lines they were written on, in whichever file, so
+//! a syntax or schema error names its file and line.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -64,8 +65,6 @@ struct Document<'t> {
     source: &'t Source,
     span: Range<usize>,
     base: DeTable<'t>,
-    /// The shared files each profile names, by profile, in order.
-    profile_shared: Vec<(String, DeTable<'t>)>,
     numbers: Vec<Number>,
 }
 
@@ -108,7 +107,6 @@ impl<'t> Document<'t> {
             source,
             span,
             base: DeTable::default(),
-            profile_shared,
             numbers,
         };
         if let Some(n) = numbers::first_non_finite(&doc.numbers) {
@@ -144,15 +142,20 @@ impl<'t> Document<'t> {
                 panel::FOLDER
             );
         }
-        let is_panel = figure.is_some();
-        let (below, shared_profiles) = panel::lay_layers(source, figure, layers)?;
-        doc.base = if is_panel {
-            panel::lay(source, own, below)?
-        } else {
-            let mut below = below;
-            panel::replace_keys(&mut below, own);
-            below
+        // only the figure file's plots take a panel's prefix
+        let figure = match figure {
+            Some(mut figure) => {
+                panel::prefix_figures(source, &mut own, &mut figure)?;
+                Some(figure)
+            }
+            None => None,
         };
+        let (mut below, shared_profiles) = panel::lay_layers(source, figure, layers)?;
+        panel::replace_keys(&mut below, own);
+        doc.base = below;
+        let own_profiles = own_profiles
+            .map(|p| lay_profiles_shared(source, p, profile_shared))
+            .transpose()?;
         let declared = match (shared_profiles, own_profiles) {
             (Some(shared), Some(own)) if own.get_ref().as_table().is_some() => {
                 let span = own.span();
@@ -165,6 +168,9 @@ impl<'t> Document<'t> {
             (Some(shared), None) => Some(Spanned::new(0..0, DeValue::Table(shared))),
             (_, own) => own,
         };
+        if let Some(declared) = &declared {
+            refuse_top_level_keys(source, declared.get_ref())?;
+        }
         if let Some((key, _)) = doc
             .base
             .iter()
@@ -222,26 +228,65 @@ impl<'t> Document<'t> {
             );
         }
         let mut laid = self.base.clone();
-        for (_, shared) in self.profile_shared.iter().filter(|(p, _)| p == name) {
-            if let Some((key, _)) = shared.iter().find(|(k, _)| {
-                ["id", "panel", "shared_from", "profiles"].contains(&k.get_ref().as_ref())
-            }) {
-                bail!(
-                    "{}: `{}` is a spec's own key: a profile's shared file holds keys its profile takes",
-                    self.at(key.span().start),
-                    key.get_ref()
-                );
-            }
-            panel::replace_keys(&mut laid, shared.clone());
-        }
         for (key, value) in over {
-            if key.get_ref() != "shared_from" {
-                laid.remove(key.get_ref().as_ref());
-                laid.insert(key.clone(), value.clone());
-            }
+            laid.remove(key.get_ref().as_ref());
+            laid.insert(key.clone(), value.clone());
         }
         self.read(laid)
     }
+}
+
+/// The spec's own profile tables (`profiles`), each profile that names
+/// shared files (`shared_from`) laid over them: their keys under the
+/// profile's own.
+///
+/// # Errors
+/// A profile's shared file that states a key only a spec or its top level
+/// takes.
+fn lay_profiles_shared<'t>(
+    source: &Source,
+    mut profiles: Spanned<DeValue<'t>>,
+    shared: Vec<(String, DeTable<'t>)>,
+) -> Result<Spanned<DeValue<'t>>> {
+    let DeValue::Table(tables) = profiles.get_mut() else {
+        return Ok(profiles);
+    };
+    let not_here = [panel::NOT_SHARED.as_slice(), &["profiles"], &TOP_LEVEL_ONLY].concat();
+    for (name, layer) in shared {
+        panel::refuse_keys(
+            source,
+            &layer,
+            &not_here,
+            "not a profile's key: a profile's shared file holds keys a profile takes",
+        )?;
+        let Some(DeValue::Table(own)) = tables.get_mut(name.as_str()).map(|t| t.get_mut()) else {
+            continue;
+        };
+        let mut laid = layer;
+        panel::replace_keys(&mut laid, std::mem::take(own));
+        *own = laid;
+    }
+    for (_, table) in tables.iter_mut() {
+        if let DeValue::Table(t) = table.get_mut() {
+            t.remove("shared_from");
+        }
+    }
+    Ok(profiles)
+}
+
+/// Every profile table (the spec's and its shared files') refused when it
+/// states a key only the top level takes.
+fn refuse_top_level_keys(source: &Source, profiles: &DeValue<'_>) -> Result<()> {
+    for (name, table) in profiles.as_table().into_iter().flatten() {
+        if let Some(t) = table.get_ref().as_table() {
+            let why = format!(
+                "a key of the spec's top level, not of [profiles.{}]",
+                name.get_ref()
+            );
+            panel::refuse_keys(source, t, &TOP_LEVEL_ONLY, &why)?;
+        }
+    }
+    Ok(())
 }
 
 /// Keys only a profile takes: the golden check's tolerance, and parameters

@@ -1,11 +1,13 @@
-//! Experiment specs: a spec's top level (a panel's laid over its figure's,
-//! `panel`) and each profile laid over it (`document`), read into one typed
-//! form (`Protocol`); its diagnoses from their own file (`diagnoses`); a protocol resolved
-//! into the validated `Plan` a run executes (`resolve`), the plan itself
-//! (`plan`), method grids (`grid`), the cross-checks of names and code
-//! lengths (`validate`) and the workspace (`workspace`), whose catalog of
-//! methods (`hashbench_core::registry`) the plan reads method tables with. Everything that can be wrong with a spec is found here,
-//! before any data is read or trial run, and reported with the file and line.
+//! Experiment specs: a spec's top level (laid over its figure's and its
+//! shared files', `panel`) and each profile laid over it (`document`), read
+//! into one typed form (`Protocol`); its diagnoses from their own file
+//! (`diagnoses`); a protocol resolved into the validated `Plan` a run
+//! executes (`resolve`), the plan itself (`plan`), method grids (`grid`),
+//! the cross-checks of names and code lengths (`validate`) and the workspace
+//! (`workspace`), whose catalog of methods (`hashbench_core::registry`) the
+//! plan reads method tables with. Everything that can be wrong with a spec
+//! is found here, before any data is read or trial run, and reported with
+//! the file and line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

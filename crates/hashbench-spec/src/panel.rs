@@ -13,7 +13,8 @@
 //! in order and under the spec's own keys; a profile's table is laid over
 //! the same profile's table of the files below it, key by key. A profile
 //! may name shared files too (`[profiles.x] shared_from = [...]`): their
-//! top-level keys are laid under the profile's own. The spec's
+//! keys are laid under the profile's own and over that profile's tables in
+//! the spec's shared files. The spec's
 //! text and every file it is laid over are read as one [`Source`], so every
 //! span still names the file and line it was written on.
 
@@ -39,7 +40,7 @@ const MAX_BYTES: u64 = 1 << 20;
 const PANEL_ONLY: [&str; 4] = ["id", "panel", "profiles", "shared_from"];
 
 /// The keys a shared file may not state: a spec's own, and the files it is laid over.
-const NOT_SHARED: [&str; 3] = ["id", "panel", "shared_from"];
+pub(crate) const NOT_SHARED: [&str; 3] = ["id", "panel", "shared_from"];
 
 /// A file a spec is laid over: its figure (a panel's) or a shared file.
 #[derive(Debug)]
@@ -117,6 +118,16 @@ impl Source {
     /// `folder`), named by `key` at `offset`, to the text.
     fn append(&mut self, name: &str, offset: usize, key: &str, folder: &str) -> Result<Layer> {
         let at = place(&self.path, &self.text[..self.own], offset);
+        if name.is_empty() {
+            bail!(
+                "{at}: `{key}` names files by path, as strings: `\"{folder}/<name>.toml\"`{}",
+                if key == "shared_from" {
+                    " in a list"
+                } else {
+                    ""
+                }
+            );
+        }
         let inside = Path::new(name).strip_prefix(folder).is_ok_and(|rest| {
             rest.components()
                 .all(|c| matches!(c, std::path::Component::Normal(_)))
@@ -284,11 +295,9 @@ pub(crate) fn lay_layers<'t>(
             "a spec's own key: a shared file holds what several specs state alike",
         )?;
         if let Some(p) = layer.remove("profiles") {
+            let at = source.at(p.span().start);
             let DeValue::Table(p) = p.into_inner() else {
-                bail!(
-                    "{}: `profiles` holds the profiles, one [profiles.<name>] table each",
-                    source.path.display()
-                );
+                bail!("{at}: `profiles` holds the profiles, one [profiles.<name>] table each");
             };
             for table in p.values() {
                 if let Some(t) = table.get_ref().as_table() {
@@ -342,7 +351,12 @@ pub(crate) fn replace_keys<'t>(lower: &mut DeTable<'t>, upper: DeTable<'t>) {
 }
 
 /// The first of `keys` that `table` states, refused with its place.
-fn refuse_keys(source: &Source, table: &DeTable<'_>, keys: &[&str], why: &str) -> Result<()> {
+pub(crate) fn refuse_keys(
+    source: &Source,
+    table: &DeTable<'_>,
+    keys: &[&str],
+    why: &str,
+) -> Result<()> {
     if let Some((key, _)) = table
         .iter()
         .find(|(k, _)| keys.contains(&k.get_ref().as_ref()))
@@ -356,24 +370,24 @@ fn refuse_keys(source: &Source, table: &DeTable<'_>, keys: &[&str], why: &str) -
     Ok(())
 }
 
-/// A panel's top level laid over the files below it (`below`, as
-/// [`lay_layers`] laid them): `panel` (taken out of `own`) names the prefix
-/// of the figure's `[[figures]]`, each of the panel's keys replaces the
-/// ones below.
+/// A panel's figure file with the panel's prefix: `panel` (taken out of
+/// `own`) names the prefix of the figure's `[[figures]]` names and titles,
+/// unless the panel writes its own `[[figures]]` (only the figure file's
+/// plots are prefixed, not a shared file's).
 ///
 /// # Errors
 /// A `panel` table that is not `{ of, name, title }` strings.
-pub(crate) fn lay<'t>(
+pub(crate) fn prefix_figures(
     source: &Source,
-    mut own: DeTable<'t>,
-    mut below: DeTable<'t>,
-) -> Result<DeTable<'t>> {
+    own: &mut DeTable<'_>,
+    figure: &mut DeTable<'_>,
+) -> Result<()> {
     let panel = own.remove("panel").expect("a panel names its figure");
     let at = source.at(panel.span().start);
     let prefix = panel_of(panel.get_ref())
         .ok_or_else(|| anyhow::anyhow!("{at}: `panel` is {{ of = \"{FOLDER}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix"))?;
     if !own.contains_key("figures")
-        && let Some(figures) = below.get_mut("figures")
+        && let Some(figures) = figure.get_mut("figures")
         && let DeValue::Array(list) = figures.get_mut()
     {
         for item in list.iter_mut() {
@@ -383,8 +397,7 @@ pub(crate) fn lay<'t>(
             }
         }
     }
-    replace_keys(&mut below, own);
-    Ok(below)
+    Ok(())
 }
 
 /// The name and title of a `panel` table of three strings.

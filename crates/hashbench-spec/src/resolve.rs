@@ -29,12 +29,12 @@ const MIN_TIMING_REPEATS: usize = 5;
 const MAX_NAME_LEN: usize = 64;
 
 impl Spec {
-    /// Resolves `profile` into a validated plan, its methods read from `methods`.
+    /// Resolves `profile` into a validated plan, its methods read by `catalog`.
     ///
     /// # Errors
     /// An unknown profile, an unknown method, or any invalid value, with
     /// file and line.
-    pub fn plan(&self, profile: &str, methods: &'static Catalog) -> Result<Plan> {
+    pub fn plan(&self, profile: &str, catalog: &'static Catalog) -> Result<Plan> {
         let laid = self.protocol(profile).ok_or_else(|| {
             anyhow!(
                 "{}: no profile `{profile}` (profiles: {})",
@@ -53,7 +53,7 @@ impl Spec {
                 Axis::P(n.p.clone()),
                 self.normality_study(n, laid, profile)?,
             ),
-            None => self.retrieval_study(laid, profile, methods)?,
+            None => self.retrieval_study(laid, profile, catalog)?,
         };
         self.check_size(axis.values(), laid, profile)?;
         self.check_references(laid, &self.names(laid, &study), axis.values(), profile)?;
@@ -106,7 +106,13 @@ impl Spec {
             );
         }
         if let Some(name) = self.declared.keys().find(|p| !safe(p)) {
-            let at = self.source.text.find(name.as_str()).unwrap_or(0);
+            // its header, in the spec or a shared file
+            let text = &self.source.text;
+            let at = [format!("[profiles.{name}]"), format!("[profiles.{name:?}]")]
+                .iter()
+                .find_map(|header| text.find(header.as_str()))
+                .or_else(|| text.find(name.as_str()))
+                .unwrap_or(0);
             bail!(
                 "{}: profile name {name:?} must be 1 to {MAX_NAME_LEN} letters, digits and '-' (it names a folder of the results)",
                 self.at(at)

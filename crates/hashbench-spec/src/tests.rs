@@ -1300,7 +1300,72 @@ fn a_shared_files_errors_name_its_file_and_line() {
         &spec.replacen("[\"shared/data.toml\"]", "\"shared/data.toml\"", 1),
         "",
     );
-    assert!(e.contains("shared_from = \"\""), "{e}");
+    assert!(
+        e.contains("`shared_from` names files by path, as strings"),
+        "{e}"
+    );
+    // a profile may not take a top-level key from a shared file either
+    let e = err(
+        &spec,
+        &SHARED_DATA.replacen("bits = [8]", "bits = [8]\nseed = 3", 1),
+    );
+    assert!(
+        e.contains("shared/data.toml:7") && e.contains("`seed` is a key of the spec's top level"),
+        "{e}"
+    );
+}
+
+/// Issue 59: a profile's shared files lay their keys under the profile's
+/// own and over the profile tables of the spec's shared files, in no other
+/// profile; their errors name their file and line.
+#[test]
+fn a_profiles_shared_files_lay_under_its_own_keys_only() {
+    let spec = GOOD
+        .replacen("dataset = \"d\"\n", "", 1)
+        .replacen("split = { queries = 5 }\n", "", 1)
+        .replacen(
+            "id = \"t\"",
+            "id = \"t\"\nshared_from = [\"shared/data.toml\"]",
+            1,
+        );
+    let spec = spec.split("\n[profiles.ci]").next().unwrap().to_string()
+        + "\n[profiles.ci]\nshared_from = [\"shared/small.toml\"]\ntrials = 2\n"
+        + "\n[profiles.other]\ndeviation = \"other\"\n";
+    // the spec's shared file sets ci's bits to 8; the profile's own shared
+    // file sets them to 16 and trials to 1, the profile itself trials to 2
+    let small = "bits = [16]\ntrials = 1\nseed = 5\n";
+    let (_dir, loaded) = load_with(&[
+        ("spec.toml", &spec),
+        ("shared/data.toml", SHARED_DATA),
+        ("shared/small.toml", small),
+    ]);
+    let e = format!("{:#}", loaded.unwrap_err());
+    assert!(
+        e.contains("shared/small.toml:3") && e.contains("`seed` is not a profile's key"),
+        "{e}"
+    );
+    let small = "bits = [16]\ntrials = 1\n";
+    let (_dir, loaded) = load_with(&[
+        ("spec.toml", &spec),
+        ("shared/data.toml", SHARED_DATA),
+        ("shared/small.toml", small),
+    ]);
+    let loaded = loaded.unwrap();
+    let ci = loaded.plan("ci", &CATALOG).unwrap();
+    assert_eq!((ci.code_lengths(), ci.trials), (vec![16], 2));
+    let other = loaded.plan("other", &CATALOG).unwrap();
+    assert_eq!((other.code_lengths(), other.trials), (vec![8, 16], 3));
+    let e = format!(
+        "{:#}",
+        load_with(&[
+            ("spec.toml", &spec),
+            ("shared/data.toml", SHARED_DATA),
+            ("shared/small.toml", "bits = [16\n"),
+        ])
+        .1
+        .unwrap_err()
+    );
+    assert!(e.contains("shared/small.toml:1"), "{e}");
 }
 
 /// Issue 59, one walk: every spec under `experiments/` with the profiles a

@@ -98,7 +98,7 @@ impl Workspace {
                     Ok(spec) => profiles
                         .into_iter()
                         .map(|profile| Step {
-                            plan: spec.plan(&profile, self.methods),
+                            plan: spec.plan(&profile, self.catalog),
                             profile,
                         })
                         .collect(),

@@ -20,7 +20,7 @@ pub struct Workspace {
     /// Where registered data files are looked for, in order (see [`data_roots`]).
     pub data_roots: Vec<PathBuf>,
     /// The methods its specs can name.
-    pub methods: &'static Catalog,
+    pub catalog: &'static Catalog,
 }
 
 /// The environment variable listing extra data roots, `:`-separated.
@@ -76,20 +76,20 @@ impl Workspace {
 
     /// The workspace rooted at `root`, writing to `root/results`, with the
     /// data roots of [`data_roots`] (reading [`DATA_ROOTS_VAR`]), its specs
-    /// naming the methods of `methods`.
-    pub fn at(root: impl Into<PathBuf>, methods: &'static Catalog) -> Self {
+    /// naming the methods of `catalog`.
+    pub fn at(root: impl Into<PathBuf>, catalog: &'static Catalog) -> Self {
         let root = root.into();
-        Self::with_results(root.join("results"), root, methods)
+        Self::with_results(root.join("results"), root, catalog)
     }
 
     /// The workspace rooted at `root`, writing to `results`.
-    pub fn with_results(results: PathBuf, root: PathBuf, methods: &'static Catalog) -> Self {
+    pub fn with_results(results: PathBuf, root: PathBuf, catalog: &'static Catalog) -> Self {
         let extra = std::env::var(DATA_ROOTS_VAR).ok();
         Self {
             data_roots: data_roots(&root, extra.as_deref()),
             results,
             root,
-            methods,
+            catalog,
         }
     }
 
@@ -164,7 +164,7 @@ pub fn plan_of(ws: &Workspace, path: &Path, profile: Option<&str>) -> Result<Pla
         Some(p) => p.to_string(),
         None => choose_profile(ws, &spec)?,
     };
-    let plan = spec.plan(&profile, ws.methods)?;
+    let plan = spec.plan(&profile, ws.catalog)?;
     ws.data_root(&plan.dataset)?;
     Ok(plan)
 }
