@@ -48,105 +48,33 @@ fn main() {
 
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let workload = HammingWorkload::generate(N_DB, N_Q, &mut rng);
-    let (db, queries) = (&workload.db, &workload.queries);
-    write_words(&dir.path().join("db.u64"), db.words());
-    write_words(&dir.path().join("queries.u64"), queries.words());
-    let (n_db, n_q, dim, k) = KNN;
+    write_words(&dir.path().join("db.u64"), workload.db.words());
+    write_words(&dir.path().join("queries.u64"), workload.queries.words());
+    let (n_db, n_q, dim, _) = KNN;
     let base = gaussian_f32(n_db, dim, &mut rng);
     let points = gaussian_f32(n_q, dim, &mut rng);
     write_f32(&dir.path().join("base.f32"), &base);
     write_f32(&dir.path().join("points.f32"), &points);
+    let faiss = faiss_timings(&python, dir.path());
 
-    eprintln!("faiss: {} scripts/faiss-bench.py", python.display());
-    let output = Command::new(&python)
-        .arg(workspace_root().join("scripts/faiss-bench.py"))
-        .arg(dir.path())
-        .args([N_DB, N_Q, TOP_K, n_db, n_q, dim, k, RUNS].map(|v| v.to_string()))
-        .output()
-        .expect("run the faiss script");
-    assert!(
-        output.status.success(),
-        "faiss script failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let faiss: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("the faiss script prints JSON");
-
-    let (specs, histogram_specs) = (
-        evaluation_metrics(TiePolicy::Index),
-        evaluation_metrics(TiePolicy::Expected),
-    );
-    let inputs = workload.inputs();
-    let base64 = to_f64(&base, dim);
-    let points64 = to_f64(&points, dim);
-
-    let mut rows = Vec::new();
-    for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("thread pool");
-        let time = |f: &(dyn Fn() + Sync)| pool.install(|| median_after_warm_up(f));
-        let pairs = (N_DB * N_Q) as f64;
-        let knn_pairs = (n_db * n_q) as f64;
-        let ours_eval = time(&|| {
-            std::hint::black_box(evaluate(&specs, &inputs));
-        });
-        let ours_histograms = time(&|| {
-            std::hint::black_box(evaluate(&histogram_specs, &inputs));
-        });
-        let ours_topk = time(&|| {
-            std::hint::black_box(nearest_map(queries, db, TOP_K, |_, v| v.len()));
-        });
-        let ours_knn = time(&|| {
-            std::hint::black_box(k_nearest(points64.as_ref(), base64.as_ref(), k, None));
-        });
-        let theirs = |name: &str| {
-            faiss[name][threads.to_string()]
-                .as_f64()
-                .unwrap_or_else(|| panic!("faiss timing {name} on {threads} threads"))
-        };
-        let (faiss_topk, faiss_knn) = (theirs("hamming_topk"), theirs("exact_knn"));
-        rows.push(serde_json::json!({
-            "threads": threads,
-            "hamming": {
-                "pairs": pairs,
-                "hashbench_evaluation_s": ours_eval,
-                "hashbench_tie_aware_evaluation_s": ours_histograms,
-                "hashbench_topk_s": ours_topk,
-                "faiss_topk_s": faiss_topk,
-                "evaluation_vs_faiss_topk": faiss_topk / ours_eval,
-                "topk_vs_faiss_topk": faiss_topk / ours_topk,
-            },
-            "exact_knn": {
-                "pairs": knn_pairs,
-                "hashbench_s": ours_knn,
-                "faiss_s": faiss_knn,
-                "hashbench_over_faiss_time": ours_knn / faiss_knn,
-            },
-        }));
-        println!("{threads} thread(s):");
-        println!(
-            "  Hamming {N_Q}q × {N_DB} codes × 64 bits: hashbench evaluation {:.2} G pairs/s ({ours_eval:.3} s), \
-             top-{TOP_K} {:.2} G pairs/s; faiss IndexBinaryFlat top-{TOP_K} {:.2} G pairs/s; \
-             evaluation/faiss = {:.2}×, top-k/faiss = {:.2}×",
-            pairs / ours_eval / 1e9,
-            pairs / ours_topk / 1e9,
-            pairs / faiss_topk / 1e9,
-            faiss_topk / ours_eval,
-            faiss_topk / ours_topk,
-        );
-        println!(
-            "  the same evaluation tie-aware (MAP and recall curve expected over tie orders: histograms only): \
-             {:.2} G pairs/s ({ours_histograms:.3} s)",
-            pairs / ours_histograms / 1e9,
-        );
-        println!(
-            "  exact kNN {n_q}q × {n_db} × {dim}d, k = {k}: hashbench {ours_knn:.3} s, faiss IndexFlatL2 {faiss_knn:.3} s; \
-             hashbench time / faiss time = {:.2}",
-            ours_knn / faiss_knn
-        );
-    }
+    let (base, points) = (to_f64(&base, dim), to_f64(&points, dim));
+    let rows: Vec<serde_json::Value> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let theirs = |name: &str| {
+                faiss[name][threads.to_string()]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("faiss timing {name} on {threads} threads"))
+            };
+            let t = Timings {
+                faiss_topk: theirs("hamming_topk"),
+                faiss_knn: theirs("exact_knn"),
+                ..ours(threads, &workload, &base, &points)
+            };
+            print_comparison(threads, &t);
+            row(threads, &t)
+        })
+        .collect();
     let out = workspace_root().join("results/bench/faiss-comparison.json");
     std::fs::create_dir_all(out.parent().expect("parent")).expect("create results/bench");
     let report = serde_json::json!({
@@ -157,6 +85,119 @@ fn main() {
     std::fs::write(&out, serde_json::to_string_pretty(&report).expect("json"))
         .unwrap_or_else(|e| panic!("{}: {e}", out.display()));
     println!("written: {}", out.display());
+}
+
+/// The faiss script's timings of the workload written to `dir` (JSON).
+fn faiss_timings(python: &Path, dir: &Path) -> serde_json::Value {
+    let (n_db, n_q, dim, k) = KNN;
+    eprintln!("faiss: {} scripts/faiss-bench.py", python.display());
+    let output = Command::new(python)
+        .arg(workspace_root().join("scripts/faiss-bench.py"))
+        .arg(dir)
+        .args([N_DB, N_Q, TOP_K, n_db, n_q, dim, k, RUNS].map(|v| v.to_string()))
+        .output()
+        .expect("run the faiss script");
+    assert!(
+        output.status.success(),
+        "faiss script failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("the faiss script prints JSON")
+}
+
+/// Seconds of each timed operation on one thread count: ours and faiss's.
+#[derive(Default)]
+struct Timings {
+    eval: f64,
+    histograms: f64,
+    topk: f64,
+    knn: f64,
+    faiss_topk: f64,
+    faiss_knn: f64,
+}
+
+/// Our side's timings on `threads` threads (faiss's left at 0).
+fn ours(threads: usize, workload: &HammingWorkload, base: &Mat<f64>, points: &Mat<f64>) -> Timings {
+    let (specs, histogram_specs) = (
+        evaluation_metrics(TiePolicy::Index),
+        evaluation_metrics(TiePolicy::Expected),
+    );
+    let inputs = workload.inputs();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let time = |f: &(dyn Fn() + Sync)| pool.install(|| median_after_warm_up(f));
+    let (queries, db, k) = (&workload.queries, &workload.db, KNN.3);
+    Timings {
+        eval: time(&|| {
+            std::hint::black_box(evaluate(&specs, &inputs));
+        }),
+        histograms: time(&|| {
+            std::hint::black_box(evaluate(&histogram_specs, &inputs));
+        }),
+        topk: time(&|| {
+            std::hint::black_box(nearest_map(queries, db, TOP_K, |_, v| v.len()));
+        }),
+        knn: time(&|| {
+            std::hint::black_box(k_nearest(points.as_ref(), base.as_ref(), k, None));
+        }),
+        ..Timings::default()
+    }
+}
+
+/// One thread count's row of the comparison file.
+fn row(threads: usize, t: &Timings) -> serde_json::Value {
+    let (n_db, n_q, _, _) = KNN;
+    serde_json::json!({
+        "threads": threads,
+        "hamming": {
+            "pairs": (N_DB * N_Q) as f64,
+            "hashbench_evaluation_s": t.eval,
+            "hashbench_tie_aware_evaluation_s": t.histograms,
+            "hashbench_topk_s": t.topk,
+            "faiss_topk_s": t.faiss_topk,
+            "evaluation_vs_faiss_topk": t.faiss_topk / t.eval,
+            "topk_vs_faiss_topk": t.faiss_topk / t.topk,
+        },
+        "exact_knn": {
+            "pairs": (n_db * n_q) as f64,
+            "hashbench_s": t.knn,
+            "faiss_s": t.faiss_knn,
+            "hashbench_over_faiss_time": t.knn / t.faiss_knn,
+        },
+    })
+}
+
+/// One thread count's comparison, as printed.
+fn print_comparison(threads: usize, t: &Timings) {
+    let (n_db, n_q, dim, k) = KNN;
+    let pairs = (N_DB * N_Q) as f64;
+    println!("{threads} thread(s):");
+    println!(
+        "  Hamming {N_Q}q × {N_DB} codes × 64 bits: hashbench evaluation {:.2} G pairs/s ({:.3} s), \
+         top-{TOP_K} {:.2} G pairs/s; faiss IndexBinaryFlat top-{TOP_K} {:.2} G pairs/s; \
+         evaluation/faiss = {:.2}×, top-k/faiss = {:.2}×",
+        pairs / t.eval / 1e9,
+        t.eval,
+        pairs / t.topk / 1e9,
+        pairs / t.faiss_topk / 1e9,
+        t.faiss_topk / t.eval,
+        t.faiss_topk / t.topk,
+    );
+    println!(
+        "  the same evaluation tie-aware (MAP and recall curve expected over tie orders: histograms only): \
+         {:.2} G pairs/s ({:.3} s)",
+        pairs / t.histograms / 1e9,
+        t.histograms,
+    );
+    println!(
+        "  exact kNN {n_q}q × {n_db} × {dim}d, k = {k}: hashbench {:.3} s, faiss IndexFlatL2 {:.3} s; \
+         hashbench time / faiss time = {:.2}",
+        t.knn,
+        t.faiss_knn,
+        t.knn / t.faiss_knn
+    );
 }
 
 /// Median wall time of `RUNS` calls after one warm-up call.

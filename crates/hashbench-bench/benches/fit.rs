@@ -129,65 +129,7 @@ fn fit_all(
     rows: &mut Vec<Row>,
 ) {
     let train = TrainSet::unlabelled(data);
-    let x = data.as_dense().expect("dense");
-    let (n, d, b) = (x.nrows() as f64, x.ncols() as f64, bits as f64);
-    // the scatter XᵀX of the centred rows as a symmetric rank-n update
-    let scatter = n * d * (d + 1.0);
-    let itq = ItqParams::default();
-    let (p, iterations) = (300.0, itq.iterations as f64);
-    let klsh = KlshParams::with_kernel(KernelSpec::Gaussian {
-        width: Scale::MeanDistance(300),
-    });
-    let lsh_origin = LshParams {
-        through: Through::Origin,
-    };
-    let methods: Vec<Timed<'_>> = vec![
-        // the reference's LSH is randn alone: hyperplanes through the origin
-        (
-            "LSH",
-            Box::new(|| time_fit(&lsh_origin, &train, bits, runs)),
-            None,
-        ),
-        (
-            "LSH-mean",
-            Box::new(|| time_fit(&LshParams::default(), &train, bits, runs)),
-            None,
-        ),
-        (
-            "PCAH",
-            Box::new(|| time_fit(&PcahParams::default(), &train, bits, runs)),
-            Some(scatter),
-        ),
-        // PCA, then the projections of every item for the per-direction ranges
-        (
-            "SH",
-            Box::new(|| time_fit(&SpectralParams {}, &train, bits, runs)),
-            Some(scatter + 2.0 * n * d * b),
-        ),
-        // PCA, the projections, then per iteration V R and Bᵀ V
-        (
-            "ITQ",
-            Box::new(|| time_fit(&itq, &train, bits, runs)),
-            Some(scatter + 2.0 * n * d * b + iterations * 4.0 * n * b * b),
-        ),
-        // the p × p kernel matrix (its distances through a p × d × p product)
-        (
-            "KLSH",
-            Box::new(|| time_fit(&klsh, &train, bits, runs)),
-            Some(2.0 * p * p * d),
-        ),
-        (
-            "SIKH",
-            Box::new(|| time_fit(&SikhParams::default(), &train, bits, runs)),
-            None,
-        ),
-        (
-            "USPLH",
-            Box::new(|| time_fit(&UsplhParams::default(), &train, bits, runs.min(3))),
-            None,
-        ),
-    ];
-    for (method, time, flops) in methods {
+    for (method, time, flops) in timed_methods(&train, bits, runs) {
         if !chosen.is_empty() && !chosen.iter().any(|c| c == method) {
             continue;
         }
@@ -201,6 +143,69 @@ fn fit_all(
             flops,
         });
     }
+}
+
+/// Every benchmarked method's timing on `train` at `bits`, with the flops
+/// of its essential products where it is product-bound.
+fn timed_methods<'a>(train: &'a TrainSet<'a>, bits: usize, runs: usize) -> Vec<Timed<'a>> {
+    let x = train.x.as_dense().expect("dense");
+    let (n, d, b) = (x.nrows() as f64, x.ncols() as f64, bits as f64);
+    // the scatter XᵀX of the centred rows as a symmetric rank-n update
+    let scatter = n * d * (d + 1.0);
+    let itq = ItqParams::default();
+    let (p, iterations) = (300.0, itq.iterations as f64);
+    let klsh = KlshParams::with_kernel(KernelSpec::Gaussian {
+        width: Scale::MeanDistance(300),
+    });
+    let lsh_origin = LshParams {
+        through: Through::Origin,
+    };
+    vec![
+        // the reference's LSH is randn alone: hyperplanes through the origin
+        (
+            "LSH",
+            Box::new(move || time_fit(&lsh_origin, train, bits, runs)),
+            None,
+        ),
+        (
+            "LSH-mean",
+            Box::new(move || time_fit(&LshParams::default(), train, bits, runs)),
+            None,
+        ),
+        (
+            "PCAH",
+            Box::new(move || time_fit(&PcahParams::default(), train, bits, runs)),
+            Some(scatter),
+        ),
+        // PCA, then the projections of every item for the per-direction ranges
+        (
+            "SH",
+            Box::new(move || time_fit(&SpectralParams {}, train, bits, runs)),
+            Some(scatter + 2.0 * n * d * b),
+        ),
+        // PCA, the projections, then per iteration V R and Bᵀ V
+        (
+            "ITQ",
+            Box::new(move || time_fit(&itq, train, bits, runs)),
+            Some(scatter + 2.0 * n * d * b + iterations * 4.0 * n * b * b),
+        ),
+        // the p × p kernel matrix (its distances through a p × d × p product)
+        (
+            "KLSH",
+            Box::new(move || time_fit(&klsh, train, bits, runs)),
+            Some(2.0 * p * p * d),
+        ),
+        (
+            "SIKH",
+            Box::new(move || time_fit(&SikhParams::default(), train, bits, runs)),
+            None,
+        ),
+        (
+            "USPLH",
+            Box::new(move || time_fit(&UsplhParams::default(), train, bits, runs.min(3))),
+            None,
+        ),
+    ]
 }
 
 /// Times the reference codes' training under `octave` on `data` (written to a

@@ -147,11 +147,7 @@ pub fn largest_eigenpairs(
     seed: u64,
     apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
 ) -> Result<(Vec<f64>, Mat<f64>), SolverError> {
-    if count == 0 || count > n {
-        return Err(SolverError::Invalid(format!(
-            "Lanczos: {count} eigenpairs of a {n} x {n} operator"
-        )));
-    }
+    check_count(n, count)?;
     let cap = n.min(40 * count + 400);
     let probe = 2 * count + 32;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -220,6 +216,16 @@ pub fn largest_eigenpairs(
         }
         target = cap.min(target + target / 2);
     }
+}
+
+/// Refuses a `count` of eigenpairs outside 1..=n.
+fn check_count(n: usize, count: usize) -> Result<(), SolverError> {
+    if count == 0 || count > n {
+        return Err(SolverError::Invalid(format!(
+            "Lanczos: {count} eigenpairs of a {n} x {n} operator"
+        )));
+    }
+    Ok(())
 }
 
 /// Extends the basis to `target` vectors (fewer when it spans the whole

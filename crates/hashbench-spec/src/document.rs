@@ -81,20 +81,16 @@ impl<'t> Document<'t> {
             e.set_input(Some(source.own()));
             anyhow!("{}: {e}", source.path.display())
         })?;
-        let mut numbers = numbers::numbers_of(parsed.get_ref());
-        let mut layers = Vec::new();
-        for (text, layer) in layer_texts.iter().zip(source.layers()) {
-            let parsed = DeTable::parse(text).map_err(|e| {
-                let at = e.span().map_or_else(
-                    || format!("{}", layer.path.display()),
-                    |s| source.at(s.start),
-                );
-                anyhow!("{at}: {}", e.message())
-            })?;
-            numbers.extend(numbers::numbers_of(parsed.get_ref()));
-            layers.push(parsed.into_inner());
-        }
+        let (mut layers, mut numbers) = parse_layers(source, layer_texts)?;
+        numbers.extend(numbers::numbers_of(parsed.get_ref()));
         numbers.sort_by_key(|n| n.span.start);
+        let mut doc = Document {
+            source,
+            span: parsed.span(),
+            base: DeTable::default(),
+            numbers,
+        };
+        doc.refuse_misplaced(parsed.get_ref())?;
         let figure = source.figure.is_some().then(|| layers.remove(0));
         let profile_shared: Vec<(String, DeTable<'t>)> = source
             .profile_shared
@@ -102,46 +98,9 @@ impl<'t> Document<'t> {
             .map(|(name, _)| name.clone())
             .zip(layers.split_off(source.shared.len()))
             .collect();
-        let span = parsed.span();
-        let mut doc = Document {
-            source,
-            span,
-            base: DeTable::default(),
-            numbers,
-        };
-        if let Some(n) = numbers::first_non_finite(&doc.numbers) {
-            bail!(
-                "{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
-                doc.at(n.span.start),
-                n.key,
-                n.text
-            );
-        }
-        if let Some((key, profile, offset)) = top_level_key_in_a_profile(parsed.get_ref()) {
-            let instead = if key == "methods" {
-                format!(
-                    " (a profile sets its methods' parameters by label in [profiles.{profile}.method_params.\"LABEL\"])"
-                )
-            } else {
-                String::new()
-            };
-            bail!(
-                "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header{instead}",
-                doc.at(offset)
-            );
-        }
         let mut own = parsed.into_inner();
         let own_profiles = own.remove("profiles");
         own.remove("shared_from");
-        if figure.is_none()
-            && let Some((key, _)) = own.iter().find(|(k, _)| k.get_ref() == "panel")
-        {
-            bail!(
-                "{}: `panel` is {{ of = \"{}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix",
-                doc.at(key.span().start),
-                panel::FOLDER
-            );
-        }
         // only the figure file's plots take a panel's prefix
         let figure = match figure {
             Some(mut figure) => {
@@ -156,18 +115,7 @@ impl<'t> Document<'t> {
         let own_profiles = own_profiles
             .map(|p| lay_profiles_shared(source, p, profile_shared))
             .transpose()?;
-        let declared = match (shared_profiles, own_profiles) {
-            (Some(shared), Some(own)) if own.get_ref().as_table().is_some() => {
-                let span = own.span();
-                let DeValue::Table(own) = own.into_inner() else {
-                    unreachable!("checked to be a table")
-                };
-                let laid = panel::lay_profiles(shared, own);
-                Some(Spanned::new(span, DeValue::Table(laid)))
-            }
-            (Some(shared), None) => Some(Spanned::new(0..0, DeValue::Table(shared))),
-            (_, own) => own,
-        };
+        let declared = declared_profiles(shared_profiles, own_profiles);
         if let Some(declared) = &declared {
             refuse_top_level_keys(source, declared.get_ref())?;
         }
@@ -183,6 +131,42 @@ impl<'t> Document<'t> {
             );
         }
         Ok((doc, declared))
+    }
+
+    /// Refuses a number that is not finite, a top-level key written under a
+    /// profile's header, and `panel` in a spec that names no figure.
+    fn refuse_misplaced(&self, own: &DeTable<'_>) -> Result<()> {
+        if let Some(n) = numbers::first_non_finite(&self.numbers) {
+            bail!(
+                "{}: `{}` = {}: every number of a spec is finite (no key takes NaN or an infinity)",
+                self.at(n.span.start),
+                n.key,
+                n.text
+            );
+        }
+        if let Some((key, profile, offset)) = top_level_key_in_a_profile(own) {
+            let instead = if key == "methods" {
+                format!(
+                    " (a profile sets its methods' parameters by label in [profiles.{profile}.method_params.\"LABEL\"])"
+                )
+            } else {
+                String::new()
+            };
+            bail!(
+                "{}: `{key}` is a key of the spec's top level, but it stands below the [profiles.{profile}] header, so TOML reads it as the profile's: move it above the first [table] header{instead}",
+                self.at(offset)
+            );
+        }
+        if self.source.figure.is_none()
+            && let Some((key, _)) = own.iter().find(|(k, _)| k.get_ref() == "panel")
+        {
+            bail!(
+                "{}: `panel` is {{ of = \"{}/<name>.toml\", name = \"...\", title = \"...\" }}: the figure file, and the name and title its figures take as their prefix",
+                self.at(key.span().start),
+                panel::FOLDER
+            );
+        }
+        Ok(())
     }
 
     /// `path:line` of `offset`.
@@ -233,6 +217,51 @@ impl<'t> Document<'t> {
             laid.insert(key.clone(), value.clone());
         }
         self.read(laid)
+    }
+}
+
+/// The files a spec is laid over, parsed from `texts` (as
+/// [`Source::layer_text`] gives them), and every number they hold.
+///
+/// # Errors
+/// TOML syntax, with the file and line.
+fn parse_layers<'t>(
+    source: &Source,
+    texts: &'t [String],
+) -> Result<(Vec<DeTable<'t>>, Vec<Number>)> {
+    let mut layers = Vec::new();
+    let mut numbers = Vec::new();
+    for (text, layer) in texts.iter().zip(source.layers()) {
+        let parsed = DeTable::parse(text).map_err(|e| {
+            let at = e.span().map_or_else(
+                || format!("{}", layer.path.display()),
+                |s| source.at(s.start),
+            );
+            anyhow!("{at}: {}", e.message())
+        })?;
+        numbers.extend(numbers::numbers_of(parsed.get_ref()));
+        layers.push(parsed.into_inner());
+    }
+    Ok((layers, numbers))
+}
+
+/// The profiles a spec declares: its own profile tables laid over its
+/// shared files' (a value that is not a table is kept, for its error).
+fn declared_profiles<'t>(
+    shared: Option<DeTable<'t>>,
+    own: Option<Spanned<DeValue<'t>>>,
+) -> Option<Spanned<DeValue<'t>>> {
+    match (shared, own) {
+        (Some(shared), Some(own)) if own.get_ref().as_table().is_some() => {
+            let span = own.span();
+            let DeValue::Table(own) = own.into_inner() else {
+                unreachable!("checked to be a table")
+            };
+            let laid = panel::lay_profiles(shared, own);
+            Some(Spanned::new(span, DeValue::Table(laid)))
+        }
+        (Some(shared), None) => Some(Spanned::new(0..0, DeValue::Table(shared))),
+        (_, own) => own,
     }
 }
 
