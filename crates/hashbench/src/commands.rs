@@ -247,15 +247,6 @@ fn print_closing(ran: &run_all::RunAll) {
         100.0 * total.parallel_efficiency(),
         total.threads
     );
-    let efficiency = |cost: &Cost| {
-        cost.parallel_efficiency()
-            .map_or("   -".to_string(), |e| format!("{:>3.0}%", 100.0 * e))
-    };
-    let longest = |cost: &Cost| {
-        cost.longest_fit().map_or(String::new(), |(m, s)| {
-            format!("; longest trial fit {m} {s:.1} s")
-        })
-    };
     for (p, cost) in ran.plans.iter().zip(&ran.costs) {
         println!(
             "  ran     {:>8.1} s {:>8.1} s CPU {} efficient  {} [{}]{}",
@@ -264,7 +255,7 @@ fn print_closing(ran: &run_all::RunAll) {
             efficiency(cost),
             p.id,
             p.profile,
-            longest(cost)
+            longest_fit(cost)
         );
     }
     for (paper, (runs, cost)) in ran.per_paper() {
@@ -273,12 +264,25 @@ fn print_closing(ran: &run_all::RunAll) {
             cost.run_wall.unwrap_or(0.0) / 60.0,
             cost.run_cpu.unwrap_or(0.0) / 60.0,
             efficiency(&cost),
-            longest(&cost)
+            longest_fit(&cost)
         );
     }
     for s in &ran.skipped {
         println!("  skipped {s}");
     }
+}
+
+/// A run's parallel efficiency as printed (`-` when it has none).
+fn efficiency(cost: &Cost) -> String {
+    cost.parallel_efficiency()
+        .map_or("   -".to_string(), |e| format!("{:>3.0}%", 100.0 * e))
+}
+
+/// A run's longest trial fit as printed (nothing when it fitted none).
+fn longest_fit(cost: &Cost) -> String {
+    cost.longest_fit().map_or(String::new(), |(m, s)| {
+        format!("; longest trial fit {m} {s:.1} s")
+    })
 }
 
 /// The data root a command writes into: `to`, else the first root.
