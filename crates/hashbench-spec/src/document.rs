@@ -119,17 +119,12 @@ impl<'t> Document<'t> {
         if let Some(declared) = &declared {
             refuse_top_level_keys(source, declared.get_ref())?;
         }
-        if let Some((key, _)) = doc
-            .base
-            .iter()
-            .find(|(k, _)| PROFILE_ONLY.contains(&k.get_ref().as_ref()))
-        {
-            bail!(
-                "{}: `{}` is a profile's key: move it into the profile it applies to, e.g. [profiles.ci]",
-                doc.at(key.span().start),
-                key.get_ref()
-            );
-        }
+        panel::refuse_keys(
+            source,
+            &doc.base,
+            &PROFILE_ONLY,
+            "a profile's key: move it into the profile it applies to, e.g. [profiles.ci]",
+        )?;
         Ok((doc, declared))
     }
 

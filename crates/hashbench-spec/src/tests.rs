@@ -1252,10 +1252,9 @@ trials = 1
     );
 }
 
-/// Errors in a shared file name that file and line; a shared file that
-/// states a spec's own key or stands outside `shared/` is refused.
-#[test]
-fn a_shared_files_errors_name_its_file_and_line() {
+/// GOOD without its data set, split and profiles, naming
+/// `shared/data.toml` for them.
+fn over_shared_data() -> String {
     let spec = GOOD
         .replacen("dataset = \"d\"\n", "", 1)
         .replacen("split = { queries = 5 }\n", "", 1)
@@ -1264,7 +1263,14 @@ fn a_shared_files_errors_name_its_file_and_line() {
             "id = \"t\"\nshared_from = [\"shared/data.toml\"]",
             1,
         );
-    let spec = spec.split("\n[profiles.ci]").next().unwrap().to_string();
+    spec.split("\n[profiles.ci]").next().unwrap().to_string()
+}
+
+/// Errors in a shared file name that file and line; a shared file that
+/// states a spec's own key or stands outside `shared/` is refused.
+#[test]
+fn a_shared_files_errors_name_its_file_and_line() {
+    let spec = over_shared_data();
     let err = |spec: &str, data: &str| {
         let (_dir, loaded) = load_with(&[("spec.toml", spec), ("shared/data.toml", data)]);
         format!("{:#}", loaded.unwrap_err())
@@ -1320,15 +1326,7 @@ fn a_shared_files_errors_name_its_file_and_line() {
 /// profile; their errors name their file and line.
 #[test]
 fn a_profiles_shared_files_lay_under_its_own_keys_only() {
-    let spec = GOOD
-        .replacen("dataset = \"d\"\n", "", 1)
-        .replacen("split = { queries = 5 }\n", "", 1)
-        .replacen(
-            "id = \"t\"",
-            "id = \"t\"\nshared_from = [\"shared/data.toml\"]",
-            1,
-        );
-    let spec = spec.split("\n[profiles.ci]").next().unwrap().to_string()
+    let spec = over_shared_data()
         + "\n[profiles.ci]\nshared_from = [\"shared/small.toml\"]\ntrials = 2\n"
         + "\n[profiles.other]\ndeviation = \"other\"\n";
     // the spec's shared file sets ci's bits to 8; the profile's own shared
