@@ -1,6 +1,6 @@
 //! Fit SH_ENCW on two Gaussian blobs, encode a database and queries, and score
 //! the codes by tie-aware MAP against the blobs' labels (relevant = same
-//! blob). Run with `cargo run -p hashbench-spah --example fit_encode_evaluate`.
+//! blob). Run with `cargo run -p hashbench-spah --example spah_fit_encode_evaluate`.
 
 use hashbench_core::HashMethod;
 use hashbench_data::synthetic::two_blobs;

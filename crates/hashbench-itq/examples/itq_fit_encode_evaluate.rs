@@ -1,20 +1,20 @@
-//! Fit USPLH on two Gaussian blobs, encode a database and queries, and score
+//! Fit ITQ on two Gaussian blobs, encode a database and queries, and score
 //! the codes by tie-aware MAP against the blobs' labels (relevant = same
-//! blob). Run with `cargo run -p hashbench-splh --example fit_encode_evaluate`.
+//! blob). Run with `cargo run -p hashbench-itq --example itq_fit_encode_evaluate`.
 
 use hashbench_core::HashMethod;
 use hashbench_data::synthetic::two_blobs;
 use hashbench_eval::model_label_map;
-use hashbench_splh::UsplhParams;
+use hashbench_itq::ItqParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn main() {
     let db = two_blobs(400, 32, (-1.0, 1.0), 0.8, 1);
     let queries = two_blobs(50, 32, (-1.0, 1.0), 0.8, 2);
-    let model = UsplhParams::default()
+    let model = ItqParams::default()
         .fit(&db.unlabelled(), 16, &mut ChaCha8Rng::seed_from_u64(7))
         .expect("fit");
     let map = model_label_map(&model, &db, &queries).expect("encode");
-    println!("USPLH, 16 bits: tie-aware MAP {map:.4}");
+    println!("ITQ, 16 bits: tie-aware MAP {map:.4}");
 }

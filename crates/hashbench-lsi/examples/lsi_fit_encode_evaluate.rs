@@ -1,20 +1,20 @@
-//! Fit LCH on two Gaussian blobs, encode a database and queries, and score
+//! Fit LSI on two Gaussian blobs, encode a database and queries, and score
 //! the codes by tie-aware MAP against the blobs' labels (relevant = same
-//! blob). Run with `cargo run -p hashbench-lch --example fit_encode_evaluate`.
+//! blob). Run with `cargo run -p hashbench-lsi --example lsi_fit_encode_evaluate`.
 
 use hashbench_core::HashMethod;
 use hashbench_data::synthetic::two_nonnegative_blobs;
 use hashbench_eval::model_label_map;
-use hashbench_lch::LchParams;
+use hashbench_lsi::LsiParams;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn main() {
     let db = two_nonnegative_blobs(400, 32, (1.0, 3.0), 0.8, 1);
     let queries = two_nonnegative_blobs(50, 32, (1.0, 3.0), 0.8, 2);
-    let model = LchParams {}
+    let model = LsiParams {}
         .fit(&db.unlabelled(), 16, &mut ChaCha8Rng::seed_from_u64(7))
         .expect("fit");
     let map = model_label_map(&model, &db, &queries).expect("encode");
-    println!("LCH, 16 bits: tie-aware MAP {map:.4}");
+    println!("LSI, 16 bits: tie-aware MAP {map:.4}");
 }
