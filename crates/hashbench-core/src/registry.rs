@@ -111,9 +111,7 @@ pub struct Catalog {
 impl Catalog {
     /// The registration of the method a spec calls `name`.
     pub fn get(&self, name: &str) -> Option<&'static Registration> {
-        // the slice is 'static, so are its entries
-        let methods: &'static [Registration] = self.methods;
-        methods.iter().find(|r| r.name == name)
+        self.methods.iter().find(|r| r.name == name)
     }
 
     /// Every spec name, comma-separated, for error messages.
@@ -130,8 +128,7 @@ impl Catalog {
 
     /// Every method with its conformance fixture parameters.
     pub fn fixtures(&self) -> Vec<MethodSpec> {
-        let methods: &'static [Registration] = self.methods;
-        methods.iter().map(Registration::fixture).collect()
+        self.methods.iter().map(Registration::fixture).collect()
     }
 }
 

@@ -246,18 +246,20 @@ fn declared_profiles<'t>(
     shared: Option<DeTable<'t>>,
     own: Option<Spanned<DeValue<'t>>>,
 ) -> Option<Spanned<DeValue<'t>>> {
-    match (shared, own) {
-        (Some(shared), Some(own)) if own.get_ref().as_table().is_some() => {
-            let span = own.span();
-            let DeValue::Table(own) = own.into_inner() else {
-                unreachable!("checked to be a table")
-            };
-            let laid = panel::lay_profiles(shared, own);
-            Some(Spanned::new(span, DeValue::Table(laid)))
-        }
-        (Some(shared), None) => Some(Spanned::new(0..0, DeValue::Table(shared))),
-        (_, own) => own,
-    }
+    let Some(shared) = shared else {
+        return own;
+    };
+    let Some(own) = own else {
+        return Some(Spanned::new(0..0, DeValue::Table(shared)));
+    };
+    let span = own.span();
+    Some(Spanned::new(
+        span,
+        match own.into_inner() {
+            DeValue::Table(own) => DeValue::Table(panel::lay_profiles(shared, own)),
+            other => other,
+        },
+    ))
 }
 
 /// The spec's own profile tables (`profiles`), each profile that names
@@ -265,8 +267,8 @@ fn declared_profiles<'t>(
 /// profile's own.
 ///
 /// # Errors
-/// A profile's shared file that states a key only a spec or its top level
-/// takes.
+/// A profile's shared file that names shared files itself (a top-level key
+/// in it is refused with the profile's other keys).
 fn lay_profiles_shared<'t>(
     source: &Source,
     mut profiles: Spanned<DeValue<'t>>,
@@ -275,14 +277,8 @@ fn lay_profiles_shared<'t>(
     let DeValue::Table(tables) = profiles.get_mut() else {
         return Ok(profiles);
     };
-    let not_here = [panel::NOT_SHARED.as_slice(), &["profiles"], &TOP_LEVEL_ONLY].concat();
     for (name, layer) in shared {
-        panel::refuse_keys(
-            source,
-            &layer,
-            &not_here,
-            "not a profile's key: a profile's shared file holds keys a profile takes",
-        )?;
+        panel::refuse_keys(source, &layer, &["shared_from"], panel::NESTED_SHARED)?;
         let Some(DeValue::Table(own)) = tables.get_mut(name.as_str()).map(|t| t.get_mut()) else {
             continue;
         };

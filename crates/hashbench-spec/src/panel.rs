@@ -14,9 +14,9 @@
 //! the same profile's table of the files below it, key by key. A profile
 //! may name shared files too (`[profiles.x] shared_from = [...]`): their
 //! keys are laid under the profile's own and over that profile's tables in
-//! the spec's shared files. The spec's
-//! text and every file it is laid over are read as one [`Source`], so every
-//! span still names the file and line it was written on.
+//! the spec's shared files. The spec's text and every file it is laid
+//! over are read as one [`Source`], so every span still names the file and
+//! line it was written on.
 
 use std::path::{Path, PathBuf};
 
@@ -40,7 +40,10 @@ const MAX_BYTES: u64 = 1 << 20;
 const PANEL_ONLY: [&str; 4] = ["id", "panel", "profiles", "shared_from"];
 
 /// The keys a shared file may not state: a spec's own, and the files it is laid over.
-pub(crate) const NOT_SHARED: [&str; 3] = ["id", "panel", "shared_from"];
+const NOT_SHARED: [&str; 3] = ["id", "panel", "shared_from"];
+
+/// Why a shared file may not name shared files.
+pub(crate) const NESTED_SHARED: &str = "named by a spec or its profile, not by a shared file";
 
 /// A file a spec is laid over: its figure (a panel's) or a shared file.
 #[derive(Debug)]
@@ -301,12 +304,7 @@ pub(crate) fn lay_layers<'t>(
             };
             for table in p.values() {
                 if let Some(t) = table.get_ref().as_table() {
-                    refuse_keys(
-                        source,
-                        t,
-                        &["shared_from"],
-                        "named by a spec's profile, not a shared file's",
-                    )?;
+                    refuse_keys(source, t, &["shared_from"], NESTED_SHARED)?;
                 }
             }
             profiles = Some(match profiles {
@@ -323,21 +321,16 @@ pub(crate) fn lay_layers<'t>(
 /// table with `upper`'s keys replacing its own.
 pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> DeTable<'t> {
     for (name, table) in upper {
-        let merged = match (lower.remove(name.get_ref().as_ref()), table.get_ref()) {
-            (Some(below), DeValue::Table(_)) if below.get_ref().as_table().is_some() => {
-                let span = table.span();
-                let DeValue::Table(mut below) = below.into_inner() else {
-                    unreachable!("checked to be a table")
-                };
-                let DeValue::Table(above) = table.into_inner() else {
-                    unreachable!("matched as a table")
-                };
+        let span = table.span();
+        let below = lower.remove(name.get_ref().as_ref());
+        let merged = match (below.map(toml::Spanned::into_inner), table.into_inner()) {
+            (Some(DeValue::Table(mut below)), DeValue::Table(above)) => {
                 replace_keys(&mut below, above);
-                toml::Spanned::new(span, DeValue::Table(below))
+                DeValue::Table(below)
             }
-            _ => table,
+            (_, above) => above,
         };
-        lower.insert(name, merged);
+        lower.insert(name, toml::Spanned::new(span, merged));
     }
     lower
 }

@@ -1339,7 +1339,18 @@ fn a_profiles_shared_files_lay_under_its_own_keys_only() {
     ]);
     let e = format!("{:#}", loaded.unwrap_err());
     assert!(
-        e.contains("shared/small.toml:3") && e.contains("`seed` is not a profile's key"),
+        e.contains("shared/small.toml:3") && e.contains("`seed` is a key of the spec's top level"),
+        "{e}"
+    );
+    // nor name shared files of its own
+    let (_dir, loaded) = load_with(&[
+        ("spec.toml", &spec),
+        ("shared/data.toml", SHARED_DATA),
+        ("shared/small.toml", "bits = [16]\nshared_from = []\n"),
+    ]);
+    let e = format!("{:#}", loaded.unwrap_err());
+    assert!(
+        e.contains("shared/small.toml:2") && e.contains("not by a shared file"),
         "{e}"
     );
     let small = "bits = [16]\ntrials = 1\n";
