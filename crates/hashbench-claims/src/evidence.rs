@@ -12,6 +12,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::Experiment;
+use crate::rule::Point;
 use hashbench_core::summary::Centre;
 use hashbench_core::summary::sample_std;
 use hashbench_tables::ResultTables;
@@ -46,6 +47,17 @@ pub struct Evidence<'a> {
     query_values: HashMap<(&'a str, &'a str, usize, usize), &'a QueryValues>,
     cache: ReplicateCache,
     curve_cache: CurveCache,
+    /// The claim being judged: its minimum effect and the points judged.
+    claim: RefCell<Judging>,
+}
+
+/// What judging one claim keeps beside its statistics.
+#[derive(Default)]
+struct Judging {
+    /// The claim's minimum effect (0: none stated).
+    min_effect: f64,
+    /// Every statistic computed, in order: the points a diagnosis anchors on.
+    points: Vec<Point>,
 }
 
 /// Which values a statistic reads: the run's own, or replicate `b`.
@@ -110,7 +122,61 @@ impl<'a> Evidence<'a> {
             query_values,
             cache: RefCell::new(HashMap::new()),
             curve_cache: RefCell::new(HashMap::new()),
+            claim: RefCell::default(),
         }
+    }
+
+    /// Starts judging a claim whose minimum effect is `min_effect`: the
+    /// points recorded so far are dropped.
+    pub(crate) fn begin_claim(&self, min_effect: f64) {
+        *self.claim.borrow_mut() = Judging {
+            min_effect,
+            points: Vec::new(),
+        };
+    }
+
+    /// The minimum effect of the claim being judged.
+    pub(crate) fn min_effect(&self) -> f64 {
+        self.claim.borrow().min_effect
+    }
+
+    /// Keeps a judged point of the claim being judged.
+    pub(crate) fn record(&self, point: Point) {
+        self.claim.borrow_mut().points.push(point);
+    }
+
+    /// The points of the claim being judged, each label once (a label
+    /// computed twice with two values, or a point with no value, is left
+    /// out: it names no one value).
+    pub(crate) fn take_points(&self) -> Vec<Point> {
+        let all = std::mem::take(&mut self.claim.borrow_mut().points);
+        let mut out: Vec<Point> = Vec::new();
+        let mut ambiguous: Vec<String> = Vec::new();
+        for p in all {
+            match out.iter().find(|q| q.label == p.label) {
+                Some(q) if q.observed.to_bits() == p.observed.to_bits() => {}
+                Some(_) => ambiguous.push(p.label),
+                None => out.push(p),
+            }
+        }
+        // a point without a value anchors nothing
+        out.retain(|p| !ambiguous.contains(&p.label) && p.observed.is_finite());
+        out
+    }
+
+    /// Whether the protocol forces `metric` of any two methods to be equal
+    /// at `x` bits: a whole Hamming ball of radius `x` or more holds every
+    /// code, so both methods retrieve the whole database.
+    pub(crate) fn tie_forced(&self, plan: &dyn Experiment, metric: &str, x: usize) -> bool {
+        use hashbench_eval::MetricSpec;
+        plan.axis() == "bits"
+            && plan.metrics().iter().any(|m| {
+                matches!(
+                    m,
+                    MetricSpec::PrecisionAtRadius { .. } | MetricSpec::F1AtRadius { .. }
+                ) && m.radius().is_some_and(|r| r as usize >= x)
+                    && m.info().scalars.iter().any(|s| s == metric)
+            })
     }
 
     /// Number of replicates.

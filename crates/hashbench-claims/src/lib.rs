@@ -6,6 +6,7 @@
 
 mod evidence;
 mod kinds;
+mod readings;
 mod rule;
 
 use std::fmt::Write as _;
@@ -14,7 +15,10 @@ use serde::{Deserialize, Serialize};
 
 pub use evidence::Evidence;
 pub use kinds::Kind;
-pub use rule::{Over, RULE, all_of};
+pub use readings::{Reading, ReadingOutcome, Robust, UnderReading};
+pub use rule::{Over, Point, RULE, Tolerance, all_of};
+
+use readings::{ClaimReading, ClaimReadings, Swapped};
 
 use hashbench_core::summary::Centre;
 use hashbench_eval::MetricSpec;
@@ -93,165 +97,34 @@ struct About {
     testable: Option<Vec<String>>,
     why_not_testable: Option<String>,
     #[serde(default)]
-    sensitivity: Sensitivities,
-}
-
-/// One other reading, or a list of them (`sensitivity = [{ … }, { … }]`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-enum Sensitivities {
-    One(SensitivitySpec),
-    Many(Vec<SensitivitySpec>),
-}
-
-impl Default for Sensitivities {
-    fn default() -> Self {
-        Sensitivities::Many(Vec::new())
-    }
-}
-
-impl Sensitivities {
-    fn list(&self) -> &[SensitivitySpec] {
-        match self {
-            Sensitivities::One(s) => std::slice::from_ref(s),
-            Sensitivities::Many(v) => v,
-        }
-    }
-}
-
-/// Another reading of a claim, judged beside it and shown in its evidence,
-/// never its verdict: the claim with some names swapped (a rival, a metric)
-/// or some of its other keys set (a factor, a tolerance).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SensitivitySpec {
-    /// What the other reading is, for the evidence.
-    reading: String,
-    /// Each name of the claim's methods, rivals or metrics to replace, with
-    /// its replacement.
-    #[serde(default)]
-    swap: std::collections::BTreeMap<String, String>,
-    /// Keys of the claim's kind other than names, with their value under
-    /// this reading (`factor = 1.0`).
-    #[serde(default)]
-    set: toml::Table,
-}
-
-/// The claim under another reading ([`SensitivitySpec`]), ready to judge.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sensitivity {
-    /// What the other reading is.
-    pub reading: String,
-    /// The claim's kind with the names swapped.
-    pub kind: Kind,
-    /// The swap, applied also to the rivals a claim leaves implicit
-    /// ([`Swapped`]).
-    pub swap: std::collections::BTreeMap<String, String>,
-}
-
-/// An experiment seen through a sensitivity's swap: a claim's implicit
-/// rivals (every other method of the paper) are swapped as its written
-/// names are, so a method swapped in for another is never compared with
-/// the one it stands for.
-struct Swapped<'a> {
-    plan: &'a dyn Experiment,
-    swap: &'a std::collections::BTreeMap<String, String>,
-}
-
-impl Experiment for Swapped<'_> {
-    fn id(&self) -> &str {
-        self.plan.id()
-    }
-    fn profile(&self) -> &str {
-        self.plan.profile()
-    }
-    fn is_paper_profile(&self) -> bool {
-        self.plan.is_paper_profile()
-    }
-    fn claims(&self) -> &[ClaimSpec] {
-        self.plan.claims()
-    }
-    fn x_values(&self) -> &[usize] {
-        self.plan.x_values()
-    }
-    fn axis(&self) -> &'static str {
-        self.plan.axis()
-    }
-    fn centre(&self) -> Centre {
-        self.plan.centre()
-    }
-    fn metrics(&self) -> &[MetricSpec] {
-        self.plan.metrics()
-    }
-    fn rivals(&self, method: &str) -> Vec<String> {
-        let mut rivals: Vec<String> = Vec::new();
-        for r in self.plan.rivals(method) {
-            let r = self.swap.get(&r).cloned().unwrap_or(r);
-            if r != method && !rivals.contains(&r) {
-                rivals.push(r);
-            }
-        }
-        rivals
-    }
-    fn is_fraction(&self, metric: &str) -> bool {
-        self.plan.is_fraction(metric)
-    }
-    fn curve_is_fraction(&self, curve: &str) -> bool {
-        self.plan.curve_is_fraction(curve)
-    }
-}
-
-/// The keys of a claim's kind that hold names of methods, metrics or curves:
-/// the only ones a sensitivity's swap touches.
-const NAME_KEYS: [&str; 7] = [
-    "method",
-    "methods",
-    "rivals",
-    "metric",
-    "metrics",
-    "curve",
-    "reference",
-];
-
-/// The kind's `table` with every name equal to a key of `swap` replaced by
-/// its value, in the name keys only.
-fn swapped(table: &toml::Table, swap: &std::collections::BTreeMap<String, String>) -> toml::Table {
-    /// `v` with each name in it (a string, or the strings of a list) swapped.
-    fn renamed(v: &toml::Value, swap: &std::collections::BTreeMap<String, String>) -> toml::Value {
-        match v {
-            toml::Value::String(s) => toml::Value::String(swap.get(s).unwrap_or(s).clone()),
-            toml::Value::Array(a) => {
-                toml::Value::Array(a.iter().map(|v| renamed(v, swap)).collect())
-            }
-            other => other.clone(),
-        }
-    }
-    table
-        .iter()
-        .map(|(k, v)| {
-            let v = if NAME_KEYS.contains(&k.as_str()) {
-                renamed(v, swap)
-            } else {
-                v.clone()
-            };
-            (k.clone(), v)
-        })
-        .collect()
+    readings: ClaimReadings,
+    min_effect: Option<rule::Tolerance>,
 }
 
 /// The keys of [`About`], taken out of a claim's table before its kind reads the rest.
-const ABOUT_KEYS: [&str; 7] = [
+const ABOUT_KEYS: [&str; 8] = [
     "id",
     "quote",
     "source",
     "basis",
     "testable",
     "why_not_testable",
-    "sensitivity",
+    "readings",
+    "min_effect",
 ];
 
-/// Keys a claim once took that now live in the spec's diagnoses file.
-const DIAGNOSIS_KEYS: [&str; 2] = ["diagnosis", "diagnosis_for"];
+/// Keys a claim once took that now live elsewhere: a diagnosis in the
+/// spec's diagnoses file, a sensitivity in the spec's `[[readings]]`.
+const MOVED_KEYS: [(&str, &str); 3] = [
+    ("diagnosis", DIAGNOSIS_HOME),
+    ("diagnosis_for", DIAGNOSIS_HOME),
+    (
+        "sensitivity",
+        "another reading of the text is declared once in the spec's [[readings]] (with its argument), and every claim is judged under it; a claim's own part of it goes in `readings = [{ reading = \"<id>\", set = { ... } }]`",
+    ),
+];
+
+const DIAGNOSIS_HOME: &str = "a finding, not part of the protocol: write it as a [[diagnosis]] of the spec's diagnoses file (diagnoses/<spec file name> beside the spec)";
 
 /// Why a claim fails on a run: a finding, written apart from the protocol
 /// (hashbench-spec reads it from the spec's diagnoses file), with the run it
@@ -264,8 +137,12 @@ pub struct Diagnosis {
     pub written_for: WrittenFor,
 }
 
-/// The run a diagnosis was written for: its profile, its outcome and a
-/// number of its evidence that the diagnosis rests on.
+/// The run a diagnosis was written for: its profile, its outcome and the
+/// point of its evidence the diagnosis rests on, with the value and the 95%
+/// interval that point had. A value is structured, never a phrase: the
+/// diagnosis goes stale when the point's value leaves that interval, which
+/// rounding, another thread count or a slower machine (timings are judged
+/// as ratios) never does, and a moved finding does.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WrittenFor {
@@ -273,95 +150,63 @@ pub struct WrittenFor {
     pub profile: String,
     /// The outcome it explains.
     pub outcome: Outcome,
-    /// A number of the evidence, as printed (its decimals are the precision
-    /// to which the run must still show it), or a phrase of it (`0 of 35`).
-    pub value: String,
+    /// The label of the point, as the evidence prints it ("16 bits: A − B").
+    pub point: String,
+    /// The point's value on that run.
+    pub value: f64,
+    /// The point's 95% interval on that run.
+    pub interval: [f64; 2],
 }
 
 impl WrittenFor {
+    /// Why the anchor is malformed, if it is: an interval that is not
+    /// ordered, or a value outside its own interval.
+    pub fn refusal(&self) -> Option<String> {
+        let [lo, hi] = self.interval;
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+            return Some(format!(
+                "interval = [{lo}, {hi}] is not an ordered pair of numbers"
+            ));
+        }
+        (!(lo..=hi).contains(&self.value)).then(|| {
+            format!(
+                "value = {} lies outside its interval [{lo}, {hi}]: copy the point's value and interval from the run's evidence",
+                self.value
+            )
+        })
+    }
+
     /// Why a diagnosis written for this no longer fits a run of `profile`
-    /// that gave `outcome` on `evidence`, if it does not: another outcome, or
-    /// not exactly one point value of the evidence (outside its intervals)
-    /// equal to `value` at its precision, or not exactly one occurrence of
-    /// a phrase. `None` also for another profile's run, which it does not
-    /// describe.
-    pub fn stale(&self, profile: &str, outcome: Outcome, evidence: &str) -> Option<String> {
+    /// that gave `outcome` with these judged `points`, if it does not:
+    /// another outcome, no point of that label, or a value outside the
+    /// interval it was written with. `None` also for another profile's run,
+    /// which it does not describe.
+    pub fn stale(&self, profile: &str, outcome: Outcome, points: &[Point]) -> Option<String> {
         if profile != self.profile {
             return None;
         }
         if outcome != self.outcome {
             return Some(format!(
-                "written for a run that {} ({}), this one {}",
+                "written for a run that {} ({} {}), this one {}",
                 self.outcome.name(),
+                self.point,
                 self.value,
                 outcome.name()
             ));
         }
-        // a number is found at its own precision among the point values
-        // (never an interval's bound); a phrase ("0 of 35") as written
-        let value = self.value.replace('\u{2212}', "-");
-        let found = match value.parse::<f64>().ok().filter(|v| v.is_finite()) {
-            Some(wanted) => {
-                let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
-                let scale = 10f64.powi(decimals as i32);
-                numbers_in(&outside_intervals(evidence))
-                    .into_iter()
-                    .filter(|n| ((n * scale).round() - (wanted * scale).round()).abs() < 0.5)
-                    .count()
-            }
-            None => evidence.matches(self.value.as_str()).count(),
-        };
-        match found {
-            1 => None,
-            0 => Some(format!(
-                "written for a run whose evidence showed {}; this one's does not",
-                self.value
+        let [lo, hi] = self.interval;
+        match points.iter().find(|p| p.label == self.point) {
+            None => Some(format!(
+                "written for the point \"{}\", which this run's judgement does not have",
+                self.point
             )),
-            n => Some(format!(
-                "its anchor {} occurs {n} times in this evidence, so it cannot say which value it explains; anchor it on one that occurs once",
-                self.value
+            Some(p) if !(lo..=hi).contains(&p.observed) => Some(format!(
+                "written for {} {:+.4} in [{lo:+.4}, {hi:+.4}]; this run gives {:+.4}",
+                self.point, self.value, p.observed
             )),
+            Some(_) => None,
         }
     }
-}
-
-/// `text` without its bracketed intervals (`[-0.0797, -0.0315]`).
-fn outside_intervals(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '[' => depth += 1,
-            ']' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The decimal numbers of a text, signs included (`+0.0399`, `-3`, `12.5`).
-fn numbers_in(text: &str) -> Vec<f64> {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let signed =
-            matches!(bytes[i], b'+' | b'-') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
-        if bytes[i].is_ascii_digit() || signed {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
-                i += 1;
-            }
-            if let Ok(n) = text[start..i].trim_end_matches('.').parse() {
-                out.push(n);
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 /// One statement of the paper as a spec writes it.
@@ -379,13 +224,22 @@ pub struct ClaimSpec {
     pub testable: Option<Vec<String>>,
     /// What the other profiles lack.
     pub why_not_testable: Option<String>,
+    /// The smallest effect the statement is about, in the metric's units
+    /// (the paper's reporting precision): a point supports the claim, or its
+    /// opposite, only beyond it.
+    pub min_effect: Option<rule::Tolerance>,
     /// Why it fails here, when it does (set by the spec's diagnoses file,
     /// never by the claim's own table).
     pub diagnosis: Option<Diagnosis>,
-    /// Other readings judged beside it, shown in the evidence.
-    pub sensitivities: Vec<Sensitivity>,
+    /// The claim under each of the spec's readings, in the spec's order
+    /// (set by [`ClaimSpec::resolve_readings`] when the spec is planned).
+    pub readings: Vec<UnderReading>,
+    /// Its own part of the spec's readings (`readings` in the claim).
+    own_readings: Vec<ClaimReading>,
     /// What it compares and how.
     pub kind: Kind,
+    /// The kind's keys as written, which a reading's swap rewrites.
+    table: toml::Table,
 }
 
 impl ClaimSpec {
@@ -415,11 +269,9 @@ impl<'de> Deserialize<'de> for ClaimSpec {
                 about.insert(key.to_string(), v);
             }
         }
-        if let Some(key) = DIAGNOSIS_KEYS.iter().find(|k| table.contains_key(**k)) {
+        if let Some((key, home)) = MOVED_KEYS.iter().find(|(k, _)| table.contains_key(*k)) {
             let id = about.get("id").and_then(|v| v.as_str()).unwrap_or("?");
-            return Err(D::Error::custom(format!(
-                "claim `{id}`: `{key}` is a finding, not part of the protocol: write it as a [[diagnosis]] of the spec's diagnoses file (diagnoses/<spec file name> beside the spec)"
-            )));
+            return Err(D::Error::custom(format!("claim `{id}`: `{key}` is {home}")));
         }
         let about = About::deserialize(toml::Value::Table(about)).map_err(D::Error::custom)?;
         if about.testable.is_some() != about.why_not_testable.is_some() {
@@ -430,39 +282,6 @@ impl<'de> Deserialize<'de> for ClaimSpec {
         }
         let kind = Kind::deserialize(toml::Value::Table(table.clone()))
             .map_err(|e| D::Error::custom(format!("claim `{}`: {}", about.id, e.message())))?;
-        let sensitivities = about
-            .sensitivity
-            .list()
-            .iter()
-            .map(|spec| {
-                let mut other = swapped(&table, &spec.swap);
-                for (key, value) in &spec.set {
-                    if NAME_KEYS.contains(&key.as_str()) || key == "kind" {
-                        return Err(D::Error::custom(format!(
-                            "claim `{}`: the sensitivity sets `{key}`; names are changed by `swap`, and the kind stays",
-                            about.id
-                        )));
-                    }
-                    other.insert(key.clone(), value.clone());
-                }
-                let other = Kind::deserialize(toml::Value::Table(other)).map_err(|e| {
-                    D::Error::custom(format!("claim `{}` sensitivity: {}", about.id, e.message()))
-                })?;
-                // no name swapped, no value set, or one set to what the claim
-                // reads already (its default)
-                if other == kind {
-                    return Err(D::Error::custom(format!(
-                        "claim `{}`: the sensitivity changes nothing the claim reads (its swap names no method, metric or curve of it, and it sets no other value)",
-                        about.id
-                    )));
-                }
-                Ok(Sensitivity {
-                    reading: spec.reading.clone(),
-                    kind: other,
-                    swap: spec.swap.clone(),
-                })
-            })
-            .collect::<Result<Vec<_>, D::Error>>()?;
         Ok(ClaimSpec {
             id: about.id,
             quote: about.quote,
@@ -471,8 +290,11 @@ impl<'de> Deserialize<'de> for ClaimSpec {
             testable: about.testable,
             why_not_testable: about.why_not_testable,
             diagnosis: None,
-            sensitivities,
+            min_effect: about.min_effect,
+            readings: Vec::new(),
+            own_readings: about.readings.list().to_vec(),
             kind,
+            table,
         })
     }
 }
@@ -499,9 +321,18 @@ pub struct Verdict {
     /// Why the diagnosis no longer fits this run, when it was written for
     /// another outcome or other numbers of this profile.
     pub stale: Option<String>,
+    /// The outcome under each of the spec's readings, in the spec's order.
+    pub readings: Vec<ReadingOutcome>,
+    /// The points judged under the default reading, each label once.
+    pub points: Vec<Point>,
 }
 
 impl Verdict {
+    /// The verdict across the readings.
+    pub fn robust(&self) -> Robust {
+        Robust::of(self.outcome, &self.readings)
+    }
+
     /// The outcome as the report names it: a fail without a diagnosis that
     /// fits it is "fails (undiagnosed)" or "fails (diagnosis stale)".
     pub fn shown_outcome(&self) -> String {
@@ -539,6 +370,8 @@ pub trait Experiment {
     fn is_paper_profile(&self) -> bool;
     /// The claims to judge.
     fn claims(&self) -> &[ClaimSpec];
+    /// The readings every claim is judged under besides the default.
+    fn readings(&self) -> &[Reading];
     /// The x values of the tables: code lengths, a sweep's training-set
     /// sizes, or a normality study's p values.
     fn x_values(&self) -> &[usize];
@@ -577,36 +410,59 @@ pub fn check_quality_claims(plan: &dyn Experiment, tables: &ResultTables) -> Vec
 }
 
 fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict {
-    let (outcome, evidence) = match untestable(plan, ev, c) {
+    let min_effect = c.min_effect.as_ref();
+    ev.begin_claim(min_effect.map_or(0.0, |t| t.value));
+    let (outcome, mut evidence) = match untestable(plan, ev, c, &c.kind) {
         Some(why) => (Outcome::NotTestable, why),
         None => {
             let j = c.kind.outcome(plan, ev);
-            let mut evidence = j.evidence;
-            for s in &c.sensitivities {
-                // the other reading's names must be in the run too
-                if s.kind.names().0.iter().all(|m| ev.has_method(m)) {
-                    let swapped = Swapped {
-                        plan,
-                        swap: &s.swap,
-                    };
-                    let o = s.kind.outcome(&swapped, ev);
-                    evidence += &format!(
-                        " · sensitivity, {}: {} ({})",
-                        s.reading,
-                        o.outcome.name(),
-                        o.evidence
-                    );
-                } else {
-                    evidence += &format!(" · sensitivity, {}: not in this run", s.reading);
-                }
-            }
-            (j.outcome, evidence)
+            (j.outcome, j.evidence)
         }
     };
+    let points = ev.take_points();
+    let default_evidence = evidence.clone();
+    let readings: Vec<ReadingOutcome> = c
+        .readings
+        .iter()
+        .map(|r| {
+            ev.begin_claim(min_effect.map_or(0.0, |t| t.value));
+            let (under, shown) = match untestable(plan, ev, c, &r.kind) {
+                Some(why) => (Outcome::NotTestable, why),
+                None => {
+                    let swapped = Swapped {
+                        plan,
+                        swap: &r.swap,
+                    };
+                    let j = r.kind.outcome(&swapped, ev);
+                    (j.outcome, j.evidence)
+                }
+            };
+            // a reading that swaps nothing this claim reads (its written
+            // names, its implicit rivals) judges the same numbers
+            ReadingOutcome {
+                id: r.id.clone(),
+                reaches: under != outcome || shown != default_evidence,
+                outcome: under,
+                evidence: shown,
+            }
+        })
+        .collect();
+    ev.take_points();
+    for r in readings.iter().filter(|r| r.reaches) {
+        evidence += &format!(
+            " · under reading {}: {} ({})",
+            r.id,
+            r.outcome.name(),
+            r.evidence
+        );
+    }
+    if let Some(m) = min_effect {
+        evidence += &format!(" · minimum effect {} ({})", m.value, m.reason);
+    }
     let stale = c
         .diagnosis
         .as_ref()
-        .and_then(|d| d.written_for.stale(plan.profile(), outcome, &evidence));
+        .and_then(|d| d.written_for.stale(plan.profile(), outcome, &points));
     // a diagnosis shows on a fail, and wherever it has gone stale (so it is
     // rewritten or removed)
     let text = || c.diagnosis.as_ref().map(|d| d.text.clone());
@@ -626,13 +482,20 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
         evidence,
         diagnosis,
         stale,
+        readings,
+        points,
     }
 }
 
 /// Why `c` cannot be judged on this run, if it cannot: the spec says so for
 /// this profile, a method is absent, or its metric is a timing measured off
 /// the paper's scale.
-fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option<String> {
+fn untestable(
+    plan: &dyn Experiment,
+    ev: &Evidence<'_>,
+    c: &ClaimSpec,
+    kind: &Kind,
+) -> Option<String> {
     if let Some(profiles) = &c.testable {
         if !profiles.iter().any(|p| p == plan.profile()) {
             return Some(format!("testable on {} only", profiles.join(", ")));
@@ -643,7 +506,7 @@ fn untestable(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Option
             plan.profile()
         ));
     }
-    let (methods, metrics) = c.kind.names();
+    let (methods, metrics) = kind.names();
     if let Some(m) = methods.iter().find(|m| !ev.has_method(m)) {
         return Some(format!("`{m}` is not in these results"));
     }
@@ -668,36 +531,33 @@ pub fn is_timing(metric: &str) -> bool {
     metric.ends_with("seconds")
 }
 
-/// `claims.csv`: one row per claim with its verdict, statistic and diagnosis.
-pub fn claims_csv(verdicts: &[Verdict]) -> String {
+/// `claims.csv`: one row per claim with its verdict across the readings,
+/// its outcome under the default reading and under each of `readings` (a
+/// column each), its statistic and its diagnosis.
+pub fn claims_csv(verdicts: &[Verdict], readings: &[Reading]) -> String {
     let field = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-    let mut s = String::from("id,quote,source,basis,scope,verdict,evidence,diagnosis\n");
+    let mut s = String::from("id,quote,source,basis,scope,verdict,default reading");
+    for r in readings {
+        s += &format!(",{}", field(&format!("reading {}", r.id)));
+    }
+    s += ",evidence,diagnosis\n";
     for v in verdicts {
-        let _ = writeln!(
+        let _ = write!(
             s,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{}",
             field(&v.id),
             field(&v.quote),
             field(&v.source),
             v.basis.name(),
             field(&v.scope),
+            field(&v.robust().name()),
             field(&v.shown_outcome()),
-            field(&v.evidence),
-            field(&v.shown_diagnosis())
         );
+        for r in readings {
+            let under = v.readings.iter().find(|o| o.id == r.id);
+            s += &format!(",{}", field(under.map_or("", |o| o.outcome.name())));
+        }
+        let _ = writeln!(s, ",{},{}", field(&v.evidence), field(&v.shown_diagnosis()));
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::numbers_in;
-
-    #[test]
-    fn numbers_are_read_out_of_evidence_with_their_signs() {
-        assert_eq!(
-            numbers_in("16 bits: A − B +0.0399 [+0.0350, -0.0441]; 25 of 142 points"),
-            [16.0, 0.0399, 0.0350, -0.0441, 25.0, 142.0]
-        );
-    }
 }

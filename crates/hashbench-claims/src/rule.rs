@@ -8,7 +8,7 @@ use super::Outcome;
 use super::evidence::{Draw, Evidence};
 
 /// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method). One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive), a point zero in every replicate (a tie the protocol forces, such as two methods retrieving the whole database) left out of k; `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. A trend's stated floor leaves out, by name, a method below it at both ends (a metric at its floor cannot show a change). No spread, no verdict: a point away from zero whose replicates are all equal (one trial and no per-query values) counts as a tie wherever the verdict would rest on it, and the verdict is then inconclusive. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: 5 or more refits with nothing else running, interleaved across the methods after a discarded warm-up round), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it; with no spread measured the stated tolerance alone sets the margin. See docs/claims.md.";
+pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method); a time is compared as the log of a ratio, which a faster or slower machine leaves alone. One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); a claim that states a minimum effect (the smallest difference its words are about) needs the interval beyond it on either side, the same for a hold as for a fail, and prints it; replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive), a point the protocol forces to a tie (two whole-database balls, at a radius as long as the code) left out of k, while a tie the data happen to give counts; `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. A trend's stated floor leaves out, by name, a method below it at both ends (a metric at its floor cannot show a change). No spread, no verdict: a point away from zero whose replicates are all equal (one trial and no per-query values) counts as a tie wherever the verdict would rest on it, and the verdict is then inconclusive. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: 5 or more refits with nothing else running, interleaved across the methods after a discarded warm-up round), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it, the same margin for both; with no spread measured the stated tolerance alone sets the margin. Readings: every claim is judged under each reading of the text its spec declares; it holds or fails only when it does so under every reading that reaches it, else it is reading-dependent. See docs/claims.md.";
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -59,17 +59,56 @@ pub struct Statistic {
     pub observed: f64,
     /// The value on each bootstrap replicate.
     pub replicates: Vec<f64>,
+    /// The claim's minimum effect: the interval supports a side only beyond
+    /// it (0: beyond zero).
+    pub min_effect: f64,
+    /// Whether the protocol forces the two values it compares to be equal
+    /// (two whole-database balls at a radius as long as the code), so a
+    /// zero here is no outcome of the data.
+    pub forced: bool,
+}
+
+/// A judged point as a diagnosis anchors on it: its label, its value and
+/// its 95% interval on the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// The statistic's label ("16 bits: A − B").
+    pub label: String,
+    /// Its value on the run's own numbers.
+    pub observed: f64,
+    /// Its 95% percentile interval (NaN when it has none).
+    pub interval: (f64, f64),
 }
 
 impl Statistic {
     /// Evaluates `f` on the observed values and on every replicate of `ev`.
+    /// It takes the minimum effect of the claim being judged, and is kept
+    /// among the claim's points (what a diagnosis anchors on).
     pub fn of(label: impl Into<String>, ev: &Evidence<'_>, f: impl Fn(Draw) -> f64) -> Self {
-        Self {
+        let s = Self {
             label: label.into(),
             observed: f(Draw::Observed),
             replicates: (0..ev.replicates())
                 .map(|b| f(Draw::Replicate(b)))
                 .collect(),
+            min_effect: ev.min_effect(),
+            forced: false,
+        };
+        ev.record(s.point());
+        s
+    }
+
+    /// The same statistic, marked as a tie the protocol forces where `forced`.
+    pub fn forced_by_protocol(self, forced: bool) -> Self {
+        Self { forced, ..self }
+    }
+
+    /// Its label, value and 95% interval.
+    pub fn point(&self) -> Point {
+        Point {
+            label: self.label.clone(),
+            observed: self.observed,
+            interval: self.interval(ALPHA),
         }
     }
 
@@ -97,12 +136,14 @@ impl Statistic {
         (at(alpha / 2.0), at(1.0 - alpha / 2.0))
     }
 
-    /// What the interval at 1 − `alpha` supports.
+    /// What the interval at 1 − `alpha` supports: the claim when it lies
+    /// above the minimum effect, its opposite when below minus it (one
+    /// standard for both sides).
     pub fn support(&self, alpha: f64) -> Support {
         let (lo, hi) = self.interval(alpha);
-        if lo > 0.0 {
+        if lo > self.min_effect {
             Support::Claim
-        } else if hi < 0.0 {
+        } else if hi < -self.min_effect {
             Support::Opposite
         } else {
             Support::Neither
@@ -120,10 +161,12 @@ impl Statistic {
         self.observed.is_finite() && self.observed != 0.0 && valued.all(|v| v == first)
     }
 
-    /// Whether it is zero in the run and in every replicate: the two values
-    /// it compares are the same under every resampling (both methods
-    /// retrieve the whole database at a radius as long as the code, say), a
-    /// tie forced by the protocol that no data could break.
+    /// Whether it is a tie forced by the protocol, which no data could
+    /// break: the protocol equates the two values ([`Statistic::forced`]:
+    /// both methods retrieve the whole database at a radius as long as the
+    /// code) and it is zero in the run and in every replicate. A tie the
+    /// data happen to give (no query fails for either method) is a point
+    /// like any other.
     pub fn forced_tie(&self) -> bool {
         let valued: Vec<f64> = self
             .replicates
@@ -132,7 +175,8 @@ impl Statistic {
             .filter(|v| v.is_finite())
             .collect();
         // valued in at least half its replicates, as any point with a value
-        self.observed == 0.0
+        self.forced
+            && self.observed == 0.0
             && 2 * valued.len() >= self.replicates.len().max(1)
             && valued.iter().all(|&v| v == 0.0)
     }
@@ -154,6 +198,8 @@ impl Statistic {
             label: self.label.clone(),
             observed: 0.0,
             replicates: vec![0.0; self.replicates.len()],
+            min_effect: self.min_effect,
+            forced: self.forced,
         }
     }
 
@@ -196,6 +242,8 @@ impl Statistic {
                     }
                 })
                 .collect(),
+            min_effect: parts.first().map_or(0.0, |p| p.min_effect),
+            forced: false,
         }
     }
 }
@@ -271,10 +319,15 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         .collect();
     let evidence = if over == Over::Most && !forced.is_empty() {
         format!(
-            "{evidence}; left out of the count, {} forced tie(s) (equal in every resample): {}",
+            "{evidence}; left out of the count, {} tie(s) the protocol forces (both balls hold the whole database): {}",
             forced.len(),
             forced.join(", ")
         )
+    } else {
+        evidence
+    };
+    let evidence = if outcome == Outcome::Inconclusive && !rests {
+        format!("{evidence}{}", settle_note(points))
     } else {
         evidence
     };
@@ -293,6 +346,51 @@ pub fn judge(points: &[Statistic], over: Over) -> Judged {
         evidence
     };
     Judged { outcome, evidence }
+}
+
+/// How many times its samples (trials, or the queries of one trial) an
+/// undecided point would need to be settled at its measured spread: a
+/// percentile interval's half-width shrinks as one over the root of the
+/// samples, so it clears the minimum effect once multiplied by (half-width /
+/// (|value| − minimum effect))². `None` when the value lies within the
+/// minimum effect (no number of samples makes it a side) or it has no
+/// spread.
+pub fn settle_factor(p: &Statistic) -> Option<f64> {
+    let (lo, hi) = p.interval(ALPHA);
+    let half = (hi - lo) / 2.0;
+    let room = p.observed.abs() - p.min_effect;
+    (half > 0.0 && room > 0.0 && half.is_finite()).then(|| (half / room).powi(2).max(1.0))
+}
+
+/// "; undecided: about 3.4 times the samples would settle 16 bits: A − B at
+/// this spread" for the widest undecided point of an inconclusive verdict.
+fn settle_note(points: &[Statistic]) -> String {
+    let undecided: Vec<(&Statistic, Option<f64>)> = points
+        .iter()
+        .filter(|p| !p.missing() && !p.forced_tie() && p.support(ALPHA) == Support::Neither)
+        .map(|p| (p, settle_factor(p)))
+        .collect();
+    if undecided.is_empty() {
+        return String::new();
+    }
+    let never = undecided.iter().filter(|(_, f)| f.is_none()).count();
+    let widest = undecided
+        .iter()
+        .filter_map(|(p, f)| f.map(|f| (p, f)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let mut note = match widest {
+        Some((p, f)) => format!(
+            "; underpowered: about {f:.1} times the samples (trials, or queries of one trial) would settle its widest undecided point, {}, at this spread",
+            p.label
+        ),
+        None => String::new(),
+    };
+    if never > 0 {
+        note += &format!(
+            "; {never} undecided point(s) at or within the minimum effect, which no number of samples settles"
+        );
+    }
+    note
 }
 
 /// The outcome `decide(false)` reaches, unless it rests on statistics with no
@@ -416,10 +514,11 @@ pub fn judge_close(difference: &Statistic, spreads: &[f64], stated: f64) -> (Out
     } else {
         Outcome::Inconclusive
     };
+    // the margin decides a hold as it does a fail: say which set it
     let set_by = if stated >= noise {
-        format!("stated; noise δ {noise:.4}")
+        format!("the stated tolerance; noise δ {noise:.4}")
     } else {
-        format!("noise δ; stated {stated:.4}")
+        format!("set by the noise δ = 1.96 √2 σ, wider than the stated tolerance {stated:.4}")
     };
     (
         outcome,
@@ -481,6 +580,8 @@ mod tests {
             replicates: (0..=100)
                 .map(|i| lo + (hi - lo) * i as f64 / 100.0)
                 .collect(),
+            min_effect: 0.0,
+            forced: false,
         }
     }
 
@@ -490,12 +591,12 @@ mod tests {
     #[test]
     fn forced_ties_are_left_out_of_a_most_count() {
         let win = || stat(0.5, 0.3, 0.7);
-        let tie = || stat(0.0, 0.0, 0.0);
+        let tie = || stat(0.0, 0.0, 0.0).forced_by_protocol(true);
         let j = judge(&[win(), win(), tie(), tie(), tie()], Over::Most);
         assert_eq!(j.outcome, Outcome::Holds);
         assert!(
             j.evidence
-                .contains("left out of the count, 3 forced tie(s) (equal in every resample)"),
+                .contains("left out of the count, 3 tie(s) the protocol forces"),
             "{}",
             j.evidence
         );
@@ -517,12 +618,96 @@ mod tests {
             replicates: (0..100)
                 .map(|i| if i < 30 { 0.0 } else { f64::NAN })
                 .collect(),
+            min_effect: 0.0,
+            forced: false,
         };
         assert!(!sparse.forced_tie());
         // nothing but forced ties: nothing shown either way
         assert_eq!(
             judge(&[tie(), tie()], Over::Most).outcome,
             Outcome::Inconclusive
+        );
+    }
+
+    /// A tie the data happen to give (no query fails for either method,
+    /// zero in every resample) is a point like any other: two wins and two
+    /// such ties are not "most" of four, where the same zeros forced by the
+    /// protocol would leave two of two.
+    #[test]
+    fn a_tie_of_the_data_counts_in_most() {
+        let win = || stat(0.5, 0.3, 0.7);
+        let data_tie = || stat(0.0, 0.0, 0.0);
+        assert!(!data_tie().forced_tie());
+        assert_eq!(
+            judge(&[win(), win(), data_tie(), data_tie()], Over::Most).outcome,
+            Outcome::Inconclusive
+        );
+        let forced = || data_tie().forced_by_protocol(true);
+        assert_eq!(
+            judge(&[win(), win(), forced(), forced()], Over::Most).outcome,
+            Outcome::Holds
+        );
+    }
+
+    /// One standard for both sides: with a minimum effect, an interval
+    /// supports the claim only above it and the opposite only below minus
+    /// it; a loss of 0.0005 on a claim about effects of 0.005 or more is no
+    /// fail (the old rule, beyond zero, failed it), nor a win of 0.0005 a
+    /// hold.
+    #[test]
+    fn a_side_needs_an_effect_beyond_the_minimum_effect() {
+        let with = |s: Statistic, m: f64| Statistic { min_effect: m, ..s };
+        let small_loss = stat(-0.0005, -0.0008, -0.0002);
+        assert_eq!(
+            judge(std::slice::from_ref(&small_loss), Over::Every).outcome,
+            Outcome::Fails
+        );
+        assert_eq!(
+            judge(&[with(small_loss, 0.005)], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
+        let small_win = stat(0.0005, 0.0002, 0.0008);
+        assert_eq!(
+            judge(&[with(small_win, 0.005)], Over::Every).outcome,
+            Outcome::Inconclusive
+        );
+        assert_eq!(
+            judge(&[with(stat(-0.02, -0.03, -0.01), 0.005)], Over::Every).outcome,
+            Outcome::Fails
+        );
+        assert_eq!(
+            judge(&[with(stat(0.02, 0.01, 0.03), 0.005)], Over::Every).outcome,
+            Outcome::Holds
+        );
+    }
+
+    /// An undecided point's interval half-width over its value, squared:
+    /// 0.2 with a 95% half-width of 0.285 needs (0.285 / 0.2)² = 2.03 times the
+    /// samples; a value within
+    /// the minimum effect none.
+    #[test]
+    fn an_inconclusive_verdict_says_how_many_samples_would_settle_it() {
+        let undecided = stat(0.2, -0.1, 0.5);
+        let f = settle_factor(&undecided).unwrap();
+        let (lo, hi) = undecided.interval(ALPHA);
+        assert!((f - ((hi - lo) / 2.0 / 0.2).powi(2)).abs() < 1e-12, "{f}");
+        assert!((2.0..2.3).contains(&f), "{f}");
+        let j = judge(std::slice::from_ref(&undecided), Over::Every);
+        assert_eq!(j.outcome, Outcome::Inconclusive);
+        assert!(
+            j.evidence.contains("about 2.0 times the samples"),
+            "{}",
+            j.evidence
+        );
+        let within = Statistic {
+            min_effect: 0.3,
+            ..undecided
+        };
+        assert_eq!(settle_factor(&within), None);
+        assert!(
+            judge(&[within], Over::Every)
+                .evidence
+                .contains("which no number of samples settles")
         );
     }
 
@@ -592,6 +777,8 @@ mod tests {
             replicates: (0..1000)
                 .map(|i| if i < undefined { f64::NAN } else { 0.5 })
                 .collect(),
+            min_effect: 0.0,
+            forced: false,
         };
         assert_eq!(with_undefined(30).support(ALPHA), Support::Claim);
         assert_eq!(with_undefined(500).support(ALPHA), Support::Claim);
@@ -638,6 +825,8 @@ mod tests {
                     }
                 })
                 .collect(),
+            min_effect: 0.0,
+            forced: false,
         };
         assert_eq!(barely.support(ALPHA), Support::Opposite);
         assert_eq!(barely.support(ALPHA / 4.0), Support::Neither);
@@ -686,16 +875,22 @@ mod tests {
             label: "a".into(),
             observed: 1.0,
             replicates: vec![1.0, f64::NAN, 3.0],
+            min_effect: 0.0,
+            forced: false,
         };
         let b = Statistic {
             label: "b".into(),
             observed: 3.0,
             replicates: vec![3.0, 2.0, f64::NAN],
+            min_effect: 0.0,
+            forced: false,
         };
         let none = Statistic {
             label: "c".into(),
             observed: 0.0,
             replicates: vec![f64::NAN; 3],
+            min_effect: 0.0,
+            forced: false,
         };
         let m = Statistic::mean_of("m", &[a.clone(), b.clone()]);
         assert_eq!(

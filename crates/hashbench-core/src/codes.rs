@@ -92,6 +92,35 @@ impl BitCodes {
         self.words[i * self.words_per_code + j / 64] >> (j % 64) & 1 == 1
     }
 
+    /// The bits that are equal in every code (none for fewer than two
+    /// codes): a hash function that says nothing about any item, as a dead
+    /// atom of a sparse code does.
+    pub fn constant_bits(&self) -> usize {
+        if self.len() < 2 {
+            return 0;
+        }
+        let w = self.words_per_code;
+        let (mut all, mut any) = (vec![u64::MAX; w], vec![0u64; w]);
+        for code in self.words.chunks_exact(w) {
+            for ((a, o), &c) in all.iter_mut().zip(&mut any).zip(code) {
+                *a &= c;
+                *o |= c;
+            }
+        }
+        (0..w)
+            .map(|k| {
+                // the bits of this word that belong to the code
+                let used = (self.n_bits - 64 * k).min(64);
+                let mask = if used == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << used) - 1
+                };
+                ((all[k] | !any[k]) & mask).count_ones() as usize
+            })
+            .sum()
+    }
+
     /// Flips bit `j` in every code (a relabelling of one hash function's output).
     ///
     /// # Panics
@@ -202,6 +231,28 @@ impl BitCodes {
 
 #[cfg(test)]
 mod tests {
+
+    /// Constant bits counted against a per-bit scan, on codes that cross a
+    /// word boundary (70 bits): bit 3 always 1, bit 65 always 0, bit 69
+    /// varying only in the last code; the unused high bits of the second
+    /// word never count.
+    #[test]
+    fn constant_bits_are_those_equal_in_every_code() {
+        let n = 5;
+        let c = BitCodes::from_fn(n, 70, |i, j| match j {
+            3 => true,
+            65 => false,
+            69 => i == n - 1,
+            _ => (i + j) % 2 == 0,
+        });
+        let scan = (0..70)
+            .filter(|&j| (1..n).all(|i| c.bit(i, j) == c.bit(0, j)))
+            .count();
+        assert_eq!(scan, 2);
+        assert_eq!(c.constant_bits(), scan);
+        assert_eq!(BitCodes::zeros(4, 70).constant_bits(), 70);
+        assert_eq!(BitCodes::zeros(1, 70).constant_bits(), 0);
+    }
     use super::*;
 
     #[test]

@@ -8,10 +8,10 @@ use hashbench_eval::{MetricSpec, TiePolicy};
 use super::cost::{Cost, RunSeconds};
 use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
-use hashbench_claims::{RULE, Verdict};
+use hashbench_claims::{RULE, Reading, Verdict};
 
 use hashbench_spec::{Plan, Study};
-use hashbench_tables::{IDENTICAL_CODES, ResultTables};
+use hashbench_tables::{CONSTANT_BITS, IDENTICAL_CODES, ResultTables};
 
 /// How a tie policy orders equal distances, for the summary (claims are
 /// checked on the metric each names, so this says which order they see).
@@ -67,7 +67,7 @@ pub fn summary_markdown(
     all.extend(timing);
     write_reported(&mut s, plan, &all);
     if !verdicts.is_empty() {
-        write_claims(&mut s, verdicts);
+        write_claims(&mut s, verdicts, &plan.readings);
     }
     s
 }
@@ -277,8 +277,10 @@ fn write_reported(s: &mut String, plan: &Plan, all: &Stats) {
 }
 
 /// Fits whose logged facts lie outside the ranges their method declares
-/// (`FitLogNames::checks`): one line per method, check and code length, with
-/// the trials and values; a line saying none are when every fit passes.
+/// (`FitLogNames::checks`), and every method's trials with bits equal for
+/// every database item (`constant-bits`): one line per method, check and
+/// code length, with the trials and values; a line saying none are when
+/// every fit passes.
 fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
     let mut declared = false;
     let mut lines: Vec<String> = Vec::new();
@@ -312,14 +314,35 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
             }
         }
     }
-    if !declared {
+    // every method's codes: a bit equal for every database item
+    for m in plan.methods() {
+        for &b in plan.axis.values() {
+            let flagged: Vec<String> = t
+                .metrics
+                .iter()
+                .filter(|r| {
+                    r.method == m.label && r.metric == CONSTANT_BITS && r.bits == b && r.value > 0.0
+                })
+                .map(|r| format!("trial {}: {}", r.trial, r.value))
+                .collect();
+            if !flagged.is_empty() {
+                lines.push(format!(
+                    "- **{}**, {}: bits equal for every database item, which tell no item apart (`{CONSTANT_BITS}` above 0; {})",
+                    m.label,
+                    plan.axis.point(b),
+                    flagged.join(", ")
+                ));
+            }
+        }
+    }
+    if !declared && lines.is_empty() {
         return;
     }
     let _ = writeln!(s, "\n## Fit checks\n");
     if lines.is_empty() {
         let _ = writeln!(
             s,
-            "Every fit's logged facts lie in the ranges its method declares."
+            "Every fit's logged facts lie in the ranges its method declares, and no bit is equal for every database item."
         );
     } else {
         let _ = writeln!(s, "{}", lines.join("\n"));
@@ -452,23 +475,39 @@ pub fn without_timings(summary: &str) -> String {
     out
 }
 
-/// The claims section of a summary: the rule, then one row per claim.
-fn write_claims(s: &mut String, verdicts: &[Verdict]) {
+/// The claims section of a summary: the rule, the readings every claim is
+/// judged under, then one row per claim.
+fn write_claims(s: &mut String, verdicts: &[Verdict], readings: &[Reading]) {
     let _ = writeln!(s, "\n## Paper claims, judged on these numbers\n");
     let _ = writeln!(s, "{RULE}\n");
+    if !readings.is_empty() {
+        s.push_str("Every claim is judged under the reading it is written for (the default) and under each other reading the text allows; a verdict holds or fails only when it does so under every reading that reaches it, else it is reading-dependent.\n\n");
+        for r in readings {
+            let _ = writeln!(
+                s,
+                "- **Reading `{}`**: {} (the default: {}). {}",
+                r.id,
+                r.reading,
+                r.default,
+                r.argument.replace('\n', " ")
+            );
+        }
+        s.push('\n');
+    }
     let _ = writeln!(
         s,
-        "| claim | paper | basis | scope | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|---|"
+        "| claim | paper | basis | scope | verdict | default reading | evidence | diagnosis |\n|---|---|---|---|---|---|---|---|"
     );
     for v in verdicts {
         let _ = writeln!(
             s,
-            "| `{}` | \"{}\" ({}) | {} | {} | **{}** | {} | {} |",
+            "| `{}` | \"{}\" ({}) | {} | {} | **{}** | {} | {} | {} |",
             v.id,
             v.quote.replace('|', "\\|"),
             v.source,
             v.basis.name(),
             v.scope,
+            v.robust().name(),
             v.shown_outcome(),
             v.evidence.replace('|', "\\|"),
             v.shown_diagnosis().replace('|', "\\|")

@@ -217,8 +217,12 @@ pub fn verdicts_path(results: &Path, id: &str) -> PathBuf {
 pub struct StoredVerdict {
     /// The claim's id.
     pub claim: String,
-    /// `holds`, `fails`, `inconclusive` or `not testable here`.
+    /// Under the default reading: `holds`, `fails`, `inconclusive` or `not
+    /// testable here`.
     pub verdict: String,
+    /// Under each reading of the spec that reaches the claim, by id.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub readings: std::collections::BTreeMap<String, String>,
 }
 
 /// The verdicts of a run's claims, in spec order, on the quality metrics:
@@ -228,6 +232,12 @@ pub fn verdicts(plan: &Plan, t: &ResultTables) -> Vec<StoredVerdict> {
     check_quality_claims(plan, t)
         .into_iter()
         .map(|v| StoredVerdict {
+            readings: v
+                .readings
+                .iter()
+                .filter(|r| r.reaches)
+                .map(|r| (r.id.clone(), r.outcome.name().to_string()))
+                .collect(),
             claim: v.id,
             verdict: v.outcome.name().to_string(),
         })
@@ -275,6 +285,10 @@ pub fn compare_verdicts(
             Some(v) if v.verdict != b.verdict => out.push(format!(
                 "{id} / claim \"{}\": baseline {}, now {}",
                 b.claim, b.verdict, v.verdict
+            )),
+            Some(v) if v.readings != b.readings => out.push(format!(
+                "{id} / claim \"{}\": under its readings, baseline {:?}, now {:?}",
+                b.claim, b.readings, v.readings
             )),
             Some(_) => {}
         }
@@ -404,9 +418,20 @@ mod tests {
         let v = |claim: &str, verdict: &str| StoredVerdict {
             claim: claim.into(),
             verdict: verdict.into(),
+            readings: Default::default(),
         };
         let base = vec![v("A is best", "holds"), v("B falls", "fails")];
         assert!(compare_verdicts("e", &base, &base).is_empty());
+        // a verdict that moved under a reading alone is a difference too
+        let mut moved = base.clone();
+        moved[1]
+            .readings
+            .insert("whole-ball".into(), "holds".into());
+        let diffs = compare_verdicts("e", &base, &moved);
+        assert!(
+            diffs.len() == 1 && diffs[0].contains("\"B falls\": under its readings"),
+            "{diffs:?}"
+        );
         let now = vec![v("A is best", "fails"), v("C rises", "holds")];
         let diffs = compare_verdicts("e", &base, &now);
         assert_eq!(diffs.len(), 3, "{diffs:?}");

@@ -30,7 +30,7 @@ use std::path::PathBuf;
 
 use hashbench_tables::ResultTables;
 
-pub use run::{Counts, redraw, run_plan};
+pub use run::{Counts, redraw, run_plan, stored_verdicts};
 
 /// Switches of a run.
 #[derive(Debug, Clone, Default)]

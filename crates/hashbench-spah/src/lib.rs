@@ -173,8 +173,20 @@ pub struct SpahParams<H: HashKind> {
         skip_serializing_if = "is_default_cv_radius"
     )]
     pub cv_radius: u32,
+    /// Algorithm 1's "center x" read as preprocessing: the training items
+    /// centred by their mean before the graph, the codes, the hash function
+    /// and the cross-validation, and every item encoded by the same mean
+    /// (false, the default: eq. (6)'s solver takes the items as they are;
+    /// the crate README argues both). Left out of the stored settings when
+    /// false, so the records written before it existed keep their keys.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub centre_items: bool,
     #[serde(skip)]
     kind: PhantomData<H>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn default_neighbours() -> usize {
@@ -228,6 +240,7 @@ impl<H: HashKind> Default for SpahParams<H> {
             cv_empty: default_cv_empty(),
             cv_neighbours: default_cv_neighbours(),
             cv_radius: default_cv_radius(),
+            centre_items: false,
             kind: PhantomData,
         }
     }
@@ -240,6 +253,16 @@ pub struct CodeHyper {
     pub alpha: f64,
     /// λ, the ℓ1 weight.
     pub lambda: f64,
+}
+
+/// The rows of `x` minus their mean, and the mean.
+fn centred(x: faer::MatRef<'_, f64>) -> (faer::Mat<f64>, Vec<f64>) {
+    let n = x.nrows().max(1) as f64;
+    let mean: Vec<f64> = (0..x.ncols())
+        .map(|j| x.col(j).iter().sum::<f64>() / n)
+        .collect();
+    let c = faer::Mat::from_fn(x.nrows(), x.ncols(), |i, j| x[(i, j)] - mean[j]);
+    (c, mean)
 }
 
 impl<H: HashKind> SpahParams<H> {
@@ -545,6 +568,8 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             return Ok(None);
         }
         let x = dense_fit_input(self, train, n_bits, 2)?;
+        let owned = self.centre_items.then(|| centred(x).0);
+        let x = owned.as_ref().map_or(x, faer::Mat::as_ref);
         let labels = match self.cv_truth {
             CvTruth::KNearest => None,
             CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
@@ -584,6 +609,17 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
     ) -> Result<LoggedLinearModel, FitError> {
         let x = dense_fit_input(self, train, n_bits, self.neighbours + 1)?;
         match &self.hyperparameters {
+            Hyperparameters::Fixed(fixed) if self.centre_items => {
+                let (c, mean) = centred(x);
+                let mut model = self
+                    .learn(c.as_ref(), n_bits, fixed, rng)
+                    .map_err(FitError::solver)?;
+                // items are encoded as they were learnt: by the same mean
+                for (m, mu) in model.hash.mean.iter_mut().zip(&mean) {
+                    *m += mu;
+                }
+                Ok(model)
+            }
             Hyperparameters::Fixed(fixed) => {
                 self.learn(x, n_bits, fixed, rng).map_err(FitError::solver)
             }

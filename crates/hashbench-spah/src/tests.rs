@@ -425,6 +425,42 @@ fn codes_do_not_depend_on_the_data_scale() {
     assert_eq!(fact(&b, "svm-unconverged"), 0.0, "the SVMs converge");
 }
 
+/// Algorithm 1's "center x" as a reading: centred, the fit sees the items
+/// minus their mean, so items shifted by a constant vector (dyadic, so the
+/// shift and the centring are exact) get the same codes as the originals,
+/// and the shared direction of nonnegative items no longer turns into a bit
+/// that is 1 for every item; uncentred, the shift moves the codes and
+/// leaves such bits.
+#[test]
+fn centring_the_items_removes_a_shared_offset() {
+    let base = clustered(150, 6, 19);
+    let shift = Mat::from_fn(150, 6, |i, j| base[(i, j)] + 4.0);
+    let (base, shift) = (Data::Dense(base), Data::Dense(shift));
+    let codes = |p: &ShEncwParams, x: &Data| {
+        p.fit(
+            &TrainSet::unlabelled(x),
+            8,
+            &mut ChaCha8Rng::seed_from_u64(3),
+        )
+        .unwrap()
+        .encode(x)
+        .unwrap()
+    };
+    let centred = ShEncwParams {
+        centre_items: true,
+        ..encw_at(10.0)
+    };
+    let (a, b) = (codes(&centred, &base), codes(&centred, &shift));
+    let agree = (0..a.len()).filter(|&i| a.code(i) == b.code(i)).count();
+    assert!(agree >= 148, "{agree} of 150 codes agree");
+    assert_eq!(b.constant_bits(), 0);
+    let plain = encw_at(10.0);
+    assert!(
+        codes(&plain, &shift).constant_bits() > 0,
+        "uncentred, the offset leaves a bit on for every item"
+    );
+}
+
 #[test]
 fn a_dead_graph_is_an_error_that_says_so() {
     let x = Data::Dense(Mat::from_fn(120, 6, |i, j| {

@@ -29,14 +29,17 @@ struct DiagnosesFile {
 }
 
 /// One diagnosis: the claim it explains, the run it was written for (its
-/// profile, its outcome and a number or phrase of its evidence) and its text.
+/// profile, its outcome, and the point of the evidence it rests on with that
+/// point's value and 95% interval) and its text.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Entry {
     claim: String,
     profile: String,
     outcome: Outcome,
-    value: String,
+    point: String,
+    value: f64,
+    interval: [f64; 2],
     text: String,
 }
 
@@ -58,8 +61,9 @@ impl Diagnoses {
     ///
     /// # Errors
     /// An oversized or malformed file, or a diagnosis of no claim of the
-    /// spec, of a claim twice, for a profile the spec lacks, or with an
-    /// empty value or text; each names the file and line.
+    /// spec, of a claim twice, for a profile the spec lacks, with no point
+    /// or text, or a value outside its interval; each names the file and
+    /// line.
     pub fn load(spec: &Path, claims: &[&str], profiles: &[String]) -> Result<Diagnoses> {
         let path = Self::path_of(spec);
         let mut out = Diagnoses::default();
@@ -104,22 +108,28 @@ impl Diagnoses {
                     profiles.join(", ")
                 );
             }
-            if e.value.trim().is_empty() {
+            if e.point.trim().is_empty() {
                 bail!(
-                    "{at}: claim `{}`: `value` is empty: it matches every run, so the diagnosis could never go stale; give a number or phrase of the evidence it explains",
+                    "{at}: claim `{}`: `point` is empty; name the point of the evidence the diagnosis rests on (its label, as \"16 bits: A − B\")",
                     e.claim
                 );
             }
             if e.text.trim().is_empty() {
                 bail!("{at}: claim `{}`: the diagnosis has no text", e.claim);
             }
+            let written_for = WrittenFor {
+                profile: e.profile,
+                outcome: e.outcome,
+                point: e.point,
+                value: e.value,
+                interval: e.interval,
+            };
+            if let Some(why) = written_for.refusal() {
+                bail!("{at}: claim `{}`: {why}", e.claim);
+            }
             let diagnosis = Diagnosis {
                 text: e.text,
-                written_for: WrittenFor {
-                    profile: e.profile,
-                    outcome: e.outcome,
-                    value: e.value,
-                },
+                written_for,
             };
             out.by_claim.push((e.claim, diagnosis));
         }

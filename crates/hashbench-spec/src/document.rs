@@ -316,7 +316,7 @@ const PROFILE_ONLY: [&str; 2] = ["tolerance", "method_params"];
 /// Keys only the spec's top level takes: one written under a
 /// `[profiles.x]` header belongs to that profile in TOML, and serde's
 /// "unknown field" would not say why.
-const TOP_LEVEL_ONLY: [&str; 14] = [
+const TOP_LEVEL_ONLY: [&str; 15] = [
     "id",
     "panel",
     "title",
@@ -327,6 +327,7 @@ const TOP_LEVEL_ONLY: [&str; 14] = [
     "metrics",
     "figures",
     "claims",
+    "readings",
     "reported",
     "profiles",
     "methods",

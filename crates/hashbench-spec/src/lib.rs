@@ -132,6 +132,9 @@ struct Protocol {
     figures: Vec<Spanned<FigureSpec>>,
     #[serde(default)]
     claims: Vec<Spanned<ClaimSpec>>,
+    /// Other readings of the text, each argued, every claim judged under each.
+    #[serde(default)]
+    readings: Vec<Spanned<hashbench_claims::Reading>>,
     #[serde(default)]
     reported: Vec<Spanned<Reported>>,
     /// Absolute tolerance of the golden-metric check (a profile's key).

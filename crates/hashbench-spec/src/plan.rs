@@ -86,6 +86,9 @@ pub struct Plan {
     pub figures: Vec<FigureSpec>,
     /// Paper claims.
     pub claims: Vec<ClaimSpec>,
+    /// The readings of the text every claim is judged under besides the
+    /// default, each argued in the spec.
+    pub readings: Vec<hashbench_claims::Reading>,
     /// Numbers the paper reports.
     pub reported: Vec<Reported>,
     /// Golden-check tolerance.
@@ -468,6 +471,10 @@ impl hashbench_claims::Experiment for Plan {
 
     fn claims(&self) -> &[ClaimSpec] {
         &self.claims
+    }
+
+    fn readings(&self) -> &[hashbench_claims::Reading] {
+        &self.readings
     }
 
     fn x_values(&self) -> &[usize] {

@@ -56,7 +56,14 @@ impl Spec {
             None => self.retrieval_study(laid, profile, catalog)?,
         };
         self.check_size(axis.values(), laid, profile)?;
-        self.check_references(laid, &self.names(laid, &study), axis.values(), profile)?;
+        let claims = self.claims_under_readings(laid)?;
+        self.check_references(
+            laid,
+            &claims,
+            &self.names(laid, &study),
+            axis.values(),
+            profile,
+        )?;
         Ok(Plan {
             spec_path: self.path.clone(),
             spec_sha256: self.sha256(),
@@ -73,14 +80,8 @@ impl Spec {
             centre: laid.centre,
             dataset: laid.dataset.clone(),
             figures: laid.figures.iter().map(|f| f.get_ref().clone()).collect(),
-            claims: laid
-                .claims
-                .iter()
-                .map(|c| ClaimSpec {
-                    diagnosis: self.diagnoses.of(&c.get_ref().id),
-                    ..c.get_ref().clone()
-                })
-                .collect(),
+            claims,
+            readings: laid.readings.iter().map(|r| r.get_ref().clone()).collect(),
             reported: laid.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance: laid.tolerance.map_or(1e-6, |t| t.get()),
             kernel: laid.kernel.clone(),
@@ -88,6 +89,37 @@ impl Spec {
             transform: laid.transform.clone(),
             study,
         })
+    }
+
+    /// The claims, each with its diagnosis and resolved under every reading
+    /// the spec declares.
+    ///
+    /// # Errors
+    /// A malformed reading, one declared twice, or a claim's reading the
+    /// spec does not declare or that changes nothing; each names its place.
+    fn claims_under_readings(&self, laid: &Protocol) -> Result<Vec<ClaimSpec>> {
+        let mut ids = std::collections::BTreeSet::new();
+        for r in &laid.readings {
+            let at = self.at(r.span().start);
+            if let Some(why) = r.get_ref().refusal() {
+                bail!("{at}: {why}");
+            }
+            if !ids.insert(r.get_ref().id.as_str()) {
+                bail!("{at}: reading `{}` is declared twice", r.get_ref().id);
+            }
+        }
+        let readings: Vec<_> = laid.readings.iter().map(|r| r.get_ref().clone()).collect();
+        laid.claims
+            .iter()
+            .map(|c| {
+                let mut claim = c.get_ref().clone();
+                claim.diagnosis = self.diagnoses.of(&claim.id);
+                claim
+                    .resolve_readings(&readings)
+                    .map_err(|why| anyhow!("{}: {why}", self.at(c.span().start)))?;
+                Ok(claim)
+            })
+            .collect()
     }
 
     /// The id and every profile name name folders of the results: letters,

@@ -592,7 +592,7 @@ fn editing_a_diagnosis_leaves_the_checksum_a_protocol_value_moves_it() {
     std::fs::create_dir(dir.path().join("diagnoses")).unwrap();
     let diagnose = |text: &str| {
         let entry = format!(
-            "[[diagnosis]]\nclaim = \"lsh-best\"\nprofile = \"ci\"\noutcome = \"fails\"\nvalue = \"0.1\"\ntext = \"{text}\"\n"
+            "[[diagnosis]]\nclaim = \"lsh-best\"\nprofile = \"ci\"\noutcome = \"fails\"\npoint = \"16 bits: LSH − SIKH\"\nvalue = 0.1\ninterval = [0.05, 0.15]\ntext = \"{text}\"\n"
         );
         std::fs::write(dir.path().join("diagnoses/spec.toml"), entry).unwrap();
         Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap()
@@ -608,23 +608,17 @@ fn editing_a_diagnosis_leaves_the_checksum_a_protocol_value_moves_it() {
     assert_ne!(diagnose("second reading").spec_sha256, after.spec_sha256);
 }
 
-/// Issue 57, case 13: a diagnosis written for a profile the spec lacks, or
-/// for an empty value (which matches every run and so never goes stale), a
-/// diagnosis of no claim or of one claim twice, and a sensitivity that swaps
-/// in a method the spec does not run, are refused before any trial, each
-/// diagnosis error with its file and line.
+/// Issue 57, case 13, and issue 71: a diagnosis written for a profile the
+/// spec lacks, with no point to anchor on or a value outside its own
+/// interval (which could never go stale as written), a diagnosis of no
+/// claim or of one claim twice, and a reading that swaps in a method the
+/// spec does not run, are refused before any trial, each diagnosis error
+/// with its file and line.
 #[test]
-fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
-    let claim = |extra: &str| {
-        GOOD.replacen(
-            "metric = \"map\"\n\n[profiles.ci]",
-            &format!("metric = \"map\"\n{extra}\n\n[profiles.ci]"),
-            1,
-        )
-    };
-    let entry = |id: &str, profile: &str, value: &str| {
+fn a_diagnosis_for_no_run_and_a_reading_on_no_method_are_refused() {
+    let entry = |id: &str, profile: &str, point: &str| {
         format!(
-            "[[diagnosis]]\nclaim = \"{id}\"\nprofile = \"{profile}\"\noutcome = \"fails\"\nvalue = \"{value}\"\ntext = \"why\"\n"
+            "[[diagnosis]]\nclaim = \"{id}\"\nprofile = \"{profile}\"\noutcome = \"fails\"\npoint = \"{point}\"\nvalue = 0.1\ninterval = [0.05, 0.15]\ntext = \"why\"\n"
         )
     };
     let with_diagnoses = |diagnoses: &str| {
@@ -653,7 +647,11 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
         );
     }
     let e = with_diagnoses(&entry("lsh-best", "ci", " ")).unwrap_err();
-    assert!(e.contains("`value` is empty"), "{e}");
+    assert!(e.contains("`point` is empty"), "{e}");
+    let outside =
+        entry("lsh-best", "ci", "16 bits: LSH − SIKH").replace("value = 0.1", "value = 0.3");
+    let e = with_diagnoses(&outside).unwrap_err();
+    assert!(e.contains("lies outside its interval"), "{e}");
     let e = with_diagnoses(&entry("nosuch", "ci", "0.1")).unwrap_err();
     assert!(
         e.contains("spec.toml:1: a diagnosis of claim `nosuch`, which"),
@@ -666,7 +664,7 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
     );
     let e = with_diagnoses(&twice).unwrap_err();
     assert!(
-        e.contains("spec.toml:8: claim `lsh-best` is diagnosed twice"),
+        e.contains("spec.toml:10: claim `lsh-best` is diagnosed twice"),
         "{e}"
     );
     // a spec without a diagnoses file has no diagnoses
@@ -675,18 +673,29 @@ fn a_diagnosis_for_no_run_and_a_sensitivity_on_no_method_are_refused() {
             .diagnosis
             .is_none()
     );
-    let swap = claim("sensitivity = { reading = \"r\", swap = { \"LSH\" = \"NOSUCH\" } }");
-    let e = plan_err(&swap, "paper");
+    let reading = |swap: &str| {
+        format!(
+            "{GOOD}\n[[readings]]\nid = \"r\"\nreading = \"other\"\ndefault = \"this\"\nargument = \"both are written\"\nswap = {{ \"LSH\" = \"{swap}\" }}\n"
+        )
+    };
+    let e = plan_err(&reading("NOSUCH"), "paper");
     assert!(
         e.contains(
-            "claim `lsh-best`: its sensitivity names method `NOSUCH`, not a label of this spec"
+            "claim `lsh-best`: its reading `r` names method `NOSUCH`, not a label of this spec"
         ),
         "{e}"
     );
-    let swap = claim(
-        "sensitivity = { reading = \"r\", swap = { \"LSH\" = \"SIKH (width={ fixed = 1.0 })\" } }",
+    let plan = parse(&reading("SIKH (width={ fixed = 1.0 })"))
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap();
+    assert_eq!(plan.readings[0].id, "r");
+    assert_eq!(plan.claims[0].readings[0].id, "r");
+    let twice = format!(
+        "{}\n[[readings]]\nid = \"r\"\nreading = \"o\"\ndefault = \"t\"\nargument = \"a\"\n",
+        reading("SIKH (width={ fixed = 1.0 })")
     );
-    parse(&swap).unwrap().plan("paper", &CATALOG).unwrap();
+    assert!(plan_err(&twice, "paper").contains("reading `r` is declared twice"));
 }
 
 /// Issue 57, cases 6, 12, 16 and 17: a golden tolerance wide enough to pass

@@ -42,6 +42,7 @@ impl Spec {
     pub(super) fn check_references(
         &self,
         laid: &Protocol,
+        claims: &[ClaimSpec],
         names: &Names,
         bits: &[usize],
         profile: &str,
@@ -53,8 +54,10 @@ impl Spec {
             self.check_reported(r, names)?;
         }
         let mut ids = BTreeSet::new();
-        for c in &laid.claims {
-            self.check_claim(c, &laid.metrics, &mut ids, names, bits, profile)?;
+        // each claim as written (for its place) and resolved under the readings
+        for (c, resolved) in laid.claims.iter().zip(claims) {
+            let claim = (c.span().start, resolved);
+            self.check_claim(claim, &laid.metrics, &mut ids, names, bits, profile)?;
         }
         Ok(())
     }
@@ -156,15 +159,14 @@ impl Spec {
     /// lengths the profile runs (unless not testable on it).
     fn check_claim(
         &self,
-        c: &Spanned<ClaimSpec>,
+        (offset, claim): (usize, &ClaimSpec),
         spec_metrics: &[hashbench_eval::MetricSpec],
         ids: &mut BTreeSet<String>,
         names: &Names,
         bits: &[usize],
         profile: &str,
     ) -> Result<()> {
-        let at = self.at(c.span().start);
-        let claim = c.get_ref();
+        let at = self.at(offset);
         if !ids.insert(claim.id.clone()) {
             bail!("{at}: claim id `{}` is used twice in this spec", claim.id);
         }
@@ -177,8 +179,12 @@ impl Spec {
             return Ok(());
         }
         // the claim, and each other reading judged beside it
-        let readings = std::iter::once(("claim", &claim.kind))
-            .chain(claim.sensitivities.iter().map(|s| ("sensitivity", &s.kind)));
+        let readings = std::iter::once(("claim".to_string(), &claim.kind)).chain(
+            claim
+                .readings
+                .iter()
+                .map(|r| (format!("reading `{}`", r.id), &r.kind)),
+        );
         for (what, kind) in readings {
             let (methods, metrics) = kind.names();
             if let Some(method) = methods.into_iter().find(|m| !names.labels.contains(*m)) {
@@ -196,11 +202,11 @@ impl Spec {
                 );
             }
             for curve in kind.curves() {
-                names.curve(&at, what, curve)?;
+                names.curve(&at, &what, curve)?;
             }
         }
-        // a sensitivity may set x values or other keys: checked as the claim is
-        let kinds = std::iter::once(&claim.kind).chain(claim.sensitivities.iter().map(|s| &s.kind));
+        // a reading may set x values or other keys: checked as the claim is
+        let kinds = std::iter::once(&claim.kind).chain(claim.readings.iter().map(|r| &r.kind));
         for kind in kinds {
             for b in kind.code_lengths() {
                 runs(&at, "claim", b, bits, profile)?;

@@ -364,6 +364,11 @@ pub const ENCODE_SECONDS: &str = "encode-seconds";
 /// nothing); the summary lists such trials.
 pub const IDENTICAL_CODES: &str = "identical-database-codes";
 
+/// The bits every trial counts that are equal for every database item
+/// (hash functions that tell no item apart, as a sparse code's dead atoms);
+/// the summary's fit checks flag a trial with any.
+pub const CONSTANT_BITS: &str = "constant-bits";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use hashbench_report::Cost;
+use hashbench_report::overview::Tally;
 use hashbench_runner::cluster::{self, SlurmOptions};
 use hashbench_runner::golden::run_golden;
 use hashbench_runner::run_all::{self, Progress};
@@ -89,6 +90,31 @@ pub(crate) fn prepare(ws: &Workspace, spec: &Path, profile: Option<&str>) -> Res
         plan.profile,
         ws.cache().display()
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn points(
+    ws: &Workspace,
+    spec: &Path,
+    profile: Option<&str>,
+    claim: Option<&str>,
+) -> Result<ExitCode> {
+    let plan = &plan_of(ws, spec, profile)?;
+    let verdicts = hashbench_runner::stored_verdicts(ws, plan)?;
+    for v in verdicts.iter().filter(|v| claim.is_none_or(|c| c == v.id)) {
+        println!(
+            "# {}: {} (default reading: {})",
+            v.id,
+            v.robust().name(),
+            v.outcome.name()
+        );
+        for p in &v.points {
+            println!(
+                "point = {:?}\nvalue = {}\ninterval = [{}, {}]",
+                p.label, p.observed, p.interval.0, p.interval.1
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -420,16 +446,18 @@ pub(crate) fn report(ws: &Workspace) -> Result<ExitCode> {
     for p in &report.papers {
         let t = p.tally();
         println!(
-            "  {:<12} {} runs; statements: {} hold, {} fail ({} undiagnosed), {} inconclusive, {} not testable here; {} judged on some of their panels only; read off tables or figures: {}; {} specs not run",
+            "  {:<12} {} runs; statements (holds / fails / reading-dependent / inconclusive / not testable), paper's data: {}, stand-ins: {}, read off tables or figures: {}; undiagnosed fails: {}; {} judged on some of their panels only; {} specs not run",
             p.key,
             p.runs.len(),
-            t.text[0],
-            t.text[1],
-            t.undiagnosed,
-            t.text[2],
-            t.text[3],
+            Tally::cell(&t.paper_data),
+            Tally::cell(&t.stand_ins),
+            Tally::cell(&t.read_off),
+            if t.undiagnosed.is_empty() {
+                "none".to_string()
+            } else {
+                t.undiagnosed.join(", ")
+            },
             t.partial.len(),
-            t.read_off.map(|n| n.to_string()).join(" / "),
             p.skipped.len()
         );
     }

@@ -14,7 +14,7 @@ use hashbench_spec::Workspace;
 mod commands;
 
 use commands::{
-    check, describe, features, fetch, figures, list, merge, prepare, print_written, report,
+    check, describe, features, fetch, figures, list, merge, points, prepare, print_written, report,
     run_all, run_specs, score_codes, slurm,
 };
 
@@ -114,6 +114,18 @@ enum Command {
     /// Write results/REPORT.md and results/index.html: every paper's
     /// experiments and claim verdicts from the stored runs.
     Report,
+    /// Print each claim's judged points on a stored run, as a diagnosis
+    /// anchors on them (point, value, interval), and its verdict.
+    Points {
+        /// The spec.
+        spec: PathBuf,
+        /// Profile (default: the paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
+        /// Only this claim.
+        #[arg(long)]
+        claim: Option<String>,
+    },
     /// Rerun every spec's `ci` profile and compare with results/baselines/.
     Check {
         /// Write the current numbers as the new baselines.
@@ -291,6 +303,11 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         Command::Figures => figures(ws),
         Command::Report => report(ws),
         Command::Check { bless } => check(ws, bless),
+        Command::Points {
+            spec,
+            profile,
+            claim,
+        } => points(ws, &spec, profile.as_deref(), claim.as_deref()),
         Command::Score {
             spec,
             codes,

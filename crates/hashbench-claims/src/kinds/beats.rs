@@ -124,13 +124,21 @@ impl Judge for Beats {
                     shown.push(format!("{m} vs {r}: not testable here ({why})"));
                     continue;
                 }
+                let timing = crate::is_timing(&self.metric);
                 let points: Vec<Statistic> = xs
                     .iter()
                     .map(|&x| {
-                        // the difference as computed: positive on the claimed
-                        // side (`m` lower, where the claim compares lower)
+                        // positive on the claimed side (`m` lower, where the
+                        // claim compares lower): a difference, or for a time
+                        // the log of the ratio, which a slower or faster
+                        // machine leaves alone (the same sign, so the same
+                        // verdict)
                         let (f, unit) = (factor_shown(self.factor), unit_of(plan, &self.metric));
-                        let label = if lower {
+                        // the ratio's numerator is the side the claim says is larger
+                        let (num, den) = if lower { (&r, m) } else { (m, &r) };
+                        let label = if timing {
+                            format!("{}: ln({num} / {f}{den})", at(plan, x))
+                        } else if lower {
                             format!("{}: {r} − {f}{m}{unit}", at(plan, x))
                         } else {
                             format!("{}: {m} − {f}{r}{unit}", at(plan, x))
@@ -140,12 +148,22 @@ impl Judge for Beats {
                                 ev.value(m, &self.metric, x, d),
                                 ev.value(&r, &self.metric, x, d),
                             );
-                            if lower {
-                                theirs - self.factor * mine
+                            let (a, b) = if lower {
+                                (theirs, mine)
                             } else {
-                                mine - self.factor * theirs
+                                (mine, theirs)
+                            };
+                            if timing {
+                                a.ln() - (self.factor * b).ln()
+                            } else {
+                                a - self.factor * b
                             }
                         })
+                        .forced_by_protocol(ev.tie_forced(
+                            plan,
+                            &self.metric,
+                            x,
+                        ))
                     })
                     .collect();
                 let j = judge(&points, self.over);

@@ -84,14 +84,19 @@ impl Pool {
 fn above_rivals(ev: &Evidence<'_>, q: &Above<'_>) -> Judged {
     let mut outcomes = Vec::new();
     let mut shown = Vec::new();
-    // each code length and rival judged apart: its name, for a pooled verdict
-    let mut parts = Vec::new();
+    // each code length and rival judged apart: its name and the points
+    // below the rival, for a pooled verdict
+    let mut parts: Vec<(String, usize, usize)> = Vec::new();
     // each rival's points over every code length
     let mut pooled: Vec<Vec<Statistic>> = vec![Vec::new(); q.rivals.len()];
     for &b in q.bits {
         for (k, r) in q.rivals.iter().enumerate() {
-            parts.push(format!("{b} bits vs {r}"));
             let (outcome, line, points) = above_one_rival(ev, q, b, r);
+            let below = points
+                .iter()
+                .filter(|p| p.support(ALPHA) == Support::Opposite)
+                .count();
+            parts.push((format!("{b} bits vs {r}"), below, points.len()));
             outcomes.push(outcome);
             shown.push(line);
             pooled[k].extend(points);
@@ -163,11 +168,13 @@ fn above_one_rival(
 }
 
 /// The pooled verdict: each rival judged on all its points of every code
-/// length at once, with the parts that fail apart and every part's line.
+/// length at once, with the parts that fail apart, the points where the
+/// method is below a rival (which a pooled hold does not show), and every
+/// part's line.
 fn all_lengths_at_once(
     q: &Above<'_>,
     pooled: &[Vec<Statistic>],
-    parts: &[String],
+    parts: &[(String, usize, usize)],
     apart: &[Outcome],
     shown: &[String],
 ) -> Judged {
@@ -192,17 +199,27 @@ fn all_lengths_at_once(
         .iter()
         .zip(apart)
         .filter(|(_, o)| **o == Outcome::Fails)
-        .map(|(p, _)| p.as_str())
+        .map(|(p, _)| p.0.as_str())
         .collect();
     let failing = if failing.is_empty() {
         "none".to_string()
     } else {
         failing.join(", ")
     };
+    let below: Vec<String> = parts
+        .iter()
+        .filter(|(_, below, _)| *below > 0)
+        .map(|(name, below, all)| format!("{name}: below at {below} of {all} points"))
+        .collect();
+    let below = if below.is_empty() {
+        "none".to_string()
+    } else {
+        below.join(", ")
+    };
     Judged {
         outcome: all_of(&outcomes),
         evidence: format!(
-            "{} · failing apart: {failing} · apart: {}",
+            "{} · failing apart: {failing} · points where it is below a rival (95%): {below} · apart: {}",
             at_once.join(" · "),
             shown.join(" · ")
         ),

@@ -72,7 +72,7 @@ fn the_margin_is_the_stated_tolerance_never_below_the_noise() {
     // the evidence names the tolerance, its reason and what set the margin
     let v = run(0.75, 0.5, 0.01).judge(&crate::fixture::plan(&within(0.1)).unwrap());
     assert!(
-        v[0].evidence.contains("(stated; noise δ")
+        v[0].evidence.contains("(the stated tolerance; noise δ")
             && v[0]
                 .evidence
                 .contains("stated tolerance 0.1 (below any noise)"),

@@ -47,10 +47,11 @@ fn all_lengths_at_once_pools_every_length_where_apart_each_must_hold() {
     assert_eq!(run.outcome(&apart), Outcome::Fails);
     let pooled = format!("{apart}pool = \"all-lengths\"\n");
     assert_eq!(run.outcome(&pooled), Outcome::Holds);
-    // the pooled verdict names the part that fails apart
+    // the pooled verdict names the part that fails apart, and the points
+    // where the method is below the rival
     let evidence = run.evidence(&pooled);
     assert!(
-        evidence.contains(" · failing apart: 8 bits vs B · apart: "),
+        evidence.contains(" · failing apart: 8 bits vs B · points where it is below a rival (95%): 8 bits vs B: below at 2 of 2 points · apart: "),
         "{evidence}"
     );
     // `every` over the pooled points still fails on the 8-bit ones

@@ -60,6 +60,7 @@ pub fn html(report: &Report) -> String {
             esc(&p.citation),
             esc(&p.tally().sentence(p.runs.len()))
         );
+        write_readings(&mut s, p);
         for r in &p.runs {
             write_run(&mut s, r);
         }
@@ -81,7 +82,14 @@ pub fn html(report: &Report) -> String {
 fn write_overview(s: &mut String, report: &Report) {
     s.push_str("<p>Claims checked on the stored runs (<code>hashbench report</code>; <code>just run-all</code> ends with it).</p>\n");
     let _ = writeln!(s, "<p class=\"rule\">{}</p>", esc(hashbench_claims::RULE));
-    s.push_str("<table id=\"totals\">\n<tr><th>paper</th><th>runs</th><th>holds</th><th>fails</th><th>inconclusive</th><th>not testable here</th><th>read off tables or figures: holds / fails / inconclusive / not testable</th><th>undiagnosed fails</th><th>not run</th></tr>\n");
+    let _ = writeln!(
+        s,
+        "<p>{}</p>\n<table id=\"totals\">\n<tr>{}</tr>",
+        esc(TOTALS_NOTE),
+        TOTALS_HEADER
+            .map(|h| format!("<th>{}</th>", esc(h)))
+            .join("")
+    );
     for p in &report.papers {
         let cells: String = p.totals().iter().map(|c| format!("<td>{c}</td>")).collect();
         let _ = writeln!(
@@ -103,6 +111,39 @@ fn write_overview(s: &mut String, report: &Report) {
             .map(|c| format!("<td>{}</td>", esc(c)))
             .collect();
         let _ = writeln!(s, "<tr><td>{}</td>{}</tr>", esc(&p.key), cells.join(""));
+    }
+    s.push_str("</table>\n");
+}
+
+/// A paper's readings that can decide its verdicts, each with its argument
+/// and the statements it moves.
+fn write_readings(s: &mut String, p: &PaperSection) {
+    let readings = p.readings();
+    if readings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "<table class=\"readings\">\n<caption>Readings that decide verdicts</caption>\n<tr>{}<th>argument</th></tr>",
+        READINGS_HEADER
+            .map(|h| format!("<th>{}</th>", esc(h)))
+            .join("")
+    );
+    for (r, moved) in readings {
+        let moved = if moved.is_empty() {
+            "none".to_string()
+        } else {
+            moved.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td><details><summary>from the text</summary>{}</details></td></tr>",
+            esc(&r.id),
+            esc(&r.default),
+            esc(&r.reading),
+            esc(&moved),
+            esc(&r.argument)
+        );
     }
     s.push_str("</table>\n");
 }
@@ -141,18 +182,19 @@ fn write_run(s: &mut String, r: &RunEntry) {
         esc(&run_cost(&r.cost))
     );
     if !r.verdicts.is_empty() {
-        s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>paper</th><th>basis</th><th>verdict</th><th>evidence</th><th>diagnosis</th></tr>\n");
+        s.push_str("<table class=\"claims\">\n<tr><th>claim</th><th>paper</th><th>basis</th><th>verdict</th><th>under each reading</th><th>evidence</th><th>diagnosis</th></tr>\n");
         for v in &r.verdicts {
             let _ = writeln!(
                 s,
-                "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td><details><summary>numbers</summary>{}</details></td><td>{}</td></tr>",
                 esc(&v.id),
                 esc(&v.scope),
                 esc(&v.quote),
                 esc(&v.source),
                 v.basis.name(),
                 v.outcome.name().replace(' ', "-"),
-                esc(&v.shown_outcome()),
+                esc(&shown_verdict(v)),
+                esc(&under_readings(v)),
                 esc(&v.evidence),
                 esc(&v.shown_diagnosis())
             );

@@ -17,6 +17,7 @@ pub fn markdown(report: &Report) -> String {
     for p in &report.papers {
         let _ = writeln!(s, "\n## {}: {}\n", p.key, p.citation);
         let _ = writeln!(s, "{}", p.tally().sentence(p.runs.len()));
+        write_readings(&mut s, p);
         for r in &p.runs {
             write_run(&mut s, r);
         }
@@ -36,8 +37,11 @@ fn write_overview(s: &mut String, report: &Report) {
         "Claims checked on the stored runs (`hashbench report`; `just run-all` ends with it).\n\n",
     );
     let _ = writeln!(s, "{}\n", hashbench_claims::RULE);
-    s.push_str(
-        "Statements of the text (claims sharing an id across panels count once), then those read off a table or figure.\n\n| paper | runs | holds | fails | inconclusive | not testable here | read off: holds / fails / inconclusive / not testable | undiagnosed fails | not run |\n|---|---|---|---|---|---|---|---|---|\n",
+    let _ = writeln!(
+        s,
+        "{TOTALS_NOTE}\n\n| {} |\n|{}",
+        TOTALS_HEADER.join(" | "),
+        "---|".repeat(TOTALS_HEADER.len())
     );
     for p in &report.papers {
         let _ = writeln!(s, "| {} | {} |", p.key, p.totals().join(" | "));
@@ -50,6 +54,36 @@ fn write_overview(s: &mut String, report: &Report) {
     );
     for p in &report.papers {
         let _ = writeln!(s, "| {} | {} |", p.key, cost_cells(p).join(" | "));
+    }
+}
+
+/// A paper's readings that can decide its verdicts, with the statements
+/// each moves (arguments in the specs' `[[readings]]`).
+fn write_readings(s: &mut String, p: &PaperSection) {
+    let readings = p.readings();
+    if readings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nReadings that decide verdicts (each argued in its spec's `[[readings]]`):\n\n| {} |\n|{}",
+        READINGS_HEADER.join(" | "),
+        "---|".repeat(READINGS_HEADER.len())
+    );
+    for (r, moved) in readings {
+        let moved = if moved.is_empty() {
+            "none".to_string()
+        } else {
+            moved.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} |",
+            r.id,
+            cell(&r.default),
+            cell(&r.reading),
+            moved
+        );
     }
 }
 
@@ -70,18 +104,17 @@ fn write_run(s: &mut String, r: &RunEntry) {
     let _ = writeln!(s, "Files: {}\n", links.join(", "));
     let _ = writeln!(s, "Cost: {}.\n", cell(&run_cost(&r.cost)));
     if !r.verdicts.is_empty() {
-        s.push_str("| claim | paper | basis | verdict | evidence | diagnosis |\n|---|---|---|---|---|---|\n");
+        s.push_str("| claim | source | basis | verdict | under each reading | diagnosis |\n|---|---|---|---|---|---|\n");
         for v in &r.verdicts {
             let _ = writeln!(
                 s,
-                "| `{}` {} | \"{}\" ({}) | {} | **{}** | {} | {} |",
+                "| `{}` {} | {} | {} | **{}** | {} | {} |",
                 v.id,
                 v.scope,
-                cell(&v.quote),
                 cell(&v.source),
                 v.basis.name(),
-                v.shown_outcome(),
-                cell(&v.evidence),
+                cell(&shown_verdict(v)),
+                cell(&under_readings(v)),
                 cell(&v.shown_diagnosis())
             );
         }

@@ -15,7 +15,9 @@ use anyhow::{Context, Result};
 
 use super::cost::{Cost, RunSeconds};
 use super::stats::aggregate;
-use hashbench_claims::{Basis, Outcome, Verdict, all_of, check_claims};
+use hashbench_claims::{
+    Basis, Outcome, Reading, ReadingOutcome, Robust, Verdict, all_of, check_claims,
+};
 use hashbench_spec::{Plan, Visit, Walked, Workspace, choose_profile};
 use hashbench_tables as tables;
 
@@ -61,6 +63,11 @@ pub struct RunEntry {
     pub title: String,
     /// The profile shown.
     pub profile: String,
+    /// Whether the profile runs the paper's protocol on its data (else the
+    /// data are stand-ins).
+    pub paper_data: bool,
+    /// The readings its spec declares.
+    pub readings: Vec<Reading>,
     /// The spec changed since the run (its stored sha256 differs): the
     /// verdicts read the old run's tables.
     pub stale: bool,
@@ -104,27 +111,39 @@ pub struct PaperSection {
     pub panels: BTreeMap<String, usize>,
 }
 
-/// A paper's statements by outcome.
+/// A paper's statements by their verdict across the readings
+/// ([`Robust::NAMES`]), those judged on the paper's own data apart from
+/// those judged on stand-ins (a statement judged on both counts in each,
+/// on its own panels).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
-    /// Statements of the text, per [`Outcome::ALL`].
-    pub text: [usize; 4],
-    /// Statements read off a table or figure, per [`Outcome::ALL`].
-    pub read_off: [usize; 4],
-    /// Statements that fail with no diagnosis.
-    pub undiagnosed: usize,
+    /// Statements of the text judged on the paper's data (paper profiles).
+    pub paper_data: [usize; 5],
+    /// Statements of the text judged on stand-in data (other profiles).
+    pub stand_ins: [usize; 5],
+    /// Statements read off a table or figure, on any data.
+    pub read_off: [usize; 5],
+    /// Statements that fail under the default reading with no diagnosis
+    /// that fits: their ids.
+    pub undiagnosed: Vec<String>,
+    /// Reading-dependent statements: (id, the readings that move it).
+    pub dependent: Vec<(String, Vec<String>)>,
     /// Statements judged on some of their panels only: (id, panels run,
     /// panels in all).
     pub partial: Vec<(String, usize, usize)>,
 }
 
 impl Tally {
-    /// "12 hold, 3 fail, 4 inconclusive, 1 not testable here".
-    fn shown(counts: &[usize; 4]) -> String {
-        let names = ["hold", "fail", "inconclusive", "not testable here"];
+    /// "3 / 1 / 0 / 2 / 0", in the order of [`Robust::NAMES`].
+    pub fn cell(counts: &[usize; 5]) -> String {
+        counts.map(|n| n.to_string()).join(" / ")
+    }
+
+    /// "12 hold under every reading, 3 fail ..., 1 not testable here".
+    fn shown(counts: &[usize; 5]) -> String {
         counts
             .iter()
-            .zip(names)
+            .zip(Robust::NAMES)
             .map(|(n, name)| format!("{n} {name}"))
             .collect::<Vec<_>>()
             .join(", ")
@@ -142,12 +161,67 @@ impl Tally {
                 .collect();
             format!(" Judged on some of their panels only: {}.", each.join(", "))
         };
+        let dependent = if self.dependent.is_empty() {
+            String::new()
+        } else {
+            let each: Vec<String> = self
+                .dependent
+                .iter()
+                .map(|(id, by)| format!("{id} (moved by {})", by.join(", ")))
+                .collect();
+            format!(" Reading-dependent: {}.", each.join(", "))
+        };
+        let undiagnosed = if self.undiagnosed.is_empty() {
+            "none".to_string()
+        } else {
+            self.undiagnosed.join(", ")
+        };
         format!(
-            "Statements of the text: {}. Read off tables or figures: {}. Undiagnosed fails: {}. Over {runs} runs.{partial}",
-            Self::shown(&self.text),
+            "Statements of the text on the paper's data: {}. On stand-in data: {}. Read off tables or figures: {}. Undiagnosed fails: {undiagnosed}. Over {runs} runs.{dependent}{partial}",
+            Self::shown(&self.paper_data),
+            Self::shown(&self.stand_ins),
             Self::shown(&self.read_off),
-            self.undiagnosed
         )
+    }
+}
+
+/// One statement's panels of one kind of data, combined: the default
+/// outcomes, and per reading id the outcomes under it (a panel the reading
+/// does not reach gives its default outcome) and whether it reached any.
+#[derive(Default)]
+struct Panels {
+    basis: Option<Basis>,
+    defaults: Vec<Outcome>,
+    readings: BTreeMap<String, (Vec<Outcome>, bool)>,
+    undiagnosed: bool,
+}
+
+impl Panels {
+    fn add(&mut self, v: &Verdict) {
+        self.basis.get_or_insert(v.basis);
+        self.defaults.push(v.outcome);
+        for r in &v.readings {
+            let e = self.readings.entry(r.id.clone()).or_default();
+            e.0.push(if r.reaches { r.outcome } else { v.outcome });
+            e.1 |= r.reaches;
+        }
+        self.undiagnosed |= v.undiagnosed_fail();
+    }
+
+    /// The statement's verdict across the readings, its panels combined
+    /// under each reading as under the default (failing if any fails).
+    fn robust(&self) -> Robust {
+        let under: Vec<ReadingOutcome> = self
+            .readings
+            .iter()
+            .map(|(id, (outcomes, reaches))| ReadingOutcome {
+                id: id.clone(),
+                outcome: all_of(outcomes),
+                evidence: String::new(),
+                reaches: *reaches,
+            })
+            .collect();
+        Robust::of(all_of(&self.defaults), &under)
     }
 }
 
@@ -162,48 +236,85 @@ impl PaperSection {
     }
 
     /// The cells of its row in the totals table after its name: runs, the
-    /// text's statements per outcome, those read off tables or figures,
-    /// undiagnosed fails, specs not run.
-    pub fn totals(&self) -> [String; 8] {
+    /// text's statements on the paper's data and on stand-ins (each as
+    /// [`Tally::cell`]), those read off tables or figures, undiagnosed
+    /// fails, specs not run.
+    pub fn totals(&self) -> [String; 6] {
         let t = self.tally();
         [
             self.runs.len().to_string(),
-            t.text[0].to_string(),
-            t.text[1].to_string(),
-            t.text[2].to_string(),
-            t.text[3].to_string(),
-            t.read_off.map(|n| n.to_string()).join(" / "),
-            t.undiagnosed.to_string(),
+            Tally::cell(&t.paper_data),
+            Tally::cell(&t.stand_ins),
+            Tally::cell(&t.read_off),
+            t.undiagnosed.len().to_string(),
             self.skipped.len().to_string(),
         ]
     }
 
-    /// The paper's statements by outcome: the verdicts sharing a claim id
-    /// (the panels of one statement) combine, failing if any panel fails.
+    /// The paper's statements by their verdict across the readings: the
+    /// verdicts sharing a claim id (the panels of one statement) combine,
+    /// failing if any panel fails, on the paper's data and on stand-ins
+    /// apart.
     pub fn tally(&self) -> Tally {
-        let mut statements: BTreeMap<&str, (Basis, Vec<Outcome>, bool)> = BTreeMap::new();
-        for v in self.runs.iter().flat_map(|r| &r.verdicts) {
-            let e = statements
-                .entry(v.id.as_str())
-                .or_insert((v.basis, Vec::new(), false));
-            e.1.push(v.outcome);
-            e.2 |= v.undiagnosed_fail();
+        let mut statements: BTreeMap<(&str, bool), Panels> = BTreeMap::new();
+        let mut judged: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in &self.runs {
+            for v in &r.verdicts {
+                statements
+                    .entry((v.id.as_str(), r.paper_data))
+                    .or_default()
+                    .add(v);
+                *judged.entry(v.id.as_str()).or_default() += 1;
+            }
         }
         let mut t = Tally::default();
-        for (id, (basis, outcomes, undiagnosed)) in statements {
+        for (id, ran) in judged {
             let all = self.panels.get(id).copied().unwrap_or(0);
-            if outcomes.len() < all {
-                t.partial.push((id.to_string(), outcomes.len(), all));
+            if ran < all {
+                t.partial.push((id.to_string(), ran, all));
             }
-            let o = all_of(&outcomes);
-            let slot = Outcome::ALL.iter().position(|x| *x == o).unwrap_or(0);
-            match basis {
-                Basis::Text => t.text[slot] += 1,
-                Basis::Table | Basis::Figure => t.read_off[slot] += 1,
+        }
+        for ((id, paper_data), panels) in statements {
+            let robust = panels.robust();
+            let slot = robust.index();
+            match (panels.basis.unwrap_or_default(), paper_data) {
+                (Basis::Text, true) => t.paper_data[slot] += 1,
+                (Basis::Text, false) => t.stand_ins[slot] += 1,
+                (Basis::Table | Basis::Figure, _) => t.read_off[slot] += 1,
             }
-            t.undiagnosed += usize::from(o == Outcome::Fails && undiagnosed);
+            if let Robust::ReadingDependent(by) = &robust {
+                let id = id.to_string();
+                if !t.dependent.iter().any(|(i, _)| *i == id) {
+                    t.dependent.push((id, by.clone()));
+                }
+            }
+            if panels.undiagnosed
+                && all_of(&panels.defaults) == Outcome::Fails
+                && !t.undiagnosed.iter().any(|i| i == id)
+            {
+                t.undiagnosed.push(id.to_string());
+            }
         }
         t
+    }
+
+    /// The readings its specs declare, each once (by id), with the
+    /// statements each moves.
+    pub fn readings(&self) -> Vec<(Reading, Vec<String>)> {
+        let mut out: Vec<(Reading, Vec<String>)> = Vec::new();
+        for r in self.runs.iter().flat_map(|r| &r.readings) {
+            if !out.iter().any(|(o, _)| o.id == r.id) {
+                out.push((r.clone(), Vec::new()));
+            }
+        }
+        for (id, by) in self.tally().dependent {
+            for (r, moved) in out.iter_mut() {
+                if by.contains(&r.id) {
+                    moved.push(id.clone());
+                }
+            }
+        }
+        out
     }
 }
 
@@ -297,6 +408,8 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
         id: plan.id.clone(),
         title: crate::summary::run_title(plan),
         profile: plan.profile.clone(),
+        paper_data: plan.profile == hashbench_spec::PAPER_PROFILE,
+        readings: plan.readings.clone(),
         stale,
         deviation: plan.deviation.clone(),
         dir: relative(&ws.results, &dir),
@@ -411,6 +524,52 @@ fn shown(ws: &Workspace, walked: Walked) -> Shown {
         },
     };
     Shown::Skipped(Skipped { id, reason })
+}
+
+/// The header of the totals table.
+const TOTALS_HEADER: [&str; 7] = [
+    "paper",
+    "runs",
+    "text, paper's data: holds / fails / reading-dependent / inconclusive / not testable",
+    "text, stand-in data: holds / fails / reading-dependent / inconclusive / not testable",
+    "read off tables or figures: the same five",
+    "undiagnosed fails",
+    "not run",
+];
+
+/// The sentence above the totals table.
+const TOTALS_NOTE: &str = "Statements of the text (claims sharing an id across panels count once), on the paper's own data (its `paper` profile) apart from stand-in data (other profiles); then those read off a table or figure. A statement holds or fails only when it does so under every reading of the text its spec declares; where readings disagree it is reading-dependent, named with the reading that moves it (each paper's readings table). Intervals and evidence are in each run's claims.csv.";
+
+/// The header of a paper's readings table.
+const READINGS_HEADER: [&str; 4] = [
+    "reading",
+    "the claims are written under",
+    "the other reading",
+    "statements it moves",
+];
+
+/// A verdict's outcome under each reading of its run, "default: fails;
+/// whole-ball: holds", naming only the readings that reach it.
+fn under_readings(v: &Verdict) -> String {
+    let mut parts = vec![format!("default: {}", v.outcome.name())];
+    parts.extend(
+        v.readings
+            .iter()
+            .filter(|r| r.reaches)
+            .map(|r| format!("{}: {}", r.id, r.outcome.name())),
+    );
+    parts.join("; ")
+}
+
+/// A verdict as a statement list shows it: across the readings, a fail
+/// under the default marked when it has no diagnosis that fits.
+fn shown_verdict(v: &Verdict) -> String {
+    let robust = v.robust().name();
+    if v.undiagnosed_fail() {
+        format!("{robust}; {}", v.shown_outcome())
+    } else {
+        robust
+    }
 }
 
 /// The note shown for a run whose spec changed since.
@@ -539,6 +698,8 @@ mod tests {
             evidence: String::new(),
             diagnosis: diagnosed.then(|| "why".to_string()),
             stale: None,
+            readings: Vec::new(),
+            points: Vec::new(),
         }
     }
 
@@ -547,6 +708,8 @@ mod tests {
             id: "e".into(),
             title: "t".into(),
             profile: "local".into(),
+            paper_data: false,
+            readings: Vec::new(),
             stale: false,
             deviation: None,
             dir: "e/local".into(),
@@ -586,11 +749,11 @@ mod tests {
         };
         let t = paper.tally();
         assert_eq!(t.partial, [("beats".to_string(), 2, 3)]);
-        assert_eq!(t.text, [0, 1, 1, 1]);
-        assert_eq!(t.read_off, [0, 1, 0, 0]);
-        assert_eq!(t.undiagnosed, 1);
+        assert_eq!(t.stand_ins, [0, 1, 0, 1, 1]);
+        assert_eq!(t.read_off, [0, 1, 0, 0, 0]);
+        assert_eq!(t.undiagnosed, ["beats"]);
         assert!(
-            t.sentence(2).contains("Undiagnosed fails: 1"),
+            t.sentence(2).contains("Undiagnosed fails: beats."),
             "{}",
             t.sentence(2)
         );

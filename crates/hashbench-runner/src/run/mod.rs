@@ -538,9 +538,27 @@ fn summary_files(
     files.push((dir.join("summary.md"), summary.clone().into_bytes()));
     files.push((
         dir.join("claims.csv"),
-        claims::claims_csv(&verdicts).into_bytes(),
+        claims::claims_csv(&verdicts, &plan.readings).into_bytes(),
     ));
     summary
+}
+
+/// The verdicts of `plan`'s claims on its stored run (what a diagnosis is
+/// written against).
+///
+/// # Errors
+/// No stored run, or tables that cannot be read.
+pub fn stored_verdicts(ws: &Workspace, plan: &Plan) -> Result<Vec<claims::Verdict>> {
+    let dir = ws.run_dir(plan);
+    let t = tables::read_tables(&dir).with_context(|| {
+        format!(
+            "{} [{}]: no stored run to read in {}",
+            plan.id,
+            plan.profile,
+            dir.display()
+        )
+    })?;
+    Ok(claims::check_claims(plan, &t))
 }
 
 /// Redraws the summary and figures of a stored run from its tables alone.

@@ -32,7 +32,7 @@ mod training;
 mod tuning;
 
 use crate::store::{self, FitRecord, FittedCodes, StoredCurve, TrialRecord, fingerprint};
-use hashbench_tables::{IDENTICAL_CODES, null_if_undefined};
+use hashbench_tables::{CONSTANT_BITS, IDENTICAL_CODES, null_if_undefined};
 use training::Training;
 
 /// Everything the trials on one split share: the data views, ground truth,
@@ -151,6 +151,7 @@ impl<'a> TrialContext<'a> {
             &tie_seed.to_string(),
             &kept.describe(),
             IDENTICAL_CODES,
+            CONSTANT_BITS,
         ]);
         Ok(Self {
             plan,
@@ -464,6 +465,7 @@ impl<'a> TrialContext<'a> {
                 .into_iter()
                 .chain(log.facts.iter().cloned())
                 .chain(identical_codes_flag(&codes.db))
+                .chain([(CONSTANT_BITS.to_string(), codes.db.constant_bits() as f64)])
                 .map(|(n, v)| (n, null_if_undefined(v)))
                 .collect(),
             curves: stored_curves(values.curves, &log.per_bit),
