@@ -145,22 +145,33 @@ impl<'a> Evidence<'a> {
         self.claim.borrow_mut().points.push(point);
     }
 
-    /// The points of the claim being judged, each label once (a label
-    /// computed twice with two values, or a point with no value, is left
-    /// out: it names no one value).
+    /// The points of the claim being judged, with a value, each once: a
+    /// label computed again with the same value is the same point, and with
+    /// another value (the same "16 bits − 32 bits" of two metrics, say) it is
+    /// numbered by its order of computation ("16 bits − 32 bits (#2)"),
+    /// which the same claim on the same code repeats.
     pub(crate) fn take_points(&self) -> Vec<Point> {
         let all = std::mem::take(&mut self.claim.borrow_mut().points);
         let mut out: Vec<Point> = Vec::new();
-        let mut ambiguous: Vec<String> = Vec::new();
-        for p in all {
-            match out.iter().find(|q| q.label == p.label) {
-                Some(q) if q.observed.to_bits() == p.observed.to_bits() => {}
-                Some(_) => ambiguous.push(p.label),
-                None => out.push(p),
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for mut p in all {
+            if out
+                .iter()
+                .any(|q| q.label == p.label && q.observed.to_bits() == p.observed.to_bits())
+            {
+                continue;
             }
+            match seen.iter_mut().find(|(l, _)| *l == p.label) {
+                Some((_, n)) => {
+                    *n += 1;
+                    p.label = format!("{} (#{n})", p.label);
+                }
+                None => seen.push((p.label.clone(), 1)),
+            }
+            out.push(p);
         }
         // a point without a value anchors nothing
-        out.retain(|p| !ambiguous.contains(&p.label) && p.observed.is_finite());
+        out.retain(|p| p.observed.is_finite());
         out
     }
 

@@ -31,9 +31,19 @@ pub struct Reading {
     /// claim, with its replacement.
     #[serde(default)]
     pub swap: BTreeMap<String, String>,
+    /// The experiment ids that run it (a figure's reading run on some of
+    /// its panels, whose others lack the method it swaps in); empty: every
+    /// spec that declares it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_in: Vec<String>,
 }
 
 impl Reading {
+    /// Whether experiment `id` runs it.
+    pub fn runs_in(&self, id: &str) -> bool {
+        self.only_in.is_empty() || self.only_in.iter().any(|i| i == id)
+    }
+
     /// Why the declaration is malformed, if it is.
     pub fn refusal(&self) -> Option<String> {
         let safe = !self.id.is_empty()

@@ -59,7 +59,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
             });
             series.push(if several {
                 Series {
-                    label: format!("{m}: {metric}"),
+                    label: format!("{}: {metric}", legend(plan, &m)),
                     dashed: false,
                     hollow: false,
                     palette_slot: Some(k),
@@ -68,7 +68,7 @@ fn metric_figure(plan: &Plan, f: &FigureSpec, metrics: &[String], t: &ResultTabl
                 }
             } else {
                 Series {
-                    label: m.clone(),
+                    label: legend(plan, &m),
                     dashed: false,
                     hollow: false,
                     palette_slot: plan.palette_slot(&m),
@@ -139,7 +139,7 @@ fn pr_points_figure(plan: &Plan, f: &FigureSpec, pr: &PrPoints, t: &ResultTables
                 .filter_map(|&b| Some((value(&m, &pr.recall, b)?, value(&m, &pr.precision, b)?)))
                 .collect();
             (!points.is_empty()).then(|| Series {
-                label: m.clone(),
+                label: legend(plan, &m),
                 dashed: false,
                 hollow: false,
                 palette_slot: plan.palette_slot(&m),
@@ -180,7 +180,7 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
     for m in row_labels(plan, t) {
         if let Some(points) = means.remove(m.as_str()) {
             series.push(Series {
-                label: m.clone(),
+                label: legend(plan, &m),
                 points,
                 dashed: false,
                 hollow: false,
@@ -218,6 +218,22 @@ fn curve_figure(plan: &Plan, f: &FigureSpec, curve: &str, bits: usize, t: &Resul
     }
 }
 
+/// How a method is named in a legend: its label, marked when the paper does
+/// not compare it (ITQ, a reading's variant such as S3PLH with the release's
+/// step), so a reader never takes it for one of the paper's lines.
+fn legend(plan: &Plan, m: &str) -> String {
+    let in_paper = plan
+        .methods()
+        .iter()
+        .find(|e| e.label == m)
+        .is_none_or(|e| e.in_paper);
+    if in_paper {
+        m.to_string()
+    } else {
+        format!("{m} (not in the paper)")
+    }
+}
+
 /// The metric table's axis label of scalar `metric`, else its name (a fit fact).
 fn axis_label(plan: &Plan, metric: &str) -> String {
     describe(plan.metrics(), metric).map_or_else(|| metric.to_string(), |m| m.axis_label)
@@ -242,8 +258,9 @@ pub fn draw_figures(plan: &Plan, t: &ResultTables, dir: &Path) -> Result<Vec<Str
             }
             _ => continue,
         };
+        // the data set and profile drawn, whatever the spec's title says
         let mut fig = fig;
-        fig.title = format!("{} [{}]", fig.title, plan.profile);
+        fig.title = format!("{} [{}, {}]", fig.title, plan.dataset, plan.profile);
         render(&fig, &dir.join(&f.name))?;
         drawn.push(f.name.clone());
     }

@@ -81,7 +81,7 @@ impl Spec {
             dataset: laid.dataset.clone(),
             figures: laid.figures.iter().map(|f| f.get_ref().clone()).collect(),
             claims,
-            readings: laid.readings.iter().map(|r| r.get_ref().clone()).collect(),
+            readings: Self::readings_run(laid),
             reported: laid.reported.iter().map(|r| r.get_ref().clone()).collect(),
             tolerance: laid.tolerance.map_or(1e-6, |t| t.get()),
             kernel: laid.kernel.clone(),
@@ -89,6 +89,16 @@ impl Spec {
             transform: laid.transform.clone(),
             study,
         })
+    }
+
+    /// The readings this experiment runs (a figure's reading may name the
+    /// panels that run it).
+    fn readings_run(laid: &Protocol) -> Vec<hashbench_claims::Reading> {
+        laid.readings
+            .iter()
+            .map(|r| r.get_ref().clone())
+            .filter(|r| r.runs_in(&laid.id))
+            .collect()
     }
 
     /// The claims, each with its diagnosis and resolved under every reading
@@ -108,7 +118,7 @@ impl Spec {
                 bail!("{at}: reading `{}` is declared twice", r.get_ref().id);
             }
         }
-        let readings: Vec<_> = laid.readings.iter().map(|r| r.get_ref().clone()).collect();
+        let readings = Self::readings_run(laid);
         laid.claims
             .iter()
             .map(|c| {

@@ -696,6 +696,19 @@ fn a_diagnosis_for_no_run_and_a_reading_on_no_method_are_refused() {
         reading("SIKH (width={ fixed = 1.0 })")
     );
     assert!(plan_err(&twice, "paper").contains("reading `r` is declared twice"));
+    // a reading may name the experiments that run it (a figure's panels):
+    // elsewhere it is not run, and its swap is not checked
+    let only = |id: &str| format!("{}only_in = [\"{id}\"]\n", reading("NOSUCH"));
+    let id = parse(GOOD).unwrap().plan("paper", &CATALOG).unwrap().id;
+    assert!(
+        parse(&only("another-panel"))
+            .unwrap()
+            .plan("paper", &CATALOG)
+            .unwrap()
+            .readings
+            .is_empty()
+    );
+    assert!(plan_err(&only(&id), "paper").contains("names method `NOSUCH`"));
 }
 
 /// Issue 57, cases 6, 12, 16 and 17: a golden tolerance wide enough to pass

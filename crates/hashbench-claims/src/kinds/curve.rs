@@ -141,7 +141,7 @@ fn above_one_rival(
     let points: Vec<Statistic> = xs
         .iter()
         .map(|&x| {
-            Statistic::of(format!("x {x:.4}"), ev, |d| {
+            Statistic::of(format!("{b} bits vs {r}: x {x:.4}"), ev, |d| {
                 let at = |m: &str| interpolate(&ev.curve(m, curve, b, d), x).unwrap_or(f64::NAN);
                 at(method) - factor * at(r)
             })

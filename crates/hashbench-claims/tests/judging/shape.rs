@@ -1,4 +1,4 @@
-use crate::fixture::Run;
+use crate::fixture::{Run, plan};
 use hashbench_claims::Outcome;
 
 fn run(values: &[(&str, [f64; 3])], noise: f64) -> Run {
@@ -255,4 +255,27 @@ fn a_sweep_whose_values_rest_on_no_spread_is_no_verdict() {
             .trials("C", "f1-r0", x, &[0.4]);
     }
     assert_eq!(r.outcome(claim), Outcome::Inconclusive);
+}
+
+/// A diagnosis anchors on a point by its label: the same label computed for
+/// two metrics ("16 bits − 8 bits" of each) is two points, the second
+/// numbered, so every anchor names one value.
+#[test]
+fn points_of_one_label_and_two_values_are_numbered_apart() {
+    let claim = "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-at\"\nmethod = \"A\"\nmetrics = [\"f1-r0\", \"precision-r0\"]\nat = 16\n";
+    let r = run(
+        &[
+            ("f1-r0", [0.3, 0.6, 0.4]),
+            ("precision-r0", [0.2, 0.7, 0.1]),
+        ],
+        0.02,
+    );
+    let v = &r.judge(&plan(claim).unwrap())[0];
+    let labels: Vec<&str> = v.points.iter().map(|p| p.label.as_str()).collect();
+    assert!(labels.contains(&"16 bits − 8 bits"), "{labels:?}");
+    assert!(labels.contains(&"16 bits − 8 bits (#2)"), "{labels:?}");
+    let mut unique = labels.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), labels.len(), "{labels:?}");
 }

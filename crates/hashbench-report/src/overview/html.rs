@@ -90,7 +90,7 @@ fn write_overview(s: &mut String, report: &Report) {
             .map(|h| format!("<th>{}</th>", esc(h)))
             .join("")
     );
-    for p in &report.papers {
+    for p in report.papers.iter().filter(|p| !p.is_cross_check()) {
         let cells: String = p.totals().iter().map(|c| format!("<td>{c}</td>")).collect();
         let _ = writeln!(
             s,

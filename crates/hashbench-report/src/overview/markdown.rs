@@ -43,7 +43,7 @@ fn write_overview(s: &mut String, report: &Report) {
         TOTALS_HEADER.join(" | "),
         "---|".repeat(TOTALS_HEADER.len())
     );
-    for p in &report.papers {
+    for p in report.papers.iter().filter(|p| !p.is_cross_check()) {
         let _ = writeln!(s, "| {} | {} |", p.key, p.totals().join(" | "));
     }
     let _ = writeln!(

@@ -225,7 +225,16 @@ impl Panels {
     }
 }
 
+/// The experiments folder of the cross-check against public reference code:
+/// a check of hashbench, not a paper, so no paper's count includes it.
+const CROSS_CHECK: &str = "crosscheck";
+
 impl PaperSection {
+    /// Whether it is the cross-check against reference code, not a paper.
+    pub fn is_cross_check(&self) -> bool {
+        self.key == CROSS_CHECK
+    }
+
     /// What the paper's shown runs cost together.
     pub fn cost(&self) -> Cost {
         let mut total = Cost::default();
@@ -458,15 +467,16 @@ pub fn build(ws: &Workspace) -> Result<Report> {
             Shown::Skipped(skipped) => section.skipped.push(skipped),
         }
     }
-    Ok(Report {
-        papers: papers
-            .into_values()
-            .map(|(cited, mut section)| {
-                section.citation = citation(&cited);
-                section
-            })
-            .collect(),
-    })
+    let mut papers: Vec<PaperSection> = papers
+        .into_values()
+        .map(|(cited, mut section)| {
+            section.citation = citation(&cited);
+            section
+        })
+        .collect();
+    // the papers in folder order, the cross-check after them
+    papers.sort_by_key(PaperSection::is_cross_check);
+    Ok(Report { papers })
 }
 
 /// What the report shows of a spec: its stored run (with the paper it
@@ -538,7 +548,7 @@ const TOTALS_HEADER: [&str; 7] = [
 ];
 
 /// The sentence above the totals table.
-const TOTALS_NOTE: &str = "Statements of the text (claims sharing an id across panels count once), on the paper's own data (its `paper` profile) apart from stand-in data (other profiles); then those read off a table or figure. A statement holds or fails only when it does so under every reading of the text its spec declares; where readings disagree it is reading-dependent, named with the reading that moves it (each paper's readings table). Intervals and evidence are in each run's claims.csv.";
+const TOTALS_NOTE: &str = "The cross-check against public reference code is no paper and is not counted here (its section is last). Statements of the text (claims sharing an id across panels count once), on the paper's own data (its `paper` profile) apart from stand-in data (other profiles); then those read off a table or figure. A statement holds or fails only when it does so under every reading of the text its spec declares; where readings disagree it is reading-dependent, named with the reading that moves it (each paper's readings table). Intervals and evidence are in each run's claims.csv.";
 
 /// The header of a paper's readings table.
 const READINGS_HEADER: [&str; 4] = [
@@ -719,6 +729,58 @@ mod tests {
             files: Vec::new(),
             cost: Cost::default(),
         }
+    }
+
+    /// A statement whose panels fail under the default and hold under a
+    /// reading counts as reading-dependent, named by the reading; the same
+    /// statement judged on the paper's data and on a stand-in counts in each.
+    #[test]
+    fn a_statement_the_readings_disagree_on_is_counted_apart_by_its_data() {
+        use Outcome::*;
+        let under = |v: Verdict, outcome: Outcome| Verdict {
+            readings: vec![ReadingOutcome {
+                id: "whole-ball".into(),
+                outcome,
+                evidence: String::new(),
+                reaches: true,
+            }],
+            ..v
+        };
+        let paper_run = RunEntry {
+            paper_data: true,
+            ..run(vec![under(
+                verdict("order", Basis::Text, Fails, true),
+                Holds,
+            )])
+        };
+        let stand_in = run(vec![
+            under(verdict("order", Basis::Text, Holds, false), Holds),
+            verdict("peak", Basis::Text, Inconclusive, false),
+        ]);
+        let paper = PaperSection {
+            key: "p".into(),
+            citation: "c".into(),
+            runs: vec![paper_run, stand_in],
+            skipped: Vec::new(),
+            panels: [("order", 2), ("peak", 1)]
+                .into_iter()
+                .map(|(id, n)| (id.to_string(), n))
+                .collect(),
+        };
+        let t = paper.tally();
+        assert_eq!(t.paper_data, [0, 0, 1, 0, 0]);
+        assert_eq!(t.stand_ins, [1, 0, 0, 1, 0]);
+        assert_eq!(
+            t.dependent,
+            [("order".to_string(), vec!["whole-ball".to_string()])]
+        );
+        assert!(t.undiagnosed.is_empty(), "{:?}", t.undiagnosed);
+        assert!(
+            t.sentence(2)
+                .contains("Reading-dependent: order (moved by whole-ball)."),
+            "{}",
+            t.sentence(2)
+        );
     }
 
     #[test]
