@@ -483,7 +483,7 @@ impl Judge for FallsWithBits {
                 .map(|p| p.0)
                 .filter(|&x| y(self.to, x, Draw::Observed).is_some())
                 .map(|x| {
-                    Statistic::of(format!("x {x:.4}"), ev, |d| {
+                    Statistic::of(format!("{m}: x {x:.4}"), ev, |d| {
                         y(self.from, x, d).unwrap_or(f64::NAN)
                             - y(self.to, x, d).unwrap_or(f64::NAN)
                     })
