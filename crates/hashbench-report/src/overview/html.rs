@@ -130,11 +130,6 @@ fn write_readings(s: &mut String, p: &PaperSection) {
             .join("")
     );
     for (r, moved) in readings {
-        let moved = if moved.is_empty() {
-            "none".to_string()
-        } else {
-            moved.join(", ")
-        };
         let _ = writeln!(
             s,
             "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td><details><summary>from the text</summary>{}</details></td></tr>",

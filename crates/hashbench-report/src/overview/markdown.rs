@@ -71,11 +71,6 @@ fn write_readings(s: &mut String, p: &PaperSection) {
         "---|".repeat(READINGS_HEADER.len())
     );
     for (r, moved) in readings {
-        let moved = if moved.is_empty() {
-            "none".to_string()
-        } else {
-            moved.join(", ")
-        };
         let _ = writeln!(
             s,
             "| `{}` | {} | {} | {} |",

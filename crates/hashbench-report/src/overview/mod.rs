@@ -308,8 +308,8 @@ impl PaperSection {
     }
 
     /// The readings its specs declare, each once (by id), with the
-    /// statements each moves.
-    pub fn readings(&self) -> Vec<(Reading, Vec<String>)> {
+    /// statements each moves ("none" when it moves none).
+    pub fn readings(&self) -> Vec<(Reading, String)> {
         let mut out: Vec<(Reading, Vec<String>)> = Vec::new();
         for r in self.runs.iter().flat_map(|r| &r.readings) {
             if !out.iter().any(|(o, _)| o.id == r.id) {
@@ -323,7 +323,16 @@ impl PaperSection {
                 }
             }
         }
-        out
+        out.into_iter()
+            .map(|(r, moved)| {
+                let moved = if moved.is_empty() {
+                    "none".to_string()
+                } else {
+                    moved.join(", ")
+                };
+                (r, moved)
+            })
+            .collect()
     }
 }
 
