@@ -447,7 +447,6 @@ fn check_one(plan: &dyn Experiment, ev: &Evidence<'_>, c: &ClaimSpec) -> Verdict
             }
         })
         .collect();
-    ev.take_points();
     for r in readings.iter().filter(|r| r.reaches) {
         evidence += &format!(
             " · under reading {}: {} ({})",

@@ -10,6 +10,7 @@ use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
 use hashbench_claims::{RULE, Reading, Verdict};
 
+use hashbench_core::method::FitCheck;
 use hashbench_spec::{Plan, Study};
 use hashbench_tables::{CONSTANT_BITS, IDENTICAL_CODES, ResultTables};
 
@@ -276,17 +277,25 @@ fn write_reported(s: &mut String, plan: &Plan, all: &Stats) {
     }
 }
 
+/// The check every method's codes get: no bit equal for every database item.
+const CONSTANT_BITS_CHECK: FitCheck = FitCheck {
+    fact: CONSTANT_BITS,
+    low: 0.0,
+    high: 0.0,
+    says: "bits equal for every database item, which tell no item apart",
+};
+
 /// Fits whose logged facts lie outside the ranges their method declares
 /// (`FitLogNames::checks`), and every method's trials with bits equal for
 /// every database item (`constant-bits`): one line per method, check and
 /// code length, with the trials and values; a line saying none are when
 /// every fit passes.
 fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
-    let mut declared = false;
     let mut lines: Vec<String> = Vec::new();
     for m in plan.methods() {
-        for check in m.spec.registration().fit_log.checks {
-            declared = true;
+        // the method's own checks, then the one every method's codes get
+        let own = m.spec.registration().fit_log.checks;
+        for check in own.iter().chain([&CONSTANT_BITS_CHECK]) {
             for &b in plan.axis.values() {
                 let flagged: Vec<String> = t
                     .metrics
@@ -313,30 +322,6 @@ fn write_fit_checks(s: &mut String, plan: &Plan, t: &ResultTables) {
                 }
             }
         }
-    }
-    // every method's codes: a bit equal for every database item
-    for m in plan.methods() {
-        for &b in plan.axis.values() {
-            let flagged: Vec<String> = t
-                .metrics
-                .iter()
-                .filter(|r| {
-                    r.method == m.label && r.metric == CONSTANT_BITS && r.bits == b && r.value > 0.0
-                })
-                .map(|r| format!("trial {}: {}", r.trial, r.value))
-                .collect();
-            if !flagged.is_empty() {
-                lines.push(format!(
-                    "- **{}**, {}: bits equal for every database item, which tell no item apart (`{CONSTANT_BITS}` above 0; {})",
-                    m.label,
-                    plan.axis.point(b),
-                    flagged.join(", ")
-                ));
-            }
-        }
-    }
-    if !declared && lines.is_empty() {
-        return;
     }
     let _ = writeln!(s, "\n## Fit checks\n");
     if lines.is_empty() {
