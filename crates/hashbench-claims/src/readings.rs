@@ -36,12 +36,28 @@ pub struct Reading {
     /// spec that declares it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only_in: Vec<String>,
+    /// Names swapped besides `swap` in the named experiments alone (a
+    /// method tuned for the reading, in the panels whose search has run;
+    /// elsewhere the reading re-scores the default's method).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub panel_swap: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Reading {
     /// Whether experiment `id` runs it.
     pub fn runs_in(&self, id: &str) -> bool {
         self.only_in.is_empty() || self.only_in.iter().any(|i| i == id)
+    }
+
+    /// The reading as experiment `id` runs it: `swap` with that
+    /// experiment's `panel_swap` laid over it, and no panel swaps left.
+    pub fn in_experiment(&self, id: &str) -> Reading {
+        let mut r = self.clone();
+        if let Some(own) = r.panel_swap.remove(id) {
+            r.swap.extend(own);
+        }
+        r.panel_swap.clear();
+        r
     }
 
     /// Why the declaration is malformed, if it is.

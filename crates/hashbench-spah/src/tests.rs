@@ -234,6 +234,33 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
     assert!(model.fit_log().facts.iter().any(|f| f.0 == "cv-f1"));
 }
 
+#[test]
+fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() {
+    let x = Data::Dense(clustered(200, 6, 9));
+    let train = TrainSet::unlabelled(&x);
+    let top = ShSvmParams {
+        neighbours: 5,
+        max_iterations: 3,
+        cv_items: Some(150),
+        ..ShSvmParams::default()
+    };
+    let whole = ShSvmParams {
+        cv_retrieves: CvRetrieval::WholeBall,
+        ..top.clone()
+    };
+    let cv_f1 = |p: &ShSvmParams| p.tune(&train, 4).unwrap().unwrap().1.facts[0].clone();
+    let (a, b) = (cv_f1(&top), cv_f1(&whole));
+    assert_eq!((a.0.as_str(), b.0.as_str()), ("cv-f1", "cv-f1"));
+    // 4-bit codes of 150 items: radius-1 balls hold far more than 25 items,
+    // so the whole ball's precision (and F1) is below the top 25's
+    assert!(b.1 < a.1, "whole ball {} against top 25 {}", b.1, a.1);
+    // the criterion is part of the stored settings only when it is not the
+    // default, so the top-k records keep their keys
+    let json = |p: &ShSvmParams| serde_json::to_string(p).unwrap();
+    assert!(!json(&top).contains("cv_retrieves"));
+    assert!(json(&whole).contains(r#""cv_retrieves":"whole-ball""#));
+}
+
 /// A score peaked at `best` (on the axis's own scale).
 fn peaked(axis: &Axis, best: f64) -> impl Fn(f64) -> f64 {
     let log = axis.log;
@@ -493,7 +520,7 @@ fn the_search_scores_the_top_25_within_radius_one_as_the_experiments_do() {
     use hashbench_core::BitCodes;
     use hashbench_eval::EmptyPolicy;
 
-    use crate::tune::top_within_radius_f1;
+    use crate::tune::within_radius_f1;
     // 40 items: 30 with code 00, 10 with code 11; query 00 relevant to items
     // 0..10. Its radius-1 ball holds the 30 at distance 0, more than 25: 25
     // of them in expectation hold 10·25/30 relevant items, P = 1/3, R = 5/6,
@@ -501,17 +528,20 @@ fn the_search_scores_the_top_25_within_radius_one_as_the_experiments_do() {
     let db = BitCodes::from_fn(40, 2, |i, _| i >= 30);
     let q = BitCodes::from_fn(1, 2, |_, _| false);
     let truth = vec![(0..10).collect::<Vec<u32>>()];
-    let f1 = top_within_radius_f1(&db, &q, &truth, 1, 25, EmptyPolicy::One);
+    let f1 = within_radius_f1(&db, &q, &truth, 1, Some(25), EmptyPolicy::One);
     assert!((f1 - 10.0 / 21.0).abs() < 1e-12, "{f1}");
+    // the reading `whole-ball`: all 30, P = 1/3, R = 1
+    let whole = within_radius_f1(&db, &q, &truth, 1, None, EmptyPolicy::One);
+    assert!((whole - 0.5).abs() < 1e-12, "{whole}");
     // a second query, 11 on 4 bits against a database of 0000: its ball is
     // empty; the first (0000) retrieves its 4 relevant items exactly.
     // Empty at precision 1: P = 1, R = 1/2, F1 = 2/3; at 0: P = R = 1/2.
     let db = BitCodes::from_fn(4, 4, |_, _| false);
     let q = BitCodes::from_fn(2, 4, |i, j| i == 1 && j < 2);
     let truth = vec![vec![0, 1, 2, 3], vec![0, 1]];
-    let one = top_within_radius_f1(&db, &q, &truth, 1, 25, EmptyPolicy::One);
+    let one = within_radius_f1(&db, &q, &truth, 1, Some(25), EmptyPolicy::One);
     assert!((one - 2.0 / 3.0).abs() < 1e-12, "{one}");
-    let zero = top_within_radius_f1(&db, &q, &truth, 1, 25, EmptyPolicy::Zero);
+    let zero = within_radius_f1(&db, &q, &truth, 1, Some(25), EmptyPolicy::Zero);
     assert!((zero - 0.5).abs() < 1e-12, "{zero}");
 }
 
@@ -521,7 +551,7 @@ fn the_search_retrieves_within_the_figures_radius_and_agrees_with_the_experiment
     use hashbench_eval::EmptyPolicy;
     use hashbench_eval::{EvalInputs, MetricSpec, evaluate};
 
-    use crate::tune::top_within_radius_f1;
+    use crate::tune::within_radius_f1;
     // Query 0000 against 8 items: 2 at distance 0 (items 0, 1), 2 at
     // distance 1 (2, 3), 4 at distance 2 (4..8); relevant: 1, 3, 4, 5.
     // Radius 1, top 3: the 2 at distance 0 and one of the 2 at distance 1,
@@ -537,13 +567,16 @@ fn the_search_retrieves_within_the_figures_radius_and_agrees_with_the_experiment
     let q = BitCodes::from_fn(1, 4, |_, _| false);
     let truth = vec![vec![1u32, 3, 4, 5]];
     let f1 = |p: f64, r: f64| 2.0 * p * r / (p + r);
-    let at = |radius, top| top_within_radius_f1(&db, &q, &truth, radius, top, EmptyPolicy::One);
+    let at = |radius, top| within_radius_f1(&db, &q, &truth, radius, Some(top), EmptyPolicy::One);
     assert!((at(1, 3) - f1(0.5, 0.375)).abs() < 1e-12, "{}", at(1, 3));
     assert!((at(2, 3) - at(1, 3)).abs() < 1e-12);
     assert!((at(2, 6) - f1(0.5, 0.75)).abs() < 1e-12, "{}", at(2, 6));
     assert!((at(1, 6) - f1(0.5, 0.5)).abs() < 1e-12, "{}", at(1, 6));
     // a radius beyond the code length is the whole code space
     assert!((at(40, 8) - f1(0.5, 1.0)).abs() < 1e-12, "{}", at(40, 8));
+    // the whole ball at radius 1: the 4 items, hits 2, P = R = 1/2
+    let whole = within_radius_f1(&db, &q, &truth, 1, None, EmptyPolicy::One);
+    assert!((whole - f1(0.5, 0.5)).abs() < 1e-12, "{whole}");
 
     // The same F1 as the experiments' `top-within-radius` on random codes.
     let mut rng = ChaCha8Rng::seed_from_u64(9);
@@ -557,37 +590,39 @@ fn the_search_retrieves_within_the_figures_radius_and_agrees_with_the_experiment
             t
         })
         .collect();
-    for radius in [0, 1, 3, 6] {
-        for empty in [EmptyPolicy::One, EmptyPolicy::Zero, EmptyPolicy::Skip] {
-            let spec = MetricSpec::TopWithinRadius {
-                k: 20,
-                radius,
-                empty,
-            };
-            let ground_truth = hashbench_core::GroundTruth::Lists {
-                n_db: 300,
-                lists: truth.clone(),
-            };
-            let order: Vec<u32> = (0..300).collect();
-            let values = evaluate(
-                std::slice::from_ref(&spec),
-                &EvalInputs {
-                    db: &db,
-                    queries: &q,
-                    truth: &ground_truth,
-                    bit_weights: None,
-                    tie_order: &order,
-                    search: None,
-                },
-            );
-            let name = &spec.scalar_names()[2];
-            let expected = values.scalars.iter().find(|(n, _)| n == name).unwrap().1;
-            let got = top_within_radius_f1(&db, &q, &truth, radius, 20, empty);
-            assert!(
-                (got - expected).abs() < 1e-12,
-                "radius {radius}, {empty:?}: {got} against the experiments' {expected}"
-            );
-        }
+    let cases = [0, 1, 3, 6].into_iter().flat_map(|radius| {
+        [EmptyPolicy::One, EmptyPolicy::Zero, EmptyPolicy::Skip]
+            .into_iter()
+            .flat_map(move |empty| [Some(20), None].map(|top| (radius, empty, top)))
+    });
+    for (radius, empty, top) in cases {
+        let (spec, f1_name) = match top {
+            Some(k) => (MetricSpec::TopWithinRadius { k, radius, empty }, 2),
+            None => (MetricSpec::F1AtRadius { radius, empty }, 0),
+        };
+        let ground_truth = hashbench_core::GroundTruth::Lists {
+            n_db: 300,
+            lists: truth.clone(),
+        };
+        let order: Vec<u32> = (0..300).collect();
+        let values = evaluate(
+            std::slice::from_ref(&spec),
+            &EvalInputs {
+                db: &db,
+                queries: &q,
+                truth: &ground_truth,
+                bit_weights: None,
+                tie_order: &order,
+                search: None,
+            },
+        );
+        let name = &spec.scalar_names()[f1_name];
+        let expected = values.scalars.iter().find(|(n, _)| n == name).unwrap().1;
+        let got = within_radius_f1(&db, &q, &truth, radius, top, empty);
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "radius {radius}, {empty:?}, top {top:?}: {got} against the experiments' {name} {expected}"
+        );
     }
 }
 

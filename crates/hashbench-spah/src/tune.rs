@@ -9,7 +9,8 @@
 //! recall of the top k items (the figure's truth size: 25, or 100 in Figs.
 //! 7-9) by Hamming distance within the figure's radius (`cv_radius`: 1 in
 //! Figs. 3-6 and Table I, 16 in Figs. 7-8, 8 in Fig. 9; ties at the k-th
-//! distance in expectation), against the figure's truth (the k nearest
+//! distance in expectation), or of the whole ball under the reading
+//! `whole-ball` (`cv_retrieves`), against the figure's truth (the k nearest
 //! database items, or those of the held-out item's label) under the
 //! figure's empty-ball policy. The folds
 //! cover a sample of 5/8 of the training set unless `cv_items` says
@@ -54,7 +55,7 @@ use rayon::prelude::*;
 
 use crate::codes::{initial_bases, sparse_codes};
 use crate::grid::{ALPHA_AXIS, ALPHA_GRID, AxisOutcome, LAMBDA_AXIS, PENALTY_GRID, first_max};
-use crate::{CodeHyper, HashContext, HashKind, SpahParams};
+use crate::{CodeHyper, CvRetrieval, HashContext, HashKind, SpahParams};
 
 /// Folds (the paper's 5).
 pub const FOLDS: usize = 5;
@@ -442,8 +443,9 @@ struct Fold<H: HashKind> {
     empty: EmptyPolicy,
     /// The radius scored at (the figure's).
     radius: u32,
-    /// Items retrieved at most (the truth's size).
-    top: usize,
+    /// Items retrieved at most within the radius (the truth's size), or
+    /// the whole ball.
+    retrieved: Option<usize>,
     fold: usize,
 }
 
@@ -485,7 +487,10 @@ impl<H: HashKind> Fold<H> {
             truth,
             empty: params.cv_empty,
             radius: params.cv_radius,
-            top: k,
+            retrieved: match params.cv_retrieves {
+                CvRetrieval::TopK => Some(k),
+                CvRetrieval::WholeBall => None,
+            },
             fold,
         }
     }
@@ -506,12 +511,12 @@ impl<H: HashKind> Fold<H> {
                 .encode(d)
                 .map_err(|e| SolverError::Invalid(e.to_string()))
         };
-        Ok(top_within_radius_f1(
+        Ok(within_radius_f1(
             &encode(&self.db)?,
             &encode(&self.queries)?,
             &self.truth,
             self.radius,
-            self.top,
+            self.retrieved,
             self.empty,
         ))
     }
@@ -519,16 +524,17 @@ impl<H: HashKind> Fold<H> {
 
 /// The experiments' F1 (Sec. 5.1.3) of `queries` in `db` against `truth`
 /// (sorted relevant ids per query): the F1 of the mean precision and recall
-/// ([`hashbench_eval::f1_of_means`]) of the top `top` items by Hamming
-/// distance within `radius` (ties at the cut distance in expectation), an
-/// empty ball's precision following `empty`, as the experiments'
-/// `top-within-radius` metric scores it ([`BallScores`]).
-pub fn top_within_radius_f1(
+/// ([`hashbench_eval::f1_of_means`]) of what is retrieved within `radius`,
+/// the top `top` items by Hamming distance (ties at the cut distance in
+/// expectation) as the experiments' `top-within-radius` metric scores it,
+/// or with `top` unset the whole ball, as `f1-at-radius` does
+/// ([`BallScores`]); an empty ball's precision follows `empty`.
+pub fn within_radius_f1(
     db: &BitCodes,
     queries: &BitCodes,
     truth: &[Vec<u32>],
     radius: u32,
-    top: usize,
+    top: Option<usize>,
     empty: EmptyPolicy,
 ) -> f64 {
     let slots = (radius as usize).min(db.n_bits()) + 1;
@@ -547,7 +553,7 @@ pub fn top_within_radius_f1(
                 relevant_at[d as usize] += u32::from(relevant.binary_search(&(j as u32)).is_ok());
             }
         }
-        let scores = BallScores::of(&at, &relevant_at, relevant.len(), radius, Some(top), empty);
+        let scores = BallScores::of(&at, &relevant_at, relevant.len(), radius, top, empty);
         precisions.push(scores.precision);
         recalls.push(scores.recall);
     }

@@ -92,12 +92,12 @@ impl Spec {
     }
 
     /// The readings this experiment runs (a figure's reading may name the
-    /// panels that run it).
+    /// panels that run it), each with this experiment's own swaps.
     fn readings_run(laid: &Protocol) -> Vec<hashbench_claims::Reading> {
         laid.readings
             .iter()
-            .map(|r| r.get_ref().clone())
-            .filter(|r| r.runs_in(&laid.id))
+            .filter(|r| r.get_ref().runs_in(&laid.id))
+            .map(|r| r.get_ref().in_experiment(&laid.id))
             .collect()
     }
 

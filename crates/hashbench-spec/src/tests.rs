@@ -709,6 +709,20 @@ fn a_diagnosis_for_no_run_and_a_reading_on_no_method_are_refused() {
             .is_empty()
     );
     assert!(plan_err(&only(&id), "paper").contains("names method `NOSUCH`"));
+    // a panel's own swap is laid over the reading's in that panel alone
+    let panel = |panel: &str| {
+        format!(
+            "{}panel_swap = {{ \"{panel}\" = {{ \"LSH\" = \"NOSUCH\" }} }}\n",
+            reading("SIKH (width={ fixed = 1.0 })")
+        )
+    };
+    let elsewhere = parse(&panel("another-panel"))
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap();
+    assert_eq!(elsewhere.readings[0].swap.get("LSH").unwrap(), "SIKH (width={ fixed = 1.0 })");
+    assert!(elsewhere.readings[0].panel_swap.is_empty());
+    assert!(plan_err(&panel(&id), "paper").contains("names method `NOSUCH`"));
 }
 
 /// Issue 57, cases 6, 12, 16 and 17: a golden tolerance wide enough to pass

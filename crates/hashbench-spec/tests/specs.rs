@@ -291,3 +291,32 @@ fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
     }
     assert_eq!(pooled, 5, "the OKH claims read as a whole");
 }
+
+/// Every experiment a reading names (`only_in`, `panel_swap`) is a shipped
+/// spec: a misspelt panel would otherwise leave the reading unrun, or run
+/// without its swap, silently.
+#[test]
+fn every_experiment_a_reading_names_is_a_shipped_spec() {
+    let specs = shipped();
+    let ids: std::collections::BTreeSet<&str> = specs.iter().map(|(_, s)| s.id()).collect();
+    let mut named = 0;
+    for (path, spec) in &specs {
+        let files = std::iter::once(path.as_path()).chain(spec.figure_file());
+        for file in files {
+            let text = std::fs::read_to_string(file).unwrap();
+            let table: toml::Table = toml::from_str(&text).unwrap();
+            let readings = table.get("readings").and_then(|r| r.as_array());
+            for r in readings.into_iter().flatten() {
+                let only = r.get("only_in").and_then(|v| v.as_array());
+                let only = only.into_iter().flatten().filter_map(|v| v.as_str());
+                let panels = r.get("panel_swap").and_then(|v| v.as_table());
+                let panels = panels.into_iter().flatten().map(|(k, _)| k.as_str());
+                for id in only.chain(panels) {
+                    assert!(ids.contains(id), "{}: no spec `{id}`", file.display());
+                    named += 1;
+                }
+            }
+        }
+    }
+    assert!(named >= 1, "no reading names an experiment");
+}
