@@ -1507,6 +1507,89 @@ why_not_testable = "ci compares no timings"
     );
 }
 
+/// Issue 71: a timing diagnosis travels. A run's report with a timing claim
+/// diagnosed on the run's own point stays fresh when every time is scaled by
+/// 1.3 (a slower machine): times are judged as log ratios. A change of one
+/// method's times against the others' (a moved finding) makes it stale.
+#[test]
+fn a_report_rebuilt_with_every_time_scaled_keeps_its_timing_diagnoses_fresh() {
+    use hashbench_report::overview::{build, markdown};
+    let (_dir, ws) = setup();
+    let timed = SPEC.replacen("trials = 3\n", "trials = 3\ntiming_repeats = 5\n", 1)
+        + r#"
+[[claims]]
+id = "pcah-trains-fastest"
+quote = "PCAH is the cheapest to train"
+source = "Sec. 2"
+kind = "beats"
+direction = "lower"
+methods = ["PCAH"]
+rivals = ["LSH"]
+metric = "fit-seconds"
+over = "overall"
+"#;
+    std::fs::write(ws.root.join("experiments/toy/spec.toml"), &timed).unwrap();
+    let paper = plan(&ws, "paper");
+    let run = run_plan(&ws, &paper, &RunOptions::default()).unwrap();
+    // a diagnosis written for the run's own outcome and point, as `hashbench
+    // points` prints them
+    let verdict = hashbench_runner::stored_verdicts(&ws, &paper)
+        .unwrap()
+        .into_iter()
+        .find(|v| v.id == "pcah-trains-fastest")
+        .unwrap();
+    let point = verdict.points.first().expect("a judged point");
+    assert!(point.label.contains("ln(LSH / PCAH)"), "{}", point.label);
+    std::fs::create_dir_all(ws.root.join("experiments/toy/diagnoses")).unwrap();
+    std::fs::write(
+        ws.root.join("experiments/toy/diagnoses/spec.toml"),
+        format!(
+            "[[diagnosis]]\nclaim = \"pcah-trains-fastest\"\nprofile = \"paper\"\noutcome = \"{}\"\npoint = \"{}\"\nvalue = {:?}\ninterval = [{:?}, {:?}]\ntext = \"what was looked at\"\n",
+            verdict.outcome.name(),
+            point.label,
+            point.observed,
+            point.interval.0,
+            point.interval.1
+        ),
+    )
+    .unwrap();
+    // the stored timing tables with `scale` applied to the times of `method`
+    // (every method when None)
+    let rescaled = |scale: f64, method: Option<&str>| {
+        let mut t = hashbench_tables::read_tables(&run.dir).unwrap();
+        for r in t.timings.iter_mut().filter(|r| r.metric == "fit-seconds") {
+            if method.is_none_or(|m| r.method == m) {
+                r.value *= scale;
+            }
+        }
+        for (path, bytes) in hashbench_tables::table_files(&t, &run.dir).unwrap() {
+            std::fs::write(path, bytes).unwrap();
+        }
+    };
+    let timing_verdict = || {
+        let report = build(&ws).unwrap();
+        let text = markdown(&report);
+        let v = report.papers[0].runs[0]
+            .verdicts
+            .iter()
+            .find(|v| v.id == "pcah-trains-fastest")
+            .unwrap()
+            .clone();
+        (v, text)
+    };
+    let (fresh, _) = timing_verdict();
+    assert_eq!(fresh.stale, None, "the run it was written for");
+    rescaled(1.3, None);
+    let (slower, text) = timing_verdict();
+    assert_eq!(slower.stale, None, "every time 1.3 times longer");
+    assert_eq!(slower.outcome, verdict.outcome);
+    assert!(!text.contains("diagnosis stale"), "{text}");
+    // one method ten times slower against the other: a moved finding
+    rescaled(10.0, Some("PCAH"));
+    let (moved, _) = timing_verdict();
+    assert!(moved.stale.is_some(), "{moved:?}");
+}
+
 /// Records what run-all tells its caller.
 #[derive(Default)]
 struct Recorded(Vec<String>);

@@ -720,7 +720,10 @@ fn a_diagnosis_for_no_run_and_a_reading_on_no_method_are_refused() {
         .unwrap()
         .plan("paper", &CATALOG)
         .unwrap();
-    assert_eq!(elsewhere.readings[0].swap.get("LSH").unwrap(), "SIKH (width={ fixed = 1.0 })");
+    assert_eq!(
+        elsewhere.readings[0].swap.get("LSH").unwrap(),
+        "SIKH (width={ fixed = 1.0 })"
+    );
     assert!(elsewhere.readings[0].panel_swap.is_empty());
     assert!(plan_err(&panel(&id), "paper").contains("names method `NOSUCH`"));
 }
