@@ -120,7 +120,7 @@ pub enum CvTruth {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CvRetrieval {
-    /// `"top-k"`: at most the `cv_neighbours` nearest codes within the
+    /// `"top-k"`: at most the `cv_neighbours` nearest items within the
     /// radius (the `top-within-radius` metric).
     TopK,
     /// `"whole-ball"`: every code within the radius (the `f1-at-radius`
@@ -170,8 +170,8 @@ pub struct SpahParams<H: HashKind> {
     /// the default and the experiments', `"zero"` or `"skip"`).
     #[serde(default = "default_cv_empty")]
     pub cv_empty: EmptyPolicy,
-    /// The cross-validation's truth size and items retrieved: the figure's
-    /// k (25, the default; Figs. 7-9: 100). Left out of the stored settings
+    /// The cross-validation's truth size, and the items it retrieves at
+    /// most under `"top-k"`: the figure's k (25, the default; Figs. 7-9: 100). Left out of the stored settings
     /// at 25, so the records written before it existed keep their keys.
     #[serde(
         default = "default_cv_neighbours",
@@ -191,7 +191,10 @@ pub struct SpahParams<H: HashKind> {
     /// (`"whole-ball"`, so the reading `whole-ball` is scored on codes tuned
     /// for it). Left out of the stored settings at `"top-k"`, as
     /// `cv_neighbours` at 25.
-    #[serde(default = "default_cv_retrieves", skip_serializing_if = "is_top_k")]
+    #[serde(
+        default = "default_cv_retrieves",
+        skip_serializing_if = "is_default_cv_retrieves"
+    )]
     pub cv_retrieves: CvRetrieval,
     /// Algorithm 1's "center x" read as preprocessing: the training items
     /// centred by their mean before the graph, the codes, the hash function
@@ -239,7 +242,7 @@ fn is_default_cv_radius(r: &u32) -> bool {
 fn default_cv_retrieves() -> CvRetrieval {
     CvRetrieval::TopK
 }
-fn is_top_k(r: &CvRetrieval) -> bool {
+fn is_default_cv_retrieves(r: &CvRetrieval) -> bool {
     *r == CvRetrieval::TopK
 }
 fn default_iterations() -> usize {

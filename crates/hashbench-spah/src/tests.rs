@@ -251,14 +251,18 @@ fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() 
     let cv_f1 = |p: &ShSvmParams| p.tune(&train, 4).unwrap().unwrap().1.facts[0].clone();
     let (a, b) = (cv_f1(&top), cv_f1(&whole));
     assert_eq!((a.0.as_str(), b.0.as_str()), ("cv-f1", "cv-f1"));
-    // 4-bit codes of 150 items: radius-1 balls hold far more than 25 items,
-    // so the whole ball's precision (and F1) is below the top 25's
+    // another criterion scores the search's choice: with 4-bit codes of 150
+    // items the radius-1 balls hold far more than 25 items, and on this
+    // data their whole-ball F1 is below the top 25's
     assert!(b.1 < a.1, "whole ball {} against top 25 {}", b.1, a.1);
     // the criterion is part of the stored settings only when it is not the
-    // default, so the top-k records keep their keys
+    // default, so the top-k records keep their keys, and settings stored
+    // before it existed read back as top-k
     let json = |p: &ShSvmParams| serde_json::to_string(p).unwrap();
     assert!(!json(&top).contains("cv_retrieves"));
     assert!(json(&whole).contains(r#""cv_retrieves":"whole-ball""#));
+    let old: ShSvmParams = serde_json::from_str(&json(&top)).unwrap();
+    assert_eq!(old.cv_retrieves, CvRetrieval::TopK);
 }
 
 /// A score peaked at `best` (on the axis's own scale).

@@ -444,8 +444,8 @@ struct Fold<H: HashKind> {
     /// The radius scored at (the figure's).
     radius: u32,
     /// Items retrieved at most within the radius (the truth's size), or
-    /// the whole ball.
-    retrieved: Option<usize>,
+    /// none for the whole ball.
+    top: Option<usize>,
     fold: usize,
 }
 
@@ -487,7 +487,7 @@ impl<H: HashKind> Fold<H> {
             truth,
             empty: params.cv_empty,
             radius: params.cv_radius,
-            retrieved: match params.cv_retrieves {
+            top: match params.cv_retrieves {
                 CvRetrieval::TopK => Some(k),
                 CvRetrieval::WholeBall => None,
             },
@@ -516,7 +516,7 @@ impl<H: HashKind> Fold<H> {
             &encode(&self.queries)?,
             &self.truth,
             self.radius,
-            self.retrieved,
+            self.top,
             self.empty,
         ))
     }

@@ -53,6 +53,27 @@ impl Spec {
         for r in &laid.reported {
             self.check_reported(r, names)?;
         }
+        // every name a reading swaps here is one of this experiment's: a
+        // misspelt name would leave the reading re-scoring the default
+        for r in &laid.readings {
+            let run = r.get_ref();
+            if !run.runs_in(&laid.id) {
+                continue;
+            }
+            let swap = run.in_experiment(&laid.id).swap;
+            let unknown = swap.keys().find(|k| {
+                !(names.labels.contains(*k)
+                    || names.scalars.contains(*k)
+                    || names.curves.contains(*k))
+            });
+            if let Some(k) = unknown {
+                bail!(
+                    "{}: reading `{}` swaps `{k}`, which is no method label, metric or curve of this spec",
+                    self.at(r.span().start),
+                    run.id
+                );
+            }
+        }
         let mut ids = BTreeSet::new();
         // each claim as written (for its place) and resolved under the readings
         for (c, resolved) in laid.claims.iter().zip(claims) {

@@ -292,31 +292,106 @@ fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
     assert_eq!(pooled, 5, "the OKH claims read as a whole");
 }
 
-/// Every experiment a reading names (`only_in`, `panel_swap`) is a shipped
-/// spec: a misspelt panel would otherwise leave the reading unrun, or run
-/// without its swap, silently.
+/// Every experiment a reading names (`only_in`, a panel swap's `panels`)
+/// is a spec that reads the file declaring it (a misspelt or misplaced
+/// panel would leave the reading unrun, or run without its swap, silently);
+/// and a reading declared in several files of one paper is declared alike
+/// (the report shows it once).
 #[test]
-fn every_experiment_a_reading_names_is_a_shipped_spec() {
+fn every_experiment_a_reading_names_reads_it_and_a_reading_is_declared_alike() {
     let specs = shipped();
-    let ids: std::collections::BTreeSet<&str> = specs.iter().map(|(_, s)| s.id()).collect();
-    let mut named = 0;
+    let mut readers: std::collections::BTreeMap<PathBuf, Vec<&str>> = Default::default();
     for (path, spec) in &specs {
-        let files = std::iter::once(path.as_path()).chain(spec.figure_file());
-        for file in files {
-            let text = std::fs::read_to_string(file).unwrap();
-            let table: toml::Table = toml::from_str(&text).unwrap();
-            let readings = table.get("readings").and_then(|r| r.as_array());
-            for r in readings.into_iter().flatten() {
-                let only = r.get("only_in").and_then(|v| v.as_array());
-                let only = only.into_iter().flatten().filter_map(|v| v.as_str());
-                let panels = r.get("panel_swap").and_then(|v| v.as_table());
-                let panels = panels.into_iter().flatten().map(|(k, _)| k.as_str());
-                for id in only.chain(panels) {
-                    assert!(ids.contains(id), "{}: no spec `{id}`", file.display());
-                    named += 1;
+        for file in std::iter::once(path.as_path()).chain(spec.figure_file()) {
+            readers
+                .entry(file.to_path_buf())
+                .or_default()
+                .push(spec.id());
+        }
+    }
+    let mut panel_swaps = 0;
+    let mut declared: std::collections::BTreeMap<(String, String), (PathBuf, toml::Value)> =
+        Default::default();
+    for (file, ids) in &readers {
+        let table: toml::Table = toml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let readings = table.get("readings").and_then(|r| r.as_array());
+        for r in readings.into_iter().flatten() {
+            let strings = |v: Option<&toml::Value>| -> Vec<String> {
+                let list = v.and_then(|v| v.as_array()).into_iter().flatten();
+                list.filter_map(|v| v.as_str().map(String::from)).collect()
+            };
+            let swaps = r.get("panel_swap").and_then(|v| v.as_array());
+            panel_swaps += swaps.map_or(0, Vec::len);
+            let panels = swaps
+                .into_iter()
+                .flatten()
+                .flat_map(|p| strings(p.get("panels")));
+            for id in strings(r.get("only_in")).into_iter().chain(panels) {
+                assert!(
+                    ids.contains(&id.as_str()),
+                    "{}: names `{id}`, which does not read this file (read by {ids:?})",
+                    file.display()
+                );
+            }
+            // what the report shows of it: its id, texts and argument
+            let mut shown = r.as_table().unwrap().clone();
+            shown.retain(|k, _| ["reading", "default", "argument"].contains(&k));
+            let mut parts = file.components().map(|c| c.as_os_str().to_string_lossy());
+            let paper = parts
+                .find(|c| c == "experiments")
+                .and(parts.next())
+                .unwrap()
+                .to_string();
+            let id = r.get("id").unwrap().as_str().unwrap().to_string();
+            let shown = toml::Value::Table(shown);
+            match declared.get(&(paper.clone(), id.clone())) {
+                Some((first, seen)) => assert!(
+                    *seen == shown,
+                    "reading `{id}`: {} declares it otherwise than {}",
+                    file.display(),
+                    first.display()
+                ),
+                None => {
+                    declared.insert((paper, id), (file.clone(), shown));
                 }
             }
         }
     }
-    assert!(named >= 1, "no reading names an experiment");
+    assert!(panel_swaps >= 3, "{panel_swaps} panel swaps");
+}
+
+/// A method set named `<base>-<variant>.toml` beside `<base>.toml` begins
+/// with the base's methods, in order: a panel's own set is its figure's and
+/// more, and the two cannot drift apart.
+#[test]
+fn a_method_set_named_after_another_begins_with_its_methods() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let methods = |p: &Path| -> Vec<toml::Value> {
+        let t: toml::Table = toml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        t["methods"].as_array().unwrap().clone()
+    };
+    let mut checked = 0;
+    for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
+        let Ok(sets) = std::fs::read_dir(paper.unwrap().path().join("method-sets")) else {
+            continue;
+        };
+        for set in sets {
+            let set = set.unwrap().path();
+            let stem = set.file_stem().unwrap().to_string_lossy().to_string();
+            let bases = stem
+                .match_indices('-')
+                .map(|(i, _)| set.with_file_name(format!("{}.toml", &stem[..i])));
+            for base in bases.filter(|b| b.is_file()) {
+                let (own, theirs) = (methods(&set), methods(&base));
+                assert!(
+                    own.len() > theirs.len() && own[..theirs.len()] == theirs[..],
+                    "{} does not begin with the methods of {}",
+                    set.display(),
+                    base.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 5, "{checked} method sets checked");
 }
