@@ -181,7 +181,7 @@ fn write_run(s: &mut String, r: &RunEntry) {
         for v in &r.verdicts {
             let _ = writeln!(
                 s,
-                "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td><details><summary>numbers</summary>{}</details></td><td>{}</td></tr>",
+                "<tr><td><code>{}</code> {}</td><td>\u{201c}{}\u{201d} ({})</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td><details><summary>numbers</summary>{}</details></td><td><details><summary>{}</summary>{}</details></td></tr>",
                 esc(&v.id),
                 esc(&v.scope),
                 esc(&v.quote),
@@ -191,6 +191,7 @@ fn write_run(s: &mut String, r: &RunEntry) {
                 esc(&shown_verdict(v)),
                 esc(&under_readings(v)),
                 esc(&v.evidence),
+                esc(&diagnosis_gist(v)),
                 esc(&v.shown_diagnosis())
             );
         }

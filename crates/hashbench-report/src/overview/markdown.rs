@@ -110,7 +110,7 @@ fn write_run(s: &mut String, r: &RunEntry) {
                 v.basis.name(),
                 cell(&shown_verdict(v)),
                 cell(&under_readings(v)),
-                cell(&v.shown_diagnosis())
+                cell(&diagnosis_gist(v))
             );
         }
         s.push('\n');

@@ -591,6 +591,37 @@ fn shown_verdict(v: &Verdict) -> String {
     }
 }
 
+/// Words whose period ends no sentence.
+const ABBREVIATIONS: [&str; 12] = [
+    "Sec", "Secs", "Fig", "Figs", "Eq", "Eqs", "e.g", "i.e", "cf", "vs", "al", "approx",
+];
+
+/// The first sentence of `text`, with " …" when more follows: a sentence
+/// ends at a period followed by a space and a capital, unless the word
+/// before it is an abbreviation ("Sec. 5.2", "Figs. 3-4").
+fn first_sentence(text: &str) -> String {
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices(". ") {
+        let next = bytes.get(i + 2).copied().unwrap_or(b' ');
+        let word = text[..i].rsplit([' ', '(', '"']).next().unwrap_or("");
+        if next.is_ascii_uppercase() && !ABBREVIATIONS.contains(&word) {
+            return format!("{} …", &text[..=i]);
+        }
+    }
+    text.to_string()
+}
+
+/// A verdict's diagnosis as a statement list shows it: the first sentence
+/// of its text (the whole text is in the HTML report and the run's
+/// `claims.csv`), marked when stale.
+fn diagnosis_gist(v: &Verdict) -> String {
+    match (&v.diagnosis, &v.stale) {
+        (Some(d), Some(why)) => format!("[stale: {why}] {}", first_sentence(d)),
+        (Some(d), None) => first_sentence(d),
+        (None, _) => String::new(),
+    }
+}
+
 /// The note shown for a run whose spec changed since.
 const STALE: &str =
     "the spec changed since this run: its verdicts read the old run's tables; rerun it";
@@ -698,6 +729,34 @@ mod tests {
             "Zhu et al. Sparse Hashing. ACM TOIS 31(2), 2013"
         );
         assert_eq!(citation(&[]), "");
+    }
+
+    /// The statement list shows a diagnosis's first sentence: abbreviations
+    /// and decimals do not end it, a stale mark is kept whole.
+    #[test]
+    fn a_diagnosis_is_shown_by_its_first_sentence() {
+        assert_eq!(
+            first_sentence("Sec. 5.2 and Figs. 3-4 fail at 0.05. The rest follows."),
+            "Sec. 5.2 and Figs. 3-4 fail at 0.05. …"
+        );
+        assert_eq!(
+            first_sentence("One sentence (e.g. This)."),
+            "One sentence (e.g. This)."
+        );
+        assert_eq!(
+            first_sentence("no capital. after it"),
+            "no capital. after it"
+        );
+        let v = Verdict {
+            diagnosis: Some("Fails at 4 bits. Then more.".into()),
+            stale: Some("moved".into()),
+            ..verdict("c", Basis::Text, Outcome::Fails, true)
+        };
+        assert_eq!(diagnosis_gist(&v), "[stale: moved] Fails at 4 bits. …");
+        assert_eq!(
+            diagnosis_gist(&verdict("c", Basis::Text, Outcome::Holds, false)),
+            ""
+        );
     }
 
     #[test]
