@@ -357,7 +357,7 @@ fn every_experiment_a_reading_names_reads_it_and_a_reading_is_declared_alike() {
             }
         }
     }
-    assert!(panel_swaps >= 3, "{panel_swaps} panel swaps");
+    assert!(panel_swaps >= 2, "{panel_swaps} panel swaps");
 }
 
 /// A method set named `<base>-<variant>.toml` beside `<base>.toml` begins
@@ -393,5 +393,5 @@ fn a_method_set_named_after_another_begins_with_its_methods() {
             }
         }
     }
-    assert!(checked >= 5, "{checked} method sets checked");
+    assert!(checked >= 3, "{checked} method sets checked");
 }
