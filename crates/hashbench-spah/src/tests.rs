@@ -199,16 +199,21 @@ fn fits_are_seeded_and_report_a_monotone_alternation_on_a_live_graph() {
     assert_eq!(m.encode(&x).unwrap().n_bits(), 8);
 }
 
-#[test]
-fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
-    let x = Data::Dense(clustered(200, 6, 9));
-    let train = TrainSet::unlabelled(&x);
-    let p = ShSvmParams {
+/// SH_SVM searched cheaply: a 5-NN graph, 3 outer iterations, 150 items.
+fn small_search() -> ShSvmParams {
+    ShSvmParams {
         neighbours: 5,
         max_iterations: 3,
         cv_items: Some(150),
         ..ShSvmParams::default()
-    };
+    }
+}
+
+#[test]
+fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
+    let x = Data::Dense(clustered(200, 6, 9));
+    let train = TrainSet::unlabelled(&x);
+    let p = small_search();
     assert!(p.needs_tuning());
     let (tuned, log) = p.tune(&train, 4).unwrap().unwrap();
     let (again, _) = p.tune(&train, 4).unwrap().unwrap();
@@ -238,12 +243,7 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
 fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() {
     let x = Data::Dense(clustered(200, 6, 9));
     let train = TrainSet::unlabelled(&x);
-    let top = ShSvmParams {
-        neighbours: 5,
-        max_iterations: 3,
-        cv_items: Some(150),
-        ..ShSvmParams::default()
-    };
+    let top = small_search();
     let whole = ShSvmParams {
         cv_retrieves: CvRetrieval::WholeBall,
         ..top.clone()

@@ -55,13 +55,8 @@ impl Spec {
         }
         // every name a reading swaps here is one of this experiment's: a
         // misspelt name would leave the reading re-scoring the default
-        for r in &laid.readings {
-            let run = r.get_ref();
-            if !run.runs_in(&laid.id) {
-                continue;
-            }
-            let swap = run.in_experiment(&laid.id).swap;
-            let unknown = swap.keys().find(|k| {
+        for (at, run) in Self::readings_in(laid) {
+            let unknown = run.swap.keys().find(|k| {
                 !(names.labels.contains(*k)
                     || names.scalars.contains(*k)
                     || names.curves.contains(*k))
@@ -69,7 +64,7 @@ impl Spec {
             if let Some(k) = unknown {
                 bail!(
                     "{}: reading `{}` swaps `{k}`, which is no method label, metric or curve of this spec",
-                    self.at(r.span().start),
+                    self.at(at),
                     run.id
                 );
             }
