@@ -10,6 +10,7 @@ pub mod mat;
 pub mod npm_json;
 pub mod paths;
 pub mod registry;
+pub mod rehearsal;
 pub mod reuters;
 pub mod split;
 pub mod synthetic;

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::graphs::WlSubtree;
+use crate::rehearsal::Shape;
 use crate::{DataError, Result};
 
 /// File format of a dataset part.
@@ -110,6 +111,9 @@ pub struct DatasetEntry {
     /// The size of the downloads when they are paper-scale: `run-all` then
     /// fetches them only when asked (`--paper-data`).
     pub paper_scale: Option<String>,
+    /// Its shape, for the synthetic data a rehearsal runs on
+    /// (`crate::rehearsal`); set for every dataset a paper profile reads.
+    pub shape: Option<Shape>,
 }
 
 /// One public download of a dataset.
@@ -283,6 +287,27 @@ impl DatasetEntry {
             },
             fix: self.obtain.clone(),
         })
+    }
+
+    /// The seeded synthetic data of dataset `name`, of its registered
+    /// shape; graphs are read as `graphs` says, as [`DatasetEntry::load_with`]
+    /// reads them.
+    ///
+    /// # Errors
+    /// A dataset without a shape, or a shape that does not fit its parts.
+    pub fn rehearsal_data(
+        &self,
+        name: &str,
+        seed: u64,
+        graphs: Option<&WlSubtree>,
+    ) -> Result<Dataset> {
+        let shape = self.shape.as_ref().ok_or_else(|| {
+            DataError::Invalid(format!(
+                "dataset `{name}` has no `shape` in configs/datasets.toml, so it has no rehearsal data"
+            ))
+        })?;
+        let parts: Vec<String> = self.parts.iter().map(|p| p.name.clone()).collect();
+        shape.rehearsal_data(name, &parts, seed, graphs)
     }
 
     /// Verifies presence and checksums, then parses every part.

@@ -20,6 +20,7 @@ pub mod golden;
 pub mod listing;
 pub mod lock;
 pub mod obtain;
+pub mod rehearse;
 pub mod run;
 pub mod run_all;
 pub mod score;

@@ -245,6 +245,47 @@ impl Plan {
         Ok(data)
     }
 
+    /// The seeded synthetic data of the plan's dataset's shape, as [`Plan::load`]
+    /// would read the dataset itself (graph features, transforms).
+    ///
+    /// # Errors
+    /// An unknown dataset, one without a registered shape, or a transform
+    /// that does not apply.
+    pub fn rehearsal_data(&self, registry: &Registry) -> anyhow::Result<Dataset> {
+        let seed = derive_seed(self.seed, &["rehearsal"]);
+        let mut data = registry.get(&self.dataset)?.rehearsal_data(
+            &self.dataset,
+            seed,
+            self.graph_features.as_ref(),
+        )?;
+        for t in &self.transform {
+            data = t.apply(data)?;
+        }
+        Ok(data)
+    }
+
+    /// The sample of this plan a rehearsal runs: one trial at the axis's
+    /// largest value (the longest code, the largest training set), every
+    /// method, no timed refits; the split, ground truth and tuning as planned.
+    #[must_use]
+    pub fn rehearsal_sample(&self) -> Plan {
+        let largest = |v: &[usize]| v.iter().max().map_or_else(Vec::new, |&m| vec![m]);
+        let axis = match &self.axis {
+            Axis::CodeLengths(v) => Axis::CodeLengths(largest(v)),
+            Axis::P(v) => Axis::P(largest(v)),
+            Axis::TrainingSizes { sizes, bits } => Axis::TrainingSizes {
+                sizes: largest(sizes),
+                bits: *bits,
+            },
+        };
+        Plan {
+            axis,
+            trials: 1,
+            timing_repeats: 0,
+            ..self.clone()
+        }
+    }
+
     /// Seed-derivation parts naming split `index` (one split, or one per trial).
     fn split_parts(&self, role: &'static str, index: usize) -> Vec<String> {
         if self.per_trial() {

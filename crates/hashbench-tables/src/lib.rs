@@ -291,7 +291,7 @@ fn metric_rows(df: &DataFrame) -> Result<Vec<MetricRow>> {
 /// with the run's other files).
 ///
 /// # Errors
-/// Missing or malformed files, naming the path.
+/// Missing or malformed files, naming the path; a rehearsal's tables.
 pub fn read_tables(dir: &Path) -> Result<ResultTables> {
     let metrics = read_parquet(&dir.join("metrics.parquet"))?;
     let curves = read_parquet(&dir.join("curves.parquet"))?;
@@ -305,10 +305,17 @@ pub fn read_tables(dir: &Path) -> Result<ResultTables> {
         numbers(&curves, "x")?,
         numbers(&curves, "y")?,
     );
+    let dataset = first(&metrics, "dataset")?;
+    if hashbench_data::rehearsal::is_rehearsal(&dataset) {
+        anyhow::bail!(
+            "{}: these are a rehearsal's tables (dataset `{dataset}`, synthetic data): a rehearsal prices a protocol, its numbers never enter a report, a claim, a check or a merge",
+            dir.display()
+        );
+    }
     Ok(ResultTables {
         experiment: first(&metrics, "experiment")?,
         profile: first(&metrics, "profile")?,
-        dataset: first(&metrics, "dataset")?,
+        dataset,
         metrics: metric_rows(&metrics)?,
         curves: (0..curves.height())
             .map(|i| CurveRow {

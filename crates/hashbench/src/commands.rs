@@ -93,6 +93,33 @@ pub(crate) fn prepare(ws: &Workspace, spec: &Path, profile: Option<&str>) -> Res
     Ok(ExitCode::SUCCESS)
 }
 
+/// `rehearse`: each spec's sample run on synthetic data, stage by stage.
+pub(crate) fn rehearse(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<ExitCode> {
+    for spec in specs {
+        let plan = plan_of(ws, spec, Some(profile))?;
+        println!(
+            "== {} [{}] rehearsal on synthetic data shaped as `{}`",
+            plan.id, plan.profile, plan.dataset
+        );
+        let r = hashbench_runner::rehearse::rehearse(ws, &plan)?;
+        let peak = r.stages.iter().map(|s| s.peak_bytes).max().unwrap_or(0);
+        println!(
+            "== {} [{}]: {} stages, {:.1} s wall, {:.1} s CPU, peak {:.0} MiB ({} training, {} database, {} query items); {}",
+            r.experiment,
+            r.profile,
+            r.stages.len(),
+            r.stages.iter().map(|s| s.wall_seconds).sum::<f64>(),
+            r.stages.iter().map(|s| s.cpu_seconds).sum::<f64>(),
+            peak as f64 / 1048576.0,
+            r.items[0],
+            r.items[1],
+            r.items[2],
+            r.table.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(crate) fn points(
     ws: &Workspace,
     spec: &Path,

@@ -14,8 +14,8 @@ use hashbench_spec::Workspace;
 mod commands;
 
 use commands::{
-    check, describe, features, fetch, figures, list, merge, points, prepare, print_written, report,
-    run_all, run_specs, score_codes, slurm,
+    check, describe, features, fetch, figures, list, merge, points, prepare, print_written,
+    rehearse, report, run_all, run_specs, score_codes, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
@@ -64,6 +64,19 @@ enum Command {
         /// Profile (default: the paper's when its data is present, else `local`).
         #[arg(long)]
         profile: Option<String>,
+    },
+    /// Rehearse specs at full size on synthetic data of their datasets' shapes
+    /// (configs/datasets.toml's shapes): every method once, at the longest
+    /// code and the largest training set, each stage's wall time, CPU time
+    /// and peak memory measured; results under <results>/rehearsal, which no
+    /// report, check or merge reads.
+    Rehearse {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Profile.
+        #[arg(long, default_value = hashbench_spec::PAPER_PROFILE)]
+        profile: String,
     },
     /// Merge the shards under the given results folders into this results
     /// folder: the tables, summary and figures of a single-machine run.
@@ -287,6 +300,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             shard,
         } => run_specs(ws, &specs, profile.as_deref(), force, shard),
         Command::Prepare { spec, profile } => prepare(ws, &spec, profile.as_deref()),
+        Command::Rehearse { specs, profile } => rehearse(ws, &specs, &profile),
         Command::Merge {
             sources,
             experiment,

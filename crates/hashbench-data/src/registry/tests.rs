@@ -34,6 +34,7 @@ fn fixture(dir: &Path) -> DatasetEntry {
         downloads: Vec::new(),
         recipe: None,
         paper_scale: None,
+        shape: None,
     }
 }
 
@@ -72,6 +73,7 @@ fn entry(parts: Vec<PartEntry>) -> DatasetEntry {
         downloads: Vec::new(),
         recipe: None,
         paper_scale: None,
+        shape: None,
     }
 }
 

@@ -1,0 +1,124 @@
+//! A rehearsal end to end in a temporary repository whose dataset has a
+//! shape but no files: it runs every method once on synthetic data, measures
+//! each stage, keeps to its own results folder, and nothing real reads it.
+
+use std::path::Path;
+
+use hashbench_methods::CATALOG;
+use hashbench_runner::rehearse::{REHEARSAL_DIR, rehearse};
+use hashbench_runner::{RunOptions, run_plan};
+use hashbench_spec::{Spec, Workspace};
+
+const REGISTRY: &str = r#"[datasets.toy]
+description = "toy"
+origin = "never written: only its shape is used"
+obtain = "it cannot be obtained"
+[datasets.toy.shape]
+kind = "dense"
+items = [600, 100]
+dim = 32
+range = [0, 255]
+integer = true
+classes = 4
+[[datasets.toy.parts]]
+name = "base"
+format = "fvecs"
+features = "toy/base.fvecs"
+[[datasets.toy.parts]]
+name = "query"
+format = "fvecs"
+features = "toy/query.fvecs"
+"#;
+
+const SPEC: &str = r#"id = "toy"
+title = "toy"
+paper = "none"
+seed = 7
+bits = [8, 16, 32]
+trials = 3
+dataset = "toy"
+split = { queries = "query", database = "base", training = 300 }
+ground_truth = { rule = "k-nearest", k = 10 }
+
+[[methods]]
+method = "lsh"
+[[methods]]
+method = "pcah"
+
+[[metrics]]
+metric = "map"
+ties = "random"
+"#;
+
+fn workspace(root: &Path) -> Workspace {
+    std::fs::create_dir_all(root.join("configs")).unwrap();
+    std::fs::create_dir_all(root.join("experiments/toy")).unwrap();
+    std::fs::write(root.join("configs/datasets.toml"), REGISTRY).unwrap();
+    std::fs::write(root.join("experiments/toy/spec.toml"), SPEC).unwrap();
+    Workspace::at(root.to_path_buf(), &CATALOG)
+}
+
+#[test]
+fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(tmp.path());
+    let spec_path = tmp.path().join("experiments/toy/spec.toml");
+    let plan = Spec::load(&spec_path)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap();
+    let r = rehearse(&ws, &plan).unwrap();
+    // the sample: each method once at the longest code; the full split
+    let stages: Vec<&str> = r.stages.iter().map(|s| s.stage.as_str()).collect();
+    assert_eq!(
+        stages,
+        [
+            "synthetic data",
+            "split",
+            "ground truth",
+            "fit, encode, evaluate LSH (32 bits)",
+            "fit, encode, evaluate PCAH (32 bits)"
+        ]
+    );
+    assert_eq!(r.items, [300, 600, 100]);
+    assert_eq!(r.dataset, "rehearsal:toy");
+    assert!(
+        r.stages
+            .iter()
+            .all(|s| s.peak_bytes > 0 && s.wall_seconds >= 0.0)
+    );
+    let dir = tmp
+        .path()
+        .join("results")
+        .join(REHEARSAL_DIR)
+        .join("toy/paper");
+    assert_eq!(r.table, dir.join("stages.csv"));
+    let table = std::fs::read_to_string(&r.table).unwrap();
+    assert_eq!(table.lines().count(), 1 + stages.len());
+    // its tables exist and name the synthetic data, and no reader of results takes them
+    assert!(dir.join("metrics.parquet").exists());
+    let refused = hashbench_tables::read_tables(&dir).unwrap_err().to_string();
+    assert!(refused.contains("rehearsal's tables"), "{refused}");
+    let rehearsals = Workspace {
+        results: tmp.path().join("results").join(REHEARSAL_DIR),
+        ..ws.clone()
+    };
+    let (report, ..) = hashbench_report::overview::write_report(&rehearsals).unwrap();
+    let skipped: Vec<String> = report
+        .papers
+        .iter()
+        .flat_map(|p| p.skipped.iter().map(|s| s.reason.clone()))
+        .collect();
+    assert!(
+        report.papers.iter().all(|p| p.runs.is_empty())
+            && skipped.iter().any(|s| s.contains("rehearsal's tables")),
+        "{skipped:?}"
+    );
+    // the real profile's lookup never finds it: no data root holds a file of it
+    let real = run_plan(&ws, &plan, &RunOptions::default()).unwrap_err();
+    assert!(
+        format!("{real:#}").contains("is not in any data root"),
+        "{real:#}"
+    );
+    assert!(!tmp.path().join("data").exists());
+}
