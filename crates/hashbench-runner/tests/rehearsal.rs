@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use hashbench_methods::CATALOG;
-use hashbench_runner::rehearse::{REHEARSAL_DIR, rehearse};
+use hashbench_runner::rehearse::price::price;
+use hashbench_runner::rehearse::{REHEARSAL_DIR, Stage, rehearse, stored};
 use hashbench_runner::{RunOptions, run_plan};
 use hashbench_spec::{Spec, Workspace};
 
@@ -68,33 +69,40 @@ fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
         .plan("paper", &CATALOG)
         .unwrap();
     let r = rehearse(&ws, &plan).unwrap();
-    // the sample: each method once at the longest code; the full split
-    let stages: Vec<&str> = r.stages.iter().map(|s| s.stage.as_str()).collect();
+    // the sample: each method once at the shortest and the longest code, on the full split
+    let trial = |method: &str, x| Stage::Trial {
+        method: method.into(),
+        x,
+    };
+    let stages: Vec<Stage> = r.stages.iter().map(|m| m.stage.clone()).collect();
     assert_eq!(
         stages,
         [
-            "synthetic data",
-            "split",
-            "ground truth",
-            "fit, encode, evaluate LSH (32 bits)",
-            "fit, encode, evaluate PCAH (32 bits)"
+            Stage::Data,
+            Stage::Split { split: 0 },
+            Stage::Truth { split: 0 },
+            trial("LSH", 8),
+            trial("LSH", 32),
+            trial("PCAH", 8),
+            trial("PCAH", 32),
         ]
     );
-    assert_eq!(r.items, [300, 600, 100]);
+    assert_eq!(r.items, [[300, 600, 100]]);
     assert_eq!(r.dataset, "rehearsal:toy");
-    assert!(
-        r.stages
-            .iter()
-            .all(|s| s.peak_bytes > 0 && s.wall_seconds >= 0.0)
-    );
+    assert!(r.stages.iter().all(|m| m.cost.peak_bytes > 0));
+    assert!(r.stored_bytes > 0);
     let dir = tmp
         .path()
         .join("results")
         .join(REHEARSAL_DIR)
         .join("toy/paper");
-    assert_eq!(r.table, dir.join("stages.csv"));
-    let table = std::fs::read_to_string(&r.table).unwrap();
+    let table = std::fs::read_to_string(dir.join("stages.csv")).unwrap();
     assert_eq!(table.lines().count(), 1 + stages.len());
+    assert_eq!(stored(&ws, &plan).unwrap(), Some(r.clone()));
+    // its price: 3 trials of LSH and one of PCAH at each of 3 lengths
+    let p = price(&plan, &r, 1).unwrap();
+    assert_eq!(p.trials, 12);
+    assert!(p.cpu_seconds > 0.0 && p.peak_bytes >= p.peak_one_trial_bytes);
     // its tables exist and name the synthetic data, and no reader of results takes them
     assert!(dir.join("metrics.parquet").exists());
     let refused = hashbench_tables::read_tables(&dir).unwrap_err().to_string();

@@ -265,16 +265,28 @@ impl Plan {
     }
 
     /// The sample of this plan a rehearsal runs: one trial at the axis's
-    /// largest value (the longest code, the largest training set), every
-    /// method, no timed refits; the split, ground truth and tuning as planned.
+    /// smallest and largest values (the shortest and longest code, the
+    /// smallest and largest training set), every method, no timed refits;
+    /// the split, ground truth and tuning as planned. Two points give each
+    /// stage's growth along the axis, one trial its cost.
     #[must_use]
     pub fn rehearsal_sample(&self) -> Plan {
-        let largest = |v: &[usize]| v.iter().max().map_or_else(Vec::new, |&m| vec![m]);
+        let ends = |v: &[usize]| {
+            let mut ends: Vec<usize> = v
+                .iter()
+                .min()
+                .into_iter()
+                .chain(v.iter().max())
+                .copied()
+                .collect();
+            ends.dedup();
+            ends
+        };
         let axis = match &self.axis {
-            Axis::CodeLengths(v) => Axis::CodeLengths(largest(v)),
-            Axis::P(v) => Axis::P(largest(v)),
+            Axis::CodeLengths(v) => Axis::CodeLengths(ends(v)),
+            Axis::P(v) => Axis::P(ends(v)),
             Axis::TrainingSizes { sizes, bits } => Axis::TrainingSizes {
-                sizes: largest(sizes),
+                sizes: ends(sizes),
                 bits: *bits,
             },
         };

@@ -93,29 +93,112 @@ pub(crate) fn prepare(ws: &Workspace, spec: &Path, profile: Option<&str>) -> Res
     Ok(ExitCode::SUCCESS)
 }
 
-/// `rehearse`: each spec's sample run on synthetic data, stage by stage.
+/// `specs`, or every spec of the workspace when none is named.
+fn named_or_every(ws: &Workspace, specs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if specs.is_empty() {
+        Ok(ws.specs()?.into_iter().map(|(path, _)| path).collect())
+    } else {
+        Ok(specs.to_vec())
+    }
+}
+
+/// The plan of the spec at `path` under `profile`, its data not looked
+/// for: a rehearsal runs on synthetic data.
+fn rehearsal_plan(ws: &Workspace, path: &Path, profile: &str) -> Result<Plan> {
+    hashbench_spec::Spec::load(path)?.plan(profile, ws.catalog)
+}
+
+/// `rehearse`: each spec's sample run on synthetic data, stage by stage; a
+/// spec that cannot be rehearsed is named and the others go on.
 pub(crate) fn rehearse(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<ExitCode> {
-    for spec in specs {
-        let plan = plan_of(ws, spec, Some(profile))?;
+    let mut failed = Vec::new();
+    for spec in named_or_every(ws, specs)? {
+        let done = rehearsal_plan(ws, &spec, profile).and_then(|plan| {
+            println!(
+                "== {} [{}] rehearsal on synthetic data shaped as `{}`",
+                plan.id, plan.profile, plan.dataset
+            );
+            let r = hashbench_runner::rehearse::rehearse(ws, &plan)?;
+            let sum = |f: fn(&hashbench_runner::rehearse::Cost) -> f64| {
+                r.stages.iter().map(|m| f(&m.cost)).sum::<f64>()
+            };
+            let peak = r
+                .stages
+                .iter()
+                .map(|m| m.cost.peak_bytes)
+                .max()
+                .unwrap_or(0);
+            println!(
+                "== {} [{}]: {} stages in {:.1} s ({:.1} s CPU), peak {:.0} MiB; {}",
+                r.experiment,
+                r.profile,
+                r.stages.len(),
+                sum(|c| c.wall_seconds),
+                sum(|c| c.cpu_seconds),
+                peak as f64 / 1048576.0,
+                hashbench_runner::rehearse::rehearsal_dir(ws, &plan).display()
+            );
+            Ok(())
+        });
+        if let Err(e) = done {
+            println!("== {}: not rehearsed: {e:#}", spec.display());
+            failed.push(spec);
+        }
+    }
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("== {} specs not rehearsed", failed.len());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// `price`: each spec's price from its stored rehearsal, one table row each.
+pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<ExitCode> {
+    let threads = rayon::current_num_threads();
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    println!(
+        "| spec | trials | CPU hours | wall here ({threads} threads) | peak per process | disk | Slurm plan |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---|");
+    let mut unpriced = Vec::new();
+    for spec in named_or_every(ws, specs)? {
+        let priced = rehearsal_plan(ws, &spec, profile).and_then(|plan| {
+            let r = hashbench_runner::rehearse::stored(ws, &plan)?.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no rehearsal: `hashbench rehearse {} --profile {profile}` first",
+                    spec.display()
+                )
+            })?;
+            hashbench_runner::rehearse::price::price(&plan, &r, threads)
+        });
+        let p = match priced {
+            Ok(p) => p,
+            Err(e) => {
+                unpriced.push(format!("{}: {e:#}", spec.display()));
+                continue;
+            }
+        };
+        // shards of about two CPU hours of trials each, one node of this
+        // machine's cores per shard
+        let trial_hours = (p.cpu_seconds - p.shared_cpu_seconds) / 3600.0;
+        let shards = ((trial_hours / 2.0).ceil() as usize).clamp(1, p.trials.max(1));
+        let shard_wall = p.shared_cpu_seconds / 3600.0 + trial_hours / (shards * threads) as f64;
         println!(
-            "== {} [{}] rehearsal on synthetic data shaped as `{}`",
-            plan.id, plan.profile, plan.dataset
+            "| {} [{}] | {} | {:.3} | {:.3} h | {:.2} GiB | {:.3} GiB | {shards} shards of {:.0} GiB, about {:.2} h on {shards} nodes |",
+            p.experiment,
+            p.profile,
+            p.trials,
+            p.cpu_seconds / 3600.0,
+            p.wall_seconds / 3600.0,
+            gib(p.peak_bytes),
+            gib(p.disk_bytes),
+            (gib(p.peak_bytes) * 1.25).ceil().max(1.0),
+            shard_wall
         );
-        let r = hashbench_runner::rehearse::rehearse(ws, &plan)?;
-        let peak = r.stages.iter().map(|s| s.peak_bytes).max().unwrap_or(0);
-        println!(
-            "== {} [{}]: {} stages, {:.1} s wall, {:.1} s CPU, peak {:.0} MiB ({} training, {} database, {} query items); {}",
-            r.experiment,
-            r.profile,
-            r.stages.len(),
-            r.stages.iter().map(|s| s.wall_seconds).sum::<f64>(),
-            r.stages.iter().map(|s| s.cpu_seconds).sum::<f64>(),
-            peak as f64 / 1048576.0,
-            r.items[0],
-            r.items[1],
-            r.items[2],
-            r.table.display()
-        );
+    }
+    for u in &unpriced {
+        println!("not priced: {u}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,7 +14,7 @@ use hashbench_spec::Workspace;
 mod commands;
 
 use commands::{
-    check, describe, features, fetch, figures, list, merge, points, prepare, print_written,
+    check, describe, features, fetch, figures, list, merge, points, prepare, price, print_written,
     rehearse, report, run_all, run_specs, score_codes, slurm,
 };
 
@@ -65,14 +65,22 @@ enum Command {
         #[arg(long)]
         profile: Option<String>,
     },
-    /// Rehearse specs at full size on synthetic data of their datasets' shapes
-    /// (configs/datasets.toml's shapes): every method once, at the longest
-    /// code and the largest training set, each stage's wall time, CPU time
-    /// and peak memory measured; results under <results>/rehearsal, which no
-    /// report, check or merge reads.
+    /// Rehearse specs at full size on synthetic data of their datasets'
+    /// shapes (configs/datasets.toml): every method once at each end of the
+    /// axis (shortest and longest code, smallest and largest training set),
+    /// each stage's wall time, CPU time and peak memory measured; results
+    /// under <results>/rehearsal, which no report, check or merge reads.
     Rehearse {
-        /// Spec files.
-        #[arg(required = true)]
+        /// Spec files (default: every spec).
+        specs: Vec<PathBuf>,
+        /// Profile.
+        #[arg(long, default_value = hashbench_spec::PAPER_PROFILE)]
+        profile: String,
+    },
+    /// Price specs from their rehearsals: CPU hours, wall time on this
+    /// machine, peak memory per process, disk, and a Slurm plan.
+    Price {
+        /// Spec files (default: every spec).
         specs: Vec<PathBuf>,
         /// Profile.
         #[arg(long, default_value = hashbench_spec::PAPER_PROFILE)]
@@ -301,6 +309,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         } => run_specs(ws, &specs, profile.as_deref(), force, shard),
         Command::Prepare { spec, profile } => prepare(ws, &spec, profile.as_deref()),
         Command::Rehearse { specs, profile } => rehearse(ws, &specs, &profile),
+        Command::Price { specs, profile } => price(ws, &specs, &profile),
         Command::Merge {
             sources,
             experiment,

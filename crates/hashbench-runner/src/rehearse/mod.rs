@@ -1,41 +1,102 @@
 //! A rehearsal: a sample of a plan ([`Plan::rehearsal_sample`]: every method
-//! once, at the longest code and the largest training set) run at full size
-//! on synthetic data of its dataset's shape, each stage measured alone (wall, CPU,
-//! peak memory; [`meter`]). It works in its own results folder,
-//! `<results>/rehearsal/`, with no data roots, so nothing of it can reach
-//! the real results: its tables name the synthetic data (`rehearsal:<name>`),
-//! which `report`, `check` and `merge` refuse.
+//! once at each end of the axis, the shortest and longest code or the
+//! smallest and largest training set) run at full size on synthetic data of
+//! its dataset's shape, each stage measured alone (wall, CPU, peak memory;
+//! [`meter`]). It works in its own results folder, `<results>/rehearsal/`,
+//! with no data roots, so nothing of it can reach the real results: its
+//! tables name the synthetic data (`rehearsal:<name>`), which every reader
+//! of stored tables refuses. [`price`] scales its stages to the whole plan.
 
 pub mod meter;
+pub mod price;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use hashbench_spec::{Plan, Workspace};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::run::{context_of, retrieval_of, split_of};
 use crate::store;
-pub use meter::{StageCost, measure};
+pub use meter::{Cost, measure};
 
 /// The folder under a results root that holds rehearsals.
 pub const REHEARSAL_DIR: &str = "rehearsal";
 
+/// The record of a rehearsal in its run folder.
+pub const REHEARSAL_RECORD: &str = "rehearsal.json";
+
+/// What a stage of a rehearsal did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Stage {
+    /// Made the synthetic data (a real run reads its files instead).
+    Data,
+    /// Drew a split (one per training size of a sweep).
+    Split {
+        /// The split's index in the plan.
+        split: usize,
+    },
+    /// Built a split's ground truth and the views its trials share.
+    Truth {
+        /// The split's index in the plan.
+        split: usize,
+    },
+    /// Picked a method's hyperparameters.
+    Tune {
+        /// The method's label.
+        method: String,
+        /// The axis value (code length, or training items of a sweep).
+        x: usize,
+    },
+    /// Fitted a method, encoded and evaluated.
+    Trial {
+        /// The method's label.
+        method: String,
+        /// The axis value (code length, or training items of a sweep).
+        x: usize,
+    },
+}
+
+impl Stage {
+    fn name(&self) -> String {
+        match self {
+            Stage::Data => "synthetic data".into(),
+            Stage::Split { split } => format!("split {split}"),
+            Stage::Truth { split } => format!("ground truth {split}"),
+            Stage::Tune { method, x } => format!("tune {method} at {x}"),
+            Stage::Trial { method, x } => format!("fit, encode, evaluate {method} at {x}"),
+        }
+    }
+}
+
+/// One measured stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// What ran.
+    pub stage: Stage,
+    /// What it cost.
+    #[serde(flatten)]
+    pub cost: Cost,
+}
+
 /// What a rehearsal measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rehearsal {
     /// Experiment id.
     pub experiment: String,
     /// The profile rehearsed.
     pub profile: String,
+    /// The spec's sha256 when it ran (a price refuses a stale rehearsal).
+    pub spec_sha256: String,
     /// The synthetic data's name.
     pub dataset: String,
-    /// Training, database and query items of the sampled split.
-    pub items: [usize; 3],
+    /// Training, database and query items of each split drawn.
+    pub items: Vec<[usize; 3]>,
     /// Each stage's cost, in the order run.
-    pub stages: Vec<StageCost>,
-    /// Where its stage table went.
-    pub table: PathBuf,
+    pub stages: Vec<Measured>,
+    /// Bytes the rehearsal's codes and records take in its run folder.
+    pub stored_bytes: u64,
 }
 
 /// The workspace a rehearsal of `ws` works in: the same specs and registry,
@@ -50,9 +111,16 @@ pub fn rehearsal_workspace(ws: &Workspace) -> Workspace {
     }
 }
 
+/// The run folder of `plan`'s rehearsal.
+#[must_use]
+pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
+    rehearsal_workspace(ws).run_dir(plan)
+}
+
 /// Rehearses `plan` (a retrieval study) on synthetic data and writes the
-/// sample's metric tables (naming the synthetic data) and the stage table
-/// `stages.csv` to the rehearsal's run folder.
+/// sample's metric tables (naming the synthetic data), the stage table
+/// `stages.csv` and the record `rehearsal.json` to the rehearsal's run
+/// folder.
 ///
 /// # Errors
 /// A dataset without a registered shape, a normality study, or a failing
@@ -63,88 +131,133 @@ pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     let sample = plan.rehearsal_sample();
     let study = retrieval_of(&sample)?;
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
-    let mut stages: Vec<StageCost> = Vec::new();
-    let mut timed = |name: &str, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
-        let (done, cost) = measure(name, run);
+    let mut stages: Vec<Measured> = Vec::new();
+    let mut timed = |stage: Stage, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+        let (done, cost) = measure(run);
         eprintln!(
-            "  {name:<56} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
+            "  {:<64} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
+            stage.name(),
             cost.wall_seconds,
             cost.cpu_seconds,
             cost.peak_bytes as f64 / 1048576.0
         );
-        stages.push(cost);
+        let name = stage.name();
+        stages.push(Measured { stage, cost });
         done.with_context(|| format!("{what}: {name}"))
     };
     let registry = ws.registry()?;
     let mut data = None;
-    timed("synthetic data", &mut || {
+    timed(Stage::Data, &mut || {
         data = Some(sample.rehearsal_data(&registry)?);
         Ok(())
     })?;
     let data = data.expect("made above");
-    let mut split = None;
-    timed("split", &mut || {
-        split = Some(split_of(&sample, study, &data, 0)?);
-        Ok(())
-    })?;
-    let split = split.expect("made above");
     let dir = ws.run_dir(&sample);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut ctx = None;
-    timed("ground truth", &mut || {
-        ctx = Some(context_of(&ws, &sample, study, &data, &split, 0, &dir)?);
-        Ok(())
-    })?;
-    let ctx = ctx.expect("made above");
-    let mut records = Vec::new();
-    for key in sample.trial_keys() {
-        let m = &study.methods[key.method];
-        let x = sample.axis.point(key.x);
-        if m.spec.needs_tuning() {
-            timed(&format!("tune {} ({x})", m.label), &mut || {
-                ctx.tune_ahead(&[&key])
+    let (mut records, mut items) = (Vec::new(), Vec::new());
+    let keys = sample.trial_keys();
+    for s in 0..sample.n_splits() {
+        let mut split = None;
+        timed(Stage::Split { split: s }, &mut || {
+            split = Some(split_of(&sample, study, &data, s)?);
+            Ok(())
+        })?;
+        let split = split.expect("made above");
+        items.push([
+            split.training.len(),
+            split.database.len(),
+            split.queries.len(),
+        ]);
+        let mut ctx = None;
+        timed(Stage::Truth { split: s }, &mut || {
+            ctx = Some(context_of(&ws, &sample, study, &data, &split, s, &dir)?);
+            Ok(())
+        })?;
+        let ctx = ctx.expect("made above");
+        for key in keys.iter().filter(|k| sample.split_of(k) == s) {
+            let method = study.methods[key.method].label.clone();
+            if study.methods[key.method].spec.needs_tuning() {
+                let stage = Stage::Tune {
+                    method: method.clone(),
+                    x: key.x,
+                };
+                timed(stage, &mut || ctx.tune_ahead(&[key]))?;
+            }
+            timed(Stage::Trial { method, x: key.x }, &mut || {
+                records.push(ctx.run(key, true)?);
+                Ok(())
             })?;
         }
-        timed(
-            &format!("fit, encode, evaluate {} ({x})", m.label),
-            &mut || {
-                records.push(ctx.run(&key, true)?);
-                Ok(())
-            },
-        )?;
     }
-    let (train, db, queries) = (
-        split.training.len(),
-        split.database.len(),
-        split.queries.len(),
-    );
-    let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
-    let mut files = hashbench_tables::table_files(&tables, &dir)?;
-    let table = dir.join("stages.csv");
-    files.push((table.clone(), stage_table(&stages).into_bytes()));
-    store::write_set(&files)?;
-    Ok(Rehearsal {
+    let rehearsal = Rehearsal {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
-        dataset: data.name,
-        items: [train, db, queries],
+        spec_sha256: plan.spec_sha256.clone(),
+        dataset: data.name.clone(),
+        items,
         stages,
-        table,
-    })
+        stored_bytes: folder_bytes(&dir),
+    };
+    let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
+    let mut files = hashbench_tables::table_files(&tables, &dir)?;
+    files.push((
+        dir.join("stages.csv"),
+        stage_table(&rehearsal.stages).into_bytes(),
+    ));
+    files.push((
+        dir.join(REHEARSAL_RECORD),
+        serde_json::to_string_pretty(&rehearsal)?.into_bytes(),
+    ));
+    store::write_set(&files)?;
+    Ok(rehearsal)
 }
 
-/// The stage table as CSV: stage, wall and CPU seconds, peak MiB, and
-/// whether the peak is the stage's own.
-fn stage_table(stages: &[StageCost]) -> String {
-    let mut out = String::from("stage,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n");
-    for s in stages {
+/// The stored rehearsal of `plan`, if one was made.
+///
+/// # Errors
+/// A record that cannot be read or parsed, naming the file.
+pub fn stored(ws: &Workspace, plan: &Plan) -> Result<Option<Rehearsal>> {
+    let path = rehearsal_dir(ws, plan).join(REHEARSAL_RECORD);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .with_context(|| format!("{}: not a rehearsal record", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// Bytes of every file under `dir`.
+fn folder_bytes(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+        .sum()
+}
+
+/// The stage table as CSV: the stage, its method and axis value where it has
+/// them, wall and CPU seconds, peak MiB, and whether the peak is the stage's
+/// own.
+fn stage_table(stages: &[Measured]) -> String {
+    let mut out = String::from("stage,method,x,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n");
+    for Measured { stage, cost } in stages {
+        let (kind, method, x) = match stage {
+            Stage::Data => ("data", String::new(), String::new()),
+            Stage::Split { split } => ("split", String::new(), split.to_string()),
+            Stage::Truth { split } => ("truth", String::new(), split.to_string()),
+            Stage::Tune { method, x } => ("tune", method.clone(), x.to_string()),
+            Stage::Trial { method, x } => ("trial", method.clone(), x.to_string()),
+        };
         out.push_str(&format!(
-            "\"{}\",{:.3},{:.3},{:.1},{}\n",
-            s.stage.replace('"', "\"\""),
-            s.wall_seconds,
-            s.cpu_seconds,
-            s.peak_bytes as f64 / 1048576.0,
-            s.peak_is_stage
+            "{kind},\"{}\",{x},{:.3},{:.3},{:.1},{}\n",
+            method.replace('"', "\"\""),
+            cost.wall_seconds,
+            cost.cpu_seconds,
+            cost.peak_bytes as f64 / 1048576.0,
+            cost.peak_is_stage
         ));
     }
     out

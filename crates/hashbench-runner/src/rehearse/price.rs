@@ -1,0 +1,216 @@
+//! The price of a whole plan from its rehearsal. The rehearsal measured
+//! each method's stages at both ends of the axis (the shortest and longest
+//! code, or the smallest and largest training set); a stage's cost at x is
+//! taken as c(x) = c(hi) (x / hi)^a, with the growth a measured between the
+//! two ends (clamped to [0, 3]; 1 where only one end exists), and summed
+//! over every trial, tuning, split and timed refit the plan runs:
+//!
+//! - data: once; each split and its ground truth: once per split (their
+//!   mean over the splits measured);
+//! - tuning: once per code length of each tuned method on each draw (once
+//!   in all with `tune_on = "first-draw"`);
+//! - trials: every trial key of the plan, plus the timed refits of each
+//!   point's first trial (priced as whole trials: an upper bound).
+//!
+//! Memory: the largest stage peak is one process running one trial at a
+//! time; with t worker threads, t trials at once add each trial's own
+//! growth (its peak above what was resident when it began) t times.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Result, bail};
+use hashbench_spec::{Plan, TuneOn};
+use serde::Serialize;
+
+use super::{Measured, Rehearsal, Stage};
+use crate::run::retrieval_of;
+
+/// What a whole plan costs, priced from its rehearsal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Price {
+    /// Experiment id.
+    pub experiment: String,
+    /// Profile.
+    pub profile: String,
+    /// Trials the plan runs (its trial keys).
+    pub trials: usize,
+    /// CPU seconds of the whole plan.
+    pub cpu_seconds: f64,
+    /// CPU seconds of what every shard of a cluster run shares (data, splits,
+    /// ground truth, tuning: `hashbench prepare`'s part).
+    pub shared_cpu_seconds: f64,
+    /// Wall seconds on `threads` threads: the shared part as measured, the
+    /// trials spread over the threads.
+    pub wall_seconds: f64,
+    /// Threads the wall time and `peak_bytes` assume.
+    pub threads: usize,
+    /// Peak resident bytes of one process running `threads` trials at once.
+    pub peak_bytes: u64,
+    /// Peak resident bytes of one process running one trial at a time.
+    pub peak_one_trial_bytes: u64,
+    /// Bytes of codes and records the plan stores.
+    pub disk_bytes: u64,
+}
+
+/// A stage's cost at axis value `x`, scaled from its measured ends.
+#[derive(Debug)]
+struct Growth {
+    /// (x, cost) at the ends measured, smallest x first.
+    ends: Vec<(usize, f64)>,
+}
+
+impl Growth {
+    fn of(points: impl Iterator<Item = (usize, f64)>) -> Self {
+        let mut ends: Vec<(usize, f64)> = points.collect();
+        ends.sort_by_key(|p| p.0);
+        Self { ends }
+    }
+
+    /// The exponent a between the ends: 1 with one end, clamped to [0, 3].
+    fn exponent(&self) -> f64 {
+        match (self.ends.first(), self.ends.last()) {
+            (Some(&(lo, c_lo)), Some(&(hi, c_hi))) if hi > lo && c_lo > 0.0 && c_hi > 0.0 => {
+                ((c_hi / c_lo).ln() / (hi as f64 / lo as f64).ln()).clamp(0.0, 3.0)
+            }
+            _ => 1.0,
+        }
+    }
+
+    fn at(&self, x: usize) -> f64 {
+        let Some(&(hi, c_hi)) = self.ends.last() else {
+            return 0.0;
+        };
+        if let Some(&(_, c)) = self.ends.iter().find(|p| p.0 == x) {
+            return c;
+        }
+        c_hi * (x as f64 / hi as f64).powf(self.exponent())
+    }
+}
+
+/// The price of `plan` from `rehearsal` (a rehearsal of this plan's spec as
+/// it is now), on `threads` threads.
+///
+/// # Errors
+/// A rehearsal of another experiment or profile, of an older spec, or one
+/// lacking a method's stages.
+pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price> {
+    if (rehearsal.experiment.as_str(), rehearsal.profile.as_str())
+        != (plan.id.as_str(), plan.profile.as_str())
+    {
+        bail!(
+            "the rehearsal is of {} [{}], not {} [{}]",
+            rehearsal.experiment,
+            rehearsal.profile,
+            plan.id,
+            plan.profile
+        );
+    }
+    if rehearsal.spec_sha256 != plan.spec_sha256 {
+        bail!(
+            "{} [{}]: its spec changed since its rehearsal; rehearse it again (`hashbench rehearse {}`)",
+            plan.id,
+            plan.profile,
+            plan.spec_path.display()
+        );
+    }
+    let study = retrieval_of(plan)?;
+    let stages = &rehearsal.stages;
+    let picked = |pick: &dyn Fn(&Stage) -> bool| -> Vec<&Measured> {
+        stages.iter().filter(|m| pick(&m.stage)).collect()
+    };
+    let mean = |ms: &[&Measured], of: fn(&Measured) -> f64| {
+        ms.iter().map(|m| of(m)).sum::<f64>() / ms.len().max(1) as f64
+    };
+    let growth = |method: &str, tune: bool| -> Result<Growth> {
+        let points: Vec<(usize, f64)> = stages
+            .iter()
+            .filter_map(|m| match &m.stage {
+                Stage::Tune { method: l, x } if tune && l == method => {
+                    Some((*x, m.cost.cpu_seconds))
+                }
+                Stage::Trial { method: l, x } if !tune && l == method => {
+                    Some((*x, m.cost.cpu_seconds))
+                }
+                _ => None,
+            })
+            .collect();
+        if points.is_empty() {
+            bail!(
+                "{} [{}]: the rehearsal has no {} stage of `{method}`; rehearse it again",
+                plan.id,
+                plan.profile,
+                if tune { "tuning" } else { "trial" }
+            );
+        }
+        Ok(Growth::of(points.into_iter()))
+    };
+    let data = picked(&|s| matches!(s, Stage::Data));
+    let splits = picked(&|s| matches!(s, Stage::Split { .. }));
+    let truths = picked(&|s| matches!(s, Stage::Truth { .. }));
+    let n_splits = plan.n_splits() as f64;
+    let by_cpu = |m: &Measured| m.cost.cpu_seconds;
+    let by_wall = |m: &Measured| m.cost.wall_seconds;
+    let mut shared_cpu =
+        mean(&data, by_cpu) + n_splits * (mean(&splits, by_cpu) + mean(&truths, by_cpu));
+    let mut shared_wall =
+        mean(&data, by_wall) + n_splits * (mean(&splits, by_wall) + mean(&truths, by_wall));
+    // tuning: each (draw, code length) of a tuned method once, or each code
+    // length once when every draw reuses the first draw's choice
+    let keys = plan.trial_keys();
+    let mut tunings: BTreeSet<(usize, usize, usize)> = BTreeSet::new();
+    for k in &keys {
+        if study.methods[k.method].spec.needs_tuning() {
+            let draw = match study.tune_on {
+                TuneOn::FirstDraw => 0,
+                TuneOn::EachDraw => plan.split_of(k),
+            };
+            tunings.insert((k.method, draw, k.x));
+        }
+    }
+    for &(method, _, x) in &tunings {
+        let c = growth(&study.methods[method].label, true)?.at(x);
+        shared_cpu += c;
+        shared_wall += c / threads as f64;
+    }
+    let mut trials_cpu = 0.0;
+    for k in &keys {
+        trials_cpu += growth(&study.methods[k.method].label, false)?.at(k.x);
+    }
+    // the timed refits of each point's first trial
+    for k in keys.iter().filter(|k| k.trial == 0) {
+        trials_cpu +=
+            plan.timing_repeats as f64 * growth(&study.methods[k.method].label, false)?.at(k.x);
+    }
+    let longest = stages
+        .iter()
+        .filter(|m| matches!(m.stage, Stage::Trial { .. }))
+        .map(|m| m.cost.wall_seconds)
+        .fold(0.0, f64::max);
+    let peak_one = stages.iter().map(|m| m.cost.peak_bytes).max().unwrap_or(0);
+    let growth_per_trial = stages
+        .iter()
+        .filter(|m| matches!(m.stage, Stage::Trial { .. }))
+        .map(|m| m.cost.peak_bytes.saturating_sub(m.cost.start_bytes))
+        .max()
+        .unwrap_or(0);
+    let sampled = stages
+        .iter()
+        .filter(|m| matches!(m.stage, Stage::Trial { .. }))
+        .count()
+        .max(1);
+    Ok(Price {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        trials: keys.len(),
+        cpu_seconds: shared_cpu + trials_cpu,
+        shared_cpu_seconds: shared_cpu,
+        wall_seconds: shared_wall + (trials_cpu / threads as f64).max(longest),
+        threads,
+        peak_bytes: peak_one + (threads.saturating_sub(1) as u64) * growth_per_trial,
+        peak_one_trial_bytes: peak_one,
+        disk_bytes: rehearsal.stored_bytes / sampled as u64 * keys.len() as u64,
+    })
+}
+
+#[cfg(test)]
+mod tests;

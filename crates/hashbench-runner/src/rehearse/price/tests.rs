@@ -1,0 +1,123 @@
+use hashbench_methods::CATALOG;
+use hashbench_spec::Spec;
+
+use super::*;
+use crate::rehearse::Cost;
+
+const SPEC: &str = r#"id = "toy"
+title = "toy"
+paper = "none"
+seed = 7
+bits = [8, 16, 32]
+trials = 3
+dataset = "toy"
+split = { queries = 100, database = "rest", training = 300 }
+ground_truth = { rule = "k-nearest", k = 10 }
+
+[[methods]]
+method = "lsh"
+[[methods]]
+method = "pcah"
+
+[[metrics]]
+metric = "map"
+ties = "random"
+"#;
+
+fn plan() -> Plan {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toy.toml");
+    std::fs::write(&path, SPEC).unwrap();
+    Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap()
+}
+
+/// A stage whose wall time is its CPU time.
+fn stage(stage: Stage, cpu_seconds: f64, start_mib: u64, peak_mib: u64) -> Measured {
+    Measured {
+        stage,
+        cost: Cost {
+            wall_seconds: cpu_seconds,
+            cpu_seconds,
+            start_bytes: start_mib << 20,
+            peak_bytes: peak_mib << 20,
+            peak_is_stage: true,
+        },
+    }
+}
+
+fn trial(method: &str, x: usize, cpu: f64, peak_mib: u64) -> Measured {
+    stage(
+        Stage::Trial {
+            method: method.into(),
+            x,
+        },
+        cpu,
+        300,
+        peak_mib,
+    )
+}
+
+fn rehearsal(plan: &Plan) -> Rehearsal {
+    Rehearsal {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        spec_sha256: plan.spec_sha256.clone(),
+        dataset: "rehearsal:toy".into(),
+        items: vec![[300, 600, 100]],
+        stages: vec![
+            stage(Stage::Data, 1.0, 0, 100),
+            stage(Stage::Split { split: 0 }, 0.5, 100, 100),
+            stage(Stage::Truth { split: 0 }, 4.0, 100, 300),
+            // LSH grows linearly in bits, PCAH not at all
+            trial("LSH", 8, 1.0, 320),
+            trial("LSH", 32, 4.0, 350),
+            trial("PCAH", 8, 2.0, 330),
+            trial("PCAH", 32, 2.0, 400),
+        ],
+        stored_bytes: 4000,
+    }
+}
+
+#[test]
+fn a_price_sums_each_stage_scaled_along_the_axis_over_every_trial_of_the_plan() {
+    let plan = plan();
+    let p = price(&plan, &rehearsal(&plan), 2).unwrap();
+    // LSH: 3 trials x (1 + 2 + 4) s; PCAH, deterministic: one trial x 3 x 2 s
+    assert_eq!(p.trials, 9 + 3);
+    assert!((p.shared_cpu_seconds - 5.5).abs() < 1e-12, "{p:?}");
+    assert!((p.cpu_seconds - (5.5 + 21.0 + 6.0)).abs() < 1e-12, "{p:?}");
+    // the shared part, then 27 trial seconds over 2 threads
+    assert!((p.wall_seconds - (5.5 + 13.5)).abs() < 1e-12, "{p:?}");
+    // one trial at a time: PCAH's 400 MiB; two at once add its 100 MiB again
+    assert_eq!(p.peak_one_trial_bytes, 400 << 20);
+    assert_eq!(p.peak_bytes, 500 << 20);
+    assert_eq!(p.disk_bytes, 4000 / 4 * 12);
+}
+
+#[test]
+fn growth_between_the_ends_is_a_power_law_clamped_to_cubic() {
+    let g = Growth::of([(8, 1.0), (32, 4.0)].into_iter());
+    assert!((g.exponent() - 1.0).abs() < 1e-12);
+    assert!((g.at(16) - 2.0).abs() < 1e-12);
+    let quadratic = Growth::of([(1000, 1.0), (10_000, 100.0)].into_iter());
+    assert!((quadratic.at(5000) - 25.0).abs() < 1e-9);
+    let steep = Growth::of([(1, 1.0), (2, 1000.0)].into_iter());
+    assert!((steep.exponent() - 3.0).abs() < 1e-12);
+    // one end: linear
+    assert!((Growth::of([(64, 8.0)].into_iter()).at(32) - 4.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_price_refuses_a_rehearsal_of_an_older_spec_or_one_missing_a_method() {
+    let plan = plan();
+    let mut old = rehearsal(&plan);
+    old.spec_sha256 = "0".repeat(64);
+    let err = price(&plan, &old, 1).unwrap_err().to_string();
+    assert!(err.contains("rehearse it again"), "{err}");
+    let mut partial = rehearsal(&plan);
+    partial
+        .stages
+        .retain(|m| !matches!(&m.stage, Stage::Trial { method, .. } if method == "PCAH"));
+    let err = price(&plan, &partial, 1).unwrap_err().to_string();
+    assert!(err.contains("no trial stage of `PCAH`"), "{err}");
+}
