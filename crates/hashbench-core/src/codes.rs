@@ -134,6 +134,19 @@ impl BitCodes {
         }
     }
 
+    /// `self`'s codes followed by `more`'s.
+    ///
+    /// # Panics
+    /// If their code lengths differ.
+    #[track_caller]
+    pub fn append(&mut self, more: &BitCodes) {
+        assert_eq!(
+            self.n_bits, more.n_bits,
+            "appending codes of another length"
+        );
+        self.words.extend_from_slice(&more.words);
+    }
+
     /// The codes at `rows`, in that order.
     pub fn select(&self, rows: &[usize]) -> Self {
         let mut words = Vec::with_capacity(rows.len() * self.words_per_code);

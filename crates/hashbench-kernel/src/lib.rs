@@ -3,11 +3,14 @@
 use faer::Mat;
 use hashbench_core::linalg::for_each_column_mut;
 use hashbench_core::valid::{NonNegative, Positive};
-use hashbench_core::{Data, DataMismatch, ParamError};
+use hashbench_core::{BitCodes, Data, DataMismatch, ParamError};
 use hashbench_simd::math::exp_in_place;
 use serde::{Deserialize, Serialize};
 
 mod blocks;
+
+/// Kernel values a block of [`Kernel::codes_by_row_blocks`] holds: 2²² (32 MiB).
+pub const BLOCK_ENTRIES: usize = 1 << 22;
 
 use blocks::{
     MapEntries, check_non_negative, chi_square_distances, elementwise, exp_of_scaled, gram_block,
@@ -364,6 +367,45 @@ impl Kernel {
             Kernel::Sum(_) => "sum",
             Kernel::Precomputed => "precomputed",
         }
+    }
+
+    /// Codes of the items of `a`, whose bit j is `project`(K(a, b))ᵢⱼ > 0,
+    /// computed over blocks of `a`'s rows: `project` maps a block of K's rows
+    /// to its rows of projections (one column per bit). K(a, b) whole is never
+    /// held, so encoding 10⁶ items against a few thousand support items costs
+    /// a block (about [`BLOCK_ENTRIES`] values), not 8 n p bytes. Each row's
+    /// kernel values and projections are those of the whole product.
+    ///
+    /// # Errors
+    /// As [`Kernel::block`].
+    pub fn codes_by_row_blocks(
+        &self,
+        a: &Data,
+        b: &Data,
+        n_bits: usize,
+        project: impl FnMut(Mat<f64>) -> Mat<f64>,
+    ) -> Result<BitCodes, KernelError> {
+        self.codes_in_blocks(a, b, n_bits, BLOCK_ENTRIES, project)
+    }
+
+    /// [`Kernel::codes_by_row_blocks`] with blocks of about `entries` values.
+    fn codes_in_blocks(
+        &self,
+        a: &Data,
+        b: &Data,
+        n_bits: usize,
+        entries: usize,
+        mut project: impl FnMut(Mat<f64>) -> Mat<f64>,
+    ) -> Result<BitCodes, KernelError> {
+        let n = a.n_items();
+        let rows = (entries / b.n_items().max(1)).max(1);
+        let mut codes = BitCodes::zeros(0, n_bits);
+        for start in (0..n).step_by(rows) {
+            let block: Vec<usize> = (start..(start + rows).min(n)).collect();
+            let k = self.block(&a.select(&block), b)?;
+            codes.append(&BitCodes::from_projections(project(k).as_ref()));
+        }
+        Ok(codes)
     }
 
     /// The block K(a, b): entry (i, j) is k(aᵢ, bⱼ).

@@ -299,3 +299,50 @@ fn a_scale_that_resolves_beyond_the_exponents_range_is_named() {
     .unwrap();
     assert!(fine.resolve(&x).is_ok());
 }
+
+/// Encoding over row blocks gives the projections, and so the codes, of
+/// the whole kernel matrix bit for bit, with a matrix product in the
+/// projection (as KLSH and OKH encode), over several blocks: faer's product
+/// of some rows gives those rows of the whole product.
+#[test]
+fn codes_by_row_blocks_equal_the_codes_of_the_whole_block() {
+    use hashbench_core::linalg::product;
+    // blocks of 7 rows of 60 values, the last one short
+    let (n, p, bits, entries) = (7 * 9 + 3, 60, 40, 7 * 60 + 5);
+    let a = histograms(n, 12, 1);
+    let b = histograms(p, 12, 2);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let w = Mat::from_fn(p, bits, |_, _| rng.random::<f64>() - 0.5);
+    for (a, b) in [
+        (Data::Dense(a.clone()), Data::Dense(b.clone())),
+        (to_sparse(&a), to_sparse(&b)),
+    ] {
+        for k in kernels() {
+            let whole = product(k.block(&a, &b).unwrap().as_ref(), w.as_ref());
+            let (mut rows, mut blocks): (Vec<Vec<f64>>, usize) = (Vec::new(), 0);
+            let blocked = k
+                .codes_in_blocks(&a, &b, bits, entries, |kx| {
+                    let proj = product(kx.as_ref(), w.as_ref());
+                    blocks += 1;
+                    rows.extend((0..proj.nrows()).map(|i| proj.row(i).iter().copied().collect()));
+                    proj
+                })
+                .unwrap();
+            assert_eq!(rows.len(), n);
+            assert_eq!(blocks, 10);
+            for (i, row) in rows.iter().enumerate() {
+                let same = row
+                    .iter()
+                    .zip(whole.row(i).iter())
+                    .all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(same, "{}: row {i} differs", k.name());
+            }
+            assert_eq!(
+                blocked,
+                BitCodes::from_projections(whole.as_ref()),
+                "{}",
+                k.name()
+            );
+        }
+    }
+}

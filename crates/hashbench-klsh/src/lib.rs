@@ -276,15 +276,14 @@ impl HashModel for KlshModel {
     }
 
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
-        let mut kx = self
-            .kernel
-            .block(data, &self.samples)
-            .map_err(EncodeError::kernel)?;
-        if self.centre_query {
-            self.basis.centre_rows(&mut kx);
-        }
-        let proj = product(kx.as_ref(), self.w.as_ref());
-        Ok(BitCodes::from_projections(proj.as_ref()))
+        self.kernel
+            .codes_by_row_blocks(data, &self.samples, self.w.ncols(), |mut kx| {
+                if self.centre_query {
+                    self.basis.centre_rows(&mut kx);
+                }
+                product(kx.as_ref(), self.w.as_ref())
+            })
+            .map_err(EncodeError::kernel)
     }
 }
 

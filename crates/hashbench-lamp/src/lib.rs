@@ -13,6 +13,7 @@ pub use cccp::{
 pub use dual::{DualQp, DualSolution};
 pub use qp::{Qp, QpError, QpSolution};
 
+use faer::Mat;
 use hashbench_core::method::{BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision};
 use hashbench_core::{
     BitCodes, Data, DataMismatch, EncodeError, FitError, HashMethod, HashModel, ParamError,
@@ -368,16 +369,15 @@ impl HashModel for LampModel {
     }
 
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
-        let k = self
-            .kernel
-            .block(data, &self.support)
-            .map_err(EncodeError::kernel)?;
         let p = self.support.n_items() / self.weights.len().max(1);
-        Ok(BitCodes::from_fn(k.nrows(), self.weights.len(), |i, m| {
-            let w = &self.weights[m];
-            let f: f64 = (0..p).map(|c| k[(i, m * p + c)] * w[c]).sum::<f64>() + w[p];
-            f > 0.0
-        }))
+        self.kernel
+            .codes_by_row_blocks(data, &self.support, self.weights.len(), |k| {
+                Mat::from_fn(k.nrows(), self.weights.len(), |i, m| {
+                    let w = &self.weights[m];
+                    (0..p).map(|c| k[(i, m * p + c)] * w[c]).sum::<f64>() + w[p]
+                })
+            })
+            .map_err(EncodeError::kernel)
     }
 }
 

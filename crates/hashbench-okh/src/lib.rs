@@ -309,15 +309,13 @@ impl HashModel for OkhModel {
     }
 
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError> {
-        let kx = self
-            .kernel
-            .block(data, &self.landmarks)
-            .map_err(EncodeError::kernel)?;
-        let proj = product(kx.as_ref(), self.solution.a.as_ref());
         let b = &self.solution.b;
-        Ok(BitCodes::from_fn(proj.nrows(), proj.ncols(), |i, m| {
-            proj[(i, m)] - b[m] > 0.0
-        }))
+        self.kernel
+            .codes_by_row_blocks(data, &self.landmarks, b.len(), |kx| {
+                let proj = product(kx.as_ref(), self.solution.a.as_ref());
+                Mat::from_fn(proj.nrows(), proj.ncols(), |i, m| proj[(i, m)] - b[m])
+            })
+            .map_err(EncodeError::kernel)
     }
 }
 
