@@ -76,11 +76,18 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let exe = frozen_executable(&dir)?;
+    // a rehearsal's jobs name the results folder its own lies in, and
+    // `--rehearsal`, which works in that folder's rehearsal/
+    let base = match (ws.rehearsal, results.parent()) {
+        (true, Some(base)) => base.to_path_buf(),
+        _ => results.clone(),
+    };
     let jobs = Jobs {
         name: format!("hashbench-{}", plan.id),
         dir: &dir,
         root: &root,
-        results: &results,
+        results: &base,
+        rehearsal: ws.rehearsal,
         exe: &exe,
         data_roots: absolute_data_roots()?,
         opts,
@@ -154,6 +161,8 @@ struct Jobs<'a> {
     root: &'a Path,
     /// The results folder.
     results: &'a Path,
+    /// Whether the jobs are a rehearsal's.
+    rehearsal: bool,
     /// The copy of this executable every job runs.
     exe: &'a Path,
     /// The data roots, absolute.
@@ -194,10 +203,11 @@ impl Jobs<'_> {
         }
         let _ = writeln!(
             s,
-            "exec {} --root {} --results {} --threads \"${{SLURM_CPUS_PER_TASK:-1}}\" {command}",
+            "exec {} --root {} --results {}{} --threads \"${{SLURM_CPUS_PER_TASK:-1}}\" {command}",
             quoted(&self.exe.display().to_string()),
             quoted(&self.root.display().to_string()),
             quoted(&self.results.display().to_string()),
+            if self.rehearsal { " --rehearsal" } else { "" },
         );
         s
     }
@@ -359,6 +369,16 @@ ties = "random"
         }
         let zero = SlurmOptions::default();
         assert!(write_scripts(&ws, &plan, &zero).is_err());
+        // a rehearsal's jobs work in the same results folder's rehearsal/
+        let rehearsing = ws.rehearsal();
+        let scripts = write_scripts(&rehearsing, &plan.rehearsal_sample(), &opts).unwrap();
+        let results = std::fs::canonicalize(&ws.results).unwrap();
+        assert!(scripts.prepare.starts_with(results.join("rehearsal")));
+        for path in [&scripts.prepare, &scripts.shards, &scripts.merge] {
+            let text = read(path);
+            let flags = format!("--results '{}' --rehearsal --threads", results.display());
+            assert!(text.contains(&flags), "{text}");
+        }
     }
 
     #[test]

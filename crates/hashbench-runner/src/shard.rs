@@ -40,6 +40,10 @@ pub struct ShardManifest {
     pub trials: usize,
     /// Trials it fitted (the rest came from stored codes or records).
     pub fitted: usize,
+    /// Whether the shard is a rehearsal's, on synthetic data: only a
+    /// rehearsal's merge takes it, and a rehearsal's merge takes no other.
+    #[serde(default)]
+    pub rehearsal: bool,
 }
 
 /// sha256 of the running executable: two shards ran the same code when
@@ -112,7 +116,7 @@ pub fn run_shard(
     let code_version = code_version()?;
     let dir = ws.run_dir(plan);
     let _lock = crate::lock::RunLock::shared(&dir)?;
-    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
+    let data = ws.dataset(plan)?;
     let done = pass(ws, plan, &data, opts, Mode::Shard(shard))?;
     let manifest = ShardManifest {
         experiment: plan.id.clone(),
@@ -124,6 +128,7 @@ pub fn run_shard(
         count: shard.count,
         trials: done.records.len(),
         fitted: done.fits,
+        rehearsal: ws.rehearsal,
     };
     store::save(&manifest_path(&dir, shard), &manifest)?;
     Ok(ShardOutcome {
@@ -152,7 +157,7 @@ pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<()> {
     if old.exists() {
         std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
     }
-    let data = plan.load(&ws.registry()?, &ws.data_roots)?;
+    let data = ws.dataset(plan)?;
     pass(ws, plan, &data, &RunOptions::default(), Mode::Prepare).map(|_| ())
 }
 
@@ -277,7 +282,21 @@ pub fn merge(
         } else {
             ws.root.join(&first.spec)
         };
-        let plan = Spec::load(&spec_path)?.plan(&profile, ws.catalog)?;
+        if let Some((_, path, m)) = shards.iter().find(|(_, _, m)| m.rehearsal != ws.rehearsal) {
+            bail!(
+                "{}: {}",
+                path.display(),
+                if m.rehearsal {
+                    "a rehearsal's shard, on synthetic data: its numbers never enter real results; merge it with `hashbench --rehearsal merge`"
+                } else {
+                    "a real run's shard: a rehearsal's merge takes only a rehearsal's shards"
+                }
+            );
+        }
+        let mut plan = Spec::load(&spec_path)?.plan(&profile, ws.catalog)?;
+        if ws.rehearsal {
+            plan = plan.rehearsal_sample();
+        }
         if plan.spec_sha256 != first.spec_sha256 {
             bail!(
                 "{}: the spec changed since its shards ran ({}); rerun them",

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use hashbench_methods::CATALOG;
 use hashbench_runner::rehearse::price::price;
-use hashbench_runner::rehearse::{REHEARSAL_DIR, Stage, rehearse, stored};
+use hashbench_runner::rehearse::{Stage, rehearse, stored};
+use hashbench_runner::shard::{self, Shard};
 use hashbench_runner::{RunOptions, run_plan};
-use hashbench_spec::{Spec, Workspace};
+use hashbench_spec::{REHEARSAL_DIR, Spec, Workspace};
 
 const REGISTRY: &str = r#"[datasets.toy]
 description = "toy"
@@ -129,4 +130,49 @@ fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
         "{real:#}"
     );
     assert!(!tmp.path().join("data").exists());
+}
+
+/// A rehearsal sharded as a cluster runs it (prepare, shards, merge, in the
+/// rehearsal's workspace) writes the tables of one unsharded rehearsal, and
+/// no summary, claims or figure; a real merge refuses its shards.
+#[test]
+fn a_sharded_rehearsal_merges_into_the_tables_of_one_and_a_real_merge_refuses_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = workspace(tmp.path());
+    let spec_path = tmp.path().join("experiments/toy/spec.toml");
+    let plan = Spec::load(&spec_path)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap();
+    rehearse(&ws, &plan).unwrap();
+    let dir = hashbench_runner::rehearse::rehearsal_dir(&ws, &plan);
+    let whole = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    // the sharded one in its own results folder
+    let other = Workspace {
+        results: tmp.path().join("sharded"),
+        ..ws.clone()
+    };
+    let rehearsing = other.rehearsal();
+    let sample = hashbench_spec::plan_of(&rehearsing, &spec_path, None).unwrap();
+    assert_eq!(sample.trial_keys(), plan.rehearsal_sample().trial_keys());
+    shard::prepare(&rehearsing, &sample).unwrap();
+    for i in 0..2 {
+        let s = Shard { index: i, count: 2 };
+        shard::run_shard(&rehearsing, &sample, &RunOptions::default(), s).unwrap();
+    }
+    let sources = [rehearsing.results.clone()];
+    let refused = shard::merge(&other, &sources, None, &RunOptions::default()).unwrap_err();
+    assert!(
+        format!("{refused:#}").contains("a rehearsal's shard"),
+        "{refused:#}"
+    );
+    let merged = shard::merge(&rehearsing, &sources, None, &RunOptions::default()).unwrap();
+    let merged_dir = &merged[0].dir;
+    assert_eq!(
+        std::fs::read_to_string(merged_dir.join("metrics.csv")).unwrap(),
+        whole
+    );
+    for absent in ["summary.md", "claims.csv", "figures"] {
+        assert!(!merged_dir.join(absent).exists(), "{absent}");
+    }
 }

@@ -39,7 +39,7 @@ pub use hashbench_core::summary::Centre;
 pub use normality::NormalitySpec;
 pub use plan::{Axis, KeptQueryValues, MethodEntry, Plan, Retrieval, Study, TrialKey};
 pub use walk::{PREFERRED_PROFILES, Step, Visit, Walked, choose_profile};
-pub use workspace::{DATA_ROOTS_VAR, Workspace, data_roots, plan_of, plans_of};
+pub use workspace::{DATA_ROOTS_VAR, REHEARSAL_DIR, Workspace, data_roots, plan_of, plans_of};
 
 pub use hashbench_eval::metric_table::TIMING_METRICS;
 

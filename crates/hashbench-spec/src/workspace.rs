@@ -21,7 +21,13 @@ pub struct Workspace {
     pub data_roots: Vec<PathBuf>,
     /// The methods its specs can name.
     pub catalog: &'static Catalog,
+    /// Whether this is a rehearsal's workspace ([`Workspace::rehearsal`]):
+    /// its data is synthetic and its plans are rehearsal samples.
+    pub rehearsal: bool,
 }
+
+/// The folder under a results root that holds rehearsals.
+pub const REHEARSAL_DIR: &str = "rehearsal";
 
 /// The environment variable listing extra data roots, `:`-separated.
 pub const DATA_ROOTS_VAR: &str = "HASHBENCH_DATA";
@@ -90,6 +96,40 @@ impl Workspace {
             results,
             root,
             catalog,
+            rehearsal: false,
+        }
+    }
+
+    /// The workspace a rehearsal of this one works in: the same specs and
+    /// registry, results under `<results>/rehearsal`, no data roots; each
+    /// plan is its rehearsal sample ([`Plan::rehearsal_sample`]) on synthetic
+    /// data of its dataset's shape ([`Workspace::dataset`]), so nothing of a
+    /// rehearsal can reach the real results.
+    #[must_use]
+    pub fn rehearsal(&self) -> Workspace {
+        if self.rehearsal {
+            return self.clone();
+        }
+        Workspace {
+            root: self.root.clone(),
+            results: self.results.join(REHEARSAL_DIR),
+            data_roots: Vec::new(),
+            catalog: self.catalog,
+            rehearsal: true,
+        }
+    }
+
+    /// `plan`'s dataset: read from the data roots, or in a rehearsal's
+    /// workspace, synthetic data of its shape.
+    ///
+    /// # Errors
+    /// As [`Plan::load`] or [`Plan::rehearsal_data`].
+    pub fn dataset(&self, plan: &Plan) -> Result<hashbench_data::Dataset> {
+        let registry = self.registry()?;
+        if self.rehearsal {
+            plan.rehearsal_data(&registry)
+        } else {
+            plan.load(&registry, &self.data_roots)
         }
     }
 
@@ -154,12 +194,17 @@ impl Workspace {
 }
 
 /// The plan of the spec at `path` under `profile` (default: the paper's when
-/// its data is present, else `local`), its data checked.
+/// its data is present, else `local`), its data checked; in a rehearsal's
+/// workspace, its rehearsal sample (default: the paper's profile).
 ///
 /// # Errors
 /// An invalid spec or profile, or missing data.
 pub fn plan_of(ws: &Workspace, path: &Path, profile: Option<&str>) -> Result<Plan> {
     let spec = Spec::load(path)?;
+    if ws.rehearsal {
+        let profile = profile.unwrap_or(crate::PAPER_PROFILE);
+        return Ok(spec.plan(profile, ws.catalog)?.rehearsal_sample());
+    }
     let profile = match profile {
         Some(p) => p.to_string(),
         None => choose_profile(ws, &spec)?,

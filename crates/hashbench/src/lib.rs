@@ -33,6 +33,12 @@ pub struct Cli {
     /// Worker threads for trials (default: all cores).
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Work on a rehearsal: each spec's rehearsal sample on synthetic data of
+    /// its dataset's shape, under <results>/rehearsal (run, prepare, slurm
+    /// and merge a rehearsal as a real run; `hashbench rehearse` measures
+    /// its stages).
+    #[arg(long, global = true)]
+    rehearsal: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -240,13 +246,16 @@ pub fn main_with_args(
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
 ) -> Result<ExitCode> {
     let cli = Cli::parse_from(args);
-    let ws = Workspace::with_results(
+    let mut ws = Workspace::with_results(
         cli.results
             .clone()
             .unwrap_or_else(|| cli.root.join("results")),
         cli.root.clone(),
         &hashbench_methods::CATALOG,
     );
+    if cli.rehearsal {
+        ws = ws.rehearsal();
+    }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = worker_threads(cli.threads, cores, |w| eprintln!("warning: {w}"))?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -325,6 +334,9 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         Command::RunAll { force, paper_data } => run_all(ws, force, paper_data),
         Command::Figures => figures(ws),
         Command::Report => report(ws),
+        Command::Check { .. } if ws.rehearsal => anyhow::bail!(
+            "--rehearsal check: the check reruns the ci profiles on their data against results/baselines; a rehearsal has no baseline, and its numbers never enter one"
+        ),
         Command::Check { bless } => check(ws, bless),
         Command::Points {
             spec,

@@ -2,10 +2,12 @@
 //! once at each end of the axis, the shortest and longest code or the
 //! smallest and largest training set) run at full size on synthetic data of
 //! its dataset's shape, each stage measured alone (wall, CPU, peak memory;
-//! [`meter`]). It works in its own results folder, `<results>/rehearsal/`,
-//! with no data roots, so nothing of it can reach the real results: its
-//! tables name the synthetic data (`rehearsal:<name>`), which every reader
-//! of stored tables refuses. [`price`] scales its stages to the whole plan.
+//! [`meter`]). It works in a rehearsal's workspace (`Workspace::rehearsal`:
+//! results under `<results>/rehearsal/`, no data roots), so nothing of it
+//! can reach the real results: its tables name the synthetic data
+//! (`rehearsal:<name>`), which every reader of stored tables refuses.
+//! [`price`] scales its stages to the whole plan. The same workspace runs a
+//! rehearsal sharded (`hashbench --rehearsal slurm ...`).
 
 pub mod meter;
 pub mod price;
@@ -19,9 +21,6 @@ use serde::{Deserialize, Serialize};
 use crate::run::{context_of, retrieval_of, split_of};
 use crate::store;
 pub use meter::{Cost, measure};
-
-/// The folder under a results root that holds rehearsals.
-pub const REHEARSAL_DIR: &str = "rehearsal";
 
 /// The record of a rehearsal in its run folder.
 pub const REHEARSAL_RECORD: &str = "rehearsal.json";
@@ -99,22 +98,10 @@ pub struct Rehearsal {
     pub stored_bytes: u64,
 }
 
-/// The workspace a rehearsal of `ws` works in: the same specs and registry,
-/// results under `<results>/rehearsal`, and no data roots.
-#[must_use]
-pub fn rehearsal_workspace(ws: &Workspace) -> Workspace {
-    Workspace {
-        root: ws.root.clone(),
-        results: ws.results.join(REHEARSAL_DIR),
-        data_roots: Vec::new(),
-        catalog: ws.catalog,
-    }
-}
-
 /// The run folder of `plan`'s rehearsal.
 #[must_use]
 pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
-    rehearsal_workspace(ws).run_dir(plan)
+    ws.rehearsal().run_dir(&plan.rehearsal_sample())
 }
 
 /// Rehearses `plan` (a retrieval study) on synthetic data and writes the
@@ -127,7 +114,7 @@ pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
 /// stage (named).
 pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     faer::set_global_parallelism(faer::Par::Seq);
-    let ws = rehearsal_workspace(ws);
+    let ws = ws.rehearsal();
     let sample = plan.rehearsal_sample();
     let study = retrieval_of(&sample)?;
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
@@ -145,10 +132,9 @@ pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         stages.push(Measured { stage, cost });
         done.with_context(|| format!("{what}: {name}"))
     };
-    let registry = ws.registry()?;
     let mut data = None;
     timed(Stage::Data, &mut || {
-        data = Some(sample.rehearsal_data(&registry)?);
+        data = Some(ws.dataset(&sample)?);
         Ok(())
     })?;
     let data = data.expect("made above");

@@ -154,8 +154,8 @@ pub(crate) fn run_plan_as(
     let clock = Clock::start();
     // refusals are this run's from here on
     let _ = store::take_refused();
-    let data = plan
-        .load(&ws.registry()?, &ws.data_roots)
+    let data = ws
+        .dataset(plan)
         .with_context(|| format!("{} [{}]", plan.id, plan.profile))?;
     if let Study::Normality(n) = &plan.study {
         let dir = ws.run_dir(plan);
@@ -473,14 +473,21 @@ pub(crate) fn finish(
     clock: Clock,
     dir: PathBuf,
 ) -> Result<RunOutcome> {
-    let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
     let mut files = tables::table_files(&tables, &dir)?;
     let seconds = RunSeconds {
         wall: clock.wall_seconds(),
         cpu: clock.cpu_seconds(),
         threads: rayon::current_num_threads(),
     };
-    let summary = summary_files(plan, &tables, split_sizes, Some(seconds), &dir, &mut files);
+    // a rehearsal's numbers are of synthetic data: no claim, summary or
+    // figure is made of them
+    let (figures, summary) = if ws.rehearsal {
+        (Vec::new(), REHEARSAL_SUMMARY.to_string())
+    } else {
+        let figures = report::draw_figures(plan, &tables, &dir.join("figures"))?;
+        let summary = summary_files(plan, &tables, split_sizes, Some(seconds), &dir, &mut files);
+        (figures, summary)
+    };
     let run = json!({
         "experiment": plan.id,
         "profile": plan.profile,
@@ -489,7 +496,7 @@ pub(crate) fn finish(
         "spec_sha256": plan.spec_sha256,
         "method_set": plan.method_set.as_ref().map(|m| m.display().to_string()),
         "seed": plan.seed,
-        "dataset": plan.dataset,
+        "dataset": data.name,
         "dataset_fingerprint": data.fingerprint,
         "split": split_sizes,
         "git_revision": git_revision(&ws.root),
@@ -522,6 +529,10 @@ pub(crate) fn finish(
         refused,
     })
 }
+
+/// What a rehearsal's run prints instead of a summary.
+const REHEARSAL_SUMMARY: &str =
+    "A rehearsal on synthetic data: its tables price the protocol; no claim is judged on them.";
 
 /// Judges the plan's claims and adds `summary.md` and `claims.csv` of `dir`
 /// to `files`; returns the summary.
