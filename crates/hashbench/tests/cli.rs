@@ -192,3 +192,14 @@ fn figures_lists_an_unreadable_run_and_redraws_the_rest() {
         "{stdout}"
     );
 }
+
+/// A rehearsal has no baseline: `hashbench --rehearsal check` is refused
+/// before anything runs, and leaves no results behind.
+#[test]
+fn a_rehearsal_is_never_checked_against_the_baselines() {
+    let root = scratch_root(&[("experiments/okh/tab4.toml", "tab4.toml")]);
+    let (code, stderr) = hashbench(root.path(), &["--rehearsal", "check"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("a rehearsal has no baseline"), "{stderr}");
+    assert!(!root.path().join("results").exists());
+}
