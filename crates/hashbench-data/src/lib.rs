@@ -1,8 +1,10 @@
 #![doc = include_str!("../README.md")]
 
 pub mod atomic;
+pub mod checksum;
 pub mod codes;
 pub mod convert;
+mod dataset;
 mod error;
 pub mod graphs;
 pub mod idx;
@@ -19,8 +21,9 @@ pub mod transform;
 pub mod truth;
 pub mod vecs;
 
+pub use dataset::Dataset;
 pub use error::{DataError, Result};
-pub use registry::{CollectionEntry, Dataset, DatasetEntry, Download, PartEntry, Registry, Unpack};
+pub use registry::{CollectionEntry, DatasetEntry, Download, PartEntry, Registry, Unpack};
 pub use split::{Count, Split, SplitSpec};
 pub use transform::Transform;
 pub use truth::{Closeness, KernelScores, TruthRule, build_truth};

@@ -3,7 +3,6 @@
 //! `configs/datasets.toml` by hashbench-spec's `Workspace::registry`; loading verifies every checksum before parsing.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use faer::Mat;
@@ -11,9 +10,10 @@ use hashbench_core::Data;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::checksum::{hex, sha256_file};
 use crate::graphs::WlSubtree;
 use crate::rehearsal::Shape;
-use crate::{DataError, Result};
+use crate::{DataError, Dataset, Result};
 
 /// File format of a dataset part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -193,21 +193,6 @@ pub struct Registry {
     /// Raw collections by name.
     #[serde(default)]
     pub collections: BTreeMap<String, CollectionEntry>,
-}
-
-/// A loaded dataset: all parts concatenated.
-#[derive(Debug, Clone)]
-pub struct Dataset {
-    /// Registry name.
-    pub name: String,
-    /// Features, one row per item.
-    pub x: Data,
-    /// Class labels, if every part has them.
-    pub labels: Option<Vec<u32>>,
-    /// Item ranges of each named part.
-    pub parts: Vec<(String, Range<usize>)>,
-    /// Checksums of the files read (a cache key for ground truth).
-    pub fingerprint: String,
 }
 
 impl Registry {
@@ -430,30 +415,6 @@ impl DatasetEntry {
 }
 
 type Part = (usize, usize, Vec<f64>, Option<Vec<u32>>);
-
-/// sha256 of a file's bytes, lowercase hex.
-///
-/// # Errors
-/// I/O errors naming the path.
-pub fn sha256_file(path: &Path) -> Result<String> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buf).map_err(|e| DataError::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 mod loaders;
 

@@ -15,8 +15,8 @@ use rand_distr::{Distribution, StandardNormal};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::checksum::hex;
 use crate::graphs::{Graph, WlSubtree};
-use crate::registry::hex;
 use crate::{DataError, Dataset, Result};
 
 /// The prefix of rehearsal data's name and fingerprint.

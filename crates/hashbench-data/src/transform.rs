@@ -10,7 +10,7 @@ use hashbench_core::{Data, SparseRows};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::registry::hex;
+use crate::checksum::hex;
 use crate::{DataError, Dataset, Result};
 
 /// One transform (`transform = ["unit-length"]`,

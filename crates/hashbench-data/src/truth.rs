@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::registry::hex;
+use crate::checksum::hex;
 use crate::{DataError, Dataset, Result, Split};
 use hashbench_core::knn::{
     k_largest_inner_products, k_largest_scores, k_nearest, k_nearest_same_label,

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use hashbench_data::atomic::{write_all_atomically, write_atomically};
-use hashbench_data::registry::hex;
+use hashbench_data::checksum::hex;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use sha2::{Digest, Sha256};
 
+use hashbench_data::checksum::hex;
 use hashbench_data::paths;
-use hashbench_data::registry::hex;
 use hashbench_data::{Download, Unpack};
 
 use crate::error::{FetchError, io};

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use hashbench_data::registry::{hex, sha256_file};
+use hashbench_data::checksum::{hex, sha256_file};
 use sha2::Digest;
 
 use crate::error::FetchError;

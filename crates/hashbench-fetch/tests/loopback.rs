@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use hashbench_data::registry::sha256_file;
+use hashbench_data::checksum::sha256_file;
 use hashbench_data::{CollectionEntry, DatasetEntry};
 use hashbench_fetch::{FetchError, Fetched, compute_collection, fetch};
 
@@ -481,7 +481,7 @@ nested = "nested/rows.tar.gz"
 
 fn md5_hex(bytes: &[u8]) -> String {
     use md5::Digest;
-    hashbench_data::registry::hex(&md5::Md5::digest(bytes))
+    hashbench_data::checksum::hex(&md5::Md5::digest(bytes))
 }
 
 #[test]

@@ -56,7 +56,7 @@ pub fn code_version() -> Result<String> {
     VERSION
         .get_or_init(|| {
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            hashbench_data::registry::sha256_file(&exe).map_err(|e| e.to_string())
+            hashbench_data::checksum::sha256_file(&exe).map_err(|e| e.to_string())
         })
         .clone()
         .map_err(|e| anyhow!("identifying the running hashbench build: {e}"))

@@ -32,7 +32,7 @@ pub fn fingerprint(parts: &[&str]) -> String {
         h.update(p.as_bytes());
         h.update([0x1f]);
     }
-    hashbench_data::registry::hex(&h.finalize())
+    hashbench_data::checksum::hex(&h.finalize())
 }
 
 /// A file-name stem for a label: its letters and digits, lowercased, then 8
@@ -68,7 +68,7 @@ fn content_checksum(value: &serde_json::Value) -> String {
         o.remove(CHECKSUM);
     }
     let bytes = serde_json::to_vec(&v).expect("a JSON value serializes");
-    hashbench_data::registry::hex(&Sha256::digest(bytes))
+    hashbench_data::checksum::hex(&Sha256::digest(bytes))
 }
 
 /// A record's JSON, sealed with the checksum of its content.
@@ -331,7 +331,7 @@ fn codes_digest(db: &[u8], queries: &[u8]) -> String {
     let mut h = Sha256::new();
     h.update(db);
     h.update(queries);
-    hashbench_data::registry::hex(&h.finalize())
+    hashbench_data::checksum::hex(&h.finalize())
 }
 
 /// The fit record and code files' bytes at `stem`, if the record matches

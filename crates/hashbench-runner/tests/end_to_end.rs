@@ -7,8 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use hashbench_core::BitCodes;
+use hashbench_data::checksum::sha256_file;
 use hashbench_data::idx::{IdxArray, write_idx_gz};
-use hashbench_data::registry::sha256_file;
 use hashbench_methods::CATALOG;
 use hashbench_report::{Cost, RunSeconds};
 use hashbench_runner::score::{CodeSource, score};

@@ -403,7 +403,7 @@ impl Spec {
         if let Some(set) = &self.method_set {
             h.update(set.text.as_bytes());
         }
-        hashbench_data::registry::hex(&h.finalize())
+        hashbench_data::checksum::hex(&h.finalize())
     }
 }
 

@@ -737,7 +737,7 @@ pub(crate) fn print_written(paths: &[PathBuf]) -> Result<ExitCode> {
     for path in paths {
         println!(
             "{}  {}",
-            hashbench_data::registry::sha256_file(path)?,
+            hashbench_data::checksum::sha256_file(path)?,
             path.display()
         );
     }
