@@ -82,7 +82,7 @@ mod tests {
         );
         assert!(small.wall_seconds >= 0.0 && small.cpu_seconds >= 0.0);
         // the big stage began below what it held; the small one began after it freed it
-        assert!(big.peak_bytes - big.start_bytes >= 300 * MIB, "{big:?}");
+        assert!(big.peak_bytes - big.start_bytes >= 280 * MIB, "{big:?}");
         assert!(small.start_bytes < big.peak_bytes - 200 * MIB, "{small:?}");
     }
 }
