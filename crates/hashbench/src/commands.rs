@@ -158,7 +158,7 @@ pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<
     let threads = rayon::current_num_threads();
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     println!(
-        "| spec | trials | CPU hours | wall here ({threads} threads) | peak per process | disk | Slurm plan |"
+        "| spec | trials | CPU hours | wall here ({threads} threads) | peak per process | disk | Slurm plan (a node per shard) |"
     );
     println!("|---|---:|---:|---:|---:|---:|---|");
     let mut unpriced = Vec::new();
@@ -185,7 +185,7 @@ pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<
         let shards = ((trial_hours / 2.0).ceil() as usize).clamp(1, p.trials.max(1));
         let shard_wall = p.shared_cpu_seconds / 3600.0 + trial_hours / (shards * threads) as f64;
         println!(
-            "| {} [{}] | {} | {:.3} | {:.3} h | {:.2} GiB | {:.3} GiB | {shards} shards of {:.0} GiB, about {:.2} h on {shards} nodes |",
+            "| {} [{}] | {} | {:.3} | {:.3} h | {:.2} GiB | {:.3} GiB | shards: {shards}, {:.0} GiB each, about {:.2} h on {shards} nodes |",
             p.experiment,
             p.profile,
             p.trials,
