@@ -2,14 +2,14 @@
 //! shape but no files: it runs every method once on synthetic data, measures
 //! each stage, keeps to its own results folder, and nothing real reads it.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use hashbench_methods::CATALOG;
 use hashbench_runner::rehearse::price::price;
 use hashbench_runner::rehearse::{Stage, rehearse, stored};
 use hashbench_runner::shard::{self, Shard};
 use hashbench_runner::{RunOptions, run_plan};
-use hashbench_spec::{REHEARSAL_DIR, Spec, Workspace};
+use hashbench_spec::{Plan, REHEARSAL_DIR, Spec, Workspace};
 
 const REGISTRY: &str = r#"[datasets.toy]
 description = "toy"
@@ -52,23 +52,27 @@ metric = "map"
 ties = "random"
 "#;
 
-fn workspace(root: &Path) -> Workspace {
+/// A temporary repository holding the toy registry and spec: its folder,
+/// workspace, spec file and paper plan.
+fn toy() -> (tempfile::TempDir, Workspace, PathBuf, Plan) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
     std::fs::create_dir_all(root.join("configs")).unwrap();
     std::fs::create_dir_all(root.join("experiments/toy")).unwrap();
     std::fs::write(root.join("configs/datasets.toml"), REGISTRY).unwrap();
-    std::fs::write(root.join("experiments/toy/spec.toml"), SPEC).unwrap();
-    Workspace::at(root.to_path_buf(), &CATALOG)
-}
-
-#[test]
-fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(tmp.path());
-    let spec_path = tmp.path().join("experiments/toy/spec.toml");
+    let spec_path = root.join("experiments/toy/spec.toml");
+    std::fs::write(&spec_path, SPEC).unwrap();
+    let ws = Workspace::at(root.to_path_buf(), &CATALOG);
     let plan = Spec::load(&spec_path)
         .unwrap()
         .plan("paper", &CATALOG)
         .unwrap();
+    (tmp, ws, spec_path, plan)
+}
+
+#[test]
+fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
+    let (tmp, ws, _, plan) = toy();
     let r = rehearse(&ws, &plan).unwrap();
     // the sample: each method once at the shortest and the longest code, on the full split
     let trial = |method: &str, x| Stage::Trial {
@@ -137,13 +141,7 @@ fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
 /// no summary, claims or figure; a real merge refuses its shards.
 #[test]
 fn a_sharded_rehearsal_merges_into_the_tables_of_one_and_a_real_merge_refuses_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = workspace(tmp.path());
-    let spec_path = tmp.path().join("experiments/toy/spec.toml");
-    let plan = Spec::load(&spec_path)
-        .unwrap()
-        .plan("paper", &CATALOG)
-        .unwrap();
+    let (tmp, ws, spec_path, plan) = toy();
     rehearse(&ws, &plan).unwrap();
     let dir = hashbench_runner::rehearse::rehearsal_dir(&ws, &plan);
     let whole = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
