@@ -52,16 +52,16 @@ metric = "map"
 ties = "random"
 "#;
 
-/// A temporary repository holding the toy registry and spec: its folder,
+/// A temporary repository holding the toy registry and `spec`: its folder,
 /// workspace, spec file and paper plan.
-fn toy() -> (tempfile::TempDir, Workspace, PathBuf, Plan) {
+fn toy(spec: &str) -> (tempfile::TempDir, Workspace, PathBuf, Plan) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     std::fs::create_dir_all(root.join("configs")).unwrap();
     std::fs::create_dir_all(root.join("experiments/toy")).unwrap();
     std::fs::write(root.join("configs/datasets.toml"), REGISTRY).unwrap();
     let spec_path = root.join("experiments/toy/spec.toml");
-    std::fs::write(&spec_path, SPEC).unwrap();
+    std::fs::write(&spec_path, spec).unwrap();
     let ws = Workspace::at(root.to_path_buf(), &CATALOG);
     let plan = Spec::load(&spec_path)
         .unwrap()
@@ -72,7 +72,7 @@ fn toy() -> (tempfile::TempDir, Workspace, PathBuf, Plan) {
 
 #[test]
 fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
-    let (tmp, ws, _, plan) = toy();
+    let (tmp, ws, _, plan) = toy(SPEC);
     let r = rehearse(&ws, &plan).unwrap();
     // the sample: each method once at the shortest and the longest code, on the full split
     let trial = |method: &str, x| Stage::Trial {
@@ -141,7 +141,7 @@ fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
 /// no summary, claims or figure; a real merge refuses its shards.
 #[test]
 fn a_sharded_rehearsal_merges_into_the_tables_of_one_and_a_real_merge_refuses_it() {
-    let (tmp, ws, spec_path, plan) = toy();
+    let (tmp, ws, spec_path, plan) = toy(SPEC);
     rehearse(&ws, &plan).unwrap();
     let dir = hashbench_runner::rehearse::rehearsal_dir(&ws, &plan);
     let whole = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
@@ -173,4 +173,40 @@ fn a_sharded_rehearsal_merges_into_the_tables_of_one_and_a_real_merge_refuses_it
     for absent in ["summary.md", "claims.csv", "figures"] {
         assert!(!merged_dir.join(absent).exists(), "{absent}");
     }
+}
+
+/// A training-size sweep is rehearsed at its smallest and largest size, each
+/// its own draw with its own split and ground truth.
+#[test]
+fn a_sweep_is_rehearsed_at_its_smallest_and_largest_training_set() {
+    let sweep = SPEC
+        .replace(
+            "bits = [8, 16, 32]",
+            "bits = [16]\ntraining_sizes = [100, 200, 300]",
+        )
+        .replace("training = 300 }", "training = \"database\" }");
+    let (_tmp, ws, _, plan) = toy(&sweep);
+    let r = rehearse(&ws, &plan).unwrap();
+    let stages: Vec<Stage> = r.stages.iter().map(|m| m.stage.clone()).collect();
+    let trial = |method: &str, x| Stage::Trial {
+        method: method.into(),
+        x,
+    };
+    assert_eq!(
+        stages,
+        [
+            Stage::Data,
+            Stage::Split { split: 0 },
+            Stage::Truth { split: 0 },
+            trial("LSH", 100),
+            trial("PCAH", 100),
+            Stage::Split { split: 1 },
+            Stage::Truth { split: 1 },
+            trial("LSH", 300),
+            trial("PCAH", 300),
+        ]
+    );
+    assert_eq!(r.items, [[100, 600, 100], [300, 600, 100]]);
+    // 3 sizes: LSH 3 trials each, PCAH one
+    assert_eq!(price(&plan, &r, 2).unwrap().trials, 9 + 3);
 }
