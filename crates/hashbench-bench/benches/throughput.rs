@@ -3,7 +3,8 @@
 //! radius 2, the PR sweep and a recall curve; top-100 search; the distance kernel alone by
 //! each instruction set the CPU has), exact-kNN ground-truth throughput
 //! (query-item distance pairs per second), KLSH encoding (items per second,
-//! chi-square kernel, p = 300, 300 bits) and Charikar's search (queries per
+//! chi-square kernel, p = 300, 300 bits), the sparse intersection and linear
+//! kernels (kernel values per second) and Charikar's search (queries per
 //! second at the KLSH Fig. 3 size). Data is built outside the timed closures
 //! with constant seeds.
 
@@ -15,12 +16,12 @@ use hashbench_bench::{HammingWorkload, evaluation_metrics, random_codes};
 use hashbench_core::charikar::{PermutationIndex, permutations_for};
 use hashbench_core::knn::k_nearest;
 use hashbench_core::scan::nearest_map;
-use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
+use hashbench_core::{Data, HashMethod, HashModel, SparseRows, TrainSet};
 use hashbench_eval::{TiePolicy, evaluate};
-use hashbench_kernel::{KernelSpec, Scale};
+use hashbench_kernel::{Kernel, KernelSpec, Scale};
 use hashbench_klsh::KlshParams;
 use hashbench_simd::hamming::{Isa, distances_with};
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -111,6 +112,41 @@ fn klsh_encode(c: &mut Criterion) {
     group.finish();
 }
 
+/// The sparse kernels at Caltech-101's spatial-pyramid shape (4,200 bins, a
+/// third of them nonzero): 300 rows against 2,000, kernel values per second.
+fn sparse_kernels(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (dim, nnz) = (4200, 1400);
+    let mut rows = |n: usize| -> Data {
+        let rows: Vec<Vec<(u32, f64)>> = (0..n)
+            .map(|_| {
+                let mut idx: Vec<u32> = (0..dim as u32)
+                    .filter(|_| rng.random_bool(nnz as f64 / dim as f64))
+                    .collect();
+                idx.sort_unstable();
+                idx.into_iter()
+                    .map(|k| (k, rng.random::<f64>() + 1e-3))
+                    .collect()
+            })
+            .collect();
+        Data::Sparse(SparseRows::new(dim, &rows).expect("sorted"))
+    };
+    let (a, b) = (rows(300), rows(2000));
+    let mut group = c.benchmark_group("sparse-kernels");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((300 * 2000) as u64));
+    for (name, kernel) in [
+        ("intersection", Kernel::Intersection),
+        ("linear", Kernel::Linear),
+    ] {
+        group.bench_function(
+            BenchmarkId::new(name, format!("300x2000/{dim}d/{nnz}nnz")),
+            |bench| bench.iter(|| black_box(kernel.block(&a, &b).expect("block"))),
+        );
+    }
+    group.finish();
+}
+
 fn charikar_search(c: &mut Criterion) {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     let (n, n_q, bits) = (2700, 500, 300);
@@ -142,6 +178,6 @@ criterion_group! {
     config = Criterion::default().output_directory(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/bench/criterion"),
     );
-    targets = hamming_search, exact_knn, klsh_encode, charikar_search
+    targets = hamming_search, exact_knn, klsh_encode, sparse_kernels, charikar_search
 }
 criterion_main!(benches);

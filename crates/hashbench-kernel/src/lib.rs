@@ -13,8 +13,8 @@ mod blocks;
 pub const BLOCK_ENTRIES: usize = 1 << 22;
 
 use blocks::{
-    MapEntries, check_non_negative, chi_square_distances, elementwise, exp_of_scaled, gram_block,
-    inner_products, squared_distances,
+    MapEntries, check_dims, check_non_negative, chi_square_distances, elementwise, exp_of_scaled,
+    gram_block, inner_products, shared_index_pairs, squared_distances,
 };
 
 /// A kernel's scale as written in a spec.
@@ -433,7 +433,14 @@ impl Kernel {
             Kernel::Intersection => {
                 check_non_negative("intersection", a)?;
                 check_non_negative("intersection", b)?;
-                elementwise(a, b, |x, y| x.min(y))
+                match (a, b) {
+                    // only the bins both store count: min(x, 0) = 0
+                    (Data::Sparse(x), Data::Sparse(y)) => {
+                        check_dims(a, b)?;
+                        Ok(shared_index_pairs(x, y, f64::min))
+                    }
+                    _ => elementwise(a, b, |x, y| x.min(y)),
+                }
             }
             Kernel::Sum(terms) => {
                 // the Gaussian terms share one pass over the squared distances
