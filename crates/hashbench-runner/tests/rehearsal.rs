@@ -104,6 +104,14 @@ fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
     let table = std::fs::read_to_string(dir.join("stages.csv")).unwrap();
     assert_eq!(table.lines().count(), 1 + stages.len());
     assert_eq!(stored(&ws, &plan).unwrap(), Some(r.clone()));
+    // it computed every stage afresh in a scratch folder, now gone: nothing
+    // (ground truth, tuning, codes) is kept for the next rehearsal to reuse
+    let kept: Vec<String> = std::fs::read_dir(dir.parent().unwrap().parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(kept, ["toy"]);
+    assert!(!dir.join("trials").exists() && !dir.join("codes").exists());
     // its price: 3 trials of LSH and one of PCAH at each of 3 lengths
     let p = price(&plan, &r, 1).unwrap();
     assert_eq!(p.trials, 12);

@@ -94,7 +94,7 @@ pub struct Rehearsal {
     pub items: Vec<[usize; 3]>,
     /// Each stage's cost, in the order run.
     pub stages: Vec<Measured>,
-    /// Bytes the rehearsal's codes and records take in its run folder.
+    /// Bytes the rehearsal's codes and records took.
     pub stored_bytes: u64,
 }
 
@@ -104,17 +104,31 @@ pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
     ws.rehearsal().run_dir(&plan.rehearsal_sample())
 }
 
-/// Rehearses `plan` (a retrieval study) on synthetic data and writes the
-/// sample's metric tables (naming the synthetic data), the stage table
-/// `stages.csv` and the record `rehearsal.json` to the rehearsal's run
-/// folder.
+/// Rehearses `plan` (a retrieval study) on synthetic data, in a scratch
+/// results folder so that nothing stored by an earlier rehearsal is reused,
+/// and writes the sample's metric tables (naming the synthetic data), the
+/// stage table `stages.csv` and the record `rehearsal.json` to the
+/// rehearsal's run folder; the scratch folder (its codes and records) is
+/// removed.
 ///
 /// # Errors
 /// A dataset without a registered shape, a normality study, or a failing
 /// stage (named).
 pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     faer::set_global_parallelism(faer::Par::Seq);
-    let ws = ws.rehearsal();
+    let rehearsals = ws.rehearsal();
+    // every stage is computed afresh: no ground truth, tuning or codes of an
+    // earlier rehearsal are found in a scratch results folder of its own
+    std::fs::create_dir_all(&rehearsals.results)
+        .with_context(|| format!("creating {}", rehearsals.results.display()))?;
+    let scratch = tempfile::Builder::new()
+        .prefix(".work-")
+        .tempdir_in(&rehearsals.results)
+        .with_context(|| format!("a scratch folder in {}", rehearsals.results.display()))?;
+    let ws = Workspace {
+        results: scratch.path().to_path_buf(),
+        ..rehearsals.clone()
+    };
     let sample = plan.rehearsal_sample();
     let study = retrieval_of(&sample)?;
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
@@ -185,6 +199,8 @@ pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         stored_bytes: folder_bytes(&dir),
     };
     let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
+    let dir = rehearsals.run_dir(&sample);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut files = hashbench_tables::table_files(&tables, &dir)?;
     files.push((
         dir.join("stages.csv"),
