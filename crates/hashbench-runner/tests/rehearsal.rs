@@ -52,6 +52,19 @@ metric = "map"
 ties = "random"
 "#;
 
+/// The stage of `method`'s trial at axis value `x`.
+fn trial(method: &str, x: usize) -> Stage {
+    Stage::Trial {
+        method: method.into(),
+        x,
+    }
+}
+
+/// The stages a rehearsal ran, in order.
+fn stages_of(r: &hashbench_runner::rehearse::Rehearsal) -> Vec<Stage> {
+    r.stages.iter().map(|m| m.stage.clone()).collect()
+}
+
 /// A temporary repository holding the toy registry and `spec`: its folder,
 /// workspace, spec file and paper plan.
 fn toy(spec: &str) -> (tempfile::TempDir, Workspace, PathBuf, Plan) {
@@ -75,11 +88,7 @@ fn a_rehearsal_measures_every_stage_of_its_sample_and_nothing_real_reads_it() {
     let (tmp, ws, _, plan) = toy(SPEC);
     let r = rehearse(&ws, &plan).unwrap();
     // the sample: each method once at the shortest and the longest code, on the full split
-    let trial = |method: &str, x| Stage::Trial {
-        method: method.into(),
-        x,
-    };
-    let stages: Vec<Stage> = r.stages.iter().map(|m| m.stage.clone()).collect();
+    let stages = stages_of(&r);
     assert_eq!(
         stages,
         [
@@ -195,11 +204,7 @@ fn a_sweep_is_rehearsed_at_its_smallest_and_largest_training_set() {
         .replace("training = 300 }", "training = \"database\" }");
     let (_tmp, ws, _, plan) = toy(&sweep);
     let r = rehearse(&ws, &plan).unwrap();
-    let stages: Vec<Stage> = r.stages.iter().map(|m| m.stage.clone()).collect();
-    let trial = |method: &str, x| Stage::Trial {
-        method: method.into(),
-        x,
-    };
+    let stages = stages_of(&r);
     assert_eq!(
         stages,
         [
