@@ -74,7 +74,8 @@ enum Command {
     /// Rehearse specs at full size on synthetic data of their datasets'
     /// shapes (configs/datasets.toml): every method once at each end of the
     /// axis (shortest and longest code, smallest and largest training set),
-    /// each stage's wall time, CPU time and peak memory measured; results
+    /// on one thread, each stage's wall time, CPU time and peak memory
+    /// measured; results
     /// under <results>/rehearsal, which no report, check or merge reads.
     Rehearse {
         /// Spec files (default: every spec).

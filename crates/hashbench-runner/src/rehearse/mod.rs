@@ -104,7 +104,7 @@ pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
     ws.rehearsal().run_dir(&plan.rehearsal_sample())
 }
 
-/// Rehearses `plan` (a retrieval study) on synthetic data, in a scratch
+/// Rehearses `plan` (a retrieval study) on synthetic data, on one thread, in a scratch
 /// results folder so that nothing stored by an earlier rehearsal is reused,
 /// and writes the sample's metric tables (naming the synthetic data), the
 /// stage table `stages.csv` and the record `rehearsal.json` to the
@@ -115,6 +115,17 @@ pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
 /// A dataset without a registered shape, a normality study, or a failing
 /// stage (named).
 pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
+    // one thread: on more, a stage of a second or less also counts the
+    // workers' idle spinning as CPU (okh-tab4 was priced at 1.65 times its
+    // run), and the price spreads the trials over threads itself
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .context("starting the rehearsal's thread")?
+        .install(|| rehearse_on_this_thread(ws, plan))
+}
+
+fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     faer::set_global_parallelism(faer::Par::Seq);
     let rehearsals = ws.rehearsal();
     // every stage is computed afresh: no ground truth, tuning or codes of an
