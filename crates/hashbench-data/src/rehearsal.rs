@@ -223,10 +223,13 @@ impl Shape {
     }
 }
 
-/// Whether `dataset` (a [`Dataset::name`] or fingerprint) is rehearsal data.
+/// Whether `dataset` (a [`Dataset::name`], `rehearsal:<name>`, or a
+/// fingerprint, `rehearsal-<sha256>`) is rehearsal data.
 #[must_use]
 pub fn is_rehearsal(dataset: &str) -> bool {
-    dataset.starts_with(REHEARSAL)
+    dataset
+        .strip_prefix(REHEARSAL)
+        .is_some_and(|rest| rest.starts_with([':', '-']))
 }
 
 fn normal(rng: &mut impl Rng) -> f64 {

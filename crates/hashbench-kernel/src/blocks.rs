@@ -47,7 +47,7 @@ pub(crate) fn gram_block(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
     }
 }
 
-pub(crate) fn check_dims(a: &Data, b: &Data) -> Result<(), KernelError> {
+fn check_dims(a: &Data, b: &Data) -> Result<(), KernelError> {
     let dim = |d: &Data| match d {
         Data::Dense(m) => Some(m.ncols()),
         Data::Sparse(s) => Some(s.n_cols()),
@@ -143,7 +143,7 @@ pub(crate) fn chi_square_distances(a: &Data, b: &Data) -> Result<Mat<f64>, Kerne
 }
 
 /// Σₖ f(xₖ, yₖ) for every pair, for an f with f(0, 0) = 0.
-pub(crate) fn elementwise(
+fn elementwise(
     a: &Data,
     b: &Data,
     f: impl Fn(f64, f64) -> f64 + Sync,
@@ -164,6 +164,18 @@ pub(crate) fn elementwise(
             kernel: "histogram",
             data: a.kind(),
         }),
+    }
+}
+
+/// min(xₖ, yₖ) summed over the bins, for every pair (the intersection
+/// kernel): on sparse rows only the bins both store count, min(x, 0) = 0.
+pub(crate) fn minima(a: &Data, b: &Data) -> Result<Mat<f64>, KernelError> {
+    match (a, b) {
+        (Data::Sparse(x), Data::Sparse(y)) => {
+            check_dims(a, b)?;
+            Ok(shared_index_pairs(x, y, f64::min))
+        }
+        _ => elementwise(a, b, f64::min),
     }
 }
 
@@ -188,7 +200,7 @@ fn sparse_pairs(
 /// increasing index order: each entry equals [`sparse_merge`]'s bit for bit
 /// (the merge adds the same terms in the same order, and zeros), without the
 /// merge's unpredictable branches.
-pub(crate) fn shared_index_pairs(
+fn shared_index_pairs(
     x: &SparseRows,
     y: &SparseRows,
     f: impl Fn(f64, f64) -> f64 + Sync,

@@ -13,8 +13,8 @@ mod blocks;
 pub const BLOCK_ENTRIES: usize = 1 << 22;
 
 use blocks::{
-    MapEntries, check_dims, check_non_negative, chi_square_distances, elementwise, exp_of_scaled,
-    gram_block, inner_products, shared_index_pairs, squared_distances,
+    MapEntries, check_non_negative, chi_square_distances, exp_of_scaled, gram_block,
+    inner_products, minima, squared_distances,
 };
 
 /// A kernel's scale as written in a spec.
@@ -399,6 +399,12 @@ impl Kernel {
     ) -> Result<BitCodes, KernelError> {
         let n = a.n_items();
         let rows = (entries / b.n_items().max(1)).max(1);
+        if rows >= n {
+            // one block: `a` as it is, not a copy of it
+            return Ok(BitCodes::from_projections(
+                project(self.block(a, b)?).as_ref(),
+            ));
+        }
         let mut codes = BitCodes::zeros(0, n_bits);
         for start in (0..n).step_by(rows) {
             let block: Vec<usize> = (start..(start + rows).min(n)).collect();
@@ -433,14 +439,7 @@ impl Kernel {
             Kernel::Intersection => {
                 check_non_negative("intersection", a)?;
                 check_non_negative("intersection", b)?;
-                match (a, b) {
-                    // only the bins both store count: min(x, 0) = 0
-                    (Data::Sparse(x), Data::Sparse(y)) => {
-                        check_dims(a, b)?;
-                        Ok(shared_index_pairs(x, y, f64::min))
-                    }
-                    _ => elementwise(a, b, |x, y| x.min(y)),
-                }
+                minima(a, b)
             }
             Kernel::Sum(terms) => {
                 // the Gaussian terms share one pass over the squared distances

@@ -234,15 +234,12 @@ impl Plan {
     /// An unknown dataset, missing or corrupt files, or a transform that does
     /// not apply.
     pub fn load(&self, registry: &Registry, roots: &[PathBuf]) -> anyhow::Result<Dataset> {
-        let mut data = registry.get(&self.dataset)?.load_with(
+        let data = registry.get(&self.dataset)?.load_with(
             &self.dataset,
             roots,
             self.graph_features.as_ref(),
         )?;
-        for t in &self.transform {
-            data = t.apply(data)?;
-        }
-        Ok(data)
+        self.transformed(data)
     }
 
     /// The seeded synthetic data of the plan's dataset's shape, as [`Plan::load`]
@@ -253,11 +250,16 @@ impl Plan {
     /// that does not apply.
     pub fn rehearsal_data(&self, registry: &Registry) -> anyhow::Result<Dataset> {
         let seed = derive_seed(self.seed, &["rehearsal"]);
-        let mut data = registry.get(&self.dataset)?.rehearsal_data(
+        let data = registry.get(&self.dataset)?.rehearsal_data(
             &self.dataset,
             seed,
             self.graph_features.as_ref(),
         )?;
+        self.transformed(data)
+    }
+
+    /// `data` with the spec's transforms applied, in order.
+    fn transformed(&self, mut data: Dataset) -> anyhow::Result<Dataset> {
         for t in &self.transform {
             data = t.apply(data)?;
         }

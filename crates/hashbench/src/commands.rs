@@ -11,6 +11,7 @@ use hashbench_report::Cost;
 use hashbench_report::overview::Tally;
 use hashbench_runner::cluster::{self, SlurmOptions};
 use hashbench_runner::golden::run_golden;
+use hashbench_runner::rehearse::price::{self, GIB};
 use hashbench_runner::run_all::{self, Progress};
 use hashbench_runner::score::{CodeSource, score};
 use hashbench_runner::shard::Shard;
@@ -156,7 +157,6 @@ pub(crate) fn rehearse(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Resu
 /// `price`: each spec's price from its stored rehearsal, one table row each.
 pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<ExitCode> {
     let threads = rayon::current_num_threads();
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
     println!(
         "| spec | trials | CPU hours | wall here ({threads} threads) | peak per process | disk | Slurm plan (a node per shard) |"
     );
@@ -170,7 +170,7 @@ pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<
                     spec.display()
                 )
             })?;
-            hashbench_runner::rehearse::price::price(&plan, &r, threads)
+            price::price(&plan, &r, threads)
         });
         let p = match priced {
             Ok(p) => p,
@@ -179,13 +179,9 @@ pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<
                 continue;
             }
         };
-        // shards of about two CPU hours of trials each, one node of this
-        // machine's cores per shard
-        let trial_hours = (p.cpu_seconds - p.shared_cpu_seconds) / 3600.0;
-        let shards = ((trial_hours / 2.0).ceil() as usize).clamp(1, p.trials.max(1));
-        let shard_wall = p.shared_cpu_seconds / 3600.0 + trial_hours / (shards * threads) as f64;
+        let gib = |b: u64| b as f64 / GIB;
         println!(
-            "| {} [{}] | {} | {:.3} | {:.3} h | {:.2} GiB | {:.3} GiB | shards: {shards}, {:.0} GiB each, about {:.2} h on {shards} nodes |",
+            "| {} [{}] | {} | {:.3} | {:.3} h | {:.2} GiB | {:.3} GiB | shards: {}, {:.0} GiB each, about {:.2} h on {} nodes |",
             p.experiment,
             p.profile,
             p.trials,
@@ -193,8 +189,10 @@ pub(crate) fn price(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Result<
             p.wall_seconds / 3600.0,
             gib(p.peak_bytes),
             gib(p.disk_bytes),
-            (gib(p.peak_bytes) * 1.25).ceil().max(1.0),
-            shard_wall
+            p.slurm.shards,
+            p.slurm.memory_gib,
+            p.slurm.hours,
+            p.slurm.shards
         );
     }
     for u in &unpriced {

@@ -53,7 +53,7 @@ fn rehearsal_data_is_seeded_and_always_named_and_fingerprinted_a_rehearsal() {
     assert!(is_rehearsal(&a.name) && is_rehearsal(&a.fingerprint));
     assert_eq!(a.fingerprint, b.fingerprint);
     assert_ne!(a.fingerprint, c.fingerprint);
-    assert!(!is_rehearsal("news"));
+    assert!(!is_rehearsal("news") && !is_rehearsal("rehearsals-of-2009"));
     let rows = rows(&a);
     assert!((0..40).all(|i| rows.row(i).0.len() == 6));
     assert!((0..40).all(|i| rows.row(i).1.iter().all(|v| (0.1..=1.0).contains(v))));

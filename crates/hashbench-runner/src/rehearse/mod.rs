@@ -146,14 +146,13 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     let mut stages: Vec<Measured> = Vec::new();
     let mut timed = |stage: Stage, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
         let (done, cost) = measure(run);
+        let name = stage.name();
         eprintln!(
-            "  {:<64} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
-            stage.name(),
+            "  {name:<64} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
             cost.wall_seconds,
             cost.cpu_seconds,
             cost.peak_bytes as f64 / 1048576.0
         );
-        let name = stage.name();
         stages.push(Measured { stage, cost });
         done.with_context(|| format!("{what}: {name}"))
     };

@@ -50,7 +50,24 @@ pub struct Price {
     pub peak_one_trial_bytes: u64,
     /// Bytes of codes and records the plan stores.
     pub disk_bytes: u64,
+    /// How to run it on a Slurm cluster.
+    pub slurm: SlurmPlan,
 }
+
+/// A Slurm plan for a priced plan: shards of about two CPU hours of trials,
+/// each on a node of the price's threads, after the shared preparation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SlurmPlan {
+    /// Array tasks.
+    pub shards: usize,
+    /// Memory per task, GiB: the peak per process with a quarter's margin.
+    pub memory_gib: f64,
+    /// Expected wall hours on one node per shard.
+    pub hours: f64,
+}
+
+/// Bytes in a GiB.
+pub const GIB: f64 = (1u64 << 30) as f64;
 
 /// A stage's cost at axis value `x`, scaled from its measured ends.
 #[derive(Debug)]
@@ -167,20 +184,25 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
             tunings.insert((k.method, draw, k.x));
         }
     }
+    // each method's growth read off the stages once
+    let trial_growth = study
+        .methods
+        .iter()
+        .map(|m| growth(&m.label, false))
+        .collect::<Result<Vec<_>>>()?;
     for &(method, _, x) in &tunings {
         let c = growth(&study.methods[method].label, true)?.at(x);
         shared_cpu += c;
         shared_wall += c / threads as f64;
     }
-    let mut trials_cpu = 0.0;
-    for k in &keys {
-        trials_cpu += growth(&study.methods[k.method].label, false)?.at(k.x);
-    }
-    // the timed refits of each point's first trial
-    for k in keys.iter().filter(|k| k.trial == 0) {
-        trials_cpu +=
-            plan.timing_repeats as f64 * growth(&study.methods[k.method].label, false)?.at(k.x);
-    }
+    // every trial, and the timed refits of each point's first trial
+    let trials_cpu: f64 = keys
+        .iter()
+        .map(|k| {
+            let refits = if k.trial == 0 { plan.timing_repeats } else { 0 };
+            (1 + refits) as f64 * trial_growth[k.method].at(k.x)
+        })
+        .sum();
     let longest = stages
         .iter()
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
@@ -198,6 +220,15 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
         .count()
         .max(1);
+    let peak_bytes = peak_one + (threads.saturating_sub(1) as u64) * growth_per_trial;
+    // shards of about two CPU hours of trials each, a node of `threads` per shard
+    let trial_hours = trials_cpu / 3600.0;
+    let shards = ((trial_hours / 2.0).ceil() as usize).clamp(1, keys.len().max(1));
+    let slurm = SlurmPlan {
+        shards,
+        memory_gib: (peak_bytes as f64 / GIB * 1.25).ceil().max(1.0),
+        hours: shared_cpu / 3600.0 + trial_hours / (shards * threads) as f64,
+    };
     Ok(Price {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
@@ -206,9 +237,10 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         shared_cpu_seconds: shared_cpu,
         wall_seconds: shared_wall + (trials_cpu / threads as f64).max(longest),
         threads,
-        peak_bytes: peak_one + (threads.saturating_sub(1) as u64) * growth_per_trial,
+        peak_bytes,
         peak_one_trial_bytes: peak_one,
         disk_bytes: rehearsal.stored_bytes / sampled as u64 * keys.len() as u64,
+        slurm,
     })
 }
 

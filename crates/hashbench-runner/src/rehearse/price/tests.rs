@@ -92,6 +92,13 @@ fn a_price_sums_each_stage_scaled_along_the_axis_over_every_trial_of_the_plan() 
     assert_eq!(p.peak_one_trial_bytes, 400 << 20);
     assert_eq!(p.peak_bytes, 500 << 20);
     assert_eq!(p.disk_bytes, 4000 / 4 * 12);
+    // one shard (27 s of trials), 1 GiB for a 500 MiB peak, the shared part then the trials on 2 threads
+    assert_eq!((p.slurm.shards, p.slurm.memory_gib), (1, 1.0));
+    assert!(
+        (p.slurm.hours - (5.5 + 13.5) / 3600.0).abs() < 1e-12,
+        "{:?}",
+        p.slurm
+    );
 }
 
 #[test]
