@@ -166,6 +166,24 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
         Ok(None)
     }
 
+    /// A bounded share of [`HashMethod::tune`]'s search, for a rehearsal to
+    /// price the whole without running it: the configuration the share
+    /// picks, what it rested on, and how many such shares the whole search
+    /// costs. `None` (the default): a rehearsal runs the whole search.
+    ///
+    /// # Errors
+    /// As [`HashMethod::fit`].
+    fn tune_share(
+        &self,
+        _train: &TrainSet<'_>,
+        _n_bits: usize,
+    ) -> Result<Option<(Self, FitLog, u32)>, FitError>
+    where
+        Self: Sized,
+    {
+        Ok(None)
+    }
+
     /// Learns an `n_bits`-bit hash function from `train`: validates the
     /// hyperparameters and the code length, then [`HashMethod::train`]s, so
     /// no method fits with parameters it would reject.

@@ -151,6 +151,11 @@ trait Configured: fmt::Debug + Send + Sync {
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch>;
     fn needs_tuning(&self) -> bool;
     fn tune(&self, train: &TrainSet<'_>, bits: usize) -> Result<Option<Tuned>, FitError>;
+    fn tune_share(
+        &self,
+        train: &TrainSet<'_>,
+        bits: usize,
+    ) -> Result<Option<TunedShare>, FitError>;
     fn fit(
         &self,
         train: &TrainSet<'_>,
@@ -161,6 +166,8 @@ trait Configured: fmt::Debug + Send + Sync {
 
 /// A configuration with its hyperparameters picked, and what the choice rested on.
 type Tuned = (Arc<dyn Configured>, FitLog);
+/// As [`Tuned`] from a bounded share of the search, and how many shares the whole holds.
+type TunedShare = (Arc<dyn Configured>, FitLog, u32);
 
 /// A method's parameters with its spec name under `method`, as a spec
 /// writes them.
@@ -200,6 +207,14 @@ impl<P: Registrable> Configured for P {
     fn tune(&self, train: &TrainSet<'_>, bits: usize) -> Result<Option<Tuned>, FitError> {
         Ok(HashMethod::tune(self, train, bits)?
             .map(|(tuned, log)| (Arc::new(tuned) as Arc<dyn Configured>, log)))
+    }
+    fn tune_share(
+        &self,
+        train: &TrainSet<'_>,
+        bits: usize,
+    ) -> Result<Option<TunedShare>, FitError> {
+        Ok(HashMethod::tune_share(self, train, bits)?
+            .map(|(tuned, log, shares)| (Arc::new(tuned) as Arc<dyn Configured>, log, shares)))
     }
     fn fit(
         &self,
@@ -300,6 +315,30 @@ impl MethodSpec {
             };
             (tuned, log)
         }))
+    }
+
+    /// The configuration a bounded share of its search picks on `train`,
+    /// what the choice rested on, and how many such shares the whole search
+    /// costs ([`HashMethod::tune_share`]; `None`: the
+    /// rehearsal runs the whole search).
+    ///
+    /// # Errors
+    /// The method's [`FitError`].
+    pub fn tune_share(
+        &self,
+        train: &TrainSet<'_>,
+        bits: usize,
+    ) -> Result<Option<(MethodSpec, FitLog, u32)>, FitError> {
+        Ok(self
+            .params
+            .tune_share(train, bits)?
+            .map(|(params, log, shares)| {
+                let tuned = MethodSpec {
+                    registration: self.registration,
+                    params,
+                };
+                (tuned, log, shares)
+            }))
     }
 
     /// Fits the method.

@@ -223,3 +223,32 @@ fn a_sweep_is_rehearsed_at_its_smallest_and_largest_training_set() {
     // 3 sizes: LSH 3 trials each, PCAH one
     assert_eq!(price(&plan, &r, 2).unwrap().trials, 9 + 3);
 }
+
+/// A method whose search offers a bounded share (SpaH: one fold of five) is
+/// rehearsed on that share, recorded as a fifth of its search, and its
+/// trial fits with the share's choice.
+#[test]
+fn a_search_is_rehearsed_on_its_bounded_share() {
+    let spah = SPEC.replace(
+        "method = \"pcah\"",
+        "method = \"sh-svm\"\nneighbours = 5\nmax_iterations = 3\ncv_items = 150",
+    );
+    let (_tmp, ws, _, plan) = toy(&spah);
+    let r = rehearse(&ws, &plan).unwrap();
+    let tune = |x| Stage::Tune {
+        method: "SH_SVM".into(),
+        x,
+        shares: 5,
+    };
+    assert_eq!(
+        stages_of(&r)[3..],
+        [
+            trial("LSH", 8),
+            trial("LSH", 32),
+            tune(8),
+            trial("SH_SVM", 8),
+            tune(32),
+            trial("SH_SVM", 32),
+        ]
+    );
+}

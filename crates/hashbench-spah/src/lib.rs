@@ -296,6 +296,54 @@ fn centred(x: faer::MatRef<'_, f64>) -> (faer::Mat<f64>, Vec<f64>) {
 }
 
 impl<H: HashKind> SpahParams<H> {
+    /// The configuration with the hyperparameters its cross-validation
+    /// picks on `scored_folds` of the folds ([`tune::cross_validate`]), and
+    /// what the choice rested on; `None` when they are fixed.
+    fn cross_validated(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+        scored_folds: usize,
+    ) -> Result<Option<(Self, FitLog)>, FitError> {
+        if !self.needs_tuning() {
+            return Ok(None);
+        }
+        let x = dense_fit_input(self, train, n_bits, 2)?;
+        let owned = self.centre_items.then(|| centred(x).0);
+        let x = owned.as_ref().map_or(x, faer::Mat::as_ref);
+        let labels = match self.cv_truth {
+            CvTruth::KNearest => None,
+            CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
+        };
+        let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits, scored_folds)
+            .map_err(FitError::solver)?;
+        let mut facts = vec![
+            ("cv-f1".to_string(), choice.f1),
+            ("cv-items".to_string(), choice.items as f64),
+            ("cv-folds".to_string(), choice.folds as f64),
+            ("cv-code-fits".to_string(), choice.code_fits as f64),
+        ];
+        for axis in &choice.axes {
+            let (below, above) = axis.neighbours();
+            facts.push((
+                format!("{}-at-open-edge", axis.name),
+                f64::from(u8::from(axis.at_open_edge)),
+            ));
+            // a side with no value tried, or codes giving a fold one word
+            // there (−∞), has no score to show
+            for (side, score) in [("below", below), ("above", above)] {
+                if score.is_finite() {
+                    facts.push((format!("cv-f1-{}-{side}", axis.name), score));
+                }
+            }
+        }
+        let log = FitLog {
+            facts,
+            ..FitLog::default()
+        };
+        Ok(Some((self.with_fixed(choice.fixed), log)))
+    }
+
     /// These settings with the hyperparameters fixed to `fixed`.
     pub fn with_fixed(&self, fixed: H::Fixed) -> Self {
         SpahParams {
@@ -594,41 +642,19 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         train: &TrainSet<'_>,
         n_bits: usize,
     ) -> Result<Option<(Self, FitLog)>, FitError> {
-        if !self.needs_tuning() {
-            return Ok(None);
-        }
-        let x = dense_fit_input(self, train, n_bits, 2)?;
-        let owned = self.centre_items.then(|| centred(x).0);
-        let x = owned.as_ref().map_or(x, faer::Mat::as_ref);
-        let labels = match self.cv_truth {
-            CvTruth::KNearest => None,
-            CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
-        };
-        let choice =
-            tune::cross_validate(self, x, labels.as_deref(), n_bits).map_err(FitError::solver)?;
-        let mut facts = vec![
-            ("cv-f1".to_string(), choice.f1),
-            ("cv-items".to_string(), choice.items as f64),
-        ];
-        for axis in &choice.axes {
-            let (below, above) = axis.neighbours();
-            facts.push((
-                format!("{}-at-open-edge", axis.name),
-                f64::from(u8::from(axis.at_open_edge)),
-            ));
-            // a side with no value tried, or codes giving a fold one word
-            // there (−∞), has no score to show
-            for (side, score) in [("below", below), ("above", above)] {
-                if score.is_finite() {
-                    facts.push((format!("cv-f1-{}-{side}", axis.name), score));
-                }
-            }
-        }
-        let log = FitLog {
-            facts,
-            ..FitLog::default()
-        };
-        Ok(Some((self.with_fixed(choice.fixed), log)))
+        self.cross_validated(train, n_bits, tune::FOLDS)
+    }
+
+    /// One fold's search: the same grid and refinement, a fifth of the
+    /// codes learnt and hashes scored (the folds are alike in size).
+    fn tune_share(
+        &self,
+        train: &TrainSet<'_>,
+        n_bits: usize,
+    ) -> Result<Option<(Self, FitLog, u32)>, FitError> {
+        Ok(self
+            .cross_validated(train, n_bits, 1)?
+            .map(|(tuned, log)| (tuned, log, tune::FOLDS as u32)))
     }
 
     fn train(

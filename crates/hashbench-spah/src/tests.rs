@@ -240,6 +240,33 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
 }
 
 #[test]
+fn a_rehearsals_share_of_the_search_learns_the_codes_of_one_fold_of_five() {
+    let x = Data::Dense(clustered(200, 6, 9));
+    let train = TrainSet::unlabelled(&x);
+    let p = small_search();
+    let fact = |log: &FitLog, name: &str| log.facts.iter().find(|f| f.0 == name).unwrap().1;
+    let (_, whole) = p.tune(&train, 4).unwrap().unwrap();
+    let (tuned, share, shares) = p.tune_share(&train, 4).unwrap().unwrap();
+    assert_eq!(shares, 5);
+    assert!(
+        !tuned.needs_tuning(),
+        "a share fixes the hyperparameters a trial fits with"
+    );
+    assert_eq!(fact(&whole, "cv-folds"), 5.0);
+    assert_eq!(fact(&share, "cv-folds"), 1.0);
+    // the whole search learns the 16 settings of the grid and those its
+    // refinement tries on each of five folds; the share on one, so at most
+    // the grid and the longest refinement (λ: 9 steps out and 4 halvings;
+    // α: 4 grid values at the refined λ, 9 steps and 4 halvings)
+    let (w, s) = (fact(&whole, "cv-code-fits"), fact(&share, "cv-code-fits"));
+    assert!(w >= 80.0 && w % 5.0 == 0.0, "whole search: {w} code fits");
+    assert!(
+        (16.0..=16.0 + 13.0 + 17.0).contains(&s),
+        "share: {s} code fits"
+    );
+}
+
+#[test]
 fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() {
     let x = Data::Dense(clustered(200, 6, 9));
     let train = TrainSet::unlabelled(&x);

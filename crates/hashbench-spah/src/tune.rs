@@ -73,6 +73,11 @@ pub struct Choice<F> {
     pub items: usize,
     /// α, λ and the hash's own axes, as refined.
     pub axes: Vec<AxisOutcome>,
+    /// Folds learnt and scored.
+    pub folds: usize,
+    /// Codes learnt, one per fold and code setting (the grid's and those
+    /// the refinement tried): the search's main cost.
+    pub code_fits: usize,
 }
 
 fn rows(x: MatRef<'_, f64>, idx: &[usize]) -> Mat<f64> {
@@ -80,7 +85,10 @@ fn rows(x: MatRef<'_, f64>, idx: &[usize]) -> Mat<f64> {
 }
 
 /// Runs the search on the rows of `x` for `n_bits`-bit codes; `labels` (one
-/// per row) make the truth the 25 nearest of the same label.
+/// per row) make the truth the 25 nearest of the same label. `scored_folds`
+/// of the [`FOLDS`] are learnt and scored: all of them in a search, the
+/// first alone in a rehearsal's bounded share (the same grid and refinement
+/// on one fold: a fifth of the codes learnt and hashes scored).
 ///
 /// # Errors
 /// A solver failure, or too few items for the folds and the truth.
@@ -89,7 +97,12 @@ pub fn cross_validate<H: HashKind>(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
     n_bits: usize,
+    scored_folds: usize,
 ) -> Result<Choice<H::Fixed>, SolverError> {
+    assert!(
+        (1..=FOLDS).contains(&scored_folds),
+        "1 to {FOLDS} folds are scored"
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(0x5ba4_c0de ^ n_bits as u64);
     let items = search_items(params, x.nrows(), &mut rng)?;
     let codes_grid: Vec<CodeHyper> = ALPHA_GRID
@@ -100,12 +113,14 @@ pub fn cross_validate<H: HashKind>(
                 .map(move |&lambda| CodeHyper { alpha, lambda })
         })
         .collect();
-    let b0: Vec<Mat<f64>> = (0..FOLDS)
+    // every fold's bases are drawn, so a fold's are the same in a share
+    let mut b0: Vec<Mat<f64>> = (0..FOLDS)
         .map(|_| initial_bases(x.ncols(), n_bits, &mut rng))
         .collect();
+    b0.truncate(scored_folds);
     let shared = shared_fold_codes(params, x, &items, &codes_grid, &b0)?;
     let context = params.hash_context(x.nrows());
-    let folds: Vec<Fold<H>> = (0..FOLDS)
+    let folds: Vec<Fold<H>> = (0..scored_folds)
         .map(|fold| Fold::new(x, labels, &items, fold, &shared, context, params))
         .collect();
     let search = Search {
@@ -114,15 +129,21 @@ pub fn cross_validate<H: HashKind>(
         b0: &b0,
     };
     let grid_codes: Vec<FoldBits> = (0..codes_grid.len())
-        .map(|c| (0..FOLDS).map(|f| shared.codes[f][c].clone()).collect())
+        .map(|c| {
+            (0..scored_folds)
+                .map(|f| shared.codes[f][c].clone())
+                .collect()
+        })
         .collect();
-    let (code, bits, axes) = search.choose_codes(&codes_grid, &grid_codes, n_bits)?;
+    let (code, bits, axes, refined) = search.choose_codes(&codes_grid, &grid_codes, n_bits)?;
     let (fixed, f1, axes) = search.choose_hash(code, &bits, axes)?;
     Ok(Choice {
         fixed,
         f1,
         items: items.len(),
         axes,
+        folds: scored_folds,
+        code_fits: scored_folds * (codes_grid.len() + refined),
     })
 }
 
@@ -225,7 +246,7 @@ pub(crate) fn forget_shared_codes() {
     RECENT_CODES.clear();
 }
 
-/// The stage-1 codes of every fold: computed once for given rows, items,
+/// The stage-1 codes of every fold scored (one per initial basis in `b0`): computed once for given rows, items,
 /// initial bases and code settings, whichever hash asks first (a second
 /// asker waits for it). Callers must not ask for the same codes from
 /// sibling parallel jobs: a thread computing them could steal the sibling
@@ -239,7 +260,7 @@ fn shared_fold_codes<H: HashKind>(
     b0: &[Mat<f64>],
 ) -> Result<Arc<Shared>, SolverError> {
     let mut h = DefaultHasher::new();
-    (x.nrows(), x.ncols(), items, codes_grid.len()).hash(&mut h);
+    (x.nrows(), x.ncols(), items, codes_grid.len(), b0.len()).hash(&mut h);
     for &i in items {
         x.row(i).iter().for_each(|v| v.to_bits().hash(&mut h));
     }
@@ -259,7 +280,8 @@ fn shared_fold_codes<H: HashKind>(
         .hash(&mut h);
     let cell = RECENT_CODES.get_or_insert_with(h.finish(), || Arc::new(OnceLock::new()));
     cell.get_or_init(|| {
-        let inputs = (0..FOLDS)
+        let folds = b0.len();
+        let inputs = (0..folds)
             .into_par_iter()
             .map(|fold| {
                 let x_db = rows(x, &fold_items(items, fold).0);
@@ -267,8 +289,8 @@ fn shared_fold_codes<H: HashKind>(
                 Ok((x_db, graph))
             })
             .collect::<Result<Vec<_>, SolverError>>()?;
-        // every (fold, grid entry) alone: 80 independent alternations
-        let flat = (0..FOLDS * codes_grid.len())
+        // every (fold, grid entry) alone: 80 independent alternations in a search
+        let flat = (0..folds * codes_grid.len())
             .into_par_iter()
             .map(|t| {
                 let (fold, code) = (t / codes_grid.len(), codes_grid[t % codes_grid.len()]);
@@ -279,7 +301,7 @@ fn shared_fold_codes<H: HashKind>(
             })
             .collect::<Result<Vec<Arc<Bits>>, SolverError>>()?;
         let mut flat = flat.into_iter();
-        let codes = (0..FOLDS)
+        let codes = (0..folds)
             .map(|_| flat.by_ref().take(codes_grid.len()).collect())
             .collect();
         Ok(Arc::new(Shared {
@@ -317,13 +339,14 @@ impl<H: HashKind> Search<'_, H> {
     /// codes `grid_codes`) scored with the hash's middle setting, codes that
     /// give every item the same word in some fold being no hash; then λ
     /// refined along its axis at the chosen α, and α at the refined λ.
-    /// Returns the chosen setting, its codes and the two axes' outcomes.
+    /// Returns the chosen setting, its codes, the two axes' outcomes and
+    /// how many settings off the grid had their codes learnt.
     fn choose_codes(
         &self,
         codes_grid: &[CodeHyper],
         grid_codes: &[FoldBits],
         n_bits: usize,
-    ) -> Result<(CodeHyper, FoldBits, Vec<AxisOutcome>), SolverError> {
+    ) -> Result<(CodeHyper, FoldBits, Vec<AxisOutcome>, usize), SolverError> {
         let code_scores = grid_codes
             .iter()
             .zip(codes_grid)
@@ -374,7 +397,7 @@ impl<H: HashKind> Search<'_, H> {
                 tried.expect("the chosen codes were tried").1.clone()
             }
         };
-        Ok((code, bits, vec![alpha, lambda]))
+        Ok((code, bits, vec![alpha, lambda], tried_codes.len()))
     }
 
     /// Stage 2, the hash on the chosen codes: its own grid, then each of its
@@ -416,7 +439,7 @@ impl<H: HashKind> Search<'_, H> {
         Ok((fixed, f1, axes))
     }
 
-    /// The mean held-out F1 over the folds of the hash `fixed` learnt on
+    /// The mean held-out F1 over the folds scored of the hash `fixed` learnt on
     /// `bits`; −∞ when the codes give every item of a fold the same word.
     fn score(&self, bits: &FoldBits, fixed: &H::Fixed) -> Result<f64, SolverError> {
         if bits.iter().any(|b| b.one_word()) {
@@ -428,7 +451,7 @@ impl<H: HashKind> Search<'_, H> {
             .zip(bits)
             .map(|(fold, bits)| fold.f1(bits, fixed))
             .collect::<Result<Vec<f64>, SolverError>>()?;
-        Ok(per_fold.iter().map(|v| v / FOLDS as f64).sum())
+        Ok(per_fold.iter().map(|v| v / per_fold.len() as f64).sum())
     }
 }
 

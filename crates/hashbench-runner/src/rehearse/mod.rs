@@ -41,12 +41,16 @@ pub enum Stage {
         /// The split's index in the plan.
         split: usize,
     },
-    /// Picked a method's hyperparameters.
+    /// Picked a method's hyperparameters, or ran a bounded share of its
+    /// search ([`hashbench_core::method::HashMethod::tune_share`]).
     Tune {
         /// The method's label.
         method: String,
         /// The axis value (code length, or training items of a sweep).
         x: usize,
+        /// How many such shares the whole search costs (1: it ran whole).
+        #[serde(default = "whole_search")]
+        shares: u32,
     },
     /// Fitted a method, encoded and evaluated.
     Trial {
@@ -57,13 +61,25 @@ pub enum Stage {
     },
 }
 
+/// A tuning stage that ran the whole search (rehearsals before shares).
+fn whole_search() -> u32 {
+    1
+}
+
 impl Stage {
     fn name(&self) -> String {
         match self {
             Stage::Data => "synthetic data".into(),
             Stage::Split { split } => format!("split {split}"),
             Stage::Truth { split } => format!("ground truth {split}"),
-            Stage::Tune { method, x } => format!("tune {method} at {x}"),
+            Stage::Tune {
+                method,
+                x,
+                shares: 1,
+            } => format!("tune {method} at {x}"),
+            Stage::Tune { method, x, shares } => {
+                format!("tune {method} at {x} (1/{shares} of the search)")
+            }
             Stage::Trial { method, x } => format!("fit, encode, evaluate {method} at {x}"),
         }
     }
@@ -144,8 +160,13 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     let study = retrieval_of(&sample)?;
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
     let mut stages: Vec<Measured> = Vec::new();
-    let mut timed = |stage: Stage, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+    // each stage's work returns how many such shares its whole is: 1, but
+    // for a bounded share of a search
+    let mut timed = |mut stage: Stage, run: &mut dyn FnMut() -> Result<u32>| -> Result<()> {
         let (done, cost) = measure(run);
+        if let (Stage::Tune { shares, .. }, Ok(n)) = (&mut stage, &done) {
+            *shares = *n;
+        }
         let name = stage.name();
         eprintln!(
             "  {name:<64} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
@@ -154,12 +175,12 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
             cost.peak_bytes as f64 / 1048576.0
         );
         stages.push(Measured { stage, cost });
-        done.with_context(|| format!("{what}: {name}"))
+        done.map(|_| ()).with_context(|| format!("{what}: {name}"))
     };
     let mut data = None;
     timed(Stage::Data, &mut || {
         data = Some(ws.dataset(&sample)?);
-        Ok(())
+        Ok(1)
     })?;
     let data = data.expect("made above");
     let dir = ws.run_dir(&sample);
@@ -170,7 +191,7 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         let mut split = None;
         timed(Stage::Split { split: s }, &mut || {
             split = Some(split_of(&sample, study, &data, s)?);
-            Ok(())
+            Ok(1)
         })?;
         let split = split.expect("made above");
         items.push([
@@ -181,7 +202,7 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         let mut ctx = None;
         timed(Stage::Truth { split: s }, &mut || {
             ctx = Some(context_of(&ws, &sample, study, &data, &split, s, &dir)?);
-            Ok(())
+            Ok(1)
         })?;
         let ctx = ctx.expect("made above");
         for key in keys.iter().filter(|k| sample.split_of(k) == s) {
@@ -190,12 +211,13 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
                 let stage = Stage::Tune {
                     method: method.clone(),
                     x: key.x,
+                    shares: 1,
                 };
-                timed(stage, &mut || ctx.tune_ahead(&[key]))?;
+                timed(stage, &mut || ctx.tune_share(key))?;
             }
             timed(Stage::Trial { method, x: key.x }, &mut || {
                 records.push(ctx.run(key, true)?);
-                Ok(())
+                Ok(1)
             })?;
         }
     }
@@ -251,20 +273,21 @@ fn folder_bytes(dir: &Path) -> u64 {
 }
 
 /// The stage table as CSV: the stage, its method and axis value where it has
-/// them, wall and CPU seconds, peak MiB, and whether the peak is the stage's
-/// own.
+/// them, the shares its whole is (a search's bounded share), wall and CPU
+/// seconds, peak MiB, and whether the peak is the stage's own.
 fn stage_table(stages: &[Measured]) -> String {
-    let mut out = String::from("stage,method,x,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n");
+    let mut out =
+        String::from("stage,method,x,shares,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n");
     for Measured { stage, cost } in stages {
-        let (kind, method, x) = match stage {
-            Stage::Data => ("data", String::new(), String::new()),
-            Stage::Split { split } => ("split", String::new(), split.to_string()),
-            Stage::Truth { split } => ("truth", String::new(), split.to_string()),
-            Stage::Tune { method, x } => ("tune", method.clone(), x.to_string()),
-            Stage::Trial { method, x } => ("trial", method.clone(), x.to_string()),
+        let (kind, method, x, shares) = match stage {
+            Stage::Data => ("data", String::new(), String::new(), 1),
+            Stage::Split { split } => ("split", String::new(), split.to_string(), 1),
+            Stage::Truth { split } => ("truth", String::new(), split.to_string(), 1),
+            Stage::Tune { method, x, shares } => ("tune", method.clone(), x.to_string(), *shares),
+            Stage::Trial { method, x } => ("trial", method.clone(), x.to_string(), 1),
         };
         out.push_str(&format!(
-            "{kind},\"{}\",{x},{:.3},{:.3},{:.1},{}\n",
+            "{kind},\"{}\",{x},{shares},{:.3},{:.3},{:.1},{}\n",
             method.replace('"', "\"\""),
             cost.wall_seconds,
             cost.cpu_seconds,

@@ -8,7 +8,9 @@
 //! - data: once; each split and its ground truth: once per split (their
 //!   mean over the splits measured);
 //! - tuning: once per code length of each tuned method on each draw (once
-//!   in all with `tune_on = "first-draw"`);
+//!   in all with `tune_on = "first-draw"`); a rehearsal that ran a bounded
+//!   share of a search (SpaH: one fold of five) counts it as many times as
+//!   the whole holds such shares, in time and in its memory growth;
 //! - trials: every trial key of the plan, plus the timed refits of each
 //!   point's first trial (priced as whole trials: an upper bound).
 //!
@@ -142,9 +144,11 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         let points: Vec<(usize, f64)> = stages
             .iter()
             .filter_map(|m| match &m.stage {
-                Stage::Tune { method: l, x } if tune && l == method => {
-                    Some((*x, m.cost.cpu_seconds))
-                }
+                Stage::Tune {
+                    method: l,
+                    x,
+                    shares,
+                } if tune && l == method => Some((*x, f64::from(*shares) * m.cost.cpu_seconds)),
                 Stage::Trial { method: l, x } if !tune && l == method => {
                     Some((*x, m.cost.cpu_seconds))
                 }
@@ -208,7 +212,7 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
         .map(|m| m.cost.wall_seconds)
         .fold(0.0, f64::max);
-    let peak_one = stages.iter().map(|m| m.cost.peak_bytes).max().unwrap_or(0);
+    let peak_one = stages.iter().map(whole_peak).max().unwrap_or(0);
     let growth_per_trial = stages
         .iter()
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
@@ -242,6 +246,19 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         disk_bytes: rehearsal.stored_bytes / sampled as u64 * keys.len() as u64,
         slurm,
     })
+}
+
+/// A stage's peak resident bytes, a search's share scaled to the whole: its
+/// growth above what was resident when it began, once per share (the
+/// shares of a search run side by side).
+fn whole_peak(m: &Measured) -> u64 {
+    match m.stage {
+        Stage::Tune { shares, .. } if shares > 1 => {
+            let growth = m.cost.peak_bytes.saturating_sub(m.cost.start_bytes);
+            m.cost.start_bytes + u64::from(shares) * growth
+        }
+        _ => m.cost.peak_bytes,
+    }
 }
 
 #[cfg(test)]

@@ -128,3 +128,41 @@ fn a_price_refuses_a_rehearsal_of_an_older_spec_or_one_missing_a_method() {
     let err = price(&plan, &partial, 1).unwrap_err().to_string();
     assert!(err.contains("no trial stage of `PCAH`"), "{err}");
 }
+
+#[test]
+fn a_searchs_share_is_priced_as_the_whole_search_in_time_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toy.toml");
+    std::fs::write(&path, SPEC.replace("\"pcah\"", "\"sh-encw\"")).unwrap();
+    let plan = Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap();
+    let tune = |x: usize, cpu: f64, shares: u32| {
+        stage(
+            Stage::Tune {
+                method: "SH_ENCW".into(),
+                x,
+                shares,
+            },
+            cpu,
+            300,
+            400,
+        )
+    };
+    let with_shares = |shares: u32| {
+        let mut r = rehearsal(&plan);
+        r.stages
+            .retain(|m| !matches!(&m.stage, Stage::Trial { method, .. } if method == "PCAH"));
+        r.stages.extend([
+            tune(8, 1.0, shares),
+            trial("SH_ENCW", 8, 1.0, 320),
+            tune(32, 4.0, shares),
+            trial("SH_ENCW", 32, 1.0, 320),
+        ]);
+        price(&plan, &r, 1).unwrap()
+    };
+    let (whole, share) = (with_shares(1), with_shares(5));
+    // tuned once per code length (8, 16, 32): 1 + 2 + 4 s, five times over for a fifth
+    assert!((share.shared_cpu_seconds - whole.shared_cpu_seconds - 4.0 * 7.0).abs() < 1e-9);
+    // the search's 100 MiB of growth, five times over: 300 + 500 MiB
+    assert_eq!(whole.peak_one_trial_bytes, 400 << 20);
+    assert_eq!(share.peak_one_trial_bytes, 800 << 20);
+}

@@ -72,14 +72,51 @@ impl TrialContext<'_> {
             log,
             seconds: t0.elapsed().as_secs_f64(),
         };
-        let rec = TunedRecord {
-            fingerprint: key,
-            spec: as_value(&choice.spec),
-            log: choice.log.clone(),
-            seconds: choice.seconds,
-        };
-        store::save(&path, &rec)?;
+        save_choice(&key, &path, &choice)?;
         Ok(Some(choice))
+    }
+
+    /// A rehearsal's tuning of `key`'s method: a bounded share of its
+    /// search where the method offers one, its choice stored as the record
+    /// the trial reads (in the rehearsal's scratch folder), else the whole
+    /// search. Returns how many such shares the whole search costs (1: the
+    /// whole search ran, or nothing was tuned).
+    ///
+    /// # Errors
+    /// A tuning failure, naming the method and code length.
+    pub fn tune_share(&self, key: &TrialKey) -> Result<u32> {
+        let m = &self.study.methods[key.method];
+        let bits = self.plan.code_length(key);
+        let failed = |e: &dyn std::fmt::Display| {
+            anyhow!(
+                "{} [{}]: {} at {bits} bits: tuning failed: {e}",
+                self.plan.id,
+                self.plan.profile,
+                m.label
+            )
+        };
+        let on = self.first_draw.as_ref().unwrap_or(&self.training);
+        let t0 = Instant::now();
+        match m
+            .spec
+            .tune_share(&on.set(m), bits)
+            .map_err(|e| failed(&e))?
+        {
+            Some((spec, log, shares)) => {
+                let choice = Choice {
+                    spec,
+                    log,
+                    seconds: t0.elapsed().as_secs_f64(),
+                };
+                let (key, path) = self.tuning_record(m, bits);
+                save_choice(&key, &path, &choice)?;
+                Ok(shares)
+            }
+            None => {
+                self.tuned(m, bits).map_err(|e| failed(&e))?;
+                Ok(1)
+            }
+        }
     }
 
     /// The key and path of `m`'s tuning record at `bits` on this training
@@ -143,6 +180,17 @@ pub(crate) struct Choice {
     pub(crate) log: FitLog,
     /// Seconds the tuning took.
     pub(crate) seconds: f64,
+}
+
+/// Stores `choice` as the tuning record `key` at `path`.
+fn save_choice(key: &str, path: &std::path::Path, choice: &Choice) -> Result<()> {
+    let rec = TunedRecord {
+        fingerprint: key.to_string(),
+        spec: as_value(&choice.spec),
+        log: choice.log.clone(),
+        seconds: choice.seconds,
+    };
+    store::save(path, &rec)
 }
 
 /// A configuration as a JSON value (its canonical JSON read back).
