@@ -151,11 +151,8 @@ trait Configured: fmt::Debug + Send + Sync {
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch>;
     fn needs_tuning(&self) -> bool;
     fn tune(&self, train: &TrainSet<'_>, bits: usize) -> Result<Option<Tuned>, FitError>;
-    fn tune_share(
-        &self,
-        train: &TrainSet<'_>,
-        bits: usize,
-    ) -> Result<Option<TunedShare>, FitError>;
+    fn tune_share(&self, train: &TrainSet<'_>, bits: usize)
+    -> Result<Option<TunedShare>, FitError>;
     fn fit(
         &self,
         train: &TrainSet<'_>,
