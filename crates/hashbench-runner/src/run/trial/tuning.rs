@@ -37,14 +37,9 @@ impl TrialContext<'_> {
         groups.par_iter().try_for_each(|(bits, methods)| {
             methods.iter().try_for_each(|&method| {
                 let m = &self.study.methods[method];
-                self.tuned(m, *bits).map(|_| ()).map_err(|e| {
-                    anyhow!(
-                        "{} [{}]: {} at {bits} bits: tuning failed: {e}",
-                        self.plan.id,
-                        self.plan.profile,
-                        m.label
-                    )
-                })
+                self.tuned(m, *bits)
+                    .map(|_| ())
+                    .map_err(|e| self.tuning_failed(m, *bits, &e))
             })
         })
     }
@@ -87,14 +82,7 @@ impl TrialContext<'_> {
     pub fn tune_share(&self, key: &TrialKey) -> Result<u32> {
         let m = &self.study.methods[key.method];
         let bits = self.plan.code_length(key);
-        let failed = |e: &dyn std::fmt::Display| {
-            anyhow!(
-                "{} [{}]: {} at {bits} bits: tuning failed: {e}",
-                self.plan.id,
-                self.plan.profile,
-                m.label
-            )
-        };
+        let failed = |e: &dyn std::fmt::Display| self.tuning_failed(m, bits, e);
         let on = self.first_draw.as_ref().unwrap_or(&self.training);
         let t0 = Instant::now();
         match m
@@ -117,6 +105,22 @@ impl TrialContext<'_> {
                 Ok(1)
             }
         }
+    }
+
+    /// A tuning failure of `m` at `bits`, naming the experiment, method and
+    /// code length.
+    fn tuning_failed(
+        &self,
+        m: &MethodEntry,
+        bits: usize,
+        e: &dyn std::fmt::Display,
+    ) -> anyhow::Error {
+        anyhow!(
+            "{} [{}]: {} at {bits} bits: tuning failed: {e}",
+            self.plan.id,
+            self.plan.profile,
+            m.label
+        )
     }
 
     /// The key and path of `m`'s tuning record at `bits` on this training
