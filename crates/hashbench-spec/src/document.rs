@@ -283,7 +283,7 @@ fn lay_profiles_shared<'t>(
             continue;
         };
         let mut laid = layer;
-        panel::replace_keys(&mut laid, std::mem::take(own));
+        panel::lay_profile_keys(&mut laid, std::mem::take(own));
         *own = laid;
     }
     for (_, table) in tables.iter_mut() {

@@ -11,7 +11,9 @@
 //! `shared/` folder: keys and profile tables several specs state alike (a
 //! data set's split and deviations, a paper's kernel), laid over the figure
 //! in order and under the spec's own keys; a profile's table is laid over
-//! the same profile's table of the files below it, key by key. A profile
+//! the same profile's table of the files below it, key by key
+//! (`method_params` label by label, so a spec can set one more method's
+//! parameters without restating its shared file's). A profile
 //! may name shared files too (`[profiles.x] shared_from = [...]`): their
 //! keys are laid under the profile's own and over that profile's tables in
 //! the spec's shared files. The spec's text and every file it is laid
@@ -325,7 +327,7 @@ pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> De
         let below = lower.remove(name.get_ref().as_ref());
         let merged = match (below.map(toml::Spanned::into_inner), table.into_inner()) {
             (Some(DeValue::Table(mut below)), DeValue::Table(above)) => {
-                replace_keys(&mut below, above);
+                lay_profile_keys(&mut below, above);
                 DeValue::Table(below)
             }
             (_, above) => above,
@@ -333,6 +335,26 @@ pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> De
         lower.insert(name, toml::Spanned::new(span, merged));
     }
     lower
+}
+
+/// Each key of the profile table `upper` replaces `lower`'s, except
+/// `method_params`, whose labels are laid over `lower`'s one by one.
+pub(crate) fn lay_profile_keys<'t>(lower: &mut DeTable<'t>, mut upper: DeTable<'t>) {
+    if let Some((key, above)) = upper.remove_entry("method_params") {
+        let span = above.span();
+        let merged = match (
+            lower.remove("method_params").map(toml::Spanned::into_inner),
+            above.into_inner(),
+        ) {
+            (Some(DeValue::Table(mut below)), DeValue::Table(above)) => {
+                replace_keys(&mut below, above);
+                DeValue::Table(below)
+            }
+            (_, above) => above,
+        };
+        lower.insert(key, toml::Spanned::new(span, merged));
+    }
+    replace_keys(lower, upper);
 }
 
 /// Each key of `upper` replaces `lower`'s.

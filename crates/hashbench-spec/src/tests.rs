@@ -1369,6 +1369,52 @@ fn a_shared_files_errors_name_its_file_and_line() {
     );
 }
 
+/// A profile's `method_params` is laid over the same profile's in the files
+/// below it label by label: a spec sets one more method's parameters beside
+/// its shared file's (the spec's shared files and the profile's own), not
+/// instead of them.
+#[test]
+fn a_profiles_method_params_lay_label_by_label() {
+    let spec = over_shared_data().replacen(
+        "[[methods]]\nmethod = \"sikh\"",
+        "[[methods]]\nmethod = \"lsh\"\nlabel = \"LSH 2\"\n\n[[methods]]\nmethod = \"sikh\"",
+        1,
+    ) + "\n[profiles.ci.method_params.\"LSH 2\"]\nthrough = \"origin\"\n";
+    let lsh = "\n[profiles.ci.method_params.\"LSH\"]\nthrough = \"origin\"\n";
+    let through_origin = |files: &[(&str, &str)]| -> Vec<bool> {
+        let (_dir, loaded) = load_with(files);
+        let ci = loaded.unwrap().plan("ci", &CATALOG).unwrap();
+        ci.methods()
+            .iter()
+            .map(|m| m.params.contains("origin"))
+            .collect()
+    };
+    let shared = format!("{SHARED_DATA}{lsh}");
+    assert_eq!(
+        through_origin(&[("spec.toml", &spec), ("shared/data.toml", &shared)]),
+        [true, true, false, false]
+    );
+    // the same through a profile's own shared file
+    let spec = spec.replacen(
+        "[profiles.ci.method_params.\"LSH 2\"]",
+        "[profiles.ci]\nshared_from = [\"shared/small.toml\"]\n\n[profiles.ci.method_params.\"LSH 2\"]",
+        1,
+    );
+    let small = lsh.replacen(
+        "[profiles.ci.method_params.\"LSH\"]",
+        "[method_params.\"LSH\"]",
+        1,
+    );
+    assert_eq!(
+        through_origin(&[
+            ("spec.toml", &spec),
+            ("shared/data.toml", SHARED_DATA),
+            ("shared/small.toml", &small),
+        ]),
+        [true, true, false, false]
+    );
+}
+
 /// Issue 59: a profile's shared files lay their keys under the profile's
 /// own and over the profile tables of the spec's shared files, in no other
 /// profile; their errors name their file and line.

@@ -60,12 +60,29 @@ fn lay_profiles(lower: &mut toml::Table, upper: toml::Table) {
     for (name, table) in upper {
         let table = table.as_table().unwrap().clone();
         match lower.get_mut(&name).and_then(|t| t.as_table_mut()) {
-            Some(below) => below.extend(table),
+            Some(below) => lay_profile(below, table),
             None => {
                 lower.insert(name, table.into());
             }
         }
     }
+}
+
+/// A profile table `above` laid over `below` key by key, its
+/// `method_params` label by label.
+fn lay_profile(below: &mut toml::Table, mut above: toml::Table) {
+    if let Some(toml::Value::Table(params)) = above.remove("method_params") {
+        match below
+            .get_mut("method_params")
+            .and_then(|t| t.as_table_mut())
+        {
+            Some(lower) => lower.extend(params),
+            None => {
+                below.insert("method_params".into(), params.into());
+            }
+        }
+    }
+    below.extend(above);
 }
 
 /// Issue 59: each shipped spec laid over other files (a panel over its
@@ -155,7 +172,7 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
                 named.insert(folder.join(file));
                 laid.extend(read(&folder.join(file)));
             }
-            laid.extend(own_profiles[profile].as_table().unwrap().clone());
+            lay_profile(&mut laid, own_profiles[profile].as_table().unwrap().clone());
             own_profiles.insert(profile.clone(), laid.into());
         }
         lay_profiles(&mut profiles, own_profiles);
