@@ -149,3 +149,55 @@ fn sparse_words_follow_zipf_so_the_most_frequent_words_hold_much_of_each_row() {
     assert!(kept > 30.0, "{kept} of 130 words per row in the top 500");
     assert!((0..2000).all(|i| rows.row(i).0.iter().any(|w| top.contains(w))));
 }
+
+/// Node labels follow the shape's measured shares, shifted by the class;
+/// NCI1's skew (74% of nodes one label) gives far fewer distinct WL
+/// features than an even alphabet, which is what a graph kernel's cost
+/// grows with.
+#[test]
+fn graph_labels_follow_the_measured_shares() {
+    let draw = LabelDraw::new("nci", 37, &[0.736, 0.149, 0.084]).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let share = |class: usize, label: u32, rng: &mut ChaCha8Rng| {
+        (0..20_000)
+            .filter(|_| draw.draw(class, rng) == label)
+            .count() as f64
+            / 20_000.0
+    };
+    assert!((share(0, 0, &mut rng) - 0.736).abs() < 0.01);
+    assert!((share(0, 2, &mut rng) - 0.084).abs() < 0.01);
+    assert!((share(0, 36, &mut rng) - 0.031 / 34.0).abs() < 0.002);
+    assert!((share(1, 1, &mut rng) - 0.736).abs() < 0.01);
+    let wl = WlSubtree {
+        iterations: 3,
+        normalise: false,
+    };
+    let distinct_features = |shares: &str| {
+        let s = shape(&format!(
+            "kind = 'graphs'\nitems = [400]\nnodes = 30\nedges = 32\nnode_labels = 37\nclasses = 1{shares}"
+        ));
+        let d = s
+            .rehearsal_data("nci", &parts(&["all"]), 5, Some(&wl))
+            .unwrap();
+        let Data::Sparse(rows) = &d.x else {
+            panic!("sparse features")
+        };
+        (0..400).map(|i| rows.row(i).0.len()).sum::<usize>()
+    };
+    let skewed = distinct_features("\nlabel_shares = [0.736, 0.149, 0.084]");
+    let even = distinct_features("");
+    assert!(
+        (skewed as f64) < 0.8 * even as f64,
+        "distinct WL features: skewed {skewed}, even {even}"
+    );
+    for bad in ["[0.7, 0.6]", "[-0.1]"] {
+        let err = LabelDraw::new("nci", 2, &serde_json::from_str::<Vec<f64>>(bad).unwrap())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("dataset `nci`") && err.contains("label_shares"),
+            "{err}"
+        );
+    }
+}
