@@ -121,6 +121,12 @@ data-usps: build
 slurm-test: build
     scripts/slurm-test.sh
 
+# The same cluster running SPEC's rehearsal (its paper profile at full size on synthetic
+# data) as a sharded run: prepare, shards, merge, against one unsharded rehearsal's tables.
+# `just slurm-rehearsal experiments/splh/fig6.toml paper 8`
+slurm-rehearsal SPEC PROFILE="paper" SHARDS="4": build
+    scripts/slurm-test.sh --rehearsal {{SPEC}} {{PROFILE}} {{SHARDS}}
+
 # Throughput (criterion: Hamming ranking, exact kNN), scale (1M x 128 training and ground truth: time,
 # peak memory) and per-method fit times; figures written under results/bench/.
 bench: bench-fit bench-eigen bench-solvers bench-features

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # A real single-node Slurm cluster on localhost: installs Debian's slurm-wlm and
 # munge when missing, starts munged, slurmctld and slurmd from a temporary
-# folder, submits a ci profile as a 4-task job array through
-# `hashbench slurm --submit --wait`, and checks that the merged metrics.csv
-# equals a single-machine run's byte for byte. Stops only the daemons it
-# started, by the pids they wrote.
+# folder, submits a spec's profile as a job array through
+# `hashbench slurm --submit --wait` (a preparation job, the shards, a merge
+# job), and checks that the merged metrics.csv and curves.csv equal a
+# single-machine run's byte for byte. Stops only the daemons it started, by
+# the pids they wrote.
+#
+#   scripts/slurm-test.sh                      splh-fig3's ci profile in 4 shards
+#   scripts/slurm-test.sh --rehearsal SPEC [PROFILE [SHARDS]]
+#                                              SPEC's rehearsal (paper profile) at
+#                                              full size on synthetic data
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -12,6 +18,13 @@ hashbench="$root/target/debug/hashbench"
 spec=experiments/splh/fig3.toml
 profile=ci
 shards=4
+rehearsal=()
+if [ "${1:-}" = "--rehearsal" ]; then
+    rehearsal=(--rehearsal)
+    spec=${2:?"--rehearsal needs a spec"}
+    profile=${3:-paper}
+    shards=${4:-4}
+fi
 
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then
     echo "slurm-test: installing slurm-wlm and munge (Debian packages)"
@@ -77,20 +90,28 @@ done
 sinfo --noheader --states=idle | grep -q idle || { echo "slurm-test: the node never came up"; tail -n 20 "$tmp"/log/*.log; exit 1; }
 echo "slurm-test: single-node cluster up ($(sinfo --version))"
 
-"$hashbench" --results "$tmp/single" --threads 1 run "$spec" --profile "$profile" >/dev/null
-if ! "$hashbench" --results "$tmp/cluster" slurm "$spec" --profile "$profile" --shards "$shards" --submit --wait; then
+# a rehearsal's results live under <results>/rehearsal
+under=${rehearsal:+rehearsal/}
+start=$SECONDS
+"$hashbench" "${rehearsal[@]}" --results "$tmp/single" --threads 1 run "$spec" --profile "$profile" >/dev/null
+echo "slurm-test: single-machine run in $((SECONDS - start)) s"
+start=$SECONDS
+if ! "$hashbench" "${rehearsal[@]}" --results "$tmp/cluster" slurm "$spec" --profile "$profile" --shards "$shards" --submit --wait; then
     echo "slurm-test: the sharded run failed; job outputs:"
-    tail -n 20 "$tmp"/cluster/*/"$profile"/slurm/*.out
+    tail -n 20 "$tmp"/cluster/"$under"*/"$profile"/slurm/*.out
     exit 1
 fi
+echo "slurm-test: sharded run in $((SECONDS - start)) s"
 # The spec's own id is its first top-level key; claims further down have ids too.
 id=$(sed -n 's/^id = "\(.*\)"/\1/p' "$spec" | head -n 1)
-single="$tmp/single/$id/$profile/metrics.csv"
-merged="$tmp/cluster/$id/$profile/metrics.csv"
-manifests=$(ls "$tmp/cluster/$id/$profile/shards" | wc -l)
+single="$tmp/single/$under$id/$profile"
+merged="$tmp/cluster/$under$id/$profile"
+manifests=$(ls "$merged/shards" | wc -l)
 if [ "$manifests" -ne "$shards" ]; then
     echo "slurm-test: $manifests shard manifests, expected $shards"
     exit 1
 fi
-cmp "$single" "$merged"
-echo "slurm-test: $shards array tasks merged into a metrics.csv identical to the single-machine run ($(wc -l <"$merged") lines)"
+for table in metrics.csv curves.csv; do
+    cmp "$single/$table" "$merged/$table"
+done
+echo "slurm-test: $shards array tasks of $id [$profile]${rehearsal:+ (rehearsal)} merged into a metrics.csv ($(wc -l <"$merged/metrics.csv") lines) and curves.csv identical to the single-machine run's"
