@@ -252,3 +252,31 @@ fn a_search_is_rehearsed_on_its_bounded_share() {
         ]
     );
 }
+
+/// A study without trials (KLSH's normality study) is rehearsed whole, as
+/// one stage after its data, and priced at what it measured.
+#[test]
+fn a_study_without_trials_is_rehearsed_and_priced_whole() {
+    let spec = r#"id = "toy"
+title = "toy"
+paper = "none"
+seed = 7
+dataset = "toy"
+
+[normality]
+p = [10, 20, 40]
+hyperplanes = 20
+"#;
+    let (_tmp, ws, _, plan) = toy(spec);
+    let r = rehearse(&ws, &plan).unwrap();
+    assert_eq!(stages_of(&r), [Stage::Data, Stage::Study]);
+    assert!(r.items.is_empty() && r.stored_bytes > 0);
+    let p = price(&plan, &r, 2).unwrap();
+    let measured: f64 = r.stages.iter().map(|m| m.cost.cpu_seconds).sum();
+    assert_eq!((p.trials, p.slurm.shards), (0, 1));
+    assert!((p.cpu_seconds - measured).abs() < 1e-12 && p.cpu_seconds > 0.0);
+    assert_eq!(
+        p.peak_bytes,
+        r.stages.iter().map(|m| m.cost.peak_bytes).max().unwrap()
+    );
+}

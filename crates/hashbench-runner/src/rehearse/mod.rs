@@ -6,8 +6,9 @@
 //! results under `<results>/rehearsal/`, no data roots), so nothing of it
 //! can reach the real results: its tables name the synthetic data
 //! (`rehearsal:<name>`), which every reader of stored tables refuses.
-//! [`price`] scales its stages to the whole plan. The same workspace runs a
-//! rehearsal sharded (`hashbench --rehearsal slurm ...`).
+//! [`price`] scales its stages to the whole plan. A study without trials
+//! (KLSH's normality study) runs whole, as one stage. The same workspace runs
+//! a rehearsal sharded (`hashbench --rehearsal slurm ...`).
 
 pub mod meter;
 pub mod price;
@@ -15,10 +16,10 @@ pub mod price;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use hashbench_spec::{Plan, Workspace};
+use hashbench_spec::{Plan, Study, Workspace};
 use serde::{Deserialize, Serialize};
 
-use crate::run::{context_of, retrieval_of, split_of};
+use crate::run::{context_of, normality, retrieval_of, split_of};
 use crate::store;
 pub use meter::{Cost, measure};
 
@@ -59,6 +60,8 @@ pub enum Stage {
         /// The axis value (code length, or training items of a sweep).
         x: usize,
     },
+    /// Ran a study without trials whole (KLSH's normality study).
+    Study,
 }
 
 /// A tuning stage that ran the whole search (rehearsals before shares).
@@ -81,6 +84,7 @@ impl Stage {
                 format!("tune {method} at {x} (1/{shares} of the search)")
             }
             Stage::Trial { method, x } => format!("fit, encode, evaluate {method} at {x}"),
+            Stage::Study => "the whole study".into(),
         }
     }
 }
@@ -106,7 +110,8 @@ pub struct Rehearsal {
     pub spec_sha256: String,
     /// The synthetic data's name.
     pub dataset: String,
-    /// Training, database and query items of each split drawn.
+    /// Training, database and query items of each split drawn (none for a
+    /// study without splits).
     pub items: Vec<[usize; 3]>,
     /// Each stage's cost, in the order run.
     pub stages: Vec<Measured>,
@@ -156,8 +161,11 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         results: scratch.path().to_path_buf(),
         ..rehearsals.clone()
     };
-    let sample = plan.rehearsal_sample();
-    let study = retrieval_of(&sample)?;
+    // a study without trials has no sample to scale up: it runs whole
+    let sample = match plan.study {
+        Study::Normality(_) => plan.clone(),
+        Study::Retrieval(_) => plan.rehearsal_sample(),
+    };
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
     let mut stages: Vec<Measured> = Vec::new();
     // each stage's work returns how many such shares its whole is: 1, but
@@ -185,6 +193,29 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     let data = data.expect("made above");
     let dir = ws.run_dir(&sample);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    if let Study::Normality(spec) = &sample.study {
+        let mut tables = None;
+        timed(Stage::Study, &mut || {
+            tables = Some(normality::run(&sample, spec, &data, &dir, true)?.0);
+            Ok(1)
+        })?;
+        let rehearsal = Rehearsal {
+            experiment: plan.id.clone(),
+            profile: plan.profile.clone(),
+            spec_sha256: plan.spec_sha256.clone(),
+            dataset: data.name.clone(),
+            items: Vec::new(),
+            stages,
+            stored_bytes: folder_bytes(&dir),
+        };
+        return store_rehearsal(
+            &rehearsals,
+            &sample,
+            &tables.expect("made above"),
+            rehearsal,
+        );
+    }
+    let study = retrieval_of(&sample)?;
     let (mut records, mut items) = (Vec::new(), Vec::new());
     let keys = sample.trial_keys();
     for s in 0..sample.n_splits() {
@@ -231,9 +262,20 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         stored_bytes: folder_bytes(&dir),
     };
     let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
-    let dir = rehearsals.run_dir(&sample);
+    store_rehearsal(&rehearsals, &sample, &tables, rehearsal)
+}
+
+/// Writes a rehearsal's tables (naming the synthetic data), its stage table
+/// `stages.csv` and its record to its run folder in `rehearsals`.
+fn store_rehearsal(
+    rehearsals: &Workspace,
+    sample: &Plan,
+    tables: &hashbench_tables::ResultTables,
+    rehearsal: Rehearsal,
+) -> Result<Rehearsal> {
+    let dir = rehearsals.run_dir(sample);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut files = hashbench_tables::table_files(&tables, &dir)?;
+    let mut files = hashbench_tables::table_files(tables, &dir)?;
     files.push((
         dir.join("stages.csv"),
         stage_table(&rehearsal.stages).into_bytes(),
@@ -285,6 +327,7 @@ fn stage_table(stages: &[Measured]) -> String {
             Stage::Truth { split } => ("truth", String::new(), split.to_string(), 1),
             Stage::Tune { method, x, shares } => ("tune", method.clone(), x.to_string(), *shares),
             Stage::Trial { method, x } => ("trial", method.clone(), x.to_string(), 1),
+            Stage::Study => ("study", String::new(), String::new(), 1),
         };
         out.push_str(&format!(
             "{kind},\"{}\",{x},{shares},{:.3},{:.3},{:.1},{}\n",

@@ -12,7 +12,9 @@
 //!   share of a search (SpaH: one fold of five) counts it as many times as
 //!   the whole holds such shares, in time and in its memory growth;
 //! - trials: every trial key of the plan, plus the timed refits of each
-//!   point's first trial (priced as whole trials: an upper bound).
+//!   point's first trial (priced as whole trials: an upper bound);
+//! - a study without trials (KLSH's normality study) was rehearsed whole:
+//!   its price is what it measured, on one thread.
 //!
 //! Memory: the largest stage peak is one process running one trial at a
 //! time; with t worker threads, t trials at once add each trial's own
@@ -21,7 +23,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
-use hashbench_spec::{Plan, TuneOn};
+use hashbench_spec::{Plan, Study, TuneOn};
 use serde::Serialize;
 
 use super::{Measured, Rehearsal, Stage};
@@ -131,6 +133,9 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
             plan.profile,
             plan.spec_path.display()
         );
+    }
+    if let Study::Normality(_) = plan.study {
+        return Ok(whole_study(plan, rehearsal));
     }
     let study = retrieval_of(plan)?;
     let stages = &rehearsal.stages;
@@ -246,6 +251,37 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         disk_bytes: rehearsal.stored_bytes / sampled as u64 * keys.len() as u64,
         slurm,
     })
+}
+
+/// The price of a study without trials, rehearsed whole: what its stages
+/// cost, on one thread (it runs as one job, unsharded).
+fn whole_study(plan: &Plan, rehearsal: &Rehearsal) -> Price {
+    let sum = |of: fn(&Measured) -> f64| rehearsal.stages.iter().map(of).sum::<f64>();
+    let cpu_seconds = sum(|m| m.cost.cpu_seconds);
+    let peak_bytes = rehearsal
+        .stages
+        .iter()
+        .map(|m| m.cost.peak_bytes)
+        .max()
+        .unwrap_or(0);
+    let wall_seconds = sum(|m| m.cost.wall_seconds);
+    Price {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        trials: 0,
+        cpu_seconds,
+        shared_cpu_seconds: cpu_seconds,
+        wall_seconds,
+        threads: 1,
+        peak_bytes,
+        peak_one_trial_bytes: peak_bytes,
+        disk_bytes: rehearsal.stored_bytes,
+        slurm: SlurmPlan {
+            shards: 1,
+            memory_gib: (peak_bytes as f64 / GIB * 1.25).ceil().max(1.0),
+            hours: wall_seconds / 3600.0,
+        },
+    }
 }
 
 /// A stage's peak resident bytes, a search's share scaled to the whole: its
