@@ -193,65 +193,57 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     let data = data.expect("made above");
     let dir = ws.run_dir(&sample);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    if let Study::Normality(spec) = &sample.study {
-        let mut tables = None;
-        timed(Stage::Study, &mut || {
-            tables = Some(normality::run(&sample, spec, &data, &dir, true)?.0);
-            Ok(1)
-        })?;
-        let rehearsal = Rehearsal {
-            experiment: plan.id.clone(),
-            profile: plan.profile.clone(),
-            spec_sha256: plan.spec_sha256.clone(),
-            dataset: data.name.clone(),
-            items: Vec::new(),
-            stages,
-            stored_bytes: folder_bytes(&dir),
-        };
-        return store_rehearsal(
-            &rehearsals,
-            &sample,
-            &tables.expect("made above"),
-            rehearsal,
-        );
-    }
-    let study = retrieval_of(&sample)?;
-    let (mut records, mut items) = (Vec::new(), Vec::new());
-    let keys = sample.trial_keys();
-    for s in 0..sample.n_splits() {
-        let mut split = None;
-        timed(Stage::Split { split: s }, &mut || {
-            split = Some(split_of(&sample, study, &data, s)?);
-            Ok(1)
-        })?;
-        let split = split.expect("made above");
-        items.push([
-            split.training.len(),
-            split.database.len(),
-            split.queries.len(),
-        ]);
-        let mut ctx = None;
-        timed(Stage::Truth { split: s }, &mut || {
-            ctx = Some(context_of(&ws, &sample, study, &data, &split, s, &dir)?);
-            Ok(1)
-        })?;
-        let ctx = ctx.expect("made above");
-        for key in keys.iter().filter(|k| sample.split_of(k) == s) {
-            let method = study.methods[key.method].label.clone();
-            if study.methods[key.method].spec.needs_tuning() {
-                let stage = Stage::Tune {
-                    method: method.clone(),
-                    x: key.x,
-                    shares: 1,
-                };
-                timed(stage, &mut || ctx.tune_share(key))?;
-            }
-            timed(Stage::Trial { method, x: key.x }, &mut || {
-                records.push(ctx.run(key, true)?);
+    let (tables, items) = match &sample.study {
+        Study::Normality(spec) => {
+            let mut tables = None;
+            timed(Stage::Study, &mut || {
+                tables = Some(normality::run(&sample, spec, &data, &dir, true)?.0);
                 Ok(1)
             })?;
+            (tables.expect("made above"), Vec::new())
         }
-    }
+        Study::Retrieval(_) => {
+            let study = retrieval_of(&sample)?;
+            let (mut records, mut items) = (Vec::new(), Vec::new());
+            let keys = sample.trial_keys();
+            for s in 0..sample.n_splits() {
+                let mut split = None;
+                timed(Stage::Split { split: s }, &mut || {
+                    split = Some(split_of(&sample, study, &data, s)?);
+                    Ok(1)
+                })?;
+                let split = split.expect("made above");
+                items.push([
+                    split.training.len(),
+                    split.database.len(),
+                    split.queries.len(),
+                ]);
+                let mut ctx = None;
+                timed(Stage::Truth { split: s }, &mut || {
+                    ctx = Some(context_of(&ws, &sample, study, &data, &split, s, &dir)?);
+                    Ok(1)
+                })?;
+                let ctx = ctx.expect("made above");
+                for key in keys.iter().filter(|k| sample.split_of(k) == s) {
+                    let method = study.methods[key.method].label.clone();
+                    if study.methods[key.method].spec.needs_tuning() {
+                        let stage = Stage::Tune {
+                            method: method.clone(),
+                            x: key.x,
+                            shares: 1,
+                        };
+                        timed(stage, &mut || ctx.tune_share(key))?;
+                    }
+                    timed(Stage::Trial { method, x: key.x }, &mut || {
+                        records.push(ctx.run(key, true)?);
+                        Ok(1)
+                    })?;
+                }
+            }
+            let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
+            (tables, items)
+        }
+    };
     let rehearsal = Rehearsal {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
@@ -261,7 +253,6 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         stages,
         stored_bytes: folder_bytes(&dir),
     };
-    let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
     store_rehearsal(&rehearsals, &sample, &tables, rehearsal)
 }
 
