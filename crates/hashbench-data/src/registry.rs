@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::checksum::{hex, sha256_file};
 use crate::graphs::WlSubtree;
 use crate::rehearsal::Shape;
+use crate::vecs;
 use crate::{DataError, Dataset, Result};
 
 /// File format of a dataset part.
@@ -377,6 +378,9 @@ impl DatasetEntry {
     /// The dense parts read in order into one matrix, with their labels
     /// (kept only when every part has them) and their item ranges.
     fn load_dense(&self, name: &str, root: &Path, fingerprint: String) -> Result<Dataset> {
+        if let Some(shapes) = self.vecs_shapes(root)? {
+            return self.load_vecs_in_place(name, root, fingerprint, &shapes);
+        }
         let mut rows: Vec<f64> = Vec::new();
         let mut labels: Option<Vec<u32>> = Some(Vec::new());
         let (mut parts, mut n, mut dim) = (Vec::new(), 0usize, None::<usize>);
@@ -414,11 +418,79 @@ impl DatasetEntry {
     }
 }
 
+impl DatasetEntry {
+    /// Each part's (vectors, dimension) when every part is an uncompressed
+    /// vecs file of one dimension, so the matrix can be filled in place.
+    fn vecs_shapes(&self, root: &Path) -> Result<Option<Vec<(usize, usize)>>> {
+        let mut shapes = Vec::new();
+        for p in &self.parts {
+            let Some(kind) = vecs_kind(p) else {
+                return Ok(None);
+            };
+            match vecs::vecs_shape(&root.join(&p.features), kind)? {
+                Some(shape) if shapes.first().is_none_or(|&(_, d)| d == shape.1) => {
+                    shapes.push(shape);
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(shapes))
+    }
+
+    /// The vecs parts of `shapes` streamed straight into one matrix, so a
+    /// collection is held once at its f64 size (GIST-1M: 7.7 GB, where
+    /// reading whole files and copying them held it about twice over).
+    fn load_vecs_in_place(
+        &self,
+        name: &str,
+        root: &Path,
+        fingerprint: String,
+        shapes: &[(usize, usize)],
+    ) -> Result<Dataset> {
+        let n: usize = shapes.iter().map(|s| s.0).sum();
+        let d = shapes.first().map_or(0, |s| s.1);
+        let mut x = Mat::<f64>::zeros(n, d);
+        let mut labels: Option<Vec<u32>> = Some(Vec::new());
+        let (mut parts, mut start) = (Vec::new(), 0usize);
+        for (p, &(count, _)) in self.parts.iter().zip(shapes) {
+            let path = root.join(&p.features);
+            let kind = vecs_kind(p).expect("checked by vecs_shapes");
+            let (read, _) = vecs::for_each_vector(&path, kind, Some(count), |i, v| {
+                for (j, &value) in v.iter().enumerate() {
+                    x[(start + i, j)] = value;
+                }
+            })?;
+            if read != count {
+                return Err(DataError::format(
+                    &path,
+                    format!("{read} vectors read, its length promised {count}"),
+                ));
+            }
+            labels = match (labels, read_labels(p, root, &path, count)?) {
+                (Some(mut all), Some(l)) => {
+                    all.extend(l);
+                    Some(all)
+                }
+                _ => None,
+            };
+            parts.push((p.name.clone(), start..start + count));
+            start += count;
+        }
+        Ok(Dataset {
+            name: name.to_string(),
+            x: Data::Dense(x),
+            labels,
+            parts,
+            fingerprint,
+        })
+    }
+}
+
 type Part = (usize, usize, Vec<f64>, Option<Vec<u32>>);
 
 mod loaders;
 
-use loaders::read_part;
+use loaders::{read_labels, read_part, vecs_kind};
 
 #[cfg(test)]
 mod tests;

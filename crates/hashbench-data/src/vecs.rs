@@ -28,7 +28,8 @@ impl VecsKind {
 }
 
 /// Reads a vecs file into (number of vectors, dimension, values as f64, row-major).
-/// `limit` stops after that many vectors.
+/// `limit` stops after that many vectors. An uncompressed file's values are
+/// held once, at their exact size ([`vecs_shape`]).
 ///
 /// # Errors
 /// I/O errors, a non-positive or changing dimension, or a truncated vector,
@@ -38,20 +39,67 @@ pub fn read_vecs(
     kind: VecsKind,
     limit: Option<usize>,
 ) -> Result<(usize, usize, Vec<f64>)> {
-    let mut r = open_maybe_gz(path)?;
-    let mut bytes = Vec::new();
-    r.read_to_end(&mut bytes)
-        .map_err(|e| DataError::io(path, e))?;
     let mut values = Vec::new();
+    if let Some((n, d)) = vecs_shape(path, kind)? {
+        values.reserve_exact(limit.map_or(n, |l| l.min(n)) * d);
+    }
+    let (n, d) = for_each_vector(path, kind, limit, |_, v| values.extend_from_slice(v))?;
+    Ok((n, d, values))
+}
+
+/// The (vectors, dimension) of an uncompressed vecs file, from its first
+/// dimension field and its length; `None` for a compressed file, an empty
+/// one, or one whose length is not a whole number of such vectors (reading
+/// it names the fault).
+///
+/// # Errors
+/// The file cannot be opened or read.
+pub fn vecs_shape(path: &Path, kind: VecsKind) -> Result<Option<(usize, usize)>> {
+    let mut file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let len = file.metadata().map_err(|e| DataError::io(path, e))?.len() as usize;
+    let mut head = [0u8; 4];
+    if fill(&mut file, &mut head).map_err(|e| DataError::io(path, e))? < 4
+        || head[..2] == [0x1f, 0x8b]
+    {
+        return Ok(None);
+    }
+    let d = i32::from_le_bytes(head);
+    let Ok(d) = usize::try_from(d) else {
+        return Ok(None);
+    };
+    let each = 4 + d * kind.width();
+    Ok((d > 0 && len.is_multiple_of(each)).then_some((len / each, d)))
+}
+
+/// Reads a vecs file vector by vector, streamed (never the whole file at
+/// once), handing each vector's index and values to `f`; `limit` stops
+/// after that many. Returns (vectors read, dimension).
+///
+/// # Errors
+/// I/O errors, a non-positive or changing dimension, a truncated vector or a
+/// value that is not finite, naming the path, the vector and the byte.
+pub fn for_each_vector(
+    path: &Path,
+    kind: VecsKind,
+    limit: Option<usize>,
+    mut f: impl FnMut(usize, &[f64]),
+) -> Result<(usize, usize)> {
+    let mut r = open_maybe_gz(path)?;
     let (mut pos, mut n, mut dim) = (0usize, 0usize, None);
-    while pos < bytes.len() && limit.is_none_or(|l| n < l) {
-        if bytes.len() - pos < 4 {
-            return Err(DataError::format(
-                path,
-                format!("vector {n}: truncated dimension field at byte {pos}"),
-            ));
+    let (mut body, mut values) = (Vec::new(), Vec::new());
+    while limit.is_none_or(|l| n < l) {
+        let mut head = [0u8; 4];
+        match fill(&mut r, &mut head).map_err(|e| DataError::io(path, e))? {
+            0 => break,
+            4 => {}
+            _ => {
+                return Err(DataError::format(
+                    path,
+                    format!("vector {n}: truncated dimension field at byte {pos}"),
+                ));
+            }
         }
-        let d = i32::from_le_bytes(bytes[pos..pos + 4].try_into().unwrap());
+        let d = i32::from_le_bytes(head);
         if d <= 0 {
             return Err(DataError::format(
                 path,
@@ -70,16 +118,21 @@ pub fn read_vecs(
         dim = Some(d);
         pos += 4;
         let need = d * kind.width();
-        if bytes.len() - pos < need {
+        // grown as the bytes arrive: a corrupt dimension field reserves nothing
+        body.clear();
+        let got = (&mut r)
+            .take(need as u64)
+            .read_to_end(&mut body)
+            .map_err(|e| DataError::io(path, e))?;
+        if got < need {
             return Err(DataError::format(
                 path,
                 format!(
-                    "vector {n}: needs {need} value bytes at byte {pos}, file ends after {}",
-                    bytes.len() - pos
+                    "vector {n}: needs {need} value bytes at byte {pos}, file ends after {got}"
                 ),
             ));
         }
-        let body = &bytes[pos..pos + need];
+        values.clear();
         match kind {
             VecsKind::F32 => {
                 for (j, c) in body.chunks_exact(4).enumerate() {
@@ -101,10 +154,25 @@ pub fn read_vecs(
             ),
             VecsKind::U8 => values.extend(body.iter().map(|&b| f64::from(b))),
         }
+        f(n, &values);
         pos += need;
         n += 1;
     }
-    Ok((n, dim.unwrap_or(0), values))
+    Ok((n, dim.unwrap_or(0)))
+}
+
+/// Reads into `buf` until it is full or the input ends; the bytes read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 #[cfg(test)]

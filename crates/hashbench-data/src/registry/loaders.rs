@@ -157,7 +157,7 @@ impl DatasetEntry {
 }
 
 pub(super) fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part> {
-    let (count, d, values, mut labels) = match p.format {
+    let (count, d, values, labels) = match p.format {
         Format::Idx => {
             let (n, d, bytes) = idx::read_images(path)?;
             (n, d, bytes.into_iter().map(f64::from).collect(), None)
@@ -172,11 +172,7 @@ pub(super) fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part>
             )
         }
         Format::Fvecs | Format::Bvecs => {
-            let kind = if p.format == Format::Fvecs {
-                VecsKind::F32
-            } else {
-                VecsKind::U8
-            };
+            let kind = vecs_kind(p).expect("a vecs format");
             let (n, d, v) = read_vecs(path, kind, None)?;
             (n, d, v, None)
         }
@@ -188,6 +184,33 @@ pub(super) fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part>
             unreachable!("loaded by load_svmlight / load_gram, or refused")
         }
     };
+    // a labels file, where the part names one, stands over the format's own
+    let labels = read_labels(p, root, path, count)?.or(labels);
+    Ok((count, d, values, labels))
+}
+
+/// The vecs kind of a part stored as `.fvecs` or `.bvecs`.
+pub(super) fn vecs_kind(p: &PartEntry) -> Option<VecsKind> {
+    match p.format {
+        Format::Fvecs => Some(VecsKind::F32),
+        Format::Bvecs => Some(VecsKind::U8),
+        _ => None,
+    }
+}
+
+/// The class numbers of part `p`'s `count` items (of the features at
+/// `path`) from its `labels` file, when it names one.
+///
+/// # Errors
+/// An unreadable labels file, a label that is not a class number, or a
+/// count that differs from the features'.
+pub(super) fn read_labels(
+    p: &PartEntry,
+    root: &Path,
+    path: &Path,
+    count: usize,
+) -> Result<Option<Vec<u32>>> {
+    let mut labels = None;
     if let Some(l) = &p.labels {
         let lp = root.join(l);
         let l = if lp.extension().is_some_and(|e| e == "txt") {
@@ -216,5 +239,5 @@ pub(super) fn read_part(p: &PartEntry, root: &Path, path: &Path) -> Result<Part>
         }
         labels = Some(l);
     }
-    Ok((count, d, values, labels))
+    Ok(labels)
 }

@@ -238,3 +238,75 @@ fn registry_paths_that_leave_the_data_root_are_refused_at_their_line() {
         PathBuf::from("./a/b.gz")
     );
 }
+
+/// Uncompressed vecs parts are streamed straight into the matrix (held once
+/// at their f64 size); the same parts gzipped take the general path. Both
+/// give the same items, labels and part ranges, and a mixed or mismatched
+/// set falls back to the general path and its errors.
+#[test]
+fn vecs_parts_filled_in_place_load_as_the_general_path_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let fvecs = |rows: &[[f32; 3]]| -> Vec<u8> {
+        rows.iter()
+            .flat_map(|r| {
+                3i32.to_le_bytes()
+                    .into_iter()
+                    .chain(r.iter().flat_map(|v| v.to_le_bytes()))
+            })
+            .collect()
+    };
+    let base = fvecs(&[[1.0, 2.0, 3.0], [4.0, 5.5, 6.0], [-7.0, 8.0, 9.25]]);
+    let query = fvecs(&[[0.5, 0.0, -1.0]]);
+    let gz = |bytes: &[u8]| {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    };
+    for (name, bytes) in [
+        ("base.fvecs", base.clone()),
+        ("query.fvecs", query.clone()),
+        ("base.fvecs.gz", gz(&base)),
+        ("query.fvecs.gz", gz(&query)),
+    ] {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    std::fs::write(dir.path().join("base.txt"), "0\n1\n1\n").unwrap();
+    std::fs::write(dir.path().join("query.txt"), "1\n").unwrap();
+    let load = |suffix: &str| {
+        entry(vec![
+            part(
+                "base",
+                Format::Fvecs,
+                &format!("base.fvecs{suffix}"),
+                Some("base.txt"),
+            ),
+            part(
+                "query",
+                Format::Fvecs,
+                &format!("query.fvecs{suffix}"),
+                Some("query.txt"),
+            ),
+        ])
+        .load("v", &roots(&dir))
+        .unwrap()
+    };
+    let in_place = entry(vec![part("base", Format::Fvecs, "base.fvecs", None)]);
+    assert!(in_place.vecs_shapes(dir.path()).unwrap().is_some());
+    let (a, b) = (load(""), load(".gz"));
+    let (xa, xb) = (a.x.as_dense().unwrap(), b.x.as_dense().unwrap());
+    assert_eq!((xa.nrows(), xa.ncols()), (4, 3));
+    assert_eq!(xa, xb);
+    assert_eq!((xa[(1, 1)], xa[(2, 2)], xa[(3, 2)]), (5.5, 9.25, -1.0));
+    assert_eq!((a.labels, a.parts), (b.labels, b.parts));
+    // a gzipped part among plain ones takes the general path
+    let mixed = entry(vec![
+        part("base", Format::Fvecs, "base.fvecs", None),
+        part("query", Format::Fvecs, "query.fvecs.gz", None),
+    ]);
+    assert!(mixed.vecs_shapes(dir.path()).unwrap().is_none());
+    assert_eq!(
+        mixed.load("v", &roots(&dir)).unwrap().x.as_dense().unwrap(),
+        xa
+    );
+}
