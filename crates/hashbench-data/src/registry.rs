@@ -397,13 +397,7 @@ impl DatasetEntry {
             }
             dim = Some(d);
             rows.extend(values);
-            labels = match (labels, part_labels) {
-                (Some(mut all), Some(l)) => {
-                    all.extend(l);
-                    Some(all)
-                }
-                _ => None,
-            };
+            labels = joined(labels, part_labels);
             parts.push((p.name.clone(), n..n + count));
             n += count;
         }
@@ -466,13 +460,7 @@ impl DatasetEntry {
                     format!("{read} vectors read, its length promised {count}"),
                 ));
             }
-            labels = match (labels, read_labels(p, root, &path, count)?) {
-                (Some(mut all), Some(l)) => {
-                    all.extend(l);
-                    Some(all)
-                }
-                _ => None,
-            };
+            labels = joined(labels, read_labels(p, root, &path, count)?);
             parts.push((p.name.clone(), start..start + count));
             start += count;
         }
@@ -484,6 +472,14 @@ impl DatasetEntry {
             fingerprint,
         })
     }
+}
+
+/// The labels of the parts so far with the next part's: kept only while
+/// every part has them.
+fn joined(labels: Option<Vec<u32>>, part: Option<Vec<u32>>) -> Option<Vec<u32>> {
+    let (mut all, part) = (labels?, part?);
+    all.extend(part);
+    Some(all)
 }
 
 type Part = (usize, usize, Vec<f64>, Option<Vec<u32>>);
