@@ -23,7 +23,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+use toml::de::{DeString, DeTable, DeValue};
 
 use super::{line_of, place};
 
@@ -259,7 +260,7 @@ fn shared_named(table: &DeTable<'_>) -> Vec<Named> {
 }
 
 /// A string value and its offset (another value: an empty name).
-fn named(v: &toml::Spanned<DeValue<'_>>) -> Named {
+fn named(v: &Spanned<DeValue<'_>>) -> Named {
     match v.get_ref() {
         DeValue::String(s) => (s.to_string(), v.span().start),
         _ => (String::new(), v.span().start),
@@ -320,19 +321,10 @@ pub(crate) fn lay_layers<'t>(
 }
 
 /// `upper`'s profiles laid over `lower`'s: a profile in both is `lower`'s
-/// table with `upper`'s keys replacing its own.
+/// table with `upper`'s keys laid over its own ([`lay_profile_keys`]).
 pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> DeTable<'t> {
     for (name, table) in upper {
-        let span = table.span();
-        let below = lower.remove(name.get_ref().as_ref());
-        let merged = match (below.map(toml::Spanned::into_inner), table.into_inner()) {
-            (Some(DeValue::Table(mut below)), DeValue::Table(above)) => {
-                lay_profile_keys(&mut below, above);
-                DeValue::Table(below)
-            }
-            (_, above) => above,
-        };
-        lower.insert(name, toml::Spanned::new(span, merged));
+        lay_entry(&mut lower, name, table, lay_profile_keys);
     }
     lower
 }
@@ -340,21 +332,32 @@ pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> De
 /// Each key of the profile table `upper` replaces `lower`'s, except
 /// `method_params`, whose labels are laid over `lower`'s one by one.
 pub(crate) fn lay_profile_keys<'t>(lower: &mut DeTable<'t>, mut upper: DeTable<'t>) {
-    if let Some((key, above)) = upper.remove_entry("method_params") {
-        let span = above.span();
-        let merged = match (
-            lower.remove("method_params").map(toml::Spanned::into_inner),
-            above.into_inner(),
-        ) {
-            (Some(DeValue::Table(mut below)), DeValue::Table(above)) => {
-                replace_keys(&mut below, above);
-                DeValue::Table(below)
-            }
-            (_, above) => above,
-        };
-        lower.insert(key, toml::Spanned::new(span, merged));
+    if let Some((key, params)) = upper.remove_entry("method_params") {
+        lay_entry(lower, key, params, replace_keys);
     }
     replace_keys(lower, upper);
+}
+
+/// The entry `key = above` put into `lower`: a table laid by `lay` over the
+/// table `lower` holds under the same key, anything else in its place.
+fn lay_entry<'t>(
+    lower: &mut DeTable<'t>,
+    key: Spanned<DeString<'t>>,
+    above: Spanned<DeValue<'t>>,
+    lay: fn(&mut DeTable<'t>, DeTable<'t>),
+) {
+    let span = above.span();
+    let below = lower
+        .remove(key.get_ref().as_ref())
+        .map(Spanned::into_inner);
+    let merged = match (below, above.into_inner()) {
+        (Some(DeValue::Table(mut below)), DeValue::Table(above)) => {
+            lay(&mut below, above);
+            DeValue::Table(below)
+        }
+        (_, above) => above,
+    };
+    lower.insert(key, Spanned::new(span, merged));
 }
 
 /// Each key of `upper` replaces `lower`'s.
