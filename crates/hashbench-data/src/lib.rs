@@ -32,6 +32,9 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+/// The two bytes a gzip stream starts with.
+pub(crate) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
 /// Opens `path` for reading, transparently gunzipping when the file starts with
 /// the gzip magic bytes.
 ///
@@ -42,7 +45,7 @@ pub fn open_maybe_gz(path: &Path) -> Result<Box<dyn Read>> {
     let mut reader = BufReader::new(file);
     let mut magic = [0u8; 2];
     let n = peek(&mut reader, &mut magic).map_err(|e| DataError::io(path, e))?;
-    if n == 2 && magic == [0x1f, 0x8b] {
+    if n == 2 && magic == GZIP_MAGIC {
         Ok(Box::new(flate2::read::MultiGzDecoder::new(reader)))
     } else {
         Ok(Box::new(reader))

@@ -454,10 +454,11 @@ impl DatasetEntry {
                     x[(start + i, j)] = value;
                 }
             })?;
+            // only a file that shrank since its length was read ends early
             if read != count {
                 return Err(DataError::format(
                     &path,
-                    format!("{read} vectors read, its length promised {count}"),
+                    format!("changed while read: {read} vectors, its length gave {count}"),
                 ));
             }
             labels = joined(labels, read_labels(p, root, &path, count)?);

@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use faer::Mat;
 use hashbench_core::{Data, GramRows, SparseRows};
+use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -352,8 +353,10 @@ fn gram(n: usize, class_of: impl Fn(usize) -> usize, rng: &mut ChaCha8Rng) -> Gr
 /// How a rehearsal graph's node labels are drawn: from the alphabet by the
 /// measured shares of its most frequent labels, the rest evenly.
 struct LabelDraw {
-    /// The cumulative share of labels 0, 1, ... (the last is 1).
-    cumulative: Vec<f64>,
+    /// The draw of a label by its share.
+    by_share: WeightedIndex<f64>,
+    /// The alphabet's size.
+    alphabet: usize,
 }
 
 impl LabelDraw {
@@ -365,38 +368,28 @@ impl LabelDraw {
     fn new(name: &str, alphabet: u32, shares: &[f64]) -> Result<Self> {
         let alphabet = alphabet.max(1) as usize;
         let stated: f64 = shares.iter().sum();
+        let refused = || {
+            DataError::Invalid(format!(
+                "dataset `{name}`: its shape's label_shares {shares:?} must be at most node_labels ({alphabet}) shares in [0, 1] summing to at most 1"
+            ))
+        };
         if shares.len() > alphabet
             || shares.iter().any(|s| !(0.0..=1.0).contains(s))
             || stated > 1.0 + 1e-9
         {
-            return Err(DataError::Invalid(format!(
-                "dataset `{name}`: its shape's label_shares {shares:?} must be at most node_labels ({alphabet}) shares in [0, 1] summing to at most 1"
-            )));
+            return Err(refused());
         }
         let rest = alphabet - shares.len();
-        let even = if rest == 0 {
-            0.0
-        } else {
-            (1.0 - stated).max(0.0) / rest as f64
-        };
-        let mut total = 0.0;
-        let mut cumulative: Vec<f64> = (0..alphabet)
-            .map(|l| {
-                total += shares.get(l).copied().unwrap_or(even);
-                total
-            })
-            .collect();
-        let last = cumulative.len() - 1;
-        cumulative[last] = f64::INFINITY;
-        Ok(Self { cumulative })
+        let even = (1.0 - stated).max(0.0) / rest.max(1) as f64;
+        let weights = (0..alphabet).map(|l| shares.get(l).copied().unwrap_or(even));
+        let by_share = WeightedIndex::new(weights).map_err(|_| refused())?;
+        Ok(Self { by_share, alphabet })
     }
 
     /// A label for a node of a graph of `class`: the draw's label shifted by
     /// the class, so that classes differ in which label is common.
     fn draw(&self, class: usize, rng: &mut ChaCha8Rng) -> u32 {
-        let u: f64 = rng.random();
-        let label = self.cumulative.partition_point(|&c| c <= u);
-        ((label + class) % self.cumulative.len()) as u32
+        ((self.by_share.sample(rng) + class) % self.alphabet) as u32
     }
 }
 

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::{DataError, Result, open_maybe_gz};
+use crate::{DataError, GZIP_MAGIC, Result, open_maybe_gz};
 
 /// The value type of a vecs file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub fn vecs_shape(path: &Path, kind: VecsKind) -> Result<Option<(usize, usize)>>
     let len = file.metadata().map_err(|e| DataError::io(path, e))?.len() as usize;
     let mut head = [0u8; 4];
     if fill(&mut file, &mut head).map_err(|e| DataError::io(path, e))? < 4
-        || head[..2] == [0x1f, 0x8b]
+        || head[..2] == GZIP_MAGIC
     {
         return Ok(None);
     }
