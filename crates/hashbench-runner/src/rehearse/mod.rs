@@ -16,10 +16,12 @@ pub mod price;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use hashbench_spec::{Plan, Study, Workspace};
+use hashbench_data::Dataset;
+use hashbench_spec::{Plan, Retrieval, Study, Workspace};
+use hashbench_tables::ResultTables;
 use serde::{Deserialize, Serialize};
 
-use crate::run::{context_of, normality, retrieval_of, split_of};
+use crate::run::{context_of, normality, split_of};
 use crate::store;
 pub use meter::{Cost, measure};
 
@@ -168,8 +170,7 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     };
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
     let mut stages: Vec<Measured> = Vec::new();
-    // each stage's work returns how many such shares its whole is: 1, but
-    // for a bounded share of a search
+    // a [`Timed`]: each stage measured, printed and recorded
     let mut timed = |mut stage: Stage, run: &mut dyn FnMut() -> Result<u32>| -> Result<()> {
         let (done, cost) = measure(run);
         if let (Stage::Tune { shares, .. }, Ok(n)) = (&mut stage, &done) {
@@ -202,47 +203,7 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
             })?;
             (tables.expect("made above"), Vec::new())
         }
-        Study::Retrieval(_) => {
-            let study = retrieval_of(&sample)?;
-            let (mut records, mut items) = (Vec::new(), Vec::new());
-            let keys = sample.trial_keys();
-            for s in 0..sample.n_splits() {
-                let mut split = None;
-                timed(Stage::Split { split: s }, &mut || {
-                    split = Some(split_of(&sample, study, &data, s)?);
-                    Ok(1)
-                })?;
-                let split = split.expect("made above");
-                items.push([
-                    split.training.len(),
-                    split.database.len(),
-                    split.queries.len(),
-                ]);
-                let mut ctx = None;
-                timed(Stage::Truth { split: s }, &mut || {
-                    ctx = Some(context_of(&ws, &sample, study, &data, &split, s, &dir)?);
-                    Ok(1)
-                })?;
-                let ctx = ctx.expect("made above");
-                for key in keys.iter().filter(|k| sample.split_of(k) == s) {
-                    let method = study.methods[key.method].label.clone();
-                    if study.methods[key.method].spec.needs_tuning() {
-                        let stage = Stage::Tune {
-                            method: method.clone(),
-                            x: key.x,
-                            shares: 1,
-                        };
-                        timed(stage, &mut || ctx.tune_share(key))?;
-                    }
-                    timed(Stage::Trial { method, x: key.x }, &mut || {
-                        records.push(ctx.run(key, true)?);
-                        Ok(1)
-                    })?;
-                }
-            }
-            let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
-            (tables, items)
-        }
+        Study::Retrieval(study) => sample_trials(&ws, &sample, study, &data, &dir, &mut timed)?,
     };
     let rehearsal = Rehearsal {
         experiment: plan.id.clone(),
@@ -256,12 +217,67 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     store_rehearsal(&rehearsals, &sample, &tables, rehearsal)
 }
 
+/// Measures a stage: runs the work, which returns how many such shares its
+/// whole is (1, but for a bounded share of a search).
+type Timed<'a> = dyn FnMut(Stage, &mut dyn FnMut() -> Result<u32>) -> Result<()> + 'a;
+
+/// The sample's splits, ground truths, tunings and trials, each measured by
+/// `timed`: the sample's tables and each split's training, database and
+/// query items.
+fn sample_trials(
+    ws: &Workspace,
+    sample: &Plan,
+    study: &Retrieval,
+    data: &Dataset,
+    dir: &Path,
+    timed: &mut Timed<'_>,
+) -> Result<(ResultTables, Vec<[usize; 3]>)> {
+    let (mut records, mut items) = (Vec::new(), Vec::new());
+    let keys = sample.trial_keys();
+    for s in 0..sample.n_splits() {
+        let mut split = None;
+        timed(Stage::Split { split: s }, &mut || {
+            split = Some(split_of(sample, study, data, s)?);
+            Ok(1)
+        })?;
+        let split = split.expect("made above");
+        items.push([
+            split.training.len(),
+            split.database.len(),
+            split.queries.len(),
+        ]);
+        let mut ctx = None;
+        timed(Stage::Truth { split: s }, &mut || {
+            ctx = Some(context_of(ws, sample, study, data, &split, s, dir)?);
+            Ok(1)
+        })?;
+        let ctx = ctx.expect("made above");
+        for key in keys.iter().filter(|k| sample.split_of(k) == s) {
+            let method = study.methods[key.method].label.clone();
+            if study.methods[key.method].spec.needs_tuning() {
+                let stage = Stage::Tune {
+                    method: method.clone(),
+                    x: key.x,
+                    shares: 1,
+                };
+                timed(stage, &mut || ctx.tune_share(key))?;
+            }
+            timed(Stage::Trial { method, x: key.x }, &mut || {
+                records.push(ctx.run(key, true)?);
+                Ok(1)
+            })?;
+        }
+    }
+    let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
+    Ok((tables, items))
+}
+
 /// Writes a rehearsal's tables (naming the synthetic data), its stage table
 /// `stages.csv` and its record to its run folder in `rehearsals`.
 fn store_rehearsal(
     rehearsals: &Workspace,
     sample: &Plan,
-    tables: &hashbench_tables::ResultTables,
+    tables: &ResultTables,
     rehearsal: Rehearsal,
 ) -> Result<Rehearsal> {
     let dir = rehearsals.run_dir(sample);
