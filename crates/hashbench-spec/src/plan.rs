@@ -266,6 +266,45 @@ impl Plan {
         Ok(data)
     }
 
+    /// sha256 of the work the plan runs and of nothing only a reader reads:
+    /// its profile, seed, axis, trials, timed refits, data, transforms,
+    /// kernel and graph features, and its study (split, tuning, ground
+    /// truth, methods' labels and parameters, metrics), not its titles,
+    /// claims, readings, figures or reported numbers. A rehearsal prices
+    /// the plan as long as this stands: [`Plan::spec_sha256`] moves with
+    /// every word of the spec.
+    #[must_use]
+    pub fn work_sha256(&self) -> String {
+        use sha2::Digest;
+        let study = match &self.study {
+            Study::Retrieval(r) => {
+                let methods: Vec<(&str, &str)> = r
+                    .methods
+                    .iter()
+                    .map(|m| (m.label.as_str(), m.params.as_str()))
+                    .collect();
+                format!(
+                    "{:?} {:?} {:?} {} {methods:?} {:?}",
+                    r.split, r.tune_on, r.ground_truth, r.shared_trial_seeds, r.metrics
+                )
+            }
+            Study::Normality(n) => format!("{n:?}"),
+        };
+        let work = format!(
+            "{} {} {:?} {} {} {} {:?} {:?} {:?} {study}",
+            self.profile,
+            self.seed,
+            self.axis,
+            self.trials,
+            self.timing_repeats,
+            self.dataset,
+            self.transform,
+            self.kernel,
+            self.graph_features
+        );
+        hashbench_data::checksum::hex(&sha2::Sha256::digest(work.as_bytes()))
+    }
+
     /// The sample of this plan a rehearsal runs: one trial at the axis's
     /// smallest and largest values (the shortest and longest code, the
     /// smallest and largest training set), every method, no timed refits;

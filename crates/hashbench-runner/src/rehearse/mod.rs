@@ -108,8 +108,14 @@ pub struct Rehearsal {
     pub experiment: String,
     /// The profile rehearsed.
     pub profile: String,
-    /// The spec's sha256 when it ran (a price refuses a stale rehearsal).
+    /// The spec's sha256 when it ran.
     pub spec_sha256: String,
+    /// The plan's work when it ran ([`Plan::work_sha256`]): a price refuses
+    /// a rehearsal of other work, not one whose spec only reads otherwise.
+    /// Empty in a rehearsal made before it was kept (its spec's sha256 then
+    /// decides).
+    #[serde(default)]
+    pub work_sha256: String,
     /// The synthetic data's name.
     pub dataset: String,
     /// Training, database and query items of each split drawn (none for a
@@ -209,6 +215,7 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
         spec_sha256: plan.spec_sha256.clone(),
+        work_sha256: plan.work_sha256(),
         dataset: data.name.clone(),
         items,
         stages,

@@ -108,11 +108,11 @@ impl Growth {
     }
 }
 
-/// The price of `plan` from `rehearsal` (a rehearsal of this plan's spec as
-/// it is now), on `threads` threads.
+/// The price of `plan` from `rehearsal` (a rehearsal of the work this plan
+/// runs now, [`Plan::work_sha256`]), on `threads` threads.
 ///
 /// # Errors
-/// A rehearsal of another experiment or profile, of an older spec, or one
+/// A rehearsal of another experiment or profile, of other work, or one
 /// lacking a method's stages.
 pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price> {
     if (rehearsal.experiment.as_str(), rehearsal.profile.as_str())
@@ -126,9 +126,14 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
             plan.profile
         );
     }
-    if rehearsal.spec_sha256 != plan.spec_sha256 {
+    let same_work = if rehearsal.work_sha256.is_empty() {
+        rehearsal.spec_sha256 == plan.spec_sha256
+    } else {
+        rehearsal.work_sha256 == plan.work_sha256()
+    };
+    if !same_work {
         bail!(
-            "{} [{}]: its spec changed since its rehearsal; rehearse it again (`hashbench rehearse {}`)",
+            "{} [{}]: its work changed since its rehearsal (data, split, truth, methods, metrics, code lengths or trials); rehearse it again (`hashbench rehearse {}`)",
             plan.id,
             plan.profile,
             plan.spec_path.display()

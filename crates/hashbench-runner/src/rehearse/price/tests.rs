@@ -25,9 +25,13 @@ ties = "random"
 "#;
 
 fn plan() -> Plan {
+    plan_of(SPEC)
+}
+
+fn plan_of(spec: &str) -> Plan {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("toy.toml");
-    std::fs::write(&path, SPEC).unwrap();
+    std::fs::write(&path, spec).unwrap();
     Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap()
 }
 
@@ -62,6 +66,7 @@ fn rehearsal(plan: &Plan) -> Rehearsal {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
         spec_sha256: plan.spec_sha256.clone(),
+        work_sha256: plan.work_sha256(),
         dataset: "rehearsal:toy".into(),
         items: vec![[300, 600, 100]],
         stages: vec![
@@ -115,12 +120,18 @@ fn growth_between_the_ends_is_a_power_law_clamped_to_cubic() {
 }
 
 #[test]
-fn a_price_refuses_a_rehearsal_of_an_older_spec_or_one_missing_a_method() {
+fn a_price_refuses_a_rehearsal_of_other_work_or_one_missing_a_method() {
     let plan = plan();
     let mut old = rehearsal(&plan);
-    old.spec_sha256 = "0".repeat(64);
+    old.work_sha256 = "0".repeat(64);
     let err = price(&plan, &old, 1).unwrap_err().to_string();
     assert!(err.contains("rehearse it again"), "{err}");
+    // a record from before the work was kept: its spec's sha256 decides
+    let mut older = rehearsal(&plan);
+    older.work_sha256.clear();
+    assert!(price(&plan, &older, 1).is_ok());
+    older.spec_sha256 = "0".repeat(64);
+    assert!(price(&plan, &older, 1).is_err());
     let mut partial = rehearsal(&plan);
     partial
         .stages
@@ -165,4 +176,28 @@ fn a_searchs_share_is_priced_as_the_whole_search_in_time_and_memory() {
     // the search's 100 MiB of growth, five times over: 300 + 500 MiB
     assert_eq!(whole.peak_one_trial_bytes, 400 << 20);
     assert_eq!(share.peak_one_trial_bytes, 800 << 20);
+}
+
+#[test]
+fn a_rehearsal_prices_its_spec_reworded_but_not_its_work_changed() {
+    let plan = plan();
+    let rehearsed = rehearsal(&plan);
+    let reworded = plan_of(&SPEC.replace("title = \"toy\"", "title = \"a toy, retitled\""));
+    assert_ne!(reworded.spec_sha256, plan.spec_sha256);
+    assert!(price(&reworded, &rehearsed, 1).is_ok());
+    for other_work in [
+        SPEC.replace("bits = [8, 16, 32]", "bits = [8, 16, 64]"),
+        SPEC.replace("trials = 3", "trials = 4"),
+        SPEC.replace("training = 300", "training = 400"),
+        SPEC.replace("k = 10", "k = 20"),
+        SPEC.replace(
+            "method = \"lsh\"",
+            "method = \"lsh\"\nlabel = \"LSH\"\nthrough = \"origin\"",
+        ),
+        SPEC.replace("ties = \"random\"", "ties = \"index\""),
+    ] {
+        let changed = plan_of(&other_work);
+        let err = price(&changed, &rehearsed, 1).unwrap_err().to_string();
+        assert!(err.contains("its work changed"), "{other_work}: {err}");
+    }
 }
