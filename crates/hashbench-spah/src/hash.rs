@@ -53,8 +53,6 @@ pub trait HashKind: std::fmt::Debug + Clone + PartialEq + Default + Send + Sync 
 
     /// α and λ of a setting.
     fn code(fixed: &Self::Fixed) -> CodeHyper;
-    /// `fixed` with α and λ of `code`, the hash's own settings kept.
-    fn with_code(fixed: &Self::Fixed, code: CodeHyper) -> Self::Fixed;
     /// The setting the cross-validation scores codes with (the middle of
     /// the hash's own grid).
     fn first_stage(code: CodeHyper) -> Self::Fixed;
@@ -150,14 +148,6 @@ impl HashKind for Encw {
         CodeHyper {
             alpha: fixed.alpha,
             lambda: fixed.lambda,
-        }
-    }
-
-    fn with_code(fixed: &EncwFixed, code: CodeHyper) -> EncwFixed {
-        EncwFixed {
-            alpha: code.alpha,
-            lambda: code.lambda,
-            ..*fixed
         }
     }
 
@@ -298,10 +288,6 @@ impl HashKind for Svm {
             alpha: fixed.alpha,
             lambda: fixed.lambda,
         }
-    }
-
-    fn with_code(_fixed: &SvmFixed, code: CodeHyper) -> SvmFixed {
-        Self::first_stage(code)
     }
 
     fn first_stage(code: CodeHyper) -> SvmFixed {

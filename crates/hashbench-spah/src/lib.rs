@@ -344,18 +344,15 @@ impl<H: HashKind> SpahParams<H> {
         Ok(Some((self.with_fixed(choice.fixed), log)))
     }
 
-    /// These fixed settings at the most a fit can cost among the codes
-    /// their search can choose: λ at the grid's smallest (the densest
-    /// codes), α and the hash's own settings as fixed, and no stop before
-    /// `max_iterations` (settings still to be cross-validated are returned
-    /// as they are). A rehearsal's trials fit them: synthetic data cannot
-    /// promise the real data's choice, and a fit costs what the codes make
-    /// it cost (20 Newsgroups at 64 bits: SH_ENCW's choice, 72% of bits on
-    /// and 30 iterations, 24.9 CPU s; these settings 25.2 s; the synthetic
-    /// data's own choice, 7.5% on and 18 iterations, 4.1 s). The hash's own
-    /// penalties stay as chosen: at their smallest the elastic net on the
-    /// synthetic words turned ill-conditioned (4 bits: 193.6 CPU s against
-    /// 2.2 s on the real words).
+    /// These fixed settings at the most a fit can cost among the choices
+    /// their search makes: the grid's smallest penalties (λ, and the hash's
+    /// own, λ₁ and λ₂ for ENCW: the densest codes and encoder), α as fixed,
+    /// and no stop before `max_iterations` (settings still to be
+    /// cross-validated are returned as they are). A rehearsal's trials fit
+    /// them: synthetic data cannot promise the real data's choice, and a
+    /// fit costs what the choice makes it cost (20 Newsgroups at 64 bits:
+    /// SH_ENCW's choice 24.9 CPU s, these settings 25.2 s, the synthetic
+    /// data's own choice, sparse codes stopping at 18 iterations, 4.1 s).
     #[must_use]
     pub fn costliest(&self) -> Self {
         let Hyperparameters::Fixed(chosen) = &self.hyperparameters else {
@@ -365,9 +362,15 @@ impl<H: HashKind> SpahParams<H> {
             lambda: grid::LAMBDA_AXIS.grid[0],
             ..H::code(chosen)
         };
+        let fixed = H::hash_axes()
+            .iter()
+            .enumerate()
+            .fold(H::first_stage(code), |f, (i, axis)| {
+                H::with_hash_value(&f, i, axis.grid[0])
+            });
         SpahParams {
             tolerance: 0.0,
-            ..self.with_fixed(H::with_code(chosen, code))
+            ..self.with_fixed(fixed)
         }
     }
 
