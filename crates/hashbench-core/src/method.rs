@@ -167,13 +167,9 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     }
 
     /// A bounded share of [`HashMethod::tune`]'s search, for a rehearsal to
-    /// price the whole without running it: the configuration the
-    /// rehearsal's trials fit (the share's pick, or where a fit's cost
-    /// hangs on the pick, the costliest the search could make, so a trial is
-    /// priced as an upper bound: synthetic data cannot promise the real
-    /// data's choice), what the share rested on, and how many such shares
-    /// the whole search costs. `None` (the default): a rehearsal runs the
-    /// whole search.
+    /// price the whole without running it: the configuration the share
+    /// picks, what it rested on, and how many such shares the whole search
+    /// costs. `None` (the default): a rehearsal runs the whole search.
     ///
     /// # Errors
     /// As [`HashMethod::fit`].

@@ -314,10 +314,9 @@ impl MethodSpec {
         }))
     }
 
-    /// The configuration a rehearsal's trials fit after a bounded share of
-    /// its search on `train` (the share's pick, or the costliest the search
-    /// could make), what the share rested on, and how many such shares the
-    /// whole search costs ([`HashMethod::tune_share`]; `None`: the
+    /// The configuration a bounded share of its search picks on `train`,
+    /// what the choice rested on, and how many such shares the whole search
+    /// costs ([`HashMethod::tune_share`]; `None`: the
     /// rehearsal runs the whole search).
     ///
     /// # Errors

@@ -344,36 +344,6 @@ impl<H: HashKind> SpahParams<H> {
         Ok(Some((self.with_fixed(choice.fixed), log)))
     }
 
-    /// These fixed settings at the most a fit can cost among the choices
-    /// their search makes: the grid's smallest penalties (λ, and the hash's
-    /// own, λ₁ and λ₂ for ENCW: the densest codes and encoder), α as fixed,
-    /// and no stop before `max_iterations` (settings still to be
-    /// cross-validated are returned as they are). A rehearsal's trials fit
-    /// them: synthetic data cannot promise the real data's choice, and a
-    /// fit costs what the choice makes it cost (20 Newsgroups at 64 bits:
-    /// SH_ENCW's choice 24.9 CPU s, these settings 25.2 s, the synthetic
-    /// data's own choice, sparse codes stopping at 18 iterations, 4.1 s).
-    #[must_use]
-    pub fn costliest(&self) -> Self {
-        let Hyperparameters::Fixed(chosen) = &self.hyperparameters else {
-            return self.clone();
-        };
-        let code = CodeHyper {
-            lambda: grid::LAMBDA_AXIS.grid[0],
-            ..H::code(chosen)
-        };
-        let fixed = H::hash_axes()
-            .iter()
-            .enumerate()
-            .fold(H::first_stage(code), |f, (i, axis)| {
-                H::with_hash_value(&f, i, axis.grid[0])
-            });
-        SpahParams {
-            tolerance: 0.0,
-            ..self.with_fixed(fixed)
-        }
-    }
-
     /// These settings with the hyperparameters fixed to `fixed`.
     pub fn with_fixed(&self, fixed: H::Fixed) -> Self {
         SpahParams {
@@ -676,9 +646,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
     }
 
     /// One fold's search: the same grid and refinement, a fifth of the
-    /// codes learnt and hashes scored (the folds are alike in size); the
-    /// trials then fit the costliest settings from its choice
-    /// ([`SpahParams::costliest`]).
+    /// codes learnt and hashes scored (the folds are alike in size).
     fn tune_share(
         &self,
         train: &TrainSet<'_>,
@@ -686,7 +654,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
     ) -> Result<Option<(Self, FitLog, u32)>, FitError> {
         Ok(self
             .cross_validated(train, n_bits, 1)?
-            .map(|(tuned, log)| (tuned.costliest(), log, tune::FOLDS as u32)))
+            .map(|(tuned, log)| (tuned, log, tune::FOLDS as u32)))
     }
 
     fn train(

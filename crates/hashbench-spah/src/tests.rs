@@ -267,51 +267,6 @@ fn a_rehearsals_share_of_the_search_learns_the_codes_of_one_fold_of_five() {
 }
 
 #[test]
-fn a_rehearsals_trials_fit_the_costliest_settings_its_search_could_pick() {
-    let x = Data::Dense(clustered(200, 6, 9));
-    let train = TrainSet::unlabelled(&x);
-    let p = ShEncwParams {
-        neighbours: 5,
-        max_iterations: 8,
-        cv_items: Some(150),
-        ..ShEncwParams::default()
-    };
-    let fact = |m: &dyn HashModel, name: &str| {
-        let log = m.fit_log();
-        log.facts.iter().find(|f| f.0 == name).unwrap().1
-    };
-    let (picked, _) = p.cross_validated(&train, 4, 1).unwrap().unwrap();
-    let (costliest, _, _) = p.tune_share(&train, 4).unwrap().unwrap();
-    let (Hyperparameters::Fixed(pick), Hyperparameters::Fixed(worst)) =
-        (&picked.hyperparameters, &costliest.hyperparameters)
-    else {
-        panic!("a share fixes the hyperparameters a trial fits with")
-    };
-    // α as the share chose it; every penalty at the grid's smallest; no early stop
-    assert_eq!(worst.alpha, pick.alpha);
-    let smallest = PENALTY_GRID[0];
-    assert_eq!(
-        (worst.lambda, worst.lambda1, worst.lambda2),
-        (smallest, smallest, smallest)
-    );
-    assert_eq!(costliest.tolerance, 0.0);
-    // in effect: the fit runs to its cap, with codes as dense as any printed λ gives
-    let rng = || ChaCha8Rng::seed_from_u64(5);
-    let worst_fit = costliest.fit(&train, 4, &mut rng()).unwrap();
-    assert_eq!(fact(&worst_fit, "iterations"), 8.0);
-    let densest = fact(&worst_fit, "bits-on-mean");
-    for lambda in PENALTY_GRID {
-        let other = p.with_fixed(EncwFixed { lambda, ..*pick });
-        let fit = other.fit(&train, 4, &mut rng()).unwrap();
-        assert!(
-            fact(&fit, "bits-on-mean") <= densest + 1e-12,
-            "lambda {lambda}: {} bits on against {densest}",
-            fact(&fit, "bits-on-mean")
-        );
-    }
-}
-
-#[test]
 fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() {
     let x = Data::Dense(clustered(200, 6, 9));
     let train = TrainSet::unlabelled(&x);
