@@ -25,10 +25,29 @@ pub enum GRank {
 /// a similarity W = R Rᵀ given through `kr` = K R (P × r) and its degrees
 /// `d` = R (Rᵀ 1) (eq. 25 with Q = I), symmetrised.
 pub fn laplacian_term(k: MatRef<'_, f64>, d: &[f64], kr: MatRef<'_, f64>) -> Mat<f64> {
-    let weighted = Mat::from_fn(k.nrows(), k.ncols(), |p, j| k[(p, j)] * d[j]);
-    let degree = product(weighted.as_ref(), k.transpose());
-    let similar = product(kr, kr.transpose());
+    laplacian_term_in_blocks(k, d, kr, ITEM_BLOCK)
+}
+
+/// Items per block of [`laplacian_term`]'s K diag(d) Kᵀ: summed over blocks
+/// of this many columns, no second P × N matrix is held beside K (4 GB at
+/// 10⁶ items and 512 landmarks). Up to it, one block: the one product.
+const ITEM_BLOCK: usize = 1 << 16;
+
+/// [`laplacian_term`] with K diag(d) Kᵀ summed over blocks of `block` items.
+pub(crate) fn laplacian_term_in_blocks(
+    k: MatRef<'_, f64>,
+    d: &[f64],
+    kr: MatRef<'_, f64>,
+    block: usize,
+) -> Mat<f64> {
     let p = k.nrows();
+    let mut degree = Mat::<f64>::zeros(p, p);
+    for start in (0..k.ncols()).step_by(block.max(1)) {
+        let items = k.subcols(start, block.min(k.ncols() - start));
+        let weighted = Mat::from_fn(p, items.ncols(), |i, j| items[(i, j)] * d[start + j]);
+        degree += product(weighted.as_ref(), items.transpose());
+    }
+    let similar = product(kr, kr.transpose());
     Mat::from_fn(p, p, |i, j| {
         0.5 * (degree[(i, j)] + degree[(j, i)]) - 0.5 * (similar[(i, j)] + similar[(j, i)])
     })

@@ -39,6 +39,27 @@ fn low_rank_similarities_give_the_explicit_c() {
 }
 
 #[test]
+fn the_laplacian_term_summed_over_item_blocks_is_the_one_product() {
+    let (k, labels) = block(5, 30, 1);
+    let (_, kr) = label_similarity(&k, &labels);
+    // degrees that differ item by item, so a block reading another's fails
+    let d: Vec<f64> = (0..30).map(|j| 1.0 + ((j * j) % 11) as f64).collect();
+    let whole = laplacian_term(k.as_ref(), &d, kr.as_ref());
+    for items in [1, 7, 29, 30, 64] {
+        let blocked = solve::laplacian_term_in_blocks(k.as_ref(), &d, kr.as_ref(), items);
+        assert!(
+            (&blocked - &whole).norm_max() <= 1e-12 * whole.norm_max(),
+            "blocks of {items}"
+        );
+    }
+    // one block holding every item is the one product, bit for bit
+    assert_eq!(
+        solve::laplacian_term_in_blocks(k.as_ref(), &d, kr.as_ref(), 30),
+        whole
+    );
+}
+
+#[test]
 fn nystrom_similarity_through_spanning_landmarks_is_the_inner_product() {
     // linear kernel, landmarks Z (6 x 3, rank 3, more landmarks than
     // dimensions so K_PP is singular): Kᵀ K_PP⁺ K = X Zᵀ(ZZᵀ)⁺Z Xᵀ = X Xᵀ
