@@ -17,8 +17,9 @@
 //!   its price is what it measured, on one thread.
 //!
 //! Memory: the largest stage peak is one process running one trial at a
-//! time; with t worker threads, t trials at once add each trial's own
-//! growth (its peak above what was resident when it began) t times.
+//! time; with t worker threads, t trials at once (no more than the plan
+//! has) add each trial's own growth (its peak above what was resident when
+//! it began) t times.
 
 use std::collections::BTreeSet;
 
@@ -234,14 +235,16 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
         .count()
         .max(1);
-    let peak_bytes = peak_one + (threads.saturating_sub(1) as u64) * growth_per_trial;
+    // no more trials at once than the plan has
+    let workers = threads.min(keys.len()).max(1);
+    let peak_bytes = peak_one + (workers - 1) as u64 * growth_per_trial;
     // shards of about two CPU hours of trials each, a node of `threads` per shard
     let trial_hours = trials_cpu / 3600.0;
     let shards = ((trial_hours / 2.0).ceil() as usize).clamp(1, keys.len().max(1));
     let slurm = SlurmPlan {
         shards,
         memory_gib: (peak_bytes as f64 / GIB * 1.25).ceil().max(1.0),
-        hours: shared_cpu / 3600.0 + trial_hours / (shards * threads) as f64,
+        hours: shared_cpu / 3600.0 + trial_hours / (shards * workers) as f64,
     };
     Ok(Price {
         experiment: plan.id.clone(),
@@ -249,7 +252,7 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         trials: keys.len(),
         cpu_seconds: shared_cpu + trials_cpu,
         shared_cpu_seconds: shared_cpu,
-        wall_seconds: shared_wall + (trials_cpu / threads as f64).max(longest),
+        wall_seconds: shared_wall + (trials_cpu / workers as f64).max(longest),
         threads,
         peak_bytes,
         peak_one_trial_bytes: peak_one,

@@ -201,3 +201,21 @@ fn a_rehearsal_prices_its_spec_reworded_but_not_its_work_changed() {
         assert!(err.contains("its work changed"), "{other_work}: {err}");
     }
 }
+
+#[test]
+fn a_plan_of_one_trial_runs_it_on_one_thread_however_many_there_are() {
+    let one = plan_of(
+        &SPEC
+            .replace("bits = [8, 16, 32]", "bits = [32]")
+            .replace("[[methods]]\nmethod = \"lsh\"\n", ""),
+    );
+    assert_eq!(one.trial_keys().len(), 1);
+    let mut rehearsed = rehearsal(&one);
+    rehearsed
+        .stages
+        .retain(|m| !matches!(&m.stage, Stage::Trial { method, .. } if method == "LSH"));
+    let p = price(&one, &rehearsed, 2).unwrap();
+    // PCAH's 400 MiB once, its 2 s after the shared 5.5 s, not spread over two threads
+    assert_eq!(p.peak_bytes, p.peak_one_trial_bytes);
+    assert!((p.wall_seconds - (5.5 + 2.0)).abs() < 1e-12, "{p:?}");
+}
