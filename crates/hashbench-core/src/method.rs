@@ -168,8 +168,8 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
 
     /// A bounded share of [`HashMethod::tune`]'s search, for a rehearsal to
     /// price the whole without running it: the configuration the share
-    /// picks, what it rested on, and how many such shares the whole search
-    /// costs. `None` (the default): a rehearsal runs the whole search.
+    /// picks, what it rested on, and how it scales to the whole search.
+    /// `None` (the default): a rehearsal runs the whole search.
     ///
     /// # Errors
     /// As [`HashMethod::fit`].
@@ -177,7 +177,7 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
         &self,
         _train: &TrainSet<'_>,
         _n_bits: usize,
-    ) -> Result<Option<(Self, FitLog, u32)>, FitError>
+    ) -> Result<Option<(Self, FitLog, SearchShare)>, FitError>
     where
         Self: Sized,
     {
@@ -356,6 +356,21 @@ pub trait HashModel: Send + Sync {
     /// # Errors
     /// Data of another kind or dimension than the training data.
     fn encode(&self, data: &Data) -> Result<BitCodes, EncodeError>;
+}
+
+/// How a bounded share of a search ([`HashMethod::tune_share`]) scales to
+/// the whole search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchShare {
+    /// Such shares the whole search's time holds.
+    pub time: u32,
+    /// Such shares the whole search holds in memory at once (side by side).
+    pub memory: u32,
+}
+
+impl SearchShare {
+    /// The whole search.
+    pub const WHOLE: SearchShare = SearchShare { time: 1, memory: 1 };
 }
 
 /// Checks the code length every method shares: at least one bit.

@@ -14,7 +14,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::method::{FitLog, FitLogNames, Requirements, Supervision};
+use crate::method::{FitLog, FitLogNames, Requirements, SearchShare, Supervision};
 use crate::{Data, DataMismatch, FitError, HashMethod, HashModel, ParamError, TrainSet};
 
 /// One registered method: its spec name, what it declares, and how its
@@ -163,8 +163,8 @@ trait Configured: fmt::Debug + Send + Sync {
 
 /// A configuration with its hyperparameters picked, and what the choice rested on.
 type Tuned = (Arc<dyn Configured>, FitLog);
-/// As [`Tuned`] from a bounded share of the search, and how many shares the whole holds.
-type TunedShare = (Arc<dyn Configured>, FitLog, u32);
+/// As [`Tuned`] from a bounded share of the search, and how it scales to the whole.
+type TunedShare = (Arc<dyn Configured>, FitLog, SearchShare);
 
 /// A method's parameters with its spec name under `method`, as a spec
 /// writes them.
@@ -315,8 +315,7 @@ impl MethodSpec {
     }
 
     /// The configuration a bounded share of its search picks on `train`,
-    /// what the choice rested on, and how many such shares the whole search
-    /// costs ([`HashMethod::tune_share`]; `None`: the
+    /// what the choice rested on, and how it scales to the whole search ([`HashMethod::tune_share`]; `None`: the
     /// rehearsal runs the whole search).
     ///
     /// # Errors
@@ -325,7 +324,7 @@ impl MethodSpec {
         &self,
         train: &TrainSet<'_>,
         bits: usize,
-    ) -> Result<Option<(MethodSpec, FitLog, u32)>, FitError> {
+    ) -> Result<Option<(MethodSpec, FitLog, SearchShare)>, FitError> {
         Ok(self
             .params
             .tune_share(train, bits)?

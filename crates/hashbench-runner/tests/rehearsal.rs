@@ -224,9 +224,10 @@ fn a_sweep_is_rehearsed_at_its_smallest_and_largest_training_set() {
     assert_eq!(price(&plan, &r, 2).unwrap().trials, 9 + 3);
 }
 
-/// A method whose search offers a bounded share (SpaH: one fold of five) is
-/// rehearsed on that share, recorded as a fifth of its search, and its
-/// trial fits with the share's choice.
+/// A method whose search offers a bounded share (SpaH: one fold, a quarter
+/// of the grid) is rehearsed on that share, recorded as a 21st of its
+/// search in time and a fifth in memory, and its trial fits with the
+/// share's choice.
 #[test]
 fn a_search_is_rehearsed_on_its_bounded_share() {
     let spah = SPEC.replace(
@@ -238,7 +239,8 @@ fn a_search_is_rehearsed_on_its_bounded_share() {
     let tune = |x| Stage::Tune {
         method: "SH_SVM".into(),
         x,
-        shares: 5,
+        shares: 21,
+        memory_shares: Some(5),
     };
     assert_eq!(
         stages_of(&r)[3..],

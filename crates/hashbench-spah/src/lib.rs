@@ -18,7 +18,8 @@ use std::time::Instant;
 
 use hashbench_core::linear::{LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
-    BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
+    BitLimit, FitCheck, FitLog, FitLogNames, Requirements, SearchShare, Supervision,
+    dense_fit_input,
 };
 use hashbench_core::recent::Recent;
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
@@ -297,13 +298,13 @@ fn centred(x: faer::MatRef<'_, f64>) -> (faer::Mat<f64>, Vec<f64>) {
 
 impl<H: HashKind> SpahParams<H> {
     /// The configuration with the hyperparameters its cross-validation
-    /// picks on `scored_folds` of the folds ([`tune::cross_validate`]), and
-    /// what the choice rested on; `None` when they are fixed.
+    /// picks ([`tune::cross_validate`] to the `extent` given), and what the
+    /// choice rested on; `None` when they are fixed.
     fn cross_validated(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
-        scored_folds: usize,
+        extent: tune::Extent,
     ) -> Result<Option<(Self, FitLog)>, FitError> {
         if !self.needs_tuning() {
             return Ok(None);
@@ -315,7 +316,7 @@ impl<H: HashKind> SpahParams<H> {
             CvTruth::KNearest => None,
             CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
         };
-        let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits, scored_folds)
+        let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits, extent)
             .map_err(FitError::solver)?;
         let mut facts = vec![
             ("cv-f1".to_string(), choice.f1),
@@ -642,19 +643,20 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         train: &TrainSet<'_>,
         n_bits: usize,
     ) -> Result<Option<(Self, FitLog)>, FitError> {
-        self.cross_validated(train, n_bits, tune::FOLDS)
+        self.cross_validated(train, n_bits, tune::Extent::Whole)
     }
 
-    /// One fold's search: the same grid and refinement, a fifth of the
-    /// codes learnt and hashes scored (the folds are alike in size).
+    /// A share of the search ([`tune::Extent::Share`]): one fold, the
+    /// grid's diagonal and two steps off it, about a twentieth of the codes
+    /// a search learns.
     fn tune_share(
         &self,
         train: &TrainSet<'_>,
         n_bits: usize,
-    ) -> Result<Option<(Self, FitLog, u32)>, FitError> {
+    ) -> Result<Option<(Self, FitLog, SearchShare)>, FitError> {
         Ok(self
-            .cross_validated(train, n_bits, 1)?
-            .map(|(tuned, log)| (tuned, log, tune::FOLDS as u32)))
+            .cross_validated(train, n_bits, tune::Extent::Share)?
+            .map(|(tuned, log)| (tuned, log, tune::Extent::SHARE)))
     }
 
     fn train(

@@ -240,29 +240,41 @@ fn cross_validation_picks_a_grid_setting_independent_of_the_trial_seed() {
 }
 
 #[test]
-fn a_rehearsals_share_of_the_search_learns_the_codes_of_one_fold_of_five() {
+fn a_rehearsals_share_of_the_search_learns_a_twentieth_of_its_codes() {
     let x = Data::Dense(clustered(200, 6, 9));
     let train = TrainSet::unlabelled(&x);
     let p = small_search();
     let fact = |log: &FitLog, name: &str| log.facts.iter().find(|f| f.0 == name).unwrap().1;
     let (_, whole) = p.tune(&train, 4).unwrap().unwrap();
     let (tuned, share, shares) = p.tune_share(&train, 4).unwrap().unwrap();
-    assert_eq!(shares, 5);
-    assert!(
-        !tuned.needs_tuning(),
-        "a share fixes the hyperparameters a trial fits with"
-    );
+    let Hyperparameters::Fixed(f) = tuned.hyperparameters else {
+        panic!("a share fixes the hyperparameters a trial fits with")
+    };
     assert_eq!(fact(&whole, "cv-folds"), 5.0);
     assert_eq!(fact(&share, "cv-folds"), 1.0);
-    // the whole search learns the 16 settings of the grid and those its
-    // refinement tries on each of five folds; the share on one, so at most
-    // the grid and the longest refinement (λ: 9 steps out and 4 halvings;
-    // α: 4 grid values at the refined λ, 9 steps and 4 halvings)
-    let (w, s) = (fact(&whole, "cv-code-fits"), fact(&share, "cv-code-fits"));
+    // one fold: the grid's diagonal (4 of 16) and λ half a decade either
+    // side of its best, 6 code fits, against a search's 5 x (16 + 9 refined)
+    // at the median: 125 / 6 = 20.8 shares
+    assert_eq!(fact(&share, "cv-code-fits"), 6.0);
+    assert_eq!(
+        shares,
+        SearchShare {
+            time: 21,
+            memory: 5
+        }
+    );
+    let w = fact(&whole, "cv-code-fits");
     assert!(w >= 80.0 && w % 5.0 == 0.0, "whole search: {w} code fits");
+    // the choice is a diagonal setting or one of the two steps off it
+    let diagonal: Vec<(f64, f64)> = [0.1, 0.3, 0.5, 0.7]
+        .into_iter()
+        .zip([0.001, 0.1, 10.0, 100.0])
+        .collect();
+    let decades = |l: f64| (f.lambda / l).log10().abs();
     assert!(
-        (16.0..=16.0 + 13.0 + 17.0).contains(&s),
-        "share: {s} code fits"
+        diagonal.iter().any(|&(a, l)| a == f.alpha
+            && (decades(l) < 1e-12 || (decades(l) - 0.5).abs() < 1e-12)),
+        "{f:?}"
     );
 }
 

@@ -43,6 +43,7 @@ use std::sync::{Arc, OnceLock};
 
 use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_nearest, k_nearest_same_label};
+use hashbench_core::method::SearchShare;
 use hashbench_core::recent::Recent;
 use hashbench_core::search::hamming_distances;
 use hashbench_core::{BitCodes, Data, HashModel};
@@ -84,11 +85,59 @@ fn rows(x: MatRef<'_, f64>, idx: &[usize]) -> Mat<f64> {
     Mat::from_fn(idx.len(), x.ncols(), |i, j| x[(idx[i], j)])
 }
 
-/// Runs the search on the rows of `x` for `n_bits`-bit codes; `labels` (one
-/// per row) make the truth the 25 nearest of the same label. `scored_folds`
-/// of the [`FOLDS`] are learnt and scored: all of them in a search, the
-/// first alone in a rehearsal's bounded share (the same grid and refinement
-/// on one fold: a fifth of the codes learnt and hashes scored).
+/// How much of the search runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extent {
+    /// The whole search: every fold, the grid, the refinement.
+    Whole,
+    /// A rehearsal's bounded share, scaled by [`Extent::SHARE`]: the
+    /// first fold alone, the grid's diagonal (each α and each λ once: 4 of
+    /// its 16 settings) and [`SHARE_STEPS`] steps off the grid around the
+    /// best of them, then the hash's own grid and refinement on that fold.
+    Share,
+}
+
+/// Code fits a search learns per fold beyond the grid's 16, as refined: the
+/// median of the 52 searches stored on 2026-12-03 (results/tuning; 7 to 16).
+pub const REFINED_PER_FOLD: usize = 9;
+/// Settings off the grid a share learns: λ half a decade either side of the
+/// best diagonal setting, as a refinement's steps around it.
+pub const SHARE_STEPS: usize = 2;
+
+impl Extent {
+    /// How a share scales to a whole search: in time, by its code fits
+    /// (every fold's grid and refinement) over a share's (the diagonal and
+    /// its steps), rounded, the code fits being a search's cost; in memory,
+    /// by the folds, whose rows and graphs a search holds side by side.
+    pub const SHARE: SearchShare = SearchShare {
+        time: ((FOLDS * (16 + REFINED_PER_FOLD)) as f64 / (4 + SHARE_STEPS) as f64 + 0.5) as u32,
+        memory: FOLDS as u32,
+    };
+
+    fn folds(self) -> usize {
+        match self {
+            Extent::Whole => FOLDS,
+            Extent::Share => 1,
+        }
+    }
+
+    /// The (α, λ) settings whose codes stage 1 learns on every scored fold.
+    fn codes_grid(self) -> Vec<CodeHyper> {
+        let grid = ALPHA_GRID.iter().flat_map(|&alpha| {
+            PENALTY_GRID
+                .iter()
+                .map(move |&lambda| CodeHyper { alpha, lambda })
+        });
+        match self {
+            Extent::Whole => grid.collect(),
+            Extent::Share => grid.step_by(PENALTY_GRID.len() + 1).collect(),
+        }
+    }
+}
+
+/// Runs the search (or, for a rehearsal, a share of it: `extent`) on the
+/// rows of `x` for `n_bits`-bit codes; `labels` (one per row) make the truth
+/// the 25 nearest of the same label.
 ///
 /// # Errors
 /// A solver failure, or too few items for the folds and the truth.
@@ -97,22 +146,12 @@ pub fn cross_validate<H: HashKind>(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
     n_bits: usize,
-    scored_folds: usize,
+    extent: Extent,
 ) -> Result<Choice<H::Fixed>, SolverError> {
-    assert!(
-        (1..=FOLDS).contains(&scored_folds),
-        "1 to {FOLDS} folds are scored"
-    );
+    let scored_folds = extent.folds();
     let mut rng = ChaCha8Rng::seed_from_u64(0x5ba4_c0de ^ n_bits as u64);
     let items = search_items(params, x.nrows(), &mut rng)?;
-    let codes_grid: Vec<CodeHyper> = ALPHA_GRID
-        .iter()
-        .flat_map(|&alpha| {
-            PENALTY_GRID
-                .iter()
-                .map(move |&lambda| CodeHyper { alpha, lambda })
-        })
-        .collect();
+    let codes_grid = extent.codes_grid();
     // every fold's bases are drawn, so a fold's are the same in a share
     let mut b0: Vec<Mat<f64>> = (0..FOLDS)
         .map(|_| initial_bases(x.ncols(), n_bits, &mut rng))
@@ -135,7 +174,10 @@ pub fn cross_validate<H: HashKind>(
                 .collect()
         })
         .collect();
-    let (code, bits, axes, refined) = search.choose_codes(&codes_grid, &grid_codes, n_bits)?;
+    let (code, bits, axes, refined) = match extent {
+        Extent::Whole => search.choose_codes(&codes_grid, &grid_codes, n_bits)?,
+        Extent::Share => search.choose_codes_share(&codes_grid, &grid_codes, n_bits)?,
+    };
     let (fixed, f1, axes) = search.choose_hash(code, &bits, axes)?;
     Ok(Choice {
         fixed,
@@ -398,6 +440,64 @@ impl<H: HashKind> Search<'_, H> {
             }
         };
         Ok((code, bits, vec![alpha, lambda], tried_codes.len()))
+    }
+
+    /// Stage 1 of a rehearsal's share: the best of `codes_grid` (the grid's
+    /// diagonal, codes `grid_codes`), then [`SHARE_STEPS`] settings of λ
+    /// half a decade either side of it, learnt and scored as a refinement's
+    /// steps are; the best of all wins. Returns as [`Search::choose_codes`].
+    fn choose_codes_share(
+        &self,
+        codes_grid: &[CodeHyper],
+        grid_codes: &[FoldBits],
+        n_bits: usize,
+    ) -> Result<(CodeHyper, FoldBits, Vec<AxisOutcome>, usize), SolverError> {
+        let mut tried: Vec<(CodeHyper, FoldBits, f64)> = Vec::new();
+        for (&code, bits) in codes_grid.iter().zip(grid_codes) {
+            let score = self.score(bits, &H::first_stage(code))?;
+            tried.push((code, bits.clone(), score));
+        }
+        if tried.iter().all(|t| t.2 == f64::NEG_INFINITY) {
+            return Err(SolverError::Invalid(format!(
+                "cross-validation: every (alpha, lambda) of the grid's diagonal gives all {n_bits}-bit training codes one word"
+            )));
+        }
+        let best = tried[first_max(tried.iter().map(|t| t.2))].0;
+        for step in [-0.5, 0.5] {
+            let code = CodeHyper {
+                lambda: best.lambda * 10f64.powf(step),
+                ..best
+            };
+            let bits = self.codes(code)?;
+            let score = self.score(&bits, &H::first_stage(code))?;
+            tried.push((code, bits, score));
+        }
+        let (code, bits, _) = tried[first_max(tried.iter().map(|t| t.2))].clone();
+        let curve = |name: &'static str,
+                     value: f64,
+                     of: fn(&CodeHyper) -> f64,
+                     on: &dyn Fn(&CodeHyper) -> bool| {
+            let mut curve: Vec<(f64, f64)> = tried
+                .iter()
+                .filter(|t| on(&t.0))
+                .map(|t| (of(&t.0), t.2))
+                .collect();
+            curve.sort_by(|a, b| a.0.total_cmp(&b.0));
+            AxisOutcome {
+                name,
+                value,
+                at_open_edge: false,
+                curve,
+            }
+        };
+        // α was tried on the diagonal only; λ at the chosen α on and off it
+        let alpha = curve("alpha", code.alpha, |c| c.alpha, &|c| {
+            codes_grid.contains(c)
+        });
+        let lambda = curve("lambda", code.lambda, |c| c.lambda, &|c| {
+            c.alpha == code.alpha
+        });
+        Ok((code, bits, vec![alpha, lambda], SHARE_STEPS))
     }
 
     /// Stage 2, the hash on the chosen codes: its own grid, then each of its

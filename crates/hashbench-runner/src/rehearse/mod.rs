@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::{context_of, normality, split_of};
 use crate::store;
+use hashbench_core::method::SearchShare;
 pub use meter::{Cost, measure};
 
 /// The record of a rehearsal in its run folder.
@@ -54,6 +55,11 @@ pub enum Stage {
         /// How many such shares the whole search costs (1: it ran whole).
         #[serde(default = "whole_search")]
         shares: u32,
+        /// How many such shares the whole search holds in memory at once
+        /// (absent from rehearsals made before the two could differ: then
+        /// `shares`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        memory_shares: Option<u32>,
     },
     /// Fitted a method, encoded and evaluated.
     Trial {
@@ -72,6 +78,27 @@ fn whole_search() -> u32 {
 }
 
 impl Stage {
+    /// How many such stages the whole costs in time: a search's shares, else 1.
+    pub fn shares(&self) -> u32 {
+        match self {
+            Stage::Tune { shares, .. } => *shares,
+            _ => 1,
+        }
+    }
+
+    /// How many such stages the whole holds in memory at once: a search's
+    /// shares side by side, else 1.
+    pub fn memory_shares(&self) -> u32 {
+        match self {
+            Stage::Tune {
+                shares,
+                memory_shares,
+                ..
+            } => memory_shares.unwrap_or(*shares),
+            _ => 1,
+        }
+    }
+
     fn name(&self) -> String {
         match self {
             Stage::Data => "synthetic data".into(),
@@ -81,8 +108,11 @@ impl Stage {
                 method,
                 x,
                 shares: 1,
+                ..
             } => format!("tune {method} at {x}"),
-            Stage::Tune { method, x, shares } => {
+            Stage::Tune {
+                method, x, shares, ..
+            } => {
                 format!("tune {method} at {x} (1/{shares} of the search)")
             }
             Stage::Trial { method, x } => format!("fit, encode, evaluate {method} at {x}"),
@@ -177,25 +207,34 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     let what = format!("{} [{}] rehearsal", plan.id, plan.profile);
     let mut stages: Vec<Measured> = Vec::new();
     // a [`Timed`]: each stage measured, printed and recorded
-    let mut timed = |mut stage: Stage, run: &mut dyn FnMut() -> Result<u32>| -> Result<()> {
-        let (done, cost) = measure(run);
-        if let (Stage::Tune { shares, .. }, Ok(n)) = (&mut stage, &done) {
-            *shares = *n;
-        }
-        let name = stage.name();
-        eprintln!(
-            "  {name:<64} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
-            cost.wall_seconds,
-            cost.cpu_seconds,
-            cost.peak_bytes as f64 / 1048576.0
-        );
-        stages.push(Measured { stage, cost });
-        done.map(|_| ()).with_context(|| format!("{what}: {name}"))
-    };
+    let mut timed =
+        |mut stage: Stage, run: &mut dyn FnMut() -> Result<SearchShare>| -> Result<()> {
+            let (done, cost) = measure(run);
+            if let (
+                Stage::Tune {
+                    shares,
+                    memory_shares,
+                    ..
+                },
+                Ok(share),
+            ) = (&mut stage, &done)
+            {
+                (*shares, *memory_shares) = (share.time, Some(share.memory));
+            }
+            let name = stage.name();
+            eprintln!(
+                "  {name:<64} {:>9.1} s wall {:>9.1} s CPU  peak {:>8.0} MiB",
+                cost.wall_seconds,
+                cost.cpu_seconds,
+                cost.peak_bytes as f64 / 1048576.0
+            );
+            stages.push(Measured { stage, cost });
+            done.map(|_| ()).with_context(|| format!("{what}: {name}"))
+        };
     let mut data = None;
     timed(Stage::Data, &mut || {
         data = Some(ws.dataset(&sample)?);
-        Ok(1)
+        Ok(SearchShare::WHOLE)
     })?;
     let data = data.expect("made above");
     let dir = ws.run_dir(&sample);
@@ -205,7 +244,7 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
             let mut tables = None;
             timed(Stage::Study, &mut || {
                 tables = Some(normality::run(&sample, spec, &data, &dir, true)?.0);
-                Ok(1)
+                Ok(SearchShare::WHOLE)
             })?;
             (tables.expect("made above"), Vec::new())
         }
@@ -224,9 +263,9 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     store_rehearsal(&rehearsals, &sample, &tables, rehearsal)
 }
 
-/// Measures a stage: runs the work, which returns how many such shares its
-/// whole is (1, but for a bounded share of a search).
-type Timed<'a> = dyn FnMut(Stage, &mut dyn FnMut() -> Result<u32>) -> Result<()> + 'a;
+/// Measures a stage: runs the work, which returns how it scales to its whole
+/// ([`SearchShare::WHOLE`], but for a bounded share of a search).
+type Timed<'a> = dyn FnMut(Stage, &mut dyn FnMut() -> Result<SearchShare>) -> Result<()> + 'a;
 
 /// The sample's splits, ground truths, tunings and trials, each measured by
 /// `timed`: the sample's tables and each split's training, database and
@@ -245,7 +284,7 @@ fn sample_trials(
         let mut split = None;
         timed(Stage::Split { split: s }, &mut || {
             split = Some(split_of(sample, study, data, s)?);
-            Ok(1)
+            Ok(SearchShare::WHOLE)
         })?;
         let split = split.expect("made above");
         items.push([
@@ -256,7 +295,7 @@ fn sample_trials(
         let mut ctx = None;
         timed(Stage::Truth { split: s }, &mut || {
             ctx = Some(context_of(ws, sample, study, data, &split, s, dir)?);
-            Ok(1)
+            Ok(SearchShare::WHOLE)
         })?;
         let ctx = ctx.expect("made above");
         for key in keys.iter().filter(|k| sample.split_of(k) == s) {
@@ -266,12 +305,13 @@ fn sample_trials(
                     method: method.clone(),
                     x: key.x,
                     shares: 1,
+                    memory_shares: None,
                 };
                 timed(stage, &mut || ctx.tune_share(key))?;
             }
             timed(Stage::Trial { method, x: key.x }, &mut || {
                 records.push(ctx.run(key, true)?);
-                Ok(1)
+                Ok(SearchShare::WHOLE)
             })?;
         }
     }
@@ -329,22 +369,25 @@ fn folder_bytes(dir: &Path) -> u64 {
 }
 
 /// The stage table as CSV: the stage, its method and axis value where it has
-/// them, the shares its whole is (a search's bounded share), wall and CPU
-/// seconds, peak MiB, and whether the peak is the stage's own.
+/// them, the shares its whole is in time and in memory (a search's bounded
+/// share), wall and CPU seconds, peak MiB, and whether the peak is the
+/// stage's own.
 fn stage_table(stages: &[Measured]) -> String {
-    let mut out =
-        String::from("stage,method,x,shares,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n");
+    let mut out = String::from(
+        "stage,method,x,shares,memory_shares,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n",
+    );
     for Measured { stage, cost } in stages {
-        let (kind, method, x, shares) = match stage {
-            Stage::Data => ("data", String::new(), String::new(), 1),
-            Stage::Split { split } => ("split", String::new(), split.to_string(), 1),
-            Stage::Truth { split } => ("truth", String::new(), split.to_string(), 1),
-            Stage::Tune { method, x, shares } => ("tune", method.clone(), x.to_string(), *shares),
-            Stage::Trial { method, x } => ("trial", method.clone(), x.to_string(), 1),
-            Stage::Study => ("study", String::new(), String::new(), 1),
+        let (kind, method, x) = match stage {
+            Stage::Data => ("data", String::new(), String::new()),
+            Stage::Split { split } => ("split", String::new(), split.to_string()),
+            Stage::Truth { split } => ("truth", String::new(), split.to_string()),
+            Stage::Tune { method, x, .. } => ("tune", method.clone(), x.to_string()),
+            Stage::Trial { method, x } => ("trial", method.clone(), x.to_string()),
+            Stage::Study => ("study", String::new(), String::new()),
         };
+        let (shares, memory_shares) = (stage.shares(), stage.memory_shares());
         out.push_str(&format!(
-            "{kind},\"{}\",{x},{shares},{:.3},{:.3},{:.1},{}\n",
+            "{kind},\"{}\",{x},{shares},{memory_shares},{:.3},{:.3},{:.1},{}\n",
             method.replace('"', "\"\""),
             cost.wall_seconds,
             cost.cpu_seconds,

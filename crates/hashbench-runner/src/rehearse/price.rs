@@ -9,8 +9,9 @@
 //!   mean over the splits measured);
 //! - tuning: once per code length of each tuned method on each draw (once
 //!   in all with `tune_on = "first-draw"`); a rehearsal that ran a bounded
-//!   share of a search (SpaH: one fold of five) counts it as many times as
-//!   the whole holds such shares, in time and in its memory growth;
+//!   share of a search counts its time as many times as the whole holds
+//!   such shares, and its memory growth as many times as the whole holds
+//!   side by side (SpaH: 21 in time, the 5 folds in memory);
 //! - trials: every trial key of the plan, plus the timed refits of each
 //!   point's first trial (priced as whole trials: an upper bound);
 //! - a study without trials (KLSH's normality study) was rehearsed whole:
@@ -155,11 +156,9 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         let points: Vec<(usize, f64)> = stages
             .iter()
             .filter_map(|m| match &m.stage {
-                Stage::Tune {
-                    method: l,
-                    x,
-                    shares,
-                } if tune && l == method => Some((*x, f64::from(*shares) * m.cost.cpu_seconds)),
+                Stage::Tune { method: l, x, .. } if tune && l == method => {
+                    Some((*x, f64::from(m.stage.shares()) * m.cost.cpu_seconds))
+                }
                 Stage::Trial { method: l, x } if !tune && l == method => {
                     Some((*x, m.cost.cpu_seconds))
                 }
@@ -293,15 +292,15 @@ fn whole_study(plan: &Plan, rehearsal: &Rehearsal) -> Price {
 }
 
 /// A stage's peak resident bytes, a search's share scaled to the whole: its
-/// growth above what was resident when it began, once per share (the
-/// shares of a search run side by side).
+/// growth above what was resident when it began, once per share the whole
+/// holds side by side.
 fn whole_peak(m: &Measured) -> u64 {
-    match m.stage {
-        Stage::Tune { shares, .. } if shares > 1 => {
+    match m.stage.memory_shares() {
+        1 => m.cost.peak_bytes,
+        side_by_side => {
             let growth = m.cost.peak_bytes.saturating_sub(m.cost.start_bytes);
-            m.cost.start_bytes + u64::from(shares) * growth
+            m.cost.start_bytes + u64::from(side_by_side) * growth
         }
-        _ => m.cost.peak_bytes,
     }
 }
 

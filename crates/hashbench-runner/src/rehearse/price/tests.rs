@@ -142,23 +142,25 @@ fn a_price_refuses_a_rehearsal_of_other_work_or_one_missing_a_method() {
 
 #[test]
 fn a_searchs_share_is_priced_as_the_whole_search_in_time_and_memory() {
+    use hashbench_core::method::SearchShare;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("toy.toml");
     std::fs::write(&path, SPEC.replace("\"pcah\"", "\"sh-encw\"")).unwrap();
     let plan = Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap();
-    let tune = |x: usize, cpu: f64, shares: u32| {
+    let tune = |x: usize, cpu: f64, share: SearchShare| {
         stage(
             Stage::Tune {
                 method: "SH_ENCW".into(),
                 x,
-                shares,
+                shares: share.time,
+                memory_shares: Some(share.memory),
             },
             cpu,
             300,
             400,
         )
     };
-    let with_shares = |shares: u32| {
+    let with_shares = |shares: SearchShare| {
         let mut r = rehearsal(&plan);
         r.stages
             .retain(|m| !matches!(&m.stage, Stage::Trial { method, .. } if method == "PCAH"));
@@ -170,12 +172,21 @@ fn a_searchs_share_is_priced_as_the_whole_search_in_time_and_memory() {
         ]);
         price(&plan, &r, 1).unwrap()
     };
-    let (whole, share) = (with_shares(1), with_shares(5));
-    // tuned once per code length (8, 16, 32): 1 + 2 + 4 s, five times over for a fifth
-    assert!((share.shared_cpu_seconds - whole.shared_cpu_seconds - 4.0 * 7.0).abs() < 1e-9);
-    // the search's 100 MiB of growth, five times over: 300 + 500 MiB
+    let share = SearchShare {
+        time: 21,
+        memory: 5,
+    };
+    let (whole, shared) = (with_shares(SearchShare::WHOLE), with_shares(share));
+    // tuned once per code length (8, 16, 32): 1 + 2 + 4 s, 21 times over for a 21st
+    assert!((shared.shared_cpu_seconds - whole.shared_cpu_seconds - 20.0 * 7.0).abs() < 1e-9);
+    // the share's 100 MiB of growth, held five times over: 300 + 500 MiB
     assert_eq!(whole.peak_one_trial_bytes, 400 << 20);
-    assert_eq!(share.peak_one_trial_bytes, 800 << 20);
+    assert_eq!(shared.peak_one_trial_bytes, 800 << 20);
+    // a rehearsal stored before shares split time from memory reads as one count
+    let old: Stage =
+        serde_json::from_str(r#"{"kind": "tune", "method": "SH_ENCW", "x": 8, "shares": 5}"#)
+            .unwrap();
+    assert_eq!((old.shares(), old.memory_shares()), (5, 5));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::TrialContext;
 use crate::store::{self, TunedRecord, fingerprint};
-use hashbench_core::method::FitLog;
+use hashbench_core::method::{FitLog, SearchShare};
 use hashbench_core::registry::MethodSpec;
 use hashbench_spec::{MethodEntry, TrialKey};
 
@@ -74,12 +74,12 @@ impl TrialContext<'_> {
     /// A rehearsal's tuning of `key`'s method: a bounded share of its
     /// search where the method offers one, its choice stored as the record
     /// the trial reads (in the rehearsal's scratch folder), else the whole
-    /// search. Returns how many such shares the whole search costs (1: the
-    /// whole search ran, or nothing was tuned).
+    /// search. Returns how the share scales to the whole search
+    /// ([`SearchShare::WHOLE`]: the whole search ran, or nothing was tuned).
     ///
     /// # Errors
     /// A tuning failure, naming the method and code length.
-    pub fn tune_share(&self, key: &TrialKey) -> Result<u32> {
+    pub fn tune_share(&self, key: &TrialKey) -> Result<SearchShare> {
         let m = &self.study.methods[key.method];
         let bits = self.plan.code_length(key);
         let failed = |e: &dyn std::fmt::Display| self.tuning_failed(m, bits, e);
@@ -102,7 +102,7 @@ impl TrialContext<'_> {
             }
             None => {
                 self.tuned(m, bits).map_err(|e| failed(&e))?;
-                Ok(1)
+                Ok(SearchShare::WHOLE)
             }
         }
     }
