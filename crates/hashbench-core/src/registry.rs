@@ -315,8 +315,9 @@ impl MethodSpec {
     }
 
     /// The configuration a bounded share of its search picks on `train`,
-    /// what the choice rested on, and how it scales to the whole search ([`HashMethod::tune_share`]; `None`: the
-    /// rehearsal runs the whole search).
+    /// what the choice rested on, and how it scales to the whole search
+    /// ([`HashMethod::tune_share`]; `None`: the rehearsal runs the whole
+    /// search).
     ///
     /// # Errors
     /// The method's [`FitError`].

@@ -100,9 +100,15 @@ pub enum Extent {
 /// Code fits a search learns per fold beyond the grid's 16, as refined: the
 /// median of the 52 searches stored on 2026-12-03 (results/tuning; 7 to 16).
 pub const REFINED_PER_FOLD: usize = 9;
-/// Settings off the grid a share learns: λ half a decade either side of the
-/// best diagonal setting, as a refinement's steps around it.
-pub const SHARE_STEPS: usize = 2;
+/// Where a share learns codes off the grid: λ moved by these decades from
+/// the best diagonal setting, as a refinement's steps around it.
+const SHARE_STEP_DECADES: [f64; 2] = [-0.5, 0.5];
+/// Settings off the grid a share learns.
+pub const SHARE_STEPS: usize = SHARE_STEP_DECADES.len();
+/// Settings of the paper's (α, λ) grid.
+const GRID: usize = ALPHA_GRID.len() * PENALTY_GRID.len();
+/// Settings on its diagonal (the grid is square: each α and each λ once).
+const DIAGONAL: usize = ALPHA_GRID.len();
 
 impl Extent {
     /// How a share scales to a whole search: in time, by its code fits
@@ -110,7 +116,8 @@ impl Extent {
     /// its steps), rounded, the code fits being a search's cost; in memory,
     /// by the folds, whose rows and graphs a search holds side by side.
     pub const SHARE: SearchShare = SearchShare {
-        time: ((FOLDS * (16 + REFINED_PER_FOLD)) as f64 / (4 + SHARE_STEPS) as f64 + 0.5) as u32,
+        time: ((FOLDS * (GRID + REFINED_PER_FOLD)) as f64 / (DIAGONAL + SHARE_STEPS) as f64 + 0.5)
+            as u32,
         memory: FOLDS as u32,
     };
 
@@ -389,16 +396,7 @@ impl<H: HashKind> Search<'_, H> {
         grid_codes: &[FoldBits],
         n_bits: usize,
     ) -> Result<(CodeHyper, FoldBits, Vec<AxisOutcome>, usize), SolverError> {
-        let code_scores = grid_codes
-            .iter()
-            .zip(codes_grid)
-            .map(|(bits, &code)| self.score(bits, &H::first_stage(code)))
-            .collect::<Result<Vec<f64>, SolverError>>()?;
-        if code_scores.iter().all(|s| *s == f64::NEG_INFINITY) {
-            return Err(SolverError::Invalid(format!(
-                "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
-            )));
-        }
+        let code_scores = self.grid_scores(codes_grid, grid_codes, n_bits)?;
         let mut code = codes_grid[first_max(code_scores.iter().copied())];
         let lambda_row: Vec<(f64, f64)> = codes_grid
             .iter()
@@ -442,9 +440,30 @@ impl<H: HashKind> Search<'_, H> {
         Ok((code, bits, vec![alpha, lambda], tried_codes.len()))
     }
 
+    /// Each setting of `codes_grid` (codes `grid_codes`) scored with the
+    /// hash's middle setting; an error when every one gives a fold one word.
+    fn grid_scores(
+        &self,
+        codes_grid: &[CodeHyper],
+        grid_codes: &[FoldBits],
+        n_bits: usize,
+    ) -> Result<Vec<f64>, SolverError> {
+        let scores = grid_codes
+            .iter()
+            .zip(codes_grid)
+            .map(|(bits, &code)| self.score(bits, &H::first_stage(code)))
+            .collect::<Result<Vec<f64>, SolverError>>()?;
+        if scores.iter().all(|s| *s == f64::NEG_INFINITY) {
+            return Err(SolverError::Invalid(format!(
+                "cross-validation: every (alpha, lambda) of the grid gives all {n_bits}-bit training codes one word"
+            )));
+        }
+        Ok(scores)
+    }
+
     /// Stage 1 of a rehearsal's share: the best of `codes_grid` (the grid's
-    /// diagonal, codes `grid_codes`), then [`SHARE_STEPS`] settings of λ
-    /// half a decade either side of it, learnt and scored as a refinement's
+    /// diagonal, codes `grid_codes`), then λ moved by each of
+    /// [`SHARE_STEP_DECADES`] from it, learnt and scored as a refinement's
     /// steps are; the best of all wins. Returns as [`Search::choose_codes`].
     fn choose_codes_share(
         &self,
@@ -452,20 +471,24 @@ impl<H: HashKind> Search<'_, H> {
         grid_codes: &[FoldBits],
         n_bits: usize,
     ) -> Result<(CodeHyper, FoldBits, Vec<AxisOutcome>, usize), SolverError> {
-        let mut tried: Vec<(CodeHyper, FoldBits, f64)> = Vec::new();
-        for (&code, bits) in codes_grid.iter().zip(grid_codes) {
-            let score = self.score(bits, &H::first_stage(code))?;
-            tried.push((code, bits.clone(), score));
-        }
-        if tried.iter().all(|t| t.2 == f64::NEG_INFINITY) {
-            return Err(SolverError::Invalid(format!(
-                "cross-validation: every (alpha, lambda) of the grid's diagonal gives all {n_bits}-bit training codes one word"
-            )));
-        }
-        let best = tried[first_max(tried.iter().map(|t| t.2))].0;
-        for step in [-0.5, 0.5] {
+        let scores = self.grid_scores(codes_grid, grid_codes, n_bits)?;
+        let best = codes_grid[first_max(scores.iter().copied())];
+        // α was tried on the diagonal only (ascending); λ at the best α on and off it
+        let alpha_curve: Vec<(f64, f64)> = codes_grid
+            .iter()
+            .map(|c| c.alpha)
+            .zip(scores.iter().copied())
+            .collect();
+        let mut tried: Vec<(CodeHyper, FoldBits, f64)> = codes_grid
+            .iter()
+            .zip(grid_codes)
+            .zip(&scores)
+            .filter(|((c, _), _)| c.alpha == best.alpha)
+            .map(|((&c, bits), &s)| (c, bits.clone(), s))
+            .collect();
+        for decades in SHARE_STEP_DECADES {
             let code = CodeHyper {
-                lambda: best.lambda * 10f64.powf(step),
+                lambda: best.lambda * 10f64.powf(decades),
                 ..best
             };
             let bits = self.codes(code)?;
@@ -473,31 +496,19 @@ impl<H: HashKind> Search<'_, H> {
             tried.push((code, bits, score));
         }
         let (code, bits, _) = tried[first_max(tried.iter().map(|t| t.2))].clone();
-        let curve = |name: &'static str,
-                     value: f64,
-                     of: fn(&CodeHyper) -> f64,
-                     on: &dyn Fn(&CodeHyper) -> bool| {
-            let mut curve: Vec<(f64, f64)> = tried
-                .iter()
-                .filter(|t| on(&t.0))
-                .map(|t| (of(&t.0), t.2))
-                .collect();
-            curve.sort_by(|a, b| a.0.total_cmp(&b.0));
-            AxisOutcome {
-                name,
-                value,
-                at_open_edge: false,
-                curve,
-            }
+        let mut lambda_curve: Vec<(f64, f64)> = tried.iter().map(|t| (t.0.lambda, t.2)).collect();
+        lambda_curve.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let outcome = |name, value, curve| AxisOutcome {
+            name,
+            value,
+            at_open_edge: false,
+            curve,
         };
-        // α was tried on the diagonal only; λ at the chosen α on and off it
-        let alpha = curve("alpha", code.alpha, |c| c.alpha, &|c| {
-            codes_grid.contains(c)
-        });
-        let lambda = curve("lambda", code.lambda, |c| c.lambda, &|c| {
-            c.alpha == code.alpha
-        });
-        Ok((code, bits, vec![alpha, lambda], SHARE_STEPS))
+        let axes = vec![
+            outcome("alpha", code.alpha, alpha_curve),
+            outcome("lambda", code.lambda, lambda_curve),
+        ];
+        Ok((code, bits, axes, SHARE_STEPS))
     }
 
     /// Stage 2, the hash on the chosen codes: its own grid, then each of its

@@ -16,6 +16,7 @@ pub mod price;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use hashbench_core::method::SearchShare;
 use hashbench_data::Dataset;
 use hashbench_spec::{Plan, Retrieval, Study, Workspace};
 use hashbench_tables::ResultTables;
@@ -23,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::{context_of, normality, split_of};
 use crate::store;
-use hashbench_core::method::SearchShare;
 pub use meter::{Cost, measure};
 
 /// The record of a rehearsal in its run folder.
