@@ -255,6 +255,44 @@ fn a_search_is_rehearsed_on_its_bounded_share() {
     );
 }
 
+/// A method that fails is recorded with its failure and the rehearsal goes
+/// on with the next; no price is made from such a rehearsal.
+#[test]
+fn a_failing_method_is_recorded_and_the_next_goes_on() {
+    // STH's graph needs fewer neighbours than its 300 training items
+    let failing = SPEC.replace("method = \"lsh\"", "method = \"sth\"\nneighbours = 400");
+    let (tmp, ws, _, plan) = toy(&failing);
+    let r = rehearse(&ws, &plan).unwrap();
+    assert_eq!(
+        stages_of(&r)[3..],
+        [
+            trial("STH", 8),
+            trial("STH", 32),
+            trial("PCAH", 8),
+            trial("PCAH", 32)
+        ]
+    );
+    let failed: Vec<&str> = r.failures().filter_map(|m| m.failure.as_deref()).collect();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert!(
+        failed
+            .iter()
+            .all(|f| f.contains("STH") && f.contains("at least 401 training items")),
+        "{failed:?}"
+    );
+    assert_eq!(stored(&ws, &plan).unwrap(), Some(r.clone()));
+    let table = std::fs::read_to_string(
+        tmp.path()
+            .join("results")
+            .join(REHEARSAL_DIR)
+            .join("toy/paper/stages.csv"),
+    )
+    .unwrap();
+    assert!(table.lines().nth(4).unwrap().contains("at least 401 training items"), "{table}");
+    let refused = price(&plan, &r, 1).unwrap_err().to_string();
+    assert!(refused.contains("rehearsal failed"), "{refused}");
+}
+
 /// A study without trials (KLSH's normality study) is rehearsed whole, as
 /// one stage after its data, and priced at what it measured.
 #[test]

@@ -141,9 +141,15 @@ impl KnnGraph {
     /// first, each y scaled to yᵀDy = 1 (the first is the trivial constant
     /// vector). An isolated item's degree is taken as 0.01 (STH's `LapEig`).
     /// With z = D^½y this is (I − N) z = λ z, N = D^−½ W D^−½ of spectrum in
-    /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0, by
-    /// Lanczos on the sparse graph (residuals below 1e-10; repeated
-    /// eigenvalues, one per connected component, all found).
+    /// [−1, 1]: the `count` largest eigenvalues of N + I, all ≥ 0.
+    ///
+    /// The eigenvalue 0 repeats once per connected component, its vectors
+    /// known: the component's indicator (z = D^½ 1_C). They come first, in
+    /// the order of each component's first item, and the rest come from
+    /// Lanczos on the sparse graph with them projected out (residuals below
+    /// 1e-10). Left to Lanczos, many components (a graph of well-separated
+    /// clusters) give many Ritz values equal to rounding, converged and
+    /// converging ones mixed, which it chases to its cap.
     ///
     /// # Errors
     /// [`SolverError::Invalid`] for `count` beyond the item count,
@@ -159,13 +165,27 @@ impl KnnGraph {
             )));
         }
         let operator = self.shifted_normalised();
-        let (shifted, mut z) = lanczos::largest_eigenpairs(
-            n,
-            count,
-            EIGEN_TOLERANCE,
-            EIGEN_SEED,
-            &|x: &[f64], y: &mut [f64]| operator.apply(x, y),
-        )?;
+        let components = self.components();
+        let trivial = components.count.min(count);
+        let mut shifted = vec![2.0; trivial];
+        let mut z = Mat::from_fn(n, count, |i, c| {
+            if c < trivial && components.of[i] == Some(c) {
+                components.unit[i]
+            } else {
+                0.0
+            }
+        });
+        if count > trivial {
+            let (rest, vectors) = lanczos::largest_eigenpairs(
+                n,
+                count - trivial,
+                EIGEN_TOLERANCE,
+                EIGEN_SEED,
+                &|x: &[f64], y: &mut [f64]| operator.apply(&components.project_out(x), y),
+            )?;
+            shifted.extend(rest);
+            z.subcols_mut(trivial, count - trivial).copy_from(&vectors);
+        }
         let mut order: Vec<usize> = (0..count).collect();
         order.sort_by(|&a, &b| shifted[b].total_cmp(&shifted[a]).then(a.cmp(&b)));
         let values = order.iter().map(|&c| 2.0 - shifted[c]).collect();
@@ -177,6 +197,42 @@ impl KnnGraph {
         Ok((values, y))
     }
 
+    /// The connected components over edges of positive weight, numbered by
+    /// their first item, with the unit vectors z = D^½ 1_C / ‖D^½ 1_C‖ of
+    /// N's eigenvalue 1; an item of degree 0 belongs to none.
+    fn components(&self) -> Components {
+        let n = self.degree.len();
+        let mut of: Vec<Option<usize>> = vec![None; n];
+        let mut volume: Vec<f64> = Vec::new();
+        let mut stack = Vec::new();
+        for start in 0..n {
+            if of[start].is_some() || self.degree[start] <= 0.0 {
+                continue;
+            }
+            let c = volume.len();
+            volume.push(0.0);
+            of[start] = Some(c);
+            stack.push(start);
+            while let Some(i) = stack.pop() {
+                volume[c] += self.degree[i];
+                for &(j, w) in &self.adjacency[i] {
+                    let j = j as usize;
+                    if w > 0.0 && of[j].is_none() {
+                        of[j] = Some(c);
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        let unit = (0..n)
+            .map(|i| of[i].map_or(0.0, |c| (self.degree[i] / volume[c]).sqrt()))
+            .collect();
+        Components {
+            count: volume.len(),
+            of,
+            unit,
+        }
+    }
     /// fᵀLf = ½ Σᵢⱼ wᵢⱼ (fᵢ − fⱼ)² for the Laplacian L = D − W.
     pub fn laplacian_form(&self, f: &[f64]) -> f64 {
         self.adjacency
@@ -212,6 +268,35 @@ fn euclidean_neighbours(x: MatRef<'_, f64>, k: usize) -> Result<Vec<Vec<(f64, u3
     }
     let itself: Vec<usize> = (0..n).collect();
     Ok(k_nearest(x, x, k, Some(&itself)))
+}
+
+/// A graph's connected components ([`KnnGraph::components`]).
+struct Components {
+    count: usize,
+    /// Each item's component.
+    of: Vec<Option<usize>>,
+    /// Each item's entry in its component's unit vector.
+    unit: Vec<f64>,
+}
+
+impl Components {
+    /// x less its components along every component's unit vector (their
+    /// supports are disjoint: one pass for the inner products, one for the
+    /// subtraction, each in item order).
+    fn project_out(&self, x: &[f64]) -> Vec<f64> {
+        let mut along = vec![0.0; self.count];
+        for ((c, u), xi) in self.of.iter().zip(&self.unit).zip(x) {
+            if let Some(c) = c {
+                along[*c] += u * xi;
+            }
+        }
+        self.of
+            .iter()
+            .zip(&self.unit)
+            .zip(x)
+            .map(|((c, u), xi)| c.map_or(*xi, |c| xi - u * along[c]))
+            .collect()
+    }
 }
 
 /// The eigensolver's residual tolerance (eigenvalues of N + I lie in [0, 2]).

@@ -654,13 +654,53 @@ fn cosine_graph_matches_brute_force_with_self_loops() {
 fn laplacian_eigenmap_satisfies_the_generalised_eigen_equation() {
     // 200 items: a basis well below n; 40: the whole space
     for n in [200, 40] {
-        eigenmap_case(n, 9);
+        let mut rng = ChaCha8Rng::seed_from_u64(37);
+        let x = Mat::from_fn(n, 6, |_, _| rng.random_range(0.0..1.0));
+        eigenmap_case(&x, 9);
+    }
+    // three components: three trivial pairs, then the rest as a dense solve
+    eigenmap_case(&separated_clusters(3, 60, 38), 9);
+}
+
+/// `clusters` groups of `size` items around far-apart centres in 40
+/// dimensions: their cosine 8-NN graph has one component per group.
+fn separated_clusters(clusters: usize, size: usize, seed: u64) -> Mat<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let centres = Mat::from_fn(clusters, 40, |_, _| rng.random_range(0.0..1.0));
+    Mat::from_fn(clusters * size, 40, |i, j| {
+        centres[(i % clusters, j)] + 0.01 * rng.random_range(-1.0..1.0)
+    })
+}
+
+#[test]
+fn more_components_than_eigenvectors_give_component_indicators() {
+    // 64 components, 17 eigenvectors: the eigenvalue 0 repeats beyond the
+    // count (STH's graph of GIST-1M's rehearsal data, whose 64 clusters the
+    // eigensolver once chased to its cap)
+    let (clusters, size) = (64, 150);
+    let x = separated_clusters(clusters, size, 39);
+    let graph = KnnGraph::cosine(x.as_ref(), 8).unwrap();
+    let (values, y) = graph.smallest_generalised_eigenvectors(17).unwrap();
+    assert!(values.iter().all(|&v| v == 0.0), "{values:?}");
+    for c in 0..17 {
+        // the indicator of component c (items c, c + 64, ...), yᵀDy = 1
+        let volume: f64 = (c..x.nrows())
+            .step_by(clusters)
+            .map(|i| graph.degree[i])
+            .sum();
+        for i in 0..x.nrows() {
+            let want = if i % clusters == c {
+                volume.sqrt().recip()
+            } else {
+                0.0
+            };
+            assert!((y[(i, c)] - want).abs() < 1e-12, "{c} {i}");
+        }
     }
 }
 
-fn eigenmap_case(n: usize, count: usize) {
-    let mut rng = ChaCha8Rng::seed_from_u64(37);
-    let x = Mat::from_fn(n, 6, |_, _| rng.random_range(0.0..1.0));
+fn eigenmap_case(x: &Mat<f64>, count: usize) {
+    let n = x.nrows();
     let graph = KnnGraph::cosine(x.as_ref(), 8).unwrap();
     let (values, y) = graph.smallest_generalised_eigenvectors(count).unwrap();
     let w = dense_weights(&graph);

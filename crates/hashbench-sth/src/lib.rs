@@ -61,8 +61,9 @@ impl HashMethod for SthParams {
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);
     // then one per SVM change (`svm::REVISION`: 4, eight partial sums;
     // 5, shrinking; 6, the primal Newton solver, bits in parallel);
-    // 7: Lanczos by blocked classical Gram-Schmidt, its basis growing by half
-    const VERSION: u32 = 4 + hashbench_solvers::svm::REVISION;
+    // 7: Lanczos by blocked classical Gram-Schmidt, its basis growing by half;
+    // 8: the graph's components' indicators taken as they are, Lanczos for the rest
+    const VERSION: u32 = 5 + hashbench_solvers::svm::REVISION;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
         facts: &["svm-iterations-mean", "svm-unconverged"],

@@ -139,7 +139,18 @@ pub(crate) fn rehearse(ws: &Workspace, specs: &[PathBuf], profile: &str) -> Resu
                 peak as f64 / 1048576.0,
                 hashbench_runner::rehearse::rehearsal_dir(ws, &plan).display()
             );
-            Ok(())
+            let failures: Vec<&str> = r.failures().filter_map(|m| m.failure.as_deref()).collect();
+            for failure in &failures {
+                println!("== failed: {failure}");
+            }
+            if failures.is_empty() {
+                Ok(())
+            } else {
+                Err(anyhow::anyhow!(
+                    "{} stages failed (recorded)",
+                    failures.len()
+                ))
+            }
         });
         if let Err(e) = done {
             println!("== {}: not rehearsed: {e:#}", spec.display());

@@ -126,9 +126,13 @@ impl Stage {
 pub struct Measured {
     /// What ran.
     pub stage: Stage,
-    /// What it cost.
+    /// What it cost (up to its failure, if it failed).
     #[serde(flatten)]
     pub cost: Cost,
+    /// Why it failed, if it did (the rehearsal went on with the next
+    /// method or axis value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// What a rehearsal measured.
@@ -157,6 +161,13 @@ pub struct Rehearsal {
     pub stored_bytes: u64,
 }
 
+impl Rehearsal {
+    /// The stages that failed, in the order run.
+    pub fn failures(&self) -> impl Iterator<Item = &Measured> {
+        self.stages.iter().filter(|m| m.failure.is_some())
+    }
+}
+
 /// The run folder of `plan`'s rehearsal.
 #[must_use]
 pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
@@ -168,11 +179,13 @@ pub fn rehearsal_dir(ws: &Workspace, plan: &Plan) -> PathBuf {
 /// and writes the sample's metric tables (naming the synthetic data), the
 /// stage table `stages.csv` and the record `rehearsal.json` to the
 /// rehearsal's run folder; the scratch folder (its codes and records) is
-/// removed.
+/// removed. A method's tuning or trial that fails is recorded with its
+/// failure ([`Rehearsal::failures`]) and the rehearsal goes on (a failed
+/// tuning skips its trial): one run shows every stage that cannot run.
 ///
 /// # Errors
-/// A dataset without a registered shape, a normality study, or a failing
-/// stage (named).
+/// A dataset without a registered shape, or a failing stage the others
+/// need (the data, a split, a ground truth, the study), named.
 pub fn rehearse(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
     // one thread: on more, a stage of a second or less also counts the
     // workers' idle spinning as CPU (okh-tab4 was priced at 1.65 times its
@@ -228,8 +241,17 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
                 cost.cpu_seconds,
                 cost.peak_bytes as f64 / 1048576.0
             );
-            stages.push(Measured { stage, cost });
-            done.map(|_| ()).with_context(|| format!("{what}: {name}"))
+            let done = done.map(|_| ()).with_context(|| format!("{what}: {name}"));
+            let failure = done.as_ref().err().map(|e| format!("{e:#}"));
+            if let Some(failure) = &failure {
+                eprintln!("  failed: {failure}");
+            }
+            stages.push(Measured {
+                stage,
+                cost,
+                failure,
+            });
+            done
         };
     let mut data = None;
     timed(Stage::Data, &mut || {
@@ -300,6 +322,7 @@ fn sample_trials(
         let ctx = ctx.expect("made above");
         for key in keys.iter().filter(|k| sample.split_of(k) == s) {
             let method = study.methods[key.method].label.clone();
+            // a method's failure is recorded (by `timed`) and the next goes on
             if study.methods[key.method].spec.needs_tuning() {
                 let stage = Stage::Tune {
                     method: method.clone(),
@@ -307,12 +330,14 @@ fn sample_trials(
                     shares: 1,
                     memory_shares: None,
                 };
-                timed(stage, &mut || ctx.tune_share(key))?;
+                if timed(stage, &mut || ctx.tune_share(key)).is_err() {
+                    continue;
+                }
             }
-            timed(Stage::Trial { method, x: key.x }, &mut || {
+            let _recorded = timed(Stage::Trial { method, x: key.x }, &mut || {
                 records.push(ctx.run(key, true)?);
                 Ok(SearchShare::WHOLE)
-            })?;
+            });
         }
     }
     let tables = store::tables_of(&sample.id, &sample.profile, &data.name, &records, &[]);
@@ -370,13 +395,19 @@ fn folder_bytes(dir: &Path) -> u64 {
 
 /// The stage table as CSV: the stage, its method and axis value where it has
 /// them, the shares its whole is in time and in memory (a search's bounded
-/// share), wall and CPU seconds, peak MiB, and whether the peak is the
-/// stage's own.
+/// share), wall and CPU seconds, peak MiB, whether the peak is the stage's
+/// own, and its failure (empty when it ran).
 fn stage_table(stages: &[Measured]) -> String {
     let mut out = String::from(
-        "stage,method,x,shares,memory_shares,wall_seconds,cpu_seconds,peak_mib,peak_is_stage\n",
+        "stage,method,x,shares,memory_shares,wall_seconds,cpu_seconds,peak_mib,peak_is_stage,failure\n",
     );
-    for Measured { stage, cost } in stages {
+    let quoted = |text: &str| format!("\"{}\"", text.replace('"', "\"\""));
+    for Measured {
+        stage,
+        cost,
+        failure,
+    } in stages
+    {
         let (kind, method, x) = match stage {
             Stage::Data => ("data", String::new(), String::new()),
             Stage::Split { split } => ("split", String::new(), split.to_string()),
@@ -387,12 +418,13 @@ fn stage_table(stages: &[Measured]) -> String {
         };
         let (shares, memory_shares) = (stage.shares(), stage.memory_shares());
         out.push_str(&format!(
-            "{kind},\"{}\",{x},{shares},{memory_shares},{:.3},{:.3},{:.1},{}\n",
-            method.replace('"', "\"\""),
+            "{kind},{},{x},{shares},{memory_shares},{:.3},{:.3},{:.1},{},{}\n",
+            quoted(&method),
             cost.wall_seconds,
             cost.cpu_seconds,
             cost.peak_bytes as f64 / 1048576.0,
-            cost.peak_is_stage
+            cost.peak_is_stage,
+            failure.as_deref().map(quoted).unwrap_or_default()
         ));
     }
     out

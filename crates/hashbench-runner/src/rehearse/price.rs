@@ -114,8 +114,8 @@ impl Growth {
 /// runs now, [`Plan::work_sha256`]), on `threads` threads.
 ///
 /// # Errors
-/// A rehearsal of another experiment or profile, of other work, or one
-/// lacking a method's stages.
+/// A rehearsal of another experiment or profile, of other work, one with
+/// a failed stage, or one lacking a method's stages.
 pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price> {
     if (rehearsal.experiment.as_str(), rehearsal.profile.as_str())
         != (plan.id.as_str(), plan.profile.as_str())
@@ -139,6 +139,14 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
             plan.id,
             plan.profile,
             plan.spec_path.display()
+        );
+    }
+    if let Some(failed) = rehearsal.failures().next() {
+        bail!(
+            "{} [{}]: its rehearsal failed ({}); a price without that stage would be too low",
+            plan.id,
+            plan.profile,
+            failed.failure.as_deref().unwrap_or_default()
         );
     }
     if let Study::Normality(_) = plan.study {

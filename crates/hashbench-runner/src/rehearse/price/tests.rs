@@ -46,6 +46,7 @@ fn stage(stage: Stage, cpu_seconds: f64, start_mib: u64, peak_mib: u64) -> Measu
             peak_bytes: peak_mib << 20,
             peak_is_stage: true,
         },
+        failure: None,
     }
 }
 
