@@ -147,6 +147,64 @@ impl BitCodes {
         self.words.extend_from_slice(&more.words);
     }
 
+    /// Bytes per code in the packed byte layout ([`BitCodes::to_packed_bytes`]).
+    pub fn bytes_per_code(n_bits: usize) -> usize {
+        n_bits.div_ceil(8)
+    }
+
+    /// The codes as packed bytes, [`BitCodes::bytes_per_code`] per code,
+    /// code after code: bit `j` of a code is bit `j % 8` (least significant
+    /// first) of byte `j / 8`, numpy's `packbits(bitorder="little")` and a
+    /// layout faiss's binary indexes take (their distance is a popcount of
+    /// XORed bytes, whatever the order within a byte). Padding bits are zero.
+    pub fn to_packed_bytes(&self) -> Vec<u8> {
+        let per_code = Self::bytes_per_code(self.n_bits);
+        let mut out = Vec::with_capacity(self.len() * per_code);
+        for i in 0..self.len() {
+            let bytes = self.code(i).iter().flat_map(|w| w.to_le_bytes());
+            out.extend(bytes.take(per_code));
+        }
+        out
+    }
+
+    /// Codes of `n_bits` bits from the packed byte layout of
+    /// [`BitCodes::to_packed_bytes`].
+    ///
+    /// # Errors
+    /// `InvalidData` when the byte count is not a whole number of codes or a
+    /// code has a padding bit set (naming the code).
+    pub fn from_packed_bytes(n_bits: usize, bytes: &[u8]) -> io::Result<Self> {
+        let per_code = Self::bytes_per_code(n_bits);
+        if per_code == 0 || !bytes.len().is_multiple_of(per_code) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} bytes are not whole codes of {per_code} bytes ({n_bits} bits)",
+                    bytes.len()
+                ),
+            ));
+        }
+        let mut codes = Self::zeros(bytes.len() / per_code, n_bits);
+        let words_per_code = codes.words_per_code;
+        for (i, code) in bytes.chunks_exact(per_code).enumerate() {
+            let words = &mut codes.words[i * words_per_code..(i + 1) * words_per_code];
+            for (word, chunk) in words.iter_mut().zip(code.chunks(8)) {
+                let mut le = [0u8; 8];
+                le[..chunk.len()].copy_from_slice(chunk);
+                *word = u64::from_le_bytes(le);
+            }
+            let last = words[words_per_code - 1];
+            let used = n_bits - 64 * (words_per_code - 1);
+            if used < 64 && last >> used != 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("code {i} has a bit set beyond its {n_bits} bits"),
+                ));
+            }
+        }
+        Ok(codes)
+    }
+
     /// The codes at `rows`, in that order.
     pub fn select(&self, rows: &[usize]) -> Self {
         let mut words = Vec::with_capacity(rows.len() * self.words_per_code);
@@ -267,6 +325,28 @@ mod tests {
         assert_eq!(BitCodes::zeros(1, 70).constant_bits(), 0);
     }
     use super::*;
+
+    #[test]
+    fn packed_bytes_put_bit_j_at_bit_j_mod_8_of_byte_j_div_8_and_round_trip() {
+        // 70 bits: two words, nine bytes per code
+        let codes = BitCodes::from_fn(3, 70, |i, j| (i + j) % 3 == 0 || j == 69);
+        let bytes = codes.to_packed_bytes();
+        assert_eq!(bytes.len(), 3 * 9);
+        for i in 0..3 {
+            for j in 0..70 {
+                let byte = bytes[i * 9 + j / 8];
+                assert_eq!(byte >> (j % 8) & 1 == 1, codes.bit(i, j), "{i} {j}");
+            }
+        }
+        // code 0's bits 0, 3 and 6 are set: 0b0100_1001
+        assert_eq!(bytes[0], 0b0100_1001);
+        assert_eq!(BitCodes::from_packed_bytes(70, &bytes).unwrap(), codes);
+        let mut padded = bytes.clone();
+        padded[9 + 8] |= 0b1000_0000;
+        let refused = BitCodes::from_packed_bytes(70, &padded).unwrap_err();
+        assert!(refused.to_string().contains("code 1"), "{refused}");
+        assert!(BitCodes::from_packed_bytes(70, &bytes[..26]).is_err());
+    }
 
     #[test]
     fn bits_are_packed_lsb_first_and_padding_stays_zero() {

@@ -350,6 +350,37 @@ impl MethodSpec {
     ) -> Result<Box<dyn HashModel>, FitError> {
         self.params.fit(train, bits, rng)
     }
+
+    /// Fits the method on every item of `x`, each labelled by `labels` (no
+    /// labels: empty), its randomness seeded with `seed` as a run seeds a
+    /// trial's: the fit of `hashbench encode` and of the Python package.
+    ///
+    /// # Errors
+    /// The method's [`FitError`].
+    ///
+    /// # Panics
+    /// If `labels` is neither empty nor one per item.
+    pub fn fit_seeded(
+        &self,
+        x: &Data,
+        labels: &[u32],
+        bits: usize,
+        seed: u64,
+    ) -> Result<Box<dyn HashModel>, FitError> {
+        assert!(
+            labels.is_empty() || labels.len() == x.n_items(),
+            "{} labels for {} items",
+            labels.len(),
+            x.n_items()
+        );
+        let labelled: Vec<usize> = (0..labels.len()).collect();
+        let train = TrainSet {
+            x,
+            labelled: &labelled,
+            labels,
+        };
+        self.fit(&train, bits, &mut rand::SeedableRng::seed_from_u64(seed))
+    }
 }
 
 impl fmt::Debug for MethodSpec {

@@ -288,7 +288,14 @@ fn a_failing_method_is_recorded_and_the_next_goes_on() {
             .join("toy/paper/stages.csv"),
     )
     .unwrap();
-    assert!(table.lines().nth(4).unwrap().contains("at least 401 training items"), "{table}");
+    assert!(
+        table
+            .lines()
+            .nth(4)
+            .unwrap()
+            .contains("at least 401 training items"),
+        "{table}"
+    );
     let refused = price(&plan, &r, 1).unwrap_err().to_string();
     assert!(refused.contains("rehearsal failed"), "{refused}");
 }

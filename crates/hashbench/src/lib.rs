@@ -12,6 +12,7 @@ use hashbench_runner::shard::Shard;
 use hashbench_spec::Workspace;
 
 mod commands;
+mod encode;
 
 use commands::{
     check, describe, features, fetch, figures, list, merge, points, prepare, price, print_written,
@@ -174,6 +175,32 @@ enum Command {
         /// Profile (default: the paper's when its data is present, else `local`).
         #[arg(long)]
         profile: Option<String>,
+    },
+    /// Fit one method on the items of a file and write the codes of another
+    /// (HBCODES1): the fit a run's trial makes, with every training item
+    /// labelled when labels are given, seeded as a trial.
+    Encode {
+        /// The method as a spec's table in JSON, e.g. '{"method": "itq"}'.
+        #[arg(long)]
+        method: String,
+        /// Code length.
+        #[arg(long)]
+        bits: usize,
+        /// The fit's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Training items: .fvecs (dense), else svmlight (sparse).
+        #[arg(long)]
+        train: PathBuf,
+        /// One label per training item, one per line.
+        #[arg(long)]
+        labels: Option<PathBuf>,
+        /// Items to encode (same formats).
+        #[arg(long)]
+        items: PathBuf,
+        /// Where the codes go.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// List specs, their profiles and whether their data is present.
     List,
@@ -349,6 +376,26 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             codes,
             profile,
         } => score_codes(ws, &spec, &codes, profile),
+        Command::Encode {
+            method,
+            bits,
+            seed,
+            train,
+            labels,
+            items,
+            out,
+        } => encode::encode(
+            ws,
+            &encode::EncodeRequest {
+                method,
+                bits,
+                seed,
+                train,
+                labels,
+                items,
+                out,
+            },
+        ),
         Command::List => list(ws),
         data @ (Command::Fetch { .. }
         | Command::Features { .. }

@@ -1,0 +1,102 @@
+//! `hashbench encode`: one method fitted on the items of a file and the
+//! codes of another's written, the fit a run's trial makes (the catalog's
+//! parameters, every training item labelled when labels are given, the
+//! randomness seeded as a trial's), for codes from the command line and as
+//! the reference the Python package's fits are tested against.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow, bail};
+use hashbench_core::{Data, SparseRows};
+use hashbench_data::text::{label_classes, read_svmlight, read_text_labels};
+use hashbench_data::vecs::{VecsKind, read_vecs};
+use hashbench_spec::Workspace;
+
+/// What `hashbench encode` was asked.
+#[derive(Debug)]
+pub(crate) struct EncodeRequest {
+    /// The method as a spec's table, in JSON (`{"method": "lsh"}`).
+    pub method: String,
+    /// Code length.
+    pub bits: usize,
+    /// The fit's seed.
+    pub seed: u64,
+    /// Training items.
+    pub train: PathBuf,
+    /// One label per training item, one per line.
+    pub labels: Option<PathBuf>,
+    /// Items to encode.
+    pub items: PathBuf,
+    /// Where the codes go (HBCODES1 layout).
+    pub out: PathBuf,
+}
+
+/// Items from `path`: `.fvecs` dense vectors, else svmlight sparse rows
+/// (their labels ignored).
+fn items(path: &Path) -> Result<Data> {
+    if path.extension().is_some_and(|e| e == "fvecs") {
+        let (n, d, values) = read_vecs(path, VecsKind::F32, None)?;
+        return Ok(Data::Dense(faer::Mat::from_fn(n, d, |i, j| {
+            values[i * d + j]
+        })));
+    }
+    let (rows, dim, _) = read_svmlight(path)?;
+    let rows = SparseRows::new(dim, &rows).with_context(|| format!("{}", path.display()))?;
+    Ok(Data::Sparse(rows))
+}
+
+/// Fits, encodes and writes the codes; prints what it wrote.
+pub(crate) fn encode(ws: &Workspace, request: &EncodeRequest) -> Result<ExitCode> {
+    let table: serde_json::Value =
+        serde_json::from_str(&request.method).context("--method: not a JSON table")?;
+    let name = table
+        .get("method")
+        .and_then(|m| m.as_str())
+        .ok_or_else(|| anyhow!("--method: the table names no `method`"))?;
+    let registration = ws.catalog.get(name).ok_or_else(|| {
+        anyhow!(
+            "--method: `{name}` is not registered ({})",
+            ws.catalog.names()
+        )
+    })?;
+    let spec = registration
+        .read(table.clone())
+        .map_err(|e| anyhow!("--method: {e}"))?;
+    spec.validate().map_err(|e| anyhow!("--method: {e}"))?;
+    let train = items(&request.train)?;
+    let labels = match &request.labels {
+        None => Vec::new(),
+        Some(path) => {
+            let labels = label_classes(&read_text_labels(path)?);
+            if labels.len() != train.n_items() {
+                bail!(
+                    "{}: {} labels for {} training items",
+                    path.display(),
+                    labels.len(),
+                    train.n_items()
+                );
+            }
+            labels
+        }
+    };
+    let model = spec
+        .fit_seeded(&train, &labels, request.bits, request.seed)
+        .map_err(|e| anyhow!("{} at {} bits: {e}", registration.label, request.bits))?;
+    let codes = model
+        .encode(&items(&request.items)?)
+        .map_err(|e| anyhow!("{}: {e}", request.items.display()))?;
+    let mut bytes = Vec::new();
+    codes.write_to(&mut bytes)?;
+    hashbench_data::atomic::write_atomically(&request.out, &bytes)
+        .with_context(|| format!("writing {}", request.out.display()))?;
+    println!(
+        "== {} at {} bits (seed {}): {} codes in {}",
+        registration.label,
+        request.bits,
+        request.seed,
+        codes.len(),
+        request.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
