@@ -34,20 +34,26 @@ test:
     {{hashbench}} check
 
 # The Python package (crates/hashbench-py, `import hashbench`) built into the virtual environment
-# target/python: maturin, numpy, scipy and pytest from PyPI (pinned), the package by maturin in the
+# target/python: maturin, numpy, scipy, pytest and matplotlib from PyPI (pinned), the package by maturin in the
 # dev profile, sharing the CLI's build. Use it as target/python/bin/python, or activate it.
 python:
     #!/usr/bin/env bash
     set -euo pipefail
     venv="{{justfile_directory()}}/target/python"
     [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0 numpy==2.4.6 scipy==1.17.1 pytest==9.2.0
+    "$venv/bin/pip" install --quiet --disable-pip-version-check maturin==1.16.0 numpy==2.4.6 scipy==1.17.1 pytest==9.2.0 matplotlib==3.11.2
     cd crates/hashbench-py && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet
 
 # The Python package's tests: every method's codes against `hashbench encode`'s, the metrics against
 # numpy references, bad input as Python errors.
 python-test: build python
     target/python/bin/python -m pytest -q crates/hashbench-py/tests
+
+# Times the Python package's MAP and top-k search against numpy's argsort MAP and faiss's
+# IndexBinaryFlat (faiss-cpu from PyPI, pinned) at 10^6 codes of 64 bits: run it alone.
+bench-python: python
+    target/python/bin/pip install --quiet --disable-pip-version-check faiss-cpu==1.15.1
+    target/python/bin/python crates/hashbench-py/bench/bench_python.py
 
 # Every loader (IDX, vecs, svmlight, TU graphs, text matrices, .npy, .hbcodes, .mat) and the
 # spec parser on arbitrary and damaged bytes: never a panic. `just test` runs 256 cases each;

@@ -1,13 +1,7 @@
-//! hashbench for Python: the native module `hashbench._native` under the
-//! package in `python/hashbench`. It fits any registered method (the
-//! catalog's own parameter reading, so a bad parameter gets the message a
-//! spec gets), encodes into packed bytes, and evaluates packed codes under
-//! any metric policy a spec can name. Every input is checked here, before
-//! the Rust code that would assert on it: a mistake reaches Python as a
-//! `ValueError` naming the argument, never as a panic. The GIL is released
-//! while a method fits, encodes or is evaluated.
+#![doc = include_str!("../README.md")]
 
 use faer::Mat;
+use hashbench_core::search::hamming_distances_into;
 use hashbench_core::{BitCodes, Data, GroundTruth, HashModel, SparseRows};
 use hashbench_eval::{EvalInputs, MetricSpec, evaluate as evaluate_codes};
 use hashbench_methods::CATALOG;
@@ -18,6 +12,7 @@ use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 /// A `ValueError` whose message starts with the argument it is about.
 fn invalid(argument: &str, message: impl std::fmt::Display) -> PyErr {
@@ -363,6 +358,84 @@ fn evaluate(
     serde_json::to_string(&values).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// Each query's nearest database indices and their distances.
+type Neighbours<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<i32>>);
+
+/// The `k` nearest database codes of each query by Hamming distance, ties
+/// by database index: (indices, distances), each queries × k.
+#[pyfunction]
+fn search<'py>(
+    py: Python<'py>,
+    database: PyReadonlyArray2<'py, u8>,
+    queries: PyReadonlyArray2<'py, u8>,
+    n_bits: usize,
+    k: usize,
+) -> PyResult<Neighbours<'py>> {
+    if n_bits == 0 {
+        return Err(invalid("n_bits", "a code needs at least one bit"));
+    }
+    let db = codes_of("database", &database, n_bits)?;
+    let q = codes_of("queries", &queries, n_bits)?;
+    if k == 0 || k > db.len() {
+        return Err(invalid(
+            "k",
+            format!("{k} neighbours of {} database codes", db.len()),
+        ));
+    }
+    let rows: Vec<(Vec<i64>, Vec<i32>)> = py.detach(|| {
+        (0..q.len())
+            .into_par_iter()
+            .map_init(
+                || vec![0u32; db.len()],
+                |distances, i| nearest(&db, q.code(i), n_bits, k, distances),
+            )
+            .collect()
+    });
+    let (indices, distances): (Vec<Vec<i64>>, Vec<Vec<i32>>) = rows.into_iter().unzip();
+    let shape = (q.len(), k);
+    let indices = Array2::from_shape_vec(shape, indices.concat())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let distances = Array2::from_shape_vec(shape, distances.concat())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((indices.into_pyarray(py), distances.into_pyarray(py)))
+}
+
+/// The `k` nearest codes of `db` to `query`, ties by index, with their
+/// distances; `distances` is scratch as long as the database.
+fn nearest(
+    db: &BitCodes,
+    query: &[u64],
+    n_bits: usize,
+    k: usize,
+    distances: &mut [u32],
+) -> (Vec<i64>, Vec<i32>) {
+    hamming_distances_into(query, db, distances);
+    // the distance of the k-th nearest: the first whose cumulative count reaches k
+    let mut counts = vec![0usize; n_bits + 1];
+    for &d in distances.iter() {
+        counts[d as usize] += 1;
+    }
+    let mut seen = 0;
+    let cut = (0..=n_bits)
+        .find(|&d| {
+            seen += counts[d];
+            seen >= k
+        })
+        .expect("k is at most the database size");
+    let mut by_distance: Vec<(u32, i64)> = Vec::with_capacity(k + counts[cut]);
+    let mut at_cut = k - (seen - counts[cut]);
+    for (i, &d) in distances.iter().enumerate() {
+        if (d as usize) < cut {
+            by_distance.push((d, i as i64));
+        } else if d as usize == cut && at_cut > 0 {
+            by_distance.push((d, i as i64));
+            at_cut -= 1;
+        }
+    }
+    by_distance.sort_unstable();
+    by_distance.into_iter().map(|(d, i)| (i, d as i32)).unzip()
+}
+
 /// Sets the size of the one thread pool every fit and evaluation runs on;
 /// only before the first of them.
 #[pyfunction]
@@ -393,6 +466,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(methods_json, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(search, m)?)?;
     m.add_function(wrap_pyfunction!(set_threads, m)?)?;
     m.add_function(wrap_pyfunction!(threads, m)?)?;
     Ok(())

@@ -187,3 +187,16 @@ def test_bad_codes_truth_or_metrics_raise_a_python_error_naming_the_argument(cal
 
 MAP = [{"metric": "map", "ties": "expected"}]
 LABELS = (np.arange(4) % 2, np.arange(20) % 2)
+
+
+def test_search_returns_the_k_nearest_by_distance_ties_by_index():
+    rng = np.random.default_rng(5)
+    db_bits, q_bits = rng.integers(0, 2, (300, 10)), rng.integers(0, 2, (7, 10))
+    indices, distances = hashbench.search(hashbench.pack(db_bits), hashbench.pack(q_bits), 10, 25)
+    d = hamming(db_bits, q_bits)
+    for i in range(7):
+        want = np.argsort(d[i], kind="stable")[:25]
+        assert indices[i].tolist() == want.tolist()
+        assert distances[i].tolist() == d[i][want].tolist()
+    with pytest.raises(ValueError, match="^k: "):
+        hashbench.search(hashbench.pack(db_bits), hashbench.pack(q_bits), 10, 301)

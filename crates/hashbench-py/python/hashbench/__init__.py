@@ -29,6 +29,7 @@ __all__ = [
     "pack",
     "unpack",
     "evaluate",
+    "search",
     "set_threads",
     "threads",
 ]
@@ -270,3 +271,13 @@ def evaluate(
             for name, qv in raw["query_values"]
         },
     }
+
+
+def search(database: Any, queries: Any, n_bits: int, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest database codes of each query by Hamming distance,
+    ties by database index: ``(indices, distances)``, each queries x k (the
+    order of faiss's ``IndexBinaryFlat.search`` results, which break ties
+    their own way)."""
+    db = _codes(database, "database", n_bits)
+    q = _codes(queries, "queries", n_bits)
+    return _native.search(db, q, int(n_bits), int(k))

@@ -1,0 +1,110 @@
+"""Type stub of hashbench (written by scripts/stubs.py from the catalog: do not edit)."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+def methods() -> List[Dict[str, Any]]: ...
+def set_threads(n: int) -> None: ...
+def threads() -> int: ...
+def pack(bits: Any) -> np.ndarray: ...
+def unpack(codes: Any, n_bits: int) -> np.ndarray: ...
+def evaluate(
+    database: Any,
+    queries: Any,
+    n_bits: int,
+    metrics: Sequence[Dict[str, Any]],
+    *,
+    labels: Optional[Tuple[Any, Any]] = ...,
+    relevance: Any = ...,
+    neighbours: Any = ...,
+    tie_seed: int = ...,
+    bit_weights: Any = ...,
+) -> Dict[str, Any]: ...
+def search(database: Any, queries: Any, n_bits: int, k: int) -> Tuple[np.ndarray, np.ndarray]: ...
+
+class HashingMethod:
+    method: str
+    n_bits: int
+    seed: int
+    params: Dict[str, Any]
+    def __init__(self, n_bits: int = ..., seed: int = ..., **params: Any) -> None: ...
+    def get_params(self, deep: bool = ...) -> Dict[str, Any]: ...
+    def set_params(self, **params: Any) -> "HashingMethod": ...
+    def fit(self, X: Any, y: Any = ...) -> "HashingMethod": ...
+    def transform(self, X: Any) -> np.ndarray: ...
+    def fit_transform(self, X: Any, y: Any = ...) -> np.ndarray: ...
+    @property
+    def bit_weights_(self) -> Optional[np.ndarray]: ...
+
+class LSH(HashingMethod):
+    """LSH (spec name ``lsh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, through: str = 'mean') -> None: ...
+
+class SH(HashingMethod):
+    """SH (spec name ``spectral``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0) -> None: ...
+
+class SIKH(HashingMethod):
+    """SIKH (spec name ``sikh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, width: Any = ...) -> None: ...
+
+class KLSH(HashingMethod):
+    """KLSH (spec name ``klsh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, **params: Any) -> None: ...
+
+class BSSC(HashingMethod):
+    """BSSC (spec name ``bssc``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, candidates: int = 50) -> None: ...
+
+class PCAH(HashingMethod):
+    """PCAH (spec name ``pcah``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, eta: float = 0.005) -> None: ...
+
+class S3PLH(HashingMethod):
+    """S3PLH (spec name ``s3plh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, eta: float = 0.005) -> None: ...
+
+class USPLH(HashingMethod):
+    """USPLH (spec name ``usplh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, decay: float = 0.125, eta: float = 1.0, form: str = 'release', region: int = 2000) -> None: ...
+
+class OKH(HashingMethod):
+    """OKH (spec name ``okh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, **params: Any) -> None: ...
+
+class LAMP(HashingMethod):
+    """LAMP (spec name ``lamp``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, **params: Any) -> None: ...
+
+class RBMs(HashingMethod):
+    """RBMs (spec name ``rbm``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, batch: int = 100, epochs: int = 5, fine_tune_rate: float = 0.01, fine_tune_steps: int = 50, hidden: Any = ..., learning_rate: float = 0.1) -> None: ...
+
+class ITQ(HashingMethod):
+    """ITQ (spec name ``itq``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, iterations: int = 50) -> None: ...
+
+class SH_ENCW(HashingMethod):
+    """SH_ENCW (spec name ``sh-encw``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, cv_empty: str = 'one', cv_items: Any = ..., cv_truth: str = 'k-nearest', hyperparameters: str = 'cross-validate', max_iterations: int = 30, neighbours: int = 25, penalty_scale: str = 'all-zero', sigma: str = 'mean-knn', tolerance: float = 1e-05) -> None: ...
+
+class SH_SVM(HashingMethod):
+    """SH_SVM (spec name ``sh-svm``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, cv_empty: str = 'one', cv_items: Any = ..., cv_truth: str = 'k-nearest', hyperparameters: str = 'cross-validate', max_iterations: int = 30, neighbours: int = 25, penalty_scale: str = 'all-zero', sigma: str = 'mean-knn', tolerance: float = 1e-05) -> None: ...
+
+class STH(HashingMethod):
+    """STH (spec name ``sth``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, neighbours: int = 25) -> None: ...
+
+class LSI(HashingMethod):
+    """LSI (spec name ``lsi``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0) -> None: ...
+
+class LCH(HashingMethod):
+    """LCH (spec name ``lch``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0) -> None: ...
+
+class MLH(HashingMethod):
+    """MLH (spec name ``mlh``)."""
+    def __init__(self, n_bits: int = 32, seed: int = 0, *, epochs: int = 50, hyperparameters: str = 'validate', lambda: float = 1.0, learning_rate: float = 0.1, momentum: float = 0.9, neighbours: int = 25, pairs_per_epoch: int = 100000, same_label: bool = False, validation_epochs: int = 20, validation_items: int = 1000) -> None: ...
