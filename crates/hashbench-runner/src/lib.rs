@@ -25,6 +25,7 @@ pub mod run;
 pub mod run_all;
 pub mod score;
 pub mod shard;
+pub mod splits;
 pub mod store;
 
 use std::path::PathBuf;

@@ -17,6 +17,7 @@ use hashbench_data::codes::{CODE_EXTENSIONS, read_code_matrix};
 
 use crate::run::trial::TrialId;
 use crate::run::{check_ground_truth, context_of, finish, split_of};
+use crate::splits;
 use crate::store::{FitRecord, FittedCodes, TrialRecord};
 use crate::{Counts, RunOutcome};
 use hashbench_spec::{Plan, Workspace};
@@ -248,6 +249,19 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
                     .collect::<Vec<_>>()
                     .join(", ")
             );
+        }
+        // a folder holding this split's export is scored only on its rows;
+        // one without is taken on trust, and the summary says so
+        for source in sources {
+            if !splits::check_declared(&source.dir, &data, s, &split)? {
+                let warning = format!(
+                    "rows unchecked: {} holds no {} (its codes are taken to follow split {s}'s rows; `hashbench split` exports them)",
+                    source.dir.display(),
+                    splits::split_file(s)
+                );
+                eprintln!("warning: {warning}");
+                about.push_str(&format!("; {warning}"));
+            }
         }
         let ctx = context_of(ws, plan, study, &data, &split, s, &dir)?;
         for (source, pairs) in sources.iter().zip(&found) {

@@ -12,6 +12,7 @@ use hashbench_data::idx::{IdxArray, write_idx_gz};
 use hashbench_methods::CATALOG;
 use hashbench_report::{Cost, RunSeconds};
 use hashbench_runner::score::{CodeSource, score};
+use hashbench_runner::splits;
 use hashbench_runner::store::slug;
 use hashbench_runner::{RunOptions, redraw, run_plan};
 use hashbench_spec::{Spec, Workspace};
@@ -769,6 +770,54 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
             .contains("b16-t2.queries.txt: 1 codes of 2 bits; the split's query set has 40 items"),
         "{e:#}"
     );
+}
+
+#[test]
+fn exported_splits_beside_codes_make_score_check_their_rows() {
+    let (_dir, ws) = setup();
+    // a fresh split per trial: three splits, each with its own rows
+    std::fs::write(
+        ws.root.join("experiments/toy/spec.toml"),
+        SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }"),
+    )
+    .unwrap();
+    let plan = plan(&ws, "paper");
+    let run = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let files = splits::export(&ws, &plan).unwrap();
+    assert_eq!(files.len(), 3);
+    let exported: Vec<splits::SplitExport> = files
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect();
+    for (s, e) in exported.iter().enumerate() {
+        assert_eq!((e.split, e.queries.len()), (s, 40));
+        // each method's trial s (one per code length) and only it runs here
+        assert!(e.trials.iter().all(|t| t.trial == s));
+        assert_eq!(e.trials.len(), plan.methods().len() * 2);
+    }
+    assert_ne!(exported[0].rows_sha256, exported[1].rows_sha256);
+    let pcah = run.dir.join("codes").join(slug("PCAH"));
+    let source = CodeSource {
+        label: "PCAH (checked)".into(),
+        dir: pcah.clone(),
+    };
+    // without the copies: scored, and the summary says the rows went unchecked
+    let trusted = score(&ws, &plan, std::slice::from_ref(&source)).unwrap();
+    assert!(
+        trusted.summary.contains("rows unchecked"),
+        "{}",
+        trusted.summary
+    );
+    for f in &files {
+        std::fs::copy(f, pcah.join(f.file_name().unwrap())).unwrap();
+    }
+    let checked = score(&ws, &plan, std::slice::from_ref(&source)).unwrap();
+    assert!(!checked.summary.contains("rows unchecked"));
+    assert_eq!(checked.counts.evaluated, trusted.counts.evaluated);
+    // codes said to follow split 1's rows are refused as split 0's
+    std::fs::copy(&files[1], pcah.join("split-0.json")).unwrap();
+    let e = score(&ws, &plan, std::slice::from_ref(&source)).unwrap_err();
+    assert!(e.to_string().contains("not this split's"), "{e:#}");
 }
 
 /// The toy spec of a method that tunes (SH_SVM at one code length).

@@ -360,6 +360,19 @@ pub(crate) fn score_codes(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `split`: the spec's splits written into its run folder, one file each.
+pub(crate) fn export_splits(
+    ws: &Workspace,
+    path: &Path,
+    profile: Option<&str>,
+) -> Result<ExitCode> {
+    let plan = plan_of(ws, path, profile)?;
+    for file in hashbench_runner::splits::export(ws, &plan)? {
+        println!("{}", file.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Obtains what the paper profiles can fetch (`paper_data`) or build, then
 /// runs every experiment on the data present.
 pub(crate) fn run_all(ws: &Workspace, force: bool, paper_data: bool) -> Result<ExitCode> {

@@ -15,8 +15,8 @@ mod commands;
 mod encode;
 
 use commands::{
-    check, describe, features, fetch, figures, list, merge, points, prepare, price, print_written,
-    rehearse, report, run_all, run_specs, score_codes, slurm,
+    check, describe, export_splits, features, fetch, figures, list, merge, points, prepare, price,
+    print_written, rehearse, report, run_all, run_specs, score_codes, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
@@ -201,6 +201,18 @@ enum Command {
         /// Where the codes go.
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Export a spec's splits: each split's query, database, training and
+    /// labelled rows (dataset indices, in a run's order) and its trials'
+    /// seeds, as <run folder>/splits/split-<s>.json. Codes made elsewhere
+    /// on those rows line up with a run's; a copy beside them makes `score`
+    /// check their rows.
+    Split {
+        /// The spec.
+        spec: PathBuf,
+        /// Profile (default: the paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
     },
     /// List specs, their profiles and whether their data is present.
     List,
@@ -396,6 +408,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
                 out,
             },
         ),
+        Command::Split { spec, profile } => export_splits(ws, &spec, profile.as_deref()),
         Command::List => list(ws),
         data @ (Command::Fetch { .. }
         | Command::Features { .. }

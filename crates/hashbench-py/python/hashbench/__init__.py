@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _native
+from .specs import run, score, split
 
 __all__ = [
     "HashingMethod",
@@ -30,6 +31,9 @@ __all__ = [
     "unpack",
     "evaluate",
     "search",
+    "run",
+    "split",
+    "score",
     "set_threads",
     "threads",
 ]

@@ -22,6 +22,17 @@ def evaluate(
     bit_weights: Any = ...,
 ) -> Dict[str, Any]: ...
 def search(database: Any, queries: Any, n_bits: int, k: int) -> Tuple[np.ndarray, np.ndarray]: ...
+def run(spec: Any, profile: Optional[str] = ..., *, root: Any = ..., results: Any = ..., force: bool = ...) -> Any: ...
+def split(spec: Any, profile: Optional[str] = ..., *, root: Any = ..., results: Any = ...) -> List[Dict[str, Any]]: ...
+def score(
+    spec: Any,
+    codes: Dict[str, Dict[Tuple[int, int], Tuple[Any, Any, Dict[str, Any]]]],
+    profile: Optional[str] = ...,
+    *,
+    root: Any = ...,
+    results: Any = ...,
+    folder: Any = ...,
+) -> Any: ...
 
 class HashingMethod:
     method: str
