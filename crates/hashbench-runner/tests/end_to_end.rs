@@ -657,16 +657,22 @@ fn read_hbcodes(path: &Path) -> BitCodes {
     BitCodes::read_from(std::fs::File::open(path).unwrap()).unwrap()
 }
 
-#[test]
-fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
-    let (_dir, ws) = setup();
-    // a fresh split per trial: each trial's codes must be scored on its own split
+/// The toy with a fresh split per trial (each trial's codes scored on its
+/// own split), and its paper plan.
+fn per_trial_setup() -> (tempfile::TempDir, Workspace, hashbench_spec::Plan) {
+    let (dir, ws) = setup();
     std::fs::write(
         ws.root.join("experiments/toy/spec.toml"),
         SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }"),
     )
     .unwrap();
     let plan = plan(&ws, "paper");
+    (dir, ws, plan)
+}
+
+#[test]
+fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
+    let (_dir, ws, plan) = per_trial_setup();
     let run = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
     let codes = run.dir.join("codes");
     let sources: Vec<CodeSource> = plan
@@ -774,14 +780,7 @@ fn scoring_a_runs_own_codes_reproduces_its_tables_exactly() {
 
 #[test]
 fn exported_splits_beside_codes_make_score_check_their_rows() {
-    let (_dir, ws) = setup();
-    // a fresh split per trial: three splits, each with its own rows
-    std::fs::write(
-        ws.root.join("experiments/toy/spec.toml"),
-        SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }"),
-    )
-    .unwrap();
-    let plan = plan(&ws, "paper");
+    let (_dir, ws, plan) = per_trial_setup();
     let run = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
     let files = splits::export(&ws, &plan).unwrap();
     assert_eq!(files.len(), 3);

@@ -8,28 +8,36 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
 use hashbench_core::{Data, SparseRows};
 use hashbench_data::text::{label_classes, read_svmlight, read_text_labels};
 use hashbench_data::vecs::{VecsKind, read_vecs};
 use hashbench_spec::Workspace;
 
-/// What `hashbench encode` was asked.
-#[derive(Debug)]
+/// What `hashbench encode` is asked.
+#[derive(Debug, Args)]
 pub(crate) struct EncodeRequest {
-    /// The method as a spec's table, in JSON (`{"method": "lsh"}`).
-    pub method: String,
+    /// The method as a spec's table in JSON, e.g. '{"method": "itq"}'.
+    #[arg(long)]
+    method: String,
     /// Code length.
-    pub bits: usize,
+    #[arg(long)]
+    bits: usize,
     /// The fit's seed.
-    pub seed: u64,
-    /// Training items.
-    pub train: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Training items: .fvecs (dense), else svmlight (sparse).
+    #[arg(long)]
+    train: PathBuf,
     /// One label per training item, one per line.
-    pub labels: Option<PathBuf>,
-    /// Items to encode.
-    pub items: PathBuf,
-    /// Where the codes go (HBCODES1 layout).
-    pub out: PathBuf,
+    #[arg(long)]
+    labels: Option<PathBuf>,
+    /// Items to encode (same formats).
+    #[arg(long)]
+    items: PathBuf,
+    /// Where the codes go.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 /// Items from `path`: `.fvecs` dense vectors, else svmlight sparse rows
@@ -48,6 +56,8 @@ fn items(path: &Path) -> Result<Data> {
 
 /// Fits, encodes and writes the codes; prints what it wrote.
 pub(crate) fn encode(ws: &Workspace, request: &EncodeRequest) -> Result<ExitCode> {
+    // as a run's trials: faer's kernels sequential, parallelism over rayon's pool
+    faer::set_global_parallelism(faer::Par::Seq);
     let table: serde_json::Value =
         serde_json::from_str(&request.method).context("--method: not a JSON table")?;
     let name = table

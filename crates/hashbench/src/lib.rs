@@ -179,29 +179,7 @@ enum Command {
     /// Fit one method on the items of a file and write the codes of another
     /// (HBCODES1): the fit a run's trial makes, with every training item
     /// labelled when labels are given, seeded as a trial.
-    Encode {
-        /// The method as a spec's table in JSON, e.g. '{"method": "itq"}'.
-        #[arg(long)]
-        method: String,
-        /// Code length.
-        #[arg(long)]
-        bits: usize,
-        /// The fit's seed.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Training items: .fvecs (dense), else svmlight (sparse).
-        #[arg(long)]
-        train: PathBuf,
-        /// One label per training item, one per line.
-        #[arg(long)]
-        labels: Option<PathBuf>,
-        /// Items to encode (same formats).
-        #[arg(long)]
-        items: PathBuf,
-        /// Where the codes go.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    Encode(encode::EncodeRequest),
     /// Export a spec's splits: each split's query, database, training and
     /// labelled rows (dataset indices, in a run's order) and its trials'
     /// seeds, as <run folder>/splits/split-<s>.json. Codes made elsewhere
@@ -388,26 +366,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
             codes,
             profile,
         } => score_codes(ws, &spec, &codes, profile),
-        Command::Encode {
-            method,
-            bits,
-            seed,
-            train,
-            labels,
-            items,
-            out,
-        } => encode::encode(
-            ws,
-            &encode::EncodeRequest {
-                method,
-                bits,
-                seed,
-                train,
-                labels,
-                items,
-                out,
-            },
-        ),
+        Command::Encode(request) => encode::encode(ws, &request),
         Command::Split { spec, profile } => export_splits(ws, &spec, profile.as_deref()),
         Command::List => list(ws),
         data @ (Command::Fetch { .. }
