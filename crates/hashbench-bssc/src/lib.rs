@@ -163,6 +163,8 @@ fn left_weights(orders: &[Vec<usize>], signed: &Mat<f64>) -> Vec<Vec<f64>> {
 impl HashMethod for BsscParams {
     type Model = BsscModel;
     const LABEL: &'static str = "BSSC";
+    const PAPER: &'static str =
+        "Shakhnarovich, \"Learning Task-Specific Similarity\", PhD thesis, MIT 2005";
     const NAME: &'static str = "bssc";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::LabelledPairs,

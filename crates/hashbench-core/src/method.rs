@@ -74,6 +74,9 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// (the paper's).
     const LABEL: &'static str;
 
+    /// The paper that proposed it (authors, title, venue and year).
+    const PAPER: &'static str;
+
     /// The name a spec writes (`method = "lsh"`): lower case, unique among
     /// the registered methods.
     const NAME: &'static str;
@@ -492,6 +495,7 @@ mod tests {
     impl HashMethod for Counted {
         type Model = Constant;
         const LABEL: &'static str = "Counted";
+        const PAPER: &'static str = "none: a test's method";
         const NAME: &'static str = "counted";
         const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 

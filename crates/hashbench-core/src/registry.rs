@@ -25,6 +25,8 @@ pub struct Registration {
     pub name: &'static str,
     /// Default label (the paper's name).
     pub label: &'static str,
+    /// The paper that proposed the method.
+    pub paper: &'static str,
     /// What it needs.
     pub requirements: Requirements,
     /// The names of what its fits report besides codes.
@@ -43,6 +45,7 @@ impl Registration {
         Self {
             name: P::NAME,
             label: P::LABEL,
+            paper: P::PAPER,
             requirements: P::REQUIREMENTS,
             fit_log: P::FIT_LOG,
             version: P::VERSION,

@@ -77,6 +77,7 @@ pub fn rotate(
 impl HashMethod for ItqParams {
     type Model = LinearModel;
     const LABEL: &'static str = "ITQ";
+    const PAPER: &'static str = "Gong, Lazebnik, \"Iterative Quantization: A Procrustean Approach to Learning Binary Codes\", CVPR 2011";
     const NAME: &'static str = "itq";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;

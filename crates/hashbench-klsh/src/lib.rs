@@ -170,6 +170,8 @@ impl KlshModel {
 impl HashMethod for KlshParams {
     type Model = KlshModel;
     const LABEL: &'static str = "KLSH";
+    const PAPER: &'static str =
+        "Kulis, Grauman, \"Kernelized Locality-Sensitive Hashing\", IEEE TPAMI 34(6), 2012";
     const NAME: &'static str = "klsh";
     // 2: exp by hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;

@@ -187,6 +187,8 @@ impl LampModel {
 impl HashMethod for LampParams {
     type Model = LampModel;
     const LABEL: &'static str = "LAMP";
+    const PAPER: &'static str =
+        "Mu, Shen, Yan, \"Weakly-Supervised Hashing in Kernel Space\", CVPR 2010";
     const NAME: &'static str = "lamp";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 4;

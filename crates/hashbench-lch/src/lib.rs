@@ -112,6 +112,8 @@ fn first_negative(x: MatRef<'_, f64>) -> Option<(usize, usize, f64)> {
 impl HashMethod for LchParams {
     type Model = LchModel;
     const LABEL: &'static str = "LCH";
+    const PAPER: &'static str =
+        "Zhang, Wang, Cai, Lu, \"Laplacian Co-Hashing of Terms and Documents\", ECIR 2010";
     const NAME: &'static str = "lch";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,

@@ -35,6 +35,8 @@ pub enum Through {
 impl HashMethod for LshParams {
     type Model = LinearModel;
     const LABEL: &'static str = "LSH";
+    const PAPER: &'static str =
+        "Charikar, \"Similarity Estimation Techniques from Rounding Algorithms\", STOC 2002";
     const NAME: &'static str = "lsh";
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
 

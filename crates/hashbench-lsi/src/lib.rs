@@ -16,6 +16,7 @@ pub struct LsiParams {}
 impl HashMethod for LsiParams {
     type Model = LinearModel;
     const LABEL: &'static str = "LSI";
+    const PAPER: &'static str = "Deerwester, Dumais, Furnas, Landauer, Harshman, \"Indexing by Latent Semantic Analysis\", JASIS 41(6), 1990";
     const NAME: &'static str = "lsi";
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::None,

@@ -303,6 +303,8 @@ impl MlhParams {
 impl HashMethod for MlhParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "MLH";
+    const PAPER: &'static str =
+        "Norouzi, Fleet, \"Minimal Loss Hashing for Compact Binary Codes\", ICML 2011";
     const NAME: &'static str = "mlh";
     /// 2: the gradient summed over the entries where the current and the
     /// loss-adjusted codes differ, W kept as its transpose (issue 43: the

@@ -159,6 +159,8 @@ fn feature_similarity(k: &Mat<f64>, x: faer::MatRef<'_, f64>) -> (Vec<f64>, Mat<
 impl HashMethod for OkhParams {
     type Model = OkhModel;
     const LABEL: &'static str = "OKH";
+    const PAPER: &'static str =
+        "He, Liu, Chang, \"Scalable Similarity Search with Optimized Kernel Hashing\", KDD 2010";
     const NAME: &'static str = "okh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;

@@ -29,6 +29,7 @@ impl Default for PcahParams {
 impl HashMethod for PcahParams {
     type Model = LinearModel;
     const LABEL: &'static str = "PCAH";
+    const PAPER: &'static str = "Wang, Kumar, Chang, \"Sequential Projection Learning for Hashing with Compact Codes\", ICML 2010 (its PCA baseline)";
     const NAME: &'static str = "pcah";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;

@@ -76,7 +76,7 @@ def stub():
         signature = f"self, n_bits: int = 32, seed: int = 0{', *, ' + params if params else ''}{required}"
         out.append(
             f"\nclass {hashbench._class_name(m['label'])}(HashingMethod):\n"
-            f'    """{m["label"]} (spec name ``{m["name"]}``)."""\n'
+            f'    """{m["label"]} (spec name ``{m["name"]}``), from {m["paper"]}."""\n'
             f"    def __init__({signature}) -> None: ...\n"
         )
     return "".join(out)

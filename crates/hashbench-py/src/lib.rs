@@ -19,7 +19,7 @@ fn invalid(argument: &str, message: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("{argument}: {message}"))
 }
 
-/// Every registered method as JSON: its spec name, label, supervision,
+/// Every registered method as JSON: its spec name, label, paper, supervision,
 /// longest code, and its parameters with their defaults (`null` when the
 /// method has a parameter without one; `defaults_error` says which).
 #[pyfunction]
@@ -36,6 +36,7 @@ fn methods_json() -> String {
             serde_json::json!({
                 "name": r.name,
                 "label": r.label,
+                "paper": r.paper,
                 "supervision": format!("{:?}", r.requirements.supervision),
                 "bit_limit": format!("{:?}", r.requirements.bit_limit),
                 "defaults": defaults,

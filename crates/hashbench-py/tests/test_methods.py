@@ -138,3 +138,5 @@ def test_methods_lists_every_registered_method_as_a_class():
     for m in hashbench.methods():
         cls = getattr(hashbench, hashbench._class_name(m["label"]))
         assert issubclass(cls, hashbench.HashingMethod) and cls.method == m["name"]
+        # a citation: authors, a quoted title, a year
+        assert '"' in m["paper"] and any(str(y) in m["paper"] for y in range(1990, 2030)), m["paper"]

@@ -351,6 +351,7 @@ impl RbmModel {
 impl HashMethod for RbmParams {
     type Model = RbmModel;
     const LABEL: &'static str = "RBMs";
+    const PAPER: &'static str = "Hinton, Salakhutdinov, \"Reducing the Dimensionality of Data with Neural Networks\", Science 2006";
     const NAME: &'static str = "rbm";
     // 2: exp by hashbench_simd::math (the same bits on every machine); 3: the
     // CD-1 statistic as one product of the stacked batch, divided by b in the update

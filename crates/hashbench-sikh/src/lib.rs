@@ -62,6 +62,7 @@ impl SikhParams {
 impl HashMethod for SikhParams {
     type Model = SikhModel;
     const LABEL: &'static str = "SIKH";
+    const PAPER: &'static str = "Raginsky, Lazebnik, \"Locality-Sensitive Binary Codes from Shift-Invariant Kernels\", NIPS 2009";
     const NAME: &'static str = "sikh";
     // 2: cos by hashbench_simd::math (the same bits on every machine)
     const VERSION: u32 = 2;

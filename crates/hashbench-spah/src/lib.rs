@@ -482,6 +482,7 @@ static RECENT_GRAPHS: Recent<SharedGraph> = Recent::new(4);
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = H::LABEL;
+    const PAPER: &'static str = "Zhu, Huang, Cheng, Cui, Shen, \"Sparse Hashing for Fast Multimedia Search\", ACM TOIS 31(2), 2013";
     const NAME: &'static str = H::NAME;
     const VERSION: u32 = H::VERSION;
     const TUNED_SINCE: u32 = H::TUNED_SINCE;

@@ -49,6 +49,7 @@ impl SpectralModel {
 impl HashMethod for SpectralParams {
     type Model = SpectralModel;
     const LABEL: &'static str = "SH";
+    const PAPER: &'static str = "Weiss, Torralba, Fergus, \"Spectral Hashing\", NIPS 2008";
     const NAME: &'static str = "spectral";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`), sin by
     // hashbench_simd::math (the same bits on every machine)

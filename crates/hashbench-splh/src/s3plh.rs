@@ -174,6 +174,7 @@ fn top_eigenvector(m: &Mat<f64>) -> Result<(Vec<f64>, bool), FitError> {
 impl HashMethod for S3plhParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "S3PLH";
+    const PAPER: &'static str = "Wang, Kumar, Chang, \"Sequential Projection Learning for Hashing with Compact Codes\", ICML 2010";
     const NAME: &'static str = "s3plh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     // 3: X_lᵀSₖX_l carried by the low-rank label updates (`SupervisedTerm`),

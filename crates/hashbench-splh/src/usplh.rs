@@ -139,6 +139,7 @@ pub(crate) fn pseudo_pair_scatter(xc: MatRef<'_, f64>, r: &Regions, within_near:
 impl HashMethod for UsplhParams {
     type Model = LinearModel;
     const LABEL: &'static str = "USPLH";
+    const PAPER: &'static str = "Wang, Kumar, Chang, \"Sequential Projection Learning for Hashing with Compact Codes\", ICML 2010";
     const NAME: &'static str = "usplh";
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     const VERSION: u32 = 2;

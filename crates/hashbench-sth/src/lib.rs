@@ -56,6 +56,8 @@ pub fn eigenmap_codes(
 impl HashMethod for SthParams {
     type Model = LoggedLinearModel;
     const LABEL: &'static str = "STH";
+    const PAPER: &'static str =
+        "Zhang, Wang, Cai, Lu, \"Self-Taught Hashing for Fast Similarity Search\", SIGIR 2010";
     const NAME: &'static str = "sth";
     // 2: the eigenmap by Lanczos (faer's Krylov-Schur stalled on MNIST);
     // 3: Ritz vector signs fixed (peak entry positive, `top_eigenpairs`);

@@ -20,6 +20,7 @@ struct Hand {}
 impl HashMethod for Hand {
     type Model = LinearModel;
     const LABEL: &'static str = "Hand";
+    const PAPER: &'static str = "none: a test's method";
     const NAME: &'static str = "hand";
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     fn fixture() -> Self {

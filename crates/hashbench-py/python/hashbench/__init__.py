@@ -43,8 +43,9 @@ _CATALOG: List[Dict[str, Any]] = json.loads(_native.methods_json())
 
 def methods() -> List[Dict[str, Any]]:
     """Every registered method: its spec ``name``, ``label`` (the class name
-    here, less characters Python names cannot hold), ``supervision``,
-    ``bit_limit`` and its parameters' ``defaults``."""
+    here, less characters Python names cannot hold), the ``paper`` that
+    proposed it, ``supervision``, ``bit_limit`` and its parameters'
+    ``defaults``."""
     return [dict(m) for m in _CATALOG]
 
 
@@ -167,7 +168,7 @@ def _make_class(entry: Dict[str, Any]) -> type:
     defaults = entry["defaults"] or {}
     shown = ", ".join(f"{k}={v!r}" for k, v in defaults.items() if k != "method")
     doc = (
-        f"{entry['label']} (spec name ``{entry['name']}``): supervision {entry['supervision']}, "
+        f"{entry['label']} (spec name ``{entry['name']}``), from {entry['paper']}: supervision {entry['supervision']}, "
         f"code length {entry['bit_limit']}.\n\nParameters and their defaults: {shown or 'none'}."
     )
     return type(_class_name(entry["label"]), (HashingMethod,), {"method": entry["name"], "__doc__": doc})
