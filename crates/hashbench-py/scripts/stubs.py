@@ -44,6 +44,11 @@ def score(
     folder: Any = ...,
 ) -> Any: ...
 
+class Gram:
+    K: np.ndarray
+    rows: np.ndarray
+    def __init__(self, K: Any, rows: Any) -> None: ...
+
 class HashingMethod:
     method: str
     n_bits: int

@@ -1,11 +1,15 @@
 #![doc = include_str!("../README.md")]
 
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+
 use faer::Mat;
 use hashbench_core::search::hamming_distances_into;
-use hashbench_core::{BitCodes, Data, GroundTruth, HashModel, SparseRows};
+use hashbench_core::{BitCodes, Data, GramRows, GroundTruth, HashModel, SparseRows};
 use hashbench_eval::{EvalInputs, MetricSpec, evaluate as evaluate_codes};
 use hashbench_methods::CATALOG;
-use numpy::ndarray::Array2;
+use numpy::ndarray::{Array2, ArrayView2};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -47,10 +51,47 @@ fn methods_json() -> String {
     serde_json::Value::Array(all).to_string()
 }
 
-/// Items as a method reads them: a float64 matrix (rows are items) or a
-/// CSR tuple `(n_rows, n_cols, indptr, indices, data)`, checked (shape,
-/// finite values, CSR structure) with errors naming `argument`.
+/// Items as a method reads them: a float64 matrix (rows are items), a CSR
+/// tuple `(n_rows, n_cols, indptr, indices, data)`, or `("gram", K, rows)`:
+/// the items `rows` of the square kernel matrix `K` (a precomputed
+/// kernel), checked (shape, finite values, structure, range) with errors
+/// naming `argument`.
 fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
+    type Gram<'py> = (
+        String,
+        PyReadonlyArray2<'py, f64>,
+        PyReadonlyArray1<'py, i64>,
+    );
+    if let Ok((kind, gram, rows)) = x.extract::<Gram<'_>>()
+        && kind == "gram"
+    {
+        let k = gram.as_array();
+        let n = k.nrows();
+        if n == 0 || k.ncols() != n {
+            return Err(invalid(
+                argument,
+                format!("a kernel matrix is square, got {} x {}", n, k.ncols()),
+            ));
+        }
+        if let Some(((i, j), v)) = k.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(invalid(argument, format!("kernel entry ({i}, {j}) is {v}")));
+        }
+        let rows = rows
+            .as_array()
+            .iter()
+            .map(|&r| match usize::try_from(r) {
+                Ok(r) if r < n => Ok(r),
+                _ => Err(invalid(
+                    argument,
+                    format!("row {r} of a {n} x {n} kernel matrix"),
+                )),
+            })
+            .collect::<PyResult<Vec<usize>>>()?;
+        if rows.is_empty() {
+            return Err(invalid(argument, "no rows of the kernel matrix"));
+        }
+        return Ok(Data::Gram(shared_gram(k.view())?).select(&rows));
+    }
     if let Ok(dense) = x.extract::<PyReadonlyArray2<'_, f64>>() {
         let a = dense.as_array();
         let (n, d) = a.dim();
@@ -72,7 +113,7 @@ fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
     let Ok((n, d, indptr, indices, values)) = x.extract::<Csr<'_>>() else {
         return Err(invalid(
             argument,
-            "a 2-D float64 array or a CSR tuple (n_rows, n_cols, indptr, indices, data) expected",
+            "a 2-D float64 array, a CSR tuple (n_rows, n_cols, indptr, indices, data) or a hashbench.Gram expected",
         ));
     };
     let (indptr, indices, values) = (indptr.as_array(), indices.as_array(), values.as_array());
@@ -99,6 +140,34 @@ fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
     SparseRows::new(d, &rows)
         .map(Data::Sparse)
         .map_err(|e| invalid(argument, e))
+}
+
+/// The last kernel matrix handed over, by its contents: a method reads
+/// the items it encodes from the matrix it was fitted on (one shared
+/// matrix, as a run's Gram data set), so the same `K` must become the same
+/// matrix at every call.
+static LAST_GRAM: Mutex<Option<(u64, GramRows)>> = Mutex::new(None);
+
+/// The matrix `k` as the all-items rows of a shared Gram matrix: the last
+/// one's when `k` holds the same entries.
+fn shared_gram(k: ArrayView2<'_, f64>) -> PyResult<GramRows> {
+    let mut hasher = DefaultHasher::new();
+    k.dim().hash(&mut hasher);
+    k.iter().for_each(|v| v.to_bits().hash(&mut hasher));
+    let key = hasher.finish();
+    let mut last = LAST_GRAM
+        .lock()
+        .map_err(|_| PyRuntimeError::new_err("the kernel cache was poisoned"))?;
+    if let Some((held, gram)) = last.as_ref()
+        && *held == key
+        && gram.gram().as_ref() == &Mat::from_fn(k.nrows(), k.ncols(), |i, j| k[[i, j]])
+    {
+        return Ok(gram.clone());
+    }
+    let (n, m) = k.dim();
+    let gram = GramRows::new(Mat::from_fn(n, m, |i, j| k[[i, j]])).map_err(|e| invalid("X", e))?;
+    *last = Some((key, gram.clone()));
+    Ok(gram)
 }
 
 /// A fitted method.

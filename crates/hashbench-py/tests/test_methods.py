@@ -140,3 +140,33 @@ def test_methods_lists_every_registered_method_as_a_class():
         assert issubclass(cls, hashbench.HashingMethod) and cls.method == m["name"]
         # a citation: authors, a quoted title, a year
         assert '"' in m["paper"] and any(str(y) in m["paper"] for y in range(1990, 2030)), m["paper"]
+
+
+@pytest.mark.parametrize("make", [hashbench.KLSH, hashbench.OKH])
+def test_a_precomputed_kernel_gives_the_codes_of_the_kernel_on_vectors(items, make):
+    # the linear kernel as a matrix over every item, against the same kernel
+    # evaluated by the method on the vectors: the kernel values differ at
+    # most by rounding, so the codes agree but for bits at a sign's edge
+    x, y = items
+    train, encode = np.arange(0, 320, 2), np.arange(1, 320, 2)
+    K = x @ x.T
+    params = dict(PARAMS[make.method], kernel={"kind": "linear"})
+    on_vectors = make(n_bits=16, seed=3, **params).fit(x[train], y[train]).transform(x[encode])
+    params["kernel"] = {"kind": "precomputed"}
+    model = make(n_bits=16, seed=3, **params).fit(hashbench.Gram(K, train), y[train])
+    gram = model.transform(hashbench.Gram(K.copy(), encode))
+    agree = (hashbench.unpack(gram, 16) == hashbench.unpack(on_vectors, 16)).mean()
+    assert gram.shape == on_vectors.shape and agree > 0.99, agree
+
+
+@pytest.mark.parametrize(
+    "K, rows, message",
+    [
+        (np.ones((4, 5)), [0, 1], "square"),
+        (np.eye(4), [0, 9], "row 9 of a 4 x 4"),
+        (np.where(np.eye(4) > 0, np.nan, 0.0), [0, 1], r"kernel entry \(0, 0\) is NaN"),
+    ],
+)
+def test_a_bad_kernel_matrix_is_refused_naming_x(K, rows, message):
+    with pytest.raises(ValueError, match=message):
+        hashbench.KLSH(n_bits=4, kernel={"kind": "precomputed"}, p=2, t=1).fit(hashbench.Gram(K, rows))

@@ -26,6 +26,7 @@ from .specs import run, score, split
 
 __all__ = [
     "HashingMethod",
+    "Gram",
     "methods",
     "pack",
     "unpack",
@@ -60,9 +61,27 @@ def threads() -> int:
     return _native.threads()
 
 
+class Gram:
+    """Items given by a precomputed kernel: rows ``rows`` of the square
+    kernel matrix ``K`` over every item (training items and those to
+    encode), for a method whose kernel is ``{"kind": "precomputed"}``::
+
+        m = hashbench.KLSH(n_bits=32, kernel={"kind": "precomputed"}, p=300, t=30)
+        m.fit(hashbench.Gram(K, train)).transform(hashbench.Gram(K, queries))
+    """
+
+    def __init__(self, K: Any, rows: Any) -> None:
+        self.K = np.ascontiguousarray(K, dtype=np.float64)
+        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if self.K.ndim != 2 or self.rows.ndim != 1:
+            raise ValueError("X: Gram(K, rows) takes a square matrix and a 1-D array of its rows")
+
+
 def _items(X: Any, name: str = "X") -> Any:
-    """X as the native module reads it: a C-ordered float64 matrix, or a
-    CSR tuple for a scipy sparse matrix."""
+    """X as the native module reads it: a C-ordered float64 matrix, a CSR
+    tuple for a scipy sparse matrix, or a kernel matrix's rows."""
+    if isinstance(X, Gram):
+        return ("gram", X.K, X.rows)
     if hasattr(X, "tocsr") and hasattr(X, "nnz"):
         csr = X.tocsr(copy=True)
         csr.sort_indices()
