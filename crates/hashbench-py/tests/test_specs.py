@@ -116,3 +116,16 @@ def test_a_python_fit_on_an_exported_split_makes_the_run_s_codes_and_scores_as_t
     swapped = {(b, 0): codes[b, 1] for b in (8, 16)}
     with pytest.raises(RuntimeError, match="not this split's"):
         hashbench.score("experiments/toy/spec.toml", {"LSH-swapped": swapped}, "paper", root=root)
+
+
+def test_run_on_a_shipped_ci_profile_gives_the_cli_s_metrics_csv(tmp_path):
+    # OKH Table 4's ci profile (NCI1, from the data roots the CLI reads)
+    repo = Path(__file__).resolve().parents[3]
+    spec = "experiments/okh/tab4.toml"
+    hashbench.run(spec, "ci", root=repo, results=tmp_path / "python")
+    subprocess.run(
+        [str(CLI), "--results", str(tmp_path / "cli"), "run", spec, "--profile", "ci"],
+        check=True, capture_output=True, cwd=repo,
+    )
+    path = Path("okh-tab4/ci/metrics.csv")
+    assert (tmp_path / "python" / path).read_bytes() == (tmp_path / "cli" / path).read_bytes()
