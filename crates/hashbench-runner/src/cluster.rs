@@ -61,6 +61,23 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
             plan.spec_path.display()
         );
     }
+    // each becomes a `#SBATCH` line: a newline would start a line of shell
+    for (option, value) in [
+        ("--partition", &opts.partition),
+        ("--time", &opts.time),
+        ("--mem", &opts.mem),
+    ] {
+        if let Some(v) = value
+            && (v.is_empty()
+                || !v
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.,:+-".contains(c)))
+        {
+            bail!(
+                "{option} {v:?}: not a Slurm value (letters, digits and `_ . , : + -` only); no job script written"
+            );
+        }
+    }
     let root = absolute(&ws.root)?;
     let results = absolute(&ws.results)?;
     let spec = absolute(&plan.spec_path)?;
@@ -337,6 +354,26 @@ ties = "random"
             cpus_per_task: Some(2),
             ..SlurmOptions::default()
         };
+        // an option holding a newline would run its next line as shell: refused
+        for bad in ["x\ntouch PWN", "", "a b"] {
+            let injected = SlurmOptions {
+                partition: Some(bad.into()),
+                ..opts.clone()
+            };
+            let e = write_scripts(&ws, &plan, &injected)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("--partition") && e.contains("not a Slurm value"),
+                "{e}"
+            );
+        }
+        let late = SlurmOptions {
+            mem: Some("4G\n#SBATCH --x".into()),
+            ..opts.clone()
+        };
+        assert!(write_scripts(&ws, &plan, &late).is_err());
+        assert!(!dir.path().join("results").exists(), "nothing written");
         let scripts = write_scripts(&ws, &plan, &opts).unwrap();
         let read = |p: &Path| std::fs::read_to_string(p).unwrap();
         let (prepare, shards, merge) = (
