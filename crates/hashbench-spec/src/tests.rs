@@ -413,6 +413,38 @@ fn figures_and_claims_must_name_what_the_profile_produces() {
 }
 
 #[test]
+fn a_figure_name_is_a_file_stem_and_names_one_figure() {
+    let named = |name: &str| {
+        GOOD.replace(
+            "[[figures]]\nname = \"a\"",
+            &format!("[[figures]]\nname = {name:?}"),
+        )
+    };
+    assert!(named("a").contains("name = \"a\""));
+    for bad in ["../../x", "/tmp/x", "", ".hidden", "a/b"] {
+        let e = parse(&named(bad))
+            .unwrap()
+            .plan("paper", &CATALOG)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spec.toml:") && e.contains("is not a file name"),
+            "{bad}: {e}"
+        );
+    }
+    let twice = GOOD.replace(
+        "[[claims]]",
+        "[[figures]]\nname = \"a\"\ntitle = \"A again\"\nmetric = \"map\"\n\n[[claims]]",
+    );
+    let e = parse(&twice)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("two figures are named `a`"), "{e}");
+}
+
+#[test]
 fn pr_point_panels_name_produced_metrics_and_stand_alone() {
     let with = |panel: &str| {
         GOOD.replace(

@@ -47,7 +47,27 @@ impl Spec {
         bits: &[usize],
         profile: &str,
     ) -> Result<()> {
+        let mut stems = BTreeSet::new();
         for f in &laid.figures {
+            // a file stem under figures/: no path, no hidden file, no overwrite
+            let name = &f.get_ref().name;
+            let stem = !name.is_empty()
+                && !name.starts_with('.')
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+            if !stem {
+                bail!(
+                    "{}: figure name {name:?} is not a file name (letters, digits and `_ . -`, not starting with `.`)",
+                    self.at(f.span().start)
+                );
+            }
+            if !stems.insert(name.clone()) {
+                bail!(
+                    "{}: two figures are named `{name}`: the second would overwrite the first",
+                    self.at(f.span().start)
+                );
+            }
             self.check_figure(f, names, bits, profile)?;
         }
         for r in &laid.reported {
