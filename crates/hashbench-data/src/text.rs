@@ -113,7 +113,8 @@ pub fn label_classes(values: &[f64]) -> Vec<u32> {
 ///
 /// # Errors
 /// A non-numeric value, a row of another length, a non-square or asymmetric
-/// matrix (beyond 1e-6 of the largest entry), naming file and line.
+/// matrix (beyond 1e-6 of the largest entry) or a negative diagonal entry,
+/// naming file and line.
 pub fn read_gram(path: &Path) -> Result<Mat<f64>> {
     let mut values: Vec<f64> = Vec::new();
     let mut n: Option<usize> = None;
@@ -161,6 +162,17 @@ pub fn read_gram(path: &Path) -> Result<Mat<f64>> {
         ));
     }
     let gram = Mat::from_fn(n, n, |i, j| values[i * n + j]);
+    // k(x, x) = ‖φ(x)‖² ≥ 0 for any kernel: a negative diagonal is no kernel's
+    if let Some(i) = (0..n).find(|&i| gram[(i, i)] < 0.0) {
+        return Err(DataError::format(
+            path,
+            format!(
+                "not a kernel matrix: its diagonal entry at row {} is {} (k(x, x) is never negative)",
+                i + 1,
+                gram[(i, i)]
+            ),
+        ));
+    }
     let scale = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     for i in 0..n {
         for j in 0..i {
@@ -340,6 +352,7 @@ mod tests {
             ("1 2\n", "square"),
             ("1 2\n3 4\n", "not symmetric: row 2 column 1"),
             ("1 x\nx 1\n", "line 1: `x`"),
+            ("1 0.5\n0.5 -2\n", "diagonal entry at row 2 is -2"),
         ] {
             let p = write(dir.path(), "bad.txt", text);
             let e = read_gram(&p).unwrap_err().to_string();

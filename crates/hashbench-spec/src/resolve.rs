@@ -250,7 +250,12 @@ impl Spec {
                 "{file}: ground_truth ranks by the experiment's kernel (by = \"kernel\"); give the spec a top-level `kernel`"
             );
         }
-        for m in &laid.metrics {
+        for (i, m) in laid.metrics.iter().enumerate() {
+            if laid.metrics[..i].contains(m) {
+                bail!(
+                    "{file}: metric {m:?} is listed twice: its rows would count twice and shrink the spread"
+                );
+            }
             check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
             check_radius(&file, m, &laid.bits, profile)?;
         }

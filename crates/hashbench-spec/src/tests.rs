@@ -413,6 +413,24 @@ fn figures_and_claims_must_name_what_the_profile_produces() {
 }
 
 #[test]
+fn a_metric_listed_twice_is_refused() {
+    let twice = GOOD.replace(
+        "[[figures]]",
+        "[[metrics]]\nmetric = \"map\"\nties = \"random\"\n\n[[figures]]",
+    );
+    assert!(
+        GOOD.contains("metric = \"map\"\nties = \"random\""),
+        "GOOD lists MAP with random ties"
+    );
+    let e = parse(&twice)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is listed twice"), "{e}");
+}
+
+#[test]
 fn a_figure_name_is_a_file_stem_and_names_one_figure() {
     let named = |name: &str| {
         GOOD.replace(
