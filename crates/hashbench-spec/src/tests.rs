@@ -412,6 +412,15 @@ fn figures_and_claims_must_name_what_the_profile_produces() {
     assert!(e.contains("a metric panel spans every code length"), "{e}");
 }
 
+/// Why `text` does not plan under its paper profile.
+fn paper_plan_error(text: &str) -> String {
+    parse(text)
+        .unwrap()
+        .plan("paper", &CATALOG)
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn a_metric_listed_twice_is_refused() {
     let twice = GOOD.replace(
@@ -422,11 +431,7 @@ fn a_metric_listed_twice_is_refused() {
         GOOD.contains("metric = \"map\"\nties = \"random\""),
         "GOOD lists MAP with random ties"
     );
-    let e = parse(&twice)
-        .unwrap()
-        .plan("paper", &CATALOG)
-        .unwrap_err()
-        .to_string();
+    let e = paper_plan_error(&twice);
     assert!(e.contains("is listed twice"), "{e}");
 }
 
@@ -440,11 +445,7 @@ fn a_figure_name_is_a_file_stem_and_names_one_figure() {
     };
     assert!(named("a").contains("name = \"a\""));
     for bad in ["../../x", "/tmp/x", "", ".hidden", "a/b"] {
-        let e = parse(&named(bad))
-            .unwrap()
-            .plan("paper", &CATALOG)
-            .unwrap_err()
-            .to_string();
+        let e = paper_plan_error(&named(bad));
         assert!(
             e.contains("spec.toml:") && e.contains("is not a file name"),
             "{bad}: {e}"
@@ -454,11 +455,7 @@ fn a_figure_name_is_a_file_stem_and_names_one_figure() {
         "[[claims]]",
         "[[figures]]\nname = \"a\"\ntitle = \"A again\"\nmetric = \"map\"\n\n[[claims]]",
     );
-    let e = parse(&twice)
-        .unwrap()
-        .plan("paper", &CATALOG)
-        .unwrap_err()
-        .to_string();
+    let e = paper_plan_error(&twice);
     assert!(e.contains("two figures are named `a`"), "{e}");
 }
 
