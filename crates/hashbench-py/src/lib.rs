@@ -1,7 +1,5 @@
 #![doc = include_str!("../README.md")]
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
 use faer::Mat;
@@ -142,31 +140,30 @@ fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
         .map_err(|e| invalid(argument, e))
 }
 
-/// The last kernel matrix handed over, by its contents: a method reads
-/// the items it encodes from the matrix it was fitted on (one shared
-/// matrix, as a run's Gram data set), so the same `K` must become the same
-/// matrix at every call.
-static LAST_GRAM: Mutex<Option<(u64, GramRows)>> = Mutex::new(None);
+/// The last kernel matrix handed over: a method reads the items it encodes
+/// from the matrix it was fitted on (one shared matrix, as a run's Gram data
+/// set), so a `K` with the same entries must become the same matrix.
+static LAST_GRAM: Mutex<Option<GramRows>> = Mutex::new(None);
 
 /// The matrix `k` as the all-items rows of a shared Gram matrix: the last
-/// one's when `k` holds the same entries.
+/// one's when `k` holds the same entries (compared in place, no copy).
 fn shared_gram(k: ArrayView2<'_, f64>) -> PyResult<GramRows> {
-    let mut hasher = DefaultHasher::new();
-    k.dim().hash(&mut hasher);
-    k.iter().for_each(|v| v.to_bits().hash(&mut hasher));
-    let key = hasher.finish();
     let mut last = LAST_GRAM
         .lock()
         .map_err(|_| PyRuntimeError::new_err("the kernel cache was poisoned"))?;
-    if let Some((held, gram)) = last.as_ref()
-        && *held == key
-        && gram.gram().as_ref() == &Mat::from_fn(k.nrows(), k.ncols(), |i, j| k[[i, j]])
-    {
-        return Ok(gram.clone());
+    if let Some(gram) = last.as_ref() {
+        let held = gram.gram();
+        let same = held.nrows() == k.nrows()
+            && held.ncols() == k.ncols()
+            && k.indexed_iter()
+                .all(|((i, j), v)| held[(i, j)].to_bits() == v.to_bits());
+        if same {
+            return Ok(gram.clone());
+        }
     }
     let (n, m) = k.dim();
     let gram = GramRows::new(Mat::from_fn(n, m, |i, j| k[[i, j]])).map_err(|e| invalid("X", e))?;
-    *last = Some((key, gram.clone()));
+    *last = Some(gram.clone());
     Ok(gram)
 }
 
@@ -295,7 +292,11 @@ fn codes_of(argument: &str, codes: &PyReadonlyArray2<'_, u8>, n_bits: usize) -> 
             ),
         ));
     }
-    let bytes: Vec<u8> = codes.as_array().iter().copied().collect();
+    // C-ordered (the package makes it so): read in place
+    let bytes = match codes.as_slice() {
+        Ok(bytes) => std::borrow::Cow::Borrowed(bytes),
+        Err(_) => std::borrow::Cow::Owned(codes.as_array().iter().copied().collect()),
+    };
     BitCodes::from_packed_bytes(n_bits, &bytes).map_err(|e| invalid(argument, e))
 }
 
