@@ -140,10 +140,11 @@ pub fn run_shard(
 }
 
 /// Starts a sharded run of `plan`: forgets the manifests of an earlier
-/// sharding (its records stay and are reused), then builds what every shard
-/// shares: the ground truth of each split and the tuned hyperparameters of
-/// every pending trial (cached under the results folder; the shards then
-/// only read them).
+/// sharding (its records stay and are reused), then builds what the shards
+/// share: the ground truth of each split and every search that more than one
+/// pending trial reads (cached under the results folder; the shards then
+/// only read them). A search one trial reads (each draw tuned on its own)
+/// is left to that trial's shard, so the searches spread over the array.
 ///
 /// # Errors
 /// As a run.

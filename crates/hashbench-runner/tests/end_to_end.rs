@@ -1243,20 +1243,23 @@ fn the_report_lists_every_experiment_and_claim_and_links_only_what_exists() {
     assert!(ws.specs().is_err());
 }
 
+/// The toy spec with a draw per trial, LSH and SH_SVM (which tunes) at 8
+/// bits, tuned on each draw or on the first (`tune_on`).
+fn tuned_spec(tune_on: &str) -> String {
+    SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }")
+        .replace("bits = [8, 16]", &format!("bits = [8]\ntune_on = \"{tune_on}\""))
+        .replace(
+            "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"spectral\"\n[[methods]]\nmethod = \"sikh\"",
+            "[[methods]]\nmethod = \"sh-svm\"\nneighbours = 5\nmax_iterations = 2\ncv_items = 150",
+        )
+        .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")
+        .replace("bits = 16\n", "bits = 8\n")
+}
+
 #[test]
 fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
     let (_dir, ws) = setup();
     let spec = ws.root.join("experiments/toy/spec.toml");
-    let tuned_spec = |tune_on: &str| {
-        SPEC.replace("labelled = 50 }", "labelled = 50, per_trial = true }")
-            .replace("bits = [8, 16]", &format!("bits = [8]\ntune_on = \"{tune_on}\""))
-            .replace(
-                "[[methods]]\nmethod = \"pcah\"\n[[methods]]\nmethod = \"spectral\"\n[[methods]]\nmethod = \"sikh\"",
-                "[[methods]]\nmethod = \"sh-svm\"\nneighbours = 5\nmax_iterations = 2\ncv_items = 150",
-            )
-            .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")
-            .replace("bits = 16\n", "bits = 8\n")
-    };
     let tunings = || std::fs::read_dir(ws.tuning()).unwrap().count();
     let cv_f1 = |o: &hashbench_runner::RunOutcome| -> Vec<u64> {
         o.tables
@@ -1279,6 +1282,52 @@ fn tuning_on_the_first_draw_tunes_once_and_every_draw_uses_its_choice() {
     assert_eq!(tunings(), 3);
     assert_eq!(counts(&each).0, 2);
     assert_eq!(cv_f1(&each)[0], once[0]);
+}
+
+/// A sharded run's preparation runs the searches several trials read; a
+/// search one trial reads (each draw tuned on its own) runs in that trial's
+/// shard, so the searches spread over the array, and the merged tables are
+/// a single run's.
+#[test]
+fn a_preparation_runs_the_shared_searches_and_leaves_each_draws_own_to_its_shard() {
+    use hashbench_runner::shard::{self, Shard};
+    let (dir, ws) = setup();
+    let spec = ws.root.join("experiments/toy/spec.toml");
+    let records = |w: &Workspace| match std::fs::read_dir(w.tuning()) {
+        Ok(entries) => entries.count(),
+        Err(_) => 0,
+    };
+    std::fs::write(&spec, tuned_spec("first-draw")).unwrap();
+    let shared = with_results(&ws, &dir.path().join("first-draw"));
+    shard::prepare(&shared, &plan(&ws, "paper")).unwrap();
+    assert_eq!(
+        records(&shared),
+        1,
+        "one search, read by the three draws' trials"
+    );
+
+    std::fs::write(&spec, tuned_spec("each-draw")).unwrap();
+    let plan = plan(&ws, "paper");
+    let whole = run_plan(&ws, &plan, &RunOptions::default()).unwrap();
+    let sharded = with_results(&ws, &dir.path().join("each-draw"));
+    shard::prepare(&sharded, &plan).unwrap();
+    assert_eq!(records(&sharded), 0, "each search is one trial's");
+    let shard = |index| Shard { index, count: 2 };
+    // the trials (LSH's 3 draws, then SH_SVM's): shard 0 holds SH_SVM's draw
+    // 1, shard 1 its draws 0 and 2
+    shard::run_shard(&sharded, &plan, &RunOptions::default(), shard(0)).unwrap();
+    assert_eq!(records(&sharded), 1);
+    shard::run_shard(&sharded, &plan, &RunOptions::default(), shard(1)).unwrap();
+    assert_eq!(records(&sharded), 3);
+    let merged = shard::merge(
+        &sharded,
+        std::slice::from_ref(&sharded.results),
+        Some(("toy", "paper")),
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let csv = |d: &Path| std::fs::read_to_string(d.join("metrics.csv")).unwrap();
+    assert_eq!(csv(&merged[0].dir), csv(&whole.dir));
 }
 
 /// Settings that pass every check before fitting but give results that say

@@ -8,7 +8,9 @@
 //! - data: once; each split and its ground truth: once per split (their
 //!   mean over the splits measured);
 //! - tuning: once per code length of each tuned method on each draw (once
-//!   in all with `tune_on = "first-draw"`); a rehearsal that ran a bounded
+//!   in all with `tune_on = "first-draw"`), in the preparation job when
+//!   several trials read the search, else in the shard of the one trial that
+//!   does; a rehearsal that ran a bounded
 //!   share of a search counts its time as many times as the whole holds
 //!   such shares, and its memory growth as many times as the whole holds
 //!   side by side (SpaH: 21 in time, the 5 folds in memory);
@@ -22,14 +24,15 @@
 //! has) add each trial's own growth (its peak above what was resident when
 //! it began) t times.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use anyhow::{Result, bail};
-use hashbench_spec::{Plan, Study, TuneOn};
+use hashbench_spec::{Plan, Study, TrialKey};
 use serde::Serialize;
 
 use super::{Measured, Rehearsal, Stage};
 use crate::run::retrieval_of;
+use crate::run::searches::Searches;
 
 /// What a whole plan costs, priced from its rehearsal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -43,7 +46,8 @@ pub struct Price {
     /// CPU seconds of the whole plan.
     pub cpu_seconds: f64,
     /// CPU seconds of what every shard of a cluster run shares (data, splits,
-    /// ground truth, tuning: `hashbench prepare`'s part).
+    /// ground truth, the searches several trials read: `hashbench prepare`'s
+    /// part).
     pub shared_cpu_seconds: f64,
     /// Wall seconds on `threads` threads: the shared part as measured, the
     /// trials spread over the threads.
@@ -60,8 +64,9 @@ pub struct Price {
     pub slurm: SlurmPlan,
 }
 
-/// A Slurm plan for a priced plan: shards of about two CPU hours of trials,
-/// each on a node of the price's threads, after the shared preparation.
+/// A Slurm plan for a priced plan: shards of about two CPU hours of trials
+/// (with the searches only they read), each on a node of the price's
+/// threads, after the shared preparation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SlurmPlan {
     /// Array tasks.
@@ -194,16 +199,19 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
     let mut shared_wall =
         mean(&data, by_wall) + n_splits * (mean(&splits, by_wall) + mean(&truths, by_wall));
     // tuning: each (draw, code length) of a tuned method once, or each code
-    // length once when every draw reuses the first draw's choice
+    // length once when every draw reuses the first draw's choice; a search
+    // several trials read is the preparation's, one a single trial reads
+    // runs in that trial's shard
     let keys = plan.trial_keys();
-    let mut tunings: BTreeSet<(usize, usize, usize)> = BTreeSet::new();
-    for k in &keys {
-        if study.methods[k.method].spec.needs_tuning() {
-            let draw = match study.tune_on {
-                TuneOn::FirstDraw => 0,
-                TuneOn::EachDraw => plan.split_of(k),
-            };
-            tunings.insert((k.method, draw, k.x));
+    let searches = Searches::of(plan, study);
+    let mut own_search = BTreeMap::new();
+    for (&(method, draw, x), readers) in searches.iter() {
+        let c = growth(&study.methods[method].label, true)?.at(x);
+        shared_wall += c / threads as f64;
+        if readers > 1 {
+            shared_cpu += c;
+        } else {
+            own_search.insert((method, draw, x), c);
         }
     }
     // each method's growth read off the stages once
@@ -212,19 +220,19 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         .iter()
         .map(|m| growth(&m.label, false))
         .collect::<Result<Vec<_>>>()?;
-    for &(method, _, x) in &tunings {
-        let c = growth(&study.methods[method].label, true)?.at(x);
-        shared_cpu += c;
-        shared_wall += c / threads as f64;
-    }
     // every trial, and the timed refits of each point's first trial
-    let trials_cpu: f64 = keys
-        .iter()
-        .map(|k| {
-            let refits = if k.trial == 0 { plan.timing_repeats } else { 0 };
-            (1 + refits) as f64 * trial_growth[k.method].at(k.x)
-        })
-        .sum();
+    let trial_cpu = |k: &TrialKey| {
+        let refits = if k.trial == 0 { plan.timing_repeats } else { 0 };
+        (1 + refits) as f64 * trial_growth[k.method].at(k.x)
+    };
+    let trials_cpu: f64 = keys.iter().map(trial_cpu).sum();
+    // what a shard's task runs for one trial: the trial and its own search
+    let task_cpu = |k: &TrialKey| {
+        let search = own_search.get(&searches.search_of(plan, k)).copied();
+        trial_cpu(k) + search.unwrap_or(0.0)
+    };
+    let sharded_cpu: f64 = keys.iter().map(task_cpu).sum();
+    let largest_task = keys.iter().map(task_cpu).fold(0.0, f64::max);
     let longest = stages
         .iter()
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
@@ -245,19 +253,21 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
     // no more trials at once than the plan has
     let workers = threads.min(keys.len()).max(1);
     let peak_bytes = peak_one + (workers - 1) as u64 * growth_per_trial;
-    // shards of about two CPU hours of trials each, a node of `threads` per shard
-    let trial_hours = trials_cpu / 3600.0;
-    let shards = ((trial_hours / 2.0).ceil() as usize).clamp(1, keys.len().max(1));
+    // shards of about two CPU hours of trials (and their own searches) each,
+    // a node of `threads` per shard; none shorter than its largest trial
+    let sharded_hours = sharded_cpu / 3600.0;
+    let shards = ((sharded_hours / 2.0).ceil() as usize).clamp(1, keys.len().max(1));
     let slurm = SlurmPlan {
         shards,
         memory_gib: (peak_bytes as f64 / GIB * 1.25).ceil().max(1.0),
-        hours: shared_cpu / 3600.0 + trial_hours / (shards * workers) as f64,
+        hours: shared_cpu / 3600.0
+            + (sharded_hours / (shards * workers) as f64).max(largest_task / 3600.0),
     };
     Ok(Price {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
         trials: keys.len(),
-        cpu_seconds: shared_cpu + trials_cpu,
+        cpu_seconds: shared_cpu + sharded_cpu,
         shared_cpu_seconds: shared_cpu,
         wall_seconds: shared_wall + (trials_cpu / workers as f64).max(longest),
         threads,

@@ -7,6 +7,7 @@
 mod clock;
 pub mod normality;
 mod preflight;
+pub(crate) mod searches;
 pub(crate) mod timing;
 pub(crate) mod trial;
 
@@ -88,7 +89,8 @@ pub(crate) enum Mode {
     Whole,
     /// The trials of one shard; no tables.
     Shard(Shard),
-    /// Ground truth and tuning for every pending trial; no fits.
+    /// Ground truth, and the searches that several pending trials read; no
+    /// fits.
     Prepare,
     /// No computing: every trial must be stored (merging shards).
     StoredOnly,
@@ -212,6 +214,7 @@ pub(crate) fn pass(
         repeats: Vec::new(),
     };
     let mut missing = Vec::new();
+    let searches = searches::Searches::of(plan, study);
     for s in 0..plan.n_splits() {
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
         if mine.is_empty() {
@@ -225,7 +228,12 @@ pub(crate) fn pass(
         let (stored, to_run) = stored_records(&ctx, &mine, opts.force);
         match mode {
             Mode::Prepare => {
-                ctx.tune_ahead(&to_run)?;
+                // a search one trial reads runs in that trial's shard
+                let shared: Vec<&TrialKey> = to_run
+                    .into_iter()
+                    .filter(|k| searches.shared(plan, k))
+                    .collect();
+                ctx.tune_ahead(&shared)?;
                 continue;
             }
             Mode::StoredOnly => {

@@ -231,3 +231,65 @@ fn a_plan_of_one_trial_runs_it_on_one_thread_however_many_there_are() {
     assert_eq!(p.peak_bytes, p.peak_one_trial_bytes);
     assert!((p.wall_seconds - (5.5 + 2.0)).abs() < 1e-12, "{p:?}");
 }
+
+#[test]
+fn a_search_one_trial_reads_is_priced_in_its_shard_and_one_shared_in_the_preparation() {
+    use hashbench_core::method::SearchShare;
+    let each_draw = SPEC
+        .replace("training = 300 }", "training = 300, per_trial = true }")
+        .replace("\"pcah\"", "\"sh-encw\"");
+    let priced = |spec: &str, search_at_32: f64| {
+        let plan = plan_of(spec);
+        let mut r = rehearsal(&plan);
+        r.stages
+            .retain(|m| !matches!(&m.stage, Stage::Trial { method, .. } if method == "PCAH"));
+        let tune = |x: usize, cpu: f64| {
+            let share = SearchShare::WHOLE;
+            let stage_of = Stage::Tune {
+                method: "SH_ENCW".into(),
+                x,
+                shares: share.time,
+                memory_shares: Some(share.memory),
+            };
+            stage(stage_of, cpu, 300, 400)
+        };
+        r.stages.extend([
+            tune(8, 1.0),
+            trial("SH_ENCW", 8, 1.0, 320),
+            tune(32, search_at_32),
+            trial("SH_ENCW", 32, 1.0, 320),
+        ]);
+        price(&plan, &r, 1).unwrap()
+    };
+    // three draws, each SH_ENCW trial the only reader of its draw's search:
+    // the preparation builds data, 3 splits and truths (1 + 3 x 4.5 s), the
+    // shards run LSH's 21 s, SH_ENCW's 9 s of trials and 3 x (1 + 2 + 4) s of searches
+    let p = priced(&each_draw, 4.0);
+    assert!((p.shared_cpu_seconds - 14.5).abs() < 1e-9, "{p:?}");
+    assert!(
+        (p.cpu_seconds - (14.5 + 21.0 + 9.0 + 21.0)).abs() < 1e-9,
+        "{p:?}"
+    );
+    assert_eq!(p.slurm.shards, 1);
+    assert!(
+        (p.slurm.hours * 3600.0 - p.cpu_seconds).abs() < 1e-9,
+        "{p:?}"
+    );
+    // every draw reusing the first draw's choice: 3 searches, each read by
+    // the 3 draws' trials, run once in the preparation
+    let first_draw = each_draw.replace("trials = 3", "trials = 3\ntune_on = \"first-draw\"");
+    let p = priced(&first_draw, 4.0);
+    assert!((p.shared_cpu_seconds - (14.5 + 7.0)).abs() < 1e-9, "{p:?}");
+    assert!((p.cpu_seconds - (14.5 + 7.0 + 30.0)).abs() < 1e-9, "{p:?}");
+    // a 10-hour search at 32 bits (1.25 h at 16, cubic growth clamped):
+    // 33.8 h of searches and trials over 17 shards of about two hours, but
+    // no shard ends before the 10-hour search it holds
+    let p = priced(&each_draw, 36_000.0);
+    assert_eq!(p.slurm.shards, 17, "{:?}", p.slurm);
+    let largest = 36_000.0 + 1.0;
+    assert!(
+        (p.slurm.hours * 3600.0 - (14.5 + largest)).abs() < 1e-6,
+        "{:?}",
+        p.slurm
+    );
+}
