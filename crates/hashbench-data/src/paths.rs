@@ -1,11 +1,13 @@
 //! The one rule for every path hashbench writes, deletes or reads back (run
-//! folders' locks, the fetch and features work folders, unpacked archives):
-//! it never follows a symbolic link it did not create, refuses one where it
+//! folders' locks, the fetch and features work folders, unpacked archives,
+//! a spec's layers): the roots the user names may be links; below them it
+//! never follows a symbolic link out of its root, refuses one where it
 //! expects a plain file or folder, resolves every registry path inside its
-//! root, and gives unpacked files no setuid, setgid or group or world write.
+//! root, reads every file with a size bound, and gives unpacked files no
+//! setuid, setgid or group or world write.
 
 use std::fs::{File, OpenOptions};
-use std::io;
+use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -68,6 +70,120 @@ pub fn relative_all<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBu
         inside(p).map_err(serde::de::Error::custom)?;
     }
     Ok(ps)
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// The text of the plain file at `path`, at most `max` bytes: a link to a
+/// device (`/dev/zero`) or a folder is refused, not read without end.
+///
+/// # Errors
+/// Anything but a plain file, more than `max` bytes, not UTF-8, or a failed
+/// read (a missing file's error is [`io::ErrorKind::NotFound`]).
+pub fn read_bounded(path: &Path, max: u64) -> io::Result<String> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(invalid(format!("{} is not a plain file", path.display())));
+    }
+    let too_long = || {
+        invalid(format!(
+            "{}: more than {max} bytes, more than such a file holds: is it the right file?",
+            path.display()
+        ))
+    };
+    if meta.len() > max {
+        return Err(too_long());
+    }
+    let mut text = String::new();
+    file.take(max + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > max {
+        return Err(too_long());
+    }
+    Ok(text)
+}
+
+/// The text of `rel` inside the folder `root` (a spec's layer, index list
+/// or diagnoses, inside the spec's folder), read through [`read_bounded`]:
+/// `rel` may leave `root` neither by name (absolute, `..`) nor by a link
+/// (its resolved path must lie inside `root`'s; a link that stays inside is
+/// followed).
+///
+/// # Errors
+/// A path or link leading out of `root` (naming where it leads), or as
+/// [`read_bounded`].
+pub fn read_inside(root: &Path, rel: &Path, max: u64) -> io::Result<String> {
+    let path = root.join(inside(rel)?);
+    read_bounded(&resolved_inside(root, &path)?, max)
+}
+
+/// Where `path`, below the folder `root`, leads once every link is
+/// followed, when that is inside `root` (itself followed: the user's own
+/// root may be a link).
+///
+/// # Errors
+/// A path that leads out of `root` (naming where), or a missing path
+/// ([`io::ErrorKind::NotFound`]).
+pub fn resolved_inside(root: &Path, path: &Path) -> io::Result<PathBuf> {
+    let resolved = std::fs::canonicalize(path)?;
+    let base = std::fs::canonicalize(root)?;
+    if !resolved.starts_with(&base) {
+        return Err(invalid(format!(
+            "{} leads to {}, outside {}: hashbench follows no link out of that folder",
+            path.display(),
+            resolved.display(),
+            base.display()
+        )));
+    }
+    Ok(resolved)
+}
+
+/// Checks a tree hashbench writes into and reads back (a results folder)
+/// before it does: the user's `root` may be a link, but no link below it
+/// may lead out of it, nor dangle (a write through a dangling link creates
+/// its target, wherever that is). Returns how many links below it stay
+/// inside (those are followed).
+///
+/// # Errors
+/// The first link that leads out or dangles, naming it and its target, or a
+/// failed listing.
+pub fn links_stay_inside(root: &Path) -> io::Result<usize> {
+    let base = match std::fs::canonicalize(root) {
+        Ok(base) => base,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut inside_links = 0;
+    for entry in walkdir::WalkDir::new(&base).min_depth(1) {
+        let entry = entry.map_err(io::Error::other)?;
+        if !entry.path_is_symlink() {
+            continue;
+        }
+        let link = entry.path();
+        let shown = root.join(link.strip_prefix(&base).unwrap_or(link));
+        let to = std::fs::read_link(link).unwrap_or_default();
+        match std::fs::canonicalize(link) {
+            Ok(target) if target.starts_with(&base) => inside_links += 1,
+            Ok(target) => {
+                return Err(invalid(format!(
+                    "{} is a symbolic link to {}, outside {}: hashbench writes and reads below that folder only; remove the link",
+                    shown.display(),
+                    target.display(),
+                    root.display()
+                )));
+            }
+            Err(_) => {
+                return Err(invalid(format!(
+                    "{} is a symbolic link to {}, which does not resolve (missing, or a loop): a write through it would create its target; remove the link",
+                    shown.display(),
+                    to.display()
+                )));
+            }
+        }
+    }
+    Ok(inside_links)
 }
 
 /// Refuses a symbolic link at `path`, where a plain file or folder (or
@@ -183,6 +299,47 @@ mod tests {
         let work = own_dir(dir.path(), &[Path::new(".features"), Path::new("x")]).unwrap();
         assert!(work.is_dir());
         assert!(open_own_file(&work.join("f")).is_ok());
+    }
+
+    #[test]
+    fn a_file_inside_is_read_and_a_link_out_of_the_folder_or_to_a_device_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret");
+        std::fs::write(&secret, "private").unwrap();
+        let root = dir.path().join("paper");
+        std::fs::create_dir_all(root.join("shared")).unwrap();
+        std::fs::write(root.join("shared/a.toml"), "a = 1").unwrap();
+        // a link that stays inside the folder is followed
+        symlink(root.join("shared/a.toml"), root.join("shared/b.toml")).unwrap();
+        assert_eq!(
+            read_inside(&root, Path::new("shared/b.toml"), 64).unwrap(),
+            "a = 1"
+        );
+        // one out of it is refused, naming where it leads, and nothing is read
+        symlink(&secret, root.join("shared/out.toml")).unwrap();
+        let e = read_inside(&root, Path::new("shared/out.toml"), 64)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("outside") && e.contains("secret"), "{e}");
+        assert!(!e.contains("private"), "{e}");
+        // so is a folder linked out, and a name that leaves
+        symlink(outside.path(), root.join("linked")).unwrap();
+        assert!(read_inside(&root, Path::new("linked/secret"), 64).is_err());
+        for bad in ["../x", "/etc/passwd"] {
+            assert!(read_inside(&root, Path::new(bad), 64).is_err(), "{bad}");
+        }
+        // a device is not a plain file: refused, not read without end
+        let e = read_bounded(Path::new("/dev/zero"), 64)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a plain file"), "{e}");
+        let e = read_inside(&root, Path::new("shared/a.toml"), 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 3 bytes"), "{e}");
+        let missing = read_inside(&root, Path::new("shared/none.toml"), 64).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

@@ -255,12 +255,20 @@ impl DatasetEntry {
     ///
     /// # Errors
     /// [`DataError::Missing`] naming, for every root tried, the first file it
-    /// lacks, and how to obtain the data.
+    /// lacks, and how to obtain the data; a file of the root holding them
+    /// all that is a link out of that root.
     pub fn locate(&self, name: &str, roots: &[PathBuf]) -> Result<PathBuf> {
         let mut lacking = Vec::new();
         for root in roots {
             match self.files(root).into_iter().find(|(p, _)| !p.exists()) {
-                None => return Ok(root.clone()),
+                None => {
+                    // the root is the user's; no file of it may lead out
+                    for (path, _) in self.files(root) {
+                        crate::paths::resolved_inside(root, &path)
+                            .map_err(|e| DataError::io(&path, e))?;
+                    }
+                    return Ok(root.clone());
+                }
                 Some((path, _)) => lacking.push(path.display().to_string()),
             }
         }

@@ -65,12 +65,16 @@ impl<'de> Deserialize<'de> for Count {
 #[serde(deny_unknown_fields)]
 pub struct SplitFiles {
     /// Query items, in query order.
+    #[serde(deserialize_with = "crate::paths::relative")]
     pub queries: PathBuf,
     /// Database items, in database order (the order index ties follow).
+    #[serde(deserialize_with = "crate::paths::relative")]
     pub database: PathBuf,
     /// Training items (default: the database).
+    #[serde(default, deserialize_with = "crate::paths::relative_opt")]
     pub training: Option<PathBuf>,
     /// Labelled training items (default: none).
+    #[serde(default, deserialize_with = "crate::paths::relative_opt")]
     pub labelled: Option<PathBuf>,
 }
 
@@ -382,9 +386,9 @@ impl SplitFiles {
     /// range, a duplicate, a query also in the database, or a labelled item
     /// outside the training set.
     pub fn read(&self, n: usize, base: &Path) -> Result<Split> {
-        let queries = read_indices(&base.join(&self.queries), n)?;
+        let queries = read_indices(base, &self.queries, n)?;
         let database_path = base.join(&self.database);
-        let database = read_indices(&database_path, n)?;
+        let database = read_indices(base, &self.database, n)?;
         let query_line: HashMap<usize, usize> = queries.iter().map(|&(i, l)| (i, l)).collect();
         if let Some(&(i, line)) = database.iter().find(|(i, _)| query_line.contains_key(i)) {
             return Err(DataError::Invalid(format!(
@@ -395,13 +399,13 @@ impl SplitFiles {
             )));
         }
         let training = match &self.training {
-            Some(p) => read_indices(&base.join(p), n)?,
+            Some(p) => read_indices(base, p, n)?,
             None => database.clone(),
         };
         let labelled = match &self.labelled {
             Some(p) => {
                 let path = base.join(p);
-                let labelled = read_indices(&path, n)?;
+                let labelled = read_indices(base, p, n)?;
                 let in_training: std::collections::HashSet<usize> =
                     training.iter().map(|&(i, _)| i).collect();
                 if let Some(&(i, line)) = labelled.iter().find(|(i, _)| !in_training.contains(i)) {
@@ -424,9 +428,13 @@ impl SplitFiles {
     }
 }
 
-/// The (index, line) pairs of an index file, in file order.
-fn read_indices(path: &Path, n: usize) -> Result<Vec<(usize, usize)>> {
-    let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
+/// The (index, line) pairs of the index file `rel` in the spec's folder
+/// `base` (inside it: [`crate::paths::read_inside`]), in file order.
+fn read_indices(base: &Path, rel: &Path, n: usize) -> Result<Vec<(usize, usize)>> {
+    let path = &base.join(rel);
+    // an index per line: a line per item and room for comments
+    let bound = 64 * (n as u64 + 1) + (1 << 20);
+    let text = crate::paths::read_inside(base, rel, bound).map_err(|e| DataError::io(path, e))?;
     let mut seen: HashMap<usize, usize> = HashMap::new();
     let mut out = Vec::new();
     for (k, line) in text.lines().enumerate() {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use hashbench_claims::{Diagnosis, Outcome, WrittenFor};
+use hashbench_data::paths::read_inside;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -67,19 +68,13 @@ impl Diagnoses {
     pub fn load(spec: &Path, claims: &[&str], profiles: &[String]) -> Result<Diagnoses> {
         let path = Self::path_of(spec);
         let mut out = Diagnoses::default();
-        let size = match std::fs::metadata(&path) {
-            Ok(m) => m.len(),
+        let folder_of_spec = spec.parent().unwrap_or(Path::new("."));
+        let own = Path::new(FOLDER).join(spec.file_name().unwrap_or_default());
+        let text = match read_inside(folder_of_spec, &own, MAX_BYTES) {
+            Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        if size > MAX_BYTES {
-            bail!(
-                "{}: {size} bytes; a diagnoses file is at most {MAX_BYTES} bytes",
-                path.display()
-            );
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
         let file: DiagnosesFile = toml::from_str(&text).map_err(|mut e| {
             e.set_input(Some(&text));
             anyhow!("{}: {e}", path.display())

@@ -282,16 +282,8 @@ impl Spec {
     /// wrong level, a profile without its `deviation`, a diagnoses file that
     /// names no claim or profile of the spec.
     pub fn load(path: &Path) -> Result<Spec> {
-        let size = std::fs::metadata(path)
-            .with_context(|| format!("reading spec {}", path.display()))?
-            .len();
-        if size > MAX_SPEC_BYTES {
-            bail!(
-                "{}: {size} bytes; a spec is at most {MAX_SPEC_BYTES} bytes (the largest shipped is about 16 KB): is this the right file?",
-                path.display()
-            );
-        }
-        let text = std::fs::read_to_string(path)
+        // the spec is the user's to name (a link too), but read with a bound
+        let text = hashbench_data::paths::read_bounded(path, MAX_SPEC_BYTES)
             .with_context(|| format!("reading spec {}", path.display()))?;
         let source = panel::Source::read(path, text)?;
         let (paper, declared) = document::protocols(&source)?;

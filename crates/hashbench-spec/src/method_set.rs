@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
+use hashbench_data::paths::read_inside;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -49,19 +50,9 @@ impl MethodSet {
                 "{at}: methods_from = \"{from}\": a method set is a file of the paper's {FOLDER}/ folder (`methods_from = \"{FOLDER}/<name>.toml\"`)"
             );
         }
-        let path = spec.parent().unwrap_or(Path::new(".")).join(from);
-        let size = std::fs::metadata(&path)
-            .with_context(|| {
-                format!(
-                    "{at}: methods_from = \"{from}\": reading {}",
-                    path.display()
-                )
-            })?
-            .len();
-        if size > MAX_BYTES {
-            bail!("{at}: methods_from = \"{from}\": {size} bytes, more than a method set holds");
-        }
-        let text = std::fs::read_to_string(&path).with_context(|| {
+        let folder_of_spec = spec.parent().unwrap_or(Path::new("."));
+        let path = folder_of_spec.join(from);
+        let text = read_inside(folder_of_spec, Path::new(from), MAX_BYTES).with_context(|| {
             format!(
                 "{at}: methods_from = \"{from}\": reading {}",
                 path.display()

@@ -23,6 +23,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use hashbench_data::paths::read_inside;
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
@@ -143,14 +144,9 @@ impl Source {
                 "{at}: {key} = \"{name}\": the file must be in the paper's {folder}/ folder (`\"{folder}/<name>.toml\"`)"
             );
         }
-        let file = self.path.parent().unwrap_or(Path::new(".")).join(name);
-        let size = std::fs::metadata(&file)
-            .with_context(|| format!("{at}: {key} = \"{name}\": reading {}", file.display()))?
-            .len();
-        if size > MAX_BYTES {
-            bail!("{at}: {key} = \"{name}\": {size} bytes, more than a {folder}/ file holds");
-        }
-        let body = std::fs::read_to_string(&file)
+        let folder_of_spec = self.path.parent().unwrap_or(Path::new("."));
+        let file = folder_of_spec.join(name);
+        let body = read_inside(folder_of_spec, Path::new(name), MAX_BYTES)
             .with_context(|| format!("{at}: {key} = \"{name}\": reading {}", file.display()))?;
         self.text.push('\n');
         let start = self.text.len();

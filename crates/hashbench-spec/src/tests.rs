@@ -84,8 +84,8 @@ fn parse_bytes(bytes: &[u8]) -> Result<Spec> {
 #[test]
 fn a_junk_file_beyond_the_size_limit_is_rejected_before_parsing() {
     let junk = vec![b'x'; MAX_SPEC_BYTES as usize + 1];
-    let e = parse_bytes(&junk).unwrap_err().to_string();
-    assert!(e.contains("a spec is at most 1048576 bytes"), "{e}");
+    let e = format!("{:#}", parse_bytes(&junk).unwrap_err());
+    assert!(e.contains("more than 1048576 bytes"), "{e}");
     // at the limit it is parsed (and fails as TOML, at line 1)
     let e = parse_bytes(&junk[1..]).unwrap_err().to_string();
     assert!(!e.contains("at most"), "{e}");
@@ -1572,5 +1572,55 @@ fn the_walk_visits_each_spec_once_with_one_policy_for_the_invalid() {
         chosen[0].why_not().unwrap().contains("paper data: "),
         "{:?}",
         chosen[0].why_not()
+    );
+}
+
+/// Issue 74: a spec's layers (shared files, method set, figure file,
+/// diagnoses) are read inside the spec's folder only: a layer that is a
+/// link out of it, or to a device, is refused naming where it leads and
+/// nothing of it is read; a link that stays inside is followed.
+#[test]
+fn a_layer_linked_out_of_the_specs_folder_or_to_a_device_is_refused() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.toml");
+    std::fs::write(&secret, "dataset = \"private\"\n").unwrap();
+    let spec = over_shared_data();
+    let (dir, ok) = load_with(&[("spec.toml", &spec), ("shared/real.toml", SHARED_DATA)]);
+    assert!(ok.is_err(), "shared/data.toml not written yet");
+    let shared = dir.path().join("shared/data.toml");
+    let load = || Spec::load(&dir.path().join("spec.toml")).map_err(|e| format!("{e:#}"));
+    // a link inside the folder: followed
+    symlink(dir.path().join("shared/real.toml"), &shared).unwrap();
+    assert_eq!(
+        load().unwrap().plan("paper", &CATALOG).unwrap().dataset,
+        "d"
+    );
+    for target in [secret.as_path(), Path::new("/dev/zero")] {
+        std::fs::remove_file(&shared).unwrap();
+        symlink(target, &shared).unwrap();
+        let e = load().unwrap_err();
+        assert!(e.contains("shared_from = \"shared/data.toml\""), "{e}");
+        assert!(
+            e.contains("outside") || e.contains("not a plain file"),
+            "{e}"
+        );
+        assert!(!e.contains("private"), "{e}");
+    }
+    // the method set and the diagnoses file, linked out
+    let (_set_dir, spec_path, set_path) = with_method_set("{methods}");
+    std::fs::remove_file(&set_path).unwrap();
+    symlink(&secret, &set_path).unwrap();
+    let e = format!("{:#}", Spec::load(&spec_path).unwrap_err());
+    assert!(e.contains("methods_from") && e.contains("outside"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, GOOD).unwrap();
+    std::fs::create_dir(dir.path().join("diagnoses")).unwrap();
+    symlink(&secret, dir.path().join("diagnoses/spec.toml")).unwrap();
+    let e = format!("{:#}", Spec::load(&path).unwrap_err());
+    assert!(
+        e.contains("diagnoses/spec.toml") && e.contains("outside"),
+        "{e}"
     );
 }

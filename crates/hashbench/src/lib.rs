@@ -271,6 +271,10 @@ pub fn main_with_args(
         cli.root.clone(),
         &hashbench_methods::CATALOG,
     );
+    let trees = trees_of(&cli.command, &ws);
+    for tree in &trees {
+        check_tree(tree)?;
+    }
     if cli.rehearsal {
         ws = ws.rehearsal();
     }
@@ -376,6 +380,50 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         | Command::ConvertReuters { .. }
         | Command::ConvertUsps { .. }) => prepare_data(ws, data),
     }
+}
+
+/// The folders `command` writes into and reads back, each a root the user
+/// named (the results folder and a merge's or score's sources; a fetch's or
+/// features' data root), checked before it runs: no link below one may
+/// lead out of it.
+fn trees_of(command: &Command, ws: &Workspace) -> Vec<PathBuf> {
+    let data_root = |to: &Option<PathBuf>| {
+        to.clone()
+            .or_else(|| ws.data_roots.first().cloned())
+            .into_iter()
+            .collect()
+    };
+    match command {
+        Command::Fetch { to, .. } | Command::Features { to, .. } => data_root(to),
+        Command::List
+        | Command::Encode(_)
+        | Command::Describe { .. }
+        | Command::ConvertMnistNpm { .. }
+        | Command::ConvertReuters { .. }
+        | Command::ConvertUsps { .. } => Vec::new(),
+        Command::Merge { sources, .. } => std::iter::once(ws.results.clone())
+            .chain(sources.iter().cloned())
+            .collect(),
+        Command::Score { codes, .. } => std::iter::once(ws.results.clone())
+            .chain(codes.iter().map(|c| c.dir.clone()))
+            .collect(),
+        _ => vec![ws.results.clone()],
+    }
+}
+
+/// Refuses a tree with a link below it that leads out (or dangles), and says
+/// when the root itself is a link, which is followed: the user named it.
+fn check_tree(tree: &std::path::Path) -> Result<()> {
+    hashbench_data::paths::links_stay_inside(tree)
+        .with_context(|| format!("checking {} before writing or reading it", tree.display()))?;
+    if let Ok(to) = std::fs::read_link(tree) {
+        eprintln!(
+            "note: {} is a link to {}; followed, as a folder you named",
+            tree.display(),
+            to.display()
+        );
+    }
+    Ok(())
 }
 
 /// The jobs of `hashbench slurm`, as [`SlurmOptions`] holds them.

@@ -203,3 +203,116 @@ fn a_rehearsal_is_never_checked_against_the_baselines() {
     assert!(stderr.contains("a rehearsal has no baseline"), "{stderr}");
     assert!(!root.path().join("results").exists());
 }
+
+/// A checksum of every file under `dir` (names and bytes), to show a tree
+/// outside the named roots unchanged.
+fn tree_sum(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = walk(dir)
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            (p, bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Issue 74: a results tree from elsewhere with a link planted below the
+/// results folder (the run folder's figures, the shared cache, a trial
+/// record) leading out of it stops every entry point that writes or reads
+/// there before it does anything, naming the link; the folder outside is
+/// untouched. A data root given to `fetch` and `features` is checked alike.
+#[test]
+fn a_link_out_of_the_results_folder_stops_every_entry_point() {
+    let root = scratch_root(&[("experiments/klsh/fig3.toml", "fig3.toml")]);
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::os::unix::fs::symlink(repo.join("data"), root.path().join("data")).unwrap();
+    let spec = "experiments/x/fig3.toml";
+    let (code, stderr) = hashbench(root.path(), &["run", spec, "--profile", "ci"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("keep.txt"), "keep").unwrap();
+    let before = tree_sum(outside.path());
+    let run = root.path().join("results/klsh-fig3/ci");
+    let record = walk(&run.join("trials")).remove(0);
+    let planted: Vec<(std::path::PathBuf, std::path::PathBuf)> = vec![
+        (run.join("figures"), outside.path().to_path_buf()),
+        (
+            root.path().join("results/cache"),
+            outside.path().to_path_buf(),
+        ),
+        (record.clone(), outside.path().join("keep.txt")),
+        (run.join("scored"), outside.path().join("not-there")),
+    ];
+    let codes = format!("X={}", run.join("codes").display());
+    let source = root.path().join("results").display().to_string();
+    let entry_points: Vec<Vec<&str>> = vec![
+        vec!["run", spec, "--profile", "ci"],
+        vec!["run", spec, "--profile", "ci", "--shard", "0/2"],
+        vec!["prepare", spec, "--profile", "ci"],
+        vec!["figures"],
+        vec!["report"],
+        vec!["check"],
+        vec!["points", spec, "--profile", "ci"],
+        vec!["split", spec, "--profile", "ci"],
+        vec!["score", spec, "--profile", "ci", "--codes", &codes],
+        vec!["merge", &source],
+        vec!["slurm", spec, "--profile", "ci", "--shards", "2"],
+        vec!["price", spec],
+    ];
+    for (link, target) in &planted {
+        let kept = outside.path().with_extension("kept");
+        let existed = link.exists();
+        if existed {
+            std::fs::rename(link, &kept).unwrap();
+        }
+        std::os::unix::fs::symlink(target, link).unwrap();
+        for args in &entry_points {
+            let (code, stderr) = hashbench(root.path(), args);
+            assert_eq!(code, Some(1), "{link:?} {args:?}: {stderr}");
+            assert!(
+                stderr.contains("is a symbolic link to")
+                    && stderr.contains(link.file_name().unwrap().to_str().unwrap()),
+                "{link:?} {args:?}: {stderr}"
+            );
+            assert_eq!(tree_sum(outside.path()), before, "{link:?} {args:?}");
+        }
+        std::fs::remove_file(link).unwrap();
+        if existed {
+            std::fs::rename(&kept, link).unwrap();
+        }
+    }
+    // the tree restored, every entry point works again
+    let (code, stderr) = hashbench(root.path(), &["figures"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    // a data root given to fetch or features, with its raw/ linked out
+    let data = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), data.path().join("raw")).unwrap();
+    let to = data.path().display().to_string();
+    for args in [
+        vec!["fetch", "uci-nursery", "--to", &to],
+        vec!["features", "nursery", "--from", &to, "--to", &to],
+    ] {
+        let (code, stderr) = hashbench(root.path(), &args);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("raw is a symbolic link to"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert_eq!(tree_sum(outside.path()), before);
+}

@@ -207,6 +207,23 @@ fn the_first_root_holding_every_file_is_used_and_every_root_tried_is_named() {
     );
 }
 
+/// Issue 74: a data root is the user's and may itself be a link, but a
+/// data set's file in it that is a link out of it is not read.
+#[test]
+fn a_data_file_linked_out_of_its_root_is_refused_and_a_linked_root_followed() {
+    let (store, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let e = fixture(store.path());
+    let linked_root = outside.path().join("root-link");
+    std::os::unix::fs::symlink(store.path(), &linked_root).unwrap();
+    let roots = vec![linked_root.clone()];
+    assert_eq!(e.load("tiny", &roots).unwrap().labels, Some(vec![7, 8, 9]));
+    let moved = outside.path().join("lab.gz");
+    std::fs::rename(store.path().join("lab.gz"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, store.path().join("lab.gz")).unwrap();
+    let msg = e.locate("tiny", &roots).unwrap_err().to_string();
+    assert!(msg.contains("lab.gz") && msg.contains("outside"), "{msg}");
+}
+
 /// Issue 57: every registry path (files, `to`, `nested`, `source`, `holds`)
 /// stays inside its data root, refused where it is written.
 #[test]

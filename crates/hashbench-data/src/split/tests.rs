@@ -255,6 +255,27 @@ fn bad_index_files_name_file_and_line() {
     );
 }
 
+/// Issue 74: index files are read inside the spec's folder: a name that
+/// leaves it is refused where the spec states it, and a file linked out of it
+/// is refused naming where it leads, its lines never echoed.
+#[test]
+fn index_files_outside_the_specs_folder_are_refused() {
+    for bad in ["/etc/passwd", "../q.txt"] {
+        let text = format!("queries = {bad:?}\ndatabase = \"db.txt\"\n");
+        let e = toml::from_str::<SplitFiles>(&text).unwrap_err().to_string();
+        assert!(e.contains("leaves its folder"), "{e}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret");
+    std::fs::write(&secret, "secret line\n").unwrap();
+    let s = files_spec(dir.path(), &[("db.txt", "3\n")]);
+    std::os::unix::fs::symlink(&secret, dir.path().join("q.txt")).unwrap();
+    let e = s.split(10, &[], 0, dir.path()).unwrap_err().to_string();
+    assert!(e.contains("q.txt") && e.contains("outside"), "{e}");
+    assert!(!e.contains("secret line"), "{e}");
+}
+
 #[test]
 fn files_exclude_drawn_roles() {
     let dir = tempfile::tempdir().unwrap();
