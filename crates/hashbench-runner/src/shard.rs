@@ -162,6 +162,9 @@ pub fn prepare(ws: &Workspace, plan: &Plan) -> Result<()> {
     pass(ws, plan, &data, &RunOptions::default(), Mode::Prepare).map(|_| ())
 }
 
+/// The largest shard manifest read (a trial list: a few MB at 10⁵ trials).
+const MAX_MANIFEST: u64 = 256 << 20;
+
 /// The shard manifests under the results folder `root`, by run.
 fn manifests(root: &Path) -> Result<Vec<(PathBuf, ShardManifest)>> {
     let mut out = Vec::new();
@@ -179,10 +182,17 @@ fn manifests(root: &Path) -> Result<Vec<(PathBuf, ShardManifest)>> {
         if !in_shards || path.extension().is_none_or(|e| e != "json") {
             continue;
         }
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        // a manifest is sealed: one edited without resealing is not merged
+        let text = hashbench_data::paths::read_bounded(path, MAX_MANIFEST)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let value = serde_json::from_str(&text)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))
+            .and_then(|v| {
+                hashbench_data::checksum::unseal(v)
+                    .map_err(|why| anyhow!("{}: {why}; run that shard again", path.display()))
+            })?;
         let manifest: ShardManifest =
-            serde_json::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            serde_json::from_value(value).map_err(|e| anyhow!("{}: {e}", path.display()))?;
         out.push((path.to_path_buf(), manifest));
     }
     Ok(out)

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{Context, Result};
 use hashbench_core::BitCodes;
 use hashbench_core::method::FitLog;
+use hashbench_data::checksum;
 use hashbench_tables::{
     CurveRow, ENCODE_SECONDS, EVALUATE_CPU, FIT_CPU, FIT_SECONDS, MetricRow, QUERY_ENCODE,
     QueryValueRow, Repeats, ResultTables,
@@ -57,30 +58,15 @@ pub trait Fingerprinted {
     fn fingerprint(&self) -> &str;
 }
 
-/// The key of a record's checksum in its JSON.
-const CHECKSUM: &str = "checksum";
-
-/// sha256 (hex) of a record's canonical JSON (object keys sorted, floats
-/// exact), its checksum left out.
-fn content_checksum(value: &serde_json::Value) -> String {
-    let mut v = value.clone();
-    if let Some(o) = v.as_object_mut() {
-        o.remove(CHECKSUM);
-    }
-    let bytes = serde_json::to_vec(&v).expect("a JSON value serializes");
-    hashbench_data::checksum::hex(&Sha256::digest(bytes))
-}
-
 /// A record's JSON, sealed with the checksum of its content.
 ///
 /// # Errors
 /// A record that is not a JSON object.
 pub fn sealed<T: Serialize>(rec: &T) -> Result<Vec<u8>> {
     let mut v = serde_json::to_value(rec)?;
-    let sum = content_checksum(&v);
-    v.as_object_mut()
-        .context("a stored record is a JSON object")?
-        .insert(CHECKSUM.into(), sum.into());
+    if !checksum::seal(&mut v) {
+        anyhow::bail!("a stored record is a JSON object");
+    }
     Ok(serde_json::to_vec(&v)?)
 }
 
@@ -103,27 +89,13 @@ pub fn read<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str)
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Stored::Absent,
         Err(e) => return Stored::Refused(e.to_string()),
     };
-    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&text) else {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(&text) else {
         return Stored::Refused("not JSON (truncated or damaged)".into());
     };
-    let claimed = value
-        .get(CHECKSUM)
-        .and_then(|c| c.as_str())
-        .map(str::to_string);
-    match claimed {
-        None => {
-            return Stored::Refused(
-                "no checksum (written before stored records carried one)".into(),
-            );
-        }
-        Some(c) if c != content_checksum(&value) => {
-            return Stored::Refused("its content does not match its checksum".into());
-        }
-        Some(_) => {}
-    }
-    if let Some(o) = value.as_object_mut() {
-        o.remove(CHECKSUM);
-    }
+    let value = match checksum::unseal(value) {
+        Ok(value) => value,
+        Err(why) => return Stored::Refused(why),
+    };
     match serde_json::from_value::<T>(value) {
         Ok(rec) if rec.fingerprint() == fingerprint => Stored::Fresh(rec),
         Ok(_) => Stored::Absent,
@@ -636,26 +608,6 @@ mod tests {
         // hand-computed: sha256("LSH" 0x1f) begins 6db681fc (stored run
         // folders are named by it, so a change of rule would orphan them)
         assert_eq!(slug("LSH"), "lsh-6db681fc");
-    }
-
-    /// One-off: seals the committed tuning records written before records
-    /// carried a checksum (each checked against its file name first).
-    #[test]
-    #[ignore = "run once to migrate results/tuning"]
-    fn seal_the_committed_tuning_records() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results/tuning");
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let key = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let value: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            if value.get(CHECKSUM).is_some() {
-                continue;
-            }
-            let rec: TunedRecord = serde_json::from_value(value).unwrap();
-            assert_eq!(rec.fingerprint, key, "{}", path.display());
-            save(&path, &rec).unwrap();
-        }
     }
 
     #[test]

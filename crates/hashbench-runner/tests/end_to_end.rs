@@ -1045,12 +1045,25 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
     .unwrap();
     assert_eq!(csv(&merged[0].dir), csv(&whole.dir));
 
-    // shards of another build or another spec are refused, naming both files
+    // a manifest edited without resealing is refused, naming it (issue 74)
     let manifest = shard::manifest_path(&roots[2].join("toy").join("paper"), shard(2));
     let original = std::fs::read_to_string(&manifest).unwrap();
     let mut m: shard::ShardManifest = serde_json::from_str(&original).unwrap();
+    let edited = original.replacen("\"trials\":4", "\"trials\":3", 1);
+    assert_ne!(edited, original);
+    std::fs::write(&manifest, edited).unwrap();
+    let e = format!(
+        "{:#}",
+        shard::merge(&merged_ws, &roots, None, &RunOptions::default()).unwrap_err()
+    );
+    assert!(
+        e.contains("2-of-4.json") && e.contains("does not match its checksum"),
+        "{e}"
+    );
+    // shards of another build or another spec are refused, naming both files
+    let reseal = |m: &shard::ShardManifest| hashbench_runner::store::sealed(m).unwrap();
     m.code_version = "another build".into();
-    std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+    std::fs::write(&manifest, reseal(&m)).unwrap();
     let e = format!(
         "{:#}",
         shard::merge(&merged_ws, &roots, None, &RunOptions::default()).unwrap_err()
@@ -1061,7 +1074,7 @@ fn shards_merge_into_the_single_machine_tables_byte_for_byte() {
         .unwrap()
         .code_version;
     m.spec_sha256 = "another spec".into();
-    std::fs::write(&manifest, serde_json::to_string(&m).unwrap()).unwrap();
+    std::fs::write(&manifest, reseal(&m)).unwrap();
     let e = format!(
         "{:#}",
         shard::merge(&merged_ws, &roots, None, &RunOptions::default()).unwrap_err()
@@ -1666,7 +1679,13 @@ over = "overall"
                 r.value *= scale;
             }
         }
-        for (path, bytes) in hashbench_tables::table_files(&t, &run.dir).unwrap() {
+        // the slower machine's own run: its tables and their run record
+        let mut files = hashbench_tables::table_files(&t, &run.dir).unwrap();
+        let record = hashbench_tables::read_run_record(&run.dir)
+            .unwrap()
+            .unwrap();
+        files.push(hashbench_tables::run_record_file(record, &files, &run.dir).unwrap());
+        for (path, bytes) in files {
             std::fs::write(path, bytes).unwrap();
         }
     };

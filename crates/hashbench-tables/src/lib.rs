@@ -2,10 +2,10 @@
 //! params, bits, trial, metric) with its value; curves add (curve, x, y). Written
 //! as Parquet and CSV through polars, read back for redrawing figures.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use hashbench_data::checksum;
 use hashbench_eval::QueryValues;
 use polars::prelude::{
     Column, CsvWriter, DataFrame, DataType, ParquetReader, ParquetWriter, SerReader, SerWriter,
@@ -183,26 +183,95 @@ pub const FIT_CPU: &str = "fit-cpu-seconds";
 /// The timings row of an evaluation's CPU seconds (the evaluating thread's).
 pub const EVALUATE_CPU: &str = "evaluate-cpu-seconds";
 
-/// Whether `dir` holds a finished run's tables.
+/// The run record of a run folder.
+const RUN_RECORD: &str = "run.json";
+
+/// The run record's key holding the sha256 of each table file.
+const TABLES_SHA256: &str = "tables_sha256";
+
+/// Whether `dir` holds a finished run (its tables or its run record: a run
+/// that lost one of them is damaged, not "not run yet").
 pub fn is_stored(dir: &Path) -> bool {
-    dir.join("metrics.parquet").exists()
+    dir.join("metrics.parquet").exists() || dir.join(RUN_RECORD).exists()
 }
 
-/// The run record (`run.json`: spec hash, split, seconds, threads) of `dir`,
-/// `None` when the run wrote none.
+/// The bytes of `run.json` for the run record `run` (a JSON object) whose
+/// tables are `tables` (the files of [`table_files`]): the sha256 of each
+/// table added, and the whole sealed with its checksum, so that a table or
+/// the record damaged or edited is refused when read back.
 ///
 /// # Errors
-/// A run.json that cannot be read or is not JSON, naming the file.
+/// A record that is not a JSON object.
+pub fn run_record_file(
+    mut run: serde_json::Value,
+    tables: &[(PathBuf, Vec<u8>)],
+    dir: &Path,
+) -> Result<(PathBuf, Vec<u8>)> {
+    let sums: serde_json::Map<String, serde_json::Value> = tables
+        .iter()
+        .map(|(path, bytes)| {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            (name.into_owned(), sha256(bytes).into())
+        })
+        .collect();
+    let object = run
+        .as_object_mut()
+        .context("a run record is a JSON object")?;
+    object.insert(TABLES_SHA256.into(), sums.into());
+    checksum::seal(&mut run);
+    Ok((dir.join(RUN_RECORD), serde_json::to_vec_pretty(&run)?))
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    checksum::hex(&Sha256::digest(bytes))
+}
+
+/// The run record (`run.json`: spec hash, split, seconds, threads, the
+/// tables' sha256) of `dir`, unsealed; `None` when the run wrote none.
+///
+/// # Errors
+/// A run.json that cannot be read, is not JSON, or fails its checksum
+/// (damaged or edited), naming the file.
 pub fn read_run_record(dir: &Path) -> Result<Option<serde_json::Value>> {
-    let path = dir.join("run.json");
-    let text = match std::fs::read_to_string(&path) {
+    let path = dir.join(RUN_RECORD);
+    let text = match hashbench_data::paths::read_bounded(&path, MAX_RUN_RECORD) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    serde_json::from_str(&text)
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a run record (truncated or damaged)",
+            path.display()
+        )
+    })?;
+    checksum::unseal(value)
         .map(Some)
-        .with_context(|| format!("{}: not a run record", path.display()))
+        .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))
+}
+
+/// The largest run record read (they are a few KB).
+const MAX_RUN_RECORD: u64 = 16 << 20;
+
+/// The bytes of the table file `name` of `dir`, checked against the sha256
+/// its run record holds for it.
+fn checked_table(dir: &Path, run: &serde_json::Value, name: &str) -> Result<Vec<u8>> {
+    let path = dir.join(name);
+    let want = run[TABLES_SHA256][name].as_str().with_context(|| {
+        format!(
+            "{}: run.json holds no sha256 of {name} (written before tables were checked)",
+            dir.display()
+        )
+    })?;
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    if sha256(&bytes) != want {
+        anyhow::bail!(
+            "{}: does not match the sha256 its run.json holds (damaged or edited since the run wrote it)",
+            path.display()
+        );
+    }
+    Ok(bytes)
 }
 
 /// The `metrics`, `curves` and `timings` tables (Parquet and CSV) and the
@@ -230,22 +299,11 @@ pub fn table_files(t: &ResultTables, dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>
     Ok(files)
 }
 
-/// The per-query values stored in `dir` (none when a run predates them).
-fn read_query_values(dir: &Path) -> Result<Vec<QueryValueRow>> {
-    let path = dir.join(QUERY_VALUES);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
-}
-
-fn read_parquet(path: &Path) -> Result<DataFrame> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    ParquetReader::new(file)
+fn read_parquet(dir: &Path, run: &serde_json::Value, name: &str) -> Result<DataFrame> {
+    let bytes = checked_table(dir, run, name)?;
+    ParquetReader::new(std::io::Cursor::new(bytes))
         .finish()
-        .with_context(|| format!("reading {}", path.display()))
+        .with_context(|| format!("reading {}", dir.join(name).display()))
 }
 
 fn strings(df: &DataFrame, name: &str) -> Result<Vec<String>> {
@@ -288,14 +346,25 @@ fn metric_rows(df: &DataFrame) -> Result<Vec<MetricRow>> {
 }
 
 /// Reads from `dir` the tables [`table_files`] lays out (written as one set
-/// with the run's other files).
+/// with the run's other files), each checked against the sha256 its run
+/// record holds.
 ///
 /// # Errors
-/// Missing or malformed files, naming the path; a rehearsal's tables.
+/// A missing, damaged or edited table or run record, naming the file; a
+/// rehearsal's tables.
 pub fn read_tables(dir: &Path) -> Result<ResultTables> {
-    let metrics = read_parquet(&dir.join("metrics.parquet"))?;
-    let curves = read_parquet(&dir.join("curves.parquet"))?;
-    let timings = read_parquet(&dir.join("timings.parquet"))?;
+    let run = read_run_record(dir)?.with_context(|| {
+        format!(
+            "{}: no run.json, so its tables cannot be checked",
+            dir.display()
+        )
+    })?;
+    let metrics = read_parquet(dir, &run, "metrics.parquet")?;
+    let curves = read_parquet(dir, &run, "curves.parquet")?;
+    let timings = read_parquet(dir, &run, "timings.parquet")?;
+    let query_values: Vec<QueryValueRow> =
+        serde_json::from_slice(&checked_table(dir, &run, QUERY_VALUES)?)
+            .with_context(|| format!("parsing {}", dir.join(QUERY_VALUES).display()))?;
     let first = |df: &DataFrame, c: &str| -> Result<String> {
         Ok(strings(df, c)?.into_iter().next().unwrap_or_default())
     };
@@ -329,7 +398,7 @@ pub fn read_tables(dir: &Path) -> Result<ResultTables> {
             })
             .collect(),
         timings: metric_rows(&timings)?,
-        query_values: read_query_values(dir)?,
+        query_values,
     })
 }
 
@@ -414,8 +483,10 @@ mod tests {
             }],
         };
         let dir = tempfile::tempdir().unwrap();
-        hashbench_data::atomic::write_all_atomically(&table_files(&t, dir.path()).unwrap())
-            .unwrap();
+        let mut files = table_files(&t, dir.path()).unwrap();
+        let run = serde_json::json!({"experiment": "e"});
+        files.push(run_record_file(run, &files, dir.path()).unwrap());
+        hashbench_data::atomic::write_all_atomically(&files).unwrap();
         let back = read_tables(dir.path()).unwrap();
         assert_eq!(back.metrics[0], t.metrics[0]);
         assert!(back.metrics[1].value.is_nan());
@@ -429,5 +500,56 @@ mod tests {
         assert!(
             csv.starts_with("experiment,profile,dataset,method,params,bits,trial,metric,value")
         );
+        damaged_tables_are_refused_naming_the_file(dir.path());
+    }
+
+    /// Issue 74: a table read back is the one the run wrote. A table or run
+    /// record truncated, zeroed, edited (one double overwritten) or missing
+    /// is refused naming the file; a run folder that lost its tables but
+    /// kept its record is still a stored (damaged) run, not "not run yet".
+    fn damaged_tables_are_refused_naming_the_file(dir: &Path) {
+        let whole: Vec<(PathBuf, Vec<u8>)> = ["metrics.parquet", QUERY_VALUES, RUN_RECORD]
+            .iter()
+            .map(|n| (dir.join(n), std::fs::read(dir.join(n)).unwrap()))
+            .collect();
+        let restore = || {
+            for (p, b) in &whole {
+                std::fs::write(p, b).unwrap();
+            }
+        };
+        let refused = |name: &str, want: &str| {
+            let e = format!("{:#}", read_tables(dir).unwrap_err());
+            assert!(e.contains(name) && e.contains(want), "{name}: {e}");
+            restore();
+        };
+        for name in ["metrics.parquet", QUERY_VALUES] {
+            let path = dir.join(name);
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+            refused(name, "does not match the sha256");
+            std::fs::write(&path, vec![0u8; bytes.len()]).unwrap();
+            refused(name, "does not match the sha256");
+            std::fs::remove_file(&path).unwrap();
+            refused(name, "reading");
+        }
+        // one value overwritten in place, the file's length kept
+        let path = dir.join(QUERY_VALUES);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("0.5", "0.9", 1)).unwrap();
+        refused(QUERY_VALUES, "does not match the sha256");
+        // the record edited, or gone: nothing is believed
+        let record = dir.join(RUN_RECORD);
+        let text = std::fs::read_to_string(&record).unwrap();
+        std::fs::write(&record, text.replacen("\"e\"", "\"f\"", 1)).unwrap();
+        refused(RUN_RECORD, "does not match its checksum");
+        std::fs::remove_file(&record).unwrap();
+        refused(RUN_RECORD, "no run.json");
+        assert!(read_tables(dir).is_ok());
+        std::fs::remove_file(dir.join("metrics.parquet")).unwrap();
+        assert!(
+            is_stored(dir),
+            "a run with its record but no metrics is damaged, not absent"
+        );
+        restore();
     }
 }

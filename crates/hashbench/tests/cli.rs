@@ -191,6 +191,26 @@ fn figures_lists_an_unreadable_run_and_redraws_the_rest() {
         stdout.contains("redrew") && stdout.contains("klsh-fig8/ci"),
         "{stdout}"
     );
+    // a run that lost its metrics table but kept its record is damaged, not
+    // "not run yet" (issue 74); a query-values file edited is refused alike
+    std::fs::remove_file(&broken).unwrap();
+    let values = root.path().join("results/klsh-fig8/ci/query-values.json");
+    let text = std::fs::read_to_string(&values).unwrap();
+    std::fs::write(&values, text.replacen('1', "2", 1)).unwrap();
+    let (code, stderr) = hashbench(root.path(), &["report"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let report = std::fs::read_to_string(root.path().join("results/REPORT.md")).unwrap();
+    for (id, file) in [
+        ("klsh-fig3", "metrics.parquet"),
+        ("klsh-fig8", "query-values.json"),
+    ] {
+        let line = report
+            .lines()
+            .find(|l| l.contains(id) && l.contains("unreadable run"))
+            .unwrap_or_else(|| panic!("{id} not listed as unreadable:\n{report}"));
+        assert!(line.contains(file), "{line}");
+    }
+    assert!(!report.contains("not run yet"), "{report}");
 }
 
 /// A rehearsal has no baseline: `hashbench --rehearsal check` is refused

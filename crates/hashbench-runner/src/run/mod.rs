@@ -482,6 +482,8 @@ pub(crate) fn finish(
     dir: PathBuf,
 ) -> Result<RunOutcome> {
     let mut files = tables::table_files(&tables, &dir)?;
+    // run.json holds the sha256 of these, the tables read back
+    let table_count = files.len();
     let seconds = RunSeconds {
         wall: clock.wall_seconds(),
         cpu: clock.cpu_seconds(),
@@ -519,10 +521,8 @@ pub(crate) fn finish(
         "timings_table": "timings.parquet (fit-seconds, encode-seconds, fit-cpu-seconds and evaluate-cpu-seconds per trial; where the spec has timing_repeats and a timing claim is testable, fit and encoding seconds of each timed refit of the first trial, the points' refits interleaved after a discarded warm-up round)",
         "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
     });
-    files.push((
-        dir.join("run.json"),
-        serde_json::to_string_pretty(&run)?.into_bytes(),
-    ));
+    let record = tables::run_record_file(run, &files[..table_count], &dir)?;
+    files.push(record);
     // every table, the summary and run.json land together or not at all
     store::write_set(&files)?;
     // each refused record once, however often it was looked up
