@@ -208,7 +208,9 @@ fn register_font() {
     });
 }
 
-/// Draws `fig` to `<stem>.png` and `<stem>.svg`.
+/// Draws `fig` to `<stem>.png` and `<stem>.svg`. Each is drawn beside its
+/// place and renamed into it once whole: a full disk leaves the figure
+/// drawn before (or none), never a truncated one that later runs keep.
 ///
 /// # Errors
 /// [`PlotError`] naming the file when drawing or writing fails.
@@ -216,28 +218,46 @@ pub fn render(fig: &Figure, stem: &Path) -> Result<(), PlotError> {
     register_font();
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
-    let err = |p: &Path| {
-        let p = p.display().to_string();
-        move |e: String| PlotError {
-            path: p.clone(),
-            reason: e,
+    replaced_whole(&png, |tmp| {
+        let root = BitMapBackend::new(tmp, (800, 560)).into_drawing_area();
+        draw(&root, fig)?;
+        root.present().map_err(|e| e.to_string())
+    })?;
+    replaced_whole(&svg, |tmp| {
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, (800, 560)).into_drawing_area();
+            draw(&root, fig)?;
+            root.present().map_err(|e| e.to_string())?;
         }
-    };
-    {
-        let root = BitMapBackend::new(&png, (800, 560)).into_drawing_area();
-        draw(&root, fig).map_err(err(&png))?;
-        root.present()
-            .map_err(|e| e.to_string())
-            .map_err(err(&png))?;
+        std::fs::write(tmp, text).map_err(|e| e.to_string())
+    })
+}
+
+/// The temporary a figure at `path` is drawn into: beside it, its extension
+/// kept (the bitmap backend picks the format by it).
+fn temporary_of(path: &Path) -> std::path::PathBuf {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = path.extension().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!("{stem}.tmp-{}.{ext}", std::process::id()))
+}
+
+/// Writes `path` through `write` into a temporary file beside it, then
+/// renames that into place; on failure the temporary goes and `path` is as
+/// it was.
+fn replaced_whole(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), PlotError> {
+    let tmp = temporary_of(path);
+    let done = write(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string()));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    {
-        let root = SVGBackend::new(&svg, (800, 560)).into_drawing_area();
-        draw(&root, fig).map_err(err(&svg))?;
-        root.present()
-            .map_err(|e| e.to_string())
-            .map_err(err(&svg))?;
-    }
-    Ok(())
+    done.map_err(|reason| PlotError {
+        path: path.display().to_string(),
+        reason,
+    })
 }
 
 /// The style of each series of `fig`: series that share a palette slot are

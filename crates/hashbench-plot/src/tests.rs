@@ -50,6 +50,23 @@ fn renders_png_and_svg_without_system_fonts() {
     assert!(svg.contains("PCAH (linear scan)") && svg.contains("Number of bits"));
     let png = std::fs::read(dir.join("fig.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
+    // issue 74: a write that fails (a full disk; here the temporary's
+    // place taken by a folder) leaves the figure drawn before whole, and no
+    // temporary behind
+    let blocked = temporary_of(&dir.join("fig.png"));
+    std::fs::create_dir(&blocked).unwrap();
+    let mut changed = fig.clone();
+    changed.title = "another".into();
+    let e = render(&changed, &dir.join("fig")).unwrap_err().to_string();
+    assert!(e.contains("fig.png"), "{e}");
+    assert_eq!(std::fs::read(dir.join("fig.png")).unwrap(), png);
+    std::fs::remove_dir(&blocked).unwrap();
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
