@@ -482,7 +482,22 @@ pub struct Tolerance {
 impl std::fmt::Display for Tolerance {
     /// As the evidence names it: `stated tolerance 0.01 (reason)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "stated tolerance {} ({})", self.value, self.reason)
+        write!(
+            f,
+            "stated tolerance {} ({})",
+            short_number(self.value),
+            self.reason
+        )
+    }
+}
+
+/// `v` as a reader wants it in a message: as written for ordinary sizes,
+/// in exponent form beyond (1e300 is not echoed as 301 digits).
+pub fn short_number(v: f64) -> String {
+    if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
     }
 }
 

@@ -1624,3 +1624,37 @@ fn a_layer_linked_out_of_the_specs_folder_or_to_a_device_is_refused() {
         "{e}"
     );
 }
+
+/// Issue 74: a tolerance says how large a difference the word allows; on a
+/// metric at most 1 a tolerance of 1 or more admits every result (1e300
+/// made PCAH − LSH = 0.114 "close"). Refused before any trial, shortened;
+/// a timing claim's seconds have no such bound.
+#[test]
+fn a_tolerance_beyond_a_fractions_range_is_refused_with_the_number_shortened() {
+    let close = |value: &str, key: &str| {
+        GOOD.replacen(
+            "kind = \"beats\"\nmethods = [\"LSH\"]\nmetric = \"map\"",
+            &format!(
+                "kind = \"close\"\nmethods = [\"LSH\", \"SIKH (width={{ fixed = 1.0 }})\"]\nmetric = \"map\"\n{key} = {{ value = {value}, reason = \"r\" }}"
+            ),
+            1,
+        )
+    };
+    let plan = |text: &str| parse(text).unwrap().plan("paper", &CATALOG);
+    if let Err(e) = plan(&close("0.01", "tolerance")) {
+        panic!("{e:#}");
+    }
+    let e = format!("{:#}", plan(&close("1e300", "tolerance")).unwrap_err());
+    assert!(
+        e.contains("tolerance 1e300 is not below 1") && e.contains("map is a fraction"),
+        "{e}"
+    );
+    assert!(!e.contains("000000"), "{e}");
+    let beats_with = GOOD.replacen(
+        "metric = \"map\"\n\n[profiles.ci]",
+        "metric = \"map\"\nmin_effect = { value = 2.0, reason = \"r\" }\n\n[profiles.ci]",
+        1,
+    );
+    let e = format!("{:#}", plan(&beats_with).unwrap_err());
+    assert!(e.contains("min_effect 2 is not below 1"), "{e}");
+}

@@ -250,6 +250,13 @@ impl Spec {
             if let Some(why) = kind.refusal(spec_metrics, bits) {
                 bail!("{at}: claim `{}`: {why} (profile `{profile}`)", claim.id);
             }
+            if let Some(why) = claim
+                .min_effect
+                .as_ref()
+                .and_then(|t| kind.tolerance_refusal("min_effect", t, spec_metrics))
+            {
+                bail!("{at}: claim `{}`: {why} (profile `{profile}`)", claim.id);
+            }
         }
         Ok(())
     }

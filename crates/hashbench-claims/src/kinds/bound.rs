@@ -71,6 +71,10 @@ pub struct Near {
 }
 
 impl Judge for Near {
+    fn tolerances(&self) -> Vec<&Tolerance> {
+        vec![&self.tolerance]
+    }
+
     fn scope(&self) -> String {
         format!("near ({})", self.over.name())
     }

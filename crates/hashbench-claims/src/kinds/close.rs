@@ -55,6 +55,10 @@ impl Scale {
 }
 
 impl Judge for Close {
+    fn tolerances(&self) -> Vec<&Tolerance> {
+        vec![&self.tolerance]
+    }
+
     fn scope(&self) -> String {
         match self.scale {
             Scale::Linear => format!("close ({})", self.over.name()),

@@ -377,6 +377,10 @@ pub struct Approaches {
 }
 
 impl Judge for Approaches {
+    fn tolerances(&self) -> Vec<&Tolerance> {
+        vec![&self.tolerance]
+    }
+
     fn scope(&self) -> String {
         "approaches".into()
     }

@@ -22,7 +22,7 @@ pub use shape::{OrderFlips, Ordered, PeaksAt, PeaksRise};
 pub use trend::{LevelsOff, Trend};
 
 use super::Evidence;
-use super::rule::Judged;
+use super::rule::{Judged, Tolerance};
 use crate::Experiment;
 
 /// What a claim compares and how (`kind = "..."` in a spec).
@@ -98,6 +98,10 @@ pub(crate) trait Judge {
     fn refusal(&self, _metrics: &[MetricSpec], _xs: &[usize]) -> Option<String> {
         None
     }
+    /// The tolerances it states (a margin, a floor, a largest rise).
+    fn tolerances(&self) -> Vec<&Tolerance> {
+        Vec::new()
+    }
 }
 
 impl Kind {
@@ -155,7 +159,39 @@ impl Kind {
     /// Why it cannot be judged on a plan with the metric policies `metrics`
     /// and x values `xs`, whatever the run; the spec is refused with it.
     pub fn refusal(&self, metrics: &[MetricSpec], xs: &[usize]) -> Option<String> {
-        self.inner().refusal(metrics, xs)
+        self.inner().refusal(metrics, xs).or_else(|| {
+            self.inner()
+                .tolerances()
+                .into_iter()
+                .find_map(|t| self.tolerance_refusal("tolerance", t, metrics))
+        })
+    }
+
+    /// Why `tolerance` (named `what` in the spec) says nothing on what this
+    /// kind reads: where every metric or curve it reads is a fraction, at
+    /// most 1, a difference is within 1, so a tolerance of 1 or more admits
+    /// every result.
+    pub fn tolerance_refusal(
+        &self,
+        what: &str,
+        tolerance: &Tolerance,
+        metrics: &[MetricSpec],
+    ) -> Option<String> {
+        let (scalars, curves) = (self.metrics(), self.curves());
+        let fractions = !(scalars.is_empty() && curves.is_empty())
+            && scalars
+                .iter()
+                .all(|m| metrics.iter().any(|p| p.is_fraction(m)))
+            && curves
+                .iter()
+                .all(|c| metrics.iter().any(|p| p.curve_is_fraction(c)));
+        (fractions && tolerance.value >= 1.0).then(|| {
+            format!(
+                "{what} {} is not below 1, yet {} is a fraction at most 1: every difference would be within it",
+                crate::rule::short_number(tolerance.value),
+                scalars.iter().chain(&curves).copied().collect::<Vec<_>>().join(", ")
+            )
+        })
     }
 
     /// Its outcome on `ev`.

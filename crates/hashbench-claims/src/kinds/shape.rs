@@ -293,6 +293,10 @@ pub struct Ordered {
 }
 
 impl Judge for Ordered {
+    fn tolerances(&self) -> Vec<&Tolerance> {
+        self.rise_at_most.iter().collect()
+    }
+
     fn scope(&self) -> String {
         format!("ordered ({})", self.over.name())
     }

@@ -156,6 +156,10 @@ impl Trend {
 }
 
 impl Judge for Trend {
+    fn tolerances(&self) -> Vec<&Tolerance> {
+        self.floor.iter().collect()
+    }
+
     fn scope(&self) -> String {
         "rises".into()
     }
