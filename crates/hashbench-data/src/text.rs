@@ -261,6 +261,13 @@ pub fn read_csv(path: &Path) -> Result<CsvRows> {
                 })?;
             values.push(v);
         }
+        // an empty (or "?", missing) class is no class of its own
+        if fields[d].is_empty() || fields[d] == "?" {
+            return Err(DataError::format(
+                path,
+                format!("line {line_no}: the class (the last field) is missing"),
+            ));
+        }
         names.push(fields[d].to_string());
     }
     let classes: BTreeMap<&str, u32> = {
@@ -294,6 +301,12 @@ mod tests {
         assert!(e.contains("line 2") && e.contains("2 fields"), "{e}");
         let bad = write(dir.path(), "c.dat", "1,x,A\n");
         assert!(read_csv(&bad).unwrap_err().to_string().contains("`x`"));
+        // issue 74: an empty class field became a class of its own
+        for missing in ["1,2,A\n3,4,\n", "1,2,A\n3,4, ?\n"] {
+            let bad = write(dir.path(), "d.dat", missing);
+            let e = read_csv(&bad).unwrap_err().to_string();
+            assert!(e.contains("line 2") && e.contains("class"), "{e}");
+        }
     }
 
     fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {

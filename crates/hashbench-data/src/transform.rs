@@ -107,6 +107,7 @@ impl Transform {
 fn dense(name: &str, x: &Data) -> Result<Data> {
     match x {
         Data::Sparse(s) => {
+            fits_in_memory(name, s.n_rows(), s.n_cols())?;
             let mut out = faer::Mat::<f64>::zeros(s.n_rows(), s.n_cols());
             for_each_entry(x, |i, j, v| out[(i, j)] = v);
             Ok(Data::Dense(out))
@@ -245,6 +246,31 @@ fn unit_length(x: &Data, name: &str) -> Result<Data> {
     }
 }
 
+/// Refuses a dense `rows` × `cols` matrix of f64 larger than this machine's
+/// memory before it is allocated (a sparse file's stray feature index of
+/// 5·10⁸ made the allocation abort the process).
+fn fits_in_memory(name: &str, rows: usize, cols: usize) -> Result<()> {
+    let memory = memory_bytes().unwrap_or(u128::MAX);
+    let bytes = rows as u128 * cols as u128 * 8;
+    if bytes > memory {
+        let gib = |b: u128| b as f64 / f64::from(1u32 << 30);
+        return Err(DataError::Invalid(format!(
+            "dataset `{name}`: made dense, its {rows} items of {cols} features (the largest feature index + 1) would take {:.1} GiB, more than this machine's {:.1} GiB; is a feature index in its files wrong?",
+            gib(bytes),
+            gib(memory)
+        )));
+    }
+    Ok(())
+}
+
+/// The machine's memory (`MemTotal` of /proc/meminfo), when it can be read.
+fn memory_bytes() -> Option<u128> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u128 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn needs_vectors(name: &str, transform: &str, data: &Data) -> DataError {
     DataError::Invalid(format!(
         "dataset `{name}` holds {}; the {transform} transform needs vectors",
@@ -325,6 +351,22 @@ mod tests {
             parts: Vec::new(),
             fingerprint: "f".into(),
         }
+    }
+
+    /// Issue 74: one stray feature index (about 4.3·10⁹ here: 1,000 items
+    /// made dense take 32 TiB) aborted the process in the allocation; now
+    /// refused, naming the data.
+    #[test]
+    fn a_dense_matrix_larger_than_memory_is_refused_before_allocation() {
+        let rows = vec![vec![(0, 1.0), (u32::MAX - 1, 2.0)]; 1000];
+        let x = Data::Sparse(hashbench_core::SparseRows::new(u32::MAX as usize, &rows).unwrap());
+        let e = Transform::Dense.apply(dataset(x)).unwrap_err().to_string();
+        assert!(
+            e.contains("`toy`") && e.contains("more than this machine's"),
+            "{e}"
+        );
+        let small = Data::Sparse(hashbench_core::SparseRows::new(3, &[vec![(2, 1.0)]]).unwrap());
+        assert!(Transform::Dense.apply(dataset(small)).is_ok());
     }
 
     #[test]
