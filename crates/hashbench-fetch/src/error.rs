@@ -13,6 +13,14 @@ pub enum FetchError {
         /// What the converter said.
         cause: hashbench_features::FeatureError,
     },
+    /// Another fetch of the data set into the same root is running.
+    #[error("another `hashbench fetch` of `{dataset}` into this data root is running ({} is locked); wait for it to end", staging.display())]
+    Busy {
+        /// Dataset name.
+        dataset: String,
+        /// Its staging folder.
+        staging: PathBuf,
+    },
     /// The dataset has no public download.
     #[error("dataset `{dataset}` is not openly downloadable: {obtain}")]
     NotDownloadable {

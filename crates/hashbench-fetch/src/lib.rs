@@ -160,6 +160,21 @@ pub fn compute_collection(
     Ok(Computed { fetched, written })
 }
 
+/// The lock of one data set's fetch into one root: the operating system's
+/// (`flock`) on its staging folder, held until the fetch ends (or its process
+/// does), so a second `hashbench fetch` of it stops at once instead of
+/// writing the same part files. A file system without `flock` goes unlocked.
+fn fetch_lock(name: &str, staging: &Path) -> Result<std::fs::File, FetchError> {
+    let folder = std::fs::File::open(staging).map_err(io(staging))?;
+    match folder.try_lock() {
+        Err(std::fs::TryLockError::WouldBlock) => Err(FetchError::Busy {
+            dataset: name.to_string(),
+            staging: staging.to_path_buf(),
+        }),
+        Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(folder),
+    }
+}
+
 /// The downloads into `<root>/.fetch/<name>/`, unpacked, `files` (relative
 /// to the data root) checked in the staging folder, then everything moved
 /// into `root`.
@@ -172,6 +187,7 @@ fn fetch_files(
 ) -> Result<Fetched, FetchError> {
     let staging = paths::own_dir(root, &[Path::new(".fetch"), Path::new(name)])
         .map_err(io(&root.join(".fetch")))?;
+    let _alone = fetch_lock(name, &staging)?;
     let unpacked = staging.join("unpacked");
     paths::not_a_link(&unpacked).map_err(io(&unpacked))?;
     let mut fetched = Fetched::default();

@@ -796,3 +796,37 @@ fn the_work_folder_and_registry_paths_stay_inside_the_data_root() {
         "{err}"
     );
 }
+
+/// Issue 74: two fetches of one data set into one root at once wrote the
+/// same part files; the second now stops at once, naming the first, and
+/// runs once the first has ended.
+#[test]
+fn a_second_fetch_of_a_data_set_stops_while_the_first_runs() {
+    let (gz, features, labels) = archive();
+    let server = serve(HashMap::from([("/toy.tar.gz".to_string(), gz)]), Vec::new());
+    let root = tempfile::tempdir().unwrap();
+    let e = entry(
+        &format!("{}/toy.tar.gz", server.base),
+        &sha256(&features),
+        &sha256(&labels),
+    );
+    // the first fetch, as another process holds it: its staging folder locked
+    let staging = root.path().join(".fetch/toy");
+    std::fs::create_dir_all(&staging).unwrap();
+    let first = std::fs::File::open(&staging).unwrap();
+    first.lock().unwrap();
+    let err = fetch("toy", &e, root.path(), false).unwrap_err();
+    assert!(matches!(err, FetchError::Busy { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("another `hashbench fetch` of `toy`"),
+        "{err}"
+    );
+    assert!(!root.path().join("toy").exists());
+    drop(first);
+    fetch("toy", &e, root.path(), false).unwrap();
+    assert_eq!(
+        files_under(root.path()),
+        ["toy", "toy/features.bin", "toy/labels.txt"]
+    );
+}
