@@ -174,18 +174,26 @@ impl<'t> Document<'t> {
         let de = toml::de::Deserializer::from(Spanned::new(self.span.clone(), table));
         let text = &self.source.text;
         Protocol::deserialize(de).map_err(|mut e| {
-            let refused = e
+            let number = e
                 .span()
-                .and_then(|span| numbers::refused_number(text, &self.numbers, span, e.message()))
-                .map_or_else(String::new, |n| {
-                    let (file, line) = self.source.line(n.span.start);
-                    let file = if self.source.in_layer(n.span.start) {
-                        format!("{} ", file.display())
-                    } else {
-                        String::new()
-                    };
-                    format!("`{}` ({file}line {line}) is refused: ", n.key)
-                });
+                .and_then(|span| numbers::refused_number(text, &self.numbers, span, e.message()));
+            // the key's own line, not the header of the table TOML points at
+            if let Some(n) = &number
+                && !self.source.in_layer(n.span.start)
+            {
+                let (_, line) = self.source.line(n.span.start);
+                let shown = text.lines().nth(line - 1).unwrap_or_default();
+                return anyhow!(
+                    "{}:{line}: `{}` is refused: {}\n   |\n{line:>3} | {shown}\n   |",
+                    self.source.path.display(),
+                    n.key,
+                    e.message()
+                );
+            }
+            let refused = number.map_or_else(String::new, |n| {
+                let (file, line) = self.source.line(n.span.start);
+                format!("`{}` ({} line {line}) is refused: ", n.key, file.display())
+            });
             match e.span() {
                 // a value a file below the spec states: its file and line
                 Some(span) if self.source.in_layer(span.start) => {

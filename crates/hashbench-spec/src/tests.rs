@@ -796,7 +796,8 @@ fn a_tolerance_that_passes_noise_and_a_rank_cut_of_one_are_refused() {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("`profiles.ci.tolerance` (line 41)")
+            e.contains(":41: `profiles.ci.tolerance` is refused")
+                && e.contains(&format!(" 41 | tolerance = {wide}"))
                 && e.contains("[0, 1e-4] (round-off, not noise)"),
             "{wide}: {e}"
         );
@@ -847,7 +848,9 @@ fn a_tolerance_that_passes_noise_and_a_rank_cut_of_one_are_refused() {
         );
         let e = format!("{:#}", parse(&text).unwrap_err());
         assert!(
-            e.contains("`normality.rank_tolerance` (line 10)") && e.contains("a number in [0, 1)"),
+            e.contains(":10: `normality.rank_tolerance` is refused")
+                && e.contains(&format!(" 10 | rank_tolerance = {cut}"))
+                && e.contains("a number in [0, 1)"),
             "{cut}: {e}"
         );
     }
@@ -962,7 +965,7 @@ fn bad_numbers_names_and_misplaced_keys_are_refused_with_their_place() {
     let e = parse(&with_ci("tolerance = -1e-6"))
         .unwrap_err()
         .to_string();
-    assert!(e.contains("line 41") && e.contains("[0, 1e-4]"), "{e}");
+    assert!(e.contains(":41: ") && e.contains("[0, 1e-4]"), "{e}");
     assert_eq!(
         parse(&with_ci("tolerance = 0"))
             .unwrap()
