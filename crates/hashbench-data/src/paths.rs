@@ -342,6 +342,57 @@ mod tests {
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
+    /// Where a planted link leads.
+    #[derive(Debug, Clone, Copy)]
+    enum Leads {
+        /// Another folder of the tree.
+        Inside,
+        /// A folder outside it.
+        Out,
+        /// Nowhere (a write through it would create its target).
+        Dangling,
+    }
+
+    proptest::proptest! {
+        /// Issue 74: in a random tree with links planted at random depths,
+        /// the check refuses exactly the trees holding a link that leads out
+        /// or dangles, names such a link, and changes nothing outside.
+        #[test]
+        fn a_tree_is_refused_exactly_when_a_link_below_it_leads_out(
+            folders in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..4), 1..8),
+            links in proptest::collection::vec((0usize..8, 0u8..3), 0..4),
+        ) {
+            let tree = tempfile::tempdir().unwrap();
+            let outside = tempfile::tempdir().unwrap();
+            std::fs::write(outside.path().join("keep"), "keep").unwrap();
+            let dirs: Vec<PathBuf> = folders
+                .iter()
+                .map(|parts| parts.iter().fold(tree.path().to_path_buf(), |d, p| d.join(format!("d{p}"))))
+                .collect();
+            for d in &dirs {
+                std::fs::create_dir_all(d).unwrap();
+                std::fs::write(d.join("f"), "x").unwrap();
+            }
+            let mut expect_refused = false;
+            for (k, (at, leads)) in links.iter().enumerate() {
+                let leads = [Leads::Inside, Leads::Out, Leads::Dangling][usize::from(*leads)];
+                let target = match leads {
+                    Leads::Inside => tree.path().to_path_buf(),
+                    Leads::Out => outside.path().to_path_buf(),
+                    Leads::Dangling => outside.path().join("none"),
+                };
+                expect_refused |= !matches!(leads, Leads::Inside);
+                symlink(&target, dirs[at % dirs.len()].join(format!("link{k}"))).unwrap();
+            }
+            let got = links_stay_inside(tree.path());
+            proptest::prop_assert_eq!(got.is_err(), expect_refused, "{:?}", got);
+            if let Err(e) = got {
+                proptest::prop_assert!(e.to_string().contains("is a symbolic link to"));
+            }
+            proptest::prop_assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+        }
+    }
+
     #[test]
     fn unpacked_files_lose_setuid_and_group_or_world_write() {
         assert_eq!(unpacked_mode(0o4777), 0o755);
