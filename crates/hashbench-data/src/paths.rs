@@ -240,6 +240,17 @@ pub fn own_dir(root: &Path, parts: &[&Path]) -> io::Result<PathBuf> {
 /// A link at `path` (the system's "too many levels of symbolic links",
 /// said plainly), or a failed open.
 pub fn open_own_file(path: &Path) -> io::Result<File> {
+    // a FIFO or device in its place is refused before it is opened (a FIFO
+    // would block the open, a lock on it says only "Invalid argument")
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && !meta.file_type().is_symlink()
+        && !meta.is_file()
+    {
+        return Err(invalid(format!(
+            "{} is not a plain file where hashbench keeps one; remove it",
+            path.display()
+        )));
+    }
     OpenOptions::new()
         .read(true)
         .write(true)
@@ -295,6 +306,12 @@ mod tests {
         assert!(e.contains(".fetch is a symbolic link"), "{e}");
         assert!(!outside.path().join("x").exists());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        // a FIFO in a kept file's place: refused, plainly, without blocking
+        let fifo = dir.path().join("fifo.lock");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils)");
+        let e = open_own_file(&fifo).unwrap_err().to_string();
+        assert!(e.contains("is not a plain file"), "{e}");
         // plain ones are made and opened
         let work = own_dir(dir.path(), &[Path::new(".features"), Path::new("x")]).unwrap();
         assert!(work.is_dir());

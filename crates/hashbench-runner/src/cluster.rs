@@ -61,6 +61,15 @@ pub fn write_scripts(ws: &Workspace, plan: &Plan, opts: &SlurmOptions) -> Result
             plan.spec_path.display()
         );
     }
+    let trials = plan.trial_keys().len();
+    if opts.shards > trials {
+        bail!(
+            "--shards {}: {} [{}] has {trials} trials, so shards beyond {trials} would hold none; give at most {trials}",
+            opts.shards,
+            plan.id,
+            plan.profile
+        );
+    }
     // each becomes a `#SBATCH` line: a newline would start a line of shell
     for (option, value) in [
         ("--partition", &opts.partition),
@@ -328,6 +337,7 @@ title = "T"
 paper = "P"
 seed = 1
 bits = [8]
+trials = 4
 dataset = "d"
 split = { queries = 5 }
 ground_truth = { rule = "same-label" }
@@ -406,9 +416,22 @@ ties = "random"
         }
         let zero = SlurmOptions::default();
         assert!(write_scripts(&ws, &plan, &zero).is_err());
+        // issue 74: more shards than trials would leave tasks with nothing
+        let trials = plan.trial_keys().len();
+        let many = SlurmOptions {
+            shards: trials + 1,
+            ..opts.clone()
+        };
+        let e = write_scripts(&ws, &plan, &many).unwrap_err().to_string();
+        assert!(e.contains(&format!("give at most {trials}")), "{e}");
         // a rehearsal's jobs work in the same results folder's rehearsal/
         let rehearsing = ws.rehearsal();
-        let scripts = write_scripts(&rehearsing, &plan.rehearsal_sample(), &opts).unwrap();
+        let sample = plan.rehearsal_sample();
+        let one_each = SlurmOptions {
+            shards: sample.trial_keys().len(),
+            ..opts.clone()
+        };
+        let scripts = write_scripts(&rehearsing, &sample, &one_each).unwrap();
         let results = std::fs::canonicalize(&ws.results).unwrap();
         assert!(scripts.prepare.starts_with(results.join("rehearsal")));
         for path in [&scripts.prepare, &scripts.shards, &scripts.merge] {

@@ -154,6 +154,13 @@ impl Spec {
                 self.path.display()
             );
         }
+        if crate::workspace::RESERVED_FOLDERS.contains(&id.as_str()) {
+            bail!(
+                "{}: id = {id:?} names a folder hashbench keeps in the results for itself ({}); choose another id",
+                self.path.display(),
+                crate::workspace::RESERVED_FOLDERS.join(", ")
+            );
+        }
         if let Some(name) = self.declared.keys().find(|p| !safe(p)) {
             // its header, in the spec or a shared file
             let text = &self.source.text;

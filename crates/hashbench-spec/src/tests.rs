@@ -1661,3 +1661,22 @@ fn a_tolerance_beyond_a_fractions_range_is_refused_with_the_number_shortened() {
     let e = format!("{:#}", plan(&beats_with).unwrap_err());
     assert!(e.contains("min_effect 2 is not below 1"), "{e}");
 }
+
+/// Issue 74: an id names its run folder; `id = "cache"` wrote a run into the
+/// shared fit store. The folders hashbench keeps for itself are refused as
+/// ids, before any trial.
+#[test]
+fn an_id_naming_a_folder_hashbench_keeps_is_refused() {
+    for reserved in crate::workspace::RESERVED_FOLDERS {
+        let text = GOOD.replacen("id = \"t\"", &format!("id = \"{reserved}\""), 1);
+        let e = format!(
+            "{:#}",
+            parse(&text).unwrap().plan("paper", &CATALOG).unwrap_err()
+        );
+        assert!(
+            e.contains("names a folder hashbench keeps"),
+            "{reserved}: {e}"
+        );
+    }
+    assert!(parse(&GOOD.replacen("id = \"t\"", "id = \"cached\"", 1)).is_ok());
+}

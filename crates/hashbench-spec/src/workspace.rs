@@ -29,6 +29,11 @@ pub struct Workspace {
 /// The folder under a results root that holds rehearsals.
 pub const REHEARSAL_DIR: &str = "rehearsal";
 
+/// The folders of a results folder that hashbench keeps for itself (shared
+/// caches, tuning records, golden baselines, rehearsals, benchmarks): no
+/// experiment id may name its run folder after one.
+pub const RESERVED_FOLDERS: [&str; 5] = ["cache", "tuning", "baselines", REHEARSAL_DIR, "bench"];
+
 /// The environment variable listing extra data roots, `:`-separated.
 pub const DATA_ROOTS_VAR: &str = "HASHBENCH_DATA";
 
@@ -69,7 +74,7 @@ const SIDE_FOLDERS: [&str; 4] = [
 impl Workspace {
     /// Where caches shared by every spec live (ground truth, codes by fit).
     pub fn cache(&self) -> PathBuf {
-        self.results.join("cache")
+        self.results.join(RESERVED_FOLDERS[0])
     }
 
     /// Where hyperparameters chosen on training data (cross-validation) are
@@ -77,7 +82,7 @@ impl Workspace {
     /// the repository beside the baselines, so a run on the same data reuses
     /// the recorded choice instead of repeating hours of search.
     pub fn tuning(&self) -> PathBuf {
-        self.results.join("tuning")
+        self.results.join(RESERVED_FOLDERS[1])
     }
 
     /// The workspace rooted at `root`, writing to `root/results`, with the
