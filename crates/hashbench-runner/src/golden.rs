@@ -124,12 +124,19 @@ pub fn run_golden(
                 verdicts_file.display()
             )]
         } else {
-            let mut diffs = compare(&plan.id, &read_baseline(&file)?, &now, plan.tolerance);
-            diffs.extend(compare_verdicts(
-                &plan.id,
-                &read_verdicts(&verdicts_file)?,
-                &now_verdicts,
-            ));
+            // a damaged baseline is restored, never blessed over: a bless
+            // would take whatever this build computes as the truth
+            let restore = |path: &Path| {
+                format!(
+                    "the baseline {} cannot be read; restore it (`git checkout -- {}`) rather than blessing over it",
+                    path.display(),
+                    path.display()
+                )
+            };
+            let baseline = read_baseline(&file).with_context(|| restore(&file))?;
+            let stored = read_verdicts(&verdicts_file).with_context(|| restore(&verdicts_file))?;
+            let mut diffs = compare(&plan.id, &baseline, &now, plan.tolerance);
+            diffs.extend(compare_verdicts(&plan.id, &stored, &now_verdicts));
             diffs
         };
         let checked = Checked {

@@ -1451,6 +1451,16 @@ fn the_golden_check_blesses_matches_and_catches_a_moved_value() {
     let same = run_golden(&ws, false, |_| {}).unwrap();
     assert_eq!(same.differences().count(), 0);
     assert!(same.checked[0].values > 0 && same.checked[0].verdicts == 1);
+    // a damaged baseline: restored from git, never blessed over (issue 74)
+    let baseline = same.checked[0].baseline.clone();
+    let kept = std::fs::read(&baseline).unwrap();
+    std::fs::write(&baseline, b"method,bits\nLSH,x,y,z\n").unwrap();
+    let e = format!("{:#}", run_golden(&ws, false, |_| {}).unwrap_err());
+    assert!(
+        e.contains("restore it (`git checkout --") && e.contains("rather than blessing"),
+        "{e}"
+    );
+    std::fs::write(&baseline, kept).unwrap();
     // another seed draws other LSH hyperplanes: the means move
     std::fs::write(&spec, ci.replace("seed = 7", "seed = 8")).unwrap();
     let moved = run_golden(&ws, false, |_| {}).unwrap();
