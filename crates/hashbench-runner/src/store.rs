@@ -48,9 +48,14 @@ pub fn slug(label: &str) -> String {
             out.push('_');
         }
     }
-    let readable = out.trim_matches('_');
+    // a file name holds 255 bytes: a long label keeps its first 64
+    // characters, the fingerprint of the whole keeps it apart
+    let readable: String = out.trim_matches('_').chars().take(SLUG_CHARS).collect();
     format!("{readable}-{}", &fingerprint(&[label])[..8])
 }
+
+/// The readable characters of a [`slug`] at most.
+const SLUG_CHARS: usize = 64;
 
 /// A stored record that knows the fingerprint it was computed for.
 pub trait Fingerprinted {
@@ -608,6 +613,13 @@ mod tests {
         // hand-computed: sha256("LSH" 0x1f) begins 6db681fc (stored run
         // folders are named by it, so a change of rule would orphan them)
         assert_eq!(slug("LSH"), "lsh-6db681fc");
+        // issue 74: a 300-character label made a file name past the
+        // system's 255 bytes, failing only after the fits; two long labels
+        // alike in their first 64 characters stay apart
+        let long = "M".repeat(300);
+        let (a, b) = (slug(&format!("{long}a")), slug(&format!("{long}b")));
+        assert_eq!(a.len(), 64 + 9);
+        assert_ne!(a, b);
     }
 
     #[test]
