@@ -118,16 +118,45 @@ pub struct GramRows {
 }
 
 impl GramRows {
-    /// All items of a square Gram matrix.
+    /// All items of a square Gram matrix, checked to be one a kernel gives:
+    /// finite, symmetric (within 1e-6 of its largest entry) and with no
+    /// negative diagonal entry.
     ///
     /// # Errors
-    /// If the matrix is not square.
+    /// A matrix that is not square, or [`RowsError::NotAKernel`] naming the
+    /// first entry at fault.
     pub fn new(gram: Mat<f64>) -> Result<Self, RowsError> {
-        if gram.nrows() != gram.ncols() {
+        let n = gram.nrows();
+        if n != gram.ncols() {
             return Err(RowsError::NotSquare {
-                rows: gram.nrows(),
+                rows: n,
                 cols: gram.ncols(),
             });
+        }
+        let fault = |row, col, why: String| Err(RowsError::NotAKernel { row, col, why });
+        let mut scale = 0.0f64;
+        for j in 0..n {
+            for i in 0..n {
+                let v = gram[(i, j)];
+                if !v.is_finite() {
+                    return fault(i, j, format!("is {v}"));
+                }
+                scale = scale.max(v.abs());
+            }
+        }
+        if let Some(i) = (0..n).find(|&i| gram[(i, i)] < 0.0) {
+            return fault(i, i, format!("is {}, a negative k(x, x)", gram[(i, i)]));
+        }
+        for j in 0..n {
+            for i in 0..j {
+                if (gram[(i, j)] - gram[(j, i)]).abs() > 1e-6 * scale {
+                    return fault(
+                        i,
+                        j,
+                        format!("is {} but ({j}, {i}) is {}", gram[(i, j)], gram[(j, i)]),
+                    );
+                }
+            }
         }
         let items = (0..gram.nrows()).collect();
         Ok(Self {
@@ -380,6 +409,28 @@ fn column_is_finite(col: faer::ColRef<'_, f64>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 74: every path to a Gram matrix (a file, the Python package's
+    /// `Gram`) gets one a kernel gives, or the entry at fault named.
+    #[test]
+    fn a_gram_matrix_no_kernel_gives_is_refused_naming_the_entry() {
+        assert!(GramRows::new(faer::mat![[2.0, 0.5], [0.5, 1.0]]).is_ok());
+        let cases = [
+            (faer::mat![[1.0, 0.5], [0.5, -2.0]], "entry (1, 1) is -2"),
+            (
+                faer::mat![[1.0, 0.5], [0.4, 1.0]],
+                "entry (0, 1) is 0.5 but (1, 0) is 0.4",
+            ),
+            (
+                faer::mat![[1.0, f64::NAN], [0.5, 1.0]],
+                "entry (0, 1) is NaN",
+            ),
+        ];
+        for (gram, want) in cases {
+            let e = GramRows::new(gram).unwrap_err().to_string();
+            assert!(e.contains("not a kernel matrix") && e.contains(want), "{e}");
+        }
+    }
 
     #[test]
     fn the_first_non_finite_value_is_named_past_the_first_block() {

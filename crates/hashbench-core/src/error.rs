@@ -162,6 +162,18 @@ pub enum RowsError {
         /// Columns.
         cols: usize,
     },
+    /// A Gram matrix entry that no kernel gives: not finite, a negative
+    /// diagonal (k(x, x) is never negative), or k(x, y) ≠ k(y, x) beyond
+    /// 1e-6 of its largest entry.
+    #[error("not a kernel matrix: entry ({row}, {col}) {why} (rows and columns counted from 0)")]
+    NotAKernel {
+        /// Row.
+        row: usize,
+        /// Column.
+        col: usize,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// Fitting a method on training data failed.

@@ -129,12 +129,14 @@ fn sparse_blocks_equal_dense_blocks() {
 
 #[test]
 fn precomputed_blocks_read_the_gram_matrix_through_selections() {
-    let g = Mat::from_fn(5, 5, |i, j| (i * 10 + j) as f64);
+    // symmetric (a kernel's), every pair's entry its own: 10 min + max
+    let g = Mat::from_fn(5, 5, |i, j| (i.min(j) * 10 + i.max(j)) as f64);
     let data = Data::Gram(GramRows::new(g).unwrap());
     let a = data.select(&[4, 1]);
     let b = data.select(&[0, 3, 3]);
     let k = Kernel::Precomputed.block(&a, &b).unwrap();
-    assert_eq!(k[(0, 0)], 40.0);
+    assert_eq!(k[(0, 0)], 4.0);
+    assert_eq!(k[(0, 1)], 34.0);
     assert_eq!(k[(1, 2)], 13.0);
     let other = Data::Gram(GramRows::new(Mat::zeros(5, 5)).unwrap());
     assert!(matches!(

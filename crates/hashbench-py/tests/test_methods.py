@@ -165,6 +165,8 @@ def test_a_precomputed_kernel_gives_the_codes_of_the_kernel_on_vectors(items, ma
         (np.ones((4, 5)), [0, 1], "square"),
         (np.eye(4), [0, 9], "row 9 of a 4 x 4"),
         (np.where(np.eye(4) > 0, np.nan, 0.0), [0, 1], r"kernel entry \(0, 0\) is NaN"),
+        (np.diag([1.0, -2.0, 1.0, 1.0]), [0, 1], r"entry \(1, 1\) is -2, a negative k\(x, x\)"),
+        (np.eye(4) + np.triu(np.ones((4, 4)), 1), [0, 1], r"entry \(0, 1\) is 1 but \(1, 0\) is 0"),
     ],
 )
 def test_a_bad_kernel_matrix_is_refused_naming_x(K, rows, message):
