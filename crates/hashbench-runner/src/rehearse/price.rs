@@ -73,7 +73,8 @@ pub struct SlurmPlan {
     pub shards: usize,
     /// Memory per task, GiB: the peak per process with a quarter's margin.
     pub memory_gib: f64,
-    /// Expected wall hours on one node per shard.
+    /// Expected wall hours on one node per shard: the preparation, then
+    /// the longest shard.
     pub hours: f64,
 }
 
@@ -232,7 +233,6 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
         trial_cpu(k) + search.unwrap_or(0.0)
     };
     let sharded_cpu: f64 = keys.iter().map(task_cpu).sum();
-    let largest_task = keys.iter().map(task_cpu).fold(0.0, f64::max);
     let longest = stages
         .iter()
         .filter(|m| matches!(m.stage, Stage::Trial { .. }))
@@ -254,14 +254,26 @@ pub fn price(plan: &Plan, rehearsal: &Rehearsal, threads: usize) -> Result<Price
     let workers = threads.min(keys.len()).max(1);
     let peak_bytes = peak_one + (workers - 1) as u64 * growth_per_trial;
     // shards of about two CPU hours of trials (and their own searches) each,
-    // a node of `threads` per shard; none shorter than its largest trial
+    // a node of `threads` per shard; the array ends with its longest shard,
+    // each holding the trials `Shard::holds` gives it, none shorter than its
+    // largest trial
     let sharded_hours = sharded_cpu / 3600.0;
     let shards = ((sharded_hours / 2.0).ceil() as usize).clamp(1, keys.len().max(1));
+    let mut loads = vec![(0.0, 0.0f64); shards];
+    for (position, k) in keys.iter().enumerate() {
+        let (sum, largest) = &mut loads[position % shards];
+        let c = task_cpu(k);
+        *sum += c;
+        *largest = largest.max(c);
+    }
+    let longest_shard = loads
+        .iter()
+        .map(|&(sum, largest)| (sum / workers as f64).max(largest))
+        .fold(0.0, f64::max);
     let slurm = SlurmPlan {
         shards,
         memory_gib: (peak_bytes as f64 / GIB * 1.25).ceil().max(1.0),
-        hours: shared_cpu / 3600.0
-            + (sharded_hours / (shards * workers) as f64).max(largest_task / 3600.0),
+        hours: (shared_cpu + longest_shard) / 3600.0,
     };
     Ok(Price {
         experiment: plan.id.clone(),
