@@ -383,9 +383,9 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
 }
 
 /// The folders `command` writes into and reads back, each a root the user
-/// named (the results folder and a merge's or score's sources; a fetch's or
-/// features' data root), checked before it runs: no link below one may
-/// lead out of it.
+/// named (the results folder and a merge's or score's sources; the data
+/// root a fetch, features or run-all writes into), checked before it runs:
+/// no link below one may lead out of it.
 fn trees_of(command: &Command, ws: &Workspace) -> Vec<PathBuf> {
     let data_root = |to: &Option<PathBuf>| {
         to.clone()
@@ -406,6 +406,10 @@ fn trees_of(command: &Command, ws: &Workspace) -> Vec<PathBuf> {
             .collect(),
         Command::Score { codes, .. } => std::iter::once(ws.results.clone())
             .chain(codes.iter().map(|c| c.dir.clone()))
+            .collect(),
+        // it obtains missing data into the first data root, then runs
+        Command::RunAll { .. } => std::iter::once(ws.results.clone())
+            .chain(data_root(&None))
             .collect(),
         _ => vec![ws.results.clone()],
     }
