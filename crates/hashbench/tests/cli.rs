@@ -2,6 +2,9 @@
 
 use std::process::{Command, Stdio};
 
+mod common;
+use common::{contents, entry_points, hashbench, ran_root, scratch_root, walk};
+
 /// `hashbench list | head -0`: the reader goes away; the
 /// command ends quietly (SIGPIPE, as any Unix filter), not with a panic.
 #[test]
@@ -19,41 +22,6 @@ fn a_closed_pipe_ends_the_command_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(141), "{stderr}");
-}
-
-/// A repository root holding the registry and `specs` (copies of shipped
-/// specs and the figure or shared files they name, under `experiments/x/`
-/// with the given names), and no data.
-fn scratch_root(specs: &[(&str, &str)]) -> tempfile::TempDir {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let root = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(root.path().join("configs")).unwrap();
-    std::fs::create_dir_all(root.path().join("experiments/x")).unwrap();
-    std::fs::copy(
-        repo.join("configs/datasets.toml"),
-        root.path().join("configs/datasets.toml"),
-    )
-    .unwrap();
-    for (shipped, name) in specs {
-        let to = root.path().join("experiments/x").join(name);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(repo.join(shipped), to).unwrap();
-    }
-    root
-}
-
-fn hashbench(root: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hashbench"))
-        .args(["--root", root.to_str().unwrap()])
-        .args(args)
-        .current_dir(root)
-        .env_remove("HASHBENCH_DATA")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `hashbench check` where every ci data set is missing compared nothing:
@@ -224,33 +192,6 @@ fn a_rehearsal_is_never_checked_against_the_baselines() {
     assert!(!root.path().join("results").exists());
 }
 
-/// A checksum of every file under `dir` (names and bytes), to show a tree
-/// outside the named roots unchanged.
-fn tree_sum(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut out: Vec<_> = walk(dir)
-        .into_iter()
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap_or_default();
-            (p, bytes)
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 /// Issue 74: a results tree from elsewhere with a link planted below the
 /// results folder (the run folder's figures, the shared cache, a trial
 /// record) leading out of it stops every entry point that writes or reads
@@ -258,15 +199,10 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// untouched. A data root given to `fetch` and `features` is checked alike.
 #[test]
 fn a_link_out_of_the_results_folder_stops_every_entry_point() {
-    let root = scratch_root(&[("experiments/klsh/fig3.toml", "fig3.toml")]);
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    std::os::unix::fs::symlink(repo.join("data"), root.path().join("data")).unwrap();
-    let spec = "experiments/x/fig3.toml";
-    let (code, stderr) = hashbench(root.path(), &["run", spec, "--profile", "ci"]);
-    assert_eq!(code, Some(0), "{stderr}");
+    let root = ran_root();
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("keep.txt"), "keep").unwrap();
-    let before = tree_sum(outside.path());
+    let before = contents(outside.path());
     let run = root.path().join("results/klsh-fig3/ci");
     let record = walk(&run.join("trials")).remove(0);
     let planted: Vec<(std::path::PathBuf, std::path::PathBuf)> = vec![
@@ -278,22 +214,7 @@ fn a_link_out_of_the_results_folder_stops_every_entry_point() {
         (record.clone(), outside.path().join("keep.txt")),
         (run.join("scored"), outside.path().join("not-there")),
     ];
-    let codes = format!("X={}", run.join("codes").display());
-    let source = root.path().join("results").display().to_string();
-    let entry_points: Vec<Vec<&str>> = vec![
-        vec!["run", spec, "--profile", "ci"],
-        vec!["run", spec, "--profile", "ci", "--shard", "0/2"],
-        vec!["prepare", spec, "--profile", "ci"],
-        vec!["figures"],
-        vec!["report"],
-        vec!["check"],
-        vec!["points", spec, "--profile", "ci"],
-        vec!["split", spec, "--profile", "ci"],
-        vec!["score", spec, "--profile", "ci", "--codes", &codes],
-        vec!["merge", &source],
-        vec!["slurm", spec, "--profile", "ci", "--shards", "2"],
-        vec!["price", spec],
-    ];
+    let entry_points = entry_points(root.path());
     for (link, target) in &planted {
         let kept = outside.path().with_extension("kept");
         let existed = link.exists();
@@ -302,14 +223,15 @@ fn a_link_out_of_the_results_folder_stops_every_entry_point() {
         }
         std::os::unix::fs::symlink(target, link).unwrap();
         for args in &entry_points {
-            let (code, stderr) = hashbench(root.path(), args);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, stderr) = hashbench(root.path(), &args);
             assert_eq!(code, Some(1), "{link:?} {args:?}: {stderr}");
             assert!(
                 stderr.contains("is a symbolic link to")
                     && stderr.contains(link.file_name().unwrap().to_str().unwrap()),
                 "{link:?} {args:?}: {stderr}"
             );
-            assert_eq!(tree_sum(outside.path()), before, "{link:?} {args:?}");
+            assert_eq!(contents(outside.path()), before, "{link:?} {args:?}");
         }
         std::fs::remove_file(link).unwrap();
         if existed {
@@ -334,5 +256,5 @@ fn a_link_out_of_the_results_folder_stops_every_entry_point() {
             "{args:?}: {stderr}"
         );
     }
-    assert_eq!(tree_sum(outside.path()), before);
+    assert_eq!(contents(outside.path()), before);
 }

@@ -4,50 +4,12 @@
 //! nothing outside is even opened (an inotify watch on the outside tree).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use inotify::{Inotify, WatchMask};
 use proptest::prelude::*;
 
-/// A scratch repository root with one shipped spec (KLSH Fig. 3, whose ci
-/// profile runs on the shipped digits) already run, so its results tree
-/// has run folders, trials, codes, figures and the shared cache.
-fn run_root() -> tempfile::TempDir {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let root = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(root.path().join("configs")).unwrap();
-    std::fs::create_dir_all(root.path().join("experiments/x")).unwrap();
-    std::fs::copy(
-        repo.join("configs/datasets.toml"),
-        root.path().join("configs/datasets.toml"),
-    )
-    .unwrap();
-    std::fs::copy(
-        repo.join("experiments/klsh/fig3.toml"),
-        root.path().join("experiments/x/fig3.toml"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(repo.join("data"), root.path().join("data")).unwrap();
-    let (code, stderr) = hashbench(root.path(), &["run", SPEC, "--profile", "ci"]);
-    assert_eq!(code, Some(0), "{stderr}");
-    root
-}
-
-const SPEC: &str = "experiments/x/fig3.toml";
-
-fn hashbench(root: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hashbench"))
-        .args(["--root", root.to_str().unwrap()])
-        .args(args)
-        .current_dir(root)
-        .env_remove("HASHBENCH_DATA")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{contents, entry_points, hashbench, ran_root};
 
 /// Every folder under `dir` (itself included), in name order.
 fn folders(dir: &Path) -> Vec<PathBuf> {
@@ -65,46 +27,6 @@ fn folders(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every file under `dir` with its bytes.
-fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    for f in folders(dir) {
-        for e in std::fs::read_dir(&f).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_file() {
-                let bytes = std::fs::read(&p).unwrap();
-                out.push((p, bytes));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// The entry points that write or read the results folder.
-fn entry_points(root: &Path) -> Vec<Vec<String>> {
-    let codes = format!("X={}", root.join("results/klsh-fig3/ci/codes").display());
-    let results = root.join("results").display().to_string();
-    [
-        vec!["run", SPEC, "--profile", "ci"],
-        vec!["run", SPEC, "--profile", "ci", "--shard", "1/2"],
-        vec!["prepare", SPEC, "--profile", "ci"],
-        vec!["figures"],
-        vec!["report"],
-        vec!["check"],
-        vec!["points", SPEC, "--profile", "ci"],
-        vec!["split", SPEC, "--profile", "ci"],
-        vec!["score", SPEC, "--profile", "ci", "--codes", &codes],
-        vec!["merge", &results],
-        vec!["slurm", SPEC, "--profile", "ci", "--shards", "2"],
-        vec!["price", SPEC],
-        vec!["rehearse", SPEC, "--profile", "ci"],
-    ]
-    .into_iter()
-    .map(|args| args.into_iter().map(str::to_string).collect())
-    .collect()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
@@ -115,7 +37,7 @@ proptest! {
         entry in any::<prop::sample::Index>(),
         replace in any::<bool>(),
     ) {
-        let root = run_root();
+        let root = ran_root();
         let outside = tempfile::tempdir().unwrap();
         std::fs::create_dir(outside.path().join("inner")).unwrap();
         std::fs::write(outside.path().join("inner/keep.json"), "{}").unwrap();

@@ -3,6 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::walk;
+
 /// The repository root (two levels above this crate).
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -38,21 +41,6 @@ fn markdown_files() -> Vec<PathBuf> {
         }
     }
     files
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 #[test]
