@@ -25,6 +25,11 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(hex(&hasher.finalize()))
 }
 
+/// sha256 of `bytes`, lowercase hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 /// Lowercase hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -40,8 +45,7 @@ pub fn json_checksum(value: &serde_json::Value) -> String {
     if let Some(o) = v.as_object_mut() {
         o.remove(SEAL);
     }
-    let bytes = serde_json::to_vec(&v).expect("a JSON value serializes");
-    hex(&Sha256::digest(bytes))
+    sha256(&serde_json::to_vec(&v).expect("a JSON value serializes"))
 }
 
 /// Seals a JSON object with the checksum of its content ([`SEAL`]); false

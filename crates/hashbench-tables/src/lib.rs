@@ -211,7 +211,7 @@ pub fn run_record_file(
         .iter()
         .map(|(path, bytes)| {
             let name = path.file_name().unwrap_or_default().to_string_lossy();
-            (name.into_owned(), sha256(bytes).into())
+            (name.into_owned(), checksum::sha256(bytes).into())
         })
         .collect();
     let object = run
@@ -220,11 +220,6 @@ pub fn run_record_file(
     object.insert(TABLES_SHA256.into(), sums.into());
     checksum::seal(&mut run);
     Ok((dir.join(RUN_RECORD), serde_json::to_vec_pretty(&run)?))
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    checksum::hex(&Sha256::digest(bytes))
 }
 
 /// The run record (`run.json`: spec hash, split, seconds, threads, the
@@ -265,7 +260,7 @@ fn checked_table(dir: &Path, run: &serde_json::Value, name: &str) -> Result<Vec<
         )
     })?;
     let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-    if sha256(&bytes) != want {
+    if checksum::sha256(&bytes) != want {
         anyhow::bail!(
             "{}: does not match the sha256 its run.json holds (damaged or edited since the run wrote it)",
             path.display()

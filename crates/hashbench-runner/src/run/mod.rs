@@ -214,7 +214,7 @@ pub(crate) fn pass(
         repeats: Vec::new(),
     };
     let mut missing = Vec::new();
-    let searches = searches::Searches::of(plan, study);
+    let searches = matches!(mode, Mode::Prepare).then(|| searches::Searches::of(plan, study));
     for s in 0..plan.n_splits() {
         let mine: Vec<&TrialKey> = keys.iter().filter(|k| plan.split_of(k) == s).collect();
         if mine.is_empty() {
@@ -231,7 +231,7 @@ pub(crate) fn pass(
                 // a search one trial reads runs in that trial's shard
                 let shared: Vec<&TrialKey> = to_run
                     .into_iter()
-                    .filter(|k| searches.shared(plan, k))
+                    .filter(|k| searches.as_ref().is_some_and(|s| s.shared(plan, k)))
                     .collect();
                 ctx.tune_ahead(&shared)?;
                 continue;
