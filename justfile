@@ -191,6 +191,16 @@ bench-faiss:
     target/faiss-venv/bin/python -c 'import faiss, numpy' 2>/dev/null || target/faiss-venv/bin/pip install --quiet faiss-cpu numpy
     cargo bench -p hashbench-bench --bench faiss -- --python "{{justfile_directory()}}/target/faiss-venv/bin/python"
 
+# Each inner solver against its best public peer on the same problem, on one thread, in one run: SPAMS,
+# scikit-learn, LIBLINEAR and SciPy (PyPI, pinned, into target/peers-venv), clarabel in process, and the
+# authors' MLH under Octave when MLH_DIR names their release (Debian's octave installed then). Every
+# solution judged by one optimality measure; times, optimality and ratios printed, results/bench/peers.json.
+bench-peers:
+    test -x target/peers-venv/bin/python || python3 -m venv target/peers-venv
+    target/peers-venv/bin/pip install --quiet --disable-pip-version-check numpy==2.4.6 scipy==1.17.1 scikit-learn==1.9.1 spams-bin==2.6.14 liblinear-official==2.50.0
+    if [ -n "${MLH_DIR:-}" ] && ! command -v mkoctfile >/dev/null; then $([ "$(id -u)" = 0 ] || echo sudo) apt-get install -y --no-install-recommends octave liboctave-dev; fi
+    cargo bench -p hashbench-bench --bench peers -- --python "{{justfile_directory()}}/target/peers-venv/bin/python"
+
 # hashbench-features against independent implementations on synthetic images: patch SIFT
 # against OpenCV (PyPI opencv-python-headless), and, when LMGIST_DIR names a folder holding
 # the authors' LMgist.m and createGabor.m, GIST against LMgist under Octave (Debian octave

@@ -1,12 +1,6 @@
 //! `just bench-solvers` (part of `just bench`): the inner solvers the
 //! long fits spend their time in, on their real shapes.
 //!
-//! - LAMP's reduced QPs: one cutting-plane run's sequence of reduced
-//!   problems (the cuts of a LAMP-shaped bit problem, p = 60 whitened
-//!   support vectors, a working set of 2,000, 4,000 pairs, both slack
-//!   families), solved as the loop solves them: the dual active set
-//!   warm-started cut by cut, against clarabel rebuilt for every cut (the
-//!   solver before it and the dual's test oracle).
 //! - SpaH's S-step: positive LARS in Gram form for 1,000 items on 32 unit
 //!   atoms of 128-d data (BᵀB formed once, each item's shifted diagonal and
 //!   correlations set in place), as `hashbench_spah::codes` calls it.
@@ -29,104 +23,12 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::Mat;
 use hashbench_data::vecs::{VecsKind, read_vecs};
-use hashbench_lamp::{
-    BitProblem, KernelRows, Majorant, augmented_rows, reduced_dual, reduced_qp, xi_cut, zeta_cut,
-};
 use hashbench_mlh::Standardise;
 use hashbench_mlh::train::{Items, PairLoss, PairSampler, Sgd, learn};
 use hashbench_rbm::{RbmParams, pretrain_layer};
 use hashbench_solvers::{DualParams, LarsGram, SvmData, SvmParams};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// A LAMP-shaped bit problem's data: kernel rows (G′ whitened to I).
-struct LampShape {
-    rows: Vec<f64>,
-    identity: Mat<f64>,
-    pairs: Vec<(usize, usize)>,
-    p: usize,
-    n: usize,
-}
-
-impl LampShape {
-    fn new(n: usize, p: usize, pairs: usize, rng: &mut ChaCha8Rng) -> Self {
-        let k = Mat::from_fn(n, p, |_, _| rng.random::<f64>() * 2.0 - 1.0);
-        let pairs = (0..pairs)
-            .map(|_| (rng.random_range(0..n), rng.random_range(0..n)))
-            .collect();
-        Self {
-            rows: augmented_rows(k.as_ref()),
-            identity: Mat::identity(p, p),
-            pairs,
-            p,
-            n,
-        }
-    }
-
-    fn problem(&self) -> BitProblem<'_> {
-        BitProblem {
-            rows: KernelRows::new(&self.rows, self.p),
-            n: self.n,
-            pairs: &self.pairs,
-            g: self.identity.as_ref(),
-            lambda1: 80.0,
-            lambda2: 10.0,
-            balance: 0.1,
-        }
-    }
-}
-
-fn lamp_reduced_qps(c: &mut Criterion) {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let shape = LampShape::new(2000, 60, 4000, &mut rng);
-    let problem = shape.problem();
-    let start: Vec<f64> = (0..=shape.p)
-        .map(|_| 0.1 * (rng.random::<f64>() - 0.5))
-        .collect();
-    let majorant = Majorant::at(&problem, &problem.values(&start));
-    // the cuts at a walk of points, as a cutting-plane run meets them
-    let (mut xi, mut zeta) = (Vec::new(), Vec::new());
-    for _ in 0..20 {
-        let x: Vec<f64> = (0..=shape.p)
-            .map(|_| 0.2 * (rng.random::<f64>() - 0.5))
-            .collect();
-        let f = problem.values(&x);
-        xi.push(xi_cut(&problem, &majorant, &f));
-        zeta.push(zeta_cut(&problem, &majorant, &x, &f));
-    }
-    let n = shape.n as f64;
-    let mut group = c.benchmark_group("lamp-reduced-qp");
-    group.sample_size(10);
-    let size = format!("p{}-20cuts-2families", shape.p);
-    group.bench_function(BenchmarkId::new("dual-active-set-warm", &size), |b| {
-        b.iter(|| {
-            let mut dual = reduced_dual(&problem).expect("definite");
-            let mut last = 0.0;
-            for (a, z) in xi.iter().zip(&zeta) {
-                let scaled = |cut: &hashbench_lamp::Cut| -> Vec<f64> {
-                    cut.coeffs.iter().map(|v| v / n).collect()
-                };
-                dual.add_cut(0, &scaled(a), a.constant / n);
-                dual.add_cut(1, &scaled(z), z.constant / n);
-                last = dual.solve().expect("settles").objective;
-            }
-            black_box(last)
-        })
-    });
-    group.bench_function(BenchmarkId::new("clarabel-per-cut", &size), |b| {
-        b.iter(|| {
-            let mut last = 0.0;
-            for k in 1..=xi.len() {
-                last = reduced_qp(&problem, &xi[..k], &zeta[..k])
-                    .solve()
-                    .expect("solved")
-                    .objective;
-            }
-            black_box(last)
-        })
-    });
-    group.finish();
-}
 
 fn spah_s_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("spah-s-step");
@@ -366,12 +268,5 @@ fn rbm_epoch(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(
-    benches,
-    lamp_reduced_qps,
-    spah_s_step,
-    mlh_sgd,
-    sth_svm,
-    rbm_epoch
-);
+criterion_group!(benches, spah_s_step, mlh_sgd, sth_svm, rbm_epoch);
 criterion_main!(benches);
