@@ -126,14 +126,27 @@ impl KnnGraph {
     /// N + I, N = D^−½ W D^−½ (an isolated item's degree taken as 0.01): the
     /// operator whose largest eigenpairs [`KnnGraph::smallest_generalised_eigenvectors`]
     /// finds by Lanczos.
-    pub fn shifted_normalised(&self) -> ShiftedNormalised<'_> {
+    pub fn shifted_normalised(&self) -> ShiftedNormalised {
+        let inv_sqrt_degree: Vec<f64> = self
+            .degree
+            .iter()
+            .map(|&d| 1.0 / if d > 0.0 { d } else { 0.01 }.sqrt())
+            .collect();
+        let mut starts = Vec::with_capacity(self.adjacency.len() + 1);
+        starts.push(0);
+        let mut entries = Vec::new();
+        for (i, row) in self.adjacency.iter().enumerate() {
+            let si = inv_sqrt_degree[i];
+            entries.extend(
+                row.iter()
+                    .map(|&(j, w)| (j, w * si * inv_sqrt_degree[j as usize])),
+            );
+            starts.push(entries.len());
+        }
         ShiftedNormalised {
-            graph: self,
-            inv_sqrt_degree: self
-                .degree
-                .iter()
-                .map(|&d| 1.0 / if d > 0.0 { d } else { 0.01 }.sqrt())
-                .collect(),
+            inv_sqrt_degree,
+            starts,
+            entries,
         }
     }
 
@@ -308,13 +321,17 @@ const EIGEN_SEED: u64 = 0x5748;
 /// Rows of the operator one task applies.
 const APPLY_ROWS: usize = 2048;
 
-/// N + I of a graph ([`KnnGraph::shifted_normalised`]), applied to vectors.
-pub struct ShiftedNormalised<'a> {
-    graph: &'a KnnGraph,
+/// N + I of a graph ([`KnnGraph::shifted_normalised`]), applied to vectors:
+/// N's entries wᵢⱼ/√(dᵢdⱼ) formed once, row by row (compressed rows).
+pub struct ShiftedNormalised {
     inv_sqrt_degree: Vec<f64>,
+    /// Where each row's entries start in `entries` (and where the last ends).
+    starts: Vec<usize>,
+    /// (j, Nᵢⱼ) of every row in turn, by neighbour index.
+    entries: Vec<(u32, f64)>,
 }
 
-impl ShiftedNormalised<'_> {
+impl ShiftedNormalised {
     /// y = (N + I) x.
     ///
     /// # Panics
@@ -327,20 +344,16 @@ impl ShiftedNormalised<'_> {
             x.len(),
             y.len()
         );
-        let s = &self.inv_sqrt_degree;
         // rows in parallel: each entry's sum is its own, in neighbour order
-        y.par_chunks_mut(APPLY_ROWS)
-            .zip(self.graph.adjacency.par_chunks(APPLY_ROWS))
-            .enumerate()
-            .for_each(|(b, (y, rows))| {
-                for (k, (y, row)) in y.iter_mut().zip(rows).enumerate() {
-                    let i = b * APPLY_ROWS + k;
-                    let sum: f64 = row
-                        .iter()
-                        .map(|&(j, w)| w * s[j as usize] * x[j as usize])
-                        .sum();
-                    *y = x[i] + s[i] * sum;
-                }
-            });
+        y.par_chunks_mut(APPLY_ROWS).enumerate().for_each(|(b, y)| {
+            for (k, y) in y.iter_mut().enumerate() {
+                let i = b * APPLY_ROWS + k;
+                let sum: f64 = self.entries[self.starts[i]..self.starts[i + 1]]
+                    .iter()
+                    .map(|&(j, v)| v * x[j as usize])
+                    .sum();
+                *y = x[i] + sum;
+            }
+        });
     }
 }

@@ -99,13 +99,30 @@ impl Basis {
         out
     }
 
-    /// w −= V r, per block of rows in parallel, column after column.
+    /// w −= V r, per block of rows in parallel, [`COLUMNS_PER_PASS`]
+    /// columns per pass over the block (each entry less their terms' sum,
+    /// summed in column order).
     fn subtract(&self, w: &mut [f64], r: &[f64]) {
         w.par_chunks_mut(BLOCK_ROWS).enumerate().for_each(|(b, w)| {
-            let start = b * BLOCK_ROWS;
-            for (j, &rj) in r.iter().enumerate() {
-                let column = &self.column(j)[start..start + w.len()];
-                w.iter_mut().zip(column).for_each(|(y, x)| *y -= rj * x);
+            let rows = b * BLOCK_ROWS..b * BLOCK_ROWS + w.len();
+            for (first, r) in (0..r.len())
+                .step_by(COLUMNS_PER_PASS)
+                .zip(r.chunks(COLUMNS_PER_PASS))
+            {
+                // a fixed count (a short last pass weighs its repeats 0)
+                // keeps the terms in registers
+                let columns: [&[f64]; COLUMNS_PER_PASS] = std::array::from_fn(|t| {
+                    &self.column(first + t.min(r.len() - 1))[rows.clone()][..w.len()]
+                });
+                let weights: [f64; COLUMNS_PER_PASS] =
+                    std::array::from_fn(|t| r.get(t).copied().unwrap_or(0.0));
+                for (i, y) in w.iter_mut().enumerate() {
+                    let mut sum = 0.0;
+                    for (c, &rt) in columns.iter().zip(&weights) {
+                        sum += rt * c[i];
+                    }
+                    *y -= sum;
+                }
             }
         });
     }
@@ -126,48 +143,160 @@ impl Basis {
 /// columns) of the symmetric n × n operator `apply` (y = A x), its spectrum
 /// of order 1, each with residual ‖A x − θ x‖ at most `tol`.
 ///
-/// Lanczos with full reorthogonalisation, Rayleigh-Ritz on the whole
-/// projection Vᵀ A V, the basis growing by half until every residual is at
-/// most `tol`. One Krylov sequence sees one vector of each eigenspace, so a
-/// repeated eigenvalue (a graph with several components) would be found
-/// once: after convergence the basis gains a new sequence from a fresh
-/// random vector orthogonal to it (as after a breakdown), and the pairs are
-/// returned only when such a probe leaves the `count` largest values
-/// unchanged. Deterministic for a given seed, whatever the threads: the
-/// basis products run over fixed blocks of rows ([`BLOCK_ROWS`]), the
-/// Ritz vectors are one matrix product, the residuals one task per pair.
+/// Lanczos with full reorthogonalisation and Rayleigh-Ritz on the whole
+/// projection Vᵀ A V, first thick-restarted ([`thick_restart`], ARPACK's
+/// basis size); when that meets a repeated eigenvalue, which one Krylov
+/// sequence sees once per eigenspace and restarts lose, again with a basis
+/// that grows until it holds them all ([`growing_basis`]). Deterministic for
+/// a given seed, whatever the threads: the basis products run over fixed
+/// blocks of rows ([`BLOCK_ROWS`]), the Ritz vectors are one matrix
+/// product, the residuals one task per pair.
 ///
 /// # Errors
-/// `count` not in 1..=n; [`SolverError::NotConverged`] when the basis
-/// reaches its cap (40 × count + 400 vectors) first.
+/// `count` not in 1..=n; [`SolverError::NotConverged`] when the growing
+/// basis reaches its cap (40 × count + 400 vectors) first.
 pub fn largest_eigenpairs(
     n: usize,
     count: usize,
     tol: f64,
     seed: u64,
     apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
-) -> Result<(Vec<f64>, Mat<f64>), SolverError> {
+) -> Result<Eigenpairs, SolverError> {
     check_count(n, count)?;
+    match thick_restart(n, count, tol, seed, apply)? {
+        Some(pairs) => Ok(pairs),
+        None => growing_basis(n, count, tol, seed, apply),
+    }
+}
+
+/// Eigenvalues, descending, and their unit vectors as columns.
+type Eigenpairs = (Vec<f64>, Mat<f64>);
+
+/// A random unit vector orthogonal to the basis (`None` when none is left).
+fn fresh_vector(basis: &Basis, rng: &mut ChaCha8Rng) -> Option<Vec<f64>> {
+    let mut v: Vec<f64> = (0..basis.n).map(|_| rng.random::<f64>() - 0.5).collect();
+    if basis.len() > 0 {
+        basis.orthogonalise(&mut v, None);
+    }
+    let size = norm(&v);
+    (size > BREAKDOWN).then(|| v.iter().map(|x| x / size).collect())
+}
+
+/// Thick-restart Lanczos (Wu and Simon 2000): the basis grows to ARPACK's
+/// default size, 2·count + 1 vectors (at least 20), then restarts from the
+/// wanted Ritz vectors and half the others (the projection diag(θ)) and
+/// the next Lanczos vector, which holds every Ritz vector's residual
+/// direction, until every wanted residual is at most `tol`. Then a probe: a
+/// fresh random vector beside the next one and `2·count + 32` more Lanczos
+/// steps; the pairs are returned when they are then converged with the
+/// same `count` largest values. `None` when not (a repeated eigenvalue,
+/// whose other copies a restarted sequence cannot resolve) or when the
+/// operator has been applied 50 × (40 × count + 400) times without
+/// convergence.
+fn thick_restart(
+    n: usize,
+    count: usize,
+    tol: f64,
+    seed: u64,
+    apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
+) -> Result<Option<Eigenpairs>, SolverError> {
+    let size = n.min((2 * count + 1).max(20));
+    let keep = count + (size - count) / 2;
+    let probe = count + 16;
+    let cap = 50 * (40 * count + 400);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut basis = Basis {
+        n,
+        data: Vec::new(),
+    };
+    let start = fresh_vector(&basis, &mut rng).expect("a random vector is not zero");
+    basis.push(&start);
+    // the projection Vᵀ A V, entry (i, j ≤ i) in projection[i][j]: read
+    // whole, so that restarts, sequences and rounding couple correctly
+    let mut projection: Vec<Vec<f64>> = Vec::new();
+    let mut target = size;
+    let mut probed: Option<Vec<f64>> = None;
+    let mut w = vec![0.0; n];
+    let mut applied = 0;
+    loop {
+        let before = projection.len();
+        let extension = extend(
+            &mut basis,
+            &mut projection,
+            target,
+            apply,
+            &mut |b: &Basis| fresh_vector(b, &mut rng),
+            &mut w,
+        );
+        applied += projection.len() - before;
+        let m = projection.len();
+        let k = count.min(m);
+        let estimate = (!extension.whole).then_some(extension.beta);
+        let ritz = ritz_pairs(
+            &basis,
+            &projection,
+            (keep.min(m), k),
+            (estimate, tol),
+            apply,
+        )?;
+        // a basis spanning the whole space gives exact pairs (up to rounding)
+        if extension.whole && k == count {
+            return Ok(Some(ritz.wanted(count)));
+        }
+        if let Some(p) = &probed {
+            // the probe's verdict: the same values, converged, or give up
+            let settled = ritz.worst <= tol
+                && k == count
+                && p.iter()
+                    .zip(&ritz.values)
+                    .all(|(a, b)| (a - b).abs() <= tol);
+            return Ok(settled.then(|| ritz.wanted(count)));
+        }
+        if ritz.worst <= tol && k == count {
+            probed = Some(ritz.values[..count].to_vec());
+            // a new sequence beside the next Lanczos vector
+            let next = basis.column(m).to_vec();
+            ritz.restart(&mut basis, &mut projection);
+            basis.push(&next);
+            match fresh_vector(&basis, &mut rng) {
+                Some(v) => basis.push(&v),
+                None => return Ok(Some(ritz.wanted(count))),
+            }
+            target = n.min(projection.len() + probe);
+            continue;
+        }
+        if applied >= cap {
+            return Ok(None);
+        }
+        let next = basis.column(m).to_vec();
+        ritz.restart(&mut basis, &mut projection);
+        basis.push(&next);
+        target = size;
+    }
+}
+
+/// Lanczos on a basis that grows by half until every wanted residual is at
+/// most `tol`, then probes with a new sequence from a fresh random vector
+/// orthogonal to the basis (as after a breakdown) and returns the pairs
+/// once such a probe leaves the `count` largest values unchanged: every copy
+/// of a repeated eigenvalue is then found.
+fn growing_basis(
+    n: usize,
+    count: usize,
+    tol: f64,
+    seed: u64,
+    apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
+) -> Result<(Vec<f64>, Mat<f64>), SolverError> {
     let cap = n.min(40 * count + 400);
     let probe = 2 * count + 32;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut fresh = |basis: &Basis| -> Option<Vec<f64>> {
-        let mut v: Vec<f64> = (0..n).map(|_| rng.random::<f64>() - 0.5).collect();
-        if basis.len() > 0 {
-            basis.orthogonalise(&mut v, None);
-        }
-        let size = norm(&v);
-        (size > BREAKDOWN).then(|| v.iter().map(|x| x / size).collect())
-    };
+    let mut fresh = |basis: &Basis| fresh_vector(basis, &mut rng);
     let mut basis = Basis {
         n,
         data: Vec::new(),
     };
     let start = fresh(&basis).expect("a random vector is not zero");
     basis.push(&start);
-    // the projection Vᵀ A V, entry (i, j ≤ i) in projection[i][j]:
-    // tridiagonal per sequence in exact arithmetic, read whole so that
-    // sequences (and rounding amplified near a breakdown) couple correctly
     let mut projection: Vec<Vec<f64>> = Vec::new();
     let mut target = cap.min((3 * count).max(probe));
     let mut previous: Option<Vec<f64>> = None;
@@ -180,23 +309,24 @@ pub fn largest_eigenpairs(
             apply,
             &mut fresh,
             &mut w,
-        );
+        )
+        .whole;
         let m = projection.len();
         let k = count.min(m);
-        let (values, x, worst) = ritz_pairs(&basis, &projection, k, apply)?;
-        // a basis spanning the whole space gives exact pairs (up to rounding)
+        let ritz = ritz_pairs(&basis, &projection, (k, k), (None, tol), apply)?;
         if whole && k == count {
-            return Ok((values, x));
+            return Ok(ritz.wanted(count));
         }
-        if worst <= tol && k == count {
-            let settled = previous
-                .as_ref()
-                .is_some_and(|p| p.iter().zip(&values).all(|(a, b)| (a - b).abs() <= tol));
+        if ritz.worst <= tol && k == count {
+            let settled = previous.as_ref().is_some_and(|p| {
+                p.iter()
+                    .zip(&ritz.values)
+                    .all(|(a, b)| (a - b).abs() <= tol)
+            });
             if settled {
-                return Ok((values, x));
+                return Ok(ritz.wanted(count));
             }
-            previous = Some(values);
-            // probe for missed copies of repeated eigenvalues: a new sequence
+            previous = Some(ritz.values.clone());
             match fresh(&basis) {
                 Some(v) => {
                     // the last Lanczos vector is dropped for the fresh start
@@ -204,7 +334,7 @@ pub fn largest_eigenpairs(
                     basis.push(&v);
                     target = cap.min(m + probe);
                 }
-                None => return Ok((previous.expect("just set"), x)),
+                None => return Ok(ritz.wanted(count)),
             }
             continue;
         }
@@ -229,7 +359,7 @@ fn check_count(n: usize, count: usize) -> Result<(), SolverError> {
 }
 
 /// Extends the basis to `target` vectors (fewer when it spans the whole
-/// space: then true), adding each new vector's row to the projection; an
+/// space: then `whole`), adding each new vector's row to the projection; an
 /// invariant subspace starts a new Krylov sequence from `fresh`. `w` is
 /// scratch of the operator's size.
 fn extend(
@@ -239,7 +369,8 @@ fn extend(
     apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
     fresh: &mut impl FnMut(&Basis) -> Option<Vec<f64>>,
     w: &mut [f64],
-) -> bool {
+) -> Extension {
+    let mut beta = 0.0;
     while projection.len() < target {
         let j = projection.len();
         apply(basis.column(j), w);
@@ -249,36 +380,98 @@ fn extend(
         projection.push(row);
         let b = norm(w);
         let next = if b > BREAKDOWN {
+            beta = b;
             Some(w.iter().map(|x| x / b).collect())
         } else {
             // an invariant subspace: a new Krylov sequence
+            beta = 0.0;
             fresh(basis)
         };
         match next {
             Some(v) if basis.len() < basis.n => basis.push(&v),
-            _ => return true,
+            _ => return Extension { whole: true, beta },
         }
     }
-    false
+    Extension { whole: false, beta }
 }
 
-/// The `k` largest Ritz pairs of the basis (values, vectors as columns) and
-/// the largest residual norm ‖A x − θ x‖ among them.
+/// What an extension of the basis ended with.
+struct Extension {
+    /// The basis spans the whole space.
+    whole: bool,
+    /// The last vector's coefficient β: A V = V T + β v eₘᵀ (up to
+    /// rounding), so a Ritz vector V s has the residual |β sₘ|.
+    beta: f64,
+}
+
+/// Ritz pairs of a basis: the largest values, descending, their vectors as
+/// columns, and the largest residual among the wanted ones.
+struct Ritz {
+    values: Vec<f64>,
+    vectors: Mat<f64>,
+    worst: f64,
+}
+
+impl Ritz {
+    /// The first `count` pairs.
+    fn wanted(self, count: usize) -> (Vec<f64>, Mat<f64>) {
+        let vectors = self.vectors.subcols(0, count).to_owned();
+        let mut values = self.values;
+        values.truncate(count);
+        (values, vectors)
+    }
+
+    /// Makes the Ritz vectors the basis, their projection diag(θ).
+    fn restart(&self, basis: &mut Basis, projection: &mut Vec<Vec<f64>>) {
+        basis.truncate(0);
+        for c in 0..self.vectors.ncols() {
+            basis.push(self.vectors.col_as_slice(c));
+        }
+        *projection = self
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, &theta)| {
+                let mut row = vec![0.0; i + 1];
+                row[i] = theta;
+                row
+            })
+            .collect();
+    }
+}
+
+/// The `kept` largest Ritz pairs of the basis and the largest residual
+/// norm ‖A x − θ x‖ among the first `k`: estimated as |β sₘ| when `beta` is
+/// given (the last extension's, no vector dropped since), and applied
+/// exactly when that estimate is at most `tol` or no `beta` is given.
 fn ritz_pairs(
     basis: &Basis,
     projection: &[Vec<f64>],
-    k: usize,
+    (kept, k): (usize, usize),
+    (beta, tol): (Option<f64>, f64),
     apply: &(dyn Fn(&[f64], &mut [f64]) + Sync),
-) -> Result<(Vec<f64>, Mat<f64>, f64), SolverError> {
+) -> Result<Ritz, SolverError> {
     let m = projection.len();
     let t = Mat::from_fn(m, m, |i, j| projection[i.max(j)][i.min(j)]);
-    let (values, s) = top_eigenpairs(t.as_ref(), k)
+    let (values, s) = top_eigenpairs(t.as_ref(), kept)
         .map_err(|e| SolverError::Invalid(format!("Lanczos: projected eigensolve: {e}")))?;
-    let x = product(basis.as_mat().subcols(0, m), s.as_ref());
+    let vectors = product(basis.as_mat().subcols(0, m), s.as_ref());
+    let estimate = beta.map(|b| {
+        (0..k)
+            .map(|c| (b * s[(m - 1, c)]).abs())
+            .fold(0.0, f64::max)
+    });
+    if let Some(e) = estimate.filter(|&e| e > tol) {
+        return Ok(Ritz {
+            values,
+            vectors,
+            worst: e,
+        });
+    }
     let worst = (0..k)
         .into_par_iter()
         .map(|c| {
-            let column = x.col_as_slice(c);
+            let column = vectors.col_as_slice(c);
             let mut ax = vec![0.0; basis.n];
             apply(column, &mut ax);
             ax.iter()
@@ -288,7 +481,11 @@ fn ritz_pairs(
                 .sqrt()
         })
         .reduce(|| 0.0, f64::max);
-    Ok((values, x, worst))
+    Ok(Ritz {
+        values,
+        vectors,
+        worst,
+    })
 }
 
 #[cfg(test)]
@@ -418,6 +615,45 @@ mod tests {
         assert_eq!(x1, x2);
         // the eigenvalue 2 once per component
         assert!(v1[..3].iter().all(|v| (v - 2.0).abs() < 1e-10), "{v1:?}");
+    }
+
+    #[test]
+    fn the_thick_restart_converges_alone_and_hands_repeated_values_on() {
+        // one component, a ring with seeded random chords: no symmetry to
+        // repeat a value
+        let (n, op) = components(&[(900, 9)]);
+        let dense = Mat::from_fn(n, n, |i, j| {
+            let (mut e, mut y) = (vec![0.0; n], vec![0.0; n]);
+            e[j] = 1.0;
+            op(&e, &mut y);
+            y[i]
+        });
+        let count = 15;
+        let (want, _) = top_eigenpairs(dense.as_ref(), count).unwrap();
+        // distinct values: the restarted sequence finds them by itself
+        let (values, x) = thick_restart(n, count, 1e-10, 5, &op)
+            .unwrap()
+            .expect("converged without a repeated value");
+        let mut ax = vec![0.0; n];
+        for c in 0..count {
+            assert!(
+                (values[c] - want[c]).abs() < 1e-9,
+                "{values:?}\nvs {want:?}"
+            );
+            let col: Vec<f64> = x.col(c).iter().copied().collect();
+            op(&col, &mut ax);
+            let residual = ax
+                .iter()
+                .zip(&col)
+                .map(|(y, v)| (y - values[c] * v).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(residual <= 1e-10, "pair {c}: residual {residual:e}");
+        }
+        // equal components repeat values: the probe sees a new copy and the
+        // restarted sequence hands the problem to the growing basis
+        let (m, repeated) = components(&[(200, 1), (200, 1), (200, 1), (150, 2), (250, 3)]);
+        assert!(thick_restart(m, 12, 1e-10, 3, &repeated).unwrap().is_none());
     }
 
     #[test]

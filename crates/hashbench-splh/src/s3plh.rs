@@ -179,8 +179,8 @@ impl HashMethod for S3plhParams {
     // 2: eigenvector signs fixed (peak entry positive, `top_eigenpairs`)
     // 3: X_lᵀSₖX_l carried by the low-rank label updates (`SupervisedTerm`),
     // the top eigenvector by Lanczos (`top_eigenvector`): the same directions
-    // up to rounding
-    const VERSION: u32 = 3;
+    // up to rounding; 4: that Lanczos thick-restarted (the same direction up to rounding)
+    const VERSION: u32 = 4;
     const REQUIREMENTS: Requirements = Requirements {
         supervision: Supervision::LabelledPairs,
         ..Requirements::UNSUPERVISED

@@ -64,8 +64,9 @@ impl HashMethod for SthParams {
     // then one per SVM change (`svm::REVISION`: 4, eight partial sums;
     // 5, shrinking; 6, the primal Newton solver, bits in parallel);
     // 7: Lanczos by blocked classical Gram-Schmidt, its basis growing by half;
-    // 8: the graph's components' indicators taken as they are, Lanczos for the rest
-    const VERSION: u32 = 5 + hashbench_solvers::svm::REVISION;
+    // 8: the graph's components' indicators taken as they are, Lanczos for the rest;
+    // 9: Lanczos thick-restarted, N's entries formed once (the same vectors up to rounding)
+    const VERSION: u32 = 6 + hashbench_solvers::svm::REVISION;
     const REQUIREMENTS: Requirements = Requirements::UNSUPERVISED;
     const FIT_LOG: FitLogNames = FitLogNames {
         facts: &["svm-iterations-mean", "svm-unconverged"],
