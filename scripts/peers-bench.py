@@ -142,7 +142,7 @@ def dictionary(p, runs):
             return d.T.copy()
 
         seconds, d = timed(run, runs)
-        out.append(rung(p, "scikit-learn _update_dict (BCD)", f"{passes} passes", seconds, d,
+        out.append(rung(p, "scikit-learn _update_dict (BCD)", f"{passes} pass" + ("es" if passes > 1 else ""), seconds, d,
                         passes == 1))
     return out
 

@@ -237,6 +237,17 @@ fn print_problem(p: &(dyn Problem + Sync), ours: &Ours, comparisons: &[Compariso
         optimality_text(ours.optimality)
     );
     for c in comparisons {
+        if ours.optimality.is_none() {
+            // a fixed amount of work on both sides: one time each
+            println!(
+                "  {} ({}): {:.4} s: {:.2}x hashbench's time",
+                c.peer,
+                c.default.setting,
+                c.default.seconds,
+                c.ratio(ours)
+            );
+            continue;
+        }
         println!(
             "  {}: default ({}) {:.4} s, optimality {}; {} ({}) {:.4} s, optimality {}: \
              {:.2}x hashbench's time",

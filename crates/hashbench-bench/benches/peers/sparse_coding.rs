@@ -121,7 +121,8 @@ impl Problem for SStep {
         Some(self.violation(&solution.matrix()))
     }
     fn note(&self) -> &'static str {
-        "one shift for every item (SpaH's differ by item; ours sets each in place, the peers' batch calls take one Gram)"
+        "one shift for every item (SpaH's differ by item; ours sets each in place, the peers' batch calls take one Gram); \
+         scikit-learn's positive LARS ends its path above alpha_min (the active correlations stay above it), so its codes miss the KKT conditions"
     }
 }
 
