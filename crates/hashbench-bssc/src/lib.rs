@@ -437,6 +437,7 @@ mod tests {
             x: &x,
             labelled: &labelled,
             labels: &labels,
+            memos: None,
         };
         let p = BsscParams::default();
         let m = p.fit(&train, 4, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();

@@ -170,6 +170,14 @@ impl GramRows {
         &self.gram
     }
 
+    /// Every item of the same shared matrix.
+    pub fn all_items(&self) -> GramRows {
+        GramRows {
+            gram: Arc::clone(&self.gram),
+            items: (0..self.gram.nrows()).collect(),
+        }
+    }
+
     /// Row/column of each item in [`Self::gram`].
     pub fn items(&self) -> &[usize] {
         &self.items
@@ -234,6 +242,9 @@ pub struct TrainSet<'a> {
     pub labelled: &'a [usize],
     /// Labels of the rows in `labelled`, same order.
     pub labels: &'a [u32],
+    /// What the run's fits share (kNN graphs, neighbour lists, fold codes),
+    /// when the caller keeps them; `None`: the fit computes everything.
+    pub memos: Option<&'a crate::recent::Memos>,
 }
 
 /// Items with a label each, owning what a [`TrainSet`] borrows: a training
@@ -267,6 +278,7 @@ impl LabelledData {
             x: &self.data,
             labelled: &self.every,
             labels: &self.labels,
+            memos: None,
         }
     }
 
@@ -283,6 +295,7 @@ impl<'a> TrainSet<'a> {
             x,
             labelled: &[],
             labels: &[],
+            memos: None,
         }
     }
 

@@ -133,11 +133,6 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// trials; deterministic ones run once).
     fn is_randomized(&self) -> bool;
 
-    /// Drops what fits keep in memory to share between fits on the same
-    /// inputs (SpaH's kNN graphs), so that the next fit pays its whole cost:
-    /// a timed refit measures the method, not the cache. Nothing by default.
-    fn forget_memos(&self) {}
-
     /// The labels this configuration reads: the declaration's unless a
     /// parameter decides (OKH reads labels only for its label similarity).
     fn supervision(&self) -> Supervision {

@@ -1,8 +1,69 @@
 //! Results computed lately, kept in memory by a hash of what they depend
 //! on, so fits and searches on the same inputs share them: SpaH's kNN graph
 //! of a training set and cross-validation fold codes, MLH's neighbour lists.
+//! They live in a [`Memos`] that the run owns and hands to every fit through
+//! its [`crate::TrainSet`]: no process-wide state, and a fit without one
+//! (a timed refit, a test, a Python call) computes everything itself.
 
-use std::sync::Mutex;
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+/// What one run's fits and searches share: named slots, each a [`Recent`]
+/// of one type, made on first use.
+#[derive(Default)]
+pub struct Memos {
+    slots: Mutex<Vec<(&'static str, Arc<dyn Any + Send + Sync>)>>,
+}
+
+impl std::fmt::Debug for Memos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let names: Vec<&str> = slots.iter().map(|(name, _)| *name).collect();
+        f.debug_struct("Memos").field("slots", &names).finish()
+    }
+}
+
+impl Memos {
+    /// The slot `name`, keeping the last `keep` values (its first asker's
+    /// `keep`).
+    ///
+    /// # Panics
+    /// If `name` was made for values of another type.
+    pub fn recent<T: Clone + Send + Sync + 'static>(
+        &self,
+        name: &'static str,
+        keep: usize,
+    ) -> Arc<Recent<T>> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = match slots.iter().find(|(n, _)| *n == name) {
+            Some((_, slot)) => Arc::clone(slot),
+            None => {
+                let slot: Arc<dyn Any + Send + Sync> = Arc::new(Recent::<T>::new(keep));
+                slots.push((name, Arc::clone(&slot)));
+                slot
+            }
+        };
+        slot.downcast::<Recent<T>>()
+            .unwrap_or_else(|_| panic!("memo slot {name} holds values of another type"))
+    }
+}
+
+/// `build`'s value, from `memos`' slot `name` (keeping `keep`) under `key`
+/// when there are memos: built once and shared; without, built afresh.
+///
+/// # Errors
+/// `build`'s.
+pub fn shared<T: Clone + Send + Sync + 'static, E>(
+    memos: Option<&Memos>,
+    (name, keep): (&'static str, usize),
+    key: u64,
+    build: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    match memos {
+        Some(memos) => memos.recent::<T>(name, keep).get_or_build(key, build),
+        None => build(),
+    }
+}
 
 /// The last `keep` values stored, oldest first.
 pub struct Recent<T> {
@@ -57,14 +118,6 @@ impl<T: Clone> Recent<T> {
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.clone())
-    }
-
-    /// Forgets every value: the next ask computes afresh.
-    pub fn clear(&self) {
-        self.entries
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
     }
 }
 

@@ -150,7 +150,6 @@ trait Configured: fmt::Debug + Send + Sync {
     fn validate(&self) -> Result<(), ParamError>;
     fn supervision(&self) -> Supervision;
     fn is_randomized(&self) -> bool;
-    fn forget_memos(&self);
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch>;
     fn needs_tuning(&self) -> bool;
     fn tune(&self, train: &TrainSet<'_>, bits: usize) -> Result<Option<Tuned>, FitError>;
@@ -194,9 +193,6 @@ impl<P: Registrable> Configured for P {
     }
     fn is_randomized(&self) -> bool {
         HashMethod::is_randomized(self)
-    }
-    fn forget_memos(&self) {
-        HashMethod::forget_memos(self)
     }
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch> {
         HashMethod::check_data(self, data)
@@ -277,12 +273,6 @@ impl MethodSpec {
     /// Whether trials differ by seed.
     pub fn is_randomized(&self) -> bool {
         self.params.is_randomized()
-    }
-
-    /// Drops what the method's fits share in memory, so that the next fit
-    /// pays its whole cost ([`HashMethod::forget_memos`]).
-    pub fn forget_memos(&self) {
-        self.params.forget_memos()
     }
 
     /// Whether the method can read this kind of data (checked before any trial).
@@ -381,6 +371,7 @@ impl MethodSpec {
             x,
             labelled: &labelled,
             labels,
+            memos: None,
         };
         self.fit(&train, bits, &mut rand::SeedableRng::seed_from_u64(seed))
     }

@@ -30,6 +30,7 @@ fn fit_model(m: &MethodSpec, x: &Data, bits: usize) -> Result<Box<dyn HashModel>
         x,
         labelled: &labelled,
         labels: &labels,
+        memos: None,
     };
     m.fit(&train, bits, &mut ChaCha8Rng::seed_from_u64(0))
 }
@@ -126,6 +127,7 @@ fn methods_read_labels_exactly_as_they_declare() {
         x: &x,
         labelled: &labelled,
         labels: &labels,
+        memos: None,
     };
     let codes = |m: &MethodSpec, train: &TrainSet<'_>| {
         let model = m.fit(train, 6, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
@@ -141,6 +143,7 @@ fn methods_read_labels_exactly_as_they_declare() {
                 x: &x,
                 labelled: &all,
                 labels,
+                memos: None,
             };
             assert_ne!(
                 codes(&m, &train(&a)),
@@ -168,6 +171,7 @@ fn methods_read_labels_exactly_as_they_declare() {
                     x: &x,
                     labelled: &labelled,
                     labels: &other,
+                    memos: None,
                 };
                 assert_ne!(
                     labelled_codes,

@@ -13,7 +13,7 @@ use hashbench_core::linear::{LinearModel, LoggedLinearModel, tune_then_fit};
 use hashbench_core::method::{
     BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
-use hashbench_core::recent::Recent;
+use hashbench_core::recent::{Memos, shared};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -199,21 +199,25 @@ pub fn neighbour_lists(
     nearest_lists(x, labels, x, labels, k, true)
 }
 
-/// Neighbour lists computed lately, by a hash of the rows, labels and k:
-/// the fits on one training set (every code length and trial) share them.
-static RECENT_LISTS: Recent<Arc<Vec<Vec<u32>>>> = Recent::new(4);
+/// The memo slot of neighbour lists computed lately, by a hash of the rows,
+/// labels and k: the fits on one training set (every code length and
+/// trial) share them.
+const LISTS: (&str, usize) = ("mlh-neighbour-lists", 4);
 
-/// [`neighbour_lists`], from [`RECENT_LISTS`] when computed lately.
+/// [`neighbour_lists`], shared through the run's `memos`.
 fn recent_neighbour_lists(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
     k: usize,
+    memos: Option<&Memos>,
 ) -> Result<Arc<Vec<Vec<u32>>>, FitError> {
     let mut h = DefaultHasher::new();
     (x.nrows(), x.ncols(), labels, k).hash(&mut h);
     x.col_iter()
         .for_each(|c| c.iter().for_each(|v| v.to_bits().hash(&mut h)));
-    RECENT_LISTS.get_or_build(h.finish(), || neighbour_lists(x, labels, k).map(Arc::new))
+    shared(memos, LISTS, h.finish(), || {
+        neighbour_lists(x, labels, k).map(Arc::new)
+    })
 }
 
 /// For each row of `queries`, its `k` nearest `db` rows (Euclidean), among
@@ -429,10 +433,6 @@ impl HashMethod for MlhParams {
         }
     }
 
-    fn forget_memos(&self) {
-        RECENT_LISTS.clear();
-    }
-
     fn needs_tuning(&self) -> bool {
         matches!(self.hyperparameters, Hyperparameters::Rule(_))
     }
@@ -482,7 +482,7 @@ impl HashMethod for MlhParams {
             Hyperparameters::Rule(_) => return tune_then_fit(self, train, n_bits, rng),
         };
         let labels = self.row_labels(train, x.nrows())?;
-        let lists = recent_neighbour_lists(x, labels.as_deref(), self.neighbours)?;
+        let lists = recent_neighbour_lists(x, labels.as_deref(), self.neighbours, train.memos)?;
         let standard = Standardise::fit(x);
         let items = Items::new(x, &standard);
         let loss = PairLoss {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use faer::Mat;
+use hashbench_core::recent::Memos;
 use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -232,30 +233,33 @@ fn sparse_items_learn_the_dense_learners_weights() {
 }
 
 #[test]
-fn a_training_set_computes_its_neighbour_lists_once_until_a_timed_refit_forgets_them() {
+fn a_run_computes_a_training_sets_neighbour_lists_once_and_a_fit_alone_its_own() {
     let x = clusters();
-    let first = recent_neighbour_lists(x.as_ref(), None, 4).unwrap();
-    let again = recent_neighbour_lists(x.as_ref(), None, 4).unwrap();
+    let memos = Memos::default();
+    let lists = |x: &Mat<f64>, labels: Option<&[u32]>, k: usize, memos: Option<&Memos>| {
+        recent_neighbour_lists(x.as_ref(), labels, k, memos).unwrap()
+    };
+    let first = lists(&x, None, 4, Some(&memos));
+    let again = lists(&x, None, 4, Some(&memos));
     assert!(
         Arc::ptr_eq(&first, &again),
         "the same rows and k: one set of lists"
     );
     assert_eq!(*first, neighbour_lists(x.as_ref(), None, 4).unwrap());
-    // a timed refit pays for its own lists
-    quick(Hyperparameters::Rule(TuningRule::Validate)).forget_memos();
-    let rebuilt = recent_neighbour_lists(x.as_ref(), None, 4).unwrap();
-    assert!(!Arc::ptr_eq(&first, &rebuilt), "forgotten: computed afresh");
-    assert_eq!(first, rebuilt);
+    // a fit without the run's memos (a timed refit) pays for its own lists
+    let alone = lists(&x, None, 4, None);
+    assert!(!Arc::ptr_eq(&first, &alone), "no memos: computed afresh");
+    assert_eq!(first, alone);
     // another k, other labels or another entry: lists of their own
-    let wider = recent_neighbour_lists(x.as_ref(), None, 5).unwrap();
-    assert!(!Arc::ptr_eq(&rebuilt, &wider));
+    let wider = lists(&x, None, 5, Some(&memos));
+    assert!(!Arc::ptr_eq(&first, &wider));
     let labels: Vec<u32> = (0..160).map(|i| (i / 10) as u32).collect();
-    let within = recent_neighbour_lists(x.as_ref(), Some(&labels), 4).unwrap();
-    assert!(!Arc::ptr_eq(&rebuilt, &within));
+    let within = lists(&x, Some(&labels), 4, Some(&memos));
+    assert!(!Arc::ptr_eq(&first, &within));
     let mut moved = x.clone();
     moved[(7, 2)] += 1e-12;
-    let other = recent_neighbour_lists(moved.as_ref(), None, 4).unwrap();
-    assert!(!Arc::ptr_eq(&rebuilt, &other));
+    let other = lists(&moved, None, 4, Some(&memos));
+    assert!(!Arc::ptr_eq(&first, &other));
 }
 
 #[test]
@@ -334,6 +338,7 @@ fn same_label_pairs_need_every_label() {
         x: &x,
         labelled: &all,
         labels: &labels,
+        memos: None,
     };
     assert!(
         params

@@ -224,6 +224,7 @@ fn lambda_adds_the_landmark_kernel_to_c() {
         x: &x,
         labelled: &all,
         labels: &labels,
+        memos: None,
     };
     let with = OkhParams {
         p: 5,
@@ -289,6 +290,7 @@ fn label_similarity_gives_a_bit_that_splits_the_classes() {
         x: &x,
         labelled: &all,
         labels: &labels,
+        memos: None,
     };
     for landmarks in [Landmarks::Random, Landmarks::Kmeans, Landmarks::Pca] {
         let p = OkhParams {

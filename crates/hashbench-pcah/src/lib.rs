@@ -137,6 +137,7 @@ mod tests {
             x: &x,
             labelled: &labelled,
             labels: &labels,
+            memos: None,
         };
         let p = PcahParams { eta: 0.001 };
         let m = p.fit(&train, 1, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();

@@ -1,7 +1,5 @@
 #![doc = include_str!("../README.md")]
 
-use std::sync::Mutex;
-
 use faer::Mat;
 use hashbench_core::search::hamming_distances_into;
 use hashbench_core::{BitCodes, Data, GramRows, GroundTruth, HashModel, SparseRows};
@@ -53,8 +51,9 @@ fn methods_json() -> String {
 /// tuple `(n_rows, n_cols, indptr, indices, data)`, or `("gram", K, rows)`:
 /// the items `rows` of the square kernel matrix `K` (a precomputed
 /// kernel), checked (shape, finite values, structure, range) with errors
-/// naming `argument`.
-fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
+/// naming `argument`; a `K` with the entries of the matrix a model was
+/// `fitted` on becomes that matrix.
+fn items_of(argument: &str, x: &Bound<'_, PyAny>, fitted: Option<&GramRows>) -> PyResult<Data> {
     type Gram<'py> = (
         String,
         PyReadonlyArray2<'py, f64>,
@@ -88,7 +87,7 @@ fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
         if rows.is_empty() {
             return Err(invalid(argument, "no rows of the kernel matrix"));
         }
-        return Ok(Data::Gram(shared_gram(k.view())?).select(&rows));
+        return Ok(Data::Gram(shared_gram(k.view(), fitted)?).select(&rows));
     }
     if let Ok(dense) = x.extract::<PyReadonlyArray2<'_, f64>>() {
         let a = dense.as_array();
@@ -140,18 +139,13 @@ fn items_of(argument: &str, x: &Bound<'_, PyAny>) -> PyResult<Data> {
         .map_err(|e| invalid(argument, e))
 }
 
-/// The last kernel matrix handed over: a method reads the items it encodes
-/// from the matrix it was fitted on (one shared matrix, as a run's Gram data
-/// set), so a `K` with the same entries must become the same matrix.
-static LAST_GRAM: Mutex<Option<GramRows>> = Mutex::new(None);
-
-/// The matrix `k` as the all-items rows of a shared Gram matrix: the last
-/// one's when `k` holds the same entries (compared in place, no copy).
-fn shared_gram(k: ArrayView2<'_, f64>) -> PyResult<GramRows> {
-    let mut last = LAST_GRAM
-        .lock()
-        .map_err(|_| PyRuntimeError::new_err("the kernel cache was poisoned"))?;
-    if let Some(gram) = last.as_ref() {
+/// The matrix `k` as the all-items rows of a shared Gram matrix: `fitted`
+/// (the matrix a model was fitted on) when `k` holds the same entries
+/// (compared in place, no copy), as a method reads the items it encodes
+/// from the matrix it was fitted on (one shared matrix, as a run's Gram
+/// data set).
+fn shared_gram(k: ArrayView2<'_, f64>, fitted: Option<&GramRows>) -> PyResult<GramRows> {
+    if let Some(gram) = fitted {
         let held = gram.gram();
         let same = held.nrows() == k.nrows()
             && held.ncols() == k.ncols()
@@ -162,15 +156,15 @@ fn shared_gram(k: ArrayView2<'_, f64>) -> PyResult<GramRows> {
         }
     }
     let (n, m) = k.dim();
-    let gram = GramRows::new(Mat::from_fn(n, m, |i, j| k[[i, j]])).map_err(|e| invalid("X", e))?;
-    *last = Some(gram.clone());
-    Ok(gram)
+    GramRows::new(Mat::from_fn(n, m, |i, j| k[[i, j]])).map_err(|e| invalid("X", e))
 }
 
 /// A fitted method.
 #[pyclass(module = "hashbench._native", frozen)]
 struct Model {
     model: Box<dyn HashModel>,
+    /// Every item of the kernel matrix it was fitted on, if any.
+    gram: Option<GramRows>,
 }
 
 #[pymethods]
@@ -193,7 +187,7 @@ impl Model {
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray2<u8>>> {
-        let data = items_of("X", x)?;
+        let data = items_of("X", x, self.gram.as_ref())?;
         let codes = py
             .detach(|| self.model.encode(&data))
             .map_err(|e| invalid("X", e))?;
@@ -238,7 +232,7 @@ fn fit(
     let spec = registration.read(table).map_err(PyValueError::new_err)?;
     spec.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let data = items_of("X", x)?;
+    let data = items_of("X", x, None)?;
     spec.check_data(&data).map_err(|e| invalid("X", e))?;
     if n_bits == 0 {
         return Err(invalid("n_bits", "a code needs at least one bit"));
@@ -277,7 +271,11 @@ fn fit(
     let model = py
         .detach(|| spec.fit_seeded(&data, &labels, n_bits, seed))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(Model { model })
+    let gram = match &data {
+        Data::Gram(rows) => Some(rows.all_items()),
+        _ => None,
+    };
+    Ok(Model { model, gram })
 }
 
 /// Packed codes from a uint8 array of `bits`-bit codes, checked.

@@ -551,6 +551,7 @@ mod tests {
             x: &data,
             labelled: &labelled,
             labels: &labels[..60],
+            memos: None,
         };
         let p = RbmParams {
             hidden: vec![16],

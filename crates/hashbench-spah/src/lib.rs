@@ -21,7 +21,7 @@ use hashbench_core::method::{
     BitLimit, FitCheck, FitLog, FitLogNames, Requirements, SearchShare, Supervision,
     dense_fit_input,
 };
-use hashbench_core::recent::Recent;
+use hashbench_core::recent::{Memos, shared};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_eval::EmptyPolicy;
 use hashbench_solvers::{KnnGraph, SolverError};
@@ -316,8 +316,9 @@ impl<H: HashKind> SpahParams<H> {
             CvTruth::KNearest => None,
             CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
         };
-        let choice = tune::cross_validate(self, x, labels.as_deref(), n_bits, extent)
-            .map_err(FitError::solver)?;
+        let choice =
+            tune::cross_validate(self, x, labels.as_deref(), n_bits, (extent, train.memos))
+                .map_err(FitError::solver)?;
         let mut facts = vec![
             ("cv-f1".to_string(), choice.f1),
             ("cv-items".to_string(), choice.items as f64),
@@ -364,18 +365,24 @@ impl<H: HashKind> SpahParams<H> {
         }
     }
 
-    /// The heat-kernel kNN graph of the rows `x` and its σ, shared by the
-    /// fits on the same rows (every code length, trial and both hashes of a
-    /// fixed training set), from [`RECENT_GRAPHS`]. A graph whose mean weight
-    /// is below 10⁻⁶ is an error: α would change nothing.
-    fn graph(&self, x: faer::MatRef<'_, f64>) -> Result<SharedGraph, SolverError> {
+    /// The heat-kernel kNN graph of the rows `x` and its σ, shared through
+    /// the run's `memos` by the fits on the same rows (every code length,
+    /// trial and both hashes of a fixed training set). A graph whose mean
+    /// weight is below 10⁻⁶ is an error: α would change nothing.
+    fn graph(
+        &self,
+        x: faer::MatRef<'_, f64>,
+        memos: Option<&Memos>,
+    ) -> Result<SharedGraph, SolverError> {
         let mut h = DefaultHasher::new();
         (x.nrows(), x.ncols(), self.neighbours).hash(&mut h);
         format!("{:?}", self.sigma).hash(&mut h);
         for row in x.row_iter() {
             row.iter().for_each(|v| v.to_bits().hash(&mut h));
         }
-        RECENT_GRAPHS.get_or_build(h.finish(), || self.new_graph(x).map(Arc::new))
+        shared(memos, GRAPHS, h.finish(), || {
+            self.new_graph(x).map(Arc::new)
+        })
     }
 
     /// [`SpahParams::graph`], computed.
@@ -407,12 +414,13 @@ impl<H: HashKind> SpahParams<H> {
     fn learn(
         &self,
         x: faer::MatRef<'_, f64>,
+        memos: Option<&Memos>,
         n_bits: usize,
         fixed: &H::Fixed,
         rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, SolverError> {
         let t0 = Instant::now();
-        let shared = self.graph(x)?;
+        let shared = self.graph(x, memos)?;
         let (graph, sigma) = (&shared.0, shared.1);
         let t1 = Instant::now();
         let code = H::code(fixed);
@@ -474,10 +482,10 @@ impl<H: HashKind> SpahParams<H> {
 
 /// A heat-kernel graph and its σ, shared by the fits that ask for it.
 type SharedGraph = Arc<(KnnGraph, f64)>;
-/// Graphs built lately, by a hash of the rows and settings they come from
-/// (a run's threads fit on a few training sets at once; a graph is 25 or
-/// 100 edges per item).
-static RECENT_GRAPHS: Recent<SharedGraph> = Recent::new(4);
+/// The memo slot of graphs built lately, by a hash of the rows and settings
+/// they come from (a run's threads fit on a few training sets at once; a
+/// graph is 25 or 100 edges per item).
+const GRAPHS: (&str, usize) = ("spah-graphs", 4);
 
 impl<H: HashKind> HashMethod for SpahParams<H> {
     type Model = LoggedLinearModel;
@@ -630,11 +638,6 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         true
     }
 
-    /// The kNN graphs fits share: a timed refit builds its own.
-    fn forget_memos(&self) {
-        RECENT_GRAPHS.clear();
-    }
-
     fn needs_tuning(&self) -> bool {
         matches!(self.hyperparameters, Hyperparameters::Rule(_))
     }
@@ -671,7 +674,7 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             Hyperparameters::Fixed(fixed) if self.centre_items => {
                 let (c, mean) = centred(x);
                 let mut model = self
-                    .learn(c.as_ref(), n_bits, fixed, rng)
+                    .learn(c.as_ref(), train.memos, n_bits, fixed, rng)
                     .map_err(FitError::solver)?;
                 // items are encoded as they were learnt: by the same mean
                 for (m, mu) in model.hash.mean.iter_mut().zip(&mean) {
@@ -679,9 +682,9 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
                 }
                 Ok(model)
             }
-            Hyperparameters::Fixed(fixed) => {
-                self.learn(x, n_bits, fixed, rng).map_err(FitError::solver)
-            }
+            Hyperparameters::Fixed(fixed) => self
+                .learn(x, train.memos, n_bits, fixed, rng)
+                .map_err(FitError::solver),
             Hyperparameters::Rule(_) => tune_then_fit(self, train, n_bits, rng),
         }
     }

@@ -1,6 +1,7 @@
 //! Sparse Hashing's fit against its defining properties.
 
 use faer::Mat;
+use hashbench_core::recent::Memos;
 use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use hashbench_solvers::{Cca, CdStop, KnnGraph, elastic_net};
 use rand::{RngExt, SeedableRng};
@@ -381,10 +382,7 @@ fn cross_validation_chooses_the_same_on_any_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| {
-            crate::tune::forget_shared_codes();
-            p.tune(&train, 6).unwrap().unwrap()
-        })
+        pool.install(|| p.tune(&train, 6).unwrap().unwrap())
     };
     let (one, one_log) = tune_on(1);
     let (three, three_log) = tune_on(3);
@@ -673,22 +671,24 @@ fn the_search_retrieves_within_the_figures_radius_and_agrees_with_the_experiment
 fn fits_on_the_same_rows_share_one_graph_and_other_rows_or_settings_get_their_own() {
     let x = clustered(60, 5, 31);
     let params = SpahParams::<Encw>::default();
-    let first = params.graph(x.as_ref()).unwrap();
-    let again = params.graph(x.as_ref()).unwrap();
+    let memos = Memos::default();
+    let first = params.graph(x.as_ref(), Some(&memos)).unwrap();
+    let again = params.graph(x.as_ref(), Some(&memos)).unwrap();
     assert!(
         Arc::ptr_eq(&first, &again),
         "the same rows and settings: one graph"
     );
     assert_eq!(first.0, params.new_graph(x.as_ref()).unwrap().0);
-    // a timed refit forgets the shared graphs and builds its own (equal) one
-    params.forget_memos();
-    let rebuilt = params.graph(x.as_ref()).unwrap();
-    assert!(!Arc::ptr_eq(&first, &rebuilt), "forgotten: built afresh");
-    assert_eq!(first.0, rebuilt.0);
-    let first = rebuilt;
+    // a fit without the run's memos (a timed refit) builds its own, equal one
+    let alone = params.graph(x.as_ref(), None).unwrap();
+    assert!(!Arc::ptr_eq(&first, &alone), "no memos: built afresh");
+    assert_eq!(first.0, alone.0);
+    // and so does another run
+    let other_run = params.graph(x.as_ref(), Some(&Memos::default())).unwrap();
+    assert!(!Arc::ptr_eq(&first, &other_run), "another run's memos");
     let mut moved = x.clone();
     moved[(7, 2)] += 1e-12;
-    let other = params.graph(moved.as_ref()).unwrap();
+    let other = params.graph(moved.as_ref(), Some(&memos)).unwrap();
     assert!(
         !Arc::ptr_eq(&first, &other),
         "one entry changed: a graph of its own"
@@ -697,7 +697,7 @@ fn fits_on_the_same_rows_share_one_graph_and_other_rows_or_settings_get_their_ow
         neighbours: 3,
         ..SpahParams::default()
     };
-    let narrow = fewer.graph(x.as_ref()).unwrap();
+    let narrow = fewer.graph(x.as_ref(), Some(&memos)).unwrap();
     assert!(
         !Arc::ptr_eq(&first, &narrow),
         "other neighbours: a graph of its own"

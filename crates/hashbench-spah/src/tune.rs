@@ -44,7 +44,7 @@ use std::sync::{Arc, OnceLock};
 use faer::{Mat, MatRef};
 use hashbench_core::knn::{k_nearest, k_nearest_same_label};
 use hashbench_core::method::SearchShare;
-use hashbench_core::recent::Recent;
+use hashbench_core::recent::Memos;
 use hashbench_core::search::hamming_distances;
 use hashbench_core::{BitCodes, Data, HashModel};
 use hashbench_eval::{BallScores, EmptyPolicy, f1_of_means};
@@ -153,7 +153,7 @@ pub fn cross_validate<H: HashKind>(
     x: MatRef<'_, f64>,
     labels: Option<&[u32]>,
     n_bits: usize,
-    extent: Extent,
+    (extent, memos): (Extent, Option<&Memos>),
 ) -> Result<Choice<H::Fixed>, SolverError> {
     let scored_folds = extent.folds();
     let mut rng = ChaCha8Rng::seed_from_u64(0x5ba4_c0de ^ n_bits as u64);
@@ -164,7 +164,7 @@ pub fn cross_validate<H: HashKind>(
         .map(|_| initial_bases(x.ncols(), n_bits, &mut rng))
         .collect();
     b0.truncate(scored_folds);
-    let shared = shared_fold_codes(params, x, &items, &codes_grid, &b0)?;
+    let shared = shared_fold_codes(params, x, (&items, &codes_grid, &b0), memos)?;
     let context = params.hash_context(x.nrows());
     let folds: Vec<Fold<H>> = (0..scored_folds)
         .map(|fold| Fold::new(x, labels, &items, fold, &shared, context, params))
@@ -284,16 +284,10 @@ struct Shared {
 
 /// A search's fold codes, computed once by whichever search asks first.
 type SharedCodes = Arc<OnceLock<Result<Arc<Shared>, SolverError>>>;
-/// Fold codes computed lately, by a hash of everything they depend on:
-/// enough for the code lengths a run's threads search at once (each keeps
-/// the search of one code length until it is pushed out).
-static RECENT_CODES: Recent<SharedCodes> = Recent::new(8);
-
-/// Drops the kept fold codes (tests: the next search computes afresh).
-#[cfg(test)]
-pub(crate) fn forget_shared_codes() {
-    RECENT_CODES.clear();
-}
+/// The memo slot of fold codes computed lately, by a hash of everything they
+/// depend on: enough for the code lengths a run's threads search at once
+/// (each keeps the search of one code length until it is pushed out).
+const FOLD_CODES: (&str, usize) = ("spah-fold-codes", 8);
 
 /// The stage-1 codes of every fold scored (one per initial basis in `b0`): computed once for given rows, items,
 /// initial bases and code settings, whichever hash asks first (a second
@@ -304,9 +298,8 @@ pub(crate) fn forget_shared_codes() {
 fn shared_fold_codes<H: HashKind>(
     params: &SpahParams<H>,
     x: MatRef<'_, f64>,
-    items: &[usize],
-    codes_grid: &[CodeHyper],
-    b0: &[Mat<f64>],
+    (items, codes_grid, b0): (&[usize], &[CodeHyper], &[Mat<f64>]),
+    memos: Option<&Memos>,
 ) -> Result<Arc<Shared>, SolverError> {
     let mut h = DefaultHasher::new();
     (x.nrows(), x.ncols(), items, codes_grid.len(), b0.len()).hash(&mut h);
@@ -327,7 +320,13 @@ fn shared_fold_codes<H: HashKind>(
         params.tolerance.to_bits(),
     )
         .hash(&mut h);
-    let cell = RECENT_CODES.get_or_insert_with(h.finish(), || Arc::new(OnceLock::new()));
+    let fresh = || Arc::new(OnceLock::new());
+    let cell: SharedCodes = match memos {
+        Some(memos) => memos
+            .recent::<SharedCodes>(FOLD_CODES.0, FOLD_CODES.1)
+            .get_or_insert_with(h.finish(), fresh),
+        None => fresh(),
+    };
     cell.get_or_init(|| {
         let folds = b0.len();
         let inputs = (0..folds)

@@ -261,6 +261,7 @@ fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
         x: &x,
         labelled: &all,
         labels: &labels,
+        memos: None,
     };
     let kernel = hashbench_kernel::KernelSpec::Linear;
     let rng = || rand_chacha::ChaCha8Rng::seed_from_u64(plan.trial_keys()[0].seed);

@@ -313,6 +313,7 @@ mod tests {
             x: &x,
             labelled: &labelled,
             labels: &labels,
+            memos: None,
         };
         let p = S3plhParams::default();
         let model = p
@@ -418,6 +419,7 @@ mod tests {
             x: &x,
             labelled: &labelled,
             labels: &labels,
+            memos: None,
         };
         let supervised = S3plhParams {
             eta: 0.0,
@@ -459,6 +461,7 @@ mod tests {
             x: &x,
             labelled: &labelled,
             labels: &labels,
+            memos: None,
         };
         let fit = |label_step| {
             let p = S3plhParams {

@@ -15,7 +15,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow};
 use faer::Mat;
 use hashbench_core::seed::derive_seed;
-use hashbench_core::{BitCodes, Data, GroundTruth};
+use hashbench_core::{BitCodes, Data, GroundTruth, TrainSet};
 use hashbench_data::{Dataset, Split};
 use hashbench_eval::{Curve, EvalInputs, SearchInputs, evaluate};
 use rand::SeedableRng;
@@ -361,7 +361,11 @@ impl<'a> TrialContext<'a> {
         let tuned = self
             .tuned(m, bits)
             .map_err(|e| anyhow!("{name}: tuning failed: {e}"))?;
-        let training = self.training.set(m);
+        // what earlier fits keep in memory is no part of a refit's cost
+        let training = TrainSet {
+            memos: None,
+            ..self.training.set(m)
+        };
         let seed = k.seed;
         Ok(timing::Cell {
             path: self.record_path(k).with_extension("timings.json"),
@@ -369,8 +373,6 @@ impl<'a> TrialContext<'a> {
             refit: Box::new(move || {
                 let rng = &mut ChaCha8Rng::seed_from_u64(seed);
                 let spec = tuned.as_ref().map_or(&m.spec, |t| &t.spec);
-                // what earlier fits left in memory is no part of this one's cost
-                spec.forget_memos();
                 let t0 = Instant::now();
                 let model = spec
                     .fit(&training, bits, rng)

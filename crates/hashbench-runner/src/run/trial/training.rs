@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use hashbench_core::method::Supervision;
+use hashbench_core::recent::Memos;
 use hashbench_core::{Data, TrainSet};
 use hashbench_data::{Dataset, Split};
 
@@ -24,6 +25,9 @@ pub(crate) struct Training {
     pub(crate) every_label: Vec<u32>,
     /// 0..n: every training item's position.
     pub(crate) every: Vec<usize>,
+    /// What the fits and searches on these items share (kNN graphs,
+    /// neighbour lists, fold codes).
+    pub(crate) memos: Memos,
 }
 
 impl Training {
@@ -52,6 +56,7 @@ impl Training {
             labels: of(&split.labelled),
             every: (0..every_label.len()).collect(),
             every_label,
+            memos: Memos::default(),
         }
     }
 
@@ -63,12 +68,14 @@ impl Training {
                 x: &self.x,
                 labelled: &self.every,
                 labels: &self.every_label,
+                memos: Some(&self.memos),
             }
         } else {
             TrainSet {
                 x: &self.x,
                 labelled: &self.labelled,
                 labels: &self.labels,
+                memos: Some(&self.memos),
             }
         }
     }
