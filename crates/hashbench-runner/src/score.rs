@@ -299,7 +299,17 @@ pub fn score(ws: &Workspace, plan: &Plan, sources: &[CodeSource]) -> Result<RunO
         evaluated: records.len(),
         reused: 0,
     };
-    finish(ws, plan, &data, tables, &about, counts, clock, dir)
+    // codes handed in are evaluated, no stored record is read
+    finish(
+        ws,
+        plan,
+        &data,
+        tables,
+        &about,
+        counts,
+        clock,
+        (dir, Vec::new()),
+    )
 }
 
 /// Refuses two sources under one label: their codes would be averaged as

@@ -108,31 +108,43 @@ pub fn read<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str)
     }
 }
 
-/// Stored records refused since the last [`take_refused`], with why.
-static REFUSED: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+/// The stored records a run refused (and so recomputed), with why: each
+/// trial context keeps its own, and the run reports them.
+#[derive(Debug, Default)]
+pub struct Refusals(Mutex<Vec<(PathBuf, String)>>);
 
-/// Notes a refused record for the run to report.
-pub fn refuse(path: &Path, why: String) {
-    REFUSED
-        .lock()
-        .expect("no holder panics")
-        .push((path.to_path_buf(), why));
-}
+impl Refusals {
+    /// Notes a refused record.
+    pub fn note(&self, path: &Path, why: String) {
+        self.0
+            .lock()
+            .expect("no holder panics")
+            .push((path.to_path_buf(), why));
+    }
 
-/// The records refused (and so recomputed) since the last call.
-pub fn take_refused() -> Vec<(PathBuf, String)> {
-    std::mem::take(&mut *REFUSED.lock().expect("no holder panics"))
+    /// The records refused since the last call, each once however often it
+    /// was looked up, by path.
+    pub fn take(&self) -> Vec<(PathBuf, String)> {
+        let mut refused = std::mem::take(&mut *self.0.lock().expect("no holder panics"));
+        refused.sort();
+        refused.dedup_by(|a, b| a.0 == b.0);
+        refused
+    }
 }
 
 /// The record at `path`, if present, whole and computed for `fingerprint`;
-/// a record that fails its checksum or cannot be read is noted
-/// ([`take_refused`]) and treated as missing, so it is recomputed.
-pub fn load<T: DeserializeOwned + Fingerprinted>(path: &Path, fingerprint: &str) -> Option<T> {
+/// a record that fails its checksum or cannot be read is noted in
+/// `refused` and treated as missing, so it is recomputed.
+pub fn load<T: DeserializeOwned + Fingerprinted>(
+    path: &Path,
+    fingerprint: &str,
+    refused: &Refusals,
+) -> Option<T> {
     match read(path, fingerprint) {
         Stored::Fresh(rec) => Some(rec),
         Stored::Absent => None,
         Stored::Refused(why) => {
-            refuse(path, why);
+            refused.note(path, why);
             None
         }
     }
@@ -313,9 +325,13 @@ fn codes_digest(db: &[u8], queries: &[u8]) -> String {
 
 /// The fit record and code files' bytes at `stem`, if the record matches
 /// `fingerprint` and the files are the ones it was written with.
-fn intact_files(stem: &Path, fingerprint: &str) -> Option<(FitRecord, Vec<u8>, Vec<u8>)> {
+fn intact_files(
+    stem: &Path,
+    fingerprint: &str,
+    refused: &Refusals,
+) -> Option<(FitRecord, Vec<u8>, Vec<u8>)> {
     let record = with_suffix(stem, ".fit.json");
-    let fit: FitRecord = load(&record, fingerprint)?;
+    let fit: FitRecord = load(&record, fingerprint, refused)?;
     let read = |suffix: &str| std::fs::read(with_suffix(stem, suffix)).ok();
     let files = read(".db.hbcodes").zip(read(".queries.hbcodes"));
     match files {
@@ -323,7 +339,7 @@ fn intact_files(stem: &Path, fingerprint: &str) -> Option<(FitRecord, Vec<u8>, V
             Some((fit, db, queries))
         }
         _ => {
-            refuse(
+            refused.note(
                 &record,
                 "its code files are missing or not the ones it was written with".into(),
             );
@@ -334,8 +350,8 @@ fn intact_files(stem: &Path, fingerprint: &str) -> Option<(FitRecord, Vec<u8>, V
 
 /// The codes stored at `stem`, if their fit record matches `fingerprint`
 /// and the code files are the ones it was written with.
-pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
-    let (fit, db, queries) = intact_files(stem, fingerprint)?;
+pub fn load_codes(stem: &Path, fingerprint: &str, refused: &Refusals) -> Option<FittedCodes> {
+    let (fit, db, queries) = intact_files(stem, fingerprint, refused)?;
     Some(FittedCodes {
         db: BitCodes::read_from(db.as_slice()).ok()?,
         queries: BitCodes::read_from(queries.as_slice()).ok()?,
@@ -350,12 +366,12 @@ pub fn load_codes(stem: &Path, fingerprint: &str) -> Option<FittedCodes> {
 pub fn load_codes_mirrored(
     stem: &Path,
     mirror: &Path,
-    fingerprint: &str,
-    bits: usize,
+    (fingerprint, bits): (&str, usize),
+    refused: &Refusals,
 ) -> Option<FittedCodes> {
-    let codes = load_codes(stem, fingerprint)
+    let codes = load_codes(stem, fingerprint, refused)
         .filter(|c| c.db.n_bits() == bits && c.queries.n_bits() == bits)?;
-    let mirrored = intact_files(mirror, fingerprint)
+    let mirrored = intact_files(mirror, fingerprint, refused)
         .is_some_and(|(fit, _, _)| fit.codes_sha256 == codes.fit.codes_sha256);
     if !mirrored {
         let _ = save_codes(mirror, &codes);
@@ -681,7 +697,7 @@ mod tests {
             },
         };
         save_codes(&stem, &codes).unwrap();
-        let back = load_codes(&stem, "abc").unwrap();
+        let back = load_codes(&stem, "abc", &Refusals::default()).unwrap();
         assert_eq!(back.db, codes.db);
         assert_eq!(back.queries, codes.queries);
         assert_eq!(back.fit.bit_weights, codes.fit.bit_weights);
@@ -689,12 +705,12 @@ mod tests {
         assert_eq!(back.fit.log.facts[1], ("steps".to_string(), 3.0));
         assert_eq!(back.fit.log.per_bit[0].1[0], 0.5);
         assert!(back.fit.log.per_bit[0].1[1].is_nan());
-        assert!(load_codes(&stem, "abd").is_none());
+        assert!(load_codes(&stem, "abd", &Refusals::default()).is_none());
         // another writer's queries beside this fit record are refused
         let other = BitCodes::from_fn(2, 70, |i, j| (i + 2 * j) % 5 == 0);
         let mut bytes = Vec::new();
         other.write_to(&mut bytes).unwrap();
         write_atomically(&with_suffix(&stem, ".queries.hbcodes"), &bytes).unwrap();
-        assert!(load_codes(&stem, "abc").is_none());
+        assert!(load_codes(&stem, "abc", &Refusals::default()).is_none());
     }
 }

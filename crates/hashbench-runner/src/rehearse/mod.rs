@@ -265,7 +265,9 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
         Study::Normality(spec) => {
             let mut tables = None;
             timed(Stage::Study, &mut || {
-                tables = Some(normality::run(&sample, spec, &data, &dir, true)?.0);
+                tables = Some(
+                    normality::run(&sample, spec, &data, (&dir, true), &Default::default())?.0,
+                );
                 Ok(SearchShare::WHOLE)
             })?;
             (tables.expect("made above"), Vec::new())

@@ -104,6 +104,8 @@ pub(crate) struct Pass {
     pub about: String,
     /// The timed refits of each point, where the plan asks for them.
     pub repeats: Vec<hashbench_tables::Repeats>,
+    /// The stored records the splits' contexts refused, with why.
+    pub refused: Vec<(PathBuf, String)>,
 }
 
 /// Shard `index` of `count`, 0-based as Slurm numbers array tasks.
@@ -154,15 +156,23 @@ pub(crate) fn run_plan_as(
     debug_assert!(matches!(mode, Mode::Whole | Mode::StoredOnly));
     faer::set_global_parallelism(faer::Par::Seq);
     let clock = Clock::start();
-    // refusals are this run's from here on
-    let _ = store::take_refused();
     let data = ws
         .dataset(plan)
         .with_context(|| format!("{} [{}]", plan.id, plan.profile))?;
     if let Study::Normality(n) = &plan.study {
         let dir = ws.run_dir(plan);
-        let (tables, counts, about) = normality::run(plan, n, &data, &dir, opts.force)?;
-        return finish(ws, plan, &data, tables, &about, counts, clock, dir);
+        let refused = store::Refusals::default();
+        let (tables, counts, about) = normality::run(plan, n, &data, (&dir, opts.force), &refused)?;
+        return finish(
+            ws,
+            plan,
+            &data,
+            tables,
+            &about,
+            counts,
+            clock,
+            (dir, refused.take()),
+        );
     }
     let dir = ws.run_dir(plan);
     let pass = pass(ws, plan, &data, opts, mode)?;
@@ -186,7 +196,7 @@ pub(crate) fn run_plan_as(
             reused: n - pass.computed,
         },
         clock,
-        dir,
+        (dir, pass.refused),
     )
 }
 
@@ -212,6 +222,7 @@ pub(crate) fn pass(
         fits: 0,
         about: String::new(),
         repeats: Vec::new(),
+        refused: Vec::new(),
     };
     let mut missing = Vec::new();
     let searches = matches!(mode, Mode::Prepare).then(|| searches::Searches::of(plan, study));
@@ -257,6 +268,7 @@ pub(crate) fn pass(
         out.records.append(&mut recs);
         out.computed += n;
         out.fits += ctx.fits();
+        out.refused.extend(ctx.refused().take());
     }
     bar.finish_and_clear();
     if !missing.is_empty() {
@@ -324,7 +336,7 @@ fn time_first_trials(
         .iter()
         .map(|(k, _)| ctx.timing_cell(k))
         .collect::<Result<Vec<_>>>()?;
-    let timed = timing::time(&cells, plan.timing_repeats, force)?;
+    let timed = timing::time(&cells, (plan.timing_repeats, force), ctx.refused())?;
     Ok(firsts
         .into_iter()
         .zip(timed)
@@ -479,7 +491,7 @@ pub(crate) fn finish(
     split_sizes: &str,
     counts: Counts,
     clock: Clock,
-    dir: PathBuf,
+    (dir, mut refused): (PathBuf, Vec<(PathBuf, String)>),
 ) -> Result<RunOutcome> {
     let mut files = tables::table_files(&tables, &dir)?;
     // run.json holds the sha256 of these, the tables read back
@@ -526,7 +538,6 @@ pub(crate) fn finish(
     // every table, the summary and run.json land together or not at all
     store::write_set(&files)?;
     // each refused record once, however often it was looked up
-    let mut refused = store::take_refused();
     refused.sort();
     refused.dedup_by(|a, b| a.0 == b.0);
     Ok(RunOutcome {

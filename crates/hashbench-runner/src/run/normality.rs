@@ -105,8 +105,8 @@ pub fn run(
     plan: &Plan,
     spec: &NormalitySpec,
     data: &Dataset,
-    dir: &Path,
-    force: bool,
+    (dir, force): (&Path, bool),
+    refused: &store::Refusals,
 ) -> Result<(ResultTables, Counts, String)> {
     let pool = pool(data, spec)?;
     if let Some(&p) = spec.p.iter().find(|&&p| p > pool.nrows()) {
@@ -125,7 +125,7 @@ pub fn run(
         .iter()
         .flat_map(|&s| spec.p.iter().map(move |&p| (s, p)))
         .collect();
-    let (records, computed) = studied(plan, spec, &pool, &jobs, (dir, force), &context)?;
+    let (records, computed) = studied(plan, spec, &pool, &jobs, (dir, force), (&context, refused))?;
     let mut tables = ResultTables {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
@@ -160,7 +160,7 @@ fn studied(
     pool: &Mat<f64>,
     jobs: &[(&str, usize)],
     (dir, force): (&Path, bool),
-    context: &str,
+    (context, refused): (&str, &store::Refusals),
 ) -> Result<(Vec<NormalityRecord>, usize)> {
     let path_of = |series: &str, p: usize| {
         dir.join("trials")
@@ -171,7 +171,9 @@ fn studied(
         |series: &str, p: usize| store::fingerprint(&[context, series, &p.to_string()]);
     let stored = jobs
         .iter()
-        .map(|&(s, p)| (!force).then(|| store::load(&path_of(s, p), &fingerprint(s, p)))?)
+        .map(|&(s, p)| {
+            (!force).then(|| store::load(&path_of(s, p), &fingerprint(s, p), refused))?
+        })
         .collect();
     store::resume(
         jobs,

@@ -72,12 +72,16 @@ pub struct Cell<'a> {
 ///
 /// # Errors
 /// A failed refit, or a failed write naming the file.
-pub fn time(cells: &[Cell<'_>], repeats: usize, force: bool) -> Result<Vec<Vec<Timed>>> {
+pub fn time(
+    cells: &[Cell<'_>],
+    (repeats, force): (usize, bool),
+    refused: &crate::store::Refusals,
+) -> Result<Vec<Vec<Timed>>> {
     let stored: Option<Vec<Vec<Timed>>> = cells
         .iter()
         .map(|c| {
             (!force)
-                .then(|| crate::store::load::<Stored>(&c.path, &c.fingerprint))
+                .then(|| crate::store::load::<Stored>(&c.path, &c.fingerprint, refused))
                 .flatten()
                 .filter(|s| s.protocol == PROTOCOL && s.timed.len() == repeats)
                 .map(|s| s.timed)
@@ -121,6 +125,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::store::Refusals;
 
     /// Cells that log each refit's cell and return its call number as the
     /// fit time.
@@ -149,7 +154,12 @@ mod tests {
     fn a_damaged_or_edited_timings_file_is_refused_and_the_split_timed_again() {
         let dir = tempfile::tempdir().unwrap();
         let log = Mutex::new(Vec::new());
-        time(&cells(dir.path(), &log, 2), 5, false).unwrap();
+        time(
+            &cells(dir.path(), &log, 2),
+            (5, false),
+            &Refusals::default(),
+        )
+        .unwrap();
         let file = dir.path().join("cell0.timings.json");
         let whole = std::fs::read(&file).unwrap();
         let mut flipped = whole.clone();
@@ -162,12 +172,22 @@ mod tests {
             assert_ne!(damaged, whole);
             std::fs::write(&file, &damaged).unwrap();
             log.lock().unwrap().clear();
-            time(&cells(dir.path(), &log, 2), 5, false).unwrap();
+            time(
+                &cells(dir.path(), &log, 2),
+                (5, false),
+                &Refusals::default(),
+            )
+            .unwrap();
             assert_eq!(log.lock().unwrap().len(), 2 * (WARM_UP_ROUNDS + 5));
         }
         // whole again: read back, nothing refitted
         log.lock().unwrap().clear();
-        time(&cells(dir.path(), &log, 2), 5, false).unwrap();
+        time(
+            &cells(dir.path(), &log, 2),
+            (5, false),
+            &Refusals::default(),
+        )
+        .unwrap();
         assert!(log.lock().unwrap().is_empty());
     }
 
@@ -176,7 +196,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = Mutex::new(Vec::new());
         let three = cells(dir.path(), &log, 3);
-        let timed = time(&three, 2, false).unwrap();
+        let timed = time(&three, (2, false), &Refusals::default()).unwrap();
         // a warm-up round, then two rounds, each starting one cell later
         assert_eq!(*log.lock().unwrap(), vec![0, 1, 2, 1, 2, 0, 2, 0, 1]);
         // each cell keeps its own refits of the timed rounds (calls 4-9)
@@ -187,13 +207,21 @@ mod tests {
         assert_eq!(fits, vec![vec![6.0, 8.0], vec![4.0, 9.0], vec![5.0, 7.0]]);
         // a rerun reads them back without a refit
         log.lock().unwrap().clear();
-        assert_eq!(time(&cells(dir.path(), &log, 3), 2, false).unwrap(), timed);
+        assert_eq!(
+            time(
+                &cells(dir.path(), &log, 3),
+                (2, false),
+                &Refusals::default()
+            )
+            .unwrap(),
+            timed
+        );
         assert!(log.lock().unwrap().is_empty());
         // one cell whose fingerprint moved: every cell is timed again,
         // together, never one against another's earlier session
         let mut again = cells(dir.path(), &log, 3);
         again[1].fingerprint = "moved".into();
-        let retimed = time(&again, 2, false).unwrap();
+        let retimed = time(&again, (2, false), &Refusals::default()).unwrap();
         assert_eq!(log.lock().unwrap().len(), 9);
         assert_eq!(
             retimed[0].iter().map(|t| t.fit).collect::<Vec<_>>(),

@@ -72,6 +72,8 @@ pub struct TrialContext<'a> {
     /// whose fit inputs agree with another's (Figs. 5 and 6 differ in ground
     /// truth only) reuses its codes (shared by every spec).
     shared_codes_dir: PathBuf,
+    /// The stored records this context refused (and so recomputed).
+    refused: store::Refusals,
 }
 
 /// Largest query × database kernel block kept in memory (3.2 GB of f64).
@@ -171,7 +173,13 @@ impl<'a> TrialContext<'a> {
             choices: Mutex::new(HashMap::new()),
             tuning_dir: ws.tuning(),
             shared_codes_dir: ws.cache().join("codes"),
+            refused: store::Refusals::default(),
         })
+    }
+
+    /// The stored records this context refused so far.
+    pub(crate) fn refused(&self) -> &store::Refusals {
+        &self.refused
     }
 
     /// How many fits this context ran (the rest reused stored codes).
@@ -235,7 +243,11 @@ impl<'a> TrialContext<'a> {
 
     /// The stored evaluation of `k`, if computed from the same inputs.
     pub fn stored(&self, k: &TrialKey) -> Option<TrialRecord> {
-        let record = store::load(&self.record_path(k), &self.eval_fingerprint(k))?;
+        let record = store::load(
+            &self.record_path(k),
+            &self.eval_fingerprint(k),
+            &self.refused,
+        )?;
         // a record stands only beside the intact codes it was evaluated from:
         // damaged or missing codes send the trial back to be evaluated, which
         // recopies them from the cache or refits
@@ -249,15 +261,17 @@ impl<'a> TrialContext<'a> {
         store::load_codes_mirrored(
             &self.codes_stem(k),
             &self.shared_codes_dir.join(&fingerprint),
-            &fingerprint,
-            self.plan.code_length(k),
+            (&fingerprint, self.plan.code_length(k)),
+            &self.refused,
         )
     }
 
     /// Why trial `k` has no usable stored record, naming method, x and trial.
     pub fn describe_missing(&self, k: &TrialKey) -> String {
         let path = self.record_path(k);
-        let why = if store::load::<TrialRecord>(&path, &self.eval_fingerprint(k)).is_some() {
+        let why = if store::load::<TrialRecord>(&path, &self.eval_fingerprint(k), &self.refused)
+            .is_some()
+        {
             "its codes are missing or damaged"
         } else if path.exists() {
             "its record was computed from other inputs (data, split, parameters or metrics)"
@@ -285,7 +299,7 @@ impl<'a> TrialContext<'a> {
             if let Some(codes) = self.stored_codes(k) {
                 return Ok(codes);
             }
-            if let Some(codes) = store::load_codes(&shared, &fit_fingerprint)
+            if let Some(codes) = store::load_codes(&shared, &fit_fingerprint, &self.refused)
                 .filter(|c| c.db.n_bits() == bits && c.queries.n_bits() == bits)
             {
                 store::save_codes(&stem, &codes)?;

@@ -153,7 +153,7 @@ impl TrialContext<'_> {
         if kept.is_some() {
             return kept;
         }
-        let rec = store::load::<TunedRecord>(&path, &key)?;
+        let rec = store::load::<TunedRecord>(&path, &key, &self.refused)?;
         match searched_for(&rec, m) {
             Ok(spec) => {
                 let choice = Choice {
@@ -168,7 +168,7 @@ impl TrialContext<'_> {
                 Some(choice)
             }
             Err(why) => {
-                store::refuse(&path, why);
+                self.refused.note(&path, why);
                 None
             }
         }
