@@ -22,7 +22,6 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use faer::Mat;
-use hashbench_data::vecs::{VecsKind, read_vecs};
 use hashbench_mlh::Standardise;
 use hashbench_mlh::train::{Items, PairLoss, PairSampler, Sgd, learn};
 use hashbench_rbm::{RbmParams, pretrain_layer};
@@ -174,37 +173,8 @@ fn mlh_sgd(c: &mut Criterion) {
     group.finish();
 }
 
-/// The first 10,000 SIFT10K learning vectors when a data root holds them
-/// (`data/` or a folder of `HASHBENCH_DATA`), else a generated mixture of
-/// SIFT's shape and scale; with the name of what was used.
-fn sift_like() -> (Mat<f64>, &'static str) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-    let roots = std::iter::once(root).chain(
-        std::env::var("HASHBENCH_DATA")
-            .unwrap_or_default()
-            .split(':')
-            .filter(|r| !r.is_empty())
-            .map(std::path::PathBuf::from)
-            .collect::<Vec<_>>(),
-    );
-    for r in roots {
-        let path = r.join("siftsmall/siftsmall_learn.fvecs");
-        if let Ok((n, d, v)) = read_vecs(&path, VecsKind::F32, Some(10_000))
-            && n == 10_000
-        {
-            return (Mat::from_fn(n, d, |i, j| v[i * d + j]), "sift10k-learn");
-        }
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(12);
-    let centres = Mat::from_fn(20, 128, |_, _| rng.random::<f64>() * 100.0);
-    let x = Mat::from_fn(10_000, 128, |i, j| {
-        (centres[(i % 20, j)] + 30.0 * (rng.random::<f64>() - 0.5)).max(0.0)
-    });
-    (x, "generated")
-}
-
 fn sth_svm(c: &mut Criterion) {
-    let (x, source) = sift_like();
+    let (x, source) = hashbench_bench::sift_like();
     let (codes, _) = hashbench_sth::eigenmap_codes(x.as_ref(), 25, 4).unwrap();
     let data = SvmData::new(x.as_ref());
     let mut group = c.benchmark_group("sth-svm");

@@ -4,9 +4,11 @@
 
 use std::time::Instant;
 
+use faer::Mat;
 use hashbench_core::{BitCodes, GroundTruth};
+use hashbench_data::vecs::{VecsKind, read_vecs};
 use hashbench_eval::{EmptyPolicy, EvalInputs, MetricSpec, TiePolicy};
-use rand::{Rng, RngExt};
+use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// `n` random codes of `bits` bits (at most 64).
@@ -88,4 +90,33 @@ pub fn median_seconds(runs: usize, mut f: impl FnMut()) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[runs / 2]
+}
+
+/// The first 10,000 SIFT10K learning vectors when a data root holds them
+/// (`data/` or a folder of `HASHBENCH_DATA`), else a generated mixture of
+/// SIFT's shape and scale; with the name of what was used.
+pub fn sift_like() -> (Mat<f64>, &'static str) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    let roots = std::iter::once(root).chain(
+        std::env::var("HASHBENCH_DATA")
+            .unwrap_or_default()
+            .split(':')
+            .filter(|r| !r.is_empty())
+            .map(std::path::PathBuf::from)
+            .collect::<Vec<_>>(),
+    );
+    for r in roots {
+        let path = r.join("siftsmall/siftsmall_learn.fvecs");
+        if let Ok((n, d, v)) = read_vecs(&path, VecsKind::F32, Some(10_000))
+            && n == 10_000
+        {
+            return (Mat::from_fn(n, d, |i, j| v[i * d + j]), "sift10k-learn");
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let centres = Mat::from_fn(20, 128, |_, _| rng.random::<f64>() * 100.0);
+    let x = Mat::from_fn(10_000, 128, |i, j| {
+        (centres[(i % 20, j)] + 30.0 * (rng.random::<f64>() - 0.5)).max(0.0)
+    });
+    (x, "generated")
 }

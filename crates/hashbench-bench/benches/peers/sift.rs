@@ -5,10 +5,7 @@
 //! same solver on its own bits.
 
 use faer::Mat;
-use hashbench_data::vecs::{VecsKind, read_vecs};
 use hashbench_solvers::{KnnGraph, SvmData, SvmParams};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::exchange::{Manifest, Solution};
 use crate::{Ours, Problem, timed};
@@ -21,7 +18,7 @@ const EIGENVECTORS: usize = 33;
 const SVM_BITS: [usize; 2] = [0, 3];
 
 pub(crate) fn problems() -> Vec<Box<dyn Problem + Sync>> {
-    let (x, source) = sift_like();
+    let (x, source) = hashbench_bench::sift_like();
     let eigenmap = Eigenmap::new(&x, source);
     let (_, y) = eigenmap
         .graph
@@ -47,35 +44,6 @@ pub(crate) fn problems() -> Vec<Box<dyn Problem + Sync>> {
         .collect();
     all.push(Box::new(eigenmap));
     all
-}
-
-/// The first 10,000 SIFT10K learning vectors when a data root holds them
-/// (`data/` or a folder of `HASHBENCH_DATA`), else a generated mixture of
-/// SIFT's shape and scale; with the name of what was used.
-fn sift_like() -> (Mat<f64>, &'static str) {
-    let root = crate::workspace_root().join("data");
-    let roots = std::iter::once(root).chain(
-        std::env::var("HASHBENCH_DATA")
-            .unwrap_or_default()
-            .split(':')
-            .filter(|r| !r.is_empty())
-            .map(std::path::PathBuf::from)
-            .collect::<Vec<_>>(),
-    );
-    for r in roots {
-        let path = r.join("siftsmall/siftsmall_learn.fvecs");
-        if let Ok((n, d, v)) = read_vecs(&path, VecsKind::F32, Some(10_000))
-            && n == 10_000
-        {
-            return (Mat::from_fn(n, d, |i, j| v[i * d + j]), "SIFT10K learn");
-        }
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(12);
-    let centres = Mat::from_fn(20, 128, |_, _| rng.random::<f64>() * 100.0);
-    let x = Mat::from_fn(10_000, 128, |i, j| {
-        (centres[(i % 20, j)] + 30.0 * (rng.random::<f64>() - 0.5)).max(0.0)
-    });
-    (x, "a generated SIFT-like mixture")
 }
 
 pub(crate) struct Svm {
