@@ -1,14 +1,38 @@
 //! The one rule every claim is judged by: a statistic's observed value and
 //! bootstrap interval decide each point; points combine by the claim's scope.
-//! Written out in `docs/claims.md` and in every summary ([`RULE`]).
+//! Written out in `docs/claims.md` and in every summary ([`rule`]).
 
 use serde::{Deserialize, Serialize};
 
-use super::Outcome;
-use super::evidence::{Draw, Evidence};
+use super::evidence::{Draw, Evidence, REPLICATES};
+use super::{MIN_TIMED_TRIALS, Outcome};
 
-/// The rule as the summaries print it.
-pub const RULE: &str = "Each comparison is a paired difference with a seeded bootstrap interval (1,000 replicates; trials and, within each trial, queries resampled with replacement, the same draws for every method); a time is compared as the log of a ratio, which a faster or slower machine leaves alone. One point: the 95% interval above zero supports the claim, below zero its opposite, across zero neither (inconclusive); a claim that states a minimum effect (the smallest difference its words are about) needs the interval beyond it on either side, the same for a hold as for a fail, and prints it; replicates without a value (a resampled curve that misses the x) are left out, and a point valued in fewer than half its replicates supports neither. Several points: `every` holds when each point supports it at 95% and fails when any point supports the opposite at 0.05/k (Bonferroni); `most` holds when more than half support it at 0.05/k and fails when more than half support the opposite (an even split is inconclusive), a point the protocol forces to a tie (two whole-database balls, at a radius as long as the code) left out of k, while a tie the data happen to give counts; `overall` tests the mean difference over the points (each replicate's mean over the points it values, when it values at least half); a missing point counts in k and supports neither side. A trend's stated floor leaves out, by name, a method below it at both ends (a metric at its floor cannot show a change). No spread, no verdict: a point away from zero whose replicates are all equal (one trial and no per-query values) counts as a tie wherever the verdict would rest on it, and the verdict is then inconclusive. Parts judged as wholes (closeness at each point, a metric's shape, the order at each x) combine by counting their outcomes: `most` and `overall` hold when more than half of all parts hold, fail when more than half fail. A timing is judged on at least 3 fits per point (a spec's timing repeats: 5 or more refits with nothing else running, interleaved across the methods after a discarded warm-up round), else not testable. Approximate words (close, comparable, stable, approaches): the margin is the larger of the tolerance the spec states (in the metric's units, with its reason, printed in the evidence) and the noise δ = 1.96 √2 σ (how far two reruns of one method fall apart), σ the larger spread of one compared value (over trials, else over query replicates); holds when the 90% interval lies within the margin, fails when the 95% interval lies outside it, the same margin for both; with no spread measured the stated tolerance alone sets the margin. Readings: every claim is judged under each reading of the text its spec declares; it holds or fails only when it does so under every reading that reaches it, else it is reading-dependent. See docs/claims.md.";
+/// The rule as the summaries print it: `rule.txt` with the numbers of the
+/// judge filled in (replicates, confidence levels, α, the fewest timed
+/// fits), so the text cannot drift from what the judge does.
+pub fn rule() -> String {
+    let percent = |alpha: f64| format!("{:.0}%", 100.0 * (1.0 - alpha));
+    include_str!("rule.txt")
+        .trim_end()
+        .replace("{replicates}", &thousands(REPLICATES))
+        .replace("{confidence}", &percent(ALPHA))
+        .replace("{within}", &percent(2.0 * ALPHA))
+        .replace("{alpha}", &ALPHA.to_string())
+        .replace("{min_timed}", &MIN_TIMED_TRIALS.to_string())
+}
+
+/// `n` with a comma between thousands ("1,000").
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// Significance level of one test.
 pub const ALPHA: f64 = 0.05;
@@ -585,6 +609,44 @@ pub fn combine(parts: &[Outcome], over: Over) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_printed_rule_and_docs_claims_state_the_judges_numbers() {
+        let text = rule();
+        assert!(!text.contains('{') && !text.contains('}'), "{text}");
+        let docs = include_str!("../../../docs/claims.md");
+        let replicates = thousands(REPLICATES);
+        let (confidence, within) = (
+            format!("{:.0}%", 100.0 * (1.0 - ALPHA)),
+            format!("{:.0}%", 100.0 * (1.0 - 2.0 * ALPHA)),
+        );
+        let corrected = format!("{ALPHA}/k");
+        let timed = format!("fewer than {MIN_TIMED_TRIALS} fits per point");
+        for (printed, documented) in [
+            (
+                format!("({replicates} replicates;"),
+                format!("B = {replicates} replicates"),
+            ),
+            (
+                format!("the {confidence} interval"),
+                format!("{confidence} interval"),
+            ),
+            (
+                format!("the {within} interval"),
+                format!("the {within} interval"),
+            ),
+            (format!("at {corrected}"), format!("at {corrected}")),
+            (format!("at least {MIN_TIMED_TRIALS} fits"), timed),
+        ] {
+            assert!(text.contains(&printed), "the rule lacks `{printed}`");
+            assert!(
+                docs.contains(&documented),
+                "docs/claims.md lacks `{documented}`"
+            );
+        }
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
 
     /// A statistic with observed value `observed` and replicates spread
     /// evenly over [lo, hi].

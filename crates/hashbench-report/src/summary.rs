@@ -8,7 +8,7 @@ use hashbench_eval::{MetricSpec, TiePolicy};
 use super::cost::{Cost, RunSeconds};
 use super::row_labels;
 use super::stats::{Stat, aggregate, curve_means};
-use hashbench_claims::{RULE, Reading, Verdict};
+use hashbench_claims::{Reading, Verdict, rule};
 
 use hashbench_core::method::FitCheck;
 use hashbench_spec::{Plan, Study};
@@ -464,7 +464,7 @@ pub fn without_timings(summary: &str) -> String {
 /// judged under, then one row per claim.
 fn write_claims(s: &mut String, verdicts: &[Verdict], readings: &[Reading]) {
     let _ = writeln!(s, "\n## Paper claims, judged on these numbers\n");
-    let _ = writeln!(s, "{RULE}\n");
+    let _ = writeln!(s, "{}\n", rule());
     if !readings.is_empty() {
         s.push_str("Every claim is judged under the reading it is written for (the default) and under each other reading the text allows; a verdict holds or fails only when it does so under every reading that reaches it, else it is reading-dependent.\n\n");
         for r in readings {

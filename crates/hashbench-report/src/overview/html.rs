@@ -81,7 +81,11 @@ pub fn html(report: &Report) -> String {
 /// The page's opening: the rule, the totals per paper and the cost per paper.
 fn write_overview(s: &mut String, report: &Report) {
     s.push_str("<p>Claims checked on the stored runs (<code>hashbench report</code>; <code>just run-all</code> ends with it).</p>\n");
-    let _ = writeln!(s, "<p class=\"rule\">{}</p>", esc(hashbench_claims::RULE));
+    let _ = writeln!(
+        s,
+        "<p class=\"rule\">{}</p>",
+        esc(&hashbench_claims::rule())
+    );
     let _ = writeln!(
         s,
         "<p>{}</p>\n<table id=\"totals\">\n<tr>{}</tr>",

@@ -36,7 +36,7 @@ fn write_overview(s: &mut String, report: &Report) {
     s.push_str(
         "Claims checked on the stored runs (`hashbench report`; `just run-all` ends with it).\n\n",
     );
-    let _ = writeln!(s, "{}\n", hashbench_claims::RULE);
+    let _ = writeln!(s, "{}\n", hashbench_claims::rule());
     let _ = writeln!(
         s,
         "{TOTALS_NOTE}\n\n| {} |\n|{}",
