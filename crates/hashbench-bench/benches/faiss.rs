@@ -20,7 +20,6 @@
 //!   same values (each rounded to f32 first, so both read identical data).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use faer::Mat;
 use hashbench_bench::{HammingWorkload, evaluation_metrics, median_seconds};
@@ -75,7 +74,7 @@ fn main() {
             row(threads, &t)
         })
         .collect();
-    let out = workspace_root().join("results/bench/faiss-comparison.json");
+    let out = hashbench_bench::workspace_root().join("results/bench/faiss-comparison.json");
     std::fs::create_dir_all(out.parent().expect("parent")).expect("create results/bench");
     let report = serde_json::json!({
         "simd": hashbench_simd::hamming::Isa::detected().name(),
@@ -90,19 +89,9 @@ fn main() {
 /// The faiss script's timings of the workload written to `dir` (JSON).
 fn faiss_timings(python: &Path, dir: &Path) -> serde_json::Value {
     let (n_db, n_q, dim, k) = KNN;
-    eprintln!("faiss: {} scripts/faiss-bench.py", python.display());
-    let output = Command::new(python)
-        .arg(workspace_root().join("scripts/faiss-bench.py"))
-        .arg(dir)
-        .args([N_DB, N_Q, TOP_K, n_db, n_q, dim, k, RUNS].map(|v| v.to_string()))
-        .output()
-        .expect("run the faiss script");
-    assert!(
-        output.status.success(),
-        "faiss script failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("the faiss script prints JSON")
+    let mut args = vec![dir.display().to_string()];
+    args.extend([N_DB, N_Q, TOP_K, n_db, n_q, dim, k, RUNS].map(|v| v.to_string()));
+    hashbench_bench::script_json(python, "faiss-bench.py", &args)
 }
 
 /// Seconds of each timed operation on one thread count: ours and faiss's.
@@ -204,10 +193,6 @@ fn print_comparison(threads: usize, t: &Timings) {
 fn median_after_warm_up(f: &(dyn Fn() + Sync)) -> f64 {
     f();
     median_seconds(RUNS, f)
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn gaussian_f32(n: usize, dim: usize, rng: &mut ChaCha8Rng) -> Vec<f32> {

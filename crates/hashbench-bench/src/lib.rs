@@ -120,3 +120,30 @@ pub fn sift_like() -> (Mat<f64>, &'static str) {
     });
     (x, "generated")
 }
+
+/// The workspace's root folder (where `scripts/` and `results/` are).
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// What the script `scripts/<script>` prints as JSON when `python` runs it
+/// with `args` (a bench's peers timed out of process).
+///
+/// # Panics
+/// If the script cannot run, fails (its stderr in the message) or prints
+/// no JSON.
+pub fn script_json(python: &std::path::Path, script: &str, args: &[String]) -> serde_json::Value {
+    eprintln!("{}: {} scripts/{script}", script, python.display());
+    let output = std::process::Command::new(python)
+        .arg(workspace_root().join("scripts").join(script))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run scripts/{script}: {e}"));
+    assert!(
+        output.status.success(),
+        "scripts/{script} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("scripts/{script} prints no JSON: {e}"))
+}

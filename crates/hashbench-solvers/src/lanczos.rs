@@ -187,7 +187,7 @@ fn fresh_vector(basis: &Basis, rng: &mut ChaCha8Rng) -> Option<Vec<f64>> {
 /// wanted Ritz vectors and half the others (the projection diag(θ)) and
 /// the next Lanczos vector, which holds every Ritz vector's residual
 /// direction, until every wanted residual is at most `tol`. Then a probe: a
-/// fresh random vector beside the next one and `2·count + 32` more Lanczos
+/// fresh random vector beside the next one and `count + 16` more Lanczos
 /// steps; the pairs are returned when they are then converged with the
 /// same `count` largest values. `None` when not (a repeated eigenvalue,
 /// whose other copies a restarted sequence cannot resolve) or when the

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::exchange::{Manifest, Solution};
-use crate::{Ours, Problem, Rung, timed, workspace_root};
+use crate::{Ours, Problem, Rung, timed};
 
 pub(crate) fn problems() -> Vec<Box<dyn Problem + Sync>> {
     vec![Box::new(RbmEpoch::new()), Box::new(MlhEpoch::new())]
@@ -173,7 +173,7 @@ impl MlhEpoch {
         let output = Command::new("octave-cli")
             .env("OMP_NUM_THREADS", "1")
             .env("OPENBLAS_NUM_THREADS", "1")
-            .arg(workspace_root().join("scripts/mlh-epoch.m"))
+            .arg(hashbench_bench::workspace_root().join("scripts/mlh-epoch.m"))
             .arg(folder)
             .arg(scratch.path())
             .args([MLH_ITEMS, MLH_DIM, MLH_BITS, crate::RUNS].map(|v| v.to_string()))

@@ -25,7 +25,6 @@ mod sift;
 mod sparse_coding;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use exchange::{Manifest, Solution};
 
@@ -110,7 +109,15 @@ fn main() {
     }
     manifest.finish();
     let keys: Vec<&str> = problems.iter().map(|p| p.key()).collect();
-    let peers = peer_output(&python, dir.path(), &keys.join(","));
+    let peers = hashbench_bench::script_json(
+        &python,
+        "peers-bench.py",
+        &[
+            dir.path().display().to_string(),
+            RUNS.to_string(),
+            keys.join(","),
+        ],
+    );
     let rows: Vec<serde_json::Value> = problems
         .iter()
         .map(|p| {
@@ -124,7 +131,7 @@ fn main() {
             row(p.as_ref(), &ours, &rungs, &comparisons)
         })
         .collect();
-    let out = workspace_root().join("results/bench/peers.json");
+    let out = hashbench_bench::workspace_root().join("results/bench/peers.json");
     std::fs::create_dir_all(out.parent().expect("parent")).expect("create results/bench");
     let report = serde_json::json!({
         "threads": 1,
@@ -136,24 +143,6 @@ fn main() {
     std::fs::write(&out, serde_json::to_string_pretty(&report).expect("json"))
         .unwrap_or_else(|e| panic!("{}: {e}", out.display()));
     println!("written: {}", out.display());
-}
-
-/// The peers script's output (JSON) for the problems `keys` written to `dir`.
-fn peer_output(python: &Path, dir: &Path, keys: &str) -> serde_json::Value {
-    eprintln!("peers: {} scripts/peers-bench.py", python.display());
-    let output = Command::new(python)
-        .arg(workspace_root().join("scripts/peers-bench.py"))
-        .arg(dir)
-        .arg(RUNS.to_string())
-        .arg(keys)
-        .output()
-        .expect("run the peers script");
-    assert!(
-        output.status.success(),
-        "peers script failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("the peers script prints JSON")
 }
 
 /// A Python peer's rung, its solution judged.
@@ -310,8 +299,4 @@ pub(crate) fn timed<T>(mut f: impl FnMut() -> T) -> (f64, T) {
     let mut last = f();
     let seconds = hashbench_bench::median_seconds(RUNS, || last = f());
     (seconds, last)
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
