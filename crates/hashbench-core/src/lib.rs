@@ -15,6 +15,7 @@ pub mod scan;
 pub mod search;
 pub mod seed;
 pub mod summary;
+pub mod target;
 pub mod truth;
 pub mod valid;
 

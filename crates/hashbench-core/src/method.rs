@@ -3,6 +3,7 @@
 
 use rand_chacha::ChaCha8Rng;
 
+use crate::target::Target;
 use crate::{BitCodes, Data, DataMismatch, EncodeError, FitError, ParamError, TrainSet};
 
 /// Which training labels a method reads.
@@ -137,6 +138,23 @@ pub trait HashMethod: std::fmt::Debug + Send + Sync {
     /// parameter decides (OKH reads labels only for its label similarity).
     fn supervision(&self) -> Supervision {
         Self::REQUIREMENTS.supervision
+    }
+
+    /// The names, in its stored settings, of the parameters
+    /// [`HashMethod::serve`] sets: a spec may not write them (the plan
+    /// refuses a table that does), a stored record reads them back.
+    const SERVED: &'static [&'static str] = &[];
+
+    /// Takes what the experiment it serves fixes: its ground truth, and the
+    /// metric its search is scored by ([`Target`]). A plan calls it on every
+    /// method before any fit; a method whose search or training pairs read
+    /// the truth takes them from here, and refuses a target it cannot serve.
+    /// The default reads nothing.
+    ///
+    /// # Errors
+    /// A [`ParamError`] saying what the method needs of the experiment.
+    fn serve(&mut self, _target: &Target) -> Result<(), ParamError> {
+        Ok(())
     }
 
     /// Whether this configuration picks hyperparameters on the training data

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::method::{FitLog, FitLogNames, Requirements, SearchShare, Supervision};
+use crate::target::Target;
 use crate::{Data, DataMismatch, FitError, HashMethod, HashModel, ParamError, TrainSet};
 
 /// One registered method: its spec name, what it declares, and how its
@@ -35,6 +36,9 @@ pub struct Registration {
     pub version: u32,
     /// The version whose tuning records it keeps (part of their key).
     pub tuned_since: u32,
+    /// The stored names of the parameters a plan serves it
+    /// ([`HashMethod::SERVED`]).
+    pub served: &'static [&'static str],
     read: fn(serde_json::Value) -> Result<Arc<dyn Configured>, String>,
     fixture: fn() -> Arc<dyn Configured>,
 }
@@ -50,6 +54,7 @@ impl Registration {
             fit_log: P::FIT_LOG,
             version: P::VERSION,
             tuned_since: P::TUNED_SINCE,
+            served: P::SERVED,
             read: read_params::<P>,
             fixture: || Arc::new(P::fixture()),
         }
@@ -58,11 +63,28 @@ impl Registration {
     /// Reads a configuration of this method from a table as a spec writes
     /// it (its name under `method`, then its parameters). Errors are the
     /// params type's own (unknown fields, types, ranges), prefixed with the
-    /// key they are about (`hyperparameters.alpha`).
+    /// key they are about (`hyperparameters.alpha`); a parameter the plan
+    /// serves ([`Registration::served`]) is refused by name.
+    ///
+    /// # Errors
+    /// A table naming another method, a served parameter, or parameters the
+    /// method refuses.
+    pub fn read(&'static self, table: serde_json::Value) -> Result<MethodSpec, String> {
+        if let Some(key) = self.served.iter().find(|k| table.get(**k).is_some()) {
+            return Err(format!(
+                "`{key}`: the experiment's, not the method's: the plan hands {} the experiment's ground truth and the metric its search serves (`tuned_for`)",
+                self.label
+            ));
+        }
+        self.read_stored(table)
+    }
+
+    /// Reads a configuration as a stored record keeps it: [`Registration::read`]
+    /// with the served parameters it was fitted or searched under.
     ///
     /// # Errors
     /// A table naming another method, or parameters the method refuses.
-    pub fn read(&'static self, table: serde_json::Value) -> Result<MethodSpec, String> {
+    pub fn read_stored(&'static self, table: serde_json::Value) -> Result<MethodSpec, String> {
         let serde_json::Value::Object(mut table) = table else {
             return Err(format!("a method is a table, got {table}"));
         };
@@ -136,10 +158,11 @@ impl Catalog {
 }
 
 /// What a params type needs to be registered: a [`HashMethod`] that a spec's
-/// table reads and that writes back as one.
-pub trait Registrable: HashMethod + Serialize + DeserializeOwned + 'static {}
+/// table reads, that writes back as one, and that a plan copies to serve
+/// its experiment.
+pub trait Registrable: HashMethod + Clone + Serialize + DeserializeOwned + 'static {}
 
-impl<P: HashMethod + Serialize + DeserializeOwned + 'static> Registrable for P {}
+impl<P: HashMethod + Clone + Serialize + DeserializeOwned + 'static> Registrable for P {}
 
 /// A method configuration, its type erased: what the runner and the plan
 /// ask of it.
@@ -148,6 +171,7 @@ trait Configured: fmt::Debug + Send + Sync {
     /// parameter in its type's order, defaults included.
     fn tagged_json(&self, name: &'static str) -> String;
     fn validate(&self) -> Result<(), ParamError>;
+    fn serving(&self, target: &Target) -> Result<Arc<dyn Configured>, ParamError>;
     fn supervision(&self) -> Supervision;
     fn is_randomized(&self) -> bool;
     fn check_data(&self, data: &Data) -> Result<(), DataMismatch>;
@@ -187,6 +211,11 @@ impl<P: Registrable> Configured for P {
     }
     fn validate(&self) -> Result<(), ParamError> {
         HashMethod::validate(self)
+    }
+    fn serving(&self, target: &Target) -> Result<Arc<dyn Configured>, ParamError> {
+        let mut served = self.clone();
+        served.serve(target)?;
+        Ok(Arc::new(served))
     }
     fn supervision(&self) -> Supervision {
         HashMethod::supervision(self)
@@ -263,6 +292,18 @@ impl MethodSpec {
     /// The method's [`ParamError`].
     pub fn validate(&self) -> Result<(), ParamError> {
         self.params.validate()
+    }
+
+    /// This configuration serving an experiment's [`Target`]
+    /// ([`HashMethod::serve`]).
+    ///
+    /// # Errors
+    /// The method's [`ParamError`]: a target it cannot serve.
+    pub fn serving(&self, target: &Target) -> Result<MethodSpec, ParamError> {
+        Ok(MethodSpec {
+            registration: self.registration,
+            params: self.params.serving(target)?,
+        })
     }
 
     /// The labels this configuration reads.

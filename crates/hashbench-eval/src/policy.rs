@@ -54,25 +54,19 @@ impl TiePolicy {
     }
 }
 
-/// Treatment of a query whose Hamming ball is empty.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EmptyPolicy {
-    /// Scores precision 0 (SPLH; Spectral Hashing).
-    #[default]
-    Zero,
-    /// Left out of the precision average.
-    Skip,
-    /// Scores precision 1, and a query with no relevant item scores recall 1:
-    /// the STH lineage's `evaluate_macro.m`, which Sparse Hashing's F1 follows
-    /// (its 64-bit points top the PR curves).
-    One,
-}
+pub use hashbench_core::target::EmptyPolicy;
 
-impl EmptyPolicy {
+/// The names and words of an empty-ball rule in the metric table.
+pub(crate) trait EmptyNames {
     /// Suffix of the metric names under this policy (none for `zero`, the
     /// first policy the harness had).
-    pub(crate) fn suffix(self) -> &'static str {
+    fn suffix(self) -> &'static str;
+    /// The policy in words, for the metric table.
+    fn phrase(self) -> &'static str;
+}
+
+impl EmptyNames for EmptyPolicy {
+    fn suffix(self) -> &'static str {
         match self {
             EmptyPolicy::Zero => "",
             EmptyPolicy::Skip => "-skip-empty",
@@ -80,8 +74,7 @@ impl EmptyPolicy {
         }
     }
 
-    /// The policy in words, for the metric table.
-    pub(crate) fn phrase(self) -> &'static str {
+    fn phrase(self) -> &'static str {
         match self {
             EmptyPolicy::Zero => "an empty ball scores precision 0",
             EmptyPolicy::Skip => "an empty ball left out of the precision (its recall 0)",

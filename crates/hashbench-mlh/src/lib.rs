@@ -14,6 +14,7 @@ use hashbench_core::method::{
     BitLimit, FitCheck, FitLog, FitLogNames, Requirements, Supervision, dense_fit_input,
 };
 use hashbench_core::recent::{Memos, shared};
+use hashbench_core::target::{Target, TruthTarget};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -62,13 +63,17 @@ pub struct MlhFixed {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MlhParams {
-    /// Similar pairs: each training item and its `neighbours` nearest
-    /// training items (the experiment's ground-truth rule on training data).
-    #[serde(default = "default_neighbours")]
-    pub neighbours: usize,
-    /// Nearest among the items of the same label only (SpaH Fig. 4's rule).
-    #[serde(default)]
-    pub same_label: bool,
+    /// Similar pairs: each training item and its `pairs_k` nearest training
+    /// items, the experiment's ground-truth rule on training data (unserved:
+    /// 25). This and `pairs_same_label` are not a spec's to write
+    /// ([`HashMethod::SERVED`]): the plan sets them from the experiment's
+    /// truth; the stored settings keep them under the names the committed
+    /// records and trial seeds were derived from.
+    #[serde(rename = "neighbours", default = "default_neighbours")]
+    pub(crate) pairs_k: usize,
+    /// Nearest among the items of the same label only (SpaH Figs. 4 and 6).
+    #[serde(rename = "same_label", default)]
+    pub(crate) pairs_same_label: bool,
     /// ρ and weight decay, or `"validate"`.
     #[serde(default = "default_hyperparameters")]
     pub hyperparameters: Hyperparameters,
@@ -127,8 +132,8 @@ fn default_validation_items() -> usize {
 impl Default for MlhParams {
     fn default() -> Self {
         MlhParams {
-            neighbours: default_neighbours(),
-            same_label: false,
+            pairs_k: default_neighbours(),
+            pairs_same_label: false,
             hyperparameters: default_hyperparameters(),
             lambda: one(),
             epochs: default_epochs(),
@@ -290,7 +295,7 @@ impl MlhParams {
 
     /// Every training item's label (in row order), when the pairs read them.
     fn row_labels(&self, train: &TrainSet<'_>, n: usize) -> Result<Option<Vec<u32>>, FitError> {
-        if !self.same_label {
+        if !self.pairs_same_label {
             return Ok(None);
         }
         if train.labelled.len() != n {
@@ -360,7 +365,7 @@ impl HashMethod for MlhParams {
 
     fn fixture() -> Self {
         Self {
-            neighbours: 3,
+            pairs_k: 3,
             epochs: 2,
             pairs_per_epoch: 200,
             hyperparameters: Hyperparameters::Fixed(MlhFixed {
@@ -372,9 +377,6 @@ impl HashMethod for MlhParams {
     }
 
     fn validate(&self) -> Result<(), ParamError> {
-        if self.neighbours == 0 {
-            return Err(ParamError::invalid("neighbours", 0, "must be positive"));
-        }
         for (name, v) in [
             ("epochs", self.epochs),
             ("validation_epochs", self.validation_epochs),
@@ -425,8 +427,25 @@ impl HashMethod for MlhParams {
         true
     }
 
+    const SERVED: &'static [&'static str] = &["neighbours", "same_label"];
+
+    fn serve(&mut self, target: &Target) -> Result<(), ParamError> {
+        (self.pairs_k, self.pairs_same_label) = match target.truth {
+            Some(TruthTarget::KNearest { k }) => (k, false),
+            Some(TruthTarget::KNearestSameLabel { k }) => (k, true),
+            None => {
+                return Err(ParamError::invalid(
+                    "method",
+                    "mlh",
+                    "MLH draws its similar pairs by the experiment's truth on the training items, which must be the k nearest (of the item's label)",
+                ));
+            }
+        };
+        Ok(())
+    }
+
     fn supervision(&self) -> Supervision {
-        if self.same_label {
+        if self.pairs_same_label {
             Supervision::AllTraining
         } else {
             Supervision::None
@@ -445,7 +464,7 @@ impl HashMethod for MlhParams {
         if !self.needs_tuning() {
             return Ok(None);
         }
-        let x = dense_fit_input(self, train, n_bits, self.neighbours + 2)?;
+        let x = dense_fit_input(self, train, n_bits, self.pairs_k + 2)?;
         let labels = self.row_labels(train, x.nrows())?;
         let choice = validate(self, x, labels.as_deref(), n_bits)?;
         let log = FitLog {
@@ -476,13 +495,13 @@ impl HashMethod for MlhParams {
         n_bits: usize,
         rng: &mut ChaCha8Rng,
     ) -> Result<LoggedLinearModel, FitError> {
-        let x = dense_fit_input(self, train, n_bits, self.neighbours + 1)?;
+        let x = dense_fit_input(self, train, n_bits, self.pairs_k + 1)?;
         let fixed = match &self.hyperparameters {
             Hyperparameters::Fixed(f) => *f,
             Hyperparameters::Rule(_) => return tune_then_fit(self, train, n_bits, rng),
         };
         let labels = self.row_labels(train, x.nrows())?;
-        let lists = recent_neighbour_lists(x, labels.as_deref(), self.neighbours, train.memos)?;
+        let lists = recent_neighbour_lists(x, labels.as_deref(), self.pairs_k, train.memos)?;
         let standard = Standardise::fit(x);
         let items = Items::new(x, &standard);
         let loss = PairLoss {

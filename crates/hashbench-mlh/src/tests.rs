@@ -98,7 +98,7 @@ fn two_blobs(n: usize, seed: u64) -> Mat<f64> {
 
 fn quick(hyper: Hyperparameters) -> MlhParams {
     MlhParams {
-        neighbours: 5,
+        pairs_k: 5,
         hyperparameters: hyper,
         epochs: 5,
         validation_epochs: 2,
@@ -124,7 +124,7 @@ fn learning_lowers_the_loss_of_the_neighbour_pairs() {
     let x = Data::Dense(xm.clone());
     let lists = neighbour_lists(xm.as_ref(), None, 9).unwrap();
     let params = |learning_rate: f64| MlhParams {
-        neighbours: 9,
+        pairs_k: 9,
         hyperparameters: Hyperparameters::Fixed(MlhFixed {
             rho: 2,
             weight_decay: 0.001,
@@ -314,7 +314,7 @@ fn validation_is_the_same_on_one_and_two_threads() {
 fn same_label_pairs_need_every_label() {
     let x = Data::Dense(two_blobs(60, 3));
     let params = MlhParams {
-        same_label: true,
+        pairs_same_label: true,
         ..quick(Hyperparameters::Fixed(MlhFixed {
             rho: 1,
             weight_decay: 0.0,

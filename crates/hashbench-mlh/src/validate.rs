@@ -90,7 +90,7 @@ impl Holdout {
         let queries = pick(x, q_rows);
         let of = |rows: &[usize]| labels.map(|l| rows.iter().map(|&i| l[i]).collect::<Vec<u32>>());
         let (rest_labels, query_labels) = (of(&rest_rows), of(q_rows));
-        let k = params.neighbours;
+        let k = params.pairs_k;
         let lists = neighbour_lists(rest.as_ref(), rest_labels.as_deref(), k)?;
         let truth = nearest_lists(
             queries.as_ref(),

@@ -53,8 +53,9 @@ class HashingMethod:
     method: str
     n_bits: int
     seed: int
+    target: Optional[Dict[str, Any]]
     params: Dict[str, Any]
-    def __init__(self, n_bits: int = ..., seed: int = ..., **params: Any) -> None: ...
+    def __init__(self, n_bits: int = ..., seed: int = ..., target: Optional[Dict[str, Any]] = ..., **params: Any) -> None: ...
     def get_params(self, deep: bool = ...) -> Dict[str, Any]: ...
     def set_params(self, **params: Any) -> "HashingMethod": ...
     def fit(self, X: Any, y: Any = ...) -> "HashingMethod": ...
@@ -78,7 +79,7 @@ def stub():
         defaults = {k: v for k, v in (m["defaults"] or {}).items() if k != "method"}
         params = ", ".join(parameter(k, v) for k, v in defaults.items())
         required = "" if m["defaults"] is not None else ", **params: Any"
-        signature = f"self, n_bits: int = 32, seed: int = 0{', *, ' + params if params else ''}{required}"
+        signature = f"self, n_bits: int = 32, seed: int = 0, target: Optional[Dict[str, Any]] = None{', *, ' + params if params else ''}{required}"
         out.append(
             f"\nclass {hashbench._class_name(m['label'])}(HashingMethod):\n"
             f'    """{m["label"]} (spec name ``{m["name"]}``), from {m["paper"]}."""\n'

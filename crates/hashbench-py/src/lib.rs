@@ -2,6 +2,7 @@
 
 use faer::Mat;
 use hashbench_core::search::hamming_distances_into;
+use hashbench_core::target::Target;
 use hashbench_core::{BitCodes, Data, GramRows, GroundTruth, HashModel, SparseRows};
 use hashbench_eval::{EvalInputs, MetricSpec, evaluate as evaluate_codes};
 use hashbench_methods::CATALOG;
@@ -21,7 +22,8 @@ fn invalid(argument: &str, message: impl std::fmt::Display) -> PyErr {
 
 /// Every registered method as JSON: its spec name, label, paper, supervision,
 /// longest code, and its parameters with their defaults (`null` when the
-/// method has a parameter without one; `defaults_error` says which).
+/// method has a parameter without one; `defaults_error` says which), less
+/// those an experiment serves it (`target` gives them).
 #[pyfunction]
 fn methods_json() -> String {
     let all: Vec<serde_json::Value> = CATALOG
@@ -32,7 +34,13 @@ fn methods_json() -> String {
             let defaults = read
                 .as_ref()
                 .ok()
-                .and_then(|spec| serde_json::from_str::<serde_json::Value>(&spec.to_json()).ok());
+                .and_then(|spec| serde_json::from_str::<serde_json::Value>(&spec.to_json()).ok())
+                .map(|mut d| {
+                    if let Some(o) = d.as_object_mut() {
+                        o.retain(|k, _| !r.served.contains(&k.as_str()));
+                    }
+                    d
+                });
             serde_json::json!({
                 "name": r.name,
                 "label": r.label,
@@ -205,9 +213,12 @@ fn packed<'py>(py: Python<'py>, codes: &BitCodes) -> PyResult<Bound<'py, PyArray
 
 /// Fits method `method` (its spec name) with `params` (a JSON object of its
 /// spec parameters) on the items `x`, with `labels` when it reads them, at
-/// `n_bits` bits, its randomness seeded by `seed` as a run seeds a trial.
+/// `n_bits` bits, its randomness seeded by `seed` as a run seeds a trial,
+/// serving `target` (a JSON [`Target`]: the truth and the metric an
+/// experiment would hand it) when given.
 #[pyfunction]
-#[pyo3(signature = (method, params, n_bits, seed, x, labels=None))]
+#[pyo3(signature = (method, params, n_bits, seed, x, labels=None, target=None))]
+#[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
     method: &str,
@@ -216,6 +227,7 @@ fn fit(
     seed: u64,
     x: &Bound<'_, PyAny>,
     labels: Option<PyReadonlyArray1<'_, i64>>,
+    target: Option<&str>,
 ) -> PyResult<Model> {
     let registration = CATALOG.get(method).ok_or_else(|| {
         invalid(
@@ -229,7 +241,13 @@ fn fit(
         return Err(invalid("params", "a table of parameters expected"));
     };
     object.insert("method".into(), method.into());
-    let spec = registration.read(table).map_err(PyValueError::new_err)?;
+    let mut spec = registration.read(table).map_err(PyValueError::new_err)?;
+    if let Some(target) = target {
+        let target: Target =
+            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(target))
+                .map_err(|e| invalid("target", e))?;
+        spec = spec.serving(&target).map_err(|e| invalid("target", e))?;
+    }
     spec.validate()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let data = items_of("X", x, None)?;

@@ -106,6 +106,25 @@ def test_params_round_trip_and_set_params_reaches_the_next_fit(items):
     assert "ITQ(n_bits=8, seed=3)" == repr(m)
 
 
+def test_a_target_reaches_the_method_and_the_truth_is_no_parameter(items):
+    x, y = items
+    fixed = {"hyperparameters": {"rho": 1, "weight_decay": 0.001}, "epochs": 2}
+    same_label = {"truth": {"rule": "k-nearest-same-label", "k": 5}}
+    # pairs from the same-label truth read the labels, the k nearest do not
+    with pytest.raises(ValueError, match="label"):
+        hashbench.MLH(n_bits=8, target=same_label, **fixed).fit(x)
+    a = hashbench.MLH(n_bits=8, target=same_label, **fixed).fit(x, y).transform(x)
+    b = hashbench.MLH(n_bits=8, target={"truth": {"rule": "k-nearest", "k": 5}}, **fixed).fit(x).transform(x)
+    assert not np.array_equal(a, b)
+    assert hashbench.MLH(n_bits=8, target=same_label).get_params()["target"] == same_label
+    # the experiment's truth is no method parameter
+    for key, value in [("same_label", True), ("neighbours", 5)]:
+        with pytest.raises(ValueError, match="the experiment's"):
+            hashbench.MLH(n_bits=8, **{key: value}, **fixed).fit(x)
+    with pytest.raises(ValueError, match="^target"):
+        hashbench.MLH(n_bits=8, target={"truth": {"rule": "k-nearest"}}, **fixed).fit(x)
+
+
 @pytest.mark.parametrize(
     "make, argument",
     [

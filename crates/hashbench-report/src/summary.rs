@@ -87,6 +87,30 @@ pub(crate) fn run_title(plan: &Plan) -> String {
     )
 }
 
+/// The metric each method's hyperparameter search is scored by, against the
+/// ground truth (the spec's `tuned_for`, or a method table's own), one line
+/// for all the methods of one metric; nothing when no method searches.
+fn write_searches(s: &mut String, methods: &[hashbench_spec::MethodEntry]) {
+    let mut by_metric: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for m in methods {
+        if let Some(metric) = &m.tuned_for {
+            by_metric.entry(metric).or_default().push(&m.label);
+        }
+    }
+    if by_metric.is_empty() {
+        return;
+    }
+    let each: Vec<String> = by_metric
+        .iter()
+        .map(|(metric, labels)| format!("`{metric}` ({})", labels.join(", ")))
+        .collect();
+    let _ = writeln!(
+        s,
+        "- Hyperparameter searches scored by {}, against this truth",
+        each.join("; ")
+    );
+}
+
 /// The run's protocol: paper, spec, data, truth, trials, tie policies and
 /// the deviation from the paper.
 fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
@@ -115,6 +139,7 @@ fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
         }
         Study::Retrieval(r) => {
             let _ = writeln!(s, "- Ground truth: `{:?}`", r.ground_truth);
+            write_searches(s, &r.methods);
             if let Some(k) = &plan.kernel {
                 let _ = writeln!(s, "- Kernel: `{k:?}`");
             }

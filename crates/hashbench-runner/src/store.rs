@@ -659,7 +659,7 @@ mod tests {
             let spec = hashbench_methods::CATALOG
                 .get(name)
                 .unwrap()
-                .read(rec.spec.clone())
+                .read_stored(rec.spec.clone())
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(
                 serde_json::from_str::<serde_json::Value>(&spec.to_json()).unwrap(),

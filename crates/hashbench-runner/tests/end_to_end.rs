@@ -830,6 +830,7 @@ dataset = "toy"
 split = { queries = 30, database = "rest", training = 200 }
 ground_truth = { rule = "k-nearest", k = 5 }
 transform = ["unit-length"]
+tuned_for = "f1-r1-empty-one"
 
 [[methods]]
 method = "sh-svm"
@@ -1267,6 +1268,15 @@ fn tuned_spec(tune_on: &str) -> String {
         )
         .replace("methods = [\"PCAH\"]", "methods = [\"LSH\"]")
         .replace("bits = 16\n", "bits = 8\n")
+        // SH_SVM's search scores the whole ball's F1 against the 5 nearest
+        .replace(
+            "ground_truth = { rule = \"same-label\" }",
+            "ground_truth = { rule = \"k-nearest\", k = 5 }\ntuned_for = \"f1-r1-empty-one\"",
+        )
+        .replace(
+            "[[metrics]]\nmetric = \"map\"\n",
+            "[[metrics]]\nmetric = \"f1-at-radius\"\nradius = 1\nempty = \"one\"\n[[metrics]]\nmetric = \"map\"\n",
+        )
 }
 
 #[test]

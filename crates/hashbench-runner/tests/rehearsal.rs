@@ -230,10 +230,16 @@ fn a_sweep_is_rehearsed_at_its_smallest_and_largest_training_set() {
 /// share's choice.
 #[test]
 fn a_search_is_rehearsed_on_its_bounded_share() {
-    let spah = SPEC.replace(
-        "method = \"pcah\"",
-        "method = \"sh-svm\"\nneighbours = 5\nmax_iterations = 3\ncv_items = 150",
-    );
+    let spah = SPEC
+        .replace(
+            "method = \"pcah\"",
+            "method = \"sh-svm\"\nneighbours = 5\nmax_iterations = 3\ncv_items = 150",
+        )
+        .replace("ground_truth =", "tuned_for = \"f1-r1-empty-one\"\nground_truth =")
+        .replace(
+            "ties = \"random\"\n",
+            "ties = \"random\"\n[[metrics]]\nmetric = \"f1-at-radius\"\nradius = 1\nempty = \"one\"\n",
+        );
     let (_tmp, ws, _, plan) = toy(&spah);
     let r = rehearse(&ws, &plan).unwrap();
     let tune = |x| Stage::Tune {

@@ -22,6 +22,7 @@ use hashbench_core::method::{
     dense_fit_input,
 };
 use hashbench_core::recent::{Memos, shared};
+use hashbench_core::target::{Retrieves, Target, TruthTarget};
 use hashbench_core::{FitError, HashMethod, ParamError, TrainSet};
 use hashbench_eval::EmptyPolicy;
 use hashbench_solvers::{KnnGraph, SolverError};
@@ -163,40 +164,40 @@ pub struct SpahParams<H: HashKind> {
     /// ([`tune::default_items`]).
     #[serde(default)]
     pub cv_items: Option<usize>,
-    /// The cross-validation's truth: the figure's own (`"k-nearest"`, the
-    /// default, or `"k-nearest-same-label"`).
-    #[serde(default = "default_cv_truth")]
-    pub cv_truth: CvTruth,
-    /// The cross-validation's empty-ball policy: the figure's own (`"one"`,
-    /// the default and the experiments', `"zero"` or `"skip"`).
-    #[serde(default = "default_cv_empty")]
-    pub cv_empty: EmptyPolicy,
-    /// The cross-validation's truth size, and the items it retrieves at
-    /// most under `"top-k"`: the figure's k (25, the default; Figs. 7-9: 100). Left out of the stored settings
-    /// at 25, so the records written before it existed keep their keys.
+    /// The truth the cross-validation scores held-out items against: the
+    /// served experiment's ([`HashMethod::serve`]; unserved, the 25 nearest
+    /// items, Sec. 5.1.3). This and the four search fields below are not a
+    /// spec's to write ([`HashMethod::SERVED`]): the plan sets them from the
+    /// experiment's truth and `tuned_for` metric. They are kept in the stored
+    /// settings under the names the committed records and trial seeds were
+    /// derived from, the last three left out at their unserved values.
+    #[serde(rename = "cv_truth", default = "default_search_truth")]
+    pub(crate) search_truth: CvTruth,
+    /// The search's empty-ball rule (unserved: precision 1).
+    #[serde(rename = "cv_empty", default = "default_search_empty")]
+    pub(crate) search_empty: EmptyPolicy,
+    /// The truth's size, and the items the search retrieves at most under
+    /// top-k (unserved: 25).
     #[serde(
-        default = "default_cv_neighbours",
-        skip_serializing_if = "is_default_cv_neighbours"
+        rename = "cv_neighbours",
+        default = "default_search_k",
+        skip_serializing_if = "is_default_search_k"
     )]
-    pub cv_neighbours: usize,
-    /// The Hamming radius the cross-validation retrieves within: the
-    /// figure's own (1, the default and Figs. 3-6's; Figs. 7-8: 16, Fig. 9:
-    /// 8). Left out of the stored settings at 1, as `cv_neighbours` at 25.
+    pub(crate) search_k: usize,
+    /// The Hamming radius the search retrieves within (unserved: 1).
     #[serde(
-        default = "default_cv_radius",
-        skip_serializing_if = "is_default_cv_radius"
+        rename = "cv_radius",
+        default = "default_search_radius",
+        skip_serializing_if = "is_default_search_radius"
     )]
-    pub cv_radius: u32,
-    /// What the cross-validation retrieves within `cv_radius`: the top
-    /// `cv_neighbours` (`"top-k"`, the default) or the whole ball
-    /// (`"whole-ball"`, so the reading `whole-ball` is scored on codes tuned
-    /// for it). Left out of the stored settings at `"top-k"`, as
-    /// `cv_neighbours` at 25.
+    pub(crate) search_radius: u32,
+    /// The top k within the radius or the whole ball (unserved: top k).
     #[serde(
-        default = "default_cv_retrieves",
-        skip_serializing_if = "is_default_cv_retrieves"
+        rename = "cv_retrieves",
+        default = "default_search_retrieves",
+        skip_serializing_if = "is_default_search_retrieves"
     )]
-    pub cv_retrieves: CvRetrieval,
+    pub(crate) search_retrieves: CvRetrieval,
     /// Algorithm 1's "center x" read as preprocessing: the training items
     /// centred by their mean before the graph, the codes, the hash function
     /// and the cross-validation, and every item encoded by the same mean
@@ -222,28 +223,28 @@ fn default_sigma() -> Width {
 fn default_penalty_scale() -> PenaltyScale {
     PenaltyScale::AllZero
 }
-fn default_cv_truth() -> CvTruth {
+fn default_search_truth() -> CvTruth {
     CvTruth::KNearest
 }
-fn default_cv_empty() -> EmptyPolicy {
+fn default_search_empty() -> EmptyPolicy {
     EmptyPolicy::One
 }
-fn default_cv_neighbours() -> usize {
+fn default_search_k() -> usize {
     tune::TRUTH_NEIGHBOURS
 }
-fn is_default_cv_neighbours(k: &usize) -> bool {
+fn is_default_search_k(k: &usize) -> bool {
     *k == tune::TRUTH_NEIGHBOURS
 }
-fn default_cv_radius() -> u32 {
+fn default_search_radius() -> u32 {
     1
 }
-fn is_default_cv_radius(r: &u32) -> bool {
-    *r == default_cv_radius()
+fn is_default_search_radius(r: &u32) -> bool {
+    *r == default_search_radius()
 }
-fn default_cv_retrieves() -> CvRetrieval {
+fn default_search_retrieves() -> CvRetrieval {
     CvRetrieval::TopK
 }
-fn is_default_cv_retrieves(r: &CvRetrieval) -> bool {
+fn is_default_search_retrieves(r: &CvRetrieval) -> bool {
     *r == CvRetrieval::TopK
 }
 fn default_iterations() -> usize {
@@ -266,11 +267,11 @@ impl<H: HashKind> Default for SpahParams<H> {
             hyperparameters: default_hyperparameters(),
             cv_items: None,
             penalty_scale: default_penalty_scale(),
-            cv_truth: default_cv_truth(),
-            cv_empty: default_cv_empty(),
-            cv_neighbours: default_cv_neighbours(),
-            cv_radius: default_cv_radius(),
-            cv_retrieves: default_cv_retrieves(),
+            search_truth: default_search_truth(),
+            search_empty: default_search_empty(),
+            search_k: default_search_k(),
+            search_radius: default_search_radius(),
+            search_retrieves: default_search_retrieves(),
             centre_items: false,
             kind: PhantomData,
         }
@@ -312,7 +313,7 @@ impl<H: HashKind> SpahParams<H> {
         let x = dense_fit_input(self, train, n_bits, 2)?;
         let owned = self.centre_items.then(|| centred(x).0);
         let x = owned.as_ref().map_or(x, faer::Mat::as_ref);
-        let labels = match self.cv_truth {
+        let labels = match self.search_truth {
             CvTruth::KNearest => None,
             CvTruth::KNearestSameLabel => Some(train.every_label(H::LABEL)?),
         };
@@ -613,9 +614,6 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             return Err(ParamError::invalid("sigma", sigma, "must be positive"));
         }
         ParamError::check_non_negative("tolerance", self.tolerance)?;
-        if self.cv_neighbours == 0 {
-            return Err(ParamError::invalid("cv_neighbours", 0, "must be positive"));
-        }
         if self.cv_items == Some(0) {
             return Err(ParamError::invalid("cv_items", 0, "must be positive"));
         }
@@ -625,8 +623,55 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
         }
     }
 
+    const SERVED: &'static [&'static str] = &[
+        "cv_truth",
+        "cv_empty",
+        "cv_neighbours",
+        "cv_radius",
+        "cv_retrieves",
+    ];
+
+    fn serve(&mut self, target: &Target) -> Result<(), ParamError> {
+        let cross_validates = self.needs_tuning();
+        match target.truth {
+            Some(TruthTarget::KNearest { k }) => {
+                (self.search_truth, self.search_k) = (CvTruth::KNearest, k)
+            }
+            Some(TruthTarget::KNearestSameLabel { k }) => {
+                (self.search_truth, self.search_k) = (CvTruth::KNearestSameLabel, k);
+            }
+            None if cross_validates => {
+                return Err(ParamError::invalid(
+                    "hyperparameters",
+                    "\"cross-validate\"",
+                    "the cross-validation scores against the experiment's truth, and this experiment's is not the k nearest items (of the item's label); fix the hyperparameters",
+                ));
+            }
+            None => {}
+        }
+        match target.scoring {
+            Some(s) => {
+                self.search_radius = s.radius;
+                self.search_empty = s.empty;
+                self.search_retrieves = match s.retrieves {
+                    Retrieves::TopK => CvRetrieval::TopK,
+                    Retrieves::WholeBall => CvRetrieval::WholeBall,
+                };
+            }
+            None if cross_validates => {
+                return Err(ParamError::invalid(
+                    "hyperparameters",
+                    "\"cross-validate\"",
+                    "the cross-validation scores codes by one of the experiment's metrics; the spec names none (`tuned_for`)",
+                ));
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
     fn supervision(&self) -> Supervision {
-        if self.needs_tuning() && self.cv_truth == CvTruth::KNearestSameLabel {
+        if self.needs_tuning() && self.search_truth == CvTruth::KNearestSameLabel {
             // labels choose the hyperparameters only; the codes never see them
             Supervision::AllTraining
         } else {

@@ -2,6 +2,7 @@
 
 use faer::Mat;
 use hashbench_core::recent::Memos;
+use hashbench_core::target::{Retrieves, Scoring, Target, TruthTarget};
 use hashbench_core::{Data, HashMethod, HashModel, TrainSet};
 use hashbench_solvers::{Cca, CdStop, KnnGraph, elastic_net};
 use rand::{RngExt, SeedableRng};
@@ -283,11 +284,23 @@ fn a_rehearsals_share_of_the_search_learns_a_twentieth_of_its_codes() {
 fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() {
     let x = Data::Dense(clustered(200, 6, 9));
     let train = TrainSet::unlabelled(&x);
-    let top = small_search();
-    let whole = ShSvmParams {
-        cv_retrieves: CvRetrieval::WholeBall,
-        ..top.clone()
+    // the experiment's reading reaches the search through the plan's target
+    let served = |retrieves| {
+        let mut p = small_search();
+        let scoring = Scoring {
+            radius: 1,
+            empty: EmptyPolicy::One,
+            retrieves,
+        };
+        p.serve(&Target {
+            truth: Some(TruthTarget::KNearest { k: 25 }),
+            scoring: Some(scoring),
+        })
+        .unwrap();
+        p
     };
+    let (top, whole) = (served(Retrieves::TopK), served(Retrieves::WholeBall));
+    assert_eq!(top, small_search(), "the unserved search is Fig. 5's");
     let cv_f1 = |p: &ShSvmParams| p.tune(&train, 4).unwrap().unwrap().1.facts[0].clone();
     let (a, b) = (cv_f1(&top), cv_f1(&whole));
     assert_eq!((a.0.as_str(), b.0.as_str()), ("cv-f1", "cv-f1"));
@@ -302,7 +315,7 @@ fn the_whole_ball_reading_tunes_on_its_own_criterion_and_keys_its_own_records() 
     assert!(!json(&top).contains("cv_retrieves"));
     assert!(json(&whole).contains(r#""cv_retrieves":"whole-ball""#));
     let old: ShSvmParams = serde_json::from_str(&json(&top)).unwrap();
-    assert_eq!(old.cv_retrieves, CvRetrieval::TopK);
+    assert_eq!(old.search_retrieves, CvRetrieval::TopK);
 }
 
 /// A score peaked at `best` (on the axis's own scale).

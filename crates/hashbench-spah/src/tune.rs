@@ -7,12 +7,13 @@
 //! database folds, both sides encoded by the hash function, scored by the
 //! experiments' own measure (Sec. 5.1.3): the F1 of the mean precision and
 //! recall of the top k items (the figure's truth size: 25, or 100 in Figs.
-//! 7-9) by Hamming distance within the figure's radius (`cv_radius`: 1 in
-//! Figs. 3-6 and Table I, 16 in Figs. 7-8, 8 in Fig. 9; ties at the k-th
-//! distance in expectation), or of the whole ball under the reading
-//! `whole-ball` (`cv_retrieves`), against the figure's truth (the k nearest
-//! database items, or those of the held-out item's label) under the
-//! figure's empty-ball policy. The folds
+//! 7-9) by Hamming distance within the radius of the metric the search
+//! serves (the spec's `tuned_for`: radius 1 in Figs. 3-6 and Table I, 16 in
+//! Figs. 7-8, 8 in Fig. 9; ties at the k-th distance in expectation), or of
+//! the whole ball when that metric is `f1-at-radius` (the reading
+//! `whole-ball`), against the figure's truth (the k nearest database items,
+//! or those of the held-out item's label) under that metric's empty-ball
+//! rule: all of it handed over by the plan (`HashMethod::serve`). The folds
 //! cover a sample of 5/8 of the training set unless `cv_items` says
 //! otherwise ([`default_items`]): each fold's database holds half the
 //! training set, so a fold's 25 neighbours are at most twice as common in it
@@ -60,8 +61,8 @@ use crate::{CodeHyper, CvRetrieval, HashContext, HashKind, SpahParams};
 
 /// Folds (the paper's 5).
 pub const FOLDS: usize = 5;
-/// Neighbours that make the held-out truth, and items retrieved, unless
-/// `cv_neighbours` says otherwise (Figs. 3-6: 25).
+/// Neighbours that make the held-out truth, and items retrieved, when no
+/// experiment says otherwise (Figs. 3-6: 25).
 pub const TRUTH_NEIGHBOURS: usize = 25;
 /// The outcome: the best setting, its mean held-out score, the items used
 /// and each axis's refinement.
@@ -207,7 +208,7 @@ fn search_items<H: HashKind>(
     let mut items: Vec<usize> = (0..n).collect();
     items.shuffle(rng);
     items.truncate(params.cv_items.unwrap_or_else(|| default_items(n)).min(n));
-    let need = FOLDS * (params.cv_neighbours.max(params.neighbours) + 1);
+    let need = FOLDS * (params.search_k.max(params.neighbours) + 1);
     if items.len() < need {
         return Err(SolverError::Invalid(format!(
             "cross-validation needs at least {need} training items for {FOLDS} folds, got {}",
@@ -592,7 +593,7 @@ impl<H: HashKind> Fold<H> {
         context: HashContext,
         params: &SpahParams<H>,
     ) -> Self {
-        let k = params.cv_neighbours;
+        let k = params.search_k;
         let (kept, held) = fold_items(items, fold);
         let (x_db, x_q) = (rows(x, &kept), rows(x, &held));
         // the 25 nearest database items, among those of the held-out item's
@@ -618,9 +619,9 @@ impl<H: HashKind> Fold<H> {
             db: Data::Dense(x_db),
             queries: Data::Dense(x_q),
             truth,
-            empty: params.cv_empty,
-            radius: params.cv_radius,
-            top: match params.cv_retrieves {
+            empty: params.search_empty,
+            radius: params.search_radius,
+            top: match params.search_retrieves {
                 CvRetrieval::TopK => Some(k),
                 CvRetrieval::WholeBall => None,
             },

@@ -6,7 +6,18 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::{MethodEntry, Spec};
 use hashbench_core::registry::{Catalog, MethodSpec};
+use hashbench_core::target::Target;
+use hashbench_data::TruthRule;
+use hashbench_eval::MetricSpec;
 use hashbench_kernel::KernelSpec;
+
+/// What an experiment serves its methods: its truth, metrics and the
+/// metric its searches serve (`tuned_for`).
+pub(super) struct Served<'a> {
+    pub truth: &'a TruthRule,
+    pub metrics: &'a [MetricSpec],
+    pub tuned_for: Option<&'a str>,
+}
 
 impl Spec {
     /// Expands `[[methods]]` tables: `label` names a configuration and `grid`
@@ -14,12 +25,15 @@ impl Spec {
     /// Each is read by the `catalog`'s registration of the method it names.
     /// `kernel` is the profile's experiment kernel, given to methods that
     /// read it and name none; `overrides` (the profile's, by label) replace
-    /// parameters of the tables whose label (stated or default) they name.
+    /// parameters of the tables whose label (stated or default) they name;
+    /// each configuration serves the experiment (`served`: its truth and the
+    /// metric its search serves, the table's `tuned_for` or the spec's).
     pub(super) fn methods(
         &self,
         catalog: &'static Catalog,
         kernel: Option<&KernelSpec>,
         overrides: &BTreeMap<String, toml::Table>,
+        served: &Served<'_>,
     ) -> Result<Vec<MethodEntry>> {
         let mut out: Vec<MethodEntry> = Vec::new();
         let mut used = BTreeSet::new();
@@ -37,6 +51,15 @@ impl Spec {
                 }
                 None => true,
             };
+            let tuned_for = match base.remove("tuned_for") {
+                Some(toml::Value::String(s)) => Some(s),
+                Some(other) => {
+                    bail!("{at}: methods[{k}].tuned_for must be a metric name, got {other}")
+                }
+                None => served.tuned_for.map(str::to_string),
+            };
+            let target = super::serving::target(served.truth, served.metrics, tuned_for.as_deref())
+                .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
             let table_label = label.clone().or_else(|| match base.get("method") {
                 Some(toml::Value::String(n)) => catalog.get(n).map(|r| r.label.to_string()),
                 _ => None,
@@ -51,7 +74,7 @@ impl Spec {
                 }
             }
             for (t, tags) in expand_grid(&at, k, base)? {
-                let (stated, spec) = configuration(catalog, &at, k, t, kernel)?;
+                let (stated, spec, scored) = configuration(catalog, &at, k, t, (kernel, &target))?;
                 let base_label = label
                     .clone()
                     .unwrap_or_else(|| spec.default_label().to_string());
@@ -67,6 +90,7 @@ impl Spec {
                 }
                 out.push(MethodEntry {
                     label,
+                    tuned_for: scored.then(|| tuned_for.clone()).flatten(),
                     params: spec.to_json(),
                     palette_slot: catalog.palette_slot(spec.registration().name),
                     spec,
@@ -124,15 +148,19 @@ fn expand_grid(
 }
 
 /// One configuration as the method reads it: the spec's kernel filled in
-/// where the method reads it and names none, parsed and validated; with
-/// the parameters as the spec states them (what trial seeds derive from).
+/// where the method reads it and names none, parsed, serving the
+/// experiment's `target` and validated; with the parameters as the spec
+/// states them (what trial seeds derive from), which include what serving
+/// set apart from the method's unserved defaults (as the spec wrote those
+/// before the plan served them, so every seed is the one it was); and
+/// whether its hyperparameter search is scored by the target's metric.
 fn configuration(
     catalog: &'static Catalog,
     at: &str,
     k: usize,
     mut t: toml::Table,
-    kernel: Option<&KernelSpec>,
-) -> Result<(String, MethodSpec)> {
+    (kernel, target): (Option<&KernelSpec>, &Target),
+) -> Result<(String, MethodSpec, bool)> {
     let name = match t.get("method") {
         Some(toml::Value::String(name)) => name.clone(),
         _ => bail!(
@@ -155,19 +183,49 @@ fn configuration(
             toml::Value::try_from(kernel).context("kernel as TOML")?,
         );
     }
-    let stated = serde_json::to_string(&t).context("serialising method parameters")?;
     let table = serde_json::to_value(&t).context("method parameters as JSON")?;
-    let spec: MethodSpec = reg.read(table).map_err(|e| {
+    let read: MethodSpec = reg.read(table).map_err(|e| {
         // the method's own fields are listed; the keys every
         // method takes are read before it
         let common = if e.contains("unknown field") {
-            "; every method also takes `label` and `in_paper`"
+            "; every method also takes `label`, `in_paper` and `tuned_for`"
         } else {
             ""
         };
         anyhow!("{at}: methods[{k}]: {}{common}", e.trim_end())
     })?;
+    let spec = read
+        .serving(target)
+        .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", read.default_label()))?;
+    for (key, value) in served_keys(&read, &spec) {
+        t.insert(
+            key,
+            toml::Value::try_from(value).context("a served parameter as TOML")?,
+        );
+    }
+    let stated = serde_json::to_string(&t).context("serialising method parameters")?;
     spec.validate()
         .map_err(|e| anyhow!("{at}: methods[{k}] ({}): {e}", spec.default_label()))?;
-    Ok((stated, spec))
+    // a search reads the metric when serving without it is refused or
+    // serves another configuration
+    let unscored = Target {
+        scoring: None,
+        ..*target
+    };
+    let scored = spec.needs_tuning() && read.serving(&unscored).ok().as_ref() != Some(&spec);
+    Ok((stated, spec, scored))
+}
+
+/// The parameters serving set to other values than `read`'s (its unserved
+/// defaults), by their stored names.
+fn served_keys(read: &MethodSpec, served: &MethodSpec) -> Vec<(String, serde_json::Value)> {
+    let object = |spec: &MethodSpec| match serde_json::from_str(&spec.to_json()) {
+        Ok(serde_json::Value::Object(o)) => o,
+        _ => serde_json::Map::new(),
+    };
+    let before = object(read);
+    object(served)
+        .into_iter()
+        .filter(|(key, value)| before.get(key) != Some(value))
+        .collect()
 }

@@ -30,6 +30,7 @@ pub mod numbers;
 pub mod panel;
 mod plan;
 mod resolve;
+mod serving;
 mod validate;
 mod walk;
 mod workspace;
@@ -111,6 +112,12 @@ struct Protocol {
     #[serde(default)]
     tune_on: TuneOn,
     ground_truth: Option<TruthRule>,
+    /// The metric (a name among `metrics`') the methods' searches serve:
+    /// cross-validated codes are scored as the experiment scores them,
+    /// against its truth. A method table's own `tuned_for` replaces it for
+    /// that table (a search tuned for another reading).
+    #[serde(default)]
+    tuned_for: Option<String>,
     #[serde(default)]
     methods: Vec<Spanned<toml::Table>>,
     /// A method-set file (relative to the spec) whose `[[methods]]` this

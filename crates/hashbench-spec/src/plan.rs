@@ -29,6 +29,9 @@ pub struct MethodEntry {
     /// grid values filled in): what trial seeds derive from, so a parameter
     /// added later with a default changes no seed.
     pub stated: String,
+    /// The metric its search serves (the spec's `tuned_for`, or the
+    /// table's own), for a method that picks hyperparameters against it.
+    pub tuned_for: Option<String>,
     /// Whether the paper compares this method (`in_paper = false` marks an
     /// extra row: reported beside the paper's methods, left out of claims
     /// that compare a method with "all the others").

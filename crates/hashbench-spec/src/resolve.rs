@@ -266,7 +266,12 @@ impl Spec {
             check_metric(&file, m, &ground_truth, laid.kernel.is_some())?;
             check_radius(&file, m, &laid.bits, profile)?;
         }
-        let methods = self.methods(catalog, laid.kernel.as_ref(), &laid.method_params)?;
+        let served = super::grid::Served {
+            truth: &ground_truth,
+            metrics: &laid.metrics,
+            tuned_for: laid.tuned_for.as_deref(),
+        };
+        let methods = self.methods(catalog, laid.kernel.as_ref(), &laid.method_params, &served)?;
         let study = Study::Retrieval(Box::new(Retrieval {
             split,
             tune_on: laid.tune_on,

@@ -554,7 +554,7 @@ fn an_unknown_method_parameter_names_the_keys_every_method_takes() {
     );
     assert!(e.contains("unknown field `labell`"), "{e}");
     assert!(
-        e.contains("every method also takes `label` and `in_paper`"),
+        e.contains("every method also takes `label`, `in_paper` and `tuned_for`"),
         "{e}"
     );
 }

@@ -13,7 +13,7 @@ use hashbench_tables::{CurveRow, MetricRow, QueryValueRow, ResultTables};
 
 /// The one method the judging specs name: their runs are hand-made tables,
 /// so it is planned, labelled and judged, never fitted.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Hand {}
 

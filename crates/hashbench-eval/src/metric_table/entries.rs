@@ -5,7 +5,7 @@
 
 use super::{Axes, Direction, MetricInfo, MetricMeta, Unit};
 use crate::kernel_search::SearchSpec;
-use crate::policy::{MetricSpec, TiePolicy};
+use crate::policy::{EmptyNames, MetricSpec, TiePolicy};
 
 impl MetricSpec {
     /// What the policy writes and reads, in one place: every other property

@@ -117,25 +117,32 @@ class HashingMethod:
     """A registered hashing method in scikit-learn's convention: parameters
     in the constructor (``n_bits``, ``seed`` and the method's own, named as
     in a spec file), ``fit(X, y=None)``, ``transform(X)`` to packed codes.
+    ``target`` is what an experiment hands a method whose search or training
+    pairs read its ground truth (SH_ENCW, SH_SVM, MLH): ``{"truth": {"rule":
+    "k-nearest-same-label", "k": 25}, "scoring": {"radius": 1, "empty": "one",
+    "retrieves": "top-k"}}`` (unset: the 25 nearest, the top 25 within radius
+    1, an empty ball at precision 1: Sparse Hashing's Fig. 5).
     Each method is a subclass (``hashbench.LSH``, ``hashbench.ITQ``, ...)."""
 
     #: The spec name of the method (``method = "..."`` in a spec).
     method: str = ""
 
-    def __init__(self, n_bits: int = 32, seed: int = 0, **params: Any) -> None:
+    def __init__(self, n_bits: int = 32, seed: int = 0, target: Optional[Dict[str, Any]] = None, **params: Any) -> None:
         self.n_bits = n_bits
         self.seed = seed
+        self.target = target
         self.params = dict(params)
         self.model_ = None
 
     def get_params(self, deep: bool = True) -> Dict[str, Any]:
         """The constructor's parameters."""
-        return {"n_bits": self.n_bits, "seed": self.seed, **self.params}
+        target = {} if self.target is None else {"target": self.target}
+        return {"n_bits": self.n_bits, "seed": self.seed, **target, **self.params}
 
     def set_params(self, **params: Any) -> "HashingMethod":
         """Sets constructor parameters; the next fit reads them."""
         for key, value in params.items():
-            if key in ("n_bits", "seed"):
+            if key in ("n_bits", "seed", "target"):
                 setattr(self, key, value)
             else:
                 self.params[key] = value
@@ -153,8 +160,9 @@ class HashingMethod:
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
             raise ValueError(f"seed: a non-negative integer expected, got {self.seed!r}")
         labels = None if y is None else _labels(y)
+        target = None if self.target is None else json.dumps(self.target)
         self.model_ = _native.fit(
-            self.method, json.dumps(self.params), int(self.n_bits), int(self.seed), _items(X), labels
+            self.method, json.dumps(self.params), int(self.n_bits), int(self.seed), _items(X), labels, target
         )
         return self
 

@@ -28,6 +28,16 @@ fn plan() -> Plan {
     plan_of(SPEC)
 }
 
+/// SPEC with SH_ENCW for PCAH, its search scored by the whole ball's F1.
+fn with_search(spec: &str) -> String {
+    spec.replace("\"pcah\"", "\"sh-encw\"")
+        .replace("ground_truth =", "tuned_for = \"f1-r1-empty-one\"\nground_truth =")
+        .replace(
+            "ties = \"random\"\n",
+            "ties = \"random\"\n[[metrics]]\nmetric = \"f1-at-radius\"\nradius = 1\nempty = \"one\"\n",
+        )
+}
+
 fn plan_of(spec: &str) -> Plan {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("toy.toml");
@@ -146,7 +156,7 @@ fn a_searchs_share_is_priced_as_the_whole_search_in_time_and_memory() {
     use hashbench_core::method::SearchShare;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("toy.toml");
-    std::fs::write(&path, SPEC.replace("\"pcah\"", "\"sh-encw\"")).unwrap();
+    std::fs::write(&path, with_search(SPEC)).unwrap();
     let plan = Spec::load(&path).unwrap().plan("paper", &CATALOG).unwrap();
     let tune = |x: usize, cpu: f64, share: SearchShare| {
         stage(
@@ -235,9 +245,8 @@ fn a_plan_of_one_trial_runs_it_on_one_thread_however_many_there_are() {
 #[test]
 fn a_search_one_trial_reads_is_priced_in_its_shard_and_one_shared_in_the_preparation() {
     use hashbench_core::method::SearchShare;
-    let each_draw = SPEC
-        .replace("training = 300 }", "training = 300, per_trial = true }")
-        .replace("\"pcah\"", "\"sh-encw\"");
+    let each_draw =
+        with_search(&SPEC.replace("training = 300 }", "training = 300, per_trial = true }"));
     let priced = |spec: &str, search_at_32: f64| {
         let plan = plan_of(spec);
         let mut r = rehearsal(&plan);

@@ -216,7 +216,7 @@ fn searched_for(rec: &TunedRecord, m: &MethodEntry) -> std::result::Result<Metho
         ));
     }
     let spec = ours
-        .read(rec.spec.clone())
+        .read_stored(rec.spec.clone())
         .map_err(|e| format!("its parameters do not read as {}'s: {e}", ours.name))?;
     spec.validate()
         .map_err(|e| format!("its values are out of range: {e}"))?;
