@@ -58,6 +58,33 @@ pub(crate) fn protocols(source: &Source) -> Result<(Protocol, BTreeMap<String, P
     Ok((paper, profiles))
 }
 
+/// The protocol of `profile` as one table, before it is read into its typed
+/// form: the top level laid over its figure and shared files, the
+/// profile's table laid over it, every value with its span in
+/// `source.text`; handed to `show` (the merged protocol `hashbench show`
+/// prints).
+///
+/// # Errors
+/// As [`protocols`], or a profile the spec does not declare.
+pub(crate) fn with_laid<R>(
+    source: &Source,
+    profile: &str,
+    show: impl FnOnce(&DeTable<'_>) -> Result<R>,
+) -> Result<R> {
+    let layer_texts: Vec<String> = source.layers().map(|l| source.layer_text(l)).collect();
+    let (doc, declared) = Document::parse(source, &layer_texts)?;
+    if profile == PAPER_PROFILE {
+        return show(&doc.base);
+    }
+    let over = declared
+        .as_ref()
+        .and_then(|d| d.get_ref().as_table())
+        .and_then(|d| d.get(profile))
+        .and_then(|t| t.get_ref().as_table())
+        .ok_or_else(|| anyhow!("{}: no profile `{profile}`", source.path.display()))?;
+    show(&doc.lay(over))
+}
+
 /// A spec's document: its top level without `profiles` (laid over its
 /// figure's and its shared files'), and every number it holds (for the refusals that
 /// name a number's key).
@@ -214,12 +241,17 @@ impl<'t> Document<'t> {
                 "{header}: [profiles.{name}] must state its `deviation`: how this profile departs from the paper's protocol, and why"
             );
         }
+        self.read(self.lay(over))
+    }
+
+    /// The top level with the table `over` laid over it key by key.
+    fn lay(&self, over: &DeTable<'t>) -> DeTable<'t> {
         let mut laid = self.base.clone();
         for (key, value) in over {
             laid.remove(key.get_ref().as_ref());
             laid.insert(key.clone(), value.clone());
         }
-        self.read(laid)
+        laid
     }
 }
 

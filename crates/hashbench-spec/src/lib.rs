@@ -31,6 +31,7 @@ pub mod panel;
 mod plan;
 mod resolve;
 mod serving;
+mod show;
 mod validate;
 mod walk;
 mod workspace;

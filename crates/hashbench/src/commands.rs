@@ -711,6 +711,18 @@ fn check_verdict(report: &hashbench_runner::golden::GoldenReport, bless: bool) -
     }
 }
 
+pub(crate) fn show(ws: &Workspace, spec: &Path, profile: Option<&str>) -> Result<ExitCode> {
+    let spec = hashbench_spec::Spec::load(spec)?;
+    let profile = match profile {
+        Some(p) => p.to_string(),
+        // the protocol reads no data: without any, the paper's
+        None => hashbench_spec::choose_profile(ws, &spec)
+            .unwrap_or_else(|_| hashbench_spec::PAPER_PROFILE.to_string()),
+    };
+    print!("{}", spec.show(&profile)?);
+    Ok(ExitCode::SUCCESS)
+}
+
 pub(crate) fn list(ws: &Workspace) -> Result<ExitCode> {
     let listing = hashbench_runner::listing::listing(ws)?;
     let roots: Vec<String> = listing

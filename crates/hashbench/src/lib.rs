@@ -16,7 +16,7 @@ mod encode;
 
 use commands::{
     check, describe, export_splits, features, fetch, figures, list, merge, points, prepare, price,
-    print_written, rehearse, report, run_all, run_specs, score_codes, slurm,
+    print_written, rehearse, report, run_all, run_specs, score_codes, show, slurm,
 };
 
 use hashbench_runner::cluster::SlurmOptions;
@@ -189,6 +189,17 @@ enum Command {
         /// The spec.
         spec: PathBuf,
         /// Profile (default: the paper's when its data is present, else `local`).
+        #[arg(long)]
+        profile: Option<String>,
+    },
+    /// Print a spec's protocol under one profile, merged from its figure,
+    /// shared files, method set and profile table: TOML, each key followed
+    /// by the file and line it comes from.
+    Show {
+        /// The spec.
+        spec: PathBuf,
+        /// Profile (default: the paper's when its data is present, else
+        /// `local` when its data is, else the paper's).
         #[arg(long)]
         profile: Option<String>,
     },
@@ -372,6 +383,7 @@ fn dispatch(ws: &Workspace, command: Command) -> Result<ExitCode> {
         } => score_codes(ws, &spec, &codes, profile),
         Command::Encode(request) => encode::encode(ws, &request),
         Command::Split { spec, profile } => export_splits(ws, &spec, profile.as_deref()),
+        Command::Show { spec, profile } => show(ws, &spec, profile.as_deref()),
         Command::List => list(ws),
         data @ (Command::Fetch { .. }
         | Command::Features { .. }
@@ -396,6 +408,7 @@ fn trees_of(command: &Command, ws: &Workspace) -> Vec<PathBuf> {
     match command {
         Command::Fetch { to, .. } | Command::Features { to, .. } => data_root(to),
         Command::List
+        | Command::Show { .. }
         | Command::Encode(_)
         | Command::Describe { .. }
         | Command::ConvertMnistNpm { .. }
