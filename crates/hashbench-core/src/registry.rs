@@ -121,6 +121,18 @@ fn read_params<P: Registrable>(params: serde_json::Value) -> Result<Arc<dyn Conf
     }
 }
 
+/// The weights `w` of a method's random hyperplane `r = Σᵢ w(i) xᵢ` over
+/// the rows xᵢ of `items` (p × d), drawn as the method draws them from `t`
+/// of its items with eigenvalue cut `rank_tolerance`: what KLSH's normality
+/// study (its Fig. 7) tests, read through the catalog so the study runs
+/// without linking the method.
+pub type HyperplaneWeights = fn(
+    items: faer::MatRef<'_, f64>,
+    t: usize,
+    rank_tolerance: f64,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<f64>, crate::LinalgError>;
+
 /// The methods a spec can name, and the colours figures draw them in.
 #[derive(Debug)]
 pub struct Catalog {
@@ -131,12 +143,24 @@ pub struct Catalog {
     /// takes a colour from its label's hash, which may be a listed method's
     /// colour and marker.
     pub colours: &'static [&'static str],
+    /// The methods whose hyperplanes a normality study tests, by spec name,
+    /// with how each draws its weights.
+    pub hyperplanes: &'static [(&'static str, HyperplaneWeights)],
 }
 
 impl Catalog {
     /// The registration of the method a spec calls `name`.
     pub fn get(&self, name: &str) -> Option<&'static Registration> {
         self.methods.iter().find(|r| r.name == name)
+    }
+
+    /// How the method a spec calls `name` draws its hyperplanes' weights,
+    /// when a normality study can test them.
+    pub fn hyperplane_weights(&self, name: &str) -> Option<HyperplaneWeights> {
+        self.hyperplanes
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, w)| w)
     }
 
     /// Every spec name, comma-separated, for error messages.

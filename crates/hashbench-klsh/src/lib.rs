@@ -128,6 +128,24 @@ impl KlshBasis {
     }
 }
 
+/// The weights of one KLSH hyperplane over the rows of `items` under a
+/// linear kernel (eq. 8 with t of the p items, drawn without replacement):
+/// r = Σᵢ w(i) xᵢ is the direction KLSH's normality study (Sec. 6.6, Fig. 7)
+/// tests. Registered in the catalog for the study.
+///
+/// # Errors
+/// A kernel block that does not decompose.
+pub fn hyperplane_weights(
+    items: MatRef<'_, f64>,
+    t: usize,
+    rank_tolerance: f64,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<f64>, LinalgError> {
+    let k = product(items, items.transpose());
+    let basis = KlshBasis::new(k.as_ref(), rank_tolerance)?;
+    Ok(basis.weights(&draw_subset(items.nrows(), t, false, rng)))
+}
+
 /// Draws the set S of `t` positions among `p` (eq. 8): distinct, or i.i.d. with
 /// `replacement`.
 pub fn draw_subset(p: usize, t: usize, replacement: bool, rng: &mut ChaCha8Rng) -> Vec<usize> {

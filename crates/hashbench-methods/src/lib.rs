@@ -52,6 +52,8 @@ pub static CATALOG: Catalog = Catalog {
         "lsh", "spectral", "sikh", "klsh", "bssc", "pcah", "s3plh", "usplh", "okh", "lamp", "rbm",
         "itq", "sh-encw", "sh-svm", "sth", "lsi", "lch", "mlh",
     ],
+    // KLSH Fig. 7: how Gaussian its hyperplanes are (the normality study)
+    hyperplanes: &[("klsh", hashbench_klsh::hyperplane_weights)],
 };
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ impl HashMethod for Hand {
 static HAND: Catalog = Catalog {
     methods: &[Registration::of::<Hand>()],
     colours: &[],
+    hyperplanes: &[],
 };
 
 /// The plan of a spec with methods A, B, C, D (D outside the paper) at

@@ -266,7 +266,14 @@ fn rehearse_on_this_thread(ws: &Workspace, plan: &Plan) -> Result<Rehearsal> {
             let mut tables = None;
             timed(Stage::Study, &mut || {
                 tables = Some(
-                    normality::run(&sample, spec, &data, (&dir, true), &Default::default())?.0,
+                    normality::run(
+                        (&sample, ws.catalog),
+                        spec,
+                        &data,
+                        (&dir, true),
+                        &Default::default(),
+                    )?
+                    .0,
                 );
                 Ok(SearchShare::WHOLE)
             })?;

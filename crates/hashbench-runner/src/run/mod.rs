@@ -162,7 +162,8 @@ pub(crate) fn run_plan_as(
     if let Study::Normality(n) = &plan.study {
         let dir = ws.run_dir(plan);
         let refused = store::Refusals::default();
-        let (tables, counts, about) = normality::run(plan, n, &data, (&dir, opts.force), &refused)?;
+        let (tables, counts, about) =
+            normality::run((plan, ws.catalog), n, &data, (&dir, opts.force), &refused)?;
         return finish(
             ws,
             plan,

@@ -12,12 +12,12 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 use faer::Mat;
-use hashbench_core::linalg::{mean_and_scatter, product, project_centered, top_eigenpairs};
+use hashbench_core::linalg::{mean_and_scatter, project_centered, top_eigenpairs};
+use hashbench_core::registry::{Catalog, HyperplaneWeights};
 use hashbench_core::seed::derive_seed;
 use hashbench_data::Dataset;
 use hashbench_eval::QueryValues;
 use hashbench_eval::normality::{adjusted, anderson_darling, passes};
-use hashbench_klsh::{KlshBasis, draw_subset};
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
@@ -68,9 +68,10 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo])
 }
 
-/// A*² of one hyperplane of `series` at `p`.
+/// A*² of one hyperplane of `series` at `p` (KLSH's weights drawn by
+/// `klsh`, the catalog's).
 fn one_hyperplane(
-    series: &str,
+    (series, klsh): (&str, HyperplaneWeights),
     pool: &Mat<f64>,
     p: usize,
     spec: &NormalitySpec,
@@ -83,9 +84,7 @@ fn one_hyperplane(
             let rows = sample(rng, pool.nrows(), p).into_vec();
             let xs = Mat::from_fn(p, d, |i, j| pool[(rows[i], j)]);
             let w: Vec<f64> = if series == "KLSH" {
-                let k = product(xs.as_ref(), xs.transpose());
-                let basis = KlshBasis::new(k.as_ref(), spec.rank_tolerance.get())?;
-                basis.weights(&draw_subset(p, spec.t(p), false, rng))
+                klsh(xs.as_ref(), spec.t(p), spec.rank_tolerance.get(), rng)?
             } else {
                 (0..p).map(|_| StandardNormal.sample(rng)).collect()
             };
@@ -97,17 +96,22 @@ fn one_hyperplane(
     Ok(adjusted(anderson_darling(&r), d))
 }
 
-/// Runs (or resumes) the study of `plan` on `data`, storing records under `dir`.
+/// Runs (or resumes) the study of `plan` on `data`, storing records under
+/// `dir`; KLSH's hyperplanes are drawn as the `catalog`'s KLSH draws them.
 ///
 /// # Errors
-/// A pool smaller than the largest p, or a failed record write.
+/// A catalog without KLSH's hyperplanes, a pool smaller than the largest p,
+/// or a failed record write.
 pub fn run(
-    plan: &Plan,
+    (plan, catalog): (&Plan, &Catalog),
     spec: &NormalitySpec,
     data: &Dataset,
     (dir, force): (&Path, bool),
     refused: &store::Refusals,
 ) -> Result<(ResultTables, Counts, String)> {
+    let klsh = catalog
+        .hyperplane_weights("klsh")
+        .ok_or_else(|| anyhow!("the catalog draws no KLSH hyperplanes (the normality study's)"))?;
     let pool = pool(data, spec)?;
     if let Some(&p) = spec.p.iter().find(|&&p| p > pool.nrows()) {
         bail!(
@@ -125,7 +129,14 @@ pub fn run(
         .iter()
         .flat_map(|&s| spec.p.iter().map(move |&p| (s, p)))
         .collect();
-    let (records, computed) = studied(plan, spec, &pool, &jobs, (dir, force), (&context, refused))?;
+    let (records, computed) = studied(
+        (plan, klsh),
+        spec,
+        &pool,
+        &jobs,
+        (dir, force),
+        (&context, refused),
+    )?;
     let mut tables = ResultTables {
         experiment: plan.id.clone(),
         profile: plan.profile.clone(),
@@ -155,7 +166,7 @@ pub fn run(
 /// record stored. Returns the records in the jobs' order and how many were
 /// computed.
 fn studied(
-    plan: &Plan,
+    (plan, klsh): (&Plan, HyperplaneWeights),
     spec: &NormalitySpec,
     pool: &Mat<f64>,
     jobs: &[(&str, usize)],
@@ -185,7 +196,7 @@ fn studied(
                 &["normality", series, &p.to_string()],
             ));
             let statistics = (0..spec.hyperplanes)
-                .map(|_| one_hyperplane(series, pool, p, spec, &mut rng))
+                .map(|_| one_hyperplane((series, klsh), pool, p, spec, &mut rng))
                 .collect::<Result<Vec<f64>>>()?;
             let rec = NormalityRecord {
                 fingerprint: fingerprint(series, p),
@@ -275,7 +286,12 @@ mod tests {
         let rate = |series: &str| {
             let mut rng = ChaCha8Rng::seed_from_u64(2);
             (0..60)
-                .filter(|_| passes(one_hyperplane(series, &pool, 200, &spec, &mut rng).unwrap()))
+                .filter(|_| {
+                    let klsh = hashbench_methods::CATALOG
+                        .hyperplane_weights("klsh")
+                        .unwrap();
+                    passes(one_hyperplane((series, klsh), &pool, 200, &spec, &mut rng).unwrap())
+                })
                 .count()
         };
         assert!(rate("KLSH") >= 48, "KLSH passed {}", rate("KLSH"));
