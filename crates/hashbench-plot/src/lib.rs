@@ -55,13 +55,16 @@ pub struct PlotError {
 
 const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
-/// Colours in a fixed order; the methods of the five papers come first so each
-/// keeps its colour across figures.
-/// Distinct method colours: a registry with more methods than this would
-/// give two methods one colour (the catalog's test in hashbench-methods checks it).
-pub const PALETTE_SIZE: usize = PALETTE.len();
+/// The slots of the methods a catalog lists by name (its `colours`, at most
+/// this many: the catalog's test in hashbench-methods checks it), each
+/// keeping its colour across figures; the slots after them are the spare
+/// ones a series of no listed method (a new method, a reference line) takes
+/// by its label's hash, so it never wears a listed method's colour.
+pub const LISTED_SLOTS: usize = 20;
 
-const PALETTE: [RGBColor; 18] = [
+/// Colours in a fixed order: the listed methods' (18 taken by the five
+/// papers' methods, 2 free), then the spare ones.
+const PALETTE: [RGBColor; 26] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -80,6 +83,14 @@ const PALETTE: [RGBColor; 18] = [
     RGBColor(128, 128, 0),
     RGBColor(255, 190, 0),
     RGBColor(90, 60, 160),
+    RGBColor(0, 90, 50),
+    RGBColor(179, 88, 6),
+    RGBColor(102, 194, 165),
+    RGBColor(252, 141, 98),
+    RGBColor(141, 160, 203),
+    RGBColor(231, 138, 195),
+    RGBColor(166, 216, 84),
+    RGBColor(140, 140, 60),
 ];
 
 /// A tick value without binary-fraction noise (0.15, not 0.15000000000000002):
@@ -100,9 +111,10 @@ fn tick_label(v: f64) -> String {
 /// The palette slot of a series: its fixed one, else one chosen from the label.
 fn slot_of(palette_slot: Option<usize>, label: &str) -> usize {
     palette_slot.unwrap_or_else(|| {
-        label
+        let hash = label
             .bytes()
-            .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize))
+            .fold(7usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
+        LISTED_SLOTS + hash % (PALETTE.len() - LISTED_SLOTS)
     })
 }
 

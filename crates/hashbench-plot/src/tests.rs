@@ -106,13 +106,28 @@ fn a_palette_slot_fixes_colour_and_marker_and_a_sweep_gets_distinct_styles() {
         style_of(Some(3), "KLSH (p=50)", 0)
     );
     assert_ne!(style_of(Some(3), "KLSH", 0), style_of(Some(2), "KLSH", 0));
-    // a series without a slot takes the slot its label hashes to
-    // (h = 31 h + byte from 7, by hand: 8,444,388), the same in every figure
+    // a series without a slot takes the spare slot its label hashes to
+    // (h = 31 h + byte from 7, by hand: 8,444,388 = 6 * 1,407,398, so the
+    // first of the 6 spare slots), the same in every figure
     assert_eq!(
         style_of(None, "A*^2", 0),
-        style_of(Some(8_444_388), "another label", 0)
+        style_of(Some(LISTED_SLOTS), "another label", 0)
     );
     assert_ne!(style_of(None, "A*^2", 0), style_of(None, "A*^3", 0));
+    // and never a listed method's colour
+    let listed: Vec<_> = (0..LISTED_SLOTS)
+        .map(|k| style_of(Some(k), "m", 0).color)
+        .collect();
+    for label in [
+        "new-method",
+        "NEW",
+        "linear scan",
+        "True random",
+        "A*^2",
+        "x",
+    ] {
+        assert!(!listed.contains(&style_of(None, label, 0).color), "{label}");
+    }
     // eight methods of one panel (SpaH): distinct colours
     let colours: Vec<_> = (0..8).map(|k| style_of(Some(k), "m", 0).color).collect();
     for (i, a) in colours.iter().enumerate() {
