@@ -37,13 +37,12 @@ pub struct RunSeconds {
 }
 
 impl RunSeconds {
-    /// What a run.json records of them (`wall_seconds`, `cpu_seconds`,
-    /// `threads`), when all three are there.
-    pub fn of_json(run: &serde_json::Value) -> Option<Self> {
+    /// What a run record holds of them, when it holds all three.
+    pub fn of_record(run: &hashbench_tables::RunRecord) -> Option<Self> {
         Some(Self {
-            wall: run["wall_seconds"].as_f64()?,
-            cpu: run["cpu_seconds"].as_f64()?,
-            threads: usize::try_from(run["threads"].as_u64()?).ok()?,
+            wall: run.wall_seconds?,
+            cpu: run.cpu_seconds?,
+            threads: run.threads?,
         })
     }
 
@@ -265,8 +264,13 @@ mod tests {
             ],
             ..ResultTables::default()
         };
-        let run = serde_json::json!({"wall_seconds": 20.0, "cpu_seconds": 30.0, "threads": 2});
-        let cost = Cost::of(&t, RunSeconds::of_json(&run));
+        let run = hashbench_tables::RunRecord {
+            wall_seconds: Some(20.0),
+            cpu_seconds: Some(30.0),
+            threads: Some(2),
+            ..Default::default()
+        };
+        let cost = Cost::of(&t, RunSeconds::of_record(&run));
         assert_eq!(cost.methods.len(), 2);
         let a = &cost.methods[0];
         assert_eq!(

@@ -12,6 +12,11 @@ use polars::prelude::{
 };
 use serde::{Deserialize, Serialize};
 
+mod run_record;
+
+use run_record::RUN_RECORD;
+pub use run_record::{RunRecord, read_run_record, run_record_file};
+
 /// One scalar value of one trial.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetricRow {
@@ -183,84 +188,24 @@ pub const FIT_CPU: &str = "fit-cpu-seconds";
 /// The timings row of an evaluation's CPU seconds (the evaluating thread's).
 pub const EVALUATE_CPU: &str = "evaluate-cpu-seconds";
 
-/// The run record of a run folder.
-const RUN_RECORD: &str = "run.json";
-
-/// The run record's key holding the sha256 of each table file.
-const TABLES_SHA256: &str = "tables_sha256";
-
 /// Whether `dir` holds a finished run (its tables or its run record: a run
 /// that lost one of them is damaged, not "not run yet").
 pub fn is_stored(dir: &Path) -> bool {
     dir.join("metrics.parquet").exists() || dir.join(RUN_RECORD).exists()
 }
 
-/// The bytes of `run.json` for the run record `run` (a JSON object) whose
-/// tables are `tables` (the files of [`table_files`]): the sha256 of each
-/// table added, and the whole sealed with its checksum, so that a table or
-/// the record damaged or edited is refused when read back.
-///
-/// # Errors
-/// A record that is not a JSON object.
-pub fn run_record_file(
-    mut run: serde_json::Value,
-    tables: &[(PathBuf, Vec<u8>)],
-    dir: &Path,
-) -> Result<(PathBuf, Vec<u8>)> {
-    let sums: serde_json::Map<String, serde_json::Value> = tables
-        .iter()
-        .map(|(path, bytes)| {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            (name.into_owned(), checksum::sha256(bytes).into())
-        })
-        .collect();
-    let object = run
-        .as_object_mut()
-        .context("a run record is a JSON object")?;
-    object.insert(TABLES_SHA256.into(), sums.into());
-    checksum::seal(&mut run);
-    Ok((dir.join(RUN_RECORD), serde_json::to_vec_pretty(&run)?))
-}
-
-/// The run record (`run.json`: spec hash, split, seconds, threads, the
-/// tables' sha256) of `dir`, unsealed; `None` when the run wrote none.
-///
-/// # Errors
-/// A run.json that cannot be read, is not JSON, or fails its checksum
-/// (damaged or edited), naming the file.
-pub fn read_run_record(dir: &Path) -> Result<Option<serde_json::Value>> {
-    let path = dir.join(RUN_RECORD);
-    let text = match hashbench_data::paths::read_bounded(&path, MAX_RUN_RECORD) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{}: not a run record (truncated or damaged)",
-            path.display()
-        )
-    })?;
-    checksum::unseal(value)
-        .map(Some)
-        .map_err(|why| anyhow::anyhow!("{}: {why}", path.display()))
-}
-
-/// The largest run record read (they are a few KB).
-const MAX_RUN_RECORD: u64 = 16 << 20;
-
 /// The bytes of the table file `name` of `dir`, checked against the sha256
 /// its run record holds for it.
-fn checked_table(dir: &Path, run: &serde_json::Value, name: &str) -> Result<Vec<u8>> {
+fn checked_table(dir: &Path, run: &RunRecord, name: &str) -> Result<Vec<u8>> {
     let path = dir.join(name);
-    let want = run[TABLES_SHA256][name].as_str().with_context(|| {
+    let want = run.tables_sha256.get(name).with_context(|| {
         format!(
             "{}: run.json holds no sha256 of {name} (written before tables were checked)",
             dir.display()
         )
     })?;
     let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-    if checksum::sha256(&bytes) != want {
+    if checksum::sha256(&bytes) != *want {
         anyhow::bail!(
             "{}: does not match the sha256 its run.json holds (damaged or edited since the run wrote it)",
             path.display()
@@ -294,7 +239,7 @@ pub fn table_files(t: &ResultTables, dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>
     Ok(files)
 }
 
-fn read_parquet(dir: &Path, run: &serde_json::Value, name: &str) -> Result<DataFrame> {
+fn read_parquet(dir: &Path, run: &RunRecord, name: &str) -> Result<DataFrame> {
     let bytes = checked_table(dir, run, name)?;
     ParquetReader::new(std::io::Cursor::new(bytes))
         .finish()
@@ -479,8 +424,11 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let mut files = table_files(&t, dir.path()).unwrap();
-        let run = serde_json::json!({"experiment": "e"});
-        files.push(run_record_file(run, &files, dir.path()).unwrap());
+        let run = RunRecord {
+            experiment: "e".into(),
+            ..RunRecord::default()
+        };
+        files.push(run_record_file(run.clone(), &files, dir.path()).unwrap());
         hashbench_data::atomic::write_all_atomically(&files).unwrap();
         let back = read_tables(dir.path()).unwrap();
         assert_eq!(back.metrics[0], t.metrics[0]);
@@ -494,6 +442,16 @@ mod tests {
         let csv = std::fs::read_to_string(dir.path().join("metrics.csv")).unwrap();
         assert!(
             csv.starts_with("experiment,profile,dataset,method,params,bits,trial,metric,value")
+        );
+        // the record reads back as written, with the tables' sha256
+        let record = read_run_record(dir.path()).unwrap().unwrap();
+        assert_eq!(record.tables_sha256.len(), 7, "{record:?}");
+        assert_eq!(
+            RunRecord {
+                tables_sha256: Default::default(),
+                ..record
+            },
+            run
         );
         damaged_tables_are_refused_naming_the_file(dir.path());
     }

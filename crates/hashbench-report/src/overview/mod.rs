@@ -389,9 +389,9 @@ fn entry(ws: &Workspace, plan: &Plan) -> Result<RunEntry> {
     let run = tables::read_run_record(&dir)?;
     let stale = run
         .as_ref()
-        .and_then(|run| run["spec_sha256"].as_str().map(str::to_string))
+        .and_then(|run| run.spec_sha256.as_deref())
         .is_some_and(|stored| stored != plan.spec_sha256);
-    let cost = Cost::of(&t, run.as_ref().and_then(RunSeconds::of_json));
+    let cost = Cost::of(&t, run.as_ref().and_then(RunSeconds::of_record));
     let reported = plan
         .reported
         .iter()

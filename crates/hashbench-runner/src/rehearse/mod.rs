@@ -364,12 +364,13 @@ fn store_rehearsal(
     let dir = rehearsals.run_dir(sample);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut files = hashbench_tables::table_files(tables, &dir)?;
-    let run = serde_json::json!({
-        "experiment": sample.id,
-        "profile": sample.profile,
-        "dataset": tables.dataset,
-        "rehearsal": true,
-    });
+    let run = hashbench_tables::RunRecord {
+        experiment: sample.id.clone(),
+        profile: sample.profile.clone(),
+        dataset: tables.dataset.clone(),
+        rehearsal: true,
+        ..Default::default()
+    };
     files.push(hashbench_tables::run_record_file(run, &files, &dir)?);
     files.push((
         dir.join("stages.csv"),

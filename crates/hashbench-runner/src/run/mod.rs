@@ -19,7 +19,7 @@ use hashbench_core::{GroundTruth, SourceError};
 use hashbench_data::{Split, build_truth};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use serde_json::json;
+use std::collections::BTreeMap;
 
 pub use clock::{Clock, thread_cpu};
 pub(crate) use preflight::check_ground_truth;
@@ -45,10 +45,10 @@ fn git_revision(root: &Path) -> String {
 }
 
 /// Versions of the numeric dependencies, read from `Cargo.lock`.
-fn crate_versions(root: &Path) -> serde_json::Value {
+fn crate_versions(root: &Path) -> BTreeMap<String, String> {
     let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
-    let mut out = serde_json::Map::new();
-    out.insert("hashbench".into(), json!(env!("CARGO_PKG_VERSION")));
+    let mut out = BTreeMap::new();
+    out.insert("hashbench".into(), env!("CARGO_PKG_VERSION").to_string());
     let mut name = None;
     for line in lock.lines() {
         if let Some(n) = line.strip_prefix("name = ") {
@@ -65,10 +65,10 @@ fn crate_versions(root: &Path) -> serde_json::Value {
             ]
             .contains(&n.as_str())
         {
-            out.insert(n.clone(), json!(v.trim_matches('"')));
+            out.insert(n.clone(), v.trim_matches('"').to_string());
         }
     }
-    serde_json::Value::Object(out)
+    out
 }
 
 /// Runs a validated plan. Data, split and ground truth are prepared (and every
@@ -511,29 +511,31 @@ pub(crate) fn finish(
         let summary = summary_files(plan, &tables, split_sizes, Some(seconds), &dir, &mut files);
         (figures, summary)
     };
-    let run = json!({
-        "experiment": plan.id,
-        "profile": plan.profile,
-        "deviation": plan.deviation,
-        "spec": plan.spec_path.display().to_string(),
-        "spec_sha256": plan.spec_sha256,
-        "method_set": plan.method_set.as_ref().map(|m| m.display().to_string()),
-        "seed": plan.seed,
-        "dataset": data.name,
-        "dataset_fingerprint": data.fingerprint,
-        "split": split_sizes,
-        "git_revision": git_revision(&ws.root),
-        "crate_versions": crate_versions(&ws.root),
-        "threads": seconds.threads,
-        "trials_fitted": counts.fitted,
-        "trials_evaluated": counts.evaluated,
-        "trials_reused": counts.reused,
-        "wall_seconds": seconds.wall,
-        "cpu_seconds": seconds.cpu,
-        "figures": figures,
-        "timings_table": "timings.parquet (fit-seconds, encode-seconds, fit-cpu-seconds and evaluate-cpu-seconds per trial; where the spec has timing_repeats and a timing claim is testable, fit and encoding seconds of each timed refit of the first trial, the points' refits interleaved after a discarded warm-up round)",
-        "reproducibility": "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)",
-    });
+    let run = tables::RunRecord {
+        experiment: plan.id.clone(),
+        profile: plan.profile.clone(),
+        dataset: data.name.clone(),
+        rehearsal: false,
+        deviation: plan.deviation.clone(),
+        spec: Some(plan.spec_path.display().to_string()),
+        spec_sha256: Some(plan.spec_sha256.clone()),
+        method_set: plan.method_set.as_ref().map(|m| m.display().to_string()),
+        seed: Some(plan.seed),
+        dataset_fingerprint: Some(data.fingerprint.clone()),
+        split: Some(split_sizes.to_string()),
+        git_revision: Some(git_revision(&ws.root)),
+        crate_versions: crate_versions(&ws.root),
+        threads: Some(seconds.threads),
+        trials_fitted: Some(counts.fitted),
+        trials_evaluated: Some(counts.evaluated),
+        trials_reused: Some(counts.reused),
+        wall_seconds: Some(seconds.wall),
+        cpu_seconds: Some(seconds.cpu),
+        figures,
+        timings_table: Some(TIMINGS_TABLE.into()),
+        reproducibility: Some(REPRODUCIBILITY.into()),
+        tables_sha256: Default::default(),
+    };
     let record = tables::run_record_file(run, &files[..table_count], &dir)?;
     files.push(record);
     // every table, the summary and run.json land together or not at all
@@ -549,6 +551,13 @@ pub(crate) fn finish(
         refused,
     })
 }
+
+/// What a run record says its timings table holds.
+const TIMINGS_TABLE: &str = "timings.parquet (fit-seconds, encode-seconds, fit-cpu-seconds and evaluate-cpu-seconds per trial; where the spec has timing_repeats and a timing claim is testable, fit and encoding seconds of each timed refit of the first trial, the points' refits interleaved after a discarded warm-up round)";
+
+/// What a run record says of reproducing its numbers.
+const REPRODUCIBILITY: &str =
+    "bit-identical per machine for a given seed; not across CPUs (SIMD dispatch in faer)";
 
 /// What a rehearsal's run prints instead of a summary.
 const REHEARSAL_SUMMARY: &str =
@@ -602,13 +611,13 @@ pub fn redraw(ws: &Workspace, plan: &Plan) -> Result<PathBuf> {
     let tables = tables::read_tables(&dir)?;
     let run = tables::read_run_record(&dir)?
         .with_context(|| format!("{}: no run.json", dir.display()))?;
-    let split = run["split"].as_str().unwrap_or("unknown");
+    let split = run.split.as_deref().unwrap_or("unknown");
     let mut files = Vec::new();
     summary_files(
         plan,
         &tables,
         split,
-        RunSeconds::of_json(&run),
+        RunSeconds::of_record(&run),
         &dir,
         &mut files,
     );
