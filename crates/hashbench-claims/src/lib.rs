@@ -243,6 +243,38 @@ pub struct ClaimSpec {
 }
 
 impl ClaimSpec {
+    /// Makes a code length given by the experiment's ground truth
+    /// (`at_by_truth = { k-nearest = 16, k-nearest-same-label = 32 }`: one
+    /// statement read at each figure's own length) the claim's `at`, for an
+    /// experiment whose truth is `rule`; a claim without one is left as it is.
+    ///
+    /// # Errors
+    /// `at` beside `at_by_truth`, or no length for `rule`.
+    pub fn given_truth(&mut self, rule: &str) -> Result<(), String> {
+        let Some(by_truth) = self.table.remove("at_by_truth") else {
+            return Ok(());
+        };
+        if self.table.contains_key("at") {
+            return Err(format!(
+                "claim `{}`: `at` and `at_by_truth` both given: give one",
+                self.id
+            ));
+        }
+        let at = by_truth
+            .as_table()
+            .and_then(|t| t.get(rule))
+            .ok_or_else(|| {
+                format!(
+                    "claim `{}`: at_by_truth = {by_truth} gives no code length for this experiment's truth `{rule}`",
+                    self.id
+                )
+            })?;
+        self.table.insert("at".into(), at.clone());
+        self.kind = Kind::deserialize(toml::Value::Table(self.table.clone()))
+            .map_err(|e| format!("claim `{}`: {}", self.id, e.message()))?;
+        Ok(())
+    }
+
     /// Whether it reads a timing.
     pub fn on_timing(&self) -> bool {
         self.kind.metrics().iter().any(|m| is_timing(m))

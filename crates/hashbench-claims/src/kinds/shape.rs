@@ -23,6 +23,11 @@ pub struct PeaksAt {
     method: String,
     metrics: Vec<String>,
     at: Option<usize>,
+    /// `at` by the experiment's ground-truth rule, for a statement read at
+    /// each figure's own length ("16 and 32 bits, respectively"): made `at`
+    /// when the spec is planned ([`crate::ClaimSpec::given_truth`]).
+    #[serde(default)]
+    at_by_truth: std::collections::BTreeMap<String, usize>,
     #[serde(default)]
     of: PeakOf,
     #[serde(default)]
@@ -136,6 +141,11 @@ impl Judge for PeaksAt {
     }
 
     fn refusal(&self, _metrics: &[hashbench_eval::MetricSpec], _xs: &[usize]) -> Option<String> {
+        if !self.at_by_truth.is_empty() {
+            return Some(
+                "`at_by_truth` is made `at` by the experiment's truth before judging".into(),
+            );
+        }
         (self.at.is_none() && self.of == PeakOf::Best).then(|| {
             "`of = \"best\"` reads the best of the curves at one length: give it `at`".to_string()
         })

@@ -279,3 +279,34 @@ fn points_of_one_label_and_two_values_are_numbered_apart() {
     unique.dedup();
     assert_eq!(unique.len(), labels.len(), "{labels:?}");
 }
+
+#[test]
+fn a_peak_given_by_the_truth_is_judged_at_the_experiments_length() {
+    // the fixture's truth is the k nearest: the k-nearest length is read
+    let by_truth = |at: &str| {
+        format!(
+            "[[claims]]\nid = \"p\"\nquote = \"q\"\nsource = \"s\"\nkind = \"peaks-at\"\nmethod = \"A\"\nmetrics = [\"f1-r0\"]\n{at}\n"
+        )
+    };
+    let peaked = run(&[("f1-r0", [0.3, 0.6, 0.4])], 0.02);
+    let at_16 = by_truth("at_by_truth = { k-nearest = 16, k-nearest-same-label = 32 }");
+    assert_eq!(peaked.outcome(&at_16), Outcome::Holds);
+    assert_eq!(
+        peaked.evidence(&at_16),
+        peaked.evidence(&by_truth("at = 16"))
+    );
+    let at_32 = by_truth("at_by_truth = { k-nearest = 32, k-nearest-same-label = 16 }");
+    assert_eq!(peaked.outcome(&at_32), Outcome::Fails);
+    // no length for this truth, or two ways of giving it: refused when planned
+    let e = plan(&by_truth("at_by_truth = { k-nearest-same-label = 32 }"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no code length for this experiment's truth `k-nearest`"),
+        "{e}"
+    );
+    let e = plan(&by_truth("at = 16\nat_by_truth = { k-nearest = 16 }"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`at` and `at_by_truth` both given"), "{e}");
+}

@@ -229,3 +229,19 @@ fn a_bad_rule_is_refused_naming_its_field() {
     );
     assert_eq!(TruthRule::KNearestSameLabel { k: 3 }.validate(), Ok(()));
 }
+
+#[test]
+fn a_rules_name_is_the_one_a_spec_writes() {
+    for text in [
+        r#"{"rule": "same-label"}"#,
+        r#"{"rule": "none"}"#,
+        r#"{"rule": "k-nearest", "k": 3}"#,
+        r#"{"rule": "k-nearest-same-label", "k": 3}"#,
+        r#"{"rule": "top-percent", "percent": 2.0}"#,
+        r#"{"rule": "mean-distance-ball"}"#,
+    ] {
+        let rule: TruthRule = serde_json::from_str(text).unwrap();
+        let written: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(rule.rule(), written["rule"], "{text}");
+    }
+}
