@@ -82,7 +82,7 @@ struct Protocol {
     /// features computed by hashbench's extractors instead of the authors'
     /// files).
     #[serde(default)]
-    deviation: Option<String>,
+    deviation: Option<Deviation>,
     seed: u64,
     /// Give every method the same trial seed at a code length and trial
     /// (common random numbers): methods that draw landmarks first, OKH and
@@ -157,6 +157,27 @@ struct Protocol {
 
 fn one() -> usize {
     1
+}
+
+/// How a protocol departs from the paper's: a text, or a list of texts that
+/// the files a spec is laid over each add to (a data set's, a figure's).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Deviation {
+    /// One text.
+    Text(String),
+    /// The texts of the layers, in order.
+    Added(Vec<String>),
+}
+
+impl Deviation {
+    /// The deviation as one text: the layers' texts in order.
+    fn text(&self) -> String {
+        match self {
+            Deviation::Text(t) => t.clone(),
+            Deviation::Added(parts) => parts.join(" "),
+        }
+    }
 }
 
 /// Where methods that pick hyperparameters (cross-validation on training

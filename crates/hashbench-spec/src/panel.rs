@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use hashbench_data::paths::read_inside;
 use toml::Spanned;
-use toml::de::{DeString, DeTable, DeValue};
+use toml::de::{DeArray, DeString, DeTable, DeValue};
 
 use super::{line_of, place};
 
@@ -356,12 +356,31 @@ fn lay_entry<'t>(
     lower.insert(key, Spanned::new(span, merged));
 }
 
-/// Each key of `upper` replaces `lower`'s.
+/// Each key of `upper` replaces `lower`'s, but `deviation`, which adds to
+/// it: a list each layer extends (a data set's departure from the paper,
+/// then what a figure's profile adds), never a text each layer restates.
 pub(crate) fn replace_keys<'t>(lower: &mut DeTable<'t>, upper: DeTable<'t>) {
     for (key, value) in upper {
-        lower.remove(key.get_ref().as_ref());
+        let below = lower.remove(key.get_ref().as_ref());
+        let value = match below {
+            Some(below) if key.get_ref() == "deviation" => added(below, value),
+            _ => value,
+        };
         lower.insert(key, value);
     }
+}
+
+/// The list of `below`'s items, then `above`'s (a string is a list of one).
+fn added<'t>(below: Spanned<DeValue<'t>>, above: Spanned<DeValue<'t>>) -> Spanned<DeValue<'t>> {
+    let span = above.span();
+    let mut list = DeArray::new();
+    for value in [below, above] {
+        match value.get_ref() {
+            DeValue::Array(items) => items.iter().for_each(|i| list.push(i.clone())),
+            _ => list.push(value),
+        }
+    }
+    Spanned::new(span, DeValue::Array(list))
 }
 
 /// The first of `keys` that `table` states, refused with its place.

@@ -12,8 +12,8 @@ use hashbench_eval::MetricSpec;
 
 use super::plan::Axis;
 use super::{
-    MethodEntry, NormalitySpec, Plan, Protocol, Retrieval, Spec, Study, TIMING_METRICS, TuneOn,
-    validate,
+    Deviation, MethodEntry, NormalitySpec, Plan, Protocol, Retrieval, Spec, Study, TIMING_METRICS,
+    TuneOn, validate,
 };
 
 /// The most trials a plan may hold (code lengths × trials × methods): a
@@ -72,7 +72,7 @@ impl Spec {
             title: laid.title.clone(),
             paper: laid.paper.clone(),
             profile: profile.to_string(),
-            deviation: laid.deviation.clone(),
+            deviation: laid.deviation.as_ref().map(Deviation::text),
             seed: laid.seed,
             axis,
             trials: laid.trials,

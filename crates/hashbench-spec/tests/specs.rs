@@ -68,6 +68,26 @@ fn lay_profiles(lower: &mut toml::Table, upper: toml::Table) {
     }
 }
 
+/// The keys of `above` over `below`'s, a `deviation` added to `below`'s
+/// (a list of the layers' texts).
+fn lay_keys(below: &mut toml::Table, above: toml::Table) {
+    for (key, value) in above {
+        let value = match (key.as_str(), below.remove(&key)) {
+            ("deviation", Some(lower)) => {
+                let list = |v: toml::Value| match v {
+                    toml::Value::Array(items) => items,
+                    one => vec![one],
+                };
+                let mut all = list(lower);
+                all.extend(list(value));
+                toml::Value::Array(all)
+            }
+            _ => value,
+        };
+        below.insert(key, value);
+    }
+}
+
 /// A profile table `above` laid over `below` key by key, its
 /// `method_params` label by label.
 fn lay_profile(below: &mut toml::Table, mut above: toml::Table) {
@@ -82,7 +102,7 @@ fn lay_profile(below: &mut toml::Table, mut above: toml::Table) {
             }
         }
     }
-    below.extend(above);
+    lay_keys(below, above);
 }
 
 /// Issue 59: each shipped spec laid over other files (a panel over its
@@ -164,19 +184,19 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
             if let Some(p) = layer.remove("profiles") {
                 lay_profiles(&mut profiles, p.as_table().unwrap().clone());
             }
-            flat.extend(layer);
+            lay_keys(&mut flat, layer);
         }
         for (profile, files) in &profile_shared {
             let mut laid = toml::Table::new();
             for file in files {
                 named.insert(folder.join(file));
-                laid.extend(read(&folder.join(file)));
+                lay_keys(&mut laid, read(&folder.join(file)));
             }
             lay_profile(&mut laid, own_profiles[profile].as_table().unwrap().clone());
             own_profiles.insert(profile.clone(), laid.into());
         }
         lay_profiles(&mut profiles, own_profiles);
-        flat.extend(own);
+        lay_keys(&mut flat, own);
         if !profiles.is_empty() {
             flat.insert("profiles".into(), profiles.into());
         }
