@@ -78,7 +78,12 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
         // files by relative path still plan (the files are read at run time)
         let paper = path.parent().unwrap();
         let folder = scratch.path().join(paper.file_name().unwrap());
-        for side in [method_set::FOLDER, panel::FOLDER, panel::SHARED_FOLDER] {
+        for side in [
+            method_set::FOLDER,
+            panel::FOLDER,
+            panel::DATASETS_FOLDER,
+            panel::SHARED_FOLDER,
+        ] {
             if paper.join(side).is_dir() {
                 copy_folder(&paper.join(side), &folder.join(side));
             }
@@ -105,9 +110,9 @@ fn every_number_of_every_spec_is_refused_clearly_or_runs_without_silent_degenera
         }
         for shared in spec.shared_files() {
             if figures_done.insert(shared.to_path_buf()) {
-                let copy = folder
-                    .join(panel::SHARED_FOLDER)
-                    .join(shared.file_name().unwrap());
+                // in the copy of its own folder (datasets/ or shared/)
+                let side = shared.parent().unwrap().file_name().unwrap();
+                let copy = folder.join(side).join(shared.file_name().unwrap());
                 targets.push((copy, std::fs::read_to_string(shared).unwrap()));
             }
         }

@@ -37,6 +37,15 @@ pub const FOLDER: &str = "figures";
 /// spec listing passes over it.
 pub const SHARED_FOLDER: &str = "shared";
 
+/// The folder under `experiments/<paper>/` that holds the data sets as the
+/// paper's experiments read them (`dataset`, `transform`, `split`, and each
+/// profile's data and deviation), each written once and named by
+/// `shared_from` like a shared file; the spec listing passes over it.
+pub const DATASETS_FOLDER: &str = "datasets";
+
+/// The folders `shared_from` names files in.
+const SHARED_FOLDERS: [&str; 2] = [DATASETS_FOLDER, SHARED_FOLDER];
+
 /// The largest figure or shared file read.
 const MAX_BYTES: u64 = 1 << 20;
 
@@ -108,14 +117,14 @@ impl Source {
             profile_shared: Vec::new(),
         };
         if let Some((of, offset)) = figure {
-            source.figure = Some(source.append(&of, offset, "panel.of", FOLDER)?);
+            source.figure = Some(source.append(&of, offset, "panel.of", &[FOLDER])?);
         }
         for (name, offset) in shared {
-            let layer = source.append(&name, offset, "shared_from", SHARED_FOLDER)?;
+            let layer = source.append(&name, offset, "shared_from", &SHARED_FOLDERS)?;
             source.shared.push(layer);
         }
         for (profile, (name, offset)) in profile_shared {
-            let layer = source.append(&name, offset, "shared_from", SHARED_FOLDER)?;
+            let layer = source.append(&name, offset, "shared_from", &SHARED_FOLDERS)?;
             source.profile_shared.push((profile, layer));
         }
         Ok(source)
@@ -123,8 +132,10 @@ impl Source {
 
     /// Appends the file `name` (relative to the spec, inside the paper's
     /// `folder`), named by `key` at `offset`, to the text.
-    fn append(&mut self, name: &str, offset: usize, key: &str, folder: &str) -> Result<Layer> {
+    fn append(&mut self, name: &str, offset: usize, key: &str, folders: &[&str]) -> Result<Layer> {
         let at = place(&self.path, &self.text[..self.own], offset);
+        // the last folder is the example a message gives
+        let folder = folders.last().copied().unwrap_or_default();
         if name.is_empty() {
             bail!(
                 "{at}: `{key}` names files by path, as strings: `\"{folder}/<name>.toml\"`{}",
@@ -135,13 +146,16 @@ impl Source {
                 }
             );
         }
-        let inside = Path::new(name).strip_prefix(folder).is_ok_and(|rest| {
-            rest.components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        let inside = folders.iter().any(|folder| {
+            Path::new(name).strip_prefix(folder).is_ok_and(|rest| {
+                rest.components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+            })
         });
         if !inside {
             bail!(
-                "{at}: {key} = \"{name}\": the file must be in the paper's {folder}/ folder (`\"{folder}/<name>.toml\"`)"
+                "{at}: {key} = \"{name}\": the file must be in the paper's {}/ folder (`\"{folder}/<name>.toml\"`)",
+                folders.join("/ or ")
             );
         }
         let folder_of_spec = self.path.parent().unwrap_or(Path::new("."));

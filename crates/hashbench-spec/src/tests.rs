@@ -1400,7 +1400,10 @@ fn a_shared_files_errors_name_its_file_and_line() {
         );
     }
     let e = err(&spec.replacen("shared/data.toml", "../data.toml", 1), "");
-    assert!(e.contains("must be in the paper's shared/ folder"), "{e}");
+    assert!(
+        e.contains("must be in the paper's datasets/ or shared/ folder"),
+        "{e}"
+    );
     let e = err(
         &spec.replacen("[\"shared/data.toml\"]", "\"shared/data.toml\"", 1),
         "",

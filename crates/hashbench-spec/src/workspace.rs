@@ -62,11 +62,12 @@ fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
 }
 
 /// The folders under a paper's folder that hold what specs name, not specs:
-/// method sets, figure files, shared files and diagnoses; the spec listing
-/// passes over them.
-const SIDE_FOLDERS: [&str; 4] = [
+/// method sets, figure files, data sets, shared files and diagnoses; the
+/// spec listing passes over them.
+const SIDE_FOLDERS: [&str; 5] = [
     crate::method_set::FOLDER,
     crate::panel::FOLDER,
+    crate::panel::DATASETS_FOLDER,
     crate::panel::SHARED_FOLDER,
     crate::diagnoses::FOLDER,
 ];

@@ -232,7 +232,7 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
         let paper = paper.unwrap().path();
-        for side in ["figures", "shared"] {
+        for side in ["figures", "datasets", "shared"] {
             let Ok(files) = std::fs::read_dir(paper.join(side)) else {
                 continue;
             };

@@ -70,7 +70,7 @@ fn each_key_names_the_file_and_line_it_comes_from() {
         line("id")
     );
     assert!(
-        line("dataset").contains("shared/usps.toml:"),
+        line("dataset").contains("datasets/usps.toml:"),
         "{}",
         line("dataset")
     );
