@@ -69,21 +69,13 @@ fn each_key_names_the_file_and_line_it_comes_from() {
         "{}",
         line("id")
     );
-    assert!(
-        line("dataset").contains("datasets/usps.toml:"),
-        "{}",
-        line("dataset")
-    );
-    assert!(
-        line("ground_truth").contains("shared/fig5.toml:"),
-        "{}",
-        line("ground_truth")
-    );
-    assert!(
-        line("tuned_for").contains("figures/fig5-6.toml:"),
-        "{}",
-        line("tuned_for")
-    );
+    for (key, file) in [
+        ("dataset", "datasets/usps.toml:"),
+        ("ground_truth", "shared/fig5.toml:"),
+        ("tuned_for", "figures/fig5-6.toml:"),
+    ] {
+        assert!(line(key).contains(file), "{}", line(key));
+    }
     assert!(
         text.contains("\n[[methods]]\nmethod = \"sh-encw\"  # "),
         "{text}"
