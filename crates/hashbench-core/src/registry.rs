@@ -140,8 +140,8 @@ pub struct Catalog {
     pub methods: &'static [Registration],
     /// The figure colours of the methods, by name: each keeps its colour in
     /// every figure, and catalog order decides nothing. A method not listed
-    /// takes a colour from its label's hash, which may be a listed method's
-    /// colour and marker.
+    /// takes one of the plot's spare colours by its label's hash, never a
+    /// listed method's.
     pub colours: &'static [&'static str],
     /// The methods whose hyperplanes a normality study tests, by spec name,
     /// with how each draws its weights.

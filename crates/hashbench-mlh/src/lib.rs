@@ -377,6 +377,13 @@ impl HashMethod for MlhParams {
     }
 
     fn validate(&self) -> Result<(), ParamError> {
+        if self.pairs_k == 0 {
+            return Err(ParamError::invalid(
+                "neighbours",
+                0,
+                "the truth's k must be positive (similar pairs need neighbours)",
+            ));
+        }
         for (name, v) in [
             ("epochs", self.epochs),
             ("validation_epochs", self.validation_epochs),

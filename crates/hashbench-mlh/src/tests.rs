@@ -353,3 +353,16 @@ fn same_label_pairs_need_every_label() {
             .all(|(i, l)| l.iter().all(|&j| labels[j as usize] == labels[i]))
     );
 }
+
+#[test]
+fn a_served_truth_of_no_neighbours_is_refused_before_any_fit() {
+    use hashbench_core::target::{Target, TruthTarget};
+    let mut p = MlhParams::default();
+    let none = Target {
+        truth: Some(TruthTarget::KNearest { k: 0 }),
+        scoring: None,
+    };
+    p.serve(&none).unwrap();
+    let e = p.validate().unwrap_err().to_string();
+    assert!(e.contains("neighbours") && e.contains("positive"), "{e}");
+}

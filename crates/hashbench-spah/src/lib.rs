@@ -122,8 +122,8 @@ pub enum CvTruth {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CvRetrieval {
-    /// `"top-k"`: at most the `cv_neighbours` nearest items within the
-    /// radius (the `top-within-radius` metric).
+    /// `"top-k"`: at most the truth's k nearest items within the radius
+    /// (the `top-within-radius` metric).
     TopK,
     /// `"whole-ball"`: every code within the radius (the `f1-at-radius`
     /// metric).
@@ -614,6 +614,13 @@ impl<H: HashKind> HashMethod for SpahParams<H> {
             return Err(ParamError::invalid("sigma", sigma, "must be positive"));
         }
         ParamError::check_non_negative("tolerance", self.tolerance)?;
+        if self.search_k == 0 {
+            return Err(ParamError::invalid(
+                "cv_neighbours",
+                0,
+                "the truth's k must be positive",
+            ));
+        }
         if self.cv_items == Some(0) {
             return Err(ParamError::invalid("cv_items", 0, "must be positive"));
         }

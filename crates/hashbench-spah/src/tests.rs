@@ -732,3 +732,19 @@ fn alpha_beyond_its_stated_bound_is_refused() {
     let e = Svm::validate(&fixed(1e300)).unwrap_err().to_string();
     assert!(e.contains("alpha") && e.contains("at most 1e6"), "{e}");
 }
+
+#[test]
+fn a_served_truth_of_no_neighbours_is_refused_before_any_fit() {
+    let mut p = small_search();
+    let none = Target {
+        truth: Some(TruthTarget::KNearest { k: 0 }),
+        scoring: Some(Scoring {
+            radius: 1,
+            empty: EmptyPolicy::One,
+            retrieves: Retrieves::TopK,
+        }),
+    };
+    p.serve(&none).unwrap();
+    let e = p.validate().unwrap_err().to_string();
+    assert!(e.contains("cv_neighbours") && e.contains("positive"), "{e}");
+}

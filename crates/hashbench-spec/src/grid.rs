@@ -51,13 +51,23 @@ impl Spec {
                 }
                 None => true,
             };
-            let tuned_for = match base.remove("tuned_for") {
+            let own_tuned_for = match base.remove("tuned_for") {
                 Some(toml::Value::String(s)) => Some(s),
                 Some(other) => {
                     bail!("{at}: methods[{k}].tuned_for must be a metric name, got {other}")
                 }
-                None => served.tuned_for.map(str::to_string),
+                None => None,
             };
+            if own_tuned_for.is_some()
+                && let Some(reg) = base.get("method").and_then(|m| catalog.get(m.as_str()?))
+                && reg.served.is_empty()
+            {
+                bail!(
+                    "{at}: methods[{k}]: `tuned_for` names the metric a search serves, and the experiment serves {} nothing",
+                    reg.label
+                );
+            }
+            let tuned_for = own_tuned_for.or_else(|| served.tuned_for.map(str::to_string));
             let target = super::serving::target(served.truth, served.metrics, tuned_for.as_deref())
                 .map_err(|e| anyhow!("{at}: methods[{k}]: {e}"))?;
             let table_label = label.clone().or_else(|| match base.get("method") {
@@ -67,7 +77,7 @@ impl Spec {
             if let Some((name, params)) = table_label.and_then(|l| overrides.get_key_value(&l)) {
                 used.insert(name.clone());
                 for (key, value) in params {
-                    if key == "method" || key == "label" {
+                    if key == "method" || key == "label" || key == "tuned_for" {
                         bail!("{at}: profile method_params.\"{name}\" may not change `{key}`");
                     }
                     base.insert(key.clone(), value.clone());

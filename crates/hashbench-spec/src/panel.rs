@@ -340,7 +340,8 @@ pub(crate) fn lay_profiles<'t>(mut lower: DeTable<'t>, upper: DeTable<'t>) -> De
 }
 
 /// Each key of the profile table `upper` replaces `lower`'s, except
-/// `method_params`, whose labels are laid over `lower`'s one by one.
+/// `method_params`, whose labels are laid over `lower`'s one by one, and
+/// `deviation`, which adds to it ([`replace_keys`]).
 pub(crate) fn lay_profile_keys<'t>(lower: &mut DeTable<'t>, mut upper: DeTable<'t>) {
     if let Some((key, params)) = upper.remove_entry("method_params") {
         lay_entry(lower, key, params, replace_keys);

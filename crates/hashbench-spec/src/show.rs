@@ -109,7 +109,19 @@ fn write_table(
             sections.push((key, value));
             continue;
         }
-        let _ = writeln!(out, "{} = {v}  # {}", quoted(name), at(key.span().start));
+        match (name, value.get_ref(), v) {
+            // a deviation the layers added to: each text with its own place
+            ("deviation", DeValue::Array(items), toml::Value::Array(texts)) => {
+                let _ = writeln!(out, "deviation = [");
+                for (item, text) in items.iter().zip(texts) {
+                    let _ = writeln!(out, "    {text},  # {}", at(item.span().start));
+                }
+                let _ = writeln!(out, "]");
+            }
+            _ => {
+                let _ = writeln!(out, "{} = {v}  # {}", quoted(name), at(key.span().start));
+            }
+        }
     }
     for (key, value) in sections {
         let name = key.get_ref().as_ref();

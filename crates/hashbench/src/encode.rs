@@ -38,6 +38,13 @@ pub(crate) struct EncodeRequest {
     /// Where the codes go.
     #[arg(long)]
     out: PathBuf,
+    /// What an experiment would serve the method (its ground truth and the
+    /// metric its search serves), as JSON, e.g. '{"truth": {"rule":
+    /// "k-nearest-same-label", "k": 25}, "scoring": {"radius": 1, "empty":
+    /// "one", "retrieves": "top-k"}}' (unset: the method's unserved
+    /// defaults, as the Python package's).
+    #[arg(long)]
+    target: Option<String>,
 }
 
 /// Items from `path`: `.fvecs` dense vectors, else svmlight sparse rows
@@ -70,9 +77,16 @@ pub(crate) fn encode(ws: &Workspace, request: &EncodeRequest) -> Result<ExitCode
             ws.catalog.names()
         )
     })?;
-    let spec = registration
+    let mut spec = registration
         .read(table.clone())
         .map_err(|e| anyhow!("--method: {e}"))?;
+    if let Some(target) = &request.target {
+        let target: hashbench_core::target::Target =
+            serde_json::from_str(target).context("--target: not a target")?;
+        spec = spec
+            .serving(&target)
+            .map_err(|e| anyhow!("--target: {e}"))?;
+    }
     spec.validate().map_err(|e| anyhow!("--method: {e}"))?;
     let train = items(&request.train)?;
     let labels = match &request.labels {

@@ -166,6 +166,27 @@ fn a_table_restating_the_truth_and_a_search_without_its_metric_are_refused() {
         e.contains("retrieves the top 5, but the experiment's truth holds 10"),
         "{e}"
     );
+    // a method the experiment serves nothing takes no metric, and a profile
+    // cannot move a search's
+    let e = plan_error(&[(
+        "{ method = \"lsh\" }",
+        "{ method = \"lsh\", tuned_for = \"f1-r3\" }",
+    )]);
+    assert!(
+        e.contains("methods[3]: `tuned_for`") && e.contains("serves LSH nothing"),
+        "{e}"
+    );
+    let with_ci = format!(
+        "{SPEC}\n[profiles.ci]\ndeviation = \"d\"\n[profiles.ci.method_params.\"W\"]\ntuned_for = \"f1-r2-top10-empty-one\"\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.toml");
+    std::fs::write(&path, with_ci).unwrap();
+    let e = format!(
+        "{:#}",
+        Spec::load(&path).unwrap().plan("ci", &CATALOG).unwrap_err()
+    );
+    assert!(e.contains("may not change `tuned_for`"), "{e}");
     // a truth no training set can compute leaves a search without its
     // truth and MLH without pairs
     let same_label = (
