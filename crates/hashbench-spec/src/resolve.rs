@@ -126,12 +126,12 @@ impl Spec {
             }
         }
         let readings = Self::readings_run(laid);
+        let truth = laid.ground_truth.as_ref().map_or("none", TruthRule::rule);
         laid.claims
             .iter()
             .map(|c| {
                 let mut claim = c.get_ref().clone();
                 claim.diagnosis = self.diagnoses.of(&claim.id);
-                let truth = laid.ground_truth.as_ref().map_or("none", TruthRule::rule);
                 claim
                     .given_truth(truth)
                     .and_then(|()| claim.resolve_readings(&readings))

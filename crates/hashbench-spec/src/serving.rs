@@ -50,7 +50,9 @@ pub(crate) fn target(
         );
     };
     let scoring = match *metric {
-        MetricSpec::F1AtRadius { radius, empty } if name.starts_with("f1-") => Scoring {
+        // f1-at-radius names its F1 alone; top-within-radius also its
+        // precision, recall and failed queries
+        MetricSpec::F1AtRadius { radius, empty } => Scoring {
             radius,
             empty,
             retrieves: Retrieves::WholeBall,
