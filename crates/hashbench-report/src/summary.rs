@@ -124,9 +124,15 @@ fn write_protocol(s: &mut String, plan: &Plan, split_sizes: &str) {
         .method_set
         .as_ref()
         .map_or_else(String::new, |m| format!(", methods from `{}`", m.display()));
+    let drawn = plan.drawn_by.as_ref().map_or_else(String::new, |f| {
+        format!(
+            " (a panel drawn by `{}`; `hashbench show` prints it)",
+            f.display()
+        )
+    });
     let _ = writeln!(
         s,
-        "- Spec: `{}`{set} (sha256 {}), profile `{}`",
+        "- Spec: `{}`{drawn}{set} (sha256 {}), profile `{}`",
         plan.spec_path.display(),
         &plan.spec_sha256[..16],
         plan.profile

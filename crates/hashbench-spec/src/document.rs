@@ -14,6 +14,7 @@ use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use crate::argued;
 use crate::numbers::{self, Number};
 use crate::panel::{self, Source};
 use crate::{PAPER_PROFILE, Protocol};
@@ -118,6 +119,8 @@ impl<'t> Document<'t> {
             numbers,
         };
         doc.refuse_misplaced(parsed.get_ref())?;
+        let drawn = source.drawn.is_some().then(|| layers.pop()).flatten();
+        let argued = layers.split_off(layers.len() - source.argued.len());
         let figure = source.figure.is_some().then(|| layers.remove(0));
         let profile_shared: Vec<(String, DeTable<'t>)> = source
             .profile_shared
@@ -126,11 +129,16 @@ impl<'t> Document<'t> {
             .zip(layers.split_off(source.shared.len()))
             .collect();
         let mut own = parsed.into_inner();
+        if let Some(drawn) = drawn {
+            lay_drawn(source, &mut own, drawn)?;
+        }
         let own_profiles = own.remove("profiles");
         own.remove("shared_from");
         // only the figure file's plots take a panel's prefix
         let figure = match figure {
             Some(mut figure) => {
+                // what the figure draws, not what its panels state
+                figure.remove("drawn_for");
                 panel::prefix_figures(source, &mut own, &mut figure)?;
                 Some(figure)
             }
@@ -138,6 +146,7 @@ impl<'t> Document<'t> {
         };
         let (mut below, shared_profiles) = panel::lay_layers(source, figure, layers)?;
         panel::replace_keys(&mut below, own);
+        argued::fill(source, &mut below, argued)?;
         doc.base = below;
         let own_profiles = own_profiles
             .map(|p| lay_profiles_shared(source, p, profile_shared))
@@ -253,6 +262,26 @@ impl<'t> Document<'t> {
         }
         laid
     }
+}
+
+/// A drawn panel's keys (`panel`, `shared_from`, `id`, `title`, made from
+/// its figure's `drawn_for`) put into its file's own top level.
+///
+/// # Errors
+/// A panel file that states one of them.
+fn lay_drawn<'t>(source: &Source, own: &mut DeTable<'t>, drawn: DeTable<'t>) -> Result<()> {
+    for (key, value) in drawn {
+        if let Some((written, _)) = own.get_key_value(key.get_ref().as_ref()) {
+            bail!(
+                "{}: `{}` is the figure's to write ({}, `drawn_for`): a drawn panel's file holds what that panel alone states",
+                source.at(written.span().start),
+                key.get_ref(),
+                source.at(key.span().start)
+            );
+        }
+        own.insert(key, value);
+    }
+    Ok(())
 }
 
 /// The files a spec is laid over, parsed from `texts` (as

@@ -21,8 +21,10 @@ use hashbench_kernel::KernelSpec;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+mod argued;
 mod diagnoses;
 mod document;
+mod drawn;
 mod grid;
 pub mod method_set;
 mod normality;
@@ -311,10 +313,16 @@ impl Spec {
     /// wrong level, a profile without its `deviation`, a diagnoses file that
     /// names no claim or profile of the spec.
     pub fn load(path: &Path) -> Result<Spec> {
-        // the spec is the user's to name (a link too), but read with a bound
-        let text = hashbench_data::paths::read_bounded(path, MAX_SPEC_BYTES)
-            .with_context(|| format!("reading spec {}", path.display()))?;
-        let source = panel::Source::read(path, text)?;
+        // a panel its figure draws needs no file: one holds what it alone states
+        let drawn = drawn::drawn_at(path)?;
+        let text = if drawn.is_some() && !path.exists() {
+            String::new()
+        } else {
+            // the spec is the user's to name (a link too), but read with a bound
+            hashbench_data::paths::read_bounded(path, MAX_SPEC_BYTES)
+                .with_context(|| format!("reading spec {}", path.display()))?
+        };
+        let source = panel::Source::read(path, text, drawn.as_ref())?;
         let (paper, declared) = document::protocols(&source)?;
         let method_set = match &paper.methods_from {
             None => None,

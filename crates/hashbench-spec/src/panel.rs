@@ -27,7 +27,8 @@ use hashbench_data::paths::read_inside;
 use toml::Spanned;
 use toml::de::{DeArray, DeString, DeTable, DeValue};
 
-use super::{line_of, place};
+use super::line_of;
+use crate::drawn::Drawn;
 
 /// The folder under `experiments/<paper>/` that holds figure files; the
 /// spec listing passes over it.
@@ -45,6 +46,12 @@ pub const DATASETS_FOLDER: &str = "datasets";
 
 /// The folders `shared_from` names files in.
 const SHARED_FOLDERS: [&str; 2] = [DATASETS_FOLDER, SHARED_FOLDER];
+
+/// The folder under `experiments/<paper>/` that holds the argued readings:
+/// one question the paper's text leaves open per file, its default, its
+/// argument and its other readings, named by a reading's `argued_in`
+/// ([`crate::argued`]); the spec listing passes over it.
+pub const READINGS_FOLDER: &str = "readings";
 
 /// The largest figure or shared file read.
 const MAX_BYTES: u64 = 1 << 20;
@@ -68,6 +75,9 @@ pub(crate) struct Layer {
     start: usize,
     /// Where its text ends.
     end: usize,
+    /// The line every offset of it names, for text made from one place of
+    /// `path` (a drawn panel's keys, made from its figure's `drawn_for`).
+    line: Option<usize>,
 }
 
 /// The text a spec is read from: its own file's, then a newline and the
@@ -87,6 +97,12 @@ pub(crate) struct Source {
     pub shared: Vec<Layer>,
     /// The shared files each profile names, by profile, in order.
     pub profile_shared: Vec<(String, Layer)>,
+    /// The readings files the `[[readings]]` of the spec and of the files
+    /// above name (`argued_in`), each once, by the name written.
+    pub argued: Vec<(String, Layer)>,
+    /// A drawn panel's keys, made from its figure's `drawn_for`
+    /// ([`crate::drawn`]), laid under the panel file's own.
+    pub drawn: Option<Layer>,
 }
 
 /// What a panel says of its figure: the file, and the prefix of the
@@ -105,9 +121,9 @@ impl Source {
     /// # Errors
     /// A figure outside the paper's `figures/` folder or a shared file
     /// outside its `shared/` folder, a missing or oversized file.
-    pub fn read(path: &Path, text: String) -> Result<Source> {
+    pub fn read(path: &Path, text: String, drawn: Option<&Drawn>) -> Result<Source> {
         let own = text.len();
-        let (figure, shared, profile_shared) = files_named(&text);
+        let (mut figure, mut shared, profile_shared) = files_named(&text);
         let mut source = Source {
             path: path.to_path_buf(),
             text,
@@ -115,7 +131,15 @@ impl Source {
             figure: None,
             shared: Vec::new(),
             profile_shared: Vec::new(),
+            argued: Vec::new(),
+            drawn: None,
         };
+        if let Some(drawn) = drawn {
+            // the panel's figure and shared files are the ones its figure draws it with
+            let layer = source.append_text(&drawn.figure, &drawn.header, Some(drawn.line));
+            (figure, shared, _) = files_named(&source.layer_text(&layer));
+            source.drawn = Some(layer);
+        }
         if let Some((of, offset)) = figure {
             source.figure = Some(source.append(&of, offset, "panel.of", &[FOLDER])?);
         }
@@ -127,13 +151,22 @@ impl Source {
             let layer = source.append(&name, offset, "shared_from", &SHARED_FOLDERS)?;
             source.profile_shared.push((profile, layer));
         }
+        let texts: Vec<String> = std::iter::once(source.own().to_string())
+            .chain(source.layers().map(|l| source.layer_text(l)))
+            .collect();
+        for (name, offset) in texts.iter().flat_map(|t| argued_named(t)) {
+            if source.argued.iter().all(|(n, _)| *n != name) {
+                let layer = source.append(&name, offset, "argued_in", &[READINGS_FOLDER])?;
+                source.argued.push((name, layer));
+            }
+        }
         Ok(source)
     }
 
     /// Appends the file `name` (relative to the spec, inside the paper's
     /// `folder`), named by `key` at `offset`, to the text.
     fn append(&mut self, name: &str, offset: usize, key: &str, folders: &[&str]) -> Result<Layer> {
-        let at = place(&self.path, &self.text[..self.own], offset);
+        let at = self.at(offset);
         // the last folder is the example a message gives
         let folder = folders.last().copied().unwrap_or_default();
         if name.is_empty() {
@@ -162,14 +195,20 @@ impl Source {
         let file = folder_of_spec.join(name);
         let body = read_inside(folder_of_spec, Path::new(name), MAX_BYTES)
             .with_context(|| format!("{at}: {key} = \"{name}\": reading {}", file.display()))?;
+        Ok(self.append_text(&file, &body, None))
+    }
+
+    /// Appends `body`, the text of `file` (or made at its `line`), to the text.
+    fn append_text(&mut self, file: &Path, body: &str, line: Option<usize>) -> Layer {
         self.text.push('\n');
         let start = self.text.len();
-        self.text.push_str(&body);
-        Ok(Layer {
-            path: file,
+        self.text.push_str(body);
+        Layer {
+            path: file.to_path_buf(),
             start,
             end: self.text.len(),
-        })
+            line,
+        }
     }
 
     /// The spec's own text.
@@ -193,7 +232,9 @@ impl Source {
         match self.layer_at(offset) {
             Some(layer) => (
                 &layer.path,
-                line_of(&self.text[layer.start..layer.end], offset - layer.start),
+                layer.line.unwrap_or_else(|| {
+                    line_of(&self.text[layer.start..layer.end], offset - layer.start)
+                }),
             ),
             None => (&self.path, line_of(self.own(), offset)),
         }
@@ -206,12 +247,15 @@ impl Source {
     }
 
     /// The files the spec is laid over, in the order they are laid (the
-    /// figure, the top level's shared files, the profiles').
+    /// figure, the top level's shared files, the profiles'), then the
+    /// readings files its readings are argued in, then a drawn panel's keys.
     pub fn layers(&self) -> impl Iterator<Item = &Layer> {
         self.figure
             .iter()
             .chain(&self.shared)
             .chain(self.profile_shared.iter().map(|(_, l)| l))
+            .chain(self.argued.iter().map(|(_, l)| l))
+            .chain(&self.drawn)
     }
 
     /// Whether `offset` lies in a file the spec is laid over.
@@ -256,6 +300,22 @@ fn files_named(text: &str) -> (Option<Named>, Vec<Named>, Vec<(String, Named)>) 
         })
         .collect();
     (figure, shared, profiles)
+}
+
+/// The readings files the top-level `[[readings]]` of `text` name
+/// (`argued_in`), each with its offset in `text`, when the text parses.
+fn argued_named(text: &str) -> Vec<Named> {
+    let Ok(doc) = DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let Some(DeValue::Array(readings)) = doc.get_ref().get("readings").map(|r| r.get_ref()) else {
+        return Vec::new();
+    };
+    readings
+        .iter()
+        .filter_map(|r| r.get_ref().as_table()?.get("argued_in"))
+        .map(named)
+        .collect()
 }
 
 /// The files a table's `shared_from` names.

@@ -61,6 +61,10 @@ pub struct Plan {
     pub spec_sha256: String,
     /// The method set the spec takes its methods from (`methods_from`).
     pub method_set: Option<PathBuf>,
+    /// The figure file that draws this panel (its `drawn_for`), for a panel
+    /// made by the planner: `spec_path` then names a file only when the
+    /// panel states something of its own.
+    pub drawn_by: Option<PathBuf>,
     /// Experiment id, e.g. `splh-fig3`.
     pub id: String,
     /// Title.

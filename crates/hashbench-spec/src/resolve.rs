@@ -68,6 +68,7 @@ impl Spec {
             spec_path: self.path.clone(),
             spec_sha256: self.sha256(),
             method_set: self.method_set.as_ref().map(|m| m.path.clone()),
+            drawn_by: self.source.drawn.as_ref().map(|d| d.path.clone()),
             id: laid.id.clone(),
             title: laid.title.clone(),
             paper: laid.paper.clone(),

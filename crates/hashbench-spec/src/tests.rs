@@ -3,7 +3,7 @@ use std::collections::BTreeSet;
 use super::*;
 use hashbench_methods::CATALOG;
 
-const GOOD: &str = r#"
+pub(crate) const GOOD: &str = r#"
 id = "t"
 title = "T"
 paper = "P"
@@ -70,7 +70,7 @@ fn plan_err(text: &str, profile: &str) -> String {
         .to_string()
 }
 
-fn parse(text: &str) -> Result<Spec> {
+pub(crate) fn parse(text: &str) -> Result<Spec> {
     parse_bytes(text.as_bytes())
 }
 
@@ -1105,7 +1105,7 @@ fn a_method_set_is_refused_with_its_file_and_line() {
 
 /// GOOD's figure file: what its panels share, everything but the top-level
 /// keys a panel states (id, title, dataset, split) and the profiles.
-fn figure() -> String {
+pub(crate) fn figure() -> String {
     let spec = GOOD.split("\n[profiles.ci]").next().unwrap();
     let (top, tables) = spec.split_once("\n[").unwrap();
     let own = ["id = ", "title = ", "dataset = ", "split = "];
@@ -1140,7 +1140,7 @@ fn panel_of(panel: &str, figure: &str) -> (tempfile::TempDir, Result<Spec>) {
 }
 
 /// A plan as a comparable text, without where its spec was read from.
-fn laid(mut plan: Plan) -> String {
+pub(crate) fn laid(mut plan: Plan) -> String {
     plan.spec_path = PathBuf::new();
     plan.spec_sha256 = String::new();
     format!("{plan:#?}")

@@ -62,13 +62,14 @@ fn duplicate_id(first: &Path, second: &Path, id: &str) -> anyhow::Error {
 }
 
 /// The folders under a paper's folder that hold what specs name, not specs:
-/// method sets, figure files, data sets, shared files and diagnoses; the
-/// spec listing passes over them.
-const SIDE_FOLDERS: [&str; 5] = [
+/// method sets, figure files, data sets, shared files, readings and
+/// diagnoses; the spec listing passes over them.
+const SIDE_FOLDERS: [&str; 6] = [
     crate::method_set::FOLDER,
     crate::panel::FOLDER,
     crate::panel::DATASETS_FOLDER,
     crate::panel::SHARED_FOLDER,
+    crate::panel::READINGS_FOLDER,
     crate::diagnoses::FOLDER,
 ];
 
@@ -150,8 +151,9 @@ impl Workspace {
         toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
     }
 
-    /// Every spec under `experiments/`, sorted by path, loaded: a file that
-    /// does not load comes with its error. The listing [`Workspace::walk`]
+    /// Every spec under `experiments/` (each spec file, and each panel a
+    /// figure draws, file or not), sorted by path, loaded: a spec that does
+    /// not load comes with its error. The listing [`Workspace::walk`]
     /// visits; a workflow walks.
     ///
     /// # Errors
@@ -164,12 +166,23 @@ impl Workspace {
             .sort_by_file_name()
             .into_iter()
             .filter_entry(|e| !SIDE_FOLDERS.iter().any(|f| e.file_name() == *f));
+        // the spec files, and the panels the papers' figures draw, in path order
+        let mut paths = std::collections::BTreeSet::new();
+        let mut papers = Vec::new();
         for entry in walk {
             let entry = entry.context("listing experiments/")?;
+            if entry.depth() == 1 && entry.file_type().is_dir() {
+                papers.push(entry.path().to_path_buf());
+            }
             if entry.path().extension().is_none_or(|e| e != "toml") {
                 continue;
             }
-            let path = entry.path().to_path_buf();
+            paths.insert(entry.path().to_path_buf());
+        }
+        for paper in papers {
+            paths.extend(crate::drawn::panels_in(&paper)?.into_iter().map(|(p, _)| p));
+        }
+        for path in paths {
             let spec = Spec::load(&path);
             if let Ok(spec) = &spec
                 && let Some(first) = ids.insert(spec.id().to_string(), path.clone())

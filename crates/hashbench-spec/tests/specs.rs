@@ -105,6 +105,58 @@ fn lay_profile(below: &mut toml::Table, mut above: toml::Table) {
     lay_keys(below, above);
 }
 
+/// The keys a figure's `drawn_for` writes for the panel at `path` (its
+/// `panel`, `shared_from`, `id` and `title`), read independently of the
+/// loader from the figure files beside it; `None` for any other spec.
+fn drawn_keys(path: &Path) -> Option<toml::Table> {
+    let folder = path.parent()?;
+    let paper = folder.file_name()?.to_str()?;
+    let stem = path.file_stem()?.to_str()?;
+    let text = |v: &toml::Value, k: &str| v[k].as_str().unwrap().to_string();
+    for figure in std::fs::read_dir(folder.join("figures")).ok()? {
+        let figure = figure.unwrap().path();
+        let table: toml::Table =
+            toml::from_str(&std::fs::read_to_string(&figure).unwrap()).unwrap();
+        let Some(drawn) = table.get("drawn_for") else {
+            continue;
+        };
+        for truth in drawn["truths"].as_array().unwrap() {
+            for data in drawn["datasets"].as_array().unwrap() {
+                if format!("{}{}", text(truth, "figure"), text(data, "suffix")) != stem {
+                    continue;
+                }
+                let (caption, letter, name) = (
+                    text(truth, "caption"),
+                    text(data, "panel"),
+                    text(data, "name"),
+                );
+                let mut panel = toml::Table::new();
+                let of = format!("figures/{}", figure.file_name().unwrap().to_str().unwrap());
+                panel.insert("of".into(), of.into());
+                panel.insert(
+                    "name".into(),
+                    format!("{}{letter}", text(truth, "figure")).into(),
+                );
+                panel.insert("title".into(), format!("{caption}({letter}) {name}").into());
+                let mut shared = data["shared_from"].as_array().unwrap().clone();
+                shared.extend(truth["shared_from"].as_array().unwrap().iter().cloned());
+                let title = format!(
+                    "{name}: {}, {} ({caption}{letter})",
+                    text(drawn, "title"),
+                    text(truth, "truth")
+                );
+                let mut keys = toml::Table::new();
+                keys.insert("panel".into(), panel.into());
+                keys.insert("shared_from".into(), shared.into());
+                keys.insert("id".into(), format!("{paper}-{stem}").into());
+                keys.insert("title".into(), title.into());
+                return Some(keys);
+            }
+        }
+    }
+    None
+}
+
 /// Issue 59: each shipped spec laid over other files (a panel over its
 /// figure, a spec or a profile over shared files) plans, on every profile,
 /// what the same spec written flat plans: by an independent overlay of the
@@ -119,6 +171,7 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
         plan.spec_path = PathBuf::new();
         plan.spec_sha256 = String::new();
         plan.method_set = None;
+        plan.drawn_by = None;
         // the diagnoses file stays beside the shipped spec
         for c in &mut plan.claims {
             c.diagnosis = None;
@@ -131,7 +184,16 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
     let (mut layered, mut named) = (0, std::collections::BTreeSet::new());
     for (path, spec) in shipped() {
         let folder = path.parent().unwrap();
-        let mut own = read(&path);
+        // a drawn panel: the keys its figure writes for it, then its file's, if any
+        let mut own = match drawn_keys(&path) {
+            Some(mut keys) => {
+                if path.exists() {
+                    keys.extend(read(&path));
+                }
+                keys
+            }
+            None => read(&path),
+        };
         let panel = own.remove("panel");
         let shared = names_in(&mut own, "shared_from");
         let mut own_profiles = own
@@ -160,6 +222,7 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
             );
             named.insert(folder.join(of));
             flat = read(&folder.join(of));
+            flat.remove("drawn_for");
             if !own.contains_key("figures") {
                 for figure in flat
                     .get_mut("figures")
@@ -200,19 +263,24 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
         if !profiles.is_empty() {
             flat.insert("profiles".into(), profiles.into());
         }
+        let argued = flat
+            .get("readings")
+            .and_then(|r| r.as_array())
+            .into_iter()
+            .flatten();
+        for file in argued.filter_map(|r| r.get("argued_in")?.as_str()) {
+            named.insert(folder.join(file));
+        }
         let dir = tempfile::tempdir().unwrap();
-        let sets = folder.join("method-sets");
-        if sets.is_dir() {
-            std::fs::create_dir(dir.path().join("method-sets")).unwrap();
-            for set in std::fs::read_dir(&sets).unwrap() {
-                let set = set.unwrap().path();
-                std::fs::copy(
-                    &set,
-                    dir.path()
-                        .join("method-sets")
-                        .join(set.file_name().unwrap()),
-                )
-                .unwrap();
+        // the files a flat spec still names: its method set, its readings
+        for side in ["method-sets", "readings"] {
+            if folder.join(side).is_dir() {
+                std::fs::create_dir(dir.path().join(side)).unwrap();
+                for file in std::fs::read_dir(folder.join(side)).unwrap() {
+                    let file = file.unwrap().path();
+                    std::fs::copy(&file, dir.path().join(side).join(file.file_name().unwrap()))
+                        .unwrap();
+                }
             }
         }
         let written = dir.path().join(path.file_name().unwrap());
@@ -232,7 +300,7 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
         let paper = paper.unwrap().path();
-        for side in ["figures", "datasets", "shared"] {
+        for side in ["figures", "datasets", "shared", "readings"] {
             let Ok(files) = std::fs::read_dir(paper.join(side)) else {
                 continue;
             };
@@ -257,6 +325,8 @@ fn every_shipped_layered_spec_plans_as_its_spec_written_flat() {
 #[test]
 fn every_diagnoses_file_has_its_spec_and_reaches_its_claims() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // spec files and the panels figures draw
+    let listed: Vec<PathBuf> = shipped().into_iter().map(|(p, _)| p).collect();
     let mut files = 0;
     for paper in std::fs::read_dir(repo.join("experiments")).unwrap() {
         let Ok(entries) = std::fs::read_dir(paper.unwrap().path().join("diagnoses")) else {
@@ -271,7 +341,7 @@ fn every_diagnoses_file_has_its_spec_and_reaches_its_claims() {
                 .unwrap()
                 .join(file.file_name().unwrap());
             assert!(
-                spec.is_file(),
+                listed.contains(&spec),
                 "{}: no spec {}",
                 file.display(),
                 spec.display()
@@ -298,7 +368,15 @@ fn every_diagnoses_file_has_its_spec_and_reaches_its_claims() {
 #[test]
 fn a_claim_pools_its_code_lengths_exactly_when_its_comment_says_so() {
     let mut pooled = 0;
-    for (path, _) in shipped() {
+    let mut read = std::collections::BTreeSet::new();
+    let files = shipped().into_iter().flat_map(|(path, spec)| {
+        std::iter::once(path).chain(spec.figure_file().map(Path::to_path_buf))
+    });
+    // each spec file and figure file once (a drawn panel has no file)
+    for path in files.filter(|p| p.exists()).collect::<Vec<_>>() {
+        if !read.insert(path.clone()) {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         let blocks: Vec<&str> = text.split("[[claims]]").collect();
         for pair in blocks.windows(2) {
@@ -349,7 +427,8 @@ fn every_experiment_a_reading_names_reads_it_and_a_reading_is_declared_alike() {
     let mut panel_swaps = 0;
     let mut declared: std::collections::BTreeMap<(String, String), (PathBuf, toml::Value)> =
         Default::default();
-    for (file, ids) in &readers {
+    // a drawn panel has no file (its readings are its figure's)
+    for (file, ids) in readers.iter().filter(|(f, _)| f.exists()) {
         let table: toml::Table = toml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         let readings = table.get("readings").and_then(|r| r.as_array());
         for r in readings.into_iter().flatten() {
@@ -372,7 +451,7 @@ fn every_experiment_a_reading_names_reads_it_and_a_reading_is_declared_alike() {
             }
             // what the report shows of it: its id, texts and argument
             let mut shown = r.as_table().unwrap().clone();
-            shown.retain(|k, _| ["reading", "default", "argument"].contains(&k));
+            shown.retain(|k, _| ["reading", "default", "argument", "argued_in"].contains(&k));
             let mut parts = file.components().map(|c| c.as_os_str().to_string_lossy());
             let paper = parts
                 .find(|c| c == "experiments")

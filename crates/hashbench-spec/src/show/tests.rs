@@ -13,6 +13,7 @@ fn comparable(mut plan: Plan) -> String {
     plan.spec_path = Default::default();
     plan.spec_sha256 = String::new();
     plan.method_set = None;
+    plan.drawn_by = None;
     for claim in &mut plan.claims {
         claim.diagnosis = None;
     }
@@ -61,11 +62,11 @@ fn each_key_names_the_file_and_line_it_comes_from() {
             .find(|l| l.starts_with(&format!("{key} = ")))
             .unwrap_or_else(|| panic!("no `{key}` in\n{text}"))
     };
-    // the panel's own key, its data set's, its truth's, its figure's
-    let own = std::fs::read_to_string(root.join("fig5-usps.toml")).unwrap();
-    let id_line = own.lines().position(|l| l.starts_with("id = ")).unwrap() + 1;
+    // the key the figure draws the panel with, its data set's, its truth's, its figure's
+    let figure = std::fs::read_to_string(root.join("figures/fig5-6.toml")).unwrap();
+    let drawn_line = figure.lines().position(|l| l == "[drawn_for]").unwrap() + 1;
     assert!(
-        line("id").ends_with(&format!("fig5-usps.toml:{id_line}")),
+        line("id").ends_with(&format!("figures/fig5-6.toml:{drawn_line}")),
         "{}",
         line("id")
     );
