@@ -74,7 +74,12 @@ impl Spec {
                 Some(toml::Value::String(n)) => catalog.get(n).map(|r| r.label.to_string()),
                 _ => None,
             });
-            if let Some((name, params)) = table_label.and_then(|l| overrides.get_key_value(&l)) {
+            // by the table's label, else by its method's name (every entry of that method)
+            let method_name = base.get("method").and_then(|m| m.as_str()).map(str::to_string);
+            let by_label = table_label.and_then(|l| overrides.get_key_value(&l));
+            if let Some((name, params)) =
+                by_label.or_else(|| method_name.and_then(|n| overrides.get_key_value(&n)))
+            {
                 used.insert(name.clone());
                 for (key, value) in params {
                     if key == "method" || key == "label" || key == "tuned_for" {
@@ -114,7 +119,7 @@ impl Spec {
         }
         if let Some(unused) = overrides.keys().find(|l| !used.contains(*l)) {
             bail!(
-                "{}: the profile's method_params.\"{unused}\" names no method label of the spec",
+                "{}: the profile's method_params.\"{unused}\" names no method label or method of the spec",
                 self.path.display()
             );
         }

@@ -151,8 +151,10 @@ struct Protocol {
     tolerance: Option<GoldenTolerance>,
     /// Parameters of named methods on this profile, by label (a profile's
     /// key: `[profiles.ci.method_params."SH_ENCW"]`, e.g. fixed
-    /// hyperparameters where the paper's profile cross-validates), set on
-    /// the top level's `[[methods]]`.
+    /// hyperparameters where the paper's profile cross-validates), or by
+    /// method name for every entry of that method without its own label's
+    /// (`method_params."sh-encw"`: SH_ENCW and its variants), set on the
+    /// top level's `[[methods]]`.
     #[serde(default)]
     method_params: BTreeMap<String, toml::Table>,
 }

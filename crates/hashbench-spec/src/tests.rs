@@ -237,6 +237,31 @@ fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
     assert!(plan_err(&text, "ci").contains("may not change `method`"));
 }
 
+/// A profile's parameters named by a method (`method_params."lsh"`) set
+/// every entry of that method, unless the entry's label has its own.
+#[test]
+fn a_profile_sets_every_entry_of_a_method_by_its_name() {
+    let two = GOOD.replace(
+        "[[methods]]\nmethod = \"lsh\"\n",
+        "[[methods]]\nmethod = \"lsh\"\n\n[[methods]]\nmethod = \"lsh\"\nlabel = \"LSH 2\"\n",
+    );
+    let through = |params: &str| -> Vec<(String, bool)> {
+        let plan = parse(&format!("{two}{params}")).unwrap().plan("ci", &CATALOG).unwrap();
+        let lsh = plan.methods().iter().filter(|m| m.label.starts_with("LSH"));
+        lsh.map(|m| (m.label.clone(), m.params.contains("origin"))).collect()
+    };
+    let by_name = "[profiles.ci.method_params.\"lsh\"]\nthrough = \"origin\"\n";
+    assert_eq!(
+        through(by_name),
+        [("LSH".to_string(), true), ("LSH 2".to_string(), true)]
+    );
+    let own = format!("{by_name}[profiles.ci.method_params.\"LSH 2\"]\nthrough = \"mean\"\n");
+    assert_eq!(
+        through(&own),
+        [("LSH".to_string(), true), ("LSH 2".to_string(), false)]
+    );
+}
+
 #[test]
 fn shared_trial_seeds_give_okh_and_klsh_the_same_landmarks() {
     use hashbench_core::{Data, HashMethod, TrainSet};
