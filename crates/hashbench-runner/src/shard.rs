@@ -65,7 +65,13 @@ pub fn code_version() -> Result<String> {
 /// `path` relative to the repository root when it lies inside it (so
 /// results folders can move between machines), else absolute.
 fn relative_to_root(ws: &Workspace, path: &Path) -> PathBuf {
-    let absolute = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    // a panel its figure draws may have no file: its folder is canonical
+    let absolute = path.canonicalize().unwrap_or_else(|_| {
+        match (path.parent().map(Path::canonicalize), path.file_name()) {
+            (Some(Ok(folder)), Some(name)) => folder.join(name),
+            _ => path.to_path_buf(),
+        }
+    });
     match ws.root.canonicalize() {
         Ok(root) => absolute
             .strip_prefix(&root)

@@ -21,7 +21,7 @@ use anyhow::{Result, bail};
 use toml::Spanned;
 use toml::de::{DeString, DeTable, DeValue};
 
-use crate::panel::{READINGS_FOLDER, Source};
+use crate::panel::Source;
 
 /// The keys a readings file holds.
 const FILE_KEYS: [&str; 3] = ["default", "argument", "readings"];
@@ -55,7 +55,9 @@ pub(crate) fn fill<'t>(
             );
         }
         if let Some(missing) = FILE_KEYS.iter().find(|k| !file.contains_key(**k)) {
-            bail!("{path}: a readings file states `{missing}` (named by `argued_in = \"{name}\"`)");
+            bail!(
+                "{path}: a readings file must state `{missing}` (named by `argued_in = \"{name}\"`)"
+            );
         }
     }
     let Some(readings) = laid.get_mut("readings") else {
@@ -73,9 +75,7 @@ pub(crate) fn fill<'t>(
         };
         let at = source.at(argued_in.span().start);
         let DeValue::String(name) = argued_in.get_ref() else {
-            bail!(
-                "{at}: `argued_in` names a file of the paper's {READINGS_FOLDER}/ folder, as a string"
-            );
+            unreachable!("a name that is not a string is refused when the source is read")
         };
         let index = source
             .argued

@@ -178,7 +178,7 @@ impl<'t> Document<'t> {
         if let Some((key, profile, offset)) = top_level_key_in_a_profile(own) {
             let instead = if key == "methods" {
                 format!(
-                    " (a profile sets its methods' parameters by label in [profiles.{profile}.method_params.\"LABEL\"])"
+                    " (a profile sets its methods' parameters by label or method name in [profiles.{profile}.method_params.\"LABEL\"])"
                 )
             } else {
                 String::new()

@@ -16,8 +16,8 @@
 //! ```
 //!
 //! draws `experiments/<paper>/fig3-reuters.toml`, id `<paper>-fig3-reuters`,
-//! titled "Reuters-21578: <title>, <truth> (Fig. 3b)", laid over the data
-//! set's shared files, then the truth's, then the figure. The panel has no
+//! titled "Reuters-21578: <title>, <truth> (Fig. 3b)": from the bottom, the
+//! figure, the data set's shared files, the truth's, then the panel's own. The panel has no
 //! file of its own unless it states something the others do not (its
 //! profiles, its method set): a file at that path holds only that.
 
@@ -91,7 +91,8 @@ struct DataSet {
 /// Every panel the figures of the paper folder `paper` draw, by path.
 ///
 /// # Errors
-/// An unreadable or malformed figure file, or two panels at one path.
+/// An unreadable or malformed figure file, a figure or suffix that is not a
+/// file name's part, or two panels at one path.
 pub(crate) fn panels_in(paper: &Path) -> Result<Vec<(PathBuf, Drawn)>> {
     let mut panels: Vec<(PathBuf, Drawn)> = Vec::new();
     let Ok(entries) = std::fs::read_dir(paper.join(FOLDER)) else {
@@ -123,13 +124,21 @@ pub(crate) fn panels_in(paper: &Path) -> Result<Vec<(PathBuf, Drawn)>> {
 /// The panel a figure of its folder draws at `path`, if one does.
 ///
 /// # Errors
-/// As [`panels_in`].
+/// As [`panels_in`], for a path with no file (a spec file beside a broken
+/// figure loads as written: only the figure's own panels fail).
 pub(crate) fn drawn_at(path: &Path) -> Result<Option<Drawn>> {
-    let paper = path.parent().unwrap_or(Path::new("."));
-    Ok(panels_in(paper)?
-        .into_iter()
-        .find(|(p, _)| p.file_name() == path.file_name())
-        .map(|(_, d)| d))
+    let paper = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match panels_in(paper) {
+        Ok(panels) => Ok(panels
+            .into_iter()
+            .find(|(p, _)| p.file_name() == path.file_name())
+            .map(|(_, d)| d)),
+        Err(_) if path.is_file() => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// The panels the figure file `figure` of `paper` draws.
@@ -147,10 +156,14 @@ fn drawn_by(paper: &Path, figure: &Path) -> Result<Vec<(PathBuf, Drawn)>> {
     };
     let line = line_of(&text, drawn.span().start);
     let drawn = drawn.into_inner();
-    let paper_name = paper
+    // the folder's own name, however the path reached it (".", "..", a link)
+    let folder = paper
+        .canonicalize()
+        .with_context(|| format!("resolving {}", paper.display()))?;
+    let paper_name = folder
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| anyhow!("{}: a paper folder named in UTF-8", paper.display()))?;
+        .ok_or_else(|| anyhow!("{}: a paper folder named in UTF-8", folder.display()))?;
     let of = format!(
         "{FOLDER}/{}",
         figure
@@ -158,6 +171,23 @@ fn drawn_by(paper: &Path, figure: &Path) -> Result<Vec<(PathBuf, Drawn)>> {
             .and_then(|n| n.to_str())
             .unwrap_or_default()
     );
+    let plain = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    for (what, part) in drawn
+        .truths
+        .iter()
+        .map(|t| ("figure", &t.figure))
+        .chain(drawn.datasets.iter().map(|d| ("suffix", &d.suffix)))
+    {
+        if !plain(part) || (what == "figure" && part.is_empty()) {
+            bail!(
+                "{}:{line}: drawn_for: {what} = \"{part}\": a part of the panels' file names (letters, digits, '-', '_')",
+                figure.display()
+            );
+        }
+    }
     let mut panels = Vec::new();
     for truth in &drawn.truths {
         for data in &drawn.datasets {

@@ -75,7 +75,10 @@ impl Spec {
                 _ => None,
             });
             // by the table's label, else by its method's name (every entry of that method)
-            let method_name = base.get("method").and_then(|m| m.as_str()).map(str::to_string);
+            let method_name = base
+                .get("method")
+                .and_then(|m| m.as_str())
+                .map(str::to_string);
             let by_label = table_label.and_then(|l| overrides.get_key_value(&l));
             if let Some((name, params)) =
                 by_label.or_else(|| method_name.and_then(|n| overrides.get_key_value(&n)))
@@ -119,7 +122,7 @@ impl Spec {
         }
         if let Some(unused) = overrides.keys().find(|l| !used.contains(*l)) {
             bail!(
-                "{}: the profile's method_params.\"{unused}\" names no method label or method of the spec",
+                "{}: the profile's method_params.\"{unused}\" sets no entry: it is no label or method of the spec, or every entry of that method has its own label's",
                 self.path.display()
             );
         }

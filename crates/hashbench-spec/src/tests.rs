@@ -230,7 +230,7 @@ fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
     let text = format!("{GOOD}\n[profiles.ci.method_params.\"ITQ\"]\nthrough = \"origin\"\n");
     let err = plan_err(&text, "ci");
     assert!(
-        err.contains("\"ITQ\"") && err.contains("names no method"),
+        err.contains("\"ITQ\"") && err.contains("is no label or method of the spec"),
         "{err}"
     );
     let text = format!("{GOOD}\n[profiles.ci.method_params.\"LSH\"]\nmethod = \"itq\"\n");
@@ -246,9 +246,13 @@ fn a_profile_sets_every_entry_of_a_method_by_its_name() {
         "[[methods]]\nmethod = \"lsh\"\n\n[[methods]]\nmethod = \"lsh\"\nlabel = \"LSH 2\"\n",
     );
     let through = |params: &str| -> Vec<(String, bool)> {
-        let plan = parse(&format!("{two}{params}")).unwrap().plan("ci", &CATALOG).unwrap();
+        let plan = parse(&format!("{two}{params}"))
+            .unwrap()
+            .plan("ci", &CATALOG)
+            .unwrap();
         let lsh = plan.methods().iter().filter(|m| m.label.starts_with("LSH"));
-        lsh.map(|m| (m.label.clone(), m.params.contains("origin"))).collect()
+        lsh.map(|m| (m.label.clone(), m.params.contains("origin")))
+            .collect()
     };
     let by_name = "[profiles.ci.method_params.\"lsh\"]\nthrough = \"origin\"\n";
     assert_eq!(

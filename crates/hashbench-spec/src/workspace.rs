@@ -179,9 +179,15 @@ impl Workspace {
             }
             paths.insert(entry.path().to_path_buf());
         }
+        // a figure that cannot draw its panels is listed with its error
+        let mut broken = Vec::new();
         for paper in papers {
-            paths.extend(crate::drawn::panels_in(&paper)?.into_iter().map(|(p, _)| p));
+            match crate::drawn::panels_in(&paper) {
+                Ok(panels) => paths.extend(panels.into_iter().map(|(p, _)| p)),
+                Err(e) => broken.push((paper.join(crate::panel::FOLDER), Err(e))),
+            }
         }
+        out.extend(broken);
         for path in paths {
             let spec = Spec::load(&path);
             if let Ok(spec) = &spec

@@ -88,7 +88,7 @@ fn a_reading_and_its_file_must_agree() {
         &QUESTION.replace("argument = \"\"\"both \\\nare written\"\"\"", ""),
     );
     assert!(
-        e.contains("q.toml: a readings file states `argument`"),
+        e.contains("q.toml: a readings file must state `argument`"),
         "{e}"
     );
     let e = err(

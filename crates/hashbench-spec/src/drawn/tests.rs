@@ -51,6 +51,14 @@ fn listed(root: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
         .collect())
 }
 
+/// What the listing says of the specs that do not load (a broken figure's
+/// error among them).
+fn listed_errors(root: &Path) -> String {
+    let listed = listed(root).unwrap();
+    let errors = listed.into_iter().filter(|(p, _)| p.ends_with("figures"));
+    errors.map(|(_, e)| e).collect::<Vec<_>>().join("\n")
+}
+
 /// The line of `drawn_for` in the figure file.
 fn drawn_line() -> usize {
     let text = figure() + DRAWN_FOR;
@@ -127,7 +135,7 @@ fn a_drawn_panel_file_states_only_its_own() {
     );
     std::fs::remove_file(x.join("fig1-e.toml")).unwrap();
     std::fs::write(x.join("figures/g.toml"), figure() + DRAWN_FOR).unwrap();
-    let e = format!("{:#}", listed(dir.path()).unwrap_err());
+    let e = listed_errors(dir.path());
     assert!(e.contains("g.toml") && e.contains("draws too"), "{e}");
 }
 
@@ -140,6 +148,42 @@ fn a_malformed_drawn_for_names_its_line() {
         figure() + &DRAWN_FOR.replace("caption", "capiton"),
     )
     .unwrap();
-    let e = format!("{:#}", listed(dir.path()).unwrap_err());
+    let e = listed_errors(dir.path());
     assert!(e.contains("f.toml:") && e.contains("capiton"), "{e}");
+}
+
+/// A panel reached by another spelling of its folder keeps its paper's
+/// name; a broken figure fails its own panels and is listed with its error,
+/// while a spec file beside it loads; a suffix that would leave the folder
+/// is refused.
+#[test]
+fn a_broken_figure_fails_alone_and_paths_name_their_folder() {
+    let (dir, x) = paper();
+    let spec = Spec::load(&x.join("figures/../fig1-e.toml")).unwrap();
+    assert_eq!(spec.id(), "x-fig1-e");
+    std::fs::write(x.join("own.toml"), crate::tests::GOOD).unwrap();
+    std::fs::write(
+        x.join("figures/f.toml"),
+        figure() + DRAWN_FOR + "\n[broken\n",
+    )
+    .unwrap();
+    assert!(Spec::load(&x.join("own.toml")).is_ok());
+    assert!(Spec::load(&x.join("fig1-e.toml")).is_err());
+    let listed = listed(dir.path()).unwrap();
+    assert!(
+        listed
+            .iter()
+            .any(|(p, e)| p.ends_with("figures") && e.contains("f.toml")),
+        "{listed:?}"
+    );
+    std::fs::write(
+        x.join("figures/f.toml"),
+        figure() + &DRAWN_FOR.replace("\"-e\"", "\"/../../y\""),
+    )
+    .unwrap();
+    let e = format!("{:#}", Spec::load(&x.join("fig1.toml")).unwrap_err());
+    assert!(
+        e.contains("suffix = \"/../../y\": a part of the panels' file names"),
+        "{e}"
+    );
 }
