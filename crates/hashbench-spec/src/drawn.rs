@@ -28,20 +28,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::line_of;
-use crate::panel::FOLDER;
-
-/// A panel a figure draws: the figure file, the line of its `drawn_for`,
-/// and the keys it writes for the panel (`panel`, `shared_from`, `id`,
-/// `title`) as TOML.
-#[derive(Debug, Clone)]
-pub(crate) struct Drawn {
-    /// The figure file.
-    pub figure: PathBuf,
-    /// The line its `drawn_for` table starts on.
-    pub line: usize,
-    /// The panel's keys, as TOML.
-    pub header: String,
-}
+use crate::panel::{Drawn, FOLDER};
 
 /// What a figure file says of its panels (its other keys are its panels').
 #[derive(Deserialize)]

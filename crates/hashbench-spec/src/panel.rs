@@ -28,7 +28,6 @@ use toml::Spanned;
 use toml::de::{DeArray, DeString, DeTable, DeValue};
 
 use super::line_of;
-use crate::drawn::Drawn;
 
 /// The folder under `experiments/<paper>/` that holds figure files; the
 /// spec listing passes over it.
@@ -64,6 +63,19 @@ const NOT_SHARED: [&str; 3] = ["id", "panel", "shared_from"];
 
 /// Why a shared file may not name shared files.
 pub(crate) const NESTED_SHARED: &str = "named by a spec or its profile, not by a shared file";
+
+/// A panel a figure draws: the figure file, the line of its `drawn_for`,
+/// and the keys it writes for the panel (`panel`, `shared_from`, `id`,
+/// `title`) as TOML.
+#[derive(Debug, Clone)]
+pub(crate) struct Drawn {
+    /// The figure file.
+    pub figure: PathBuf,
+    /// The line its `drawn_for` table starts on.
+    pub line: usize,
+    /// The panel's keys, as TOML.
+    pub header: String,
+}
 
 /// A file a spec is laid over: its figure (a panel's) or a shared file.
 #[derive(Debug)]

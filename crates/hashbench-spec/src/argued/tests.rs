@@ -25,7 +25,7 @@ s = "a third"
 fn spec_reading(extra: &str) -> String {
     format!(
         "{}\n[[readings]]\nid = \"r\"\nargued_in = \"readings/q.toml\"\nswap = {{ \"LSH\" = \"SIKH (width={{ fixed = 1.0 }})\" }}\n{extra}",
-        crate::tests::GOOD
+        super::super::tests::GOOD
     )
 }
 
@@ -37,9 +37,9 @@ fn a_reading_argued_in_its_file_plans_as_written_out() {
     let spec = spec.unwrap();
     let written = format!(
         "{}\n[[readings]]\nid = \"r\"\nreading = \"other\"\ndefault = \"this\"\nargument = \"both are written\"\nswap = {{ \"LSH\" = \"SIKH (width={{ fixed = 1.0 }})\" }}\n",
-        crate::tests::GOOD
+        super::super::tests::GOOD
     );
-    let written = crate::tests::parse(&written).unwrap();
+    let written = super::super::tests::parse(&written).unwrap();
     let plan = spec.plan("paper", &CATALOG).unwrap();
     assert_eq!(
         plan.readings,

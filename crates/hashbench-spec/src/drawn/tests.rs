@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 
+use super::super::tests::{figure, laid};
 use super::super::{Spec, Workspace};
-use crate::tests::{figure, laid};
 use hashbench_methods::CATALOG;
 
 const DRAWN_FOR: &str = r#"
@@ -161,7 +161,7 @@ fn a_broken_figure_fails_alone_and_paths_name_their_folder() {
     let (dir, x) = paper();
     let spec = Spec::load(&x.join("figures/../fig1-e.toml")).unwrap();
     assert_eq!(spec.id(), "x-fig1-e");
-    std::fs::write(x.join("own.toml"), crate::tests::GOOD).unwrap();
+    std::fs::write(x.join("own.toml"), super::super::tests::GOOD).unwrap();
     std::fs::write(
         x.join("figures/f.toml"),
         figure() + DRAWN_FOR + "\n[broken\n",
