@@ -53,7 +53,7 @@ pub(super) struct Diagnoses {
 impl Diagnoses {
     /// The diagnoses file of the spec at `spec`.
     pub fn path_of(spec: &Path) -> PathBuf {
-        let dir = spec.parent().unwrap_or(Path::new("."));
+        let dir = crate::folder_of(spec);
         dir.join(FOLDER).join(spec.file_name().unwrap_or_default())
     }
 
@@ -68,7 +68,7 @@ impl Diagnoses {
     pub fn load(spec: &Path, claims: &[&str], profiles: &[String]) -> Result<Diagnoses> {
         let path = Self::path_of(spec);
         let mut out = Diagnoses::default();
-        let folder_of_spec = spec.parent().unwrap_or(Path::new("."));
+        let folder_of_spec = crate::folder_of(spec);
         let own = Path::new(FOLDER).join(spec.file_name().unwrap_or_default());
         let text = match read_inside(folder_of_spec, &own, MAX_BYTES) {
             Ok(text) => text,

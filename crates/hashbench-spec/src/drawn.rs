@@ -114,11 +114,7 @@ pub(crate) fn panels_in(paper: &Path) -> Result<Vec<(PathBuf, Drawn)>> {
 /// As [`panels_in`], for a path with no file (a spec file beside a broken
 /// figure loads as written: only the figure's own panels fail).
 pub(crate) fn drawn_at(path: &Path) -> Result<Option<Drawn>> {
-    let paper = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match panels_in(paper) {
+    match panels_in(crate::folder_of(path)) {
         Ok(panels) => Ok(panels
             .into_iter()
             .find(|(p, _)| p.file_name() == path.file_name())

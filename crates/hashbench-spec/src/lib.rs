@@ -289,6 +289,15 @@ pub struct Spec {
     diagnoses: diagnoses::Diagnoses,
 }
 
+/// The folder a spec's relative paths start from: its file's parent, `.`
+/// for a bare file name (`fig7.toml` run from its paper's folder).
+pub fn folder_of(spec: &Path) -> &Path {
+    match spec.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }

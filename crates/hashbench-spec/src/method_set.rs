@@ -50,7 +50,7 @@ impl MethodSet {
                 "{at}: methods_from = \"{from}\": a method set is a file of the paper's {FOLDER}/ folder (`methods_from = \"{FOLDER}/<name>.toml\"`)"
             );
         }
-        let folder_of_spec = spec.parent().unwrap_or(Path::new("."));
+        let folder_of_spec = crate::folder_of(spec);
         let path = folder_of_spec.join(from);
         let text = read_inside(folder_of_spec, Path::new(from), MAX_BYTES).with_context(|| {
             format!(

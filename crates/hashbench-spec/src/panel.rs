@@ -203,7 +203,7 @@ impl Source {
                 folders.join("/ or ")
             );
         }
-        let folder_of_spec = self.path.parent().unwrap_or(Path::new("."));
+        let folder_of_spec = crate::folder_of(&self.path);
         let file = folder_of_spec.join(name);
         let body = read_inside(folder_of_spec, Path::new(name), MAX_BYTES)
             .with_context(|| format!("{at}: {key} = \"{name}\": reading {}", file.display()))?;

@@ -237,6 +237,18 @@ fn a_profile_overrides_the_parameters_of_the_methods_it_names_by_label() {
     assert!(plan_err(&text, "ci").contains("may not change `method`"));
 }
 
+/// A bare file name's relative paths start from `.` (an empty parent reads
+/// nothing), any other's from its parent.
+#[test]
+fn a_spec_named_bare_reads_its_files_from_the_current_folder() {
+    assert_eq!(folder_of(Path::new("fig7.toml")), Path::new("."));
+    assert_eq!(folder_of(Path::new("./fig7.toml")), Path::new("."));
+    assert_eq!(
+        folder_of(Path::new("a/spah/fig7.toml")),
+        Path::new("a/spah")
+    );
+}
+
 /// A profile's parameters named by a method (`method_params."lsh"`) set
 /// every entry of that method, unless the entry's label has its own.
 #[test]

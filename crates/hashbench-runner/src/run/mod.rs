@@ -368,7 +368,7 @@ pub(crate) fn split_of(
     data: &hashbench_data::Dataset,
     index: usize,
 ) -> Result<Split> {
-    let base = plan.spec_path.parent().unwrap_or(Path::new("."));
+    let base = hashbench_spec::folder_of(&plan.spec_path);
     plan.split_spec(study, index)
         .split(data.x.n_items(), &data.parts, plan.split_seed(index), base)
         .with_context(|| format!("{}: splitting `{}`", plan.spec_path.display(), plan.dataset))
