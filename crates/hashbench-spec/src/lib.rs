@@ -324,8 +324,14 @@ impl Spec {
     /// wrong level, a profile without its `deviation`, a diagnoses file that
     /// names no claim or profile of the spec.
     pub fn load(path: &Path) -> Result<Spec> {
+        Spec::load_drawn(path, drawn::drawn_at(path)?.as_ref())
+    }
+
+    /// [`Spec::load`] of a spec whose figure's drawing is known (`drawn`:
+    /// the keys a figure writes for it, if it is a drawn panel), so a
+    /// listing reads each figure once.
+    pub(crate) fn load_drawn(path: &Path, drawn: Option<&panel::Drawn>) -> Result<Spec> {
         // a panel its figure draws needs no file: one holds what it alone states
-        let drawn = drawn::drawn_at(path)?;
         let text = if drawn.is_some() && !path.exists() {
             String::new()
         } else {
@@ -333,7 +339,7 @@ impl Spec {
             hashbench_data::paths::read_bounded(path, MAX_SPEC_BYTES)
                 .with_context(|| format!("reading spec {}", path.display()))?
         };
-        let source = panel::Source::read(path, text, drawn.as_ref())?;
+        let source = panel::Source::read(path, text, drawn)?;
         let (paper, declared) = document::protocols(&source)?;
         let method_set = match &paper.methods_from {
             None => None,

@@ -167,7 +167,7 @@ impl Workspace {
             .into_iter()
             .filter_entry(|e| !SIDE_FOLDERS.iter().any(|f| e.file_name() == *f));
         // the spec files, and the panels the papers' figures draw, in path order
-        let mut paths = std::collections::BTreeSet::new();
+        let mut paths = std::collections::BTreeMap::new();
         let mut papers = Vec::new();
         for entry in walk {
             let entry = entry.context("listing experiments/")?;
@@ -177,19 +177,20 @@ impl Workspace {
             if entry.path().extension().is_none_or(|e| e != "toml") {
                 continue;
             }
-            paths.insert(entry.path().to_path_buf());
+            paths.insert(entry.path().to_path_buf(), None);
         }
         // a figure that cannot draw its panels is listed with its error
         let mut broken = Vec::new();
         for paper in papers {
             match crate::drawn::panels_in(&paper) {
-                Ok(panels) => paths.extend(panels.into_iter().map(|(p, _)| p)),
+                Ok(panels) => paths.extend(panels.into_iter().map(|(p, d)| (p, Some(d)))),
                 Err(e) => broken.push((paper.join(crate::panel::FOLDER), Err(e))),
             }
         }
         out.extend(broken);
-        for path in paths {
-            let spec = Spec::load(&path);
+        // each figure read once for its paper, not once per spec beside it
+        for (path, drawn) in paths {
+            let spec = Spec::load_drawn(&path, drawn.as_ref());
             if let Ok(spec) = &spec
                 && let Some(first) = ids.insert(spec.id().to_string(), path.clone())
             {
