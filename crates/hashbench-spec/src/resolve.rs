@@ -275,6 +275,7 @@ impl Spec {
             tuned_for: laid.tuned_for.as_deref(),
         };
         let methods = self.methods(catalog, laid.kernel.as_ref(), &laid.method_params, &served)?;
+        self.check_tuned_swaps(laid, &methods)?;
         let study = Study::Retrieval(Box::new(Retrieval {
             split,
             tune_on: laid.tune_on,
@@ -284,6 +285,40 @@ impl Spec {
             metrics: laid.metrics.clone(),
         }));
         Ok((axis, study))
+    }
+
+    /// A reading that scores the metric a method's search serves as another
+    /// metric, and swaps in a second method for it, swaps in one whose search
+    /// serves that other metric: the reading's codes are then scored as they
+    /// were tuned, and the variant's `tuned_for` cannot drift from the
+    /// reading's swap unnoticed.
+    ///
+    /// # Errors
+    /// The reading's place, the two metrics and the method swapped in.
+    fn check_tuned_swaps(&self, laid: &Protocol, methods: &[MethodEntry]) -> Result<()> {
+        let tuned_for = |label: &str| {
+            methods
+                .iter()
+                .find(|m| m.label == label)
+                .and_then(|m| m.tuned_for.as_deref())
+        };
+        for (offset, reading) in Self::readings_in(laid) {
+            for (from, to) in &reading.swap {
+                let (Some(was), Some(now)) = (tuned_for(from), tuned_for(to)) else {
+                    continue;
+                };
+                if let Some(wanted) = reading.swap.get(was)
+                    && now != wanted
+                {
+                    bail!(
+                        "{}: reading `{}` scores `{was}`, which {from}'s search serves, as `{wanted}`, and swaps in {to}, whose search serves `{now}`: give {to} `tuned_for = \"{wanted}\"`, or swap in a method tuned for it",
+                        self.at(offset),
+                        reading.id
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Trials are at least one, and the plan's trials and timing repeats

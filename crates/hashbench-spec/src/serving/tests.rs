@@ -253,3 +253,27 @@ fn every_shipped_search_serves_its_experiments_truth() {
     }
     assert!(served > 100, "only {served} served methods");
 }
+
+/// A reading that scores the metric SH_ENCW's search serves as another, and
+/// swaps in a variant for SH_ENCW, swaps in one tuned for that other metric.
+#[test]
+fn a_reading_swaps_in_a_method_tuned_for_the_metric_it_scores_instead() {
+    let with_ball = SPEC.replace(
+        "    { metric = \"f1-at-radius\", radius = 3 },\n",
+        "    { metric = \"f1-at-radius\", radius = 3 },\n    { metric = \"f1-at-radius\", radius = 2, empty = \"one\" },\n",
+    );
+    let reading = |to: &str| {
+        format!(
+            "{with_ball}\n[[readings]]\nid = \"ball\"\nreading = \"the ball\"\ndefault = \"its top 10\"\nargument = \"a\"\nswap = {{ \"f1-r2-top10-empty-one\" = \"{to}\", \"SH_ENCW\" = \"W\" }}\n"
+        )
+    };
+    // W's search serves f1-r3, the metric this reading scores instead
+    plan(&reading("f1-r3")).unwrap();
+    let e = plan(&reading("f1-r2-empty-one")).unwrap_err().to_string();
+    assert!(
+        e.contains("reading `ball` scores `f1-r2-top10-empty-one`")
+            && e.contains("as `f1-r2-empty-one`")
+            && e.contains("whose search serves `f1-r3`"),
+        "{e}"
+    );
+}
