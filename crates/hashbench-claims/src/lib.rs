@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub use evidence::Evidence;
 pub use kinds::Kind;
-pub use readings::{PanelSwap, Reading, ReadingOutcome, Robust, UnderReading};
+pub use readings::{Reading, ReadingOutcome, Robust, UnderReading};
 pub use rule::{Over, Point, Tolerance, all_of, rule};
 
 use readings::{ClaimReading, ClaimReadings, Swapped};

@@ -36,40 +36,12 @@ pub struct Reading {
     /// spec that declares it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only_in: Vec<String>,
-    /// Names swapped besides `swap` in some experiments alone (a method
-    /// tuned for the reading, in the panels whose search has run; elsewhere
-    /// the reading re-scores the default's method).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub panel_swap: Vec<PanelSwap>,
-}
-
-/// Names a reading swaps in the experiments listed alone, besides its
-/// `swap`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PanelSwap {
-    /// The experiment ids.
-    pub panels: Vec<String>,
-    /// Each name replaced there, with its replacement.
-    pub swap: BTreeMap<String, String>,
 }
 
 impl Reading {
     /// Whether experiment `id` runs it.
     pub fn runs_in(&self, id: &str) -> bool {
         self.only_in.is_empty() || self.only_in.iter().any(|i| i == id)
-    }
-
-    /// The reading as experiment `id` runs it: `swap` with the panel swaps
-    /// that list `id` laid over it, and no panel swaps left.
-    pub fn in_experiment(&self, id: &str) -> Reading {
-        let mut r = self.clone();
-        for p in std::mem::take(&mut r.panel_swap) {
-            if p.panels.iter().any(|i| i == id) {
-                r.swap.extend(p.swap);
-            }
-        }
-        r
     }
 
     /// Why the declaration is malformed, if it is.
@@ -86,7 +58,7 @@ impl Reading {
                 self.id
             ));
         }
-        let empty = [
+        [
             ("reading", &self.reading),
             ("default", &self.default),
             ("argument", &self.argument),
@@ -98,26 +70,6 @@ impl Reading {
                 "reading `{}`: `{k}` is empty; a reading is argued from the text before the run",
                 self.id
             )
-        });
-        empty.or_else(|| self.panel_swap_refusal())
-    }
-
-    /// Why a panel swap is malformed, if one is: it swaps nothing, lists no
-    /// experiment, or lists one the reading does not run in.
-    fn panel_swap_refusal(&self) -> Option<String> {
-        self.panel_swap.iter().find_map(|p| {
-            if p.swap.is_empty() || p.panels.is_empty() {
-                return Some(format!(
-                    "reading `{}`: a panel_swap needs `panels` and a `swap` that names something",
-                    self.id
-                ));
-            }
-            p.panels.iter().find(|i| !self.runs_in(i)).map(|i| {
-                format!(
-                    "reading `{}`: panel_swap lists `{i}`, which its `only_in` leaves out",
-                    self.id
-                )
-            })
         })
     }
 }
@@ -441,62 +393,6 @@ mod tests {
             evidence: String::new(),
             reaches,
         }
-    }
-
-    /// A panel swap is laid over the reading's own swap in the panels it
-    /// lists (both swaps kept), and nowhere else; a malformed one is refused.
-    #[test]
-    fn a_panel_swap_extends_the_readings_swap_in_its_panels_alone() {
-        let swap = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-            pairs
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect()
-        };
-        let r = Reading {
-            id: "whole-ball".into(),
-            reading: "the whole ball".into(),
-            default: "the top 25".into(),
-            argument: "both are written".into(),
-            swap: swap(&[("f1-top25", "f1-ball")]),
-            only_in: Vec::new(),
-            panel_swap: vec![PanelSwap {
-                panels: vec!["usps".into(), "reuters".into()],
-                swap: swap(&[("SH", "SH (tuned)")]),
-            }],
-        };
-        assert_eq!(r.refusal(), None);
-        let usps = r.in_experiment("usps");
-        assert_eq!(
-            usps.swap,
-            swap(&[("f1-top25", "f1-ball"), ("SH", "SH (tuned)")])
-        );
-        assert!(usps.panel_swap.is_empty());
-        assert_eq!(
-            r.in_experiment("mnist").swap,
-            swap(&[("f1-top25", "f1-ball")])
-        );
-        let outside = Reading {
-            only_in: vec!["usps".into()],
-            ..r.clone()
-        };
-        assert!(
-            outside
-                .refusal()
-                .is_some_and(|e| e.contains("lists `reuters`, which its `only_in` leaves out"))
-        );
-        let empty = Reading {
-            panel_swap: vec![PanelSwap {
-                panels: vec!["usps".into()],
-                swap: BTreeMap::new(),
-            }],
-            ..r
-        };
-        assert!(
-            empty
-                .refusal()
-                .is_some_and(|e| e.contains("needs `panels`"))
-        );
     }
 
     /// Two readings that disagree make the verdict reading-dependent, named

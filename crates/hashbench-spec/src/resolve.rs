@@ -93,7 +93,7 @@ impl Spec {
     }
 
     /// The readings this experiment runs (a figure's reading may name the
-    /// panels that run it), each with this experiment's own swaps.
+    /// panels that run it).
     fn readings_run(laid: &Protocol) -> Vec<hashbench_claims::Reading> {
         Self::readings_in(laid).map(|(_, r)| r).collect()
     }
@@ -106,7 +106,7 @@ impl Spec {
         laid.readings
             .iter()
             .filter(|r| r.get_ref().runs_in(&laid.id))
-            .map(|r| (r.span().start, r.get_ref().in_experiment(&laid.id)))
+            .map(|r| (r.span().start, r.get_ref().clone()))
     }
 
     /// The claims, each with its diagnosis and resolved under every reading
@@ -287,11 +287,13 @@ impl Spec {
         Ok((axis, study))
     }
 
-    /// A reading that scores the metric a method's search serves as another
-    /// metric, and swaps in a second method for it, swaps in one whose search
-    /// serves that other metric: the reading's codes are then scored as they
-    /// were tuned, and the variant's `tuned_for` cannot drift from the
-    /// reading's swap unnoticed.
+    /// A reading that scores the metric a method's search serves (its
+    /// `tuned_for`) as another metric, and swaps in a second method for it,
+    /// swaps in one whose search serves that other metric: the swapped-in
+    /// codes are then scored as they were tuned, and a variant's `tuned_for`
+    /// cannot drift from the reading's swap unnoticed. A reading that swaps
+    /// a method alone (a variant preprocessed or cross-validated otherwise,
+    /// scored as the default is) and a claim's own `swap` are not checked.
     ///
     /// # Errors
     /// The reading's place, the two metrics and the method swapped in.

@@ -276,4 +276,5 @@ fn a_reading_swaps_in_a_method_tuned_for_the_metric_it_scores_instead() {
             && e.contains("whose search serves `f1-r3`"),
         "{e}"
     );
+    assert!(e.contains("spec.toml:"), "{e}");
 }
