@@ -95,18 +95,18 @@ impl Spec {
     /// The readings this experiment runs (a figure's reading may name the
     /// panels that run it).
     fn readings_run(laid: &Protocol) -> Vec<hashbench_claims::Reading> {
-        Self::readings_in(laid).map(|(_, r)| r).collect()
+        Self::readings_in(laid).map(|(_, r)| r.clone()).collect()
     }
 
     /// [`Self::readings_run`], each with the byte offset it is declared at
     /// (for errors).
     pub(super) fn readings_in(
         laid: &Protocol,
-    ) -> impl Iterator<Item = (usize, hashbench_claims::Reading)> + '_ {
+    ) -> impl Iterator<Item = (usize, &hashbench_claims::Reading)> + '_ {
         laid.readings
             .iter()
             .filter(|r| r.get_ref().runs_in(&laid.id))
-            .map(|r| (r.span().start, r.get_ref().clone()))
+            .map(|r| (r.span().start, r.get_ref()))
     }
 
     /// The claims, each with its diagnosis and resolved under every reading

@@ -432,14 +432,11 @@ fn every_experiment_a_reading_names_reads_it_and_a_reading_is_declared_alike() {
         let table: toml::Table = toml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         let readings = table.get("readings").and_then(|r| r.as_array());
         for r in readings.into_iter().flatten() {
-            let strings = |v: Option<&toml::Value>| -> Vec<String> {
-                let list = v.and_then(|v| v.as_array()).into_iter().flatten();
-                list.filter_map(|v| v.as_str().map(String::from)).collect()
-            };
-            for id in strings(r.get("only_in")) {
+            let only_in = r.get("only_in").and_then(|v| v.as_array());
+            for id in only_in.into_iter().flatten().filter_map(|v| v.as_str()) {
                 named += 1;
                 assert!(
-                    ids.contains(&id.as_str()),
+                    ids.contains(&id),
                     "{}: names `{id}`, which does not read this file (read by {ids:?})",
                     file.display()
                 );
